@@ -1,0 +1,35 @@
+/* rrule: parsing and gating of the RFC 5545 recurrence subset
+ * (DESIGN.md 3.2). sched_rrule_check() in schedule.h is the public gate;
+ * this header exposes the parsed form the engine compiles from. */
+#ifndef HCP_SCHEDULE_RRULE_H
+#define HCP_SCHEDULE_RRULE_H
+
+#include "schedule/schedule.h"
+
+enum { SCHED_FREQ_DAILY, SCHED_FREQ_WEEKLY, SCHED_FREQ_MONTHLY, SCHED_FREQ_YEARLY };
+
+enum {
+    SCHED_UNTIL_NONE,  /* no UNTIL */
+    SCHED_UNTIL_DATE,  /* UNTIL=YYYYMMDD: occurrences on dates up to `day` */
+    SCHED_UNTIL_LOCAL, /* UNTIL=YYYYMMDDTHHMMSS: local time (day, second) */
+    SCHED_UNTIL_UTC,   /* UNTIL=YYYYMMDDTHHMMSSZ: the UTC instant `utc` */
+};
+
+typedef struct sched_until {
+    int kind;         /* SCHED_UNTIL_* */
+    int32_t day;      /* date part, days since 1970-01-01 */
+    int second;       /* time part, seconds after midnight */
+    sched_time_t utc; /* day and second read as UTC (for SCHED_UNTIL_UTC) */
+} sched_until_t;
+
+typedef struct sched_rrule_info {
+    int freq;                /* SCHED_FREQ_* */
+    sched_until_t until;     /* the rule's UNTIL, if any */
+    char libical_rule[1100]; /* the rule without UNTIL, for libical */
+} sched_rrule_info_t;
+
+/* Validates rrule like sched_rrule_check() and fills *info. Returns 0 or
+ * SCHED_EINVAL with a sentence in err. */
+int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs test executables (cmocka binaries or shell scripts), prints their
+# output, and adds their counts to a tally file.
+#
+#   run-tests.sh --tally FILE --label NAME [--wrap "CMD ARGS"] TEST...
+#   run-tests.sh --summary FILE      prints "N passed, N failed" over the tally
+#
+# A test binary reports its counts with cmocka's summary lines
+# ("[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)"); a shell test prints
+# a line "N passed, N failed". A test that exits non-zero without reporting a
+# failure counts as one failure.
+set -uo pipefail
+
+tally="" label="" wrap=""
+if [ "${1:-}" = "--summary" ]; then
+  f=${2:?tally file}
+  passed=0 failed=0
+  if [ -f "$f" ]; then
+    while read -r _ p fl; do passed=$((passed + p)); failed=$((failed + fl)); done < "$f"
+    echo "---- test summary by suite ----"
+    awk '{p[$1]+=$2; f[$1]+=$3} END {for (k in p) printf "  %-10s %5d passed, %d failed\n", k, p[k], f[k]}' "$f" | sort
+  fi
+  echo "${passed} passed, ${failed} failed"
+  [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+  exit
+fi
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tally) tally=$2; shift 2 ;;
+    --label) label=$2; shift 2 ;;
+    --wrap) wrap=$2; shift 2 ;;
+    *) break ;;
+  esac
+done
+mkdir -p "$(dirname "${tally:-build/x}")"
+total_failed=0
+for t in "$@"; do
+  out=$(mktemp)
+  echo "== ${label}: $(basename "$t")"
+  if [[ "$t" == *.sh ]]; then
+    $wrap bash "$t" 2>&1 | tee "$out"; rc=${PIPESTATUS[0]}
+  else
+    $wrap "$t" 2>&1 | tee "$out"; rc=${PIPESTATUS[0]}
+  fi
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
+  if [ -z "$p$f" ]; then
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+    p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+    f=$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed.*/\1/p')
+  fi
+  p=${p:-0} f=${f:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "!! ${label}: $(basename "$t") exited with status $rc" >&2
+    f=1
+  fi
+  [ -n "$tally" ] && echo "${label} ${p} ${f}" >> "$tally"
+  total_failed=$((total_failed + f))
+  rm -f "$out"
+done
+[ "$total_failed" -eq 0 ]
