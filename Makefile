@@ -19,11 +19,11 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -Ipkg -D_GNU_SOURCE \
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lev -lm
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-LIB_SRCS := $(sort $(filter-out %/main.c %/test_%.c %/fuzz_%.c %/bench_%.c, \
-	$(wildcard pkg/*/*.c)))
+# Library sources: pkg/*/*.c except tests, fuzzers, benchmarks and test helpers.
+not_lib = $(filter test_% fuzz_% bench_% testutil_%,$(notdir $(1)))
+LIB_SRCS := $(sort $(foreach f,$(wildcard pkg/*/*.c),$(if $(call not_lib,$(f)),,$(f))))
 TESTUTIL_SRCS := $(sort $(wildcard pkg/*/testutil_*.c))
-LIB_SRCS := $(filter-out $(TESTUTIL_SRCS),$(LIB_SRCS))
-MAIN_SRCS := $(sort $(filter-out %/test_%.c,$(wildcard hcp-controller/*.c)))
+MAIN_SRCS := $(sort $(foreach f,$(wildcard hcp-controller/*.c),$(if $(filter test_%,$(notdir $(f))),,$(f))))
 UNIT_SRCS := $(sort $(wildcard pkg/*/test_*.c))
 BENCH_SRCS := $(sort $(wildcard pkg/*/bench_*.c))
 FUZZ_SRCS := $(sort $(wildcard pkg/*/fuzz_*.c))

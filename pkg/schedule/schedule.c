@@ -665,6 +665,44 @@ int sched_next_transition(sched_t *s, sched_time_t t, sched_time_t *when)
     return 1;
 }
 
+int sched_state_at(sched_t *s, sched_time_t t, sched_state_t *st)
+{
+    sched_interval_t iv, nx;
+    memset(st, 0, sizeof(*st));
+    int rc = sched_containing(s, t, &iv);
+    if (rc < 0)
+        return rc;
+    if (rc) {
+        st->permitted = 1;
+        st->current = iv;
+        if (iv.end == SCHED_POS_INF)
+            return 0;
+        /* The restriction after this window lasts until the next one. */
+        st->has_next = 1;
+        rc = sched_next(s, iv.end, &nx);
+        if (rc < 0)
+            return rc;
+        st->next = (sched_interval_t){iv.end, rc ? nx.start : SCHED_POS_INF};
+        return 0;
+    }
+    sched_time_t since = SCHED_NEG_INF;
+    if ((rc = sched_prev_transition(s, t, &since)) < 0)
+        return rc;
+    if (rc == 0)
+        since = SCHED_NEG_INF;
+    if ((rc = sched_next(s, t, &nx)) < 0)
+        return rc;
+    if (rc == 0) {
+        st->no_window = 1;
+        st->current = (sched_interval_t){since, SCHED_POS_INF};
+        return 0;
+    }
+    st->current = (sched_interval_t){since, nx.start};
+    st->has_next = 1;
+    st->next = nx;
+    return 0;
+}
+
 int sched_between(sched_t *s, sched_time_t from, sched_time_t to, sched_set_t *out)
 {
     if (!in_range(from) || !in_range(to))

@@ -163,6 +163,22 @@ int sched_prev_transition(sched_t *s, sched_time_t t, sched_time_t *when);
  * negative error code. */
 int sched_next_transition(sched_t *s, sched_time_t t, sched_time_t *when);
 
+/* The state at an instant and the one that follows it: what status and
+ * metrics report as "current" and "next". */
+typedef struct sched_state {
+    int permitted;            /* 1: changes permitted at t */
+    sched_interval_t current; /* the maximal interval of that state holding t;
+                                 a restricted interval ends where the next
+                                 window starts (SCHED_POS_INF when none) */
+    int has_next;             /* current.end is finite: `next` follows it */
+    sched_interval_t next;    /* the following interval of the other state */
+    int no_window;            /* restricted with no window starting within
+                                 SCHED_LOOKAHEAD of t (NoPermittedWindow) */
+} sched_state_t;
+
+/* Fills *st for instant t. Returns 0 or a negative error code. */
+int sched_state_at(sched_t *s, sched_time_t t, sched_state_t *st);
+
 /* Appends to out (union) every permitted interval that overlaps [from, to),
  * clipped to [from, to). Returns 0 or a negative error code. */
 int sched_between(sched_t *s, sched_time_t from, sched_time_t to, sched_set_t *out);

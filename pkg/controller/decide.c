@@ -1,0 +1,293 @@
+/* decide.c: decisions, conditions, status documents and patches. */
+#include "controller/decide.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void ctl_format_time(sched_time_t t, char *buf, size_t len)
+{
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    sched_format_utc(t, buf, len);
+}
+
+/* A JSON timestamp, or null for an unbounded end. */
+static json_t *json_time(sched_time_t t)
+{
+    char buf[32];
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
+        return json_null();
+    sched_format_utc(t, buf, sizeof(buf));
+    return json_string(buf);
+}
+
+ctl_pause_action_t ctl_pause_action(bool want_paused, const ctl_capi_t *obj)
+{
+    if (!obj)
+        return CTL_PAUSE_NONE;
+    if (want_paused) {
+        if (obj->paused)
+            return CTL_PAUSE_NONE; /* ours, or somebody else's: paused either way */
+        return obj->marker ? CTL_PAUSE_REASSERT : CTL_PAUSE_ADD;
+    }
+    if (!obj->marker)
+        return CTL_PAUSE_NONE; /* never lift a pause we did not set */
+    return obj->paused ? CTL_PAUSE_REMOVE : CTL_PAUSE_REMOVE_MARKER;
+}
+
+/* Why the timeline restricts changes now, as a condition reason. */
+static const char *restricted_reason(const stanza_resolution_t *res, const sched_state_t *st)
+{
+    if (res->degraded)
+        return res->reason; /* PolicyNotFound, PolicyNotReady, InvalidChangeManagement */
+    if (st->no_window)
+        return "NoPermittedWindow";
+    switch (res->strategy) {
+    case STANZA_RESTRICTIVE:
+        return "Restrictive";
+    case STANZA_RESTRICTIVE_UNTIL:
+        return "RestrictiveUntil";
+    default:
+        return "OutsideMaintenanceWindow";
+    }
+}
+
+/* The common part of both decisions. what names the CAPI object ("CAPI
+ * Cluster", "MachineDeployment"), work the initiated work that is protected. */
+static void decide(const stanza_resolution_t *res, const ctl_capi_t *capi, bool pending,
+                   bool work_in_progress, const char *what, const char *work,
+                   ctl_decision_t *d)
+{
+    char when[32], until[32];
+    d->restricted = !d->state.permitted;
+    /* Initiated work is never interrupted: an unpaused object whose update is
+     * under way stays unpaused until the work completes. */
+    d->hold_open = d->restricted && work_in_progress && capi && !capi->paused;
+    bool want_paused = d->restricted && !d->hold_open;
+    d->paused_by_other = capi && capi->paused && !capi->marker;
+    d->action = ctl_pause_action(want_paused, capi);
+    d->pending = pending;
+    d->pending_metric = !pending ? 0 : (want_paused || d->paused_by_other) ? 2 : 1;
+    d->wake = d->state.current.end;
+
+    ctl_format_time(d->state.current.end, until, sizeof(until));
+    ctl_format_time(d->state.has_next ? d->state.next.start : SCHED_POS_INF, when, sizeof(when));
+    if (d->hold_open) {
+        d->paused_status = false;
+        d->paused_reason = "UpdateInProgress";
+        snprintf(d->paused_message, sizeof(d->paused_message),
+                 "Changes are restricted, but %s is in progress and is not interrupted; the %s "
+                 "will be paused when it completes.",
+                 work, what);
+    } else if (want_paused) {
+        d->paused_status = true;
+        d->paused_reason = restricted_reason(res, &d->state);
+        if (d->state.no_window)
+            snprintf(d->paused_message, sizeof(d->paused_message),
+                     "Changes are paused: no permitted window starts within 10 years. %s",
+                     res->message);
+        else if (d->state.current.end == SCHED_POS_INF)
+            snprintf(d->paused_message, sizeof(d->paused_message),
+                     "Changes are paused indefinitely. %s", res->message);
+        else
+            snprintf(d->paused_message, sizeof(d->paused_message),
+                     "Changes are paused until %s. %s", until, res->message);
+    } else if (d->paused_by_other) {
+        d->paused_status = true;
+        d->paused_reason = "PausedExternally";
+        snprintf(d->paused_message, sizeof(d->paused_message),
+                 "Changes are permitted, but the %s carries a pause that hcp-controller did not "
+                 "set; it is left in place. %s",
+                 what, res->message);
+    } else {
+        d->paused_status = false;
+        d->paused_reason = "ChangesPermitted";
+        if (d->state.current.end == SCHED_POS_INF)
+            snprintf(d->paused_message, sizeof(d->paused_message), "Changes are permitted. %s",
+                     res->message);
+        else
+            snprintf(d->paused_message, sizeof(d->paused_message),
+                     "Changes are permitted until %s. %s", until, res->message);
+    }
+
+    d->pending_status = pending;
+    if (!pending) {
+        d->pending_reason = "NoChangesPending";
+        snprintf(d->pending_message, sizeof(d->pending_message), "No changes are pending.");
+    } else if (d->pending_metric == 1) {
+        d->pending_reason = "ChangesInitiated";
+        snprintf(d->pending_message, sizeof(d->pending_message),
+                 "Pending changes are being initiated.");
+    } else if (d->paused_by_other) {
+        d->pending_reason = "ChangesBlocked";
+        snprintf(d->pending_message, sizeof(d->pending_message),
+                 "Pending changes wait for a pause that hcp-controller did not set to be lifted.");
+    } else {
+        d->pending_reason = "ChangesBlocked";
+        if (d->state.has_next)
+            snprintf(d->pending_message, sizeof(d->pending_message),
+                     "Pending changes wait for the next permitted window at %s.", when);
+        else
+            snprintf(d->pending_message, sizeof(d->pending_message),
+                     "Pending changes wait; no permitted window is scheduled.");
+    }
+}
+
+int ctl_decide_hc(const ctl_hc_t *hc, const stanza_resolution_t *res, const ctl_capi_t *cluster,
+                  sched_time_t now, ctl_decision_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = sched_state_at(res->sched, now, &out->state);
+    if (rc)
+        return rc;
+    decide(res, cluster, ctl_hc_pending(hc), hc->history_partial, "CAPI Cluster",
+           "a control-plane update", out);
+    return 0;
+}
+
+int ctl_decide_np(const ctl_np_t *np, const stanza_resolution_t *res,
+                  const stanza_nodepool_t *inter, const ctl_capi_t *md, sched_time_t now,
+                  ctl_decision_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = sched_state_at(inter->sched, now, &out->state);
+    if (rc)
+        return rc;
+    bool rolling = md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
+    decide(res, md, ctl_np_pending(np, md), rolling,
+           np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
+    return 0;
+}
+
+static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason)
+{
+    return json_pack("{s:s, s:o, s:o, s:s}", "state",
+                     permitted ? "ChangesUnpaused" : "ChangesPaused", "startTime",
+                     json_time(iv.start), "endTime", json_time(iv.end), "reason", reason);
+}
+
+json_t *ctl_status_doc(const ctl_decision_t *d, const stanza_t *st,
+                       const stanza_resolution_t *res, const stanza_nodepool_t *inter)
+{
+    const sched_state_t *s = &d->state;
+    const char *cur_reason = s->permitted ? "ChangesPermitted" : restricted_reason(res, s);
+    json_t *doc = json_pack("{s:s, s:o}", "strategy", stanza_strategy_name(res->strategy),
+                            "current", state_doc(s->permitted, s->current, cur_reason));
+    if (!doc)
+        return NULL;
+    if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
+        goto fail;
+    json_t *next = s->has_next ? state_doc(!s->permitted, s->next,
+                                           s->permitted ? "MaintenanceWindowClosed"
+                                                        : "MaintenanceWindowOpen")
+                               : json_null();
+    if (!next || json_object_set_new(doc, "next", next))
+        goto fail;
+    if (inter) {
+        json_t *cc = inter->cluster_has_window
+                         ? json_pack("{s:o, s:o}", "startTime", json_time(inter->cluster_next.start),
+                                     "endTime", json_time(inter->cluster_next.end))
+                         : json_pack("{s:s}", "reason", "NoPermittedWindow");
+        if (!cc || json_object_set_new(doc, "clusterConstraint", cc))
+            goto fail;
+    }
+    return doc;
+fail:
+    json_decref(doc);
+    return NULL;
+}
+
+static bool cond_equal(const ctl_cond_t *have, bool status, const char *reason, const char *msg)
+{
+    return have->present && have->status == status && have->reason &&
+           strcmp(have->reason, reason) == 0 && have->message && strcmp(have->message, msg) == 0;
+}
+
+/* Our condition as written: type, status, reason, message, and
+ * lastTransitionTime carried over while the status does not change. */
+static json_t *condition(const json_t *old, const char *type, bool status, const char *reason,
+                         const char *message, bool nodepool, int64_t generation, sched_time_t now)
+{
+    char ts[32];
+    const char *old_status = json_string_value(json_object_get(old, "status"));
+    const char *old_ltt = json_string_value(json_object_get(old, "lastTransitionTime"));
+    const char *want = status ? "True" : "False";
+    sched_format_utc(now, ts, sizeof(ts));
+    const char *ltt = (old_status && old_ltt && strcmp(old_status, want) == 0) ? old_ltt : ts;
+    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", type, "status", want,
+                          "reason", reason, "message", message, "lastTransitionTime", ltt,
+                          "observedGeneration", (json_int_t)generation);
+    if (c && nodepool && json_object_set_new(c, "severity", json_string(status ? "Info" : ""))) {
+        json_decref(c);
+        return NULL;
+    }
+    return c;
+}
+
+json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const json_t *cm_doc,
+                         const char *resource_version, bool nodepool, sched_time_t now, int *err)
+{
+    *err = 0;
+    if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
+        cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
+        m->cm_status && json_equal(m->cm_status, cm_doc))
+        return NULL;
+
+    json_t *conds = json_array(), *patch = NULL, *c;
+    const json_t *old_paused = NULL, *old_pending = NULL;
+    size_t i;
+    if (!conds)
+        goto fail;
+    json_array_foreach(m->conditions, i, c) {
+        const char *type = json_string_value(json_object_get(c, "type"));
+        if (type && strcmp(type, "ChangesPaused") == 0)
+            old_paused = c;
+        else if (type && strcmp(type, "ChangesPending") == 0)
+            old_pending = c;
+        else if (json_array_append(conds, c))
+            goto fail;
+    }
+    if (json_array_append_new(conds, condition(old_paused, "ChangesPaused", d->paused_status,
+                                               d->paused_reason, d->paused_message, nodepool,
+                                               m->generation, now)) ||
+        json_array_append_new(conds, condition(old_pending, "ChangesPending", d->pending_status,
+                                               d->pending_reason, d->pending_message, nodepool,
+                                               m->generation, now)))
+        goto fail;
+    patch = json_pack("{s:{s:s}, s:{s:O, s:O}}", "metadata", "resourceVersion", resource_version,
+                      "status", "conditions", conds, "changeManagement", cm_doc);
+    if (!patch)
+        goto fail;
+    json_decref(conds);
+    return patch;
+fail:
+    json_decref(conds);
+    *err = 1;
+    return NULL;
+}
+
+json_t *ctl_pause_patch(ctl_pause_action_t action, const char *resource_version)
+{
+    json_t *ann;
+    switch (action) {
+    case CTL_PAUSE_ADD:
+    case CTL_PAUSE_REASSERT:
+        ann = json_pack("{s:s, s:s}", CTL_PAUSED_ANNOTATION, "true", CTL_MARKER_ANNOTATION,
+                        CTL_MARKER_VALUE);
+        break;
+    case CTL_PAUSE_REMOVE:
+        ann = json_pack("{s:n, s:n}", CTL_PAUSED_ANNOTATION, CTL_MARKER_ANNOTATION);
+        break;
+    case CTL_PAUSE_REMOVE_MARKER:
+        ann = json_pack("{s:n}", CTL_MARKER_ANNOTATION);
+        break;
+    default:
+        return NULL;
+    }
+    if (!ann)
+        return NULL;
+    return json_pack("{s:{s:s, s:o}}", "metadata", "resourceVersion", resource_version,
+                     "annotations", ann);
+}

@@ -1,0 +1,231 @@
+/* model.c: slim views of HostedClusters, NodePools and CAPI objects. */
+#include "controller/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+json_t *ctl_json_path(const json_t *obj, const char *path)
+{
+    const json_t *cur = obj;
+    const char *p = path;
+    while (cur && *p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (!json_is_object(cur))
+            return NULL;
+        cur = json_object_getn(cur, p, n);
+        p += n;
+        if (*p == '.')
+            p++;
+    }
+    return (json_t *)cur;
+}
+
+const char *ctl_json_str(const json_t *obj, const char *path)
+{
+    return json_string_value(ctl_json_path(obj, path)); /* NULL unless a string */
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static const char *annotation(const json_t *obj, const char *key)
+{
+    const json_t *ann = ctl_json_path(obj, "metadata.annotations");
+    return json_is_object(ann) ? json_string_value(json_object_get(ann, key)) : NULL;
+}
+
+/* Finds condition `type` in a conditions array; borrowed or NULL. */
+static const json_t *find_condition(const json_t *conds, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    if (!json_is_array(conds))
+        return NULL;
+    json_array_foreach(conds, i, c) {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && strcmp(t, type) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static bool condition_true(const json_t *conds, const char *type)
+{
+    const json_t *c = find_condition(conds, type);
+    const char *st = c ? json_string_value(json_object_get(c, "status")) : NULL;
+    return st && strcmp(st, "True") == 0;
+}
+
+static int read_cond(const json_t *conds, const char *type, ctl_cond_t *out)
+{
+    const json_t *c = find_condition(conds, type);
+    memset(out, 0, sizeof(*out));
+    if (!c)
+        return 0;
+    const char *st = json_string_value(json_object_get(c, "status"));
+    const char *reason = json_string_value(json_object_get(c, "reason"));
+    const char *message = json_string_value(json_object_get(c, "message"));
+    out->present = true;
+    out->status = st && strcmp(st, "True") == 0;
+    out->reason = dup_or_null(reason);
+    out->message = dup_or_null(message);
+    if ((reason && !out->reason) || (message && !out->message))
+        return -1;
+    return 0;
+}
+
+static void cond_free(ctl_cond_t *c)
+{
+    free(c->reason);
+    free(c->message);
+}
+
+static int managed_extract(const json_t *obj, ctl_managed_t *m)
+{
+    stanza_parse(obj, &m->stanza); /* an invalid stanza is kept, marked invalid */
+    json_t *gen = ctl_json_path(obj, "metadata.generation");
+    m->generation = json_is_integer(gen) ? json_integer_value(gen) : 0;
+    json_t *conds = ctl_json_path(obj, "status.conditions");
+    m->conditions = json_is_array(conds) ? json_incref(conds) : NULL;
+    json_t *cm = ctl_json_path(obj, "status.changeManagement");
+    m->cm_status = json_is_object(cm) ? json_incref(cm) : NULL;
+    if (read_cond(conds, "ChangesPaused", &m->paused) || read_cond(conds, "ChangesPending", &m->pending))
+        return -1;
+    return 0;
+}
+
+static void managed_free(ctl_managed_t *m)
+{
+    json_decref(m->conditions);
+    json_decref(m->cm_status);
+    cond_free(&m->paused);
+    cond_free(&m->pending);
+}
+
+ctl_hc_t *ctl_hc_extract(const json_t *obj)
+{
+    ctl_hc_t *hc = calloc(1, sizeof(*hc));
+    if (!hc)
+        return NULL;
+    if (managed_extract(obj, &hc->m))
+        goto fail;
+    const char *infra = ctl_json_str(obj, "spec.infraID");
+    const char *cp = ctl_json_str(obj, "spec.controlPlaneRelease.image");
+    const char *rel = cp && *cp ? cp : ctl_json_str(obj, "spec.release.image");
+    const char *desired = ctl_json_str(obj, "status.version.desired.image");
+    hc->infra_id = dup_or_null(infra);
+    hc->release_image = dup_or_null(rel);
+    hc->desired_image = dup_or_null(desired);
+    if ((infra && !hc->infra_id) || (rel && !hc->release_image) || (desired && !hc->desired_image))
+        goto fail;
+    json_t *hist = ctl_json_path(obj, "status.version.history");
+    const char *state = json_is_array(hist) ? json_string_value(json_object_get(
+                                                  json_array_get(hist, 0), "state"))
+                                            : NULL;
+    hc->history_partial = state && strcmp(state, "Partial") == 0;
+    return hc;
+fail:
+    ctl_hc_free(hc);
+    return NULL;
+}
+
+void ctl_hc_free(ctl_hc_t *hc)
+{
+    if (!hc)
+        return;
+    managed_free(&hc->m);
+    free(hc->infra_id);
+    free(hc->release_image);
+    free(hc->desired_image);
+    free(hc);
+}
+
+ctl_np_t *ctl_np_extract(const json_t *obj)
+{
+    ctl_np_t *np = calloc(1, sizeof(*np));
+    if (!np)
+        return NULL;
+    if (managed_extract(obj, &np->m))
+        goto fail;
+    const char *cluster = ctl_json_str(obj, "spec.clusterName");
+    np->cluster_name = dup_or_null(cluster);
+    if (cluster && !np->cluster_name)
+        goto fail;
+    const char *ut = ctl_json_str(obj, "spec.management.upgradeType");
+    np->in_place = ut && strcmp(ut, "InPlace") == 0;
+    np->updating_version = condition_true(np->m.conditions, "UpdatingVersion");
+    np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
+    return np;
+fail:
+    ctl_np_free(np);
+    return NULL;
+}
+
+void ctl_np_free(ctl_np_t *np)
+{
+    if (!np)
+        return;
+    managed_free(&np->m);
+    free(np->cluster_name);
+    free(np);
+}
+
+static int64_t int_or(const json_t *obj, const char *path, int64_t dflt)
+{
+    json_t *v = ctl_json_path(obj, path);
+    return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+ctl_capi_t *ctl_capi_extract(const json_t *obj)
+{
+    ctl_capi_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    const json_t *ann = ctl_json_path(obj, "metadata.annotations");
+    c->paused = json_is_object(ann) && json_object_get(ann, CTL_PAUSED_ANNOTATION) != NULL;
+    const char *marker = annotation(obj, CTL_MARKER_ANNOTATION);
+    c->marker = marker && strcmp(marker, CTL_MARKER_VALUE) == 0;
+    c->spec_paused = json_is_true(ctl_json_path(obj, "spec.paused"));
+    const char *np = annotation(obj, CTL_NODEPOOL_ANNOTATION);
+    c->nodepool = dup_or_null(np);
+    if (np && !c->nodepool) {
+        free(c);
+        return NULL;
+    }
+    c->replicas = int_or(obj, "spec.replicas", -1);
+    /* v1beta1 names it updatedReplicas; v1beta2 upToDateReplicas and keeps the
+     * old field under status.deprecated.v1beta1. */
+    c->updated = int_or(obj, "status.updatedReplicas", -1);
+    if (c->updated < 0)
+        c->updated = int_or(obj, "status.upToDateReplicas", -1);
+    if (c->updated < 0)
+        c->updated = int_or(obj, "status.deprecated.v1beta1.updatedReplicas", -1);
+    return c;
+}
+
+void ctl_capi_free(ctl_capi_t *c)
+{
+    if (!c)
+        return;
+    free(c->nodepool);
+    free(c);
+}
+
+bool ctl_hc_pending(const ctl_hc_t *hc)
+{
+    if (hc->history_partial)
+        return true;
+    if (!hc->release_image || !*hc->release_image)
+        return false;
+    return !hc->desired_image || strcmp(hc->release_image, hc->desired_image) != 0;
+}
+
+bool ctl_np_pending(const ctl_np_t *np, const ctl_capi_t *md)
+{
+    if (np->updating_version || np->updating_config)
+        return true;
+    return md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
+}

@@ -1,0 +1,97 @@
+/* model: the slim views of API objects that the controller decides from.
+ *
+ * The watch cache never keeps whole documents. For each kind this module
+ * extracts exactly the fields the decisions need (DESIGN.md 3.3-3.7), parsed
+ * once at watch time: the changeManagement stanza, pending-change signals, and
+ * the pause annotations of the CAPI objects. Extraction is pure and treats
+ * every byte as untrusted: a field of the wrong type reads as absent, and an
+ * unusable stanza is kept (as invalid) so that the object resolves to
+ * Restrictive with a message rather than disappearing.
+ *
+ * Ownership: every ctl_*_extract() returns a new struct freed with the
+ * matching ctl_*_free(); json_t members hold their own references.
+ */
+#ifndef HCP_CONTROLLER_MODEL_H
+#define HCP_CONTROLLER_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "policy/stanza.h"
+
+/* The annotation CAPI honours to stop reconciling an object. */
+#define CTL_PAUSED_ANNOTATION "cluster.x-k8s.io/paused"
+/* Our ownership marker on every pause this controller adds (DESIGN.md 3.6). */
+#define CTL_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/paused-by"
+#define CTL_MARKER_VALUE "hcp-controller"
+/* Links a MachineDeployment/MachineSet to its NodePool as "<ns>/<name>". */
+#define CTL_NODEPOOL_ANNOTATION "hypershift.openshift.io/nodePool"
+
+/* Our two conditions as last written on an object. */
+typedef struct ctl_cond {
+    bool present;   /* the condition exists on the object */
+    bool status;    /* "True" */
+    char *reason;   /* owned, NULL when absent */
+    char *message;  /* owned, NULL when absent */
+} ctl_cond_t;
+
+/* What HostedCluster and NodePool views share. */
+typedef struct ctl_managed {
+    stanza_t stanza;        /* parsed changeManagement stanza */
+    int64_t generation;     /* metadata.generation */
+    json_t *conditions;     /* status.conditions as served (a merge patch
+                               replaces the whole list, so it is kept) */
+    json_t *cm_status;      /* status.changeManagement as served, or NULL */
+    ctl_cond_t paused;      /* our ChangesPaused condition */
+    ctl_cond_t pending;     /* our ChangesPending condition */
+} ctl_managed_t;
+
+typedef struct ctl_hc {
+    ctl_managed_t m;
+    char *infra_id;        /* spec.infraID: the CAPI Cluster's name */
+    char *release_image;   /* spec.controlPlaneRelease.image, else spec.release.image */
+    char *desired_image;   /* status.version.desired.image */
+    bool history_partial;  /* status.version.history[0].state == "Partial" */
+} ctl_hc_t;
+
+typedef struct ctl_np {
+    ctl_managed_t m;
+    char *cluster_name;     /* spec.clusterName: its HostedCluster */
+    bool in_place;          /* spec.management.upgradeType == "InPlace" */
+    bool updating_version;  /* condition UpdatingVersion is True */
+    bool updating_config;   /* condition UpdatingConfig is True */
+} ctl_np_t;
+
+/* A CAPI Cluster, MachineDeployment or MachineSet. */
+typedef struct ctl_capi {
+    bool paused;            /* annotation cluster.x-k8s.io/paused present */
+    bool marker;            /* our marker annotation present */
+    bool spec_paused;       /* spec.paused (v1beta1) or spec.paused-like flag */
+    char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
+    int64_t replicas;       /* spec.replicas; -1 when absent */
+    int64_t updated;        /* status.updatedReplicas; -1 when absent */
+} ctl_capi_t;
+
+ctl_hc_t *ctl_hc_extract(const json_t *obj);
+void ctl_hc_free(ctl_hc_t *hc);
+
+ctl_np_t *ctl_np_extract(const json_t *obj);
+void ctl_np_free(ctl_np_t *np);
+
+ctl_capi_t *ctl_capi_extract(const json_t *obj);
+void ctl_capi_free(ctl_capi_t *c);
+
+/* Pending changes (DESIGN.md 3.5). */
+bool ctl_hc_pending(const ctl_hc_t *hc);
+/* md may be NULL when the MachineDeployment is not (yet) known. */
+bool ctl_np_pending(const ctl_np_t *np, const ctl_capi_t *md);
+
+/* Reads a string member by path ("spec.release.image"): borrowed pointer into
+ * the document, or NULL when a step is missing or not of the right type. */
+const char *ctl_json_str(const json_t *obj, const char *path);
+/* Reads a member by path, any type; borrowed, or NULL. */
+json_t *ctl_json_path(const json_t *obj, const char *path);
+
+#endif
