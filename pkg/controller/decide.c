@@ -42,11 +42,11 @@ static const char *restricted_reason(const stanza_resolution_t *res, const sched
 {
     if (res->degraded)
         return res->reason; /* PolicyNotFound, PolicyNotReady, InvalidChangeManagement */
+    if (res->strategy == STANZA_RESTRICTIVE)
+        return "Restrictive";
     if (st->no_window)
         return "NoPermittedWindow";
     switch (res->strategy) {
-    case STANZA_RESTRICTIVE:
-        return "Restrictive";
     case STANZA_RESTRICTIVE_UNTIL:
         return "RestrictiveUntil";
     default:
@@ -84,7 +84,7 @@ static void decide(const stanza_resolution_t *res, const ctl_capi_t *capi, bool 
     } else if (want_paused) {
         d->paused_status = true;
         d->paused_reason = restricted_reason(res, &d->state);
-        if (d->state.no_window)
+        if (d->state.no_window && strcmp(d->paused_reason, "NoPermittedWindow") == 0)
             snprintf(d->paused_message, sizeof(d->paused_message),
                      "Changes are paused: no permitted window starts within 10 years. %s",
                      res->message);

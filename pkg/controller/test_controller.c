@@ -1,0 +1,436 @@
+/* test_controller.c: the controller's pure decisions (model + decide). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/decide.h"
+#include "controller/model.h"
+
+static sched_time_t T(const char *s)
+{
+    sched_time_t t;
+    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
+    return t;
+}
+
+static json_t *J(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+    if (!j)
+        fail_msg("bad test JSON: %s (%s)", e.text, text);
+    return j;
+}
+
+static ctl_capi_t *capi(bool paused, bool marker)
+{
+    ctl_capi_t *c = calloc(1, sizeof(*c));
+    assert_non_null(c);
+    c->paused = paused;
+    c->marker = marker;
+    c->replicas = -1;
+    c->updated = -1;
+    return c;
+}
+
+/* A resolution around a borrowed schedule. */
+static stanza_resolution_t resolution(sched_t *s, stanza_strategy_t strategy, const char *reason)
+{
+    stanza_resolution_t r;
+    memset(&r, 0, sizeof(r));
+    r.sched = s;
+    r.strategy = strategy;
+    r.reason = reason;
+    snprintf(r.message, sizeof(r.message), "Test timeline.");
+    return r;
+}
+
+/* Weekly Saturday windows 00:00-06:00 UTC. */
+static sched_t *saturdays(sched_time_t now)
+{
+    sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, NULL, 0};
+    sched_t *s;
+    char err[128];
+    assert_int_equal(sched_compile(&sp, now, &s, err, sizeof(err)), 0);
+    return s;
+}
+
+static void test_pause_action_table(void **state)
+{
+    (void)state;
+    struct {
+        bool want, paused, marker;
+        ctl_pause_action_t expect;
+    } rows[] = {
+        {true, false, false, CTL_PAUSE_ADD},
+        {true, false, true, CTL_PAUSE_REASSERT},
+        {true, true, true, CTL_PAUSE_NONE},
+        {true, true, false, CTL_PAUSE_NONE}, /* foreign pause: no marker added */
+        {false, true, true, CTL_PAUSE_REMOVE},
+        {false, false, true, CTL_PAUSE_REMOVE_MARKER},
+        {false, true, false, CTL_PAUSE_NONE}, /* foreign pause never lifted */
+        {false, false, false, CTL_PAUSE_NONE},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        ctl_capi_t *c = capi(rows[i].paused, rows[i].marker);
+        assert_int_equal(ctl_pause_action(rows[i].want, c), rows[i].expect);
+        ctl_capi_free(c);
+    }
+    assert_int_equal(ctl_pause_action(true, NULL), CTL_PAUSE_NONE);
+}
+
+static void test_pause_patch_documents(void **state)
+{
+    (void)state;
+    json_t *p = ctl_pause_patch(CTL_PAUSE_ADD, "42");
+    char *s = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_string_equal(s, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
+                           "openshift.io/paused-by\":\"hcp-controller\",\"cluster.x-k8s.io/"
+                           "paused\":\"true\"},\"resourceVersion\":\"42\"}}");
+    free(s);
+    json_decref(p);
+    p = ctl_pause_patch(CTL_PAUSE_REMOVE, "7");
+    s = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_string_equal(s, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
+                           "openshift.io/paused-by\":null,\"cluster.x-k8s.io/paused\":null},"
+                           "\"resourceVersion\":\"7\"}}");
+    free(s);
+    json_decref(p);
+    p = ctl_pause_patch(CTL_PAUSE_REMOVE_MARKER, "8");
+    s = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_string_equal(s, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
+                           "openshift.io/paused-by\":null},\"resourceVersion\":\"8\"}}");
+    free(s);
+    json_decref(p);
+    assert_null(ctl_pause_patch(CTL_PAUSE_NONE, "1"));
+}
+
+static void test_extract_hostedcluster(void **state)
+{
+    (void)state;
+    json_t *obj = J("{\"metadata\":{\"name\":\"a\",\"namespace\":\"clusters\",\"generation\":3,"
+                    "\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":\"w\"}},"
+                    "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:2\"}},"
+                    "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"},"
+                    "\"history\":[{\"state\":\"Completed\"}]},"
+                    "\"conditions\":[{\"type\":\"Available\",\"status\":\"True\"}]}}");
+    ctl_hc_t *hc = ctl_hc_extract(obj);
+    assert_non_null(hc);
+    assert_string_equal(hc->infra_id, "a-x1");
+    assert_string_equal(hc->release_image, "r:2");
+    assert_string_equal(hc->desired_image, "r:1");
+    assert_false(hc->history_partial);
+    assert_int_equal(hc->m.generation, 3);
+    assert_true(hc->m.stanza.present);
+    assert_string_equal(hc->m.stanza.policy, "w");
+    assert_true(ctl_hc_pending(hc)); /* r:2 differs from desired r:1 */
+    ctl_hc_free(hc);
+    json_decref(obj);
+
+    /* controlPlaneRelease wins; equal images and Completed: nothing pending. */
+    obj = J("{\"spec\":{\"release\":{\"image\":\"r:2\"},\"controlPlaneRelease\":{\"image\":\"c:1\"}},"
+            "\"status\":{\"version\":{\"desired\":{\"image\":\"c:1\"}}}}");
+    hc = ctl_hc_extract(obj);
+    assert_string_equal(hc->release_image, "c:1");
+    assert_false(ctl_hc_pending(hc));
+    assert_false(hc->m.stanza.present);
+    ctl_hc_free(hc);
+    json_decref(obj);
+
+    /* Partial history: pending even when images agree. Wrong types read as absent. */
+    obj = J("{\"spec\":{\"infraID\":5,\"release\":{\"image\":\"r\"}},\"status\":{\"version\":"
+            "{\"desired\":{\"image\":\"r\"},\"history\":[{\"state\":\"Partial\"}]},"
+            "\"conditions\":{\"not\":\"a list\"}}}");
+    hc = ctl_hc_extract(obj);
+    assert_null(hc->infra_id);
+    assert_true(hc->history_partial);
+    assert_true(ctl_hc_pending(hc));
+    assert_null(hc->m.conditions);
+    ctl_hc_free(hc);
+    json_decref(obj);
+}
+
+static void test_extract_nodepool_and_capi(void **state)
+{
+    (void)state;
+    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\",\"management\":{\"upgradeType\":\"InPlace\"}},"
+                    "\"status\":{\"conditions\":[{\"type\":\"UpdatingConfig\",\"status\":\"True\"},"
+                    "{\"type\":\"UpdatingVersion\",\"status\":\"False\"}]}}");
+    ctl_np_t *np = ctl_np_extract(obj);
+    assert_string_equal(np->cluster_name, "a");
+    assert_true(np->in_place);
+    assert_true(np->updating_config);
+    assert_false(np->updating_version);
+    assert_true(ctl_np_pending(np, NULL));
+    np->updating_config = false;
+    assert_false(ctl_np_pending(np, NULL));
+    json_decref(obj);
+
+    /* v1beta2 MachineDeployment: upToDateReplicas. */
+    obj = J("{\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/paused\":\"\","
+            "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
+            "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\"}},"
+            "\"spec\":{\"replicas\":3},\"status\":{\"upToDateReplicas\":1}}");
+    ctl_capi_t *md = ctl_capi_extract(obj);
+    assert_true(md->paused);
+    assert_true(md->marker);
+    assert_string_equal(md->nodepool, "clusters/np1");
+    assert_int_equal(md->replicas, 3);
+    assert_int_equal(md->updated, 1);
+    assert_true(ctl_np_pending(np, md));
+    ctl_capi_free(md);
+    json_decref(obj);
+
+    /* A marker with another value is not ours. */
+    obj = J("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
+            "paused-by\":\"someone-else\"}},\"status\":{\"updatedReplicas\":2},\"spec\":{}}");
+    md = ctl_capi_extract(obj);
+    assert_false(md->marker);
+    assert_false(md->paused);
+    assert_int_equal(md->replicas, -1);
+    assert_int_equal(md->updated, 2);
+    assert_false(ctl_np_pending(np, md));
+    ctl_capi_free(md);
+    json_decref(obj);
+    ctl_np_free(np);
+}
+
+static ctl_hc_t *hc_from(const char *text)
+{
+    json_t *obj = J(text);
+    ctl_hc_t *hc = ctl_hc_extract(obj);
+    json_decref(obj);
+    assert_non_null(hc);
+    return hc;
+}
+
+static void test_decide_hc_window(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-03T02:00:00Z"); /* Saturday, inside 00:00-06:00 */
+    sched_t *sat = saturdays(now);
+    stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
+    ctl_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},"
+                           "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"}}}}");
+    ctl_capi_t *cl = capi(true, true);
+    ctl_decision_t d;
+
+    /* Inside the window: our pause is lifted, changes are initiated. */
+    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_false(d.restricted);
+    assert_int_equal(d.action, CTL_PAUSE_REMOVE);
+    assert_int_equal(d.pending_metric, 1);
+    assert_int_equal(d.wake, T("2026-01-03T06:00:00Z"));
+    assert_false(d.paused_status);
+    assert_string_equal(d.paused_reason, "ChangesPermitted");
+    assert_non_null(strstr(d.paused_message, "until 2026-01-03T06:00:00Z"));
+
+    /* After it: paused again, pending blocked until next Saturday. */
+    now = T("2026-01-03T07:00:00Z");
+    cl->paused = false;
+    cl->marker = false;
+    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_true(d.restricted);
+    assert_int_equal(d.action, CTL_PAUSE_ADD);
+    assert_int_equal(d.pending_metric, 2);
+    assert_true(d.paused_status);
+    assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
+    assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
+    assert_string_equal(d.pending_reason, "ChangesBlocked");
+    assert_non_null(strstr(d.pending_message, "2026-01-10T00:00:00Z"));
+
+    /* Somebody stripped our pause but left the marker: re-assert. */
+    cl->marker = true;
+    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(d.action, CTL_PAUSE_REASSERT);
+
+    ctl_capi_free(cl);
+    ctl_hc_free(hc);
+    sched_unref(sat);
+}
+
+static void test_decide_hc_update_in_progress_not_paused(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-05T12:00:00Z");
+    stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
+    ctl_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},\"status\":{\"version\":"
+                           "{\"desired\":{\"image\":\"r:2\"},\"history\":[{\"state\":\"Partial\"}]}}}");
+    ctl_capi_t *cl = capi(false, false);
+    ctl_decision_t d;
+    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_true(d.restricted);
+    assert_true(d.hold_open);
+    assert_int_equal(d.action, CTL_PAUSE_NONE);
+    assert_string_equal(d.paused_reason, "UpdateInProgress");
+    assert_false(d.paused_status);
+    assert_int_equal(d.pending_metric, 1);
+
+    /* Once the update completes the pause follows. */
+    hc->history_partial = false;
+    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_false(d.hold_open);
+    assert_int_equal(d.action, CTL_PAUSE_ADD);
+    assert_string_equal(d.paused_reason, "Restrictive");
+    assert_int_equal(d.wake, SCHED_POS_INF);
+    assert_non_null(strstr(d.paused_message, "indefinitely"));
+    ctl_capi_free(cl);
+    ctl_hc_free(hc);
+}
+
+static void test_decide_foreign_pause_left_alone(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-05T12:00:00Z");
+    stanza_resolution_t res = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
+    ctl_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
+    ctl_capi_t *cl = capi(true, false);
+    ctl_decision_t d;
+    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_false(d.restricted);
+    assert_true(d.paused_by_other);
+    assert_int_equal(d.action, CTL_PAUSE_NONE);
+    assert_true(d.paused_status);
+    assert_string_equal(d.paused_reason, "PausedExternally");
+    assert_int_equal(d.pending_metric, 2);
+    ctl_capi_free(cl);
+    ctl_hc_free(hc);
+}
+
+static void test_decide_degraded_reason(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-05T12:00:00Z");
+    stanza_resolution_t res = resolution(sched_never(), STANZA_BY_POLICY, "PolicyNotFound");
+    res.degraded = 1;
+    snprintf(res.message, sizeof(res.message), "Policy \"w\" was not found in namespace \"c\".");
+    ctl_hc_t *hc = hc_from("{}");
+    ctl_decision_t d;
+    assert_int_equal(ctl_decide_hc(hc, &res, NULL, now, &d), 0);
+    assert_true(d.restricted);
+    assert_string_equal(d.paused_reason, "PolicyNotFound");
+    assert_non_null(strstr(d.paused_message, "was not found"));
+    assert_int_equal(d.action, CTL_PAUSE_NONE); /* no Cluster known: nothing to patch */
+    assert_int_equal(d.pending_metric, 0);
+    ctl_hc_free(hc);
+}
+
+static void test_decide_np_rollout_not_interrupted(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-05T12:00:00Z");
+    stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
+    stanza_nodepool_t inter;
+    memset(&inter, 0, sizeof(inter));
+    inter.sched = sched_never();
+    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    ctl_np_t *np = ctl_np_extract(obj);
+    json_decref(obj);
+    ctl_capi_t *md = capi(false, false);
+    md->replicas = 3;
+    md->updated = 1;
+    ctl_decision_t d;
+    assert_int_equal(ctl_decide_np(np, &res, &inter, md, now, &d), 0);
+    assert_true(d.hold_open);
+    assert_int_equal(d.action, CTL_PAUSE_NONE);
+    assert_non_null(strstr(d.paused_message, "MachineDeployment"));
+    md->updated = 3;
+    assert_int_equal(ctl_decide_np(np, &res, &inter, md, now, &d), 0);
+    assert_false(d.hold_open);
+    assert_int_equal(d.action, CTL_PAUSE_ADD);
+    ctl_capi_free(md);
+    ctl_np_free(np);
+}
+
+/* Applies a status merge patch's status to a served object, as the API
+ * server would, and re-extracts the view. */
+static ctl_hc_t *apply_status(json_t *obj, const json_t *patch)
+{
+    json_t *status = json_object_get(obj, "status");
+    if (!status) {
+        status = json_object();
+        json_object_set_new(obj, "status", status);
+    }
+    json_t *ps = json_object_get(patch, "status");
+    json_object_set(status, "conditions", json_object_get(ps, "conditions"));
+    json_object_set(status, "changeManagement", json_object_get(ps, "changeManagement"));
+    return ctl_hc_extract(obj);
+}
+
+static void test_status_patch_zero_writes_when_right(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-03T07:00:00Z");
+    sched_t *sat = saturdays(now);
+    stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
+    json_t *obj = J("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
+                    "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
+    ctl_hc_t *hc = ctl_hc_extract(obj);
+    ctl_decision_t d;
+    int err;
+    assert_int_equal(ctl_decide_hc(hc, &res, NULL, now, &d), 0);
+    json_t *doc = ctl_status_doc(&d, &hc->m.stanza, &res, NULL);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(ctl_json_path(doc, "current.state")), "ChangesPaused");
+    assert_string_equal(json_string_value(ctl_json_path(doc, "current.startTime")),
+                        "2026-01-03T06:00:00Z");
+    assert_string_equal(json_string_value(ctl_json_path(doc, "current.endTime")),
+                        "2026-01-10T00:00:00Z");
+    assert_string_equal(json_string_value(ctl_json_path(doc, "next.state")), "ChangesUnpaused");
+    assert_string_equal(json_string_value(ctl_json_path(doc, "next.endTime")),
+                        "2026-01-10T06:00:00Z");
+
+    json_t *patch = ctl_status_patch(&hc->m, &d, doc, "5", false, now, &err);
+    assert_non_null(patch);
+    assert_int_equal(err, 0);
+    json_t *conds = ctl_json_path(patch, "status.conditions");
+    assert_int_equal(json_array_size(conds), 3); /* Available is carried over */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(conds, 0), "type")),
+                        "Available");
+    assert_string_equal(json_string_value(ctl_json_path(patch, "metadata.resourceVersion")), "5");
+
+    /* Once applied, the same decision writes nothing. */
+    ctl_hc_t *hc2 = apply_status(obj, patch);
+    json_t *again = ctl_status_patch(&hc2->m, &d, doc, "6", false, now + 60, &err);
+    assert_null(again);
+    assert_int_equal(err, 0);
+
+    /* A changed message rewrites, keeping lastTransitionTime when the status holds. */
+    snprintf(d.pending_message, sizeof(d.pending_message), "changed");
+    json_t *p3 = ctl_status_patch(&hc2->m, &d, doc, "6", false, now + 60, &err);
+    assert_non_null(p3);
+    json_t *c = json_array_get(ctl_json_path(p3, "status.conditions"), 2);
+    assert_string_equal(json_string_value(json_object_get(c, "type")), "ChangesPending");
+    assert_string_equal(json_string_value(json_object_get(c, "lastTransitionTime")),
+                        "2026-01-03T07:00:00Z");
+
+    json_decref(p3);
+    ctl_hc_free(hc2);
+    json_decref(patch);
+    json_decref(doc);
+    ctl_hc_free(hc);
+    json_decref(obj);
+    sched_unref(sat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pause_action_table),
+        cmocka_unit_test(test_pause_patch_documents),
+        cmocka_unit_test(test_extract_hostedcluster),
+        cmocka_unit_test(test_extract_nodepool_and_capi),
+        cmocka_unit_test(test_decide_hc_window),
+        cmocka_unit_test(test_decide_hc_update_in_progress_not_paused),
+        cmocka_unit_test(test_decide_foreign_pause_left_alone),
+        cmocka_unit_test(test_decide_degraded_reason),
+        cmocka_unit_test(test_decide_np_rollout_not_interrupted),
+        cmocka_unit_test(test_status_patch_zero_writes_when_right),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
