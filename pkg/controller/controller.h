@@ -1,0 +1,104 @@
+/* controller: the imperative shell around the decision core.
+ *
+ * One controller watches HostedChangeManagementPolicies, HostedClusters,
+ * NodePools and the CAPI Clusters, MachineDeployments and MachineSets into
+ * slim caches, keeps a deduplicating work queue of objects to reconcile, and
+ * arms one libev timer per object at its next window boundary (no polling).
+ * A reconcile resolves the object's timeline, asks pkg/controller/decide what
+ * the object should look like, and writes only what differs (DESIGN.md
+ * 3.3-3.7). Only a leading controller writes; a follower keeps its caches
+ * warm and takes over at once when it is elected.
+ *
+ * Everything runs on the caller's libev loop. The clock is injectable: with
+ * a simulated start and a time scale, a week of windows passes in minutes.
+ */
+#ifndef HCP_CONTROLLER_CONTROLLER_H
+#define HCP_CONTROLLER_CONTROLLER_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kube/client.h"
+#include "schedule/schedule.h"
+
+/* The controller's clock: real time, or simulated time that starts at
+ * sim_start when the controller starts and runs `scale` times faster. */
+typedef struct ctl_clock {
+    bool simulated;       /* false: wall-clock UTC */
+    sched_time_t sim0;    /* simulated instant at real0 */
+    double real0;         /* ev_now() when the clock started */
+    double scale;         /* simulated seconds per real second (> 0) */
+} ctl_clock_t;
+
+/* The controller's current instant (seconds, UTC). */
+sched_time_t ctl_clock_now(const ctl_clock_t *clk, struct ev_loop *loop);
+
+/* Real seconds from now until the simulated or real instant t (>= 0). */
+double ctl_clock_delay(const ctl_clock_t *clk, struct ev_loop *loop, sched_time_t t);
+
+typedef struct ctl_options {
+    const char *watch_namespace; /* watch policies, HostedClusters and NodePools of
+                                    this namespace only; NULL or "" for all */
+    ctl_clock_t clock;           /* the clock every decision uses */
+    bool leading;                /* start as the writer (no leader election) */
+} ctl_options_t;
+
+/* Counters the metrics endpoint exports. */
+typedef struct ctl_stats {
+    uint64_t reconciles;       /* reconciles run */
+    uint64_t writes;           /* patches and creates sent */
+    uint64_t write_errors;     /* writes that failed */
+    uint64_t conflicts;        /* writes refused with 409 (retried) */
+    uint64_t reasserts;        /* pauses re-asserted after another writer removed them */
+    uint64_t events;           /* Kubernetes Events created */
+    double reconcile_seconds;  /* total time spent reconciling */
+    uint64_t latency_buckets[8]; /* reconcile latency histogram, see ctl_latency_bounds */
+} ctl_stats_t;
+
+/* Upper bounds (seconds) of the reconcile latency buckets; the last is +Inf. */
+extern const double ctl_latency_bounds[8];
+
+typedef struct ctl_controller ctl_controller_t;
+
+/* Starts a controller on loop using client (both borrowed, must outlive it).
+ * Returns 0 with *out, or a negative error with err filled. */
+int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *opts,
+              ctl_controller_t **out, char *err, size_t errlen);
+
+/* Stops every watch, timer and request, then frees the controller. Not to be
+ * called from the controller's own callbacks. */
+void ctl_stop(ctl_controller_t *c);
+
+/* True once every cache has completed its first list. */
+bool ctl_synced(const ctl_controller_t *c);
+
+/* Makes the controller the writer (true) or a follower (false). Becoming
+ * the writer reconciles every object. */
+void ctl_set_leading(ctl_controller_t *c, bool leading);
+
+/* True when the queue is empty and no write is in flight (for tests, the
+ * demo and benchmarks). */
+bool ctl_idle(const ctl_controller_t *c);
+
+const ctl_stats_t *ctl_get_stats(const ctl_controller_t *c);
+
+/* One managed object's state as the metrics endpoint reports it, computed
+ * from the cache and the clock at the time of the call (DESIGN.md 3.8). */
+typedef struct ctl_object_metrics {
+    const char *kind;        /* "HostedCluster" or "NodePool" */
+    const char *ns, *name;   /* borrowed for the duration of the callback */
+    const char *system;      /* "control-plane" or "worker-nodes" */
+    const char *strategy;    /* the strategy in force (stanza name) */
+    int change_pending;      /* 0 none, 1 being initiated, 2 blocked */
+    double next_change_eta;  /* seconds; -2 error, -1 paused indefinitely, 0 permitted */
+    double permissive_remaining; /* seconds; -2 error, -1 indefinitely, 0 not permitted */
+    double last_change;      /* seconds since changes were last permitted; -1 unknown, 0 now */
+} ctl_object_metrics_t;
+
+/* Calls fn for every HostedCluster and NodePool with its metric values at
+ * the controller's current instant. */
+void ctl_foreach_object_metrics(ctl_controller_t *c,
+                                void (*fn)(const ctl_object_metrics_t *m, void *ud), void *ud);
+
+#endif

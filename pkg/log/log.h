@@ -1,0 +1,26 @@
+/* log: structured log lines on stderr, as text or JSON.
+ *
+ * Every line is a message plus key/value pairs, so operators can grep the
+ * text form and ship the JSON form (--log-format json) to a log store.
+ * Verbosity follows the convention of other controllers: -v N enables
+ * debug lines of level <= N; errors and info lines are always written.
+ */
+#ifndef HCP_LOG_H
+#define HCP_LOG_H
+
+#include <stdbool.h>
+
+typedef enum log_level { LOG_ERROR = -2, LOG_WARN = -1, LOG_INFO = 0 } log_level_t;
+
+/* Chooses the format and verbosity; before any call the format is text at
+ * verbosity 0. */
+void log_setup(bool json, int verbosity);
+
+/* True when lines of `level` are written (debug levels are 1, 2, ...). */
+bool log_enabled(int level);
+
+/* Writes one line: msg, then key/value string pairs terminated by NULL.
+ * A NULL value is written as an empty string. */
+void log_kv(int level, const char *msg, ...) __attribute__((sentinel));
+
+#endif
