@@ -311,10 +311,24 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
                     (int)(vlen[P_UNTIL] > 20 ? 20 : vlen[P_UNTIL]), val[P_UNTIL]);
 
     /* The rule handed to libical: everything but UNTIL, which the engine
-     * applies itself against the real window start (startTime, time zone). */
+     * applies itself against the real window start (startTime, time zone).
+     * For weekly rules the engine also counts the INTERVAL weeks itself:
+     * libical 3.0 miscounts them when the only BYDAY is the last day of the
+     * week (FREQ=WEEKLY;INTERVAL=2;BYDAY=SU starts a week late). */
+    info->week_interval = 1;
+    info->wkst = 0;
+    if (info->freq == SCHED_FREQ_WEEKLY) {
+        long v;
+        if (val[P_INTERVAL] && parse_int(val[P_INTERVAL], vlen[P_INTERVAL], &v) == 0)
+            info->week_interval = (int)v;
+        if (val[P_WKST])
+            info->wkst = weekday_index(val[P_WKST], vlen[P_WKST]);
+    }
     size_t out = 0;
     for (int k = 0; k < P_N; k++) {
         if (!val[k] || k == P_UNTIL)
+            continue;
+        if (info->freq == SCHED_FREQ_WEEKLY && (k == P_INTERVAL || k == P_WKST))
             continue;
         int w = snprintf(info->libical_rule + out, sizeof(info->libical_rule) - out, "%s%s=%.*s",
                          out ? ";" : "", names[k], (int)vlen[k], val[k]);

@@ -25,7 +25,11 @@ typedef struct sched_until {
 typedef struct sched_rrule_info {
     int freq;                /* SCHED_FREQ_* */
     sched_until_t until;     /* the rule's UNTIL, if any */
-    char libical_rule[1100]; /* the rule without UNTIL, for libical */
+    int week_interval;       /* FREQ=WEEKLY: INTERVAL, applied by the engine
+                                (1 otherwise) */
+    int wkst;                /* FREQ=WEEKLY: first day of the week, 0 = Monday */
+    char libical_rule[1100]; /* the rule for libical: without UNTIL, and for
+                                FREQ=WEEKLY without INTERVAL and WKST */
 } sched_rrule_info_t;
 
 /* Validates rrule like sched_rrule_check() and fills *info. Returns 0 or

@@ -45,6 +45,9 @@ struct rule {
     int32_t duration;                /* seconds; 0 = until next local midnight */
     sched_time_t dmax;               /* upper bound of one window's length */
     sched_until_t until;             /* the rule's UNTIL */
+    int week_interval;               /* weekly rules: select every Nth week */
+    int32_t week0;                   /* weekly rules: first day of week 0, the
+                                        WKST-week holding 1970-01-01 */
     int32_t last_day;                /* no occurrence on a local date after this */
     struct exclusion *ex;            /* sorted by from */
     size_t nex;
@@ -83,6 +86,12 @@ static int errf(char *err, size_t errlen, const char *fmt, ...)
         va_end(ap);
     }
     return SCHED_EINVAL;
+}
+
+static int32_t floor_div32(int32_t a, int32_t b)
+{
+    int32_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
 static int32_t day_of(sched_time_t t)
@@ -254,7 +263,7 @@ static int expand(struct rule *r, int32_t d0, int32_t d1)
         return 0;
     icalrecur_iterator *it = icalrecur_iterator_new(r->recur, local_date(0));
     if (!it)
-        return SCHED_ENOMEM;
+        return SCHED_ENOMEM; /* sched_compile() has made sure libical accepts the rule */
     if (d0 > 0)
         icalrecur_iterator_set_start(it, local_date(d0));
     int rc = 0;
@@ -270,6 +279,8 @@ static int expand(struct rule *r, int32_t d0, int32_t d1)
         if (d >= d1)
             break;
         if (d < d0)
+            continue;
+        if (r->week_interval > 1 && floor_div32(d - r->week0, 7) % r->week_interval != 0)
             continue;
         sched_time_t s = sched_zone_local_to_utc(r->zone, d, r->start_second);
         if (after_until(r, d, s)) {
@@ -793,6 +804,20 @@ int sched_compile(const sched_spec_t *spec, sched_time_t now, sched_t **out, cha
             goto fail;
         r->recur = icalrecurrencetype_from_string(info.libical_rule);
         r->until = info.until;
+        r->week_interval = info.week_interval;
+        /* 1970-01-01 was a Thursday (weekday 3 counting from Monday). */
+        r->week0 = -((3 - info.wkst + 7) % 7);
+        icalerror_clear_errno();
+        icalrecur_iterator *probe = icalrecur_iterator_new(r->recur, local_date(0));
+        if (!probe) {
+            rc = icalerrno == ICAL_NEWFAILED_ERROR
+                     ? SCHED_ENOMEM
+                     : errf(err, errlen, "the rule selects no date (its INTERVAL, BYMONTH and "
+                                         "BYMONTHDAY never coincide from 1970 on)");
+            icalerror_clear_errno();
+            goto fail;
+        }
+        icalrecur_iterator_free(probe);
         r->has_permit = true;
         int32_t until_last = r->last_day;
         if (info.until.kind == SCHED_UNTIL_DATE || info.until.kind == SCHED_UNTIL_LOCAL)
