@@ -9,6 +9,7 @@ packages=(
   libical-dev libev-dev libcurl4-openssl-dev libjansson-dev libfyaml-dev
   libmicrohttpd-dev libcmocka-dev
   clang libclang-rt-14-dev valgrind
+  prometheus
   "$@"
 )
 

@@ -1028,6 +1028,21 @@ const ctl_stats_t *ctl_get_stats(const ctl_controller_t *c)
     return &c->stats;
 }
 
+bool ctl_leading(const ctl_controller_t *c)
+{
+    return c->leading;
+}
+
+uint64_t ctl_watch_restarts(const ctl_controller_t *c)
+{
+    const kube_watch *ws[] = {&c->w_policies, &c->w_hcs, &c->w_nps, &c->w_clusters, &c->w_mds,
+                              &c->w_mss};
+    uint64_t n = 0;
+    for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
+        n += ws[i]->stats.restarts + ws[i]->stats.relists;
+    return n;
+}
+
 /* ---- metrics ----------------------------------------------------------- */
 
 typedef struct metrics_ctx {

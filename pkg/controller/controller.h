@@ -83,6 +83,12 @@ bool ctl_idle(const ctl_controller_t *c);
 
 const ctl_stats_t *ctl_get_stats(const ctl_controller_t *c);
 
+/* True while this controller is the writer. */
+bool ctl_leading(const ctl_controller_t *c);
+
+/* Watch streams restarted (errors, watchdog, 410 Gone relists), all watches. */
+uint64_t ctl_watch_restarts(const ctl_controller_t *c);
+
 /* One managed object's state as the metrics endpoint reports it, computed
  * from the cache and the clock at the time of the call (DESIGN.md 3.8). */
 typedef struct ctl_object_metrics {

@@ -1,0 +1,388 @@
+/* run.c: `hcp-controller run`, the controller process.
+ *
+ * Parses the flags operators know from other controllers, loads credentials
+ * (a kubeconfig, else the in-cluster service account), starts the
+ * controller on one libev loop, optionally campaigns for the leader Lease,
+ * and serves /metrics, /healthz and /readyz. SIGTERM or SIGINT stops
+ * writing, releases the Lease and exits 0 within 5 seconds.
+ */
+#include "run.h"
+
+#include <ev.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/controller.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/http.h"
+#include "kube/lease.h"
+#include "log/log.h"
+#include "serve.h"
+
+#define EXIT_USAGE 2
+#define SHUTDOWN_GRACE 4.0 /* seconds; the process exits within 5 */
+
+static const char usage_text[] =
+    "Usage: hcp-controller run [FLAGS]\n"
+    "\n"
+    "Runs the change management controller against the cluster of the\n"
+    "kubeconfig, or in-cluster with its service account.\n"
+    "\n"
+    "Flags:\n"
+    "  --kubeconfig PATH                  kubeconfig to use (default: $KUBECONFIG, else\n"
+    "                                     the in-cluster service account, else ~/.kube/config)\n"
+    "  --context NAME                     kubeconfig context (default: current-context)\n"
+    "  --namespace NS                     watch policies, HostedClusters and NodePools of\n"
+    "                                     this namespace only (default: all namespaces)\n"
+    "  --leader-elect[=true|false]        campaign for a Lease; only the leader writes\n"
+    "                                     (default false)\n"
+    "  --leader-election-namespace NS     namespace of the Lease (default: the pod's\n"
+    "                                     namespace in-cluster, else \"default\")\n"
+    "  --leader-election-id NAME          name of the Lease (default hcp-controller)\n"
+    "  --metrics-bind-address ADDR        serve /metrics here (default :8080; 0 disables)\n"
+    "  --health-probe-bind-address ADDR   serve /healthz and /readyz here (default :8081;\n"
+    "                                     0 disables)\n"
+    "  --kube-api-qps N                   client-side request rate limit (default 20)\n"
+    "  --kube-api-burst N                 burst above the rate limit (default 30)\n"
+    "  --log-format text|json             log line format (default text)\n"
+    "  -v N, --v N                        log verbosity (default 0)\n"
+    "  --simulated-start-time RFC3339     start a simulated clock at this instant\n"
+    "                                     (tests and demos)\n"
+    "  --time-scale N                     simulated seconds per real second (default 1;\n"
+    "                                     with --simulated-start-time)\n"
+    "  -h, --help                         show this help\n";
+
+/* Takes the value of flag `name` from "--name=value" or "--name value".
+ * Returns 1 and *val when argv[*i] is this flag, 0 when it is another, -1
+ * when the value is missing. */
+static int flag_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+static int parse_double(const char *s, double min, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= min) || v > 1e9)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bool_flag(const char *arg, const char *name, bool *out)
+{
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '\0') {
+        *out = true;
+        return 1;
+    }
+    if (arg[n] != '=')
+        return 0;
+    if (strcmp(arg + n + 1, "true") == 0)
+        *out = true;
+    else if (strcmp(arg + n + 1, "false") == 0)
+        *out = false;
+    else
+        return -1;
+    return 1;
+}
+
+int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof(*o));
+    o->leader_election_id = "hcp-controller";
+    o->metrics_addr = ":8080";
+    o->health_addr = ":8081";
+    o->qps = 20;
+    o->burst = 30;
+    o->time_scale = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int r;
+        double d;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            o->help = true;
+            return 0;
+        }
+        if ((r = parse_bool_flag(a, "--leader-elect", &o->leader_elect)) != 0) {
+            if (r < 0) {
+                snprintf(err, errlen, "--leader-elect takes true or false, not \"%.40s\"",
+                         a + strlen("--leader-elect="));
+                return -1;
+            }
+            continue;
+        }
+#define STRING_FLAG(name, field)                                                               \
+    if ((r = flag_value(argc, argv, &i, name, &v)) != 0) {                                     \
+        if (r < 0)                                                                             \
+            goto missing;                                                                      \
+        o->field = v;                                                                          \
+        continue;                                                                              \
+    }
+        STRING_FLAG("--kubeconfig", kubeconfig)
+        STRING_FLAG("--context", context)
+        STRING_FLAG("--namespace", ns)
+        STRING_FLAG("--leader-election-namespace", leader_election_ns)
+        STRING_FLAG("--leader-election-id", leader_election_id)
+        STRING_FLAG("--metrics-bind-address", metrics_addr)
+        STRING_FLAG("--health-probe-bind-address", health_addr)
+#undef STRING_FLAG
+        if ((r = flag_value(argc, argv, &i, "--kube-api-qps", &v)) != 0) {
+            if (r < 0)
+                goto missing;
+            if (parse_double(v, 0, &o->qps)) {
+                snprintf(err, errlen, "--kube-api-qps: \"%.40s\" is not a number >= 0", v);
+                return -1;
+            }
+            continue;
+        }
+        if ((r = flag_value(argc, argv, &i, "--kube-api-burst", &v)) != 0) {
+            if (r < 0)
+                goto missing;
+            if (parse_double(v, 1, &d) || d != (int)d) {
+                snprintf(err, errlen, "--kube-api-burst: \"%.40s\" is not a whole number >= 1",
+                         v);
+                return -1;
+            }
+            o->burst = (int)d;
+            continue;
+        }
+        if ((r = flag_value(argc, argv, &i, "--log-format", &v)) != 0) {
+            if (r < 0)
+                goto missing;
+            if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
+                snprintf(err, errlen, "--log-format: \"%.40s\" is not text or json", v);
+                return -1;
+            }
+            o->log_json = strcmp(v, "json") == 0;
+            continue;
+        }
+        if ((r = flag_value(argc, argv, &i, "--v", &v)) != 0 ||
+            (r = flag_value(argc, argv, &i, "-v", &v)) != 0) {
+            if (r < 0)
+                goto missing;
+            if (parse_double(v, 0, &d) || d != (int)d || d > 10) {
+                snprintf(err, errlen, "-v: \"%.40s\" is not a verbosity 0..10", v);
+                return -1;
+            }
+            o->verbosity = (int)d;
+            continue;
+        }
+        if ((r = flag_value(argc, argv, &i, "--simulated-start-time", &v)) != 0) {
+            if (r < 0)
+                goto missing;
+            if (sched_parse_rfc3339(v, &o->sim_start)) {
+                snprintf(err, errlen,
+                         "--simulated-start-time: \"%.40s\" is not an RFC 3339 time "
+                         "(e.g. 2026-01-03T00:00:00Z)",
+                         v);
+                return -1;
+            }
+            o->simulated = true;
+            continue;
+        }
+        if ((r = flag_value(argc, argv, &i, "--time-scale", &v)) != 0) {
+            if (r < 0)
+                goto missing;
+            if (parse_double(v, 1e-6, &o->time_scale)) {
+                snprintf(err, errlen, "--time-scale: \"%.40s\" is not a number > 0", v);
+                return -1;
+            }
+            continue;
+        }
+        snprintf(err, errlen, "unknown flag \"%.60s\"", a);
+        return -1;
+    missing:
+        snprintf(err, errlen, "flag %.60s needs a value", a);
+        return -1;
+    }
+    if (o->time_scale != 1 && !o->simulated) {
+        snprintf(err, errlen, "--time-scale needs --simulated-start-time");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the running process ------------------------------------------------ */
+
+typedef struct app {
+    struct ev_loop *loop;
+    run_opts_t opts;
+    kube_config cfg;
+    kube_http http;
+    kube_client client;
+    ctl_controller_t *ctl;
+    kube_lease lease;
+    bool lease_started;
+    serve_t *serve;
+    ev_signal sigterm, sigint;
+    ev_timer grace;
+    bool stopping;
+} app_t;
+
+static void on_leading(kube_lease *l, bool leading, void *ud)
+{
+    (void)l;
+    app_t *a = ud;
+    log_kv(LOG_INFO, leading ? "became the leader" : "stopped leading", "identity",
+           a->lease.opts.identity, NULL);
+    if (!a->stopping)
+        ctl_set_leading(a->ctl, leading);
+}
+
+static void lease_released(void *ud)
+{
+    app_t *a = ud;
+    ev_break(a->loop, EVBREAK_ALL);
+}
+
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    log_kv(LOG_WARN, "shutdown grace period over; exiting", NULL);
+    ev_break(loop, EVBREAK_ALL);
+}
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    app_t *a = w->data;
+    if (a->stopping)
+        return;
+    a->stopping = true;
+    log_kv(LOG_INFO, "shutting down", "signal", w->signum == SIGTERM ? "SIGTERM" : "SIGINT",
+           NULL);
+    ctl_set_leading(a->ctl, false); /* stop writing first */
+    ev_timer_start(a->loop, &a->grace);
+    if (a->lease_started)
+        kube_lease_release(&a->lease, lease_released, a);
+    else
+        ev_break(a->loop, EVBREAK_ALL);
+}
+
+/* The namespace the pod runs in, when in a cluster. */
+static const char *pod_namespace(char *buf, size_t len)
+{
+    FILE *f = fopen("/var/run/secrets/kubernetes.io/serviceaccount/namespace", "r");
+    if (!f)
+        return "default";
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return buf[0] ? buf : "default";
+}
+
+int run_main(int argc, char **argv)
+{
+    app_t a;
+    char err[512], nsbuf[256], identity[300], host[200];
+    kube_error ke;
+    int status = 1;
+    memset(&a, 0, sizeof(a));
+
+    if (run_parse_flags(argc, argv, &a.opts, err, sizeof(err))) {
+        fprintf(stderr, "hcp-controller run: %s\n\n%s", err, usage_text);
+        return EXIT_USAGE;
+    }
+    if (a.opts.help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    log_setup(a.opts.log_json, a.opts.verbosity);
+    a.loop = ev_default_loop(0);
+    if (kube_config_load_default(&a.cfg, a.opts.kubeconfig, a.opts.context, &ke)) {
+        log_kv(LOG_ERROR, "cannot load credentials", "error", ke.message, NULL);
+        return 1;
+    }
+    kube_client_opts copts = {.qps = a.opts.qps, .burst = a.opts.burst};
+    if (kube_http_init(&a.http, a.loop, &ke) ||
+        kube_client_init(&a.client, &a.http, &a.cfg, &copts, &ke)) {
+        log_kv(LOG_ERROR, "cannot start the Kubernetes client", "error", ke.message, NULL);
+        goto out_cfg;
+    }
+    ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect};
+    co.clock.simulated = a.opts.simulated;
+    co.clock.sim0 = a.opts.sim_start;
+    co.clock.real0 = ev_now(a.loop);
+    co.clock.scale = a.opts.time_scale;
+    if (ctl_start(a.loop, &a.client, &co, &a.ctl, err, sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot start the controller", "error", err, NULL);
+        goto out_client;
+    }
+    if (serve_start(&a.serve, a.loop, a.ctl, &a.client, a.opts.metrics_addr, a.opts.health_addr,
+                    err, sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
+        goto out_ctl;
+    }
+    if (a.opts.leader_elect) {
+        if (gethostname(host, sizeof(host)) != 0)
+            snprintf(host, sizeof(host), "hcp-controller");
+        host[sizeof(host) - 1] = '\0';
+        snprintf(identity, sizeof(identity), "%s_%08lx", host,
+                 (unsigned long)((unsigned)getpid() * 2654435761u ^ (unsigned)ev_time()));
+        kube_lease_opts lo = {
+            .ns = a.opts.leader_election_ns ? a.opts.leader_election_ns
+                                            : pod_namespace(nsbuf, sizeof(nsbuf)),
+            .name = a.opts.leader_election_id,
+            .identity = identity,
+            .on_change = on_leading,
+            .ud = &a,
+        };
+        if (kube_lease_start(&a.lease, &a.client, &lo, &ke)) {
+            log_kv(LOG_ERROR, "cannot start leader election", "error", ke.message, NULL);
+            goto out_serve;
+        }
+        a.lease_started = true;
+    }
+    ev_signal_init(&a.sigterm, on_signal, SIGTERM);
+    ev_signal_init(&a.sigint, on_signal, SIGINT);
+    a.sigterm.data = a.sigint.data = &a;
+    ev_signal_start(a.loop, &a.sigterm);
+    ev_signal_start(a.loop, &a.sigint);
+    ev_timer_init(&a.grace, on_grace, SHUTDOWN_GRACE, 0.);
+    log_kv(LOG_INFO, "hcp-controller started", "server", a.cfg.server, "leader-elect",
+           a.opts.leader_elect ? "true" : "false", NULL);
+
+    ev_run(a.loop, 0);
+    status = 0;
+
+    ev_signal_stop(a.loop, &a.sigterm);
+    ev_signal_stop(a.loop, &a.sigint);
+    ev_timer_stop(a.loop, &a.grace);
+    if (a.lease_started)
+        kube_lease_stop(&a.lease);
+out_serve:
+    serve_stop(a.serve);
+out_ctl:
+    ctl_stop(a.ctl);
+out_client:
+    kube_client_close(&a.client);
+    kube_http_close(&a.http);
+out_cfg:
+    kube_config_free(&a.cfg);
+    log_kv(LOG_INFO, "hcp-controller stopped", NULL);
+    return status;
+}

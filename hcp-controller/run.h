@@ -1,0 +1,36 @@
+/* run: the `run` subcommand, the controller process. */
+#ifndef HCP_RUN_H
+#define HCP_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "schedule/schedule.h"
+
+/* The flags of `hcp-controller run`. Strings are borrowed from argv. */
+typedef struct run_opts {
+    const char *kubeconfig;          /* --kubeconfig or NULL */
+    const char *context;             /* --context or NULL */
+    const char *ns;                  /* --namespace or NULL (all) */
+    bool leader_elect;               /* --leader-elect */
+    const char *leader_election_ns;  /* --leader-election-namespace or NULL */
+    const char *leader_election_id;  /* --leader-election-id */
+    const char *metrics_addr;        /* --metrics-bind-address */
+    const char *health_addr;         /* --health-probe-bind-address */
+    double qps;                      /* --kube-api-qps */
+    int burst;                       /* --kube-api-burst */
+    bool log_json;                   /* --log-format json */
+    int verbosity;                   /* -v */
+    bool simulated;                  /* --simulated-start-time given */
+    sched_time_t sim_start;
+    double time_scale;               /* --time-scale */
+    bool help;                       /* -h/--help */
+} run_opts_t;
+
+/* Parses the flags after "run". Returns 0, or -1 with a sentence in err. */
+int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errlen);
+
+/* Runs the controller until SIGTERM/SIGINT. Returns the exit status. */
+int run_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,339 @@
+/* serve.c: /metrics, /healthz and /readyz. */
+#include "serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "httpserver/httpserver.h"
+#include "metrics/metrics.h"
+
+static const char *const object_labels[] = {"kind", "namespace", "object", "system", NULL};
+static const char *const strategy_labels[] = {"kind", "namespace", "object", "system",
+                                              "strategy", NULL};
+static const char *const request_labels[] = {"verb", "code", NULL};
+static const char *const strategies[] = {"Permissive", "Restrictive", "ByPolicy",
+                                         "PermissiveUntil", "RestrictiveUntil"};
+
+enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_REQUESTS, F_RESTARTS, F_RECONCILE,
+       F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_EVENTS, F_LEADER, F_COUNT };
+
+/* One object's values, copied out of the controller for one scrape. */
+typedef struct row {
+    char *kind, *ns, *name, *system, *strategy; /* owned */
+    double v[4];                                 /* pending, eta, remaining, last */
+} row_t;
+
+struct serve {
+    struct ev_loop *loop;
+    ctl_controller_t *ctl;
+    kube_client *client;
+    http_server metrics_srv, health_srv;
+    bool metrics_on, health_on;
+    metrics_registry reg;
+    metrics_family fam[F_COUNT];
+    row_t *rows;           /* the snapshot of the scrape in progress */
+    size_t nrows, crows;
+    bool oom;
+};
+
+static char *dup_str(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+static void take_row(const ctl_object_metrics_t *m, void *ud)
+{
+    serve_t *s = ud;
+    if (s->oom)
+        return;
+    if (s->nrows == s->crows) {
+        size_t n = s->crows ? s->crows * 2 : 64;
+        row_t *r = realloc(s->rows, n * sizeof(*r));
+        if (!r) {
+            s->oom = true;
+            return;
+        }
+        s->rows = r;
+        s->crows = n;
+    }
+    row_t *r = &s->rows[s->nrows];
+    r->kind = dup_str(m->kind);
+    r->ns = dup_str(m->ns);
+    r->name = dup_str(m->name);
+    r->system = dup_str(m->system);
+    r->strategy = dup_str(m->strategy);
+    r->v[0] = m->change_pending;
+    r->v[1] = m->next_change_eta;
+    r->v[2] = m->permissive_remaining;
+    r->v[3] = m->last_change;
+    s->nrows++;
+    if (!r->kind || !r->ns || !r->name || !r->system || !r->strategy)
+        s->oom = true;
+}
+
+static void clear_rows(serve_t *s)
+{
+    for (size_t i = 0; i < s->nrows; i++) {
+        free(s->rows[i].kind);
+        free(s->rows[i].ns);
+        free(s->rows[i].name);
+        free(s->rows[i].system);
+        free(s->rows[i].strategy);
+    }
+    s->nrows = 0;
+}
+
+/* Collector of the four per-object gauges; ud selects the value. */
+typedef struct gauge_sel {
+    serve_t *s;
+    int index;
+} gauge_sel_t;
+
+static gauge_sel_t sels[4];
+
+static int collect_object(metrics_emitter *e, void *ud)
+{
+    gauge_sel_t *g = ud;
+    for (size_t i = 0; i < g->s->nrows; i++) {
+        row_t *r = &g->s->rows[i];
+        const char *vals[] = {r->kind, r->ns, r->name, r->system};
+        if (metrics_emit(e, vals, r->v[g->index]))
+            return -1;
+    }
+    return 0;
+}
+
+static int collect_strategy(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    for (size_t i = 0; i < s->nrows; i++) {
+        row_t *r = &s->rows[i];
+        for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++) {
+            const char *vals[] = {r->kind, r->ns, r->name, r->system, strategies[k]};
+            if (metrics_emit(e, vals, strcmp(r->strategy, strategies[k]) == 0))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int collect_requests(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    size_t n;
+    const kube_stat *st = kube_client_stats(s->client, &n);
+    for (size_t i = 0; i < n; i++) {
+        char code[16];
+        snprintf(code, sizeof(code), "%d", st[i].code);
+        const char *vals[] = {kube_verb_name(st[i].verb), code};
+        if (metrics_emit(e, vals, (double)st[i].count))
+            return -1;
+    }
+    return 0;
+}
+
+static int collect_reconcile(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    const ctl_stats_t *st = ctl_get_stats(s->ctl);
+    uint64_t cum[7], total = 0;
+    for (int i = 0; i < 7; i++) {
+        total += st->latency_buckets[i];
+        cum[i] = total;
+    }
+    return metrics_emit_histogram(e, NULL, cum, total + st->latency_buckets[7],
+                                  st->reconcile_seconds);
+}
+
+/* Scalar counters and gauges read from the controller. */
+typedef struct scalar_sel {
+    serve_t *s;
+    int which;
+} scalar_sel_t;
+
+static int collect_scalar(metrics_emitter *e, void *ud)
+{
+    const scalar_sel_t *x = ud;
+    serve_t *s = x->s;
+    const ctl_stats_t *st = ctl_get_stats(s->ctl);
+    double v = 0;
+    switch (x->which) {
+    case F_RESTARTS: v = (double)ctl_watch_restarts(s->ctl); break;
+    case F_REASSERTS: v = (double)st->reasserts; break;
+    case F_WRITES: v = (double)st->writes; break;
+    case F_WRITE_ERRORS: v = (double)st->write_errors; break;
+    case F_EVENTS: v = (double)st->events; break;
+    case F_LEADER: v = ctl_leading(s->ctl); break;
+    }
+    return metrics_emit(e, NULL, v);
+}
+
+static scalar_sel_t scalars[F_COUNT];
+
+static int metrics_handler(const http_request *req, http_response *resp, void *ud)
+{
+    (void)req;
+    serve_t *s = ud;
+    metrics_buf b;
+    size_t len;
+    s->oom = false;
+    ctl_foreach_object_metrics(s->ctl, take_row, s);
+    metrics_buf_init(&b);
+    int rc = s->oom ? -1 : metrics_registry_render(&s->reg, &b);
+    clear_rows(s);
+    if (rc) {
+        metrics_buf_free(&b);
+        return -1;
+    }
+    char *body = metrics_buf_take(&b, &len);
+    http_response_take_body(resp, body, len);
+    return http_response_set_content_type(resp, METRICS_CONTENT_TYPE);
+}
+
+static int healthz(const http_request *req, http_response *resp, void *ud)
+{
+    (void)req;
+    (void)ud;
+    return http_response_printf(resp, "ok\n");
+}
+
+static int readyz(const http_request *req, http_response *resp, void *ud)
+{
+    (void)req;
+    serve_t *s = ud;
+    if (ctl_synced(s->ctl))
+        return http_response_printf(resp, "ok\n");
+    resp->status = 503;
+    return http_response_printf(resp, "caches are not synced yet\n");
+}
+
+static int register_families(serve_t *s, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name, *help;
+    } objs[4] = {
+        {"change_management_change_pending",
+         "0: no change pending; 1: pending and being initiated; 2: pending and blocked"},
+        {"change_management_next_change_eta",
+         "Seconds until changes may start: -2 error or not ready, -1 paused indefinitely, 0 "
+         "permitted now"},
+        {"change_management_permissive_remaining",
+         "Seconds changes stay permitted: -2 error, -1 permitted indefinitely, 0 not permitted"},
+        {"change_management_last_change",
+         "Seconds since changes were last permitted: -1 unknown, 0 permitted now"},
+    };
+    for (int i = 0; i < 4; i++) {
+        sels[i] = (gauge_sel_t){s, i};
+        metrics_desc d = {.name = objs[i].name, .help = objs[i].help, .type = METRICS_GAUGE,
+                          .labels = object_labels, .collect = collect_object,
+                          .collect_ud = &sels[i]};
+        if (metrics_register(&s->reg, &s->fam[i], &d))
+            goto fail;
+    }
+    metrics_desc d = {.name = "change_management_strategy_enabled",
+                      .help = "1 for the change management strategy in force, else 0",
+                      .type = METRICS_GAUGE, .labels = strategy_labels,
+                      .collect = collect_strategy, .collect_ud = s};
+    if (metrics_register(&s->reg, &s->fam[F_STRATEGY], &d))
+        goto fail;
+    d = (metrics_desc){.name = "hcp_controller_api_requests_total",
+                       .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
+                       .type = METRICS_COUNTER, .labels = request_labels,
+                       .collect = collect_requests, .collect_ud = s};
+    if (metrics_register(&s->reg, &s->fam[F_REQUESTS], &d))
+        goto fail;
+    d = (metrics_desc){.name = "hcp_controller_reconcile_duration_seconds",
+                       .help = "Time spent deciding one object",
+                       .type = METRICS_HISTOGRAM, .buckets = ctl_latency_bounds, .nbuckets = 7,
+                       .collect = collect_reconcile, .collect_ud = s};
+    if (metrics_register(&s->reg, &s->fam[F_RECONCILE], &d))
+        goto fail;
+    static const struct {
+        int which;
+        const char *name, *help;
+        metrics_type type;
+    } sc[] = {
+        {F_RESTARTS, "hcp_controller_watch_restarts_total",
+         "Watch streams restarted after errors, silence or 410 Gone", METRICS_COUNTER},
+        {F_REASSERTS, "hcp_controller_pause_reassertions_total",
+         "Pauses re-asserted after another writer removed them", METRICS_COUNTER},
+        {F_WRITES, "hcp_controller_writes_total", "Patches and creates sent", METRICS_COUNTER},
+        {F_WRITE_ERRORS, "hcp_controller_write_errors_total", "Writes that failed",
+         METRICS_COUNTER},
+        {F_EVENTS, "hcp_controller_events_total", "Kubernetes Events created", METRICS_COUNTER},
+        {F_LEADER, "hcp_controller_leader", "1 while this replica is the writer",
+         METRICS_GAUGE},
+    };
+    for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+        scalars[sc[i].which].s = s;
+        scalars[sc[i].which].which = sc[i].which;
+        d = (metrics_desc){.name = sc[i].name, .help = sc[i].help, .type = sc[i].type,
+                           .collect = collect_scalar, .collect_ud = &scalars[sc[i].which]};
+        if (metrics_register(&s->reg, &s->fam[sc[i].which], &d))
+            goto fail;
+    }
+    return 0;
+fail:
+    snprintf(err, errlen, "metrics: %s", s->reg.err);
+    return -1;
+}
+
+static bool enabled(const char *addr)
+{
+    return addr && *addr && strcmp(addr, "0") != 0;
+}
+
+int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
+                const char *metrics_addr, const char *health_addr, char *err, size_t errlen)
+{
+    serve_t *s = calloc(1, sizeof(*s));
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->loop = loop;
+    s->ctl = ctl;
+    s->client = client;
+    metrics_registry_init(&s->reg);
+    http_server_init(&s->metrics_srv, NULL);
+    http_server_init(&s->health_srv, NULL);
+    if (register_families(s, err, errlen))
+        goto fail;
+    if (enabled(metrics_addr)) {
+        char e[200];
+        if (http_server_route(&s->metrics_srv, "GET", "/metrics", metrics_handler, s) ||
+            http_server_start(&s->metrics_srv, loop, metrics_addr, e, sizeof(e))) {
+            snprintf(err, errlen, "metrics server on %s: %s", metrics_addr, e);
+            goto fail;
+        }
+        s->metrics_on = true;
+    }
+    if (enabled(health_addr)) {
+        char e[200];
+        if (http_server_route(&s->health_srv, "GET", "/healthz", healthz, s) ||
+            http_server_route(&s->health_srv, "GET", "/readyz", readyz, s) ||
+            http_server_start(&s->health_srv, loop, health_addr, e, sizeof(e))) {
+            snprintf(err, errlen, "health probe server on %s: %s", health_addr, e);
+            goto fail;
+        }
+        s->health_on = true;
+    }
+    *out = s;
+    return 0;
+fail:
+    serve_stop(s);
+    return -1;
+}
+
+void serve_stop(serve_t *s)
+{
+    if (!s)
+        return;
+    http_server_stop(&s->metrics_srv);
+    http_server_stop(&s->health_srv);
+    metrics_registry_free(&s->reg);
+    clear_rows(s);
+    free(s->rows);
+    free(s);
+}

@@ -1,0 +1,28 @@
+/* serve: the process's HTTP endpoints on its libev loop.
+ *
+ * /metrics (Prometheus text format: the change_management_* values computed
+ * at scrape time from the controller's cache and clock, and the controller's
+ * own request, watch, reconcile and re-assertion counters) on the metrics
+ * address, /healthz and /readyz (ready once every cache has synced) on the
+ * probe address. An address of "0" disables its server.
+ */
+#ifndef HCP_SERVE_H
+#define HCP_SERVE_H
+
+#include <ev.h>
+#include <stddef.h>
+
+#include "controller/controller.h"
+#include "kube/client.h"
+
+typedef struct serve serve_t;
+
+/* Starts the servers. ctl and client are borrowed. Returns 0 with *out, or
+ * -1 with a sentence in err (e.g. an address already in use). */
+int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
+                const char *metrics_addr, const char *health_addr, char *err, size_t errlen);
+
+/* Stops the servers and frees them. NULL is accepted. */
+void serve_stop(serve_t *s);
+
+#endif

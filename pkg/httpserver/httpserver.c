@@ -1,0 +1,699 @@
+/*
+ * httpserver/httpserver.c - libmicrohttpd in epoll mode, driven by libev.
+ */
+#include "httpserver/httpserver.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define DEFAULT_MAX_BODY (1024 * 1024)
+#define DEFAULT_TIMEOUT 30
+#define DEFAULT_MAX_CONNECTIONS 64
+#define DEFAULT_CONTENT_TYPE "text/plain; charset=utf-8"
+
+/* Per-request state, from the first access-handler call to MHD's completion notice. */
+typedef struct req_ctx {
+    const http_route *route; /* matched route, or NULL with early_status set */
+    int early_status;        /* 404/405/413 decided from the headers, else 0 */
+    int too_large;           /* body exceeded max_body: discarded, answer 413 */
+    char *body;              /* owned, NUL-terminated */
+    size_t len;              /* body bytes */
+    size_t cap;              /* body bytes allocated */
+} req_ctx;
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL || errlen == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- response helpers ------------------------------------------------------ */
+
+static int reserve_body(http_response *resp, size_t extra)
+{
+    size_t want, cap;
+    char *p;
+
+    if (resp->failed)
+        return HTTP_ENOMEM;
+    if (extra > SIZE_MAX - resp->body_len - 1)
+        goto fail;
+    want = resp->body_len + extra + 1;
+    if (want <= resp->body_cap)
+        return 0;
+    cap = resp->body_cap ? resp->body_cap : 256;
+    while (cap < want) {
+        if (cap > SIZE_MAX / 2)
+            goto fail;
+        cap *= 2;
+    }
+    p = realloc(resp->body, cap);
+    if (p == NULL)
+        goto fail;
+    resp->body = p;
+    resp->body_cap = cap;
+    return 0;
+fail:
+    resp->failed = 1;
+    return HTTP_ENOMEM;
+}
+
+int http_response_append(http_response *resp, const void *data, size_t len)
+{
+    if (len == 0)
+        return resp->failed ? HTTP_ENOMEM : 0;
+    if (reserve_body(resp, len) != 0)
+        return HTTP_ENOMEM;
+    memcpy(resp->body + resp->body_len, data, len);
+    resp->body_len += len;
+    resp->body[resp->body_len] = '\0';
+    return 0;
+}
+
+int http_response_set_body(http_response *resp, const void *data, size_t len)
+{
+    resp->body_len = 0;
+    return http_response_append(resp, data, len);
+}
+
+int http_response_printf(http_response *resp, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        resp->failed = 1;
+        return HTTP_ENOMEM;
+    }
+    if (reserve_body(resp, (size_t)n) != 0)
+        return HTTP_ENOMEM;
+    va_start(ap, fmt);
+    vsnprintf(resp->body + resp->body_len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    resp->body_len += (size_t)n;
+    return 0;
+}
+
+void http_response_take_body(http_response *resp, char *body, size_t len)
+{
+    free(resp->body);
+    resp->body = body;
+    resp->body_len = body ? len : 0;
+    resp->body_cap = body ? len : 0;
+}
+
+static int has_crlf(const char *s)
+{
+    return strpbrk(s, "\r\n") != NULL;
+}
+
+/* An HTTP token (RFC 9110 tchar). */
+static int is_token(const char *s)
+{
+    const char *p;
+
+    if (s == NULL || *s == '\0')
+        return 0;
+    for (p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("!#$%&'*+-.^_`|~", c) != NULL))
+            return 0;
+    }
+    return 1;
+}
+
+int http_response_set_content_type(http_response *resp, const char *content_type)
+{
+    size_t n = strlen(content_type);
+
+    if (n == 0 || n >= sizeof(resp->content_type) || has_crlf(content_type))
+        return HTTP_EINVAL;
+    memcpy(resp->content_type, content_type, n + 1);
+    return 0;
+}
+
+int http_response_add_header(http_response *resp, const char *name, const char *value)
+{
+    http_header *h;
+
+    if (!is_token(name) || value == NULL || has_crlf(value) ||
+        strcasecmp(name, "Content-Type") == 0 || strcasecmp(name, "Content-Length") == 0)
+        return HTTP_EINVAL;
+    if (resp->nheaders == HTTP_RESPONSE_MAX_HEADERS)
+        return HTTP_EFULL;
+    h = &resp->headers[resp->nheaders];
+    h->name = strdup(name);
+    h->value = strdup(value);
+    if (h->name == NULL || h->value == NULL) {
+        free(h->name);
+        free(h->value);
+        h->name = h->value = NULL;
+        return HTTP_ENOMEM;
+    }
+    resp->nheaders++;
+    return 0;
+}
+
+static void response_init(http_response *resp)
+{
+    memset(resp, 0, sizeof(*resp));
+    resp->status = 200;
+    memcpy(resp->content_type, DEFAULT_CONTENT_TYPE, sizeof(DEFAULT_CONTENT_TYPE));
+}
+
+static void response_free(http_response *resp)
+{
+    size_t i;
+
+    for (i = 0; i < resp->nheaders; i++) {
+        free(resp->headers[i].name);
+        free(resp->headers[i].value);
+    }
+    free(resp->body);
+    memset(resp, 0, sizeof(*resp));
+}
+
+/* ---- request accessors ------------------------------------------------------ */
+
+const char *http_request_header(const http_request *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_request_query(const http_request *req, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* ---- bind address ------------------------------------------------------------ */
+
+static int parse_port(const char *s, int *port)
+{
+    long v = 0;
+    const char *p;
+
+    if (*s == '\0' || strlen(s) > 5)
+        return -1;
+    for (p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    if (v > 65535)
+        return -1;
+    *port = (int)v;
+    return 0;
+}
+
+int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *addr,
+                            socklen_t *len, int *any, char *err, size_t errlen)
+{
+    char host[64];
+    const char *port_str, *colon;
+    size_t hlen;
+    int port, bracketed = 0;
+
+    memset(addr, 0, sizeof(*addr));
+    *any = 0;
+    if (bind_address == NULL || *bind_address == '\0') {
+        set_err(err, errlen, "empty bind address (want host:port, e.g. \":8080\")");
+        return HTTP_EINVAL;
+    }
+    if (bind_address[0] == '[') {
+        const char *close = strchr(bind_address, ']');
+
+        if (close == NULL || close[1] != ':') {
+            set_err(err, errlen, "bind address \"%.80s\": want [ipv6]:port", bind_address);
+            return HTTP_EINVAL;
+        }
+        hlen = (size_t)(close - bind_address - 1);
+        if (hlen == 0 || hlen >= sizeof(host)) {
+            set_err(err, errlen, "bind address \"%.80s\": bad IPv6 address", bind_address);
+            return HTTP_EINVAL;
+        }
+        memcpy(host, bind_address + 1, hlen);
+        host[hlen] = '\0';
+        port_str = close + 2;
+        bracketed = 1;
+    } else {
+        colon = strrchr(bind_address, ':');
+        if (colon == NULL) {
+            set_err(err, errlen, "bind address \"%.80s\": missing port (want host:port, e.g. \":8080\")",
+                    bind_address);
+            return HTTP_EINVAL;
+        }
+        hlen = (size_t)(colon - bind_address);
+        if (hlen >= sizeof(host) || memchr(bind_address, ':', hlen) != NULL) {
+            set_err(err, errlen, "bind address \"%.80s\": IPv6 addresses need brackets, e.g. \"[::1]:8080\"",
+                    bind_address);
+            return HTTP_EINVAL;
+        }
+        memcpy(host, bind_address, hlen);
+        host[hlen] = '\0';
+        port_str = colon + 1;
+    }
+    if (parse_port(port_str, &port) != 0) {
+        set_err(err, errlen, "bind address \"%.80s\": port \"%.16s\" is not a number in 0..65535",
+                bind_address, port_str);
+        return HTTP_EINVAL;
+    }
+
+    if (bracketed) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
+
+        if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1) {
+            set_err(err, errlen, "bind address \"%.80s\": \"%s\" is not an IPv6 address", bind_address,
+                    host);
+            return HTTP_EINVAL;
+        }
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *len = sizeof(*a6);
+    } else if (host[0] == '\0') {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
+
+        a6->sin6_family = AF_INET6;
+        a6->sin6_addr = in6addr_any;
+        a6->sin6_port = htons((uint16_t)port);
+        *len = sizeof(*a6);
+        *any = 1;
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *)addr;
+
+        if (strcmp(host, "localhost") == 0)
+            a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        else if (inet_pton(AF_INET, host, &a4->sin_addr) != 1) {
+            set_err(err, errlen,
+                    "bind address \"%.80s\": host \"%s\" is not an IPv4 address (use [addr] for IPv6; "
+                    "names other than localhost are not resolved)",
+                    bind_address, host);
+            return HTTP_EINVAL;
+        }
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        *len = sizeof(*a4);
+    }
+    return 0;
+}
+
+/* ---- server ------------------------------------------------------------------ */
+
+void http_server_init(http_server *s, const http_server_options *opts)
+{
+    memset(s, 0, sizeof(*s));
+    if (opts)
+        s->opts = *opts;
+    if (s->opts.max_body == 0)
+        s->opts.max_body = DEFAULT_MAX_BODY;
+    if (s->opts.connection_timeout == 0)
+        s->opts.connection_timeout = DEFAULT_TIMEOUT;
+    if (s->opts.max_connections == 0)
+        s->opts.max_connections = DEFAULT_MAX_CONNECTIONS;
+}
+
+int http_server_route(http_server *s, const char *method, const char *path,
+                      http_handler_fn handler, void *ud)
+{
+    http_route *r;
+    size_t i;
+
+    if (!is_token(method) || strlen(method) >= sizeof(r->method) || path == NULL ||
+        path[0] != '/' || strlen(path) >= HTTP_SERVER_MAX_PATH || handler == NULL ||
+        strcmp(method, "HEAD") == 0)
+        return HTTP_EINVAL;
+    for (i = 0; i < s->nroutes; i++)
+        if (strcmp(s->routes[i].method, method) == 0 && strcmp(s->routes[i].path, path) == 0)
+            return HTTP_EINVAL;
+    if (s->nroutes == HTTP_SERVER_MAX_ROUTES)
+        return HTTP_EFULL;
+    r = &s->routes[s->nroutes++];
+    snprintf(r->method, sizeof(r->method), "%s", method);
+    snprintf(r->path, sizeof(r->path), "%s", path);
+    r->handler = handler;
+    r->ud = ud;
+    return 0;
+}
+
+/*
+ * Finds the route for method and path. Returns it, or NULL with *status 404
+ * (no route has this path) or 405 (another method does; allow lists them).
+ */
+static const http_route *match(const http_server *s, const char *method, const char *path,
+                               int *status, char *allow, size_t allowlen)
+{
+    size_t i, used = 0;
+    int path_known = 0;
+    const char *m = strcmp(method, "HEAD") == 0 ? "GET" : method;
+
+    allow[0] = '\0';
+    for (i = 0; i < s->nroutes; i++) {
+        const http_route *r = &s->routes[i];
+
+        if (strcmp(r->path, path) != 0)
+            continue;
+        if (strcmp(r->method, m) == 0)
+            return r;
+        path_known = 1;
+        if (used < allowlen) {
+            int n = snprintf(allow + used, allowlen - used, "%s%s%s", used ? ", " : "", r->method,
+                             strcmp(r->method, "GET") == 0 ? ", HEAD" : "");
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    *status = path_known ? 405 : 404;
+    return NULL;
+}
+
+/* Queues a response built from resp (consumed). Returns MHD's verdict. */
+static enum MHD_Result send_response(struct MHD_Connection *conn, http_response *resp)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ok = MHD_NO;
+    size_t i;
+
+    if (resp->body) {
+        r = MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
+        if (r)
+            resp->body = NULL; /* MHD frees it now */
+    } else {
+        r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    }
+    if (r == NULL)
+        goto done;
+    if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type) != MHD_YES)
+        goto done;
+    for (i = 0; i < resp->nheaders; i++)
+        if (MHD_add_response_header(r, resp->headers[i].name, resp->headers[i].value) != MHD_YES)
+            goto done;
+    ok = MHD_queue_response(conn, (unsigned int)resp->status, r);
+done:
+    if (r)
+        MHD_destroy_response(r);
+    response_free(resp);
+    return ok;
+}
+
+static enum MHD_Result send_status(struct MHD_Connection *conn, int status, const char *allow)
+{
+    http_response resp;
+    const char *text = status == 404   ? "404 page not found\n"
+                       : status == 405 ? "405 method not allowed\n"
+                       : status == 413 ? "413 request body too large\n"
+                                       : "500 internal server error\n";
+
+    response_init(&resp);
+    resp.status = status;
+    http_response_set_body(&resp, text, strlen(text));
+    if (allow && allow[0])
+        http_response_add_header(&resp, "Allow", allow);
+    if (resp.failed) {
+        response_free(&resp);
+        return MHD_NO;
+    }
+    return send_response(conn, &resp);
+}
+
+static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *conn, const char *url,
+                                const char *method, req_ctx *ctx)
+{
+    http_request req;
+    http_response resp;
+    int rc;
+
+    memset(&req, 0, sizeof(req));
+    req.method = method;
+    req.path = url;
+    req.body = ctx->body ? ctx->body : "";
+    req.body_len = ctx->len;
+    req.conn = conn;
+    response_init(&resp);
+    rc = ctx->route->handler(&req, &resp, ctx->route->ud);
+    s->requests++;
+    if (rc < 0 || resp.failed || resp.status < 100 || resp.status > 599) {
+        response_free(&resp);
+        return send_status(conn, 500, NULL);
+    }
+    return send_response(conn, &resp);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    http_server *s = cls;
+    req_ctx *ctx = *con_cls;
+    char allow[128];
+
+    (void)version;
+    if (ctx == NULL) {
+        const char *cl;
+
+        ctx = calloc(1, sizeof(*ctx));
+        if (ctx == NULL)
+            return MHD_NO;
+        *con_cls = ctx;
+        ctx->route = match(s, method, url, &ctx->early_status, allow, sizeof(allow));
+        if (ctx->route == NULL)
+            return send_status(conn, ctx->early_status, allow);
+        cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl) {
+            char *end;
+            unsigned long long n;
+
+            errno = 0;
+            n = strtoull(cl, &end, 10);
+            if (errno != 0 || end == cl || *end != '\0' || n > s->opts.max_body) {
+                ctx->early_status = 413;
+                return send_status(conn, 413, NULL);
+            }
+        }
+        return MHD_YES;
+    }
+    if (ctx->early_status) {
+        /* Answer already queued; drop whatever body still arrives. */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        size_t n = *upload_data_size;
+
+        *upload_data_size = 0;
+        if (ctx->too_large || n > s->opts.max_body - ctx->len) {
+            ctx->too_large = 1;
+            free(ctx->body);
+            ctx->body = NULL;
+            ctx->len = ctx->cap = 0;
+            return MHD_YES;
+        }
+        if (ctx->len + n + 1 > ctx->cap) {
+            size_t cap = ctx->cap ? ctx->cap : 1024;
+            char *p;
+
+            while (cap < ctx->len + n + 1)
+                cap *= 2;
+            p = realloc(ctx->body, cap);
+            if (p == NULL)
+                return MHD_NO;
+            ctx->body = p;
+            ctx->cap = cap;
+        }
+        memcpy(ctx->body + ctx->len, upload_data, n);
+        ctx->len += n;
+        ctx->body[ctx->len] = '\0';
+        return MHD_YES;
+    }
+    if (ctx->too_large)
+        return send_status(conn, 413, NULL);
+    return dispatch(s, conn, url, method, ctx);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    req_ctx *ctx = *con_cls;
+
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (ctx) {
+        free(ctx->body);
+        free(ctx);
+        *con_cls = NULL;
+    }
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    http_server *s = cls;
+    size_t n;
+
+    vsnprintf(s->mhd_log, sizeof(s->mhd_log), fmt, ap);
+    n = strlen(s->mhd_log);
+    while (n > 0 && (s->mhd_log[n - 1] == '\n' || s->mhd_log[n - 1] == '.'))
+        s->mhd_log[--n] = '\0';
+}
+
+static void do_stop(http_server *s)
+{
+    ev_io_stop(s->loop, &s->io);
+    ev_timer_stop(s->loop, &s->timer);
+    MHD_stop_daemon(s->daemon);
+    s->daemon = NULL;
+    s->loop = NULL;
+    s->port = 0;
+    s->stop_pending = 0;
+}
+
+/* Re-arms the timer for MHD's next deadline (connection timeouts, pending work). */
+static void rearm(http_server *s)
+{
+    MHD_UNSIGNED_LONG_LONG ms;
+
+    ev_timer_stop(s->loop, &s->timer);
+    if (MHD_get_timeout(s->daemon, &ms) == MHD_YES) {
+        ev_timer_set(&s->timer, (double)ms / 1000.0, 0.);
+        ev_timer_start(s->loop, &s->timer);
+    }
+}
+
+static void run_mhd(http_server *s)
+{
+    s->running_mhd++;
+    MHD_run(s->daemon);
+    s->running_mhd--;
+    if (s->stop_pending) {
+        do_stop(s);
+        return;
+    }
+    rearm(s);
+}
+
+static void on_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    run_mhd(w->data);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    run_mhd(w->data);
+}
+
+static struct MHD_Daemon *start_daemon(http_server *s, unsigned int flags,
+                                       const struct sockaddr_storage *addr)
+{
+    s->mhd_log[0] = '\0';
+    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->opts.connection_timeout,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)s->opts.max_connections,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+                            MHD_OPTION_END);
+}
+
+int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_address, char *err,
+                      size_t errlen)
+{
+    struct sockaddr_storage addr;
+    socklen_t len;
+    const union MHD_DaemonInfo *info;
+    unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    int any, rc;
+
+    if (s->daemon) {
+        set_err(err, errlen, "server already started");
+        return HTTP_ESTATE;
+    }
+    rc = http_parse_bind_address(bind_address, &addr, &len, &any, err, errlen);
+    if (rc != 0)
+        return rc;
+    if (any) {
+        /* Both families on one socket; IPv4 alone where IPv6 is unavailable. */
+        s->daemon = start_daemon(s, flags | MHD_USE_DUAL_STACK, &addr);
+        if (s->daemon == NULL) {
+            struct sockaddr_in *a4 = (struct sockaddr_in *)&addr;
+            uint16_t port = ((struct sockaddr_in6 *)&addr)->sin6_port;
+
+            memset(&addr, 0, sizeof(addr));
+            a4->sin_family = AF_INET;
+            a4->sin_addr.s_addr = htonl(INADDR_ANY);
+            a4->sin_port = port;
+            s->daemon = start_daemon(s, flags, &addr);
+        }
+    } else {
+        s->daemon = start_daemon(s, flags | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), &addr);
+    }
+    if (s->daemon == NULL) {
+        set_err(err, errlen, "cannot listen on %s: %s", bind_address,
+                s->mhd_log[0] ? s->mhd_log : "libmicrohttpd failed to start");
+        rc = HTTP_ELISTEN;
+        goto fail;
+    }
+    info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    if (info == NULL || info->epoll_fd < 0) {
+        set_err(err, errlen, "libmicrohttpd has no epoll descriptor");
+        rc = HTTP_ELISTEN;
+        goto fail;
+    }
+    s->loop = loop;
+    ev_io_init(&s->io, on_io, info->epoll_fd, EV_READ);
+    s->io.data = s;
+    ev_init(&s->timer, on_timer);
+    s->timer.data = s;
+    info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : 0;
+    s->requests = 0;
+    s->stop_pending = 0;
+    ev_io_start(loop, &s->io);
+    rearm(s);
+    return 0;
+fail:
+    if (s->daemon)
+        MHD_stop_daemon(s->daemon);
+    s->daemon = NULL;
+    s->loop = NULL;
+    return rc;
+}
+
+int http_server_port(const http_server *s)
+{
+    return s->daemon ? s->port : 0;
+}
+
+void http_server_stop(http_server *s)
+{
+    if (s->daemon == NULL)
+        return;
+    if (s->running_mhd > 0) {
+        s->stop_pending = 1;
+        return;
+    }
+    do_stop(s);
+}

@@ -1,0 +1,196 @@
+/*
+ * httpserver/httpserver.h - a small HTTP server (libmicrohttpd) running
+ * inside the caller's libev loop.
+ *
+ * The controller is one thread around one libev loop; the server must not
+ * add threads of its own. libmicrohttpd is therefore started without any
+ * internal thread in epoll mode: its epoll descriptor is watched by an ev_io
+ * and its timeout (idle connections) by an ev_timer re-armed after every
+ * MHD_run(). Handlers run on the loop, between other watchers, and may read
+ * the controller's state without locks.
+ *
+ * Routes are exact paths with one method each ("GET /metrics"). A GET route
+ * also answers HEAD (same status and headers, no body). An unknown path gets
+ * 404, a known path with another method gets 405 with an Allow header.
+ * Request bodies (for POST routes such as admission webhooks) are collected
+ * up to a limit before the handler runs; larger ones get 413.
+ *
+ * TLS is not implemented yet; http_server_options is the place where the
+ * certificate and key (PEM in memory, for MHD_USE_TLS) will go.
+ */
+#ifndef HTTPSERVER_HTTPSERVER_H
+#define HTTPSERVER_HTTPSERVER_H
+
+#include <ev.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+enum {
+    HTTP_OK = 0,
+    HTTP_EINVAL = -1,  /* bad argument: address, route, header */
+    HTTP_ENOMEM = -2,  /* allocation failed */
+    HTTP_ELISTEN = -3, /* the daemon could not start (address in use, ...) */
+    HTTP_EFULL = -4,   /* no room for another route or header */
+    HTTP_ESTATE = -5   /* wrong state: already started, not started */
+};
+
+#define HTTP_SERVER_MAX_ROUTES 16       /* routes per server */
+#define HTTP_SERVER_MAX_PATH 128        /* bytes of a route path, with the NUL */
+#define HTTP_RESPONSE_MAX_HEADERS 8     /* extra response headers per response */
+
+/* What a handler sees of a request. Valid only while the handler runs. */
+typedef struct http_request {
+    const char *method;  /* as received: "GET", "HEAD", "POST", ... */
+    const char *path;    /* the path, percent-decoded, without the query string */
+    const char *body;    /* request body (NUL-terminated copy), "" when none */
+    size_t body_len;     /* bytes in body, not counting the NUL */
+    void *conn;          /* the underlying MHD connection; use the accessors below */
+} http_request;
+
+/* One extra response header. */
+typedef struct http_header {
+    char *name;  /* owned */
+    char *value; /* owned */
+} http_header;
+
+/*
+ * What a handler fills in. The server prepares it (status 200, content type
+ * "text/plain; charset=utf-8", empty body), calls the handler, then sends
+ * it and frees everything the response owns.
+ */
+typedef struct http_response {
+    int status;               /* HTTP status code, 100..599 */
+    char content_type[128];   /* Content-Type value */
+    char *body;               /* owned by the response (malloc); NULL means empty */
+    size_t body_len;          /* bytes in body */
+    size_t body_cap;          /* bytes allocated for body */
+    http_header headers[HTTP_RESPONSE_MAX_HEADERS]; /* extra headers */
+    size_t nheaders;          /* headers in use */
+    int failed;               /* an append ran out of memory: the server answers 500 */
+} http_response;
+
+/*
+ * A route handler. Fill resp and return 0; a negative return discards resp
+ * and sends 500, so handlers can bail out on internal errors without
+ * building an error page. Handlers may call http_server_stop() (the stop
+ * happens as soon as libmicrohttpd returns to the server, so this response
+ * may not reach the client) but must not free or reuse the server.
+ */
+typedef int (*http_handler_fn)(const http_request *req, http_response *resp, void *ud);
+
+/* Settings fixed at http_server_init(). Zero fields take defaults. */
+typedef struct http_server_options {
+    size_t max_body;               /* request body limit in bytes (default 1 MiB) */
+    unsigned connection_timeout;   /* idle connection timeout in seconds (default 30) */
+    unsigned max_connections;      /* concurrent connections (default 64) */
+} http_server_options;
+
+/* A registered route. */
+typedef struct http_route {
+    char method[16];                 /* "GET", "POST", ... */
+    char path[HTTP_SERVER_MAX_PATH]; /* exact path, starting with '/' */
+    http_handler_fn handler;         /* called for matching requests */
+    void *ud;                        /* handler's argument */
+} http_route;
+
+/* The server. Caller-allocated; fields are private to httpserver.c. */
+typedef struct http_server {
+    http_server_options opts;                 /* settings, defaults applied */
+    http_route routes[HTTP_SERVER_MAX_ROUTES]; /* registered routes */
+    size_t nroutes;                           /* routes in use */
+    struct ev_loop *loop;                     /* borrowed; set while started */
+    struct MHD_Daemon *daemon;                /* owned; NULL when stopped */
+    ev_io io;                                 /* MHD's epoll descriptor */
+    ev_timer timer;                           /* MHD's next timeout */
+    int port;                                 /* bound port, 0 when stopped */
+    int running_mhd;                          /* > 0 while inside MHD_run() */
+    int stop_pending;                         /* stop requested from inside MHD_run() */
+    unsigned long requests;                   /* requests answered since start */
+    char mhd_log[256];                        /* last message libmicrohttpd logged */
+} http_server;
+
+/* ---- response helpers (for handlers) ------------------------------------ */
+
+/* Replaces the body with a copy of len bytes. Returns 0 or HTTP_ENOMEM. */
+int http_response_set_body(http_response *resp, const void *data, size_t len);
+
+/* Appends len bytes to the body. Returns 0 or HTTP_ENOMEM. */
+int http_response_append(http_response *resp, const void *data, size_t len);
+
+/* Appends printf-formatted text to the body. Returns 0 or HTTP_ENOMEM. */
+int http_response_printf(http_response *resp, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Makes body (malloc'd, len bytes) the response body without copying; the
+ * response owns it from now on, even when this is called twice. Lets
+ * /metrics hand over a rendered buffer of any size.
+ */
+void http_response_take_body(http_response *resp, char *body, size_t len);
+
+/* Sets the Content-Type. Returns 0, or HTTP_EINVAL when too long or containing CR/LF. */
+int http_response_set_content_type(http_response *resp, const char *content_type);
+
+/*
+ * Adds a response header (copied). Names must be tokens and values free of
+ * CR/LF, so handler input cannot split the response. Returns 0,
+ * HTTP_EINVAL, HTTP_EFULL or HTTP_ENOMEM.
+ */
+int http_response_add_header(http_response *resp, const char *name, const char *value);
+
+/* ---- request accessors ------------------------------------------------ */
+
+/* Value of a request header (case-insensitive name), or NULL. Borrowed: valid during the handler. */
+const char *http_request_header(const http_request *req, const char *name);
+
+/* Value of a query-string argument, or NULL. Borrowed: valid during the handler. */
+const char *http_request_query(const http_request *req, const char *key);
+
+/* ---- server ------------------------------------------------------------ */
+
+/*
+ * Parses a Go-style bind address: ":8080" (every interface), "127.0.0.1:0",
+ * "[::1]:9000", "localhost:8081". The host must be a numeric IPv4 or IPv6
+ * address or "localhost" (no DNS lookups on the event loop); the port
+ * 0..65535 (0 asks the kernel for a free one). On success fills addr/len and
+ * sets *any when no host was given. Returns 0 or HTTP_EINVAL with err
+ * explaining.
+ */
+int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *addr,
+                            socklen_t *len, int *any, char *err, size_t errlen);
+
+/* Prepares a stopped server with no routes. opts may be NULL (defaults). */
+void http_server_init(http_server *s, const http_server_options *opts);
+
+/*
+ * Registers handler for requests with this method and exact path. A route
+ * for GET also serves HEAD. Routes may be added before or after start.
+ * Returns 0, HTTP_EINVAL (method not a token, path not starting with '/',
+ * too long, or the same method and path twice) or HTTP_EFULL.
+ */
+int http_server_route(http_server *s, const char *method, const char *path,
+                      http_handler_fn handler, void *ud);
+
+/*
+ * Starts listening on bind_address and serving from loop. ":port" binds
+ * every IPv6 and IPv4 address (IPv4 only when the host has no IPv6).
+ * Returns 0; HTTP_EINVAL for an unparsable address, HTTP_ELISTEN when the
+ * socket cannot be bound (err says why, e.g. address in use) or
+ * HTTP_ESTATE when already started. A stopped server may be started again.
+ */
+int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_address, char *err,
+                      size_t errlen);
+
+/* The port actually bound (useful after ":0"), or 0 when stopped. */
+int http_server_port(const http_server *s);
+
+/*
+ * Closes the listening socket and every connection and detaches from the
+ * loop. Safe from any loop callback, including a signal watcher and a route
+ * handler (then the close happens as soon as libmicrohttpd returns, and the
+ * handler's response may be lost). Does nothing when stopped. Routes stay
+ * registered for a later start.
+ */
+void http_server_stop(http_server *s);
+
+#endif

@@ -1,0 +1,822 @@
+/*
+ * metrics/metrics.c - Prometheus text exposition writer and registry.
+ */
+#include "metrics/metrics.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One label set of an owned family: one allocation holding the struct, the bucket counts and the values. */
+struct metrics_child {
+    metrics_family *family;            /* owner, for type checks */
+    uint32_t hash;                     /* hash of the label values */
+    double value;                      /* counter or gauge value; histogram sum */
+    uint64_t count;                    /* histogram observations */
+    uint64_t *buckets;                 /* histogram per-bucket (not cumulative) counts, nbuckets */
+    char *values[METRICS_MAX_LABELS];  /* label values, in the family's label order */
+};
+
+/* Passed to collectors: where their samples go. */
+struct metrics_emitter {
+    metrics_family *family; /* family being rendered */
+    metrics_buf *out;       /* destination */
+    int rc;                 /* first failure of an emit, 0 if none */
+};
+
+const double metrics_default_buckets[METRICS_DEFAULT_NBUCKETS] = {
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+};
+
+/* ---- buffer ------------------------------------------------------------ */
+
+void metrics_buf_init(metrics_buf *b)
+{
+    memset(b, 0, sizeof(*b));
+}
+
+void metrics_buf_free(metrics_buf *b)
+{
+    free(b->data);
+    metrics_buf_init(b);
+}
+
+int metrics_buf_append(metrics_buf *b, const char *data, size_t len)
+{
+    if (b->failed)
+        return METRICS_ENOMEM;
+    if (len == 0)
+        return 0;
+    if (len >= b->cap - b->len || b->data == NULL) {
+        size_t want = b->len + len + 1;
+        size_t cap = b->cap ? b->cap : 256;
+        char *p;
+
+        if (want < b->len) /* overflow */
+            goto fail;
+        while (cap < want) {
+            if (cap > ((size_t)-1) / 2)
+                goto fail;
+            cap *= 2;
+        }
+        p = realloc(b->data, cap);
+        if (p == NULL)
+            goto fail;
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return 0;
+fail:
+    b->failed = 1;
+    return METRICS_ENOMEM;
+}
+
+static int append_str(metrics_buf *b, const char *s)
+{
+    return metrics_buf_append(b, s, strlen(s));
+}
+
+char *metrics_buf_take(metrics_buf *b, size_t *len)
+{
+    char *p = b->data;
+
+    *len = p ? b->len : 0;
+    metrics_buf_init(b);
+    return p;
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+int metrics_format_value(double v, char *out, size_t outlen)
+{
+    int n, prec;
+
+    if (outlen == 0)
+        return METRICS_EINVAL;
+    if (isnan(v))
+        n = snprintf(out, outlen, "NaN");
+    else if (isinf(v))
+        n = snprintf(out, outlen, "%s", v > 0 ? "+Inf" : "-Inf");
+    else if (v == 0)
+        n = snprintf(out, outlen, "0"); /* also -0 */
+    else if (v == trunc(v) && fabs(v) < 1e15)
+        n = snprintf(out, outlen, "%.0f", v);
+    else {
+        n = -1;
+        for (prec = 15; prec <= 17; prec++) {
+            n = snprintf(out, outlen, "%.*g", prec, v);
+            if (n < 0 || (size_t)n >= outlen || strtod(out, NULL) == v)
+                break;
+        }
+    }
+    if (n < 0 || (size_t)n >= outlen)
+        return METRICS_EINVAL;
+    return n;
+}
+
+static int is_alpha_(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+int metrics_valid_name(const char *name)
+{
+    const char *p;
+
+    if (name == NULL || name[0] == '\0' || !(is_alpha_((unsigned char)name[0]) || name[0] == ':'))
+        return 0;
+    for (p = name + 1; *p; p++)
+        if (!(is_alpha_((unsigned char)*p) || is_digit((unsigned char)*p) || *p == ':'))
+            return 0;
+    return 1;
+}
+
+int metrics_valid_label_name(const char *name)
+{
+    const char *p;
+
+    if (name == NULL || name[0] == '\0' || !is_alpha_((unsigned char)name[0]))
+        return 0;
+    if (name[0] == '_' && name[1] == '_')
+        return 0;
+    for (p = name + 1; *p; p++)
+        if (!(is_alpha_((unsigned char)*p) || is_digit((unsigned char)*p)))
+            return 0;
+    return 1;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when the
+ * bytes there are not one (overlong forms, surrogates and code points above
+ * U+10FFFF included).
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len, i;
+    uint32_t cp;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        len = 2;
+        cp = s[0] & 0x1F;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        cp = s[0] & 0x0F;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        cp = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+/*
+ * Appends s escaped for a label value (quote set: \\, \", \n) or for help
+ * text (\\ and \n only), replacing invalid UTF-8 with U+FFFD.
+ */
+static int append_escaped(metrics_buf *b, const char *s, int quote)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0, run = 0, len;
+
+    while (i < n) {
+        const char *esc = NULL;
+
+        if (p[i] == '\\')
+            esc = "\\\\";
+        else if (p[i] == '\n')
+            esc = "\\n";
+        else if (quote && p[i] == '"')
+            esc = "\\\"";
+        if (esc) {
+            metrics_buf_append(b, s + run, i - run);
+            append_str(b, esc);
+            run = ++i;
+            continue;
+        }
+        len = utf8_seq(p + i, n - i);
+        if (len == 0) {
+            metrics_buf_append(b, s + run, i - run);
+            append_str(b, "\xEF\xBF\xBD");
+            run = ++i;
+            continue;
+        }
+        i += len;
+    }
+    return metrics_buf_append(b, s + run, i - run);
+}
+
+static const char *type_name(metrics_type t)
+{
+    switch (t) {
+    case METRICS_COUNTER:
+        return "counter";
+    case METRICS_GAUGE:
+        return "gauge";
+    case METRICS_HISTOGRAM:
+        return "histogram";
+    }
+    return "untyped";
+}
+
+int metrics_write_header(metrics_buf *b, const char *name, const char *help, metrics_type type)
+{
+    if (!metrics_valid_name(name))
+        return METRICS_EINVAL;
+    append_str(b, "# HELP ");
+    append_str(b, name);
+    append_str(b, " ");
+    append_escaped(b, help ? help : "", 0);
+    append_str(b, "\n# TYPE ");
+    append_str(b, name);
+    append_str(b, " ");
+    append_str(b, type_name(type));
+    return append_str(b, "\n");
+}
+
+int metrics_write_sample(metrics_buf *b, const char *name, const char *suffix,
+                         const char *const *label_names, const char *const *label_values,
+                         size_t nlabels, const double *le, double value)
+{
+    char num[32];
+    size_t i;
+    int first = 1;
+
+    append_str(b, name);
+    if (suffix)
+        append_str(b, suffix);
+    for (i = 0; i < nlabels; i++) {
+        if (label_values[i] == NULL)
+            continue;
+        append_str(b, first ? "{" : ",");
+        first = 0;
+        append_str(b, label_names[i]);
+        append_str(b, "=\"");
+        append_escaped(b, label_values[i], 1);
+        append_str(b, "\"");
+    }
+    if (le) {
+        metrics_format_value(*le, num, sizeof(num));
+        append_str(b, first ? "{le=\"" : ",le=\"");
+        append_str(b, num);
+        append_str(b, "\"");
+        first = 0;
+    }
+    if (!first)
+        append_str(b, "}");
+    metrics_format_value(value, num, sizeof(num));
+    append_str(b, " ");
+    append_str(b, num);
+    return append_str(b, "\n");
+}
+
+/*
+ * Writes the _bucket, _sum and _count lines of one histogram label set.
+ * counts has nbuckets entries, cumulative or per bucket as said; NULL means
+ * all zero (a histogram nothing was observed in yet).
+ */
+static int write_histogram(metrics_buf *b, const metrics_family *f, const char *const *values,
+                           const uint64_t *counts, int cumulative, uint64_t count, double sum)
+{
+    uint64_t cum = 0;
+    double inf = INFINITY;
+    size_t i;
+
+    for (i = 0; i < f->nbuckets; i++) {
+        if (counts)
+            cum = cumulative ? counts[i] : cum + counts[i];
+        metrics_write_sample(b, f->name, "_bucket", (const char *const *)f->labels, values,
+                             f->nlabels, &f->buckets[i], (double)cum);
+    }
+    metrics_write_sample(b, f->name, "_bucket", (const char *const *)f->labels, values, f->nlabels,
+                         &inf, (double)count);
+    metrics_write_sample(b, f->name, "_sum", (const char *const *)f->labels, values, f->nlabels,
+                         NULL, sum);
+    return metrics_write_sample(b, f->name, "_count", (const char *const *)f->labels, values,
+                                f->nlabels, NULL, (double)count);
+}
+
+/* ---- registry ------------------------------------------------------------ */
+
+static void set_err(metrics_registry *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_err(metrics_registry *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof(r->err), fmt, ap);
+    va_end(ap);
+}
+
+void metrics_registry_init(metrics_registry *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+static void family_free(metrics_family *f)
+{
+    size_t i;
+
+    for (i = 0; i < f->nchildren; i++)
+        free(f->children[i]);
+    free(f->children);
+    free(f->index);
+    for (i = 0; i < f->nlabels; i++)
+        free(f->labels[i]);
+    free(f->buckets);
+    free(f->help);
+    free(f->name);
+    memset(f, 0, sizeof(*f));
+}
+
+void metrics_registry_free(metrics_registry *r)
+{
+    metrics_family *f = r->head, *next;
+
+    while (f) {
+        next = f->next;
+        family_free(f);
+        f = next;
+    }
+    metrics_registry_init(r);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *d)
+{
+    metrics_family *it;
+    size_t i, n = 0;
+    int rc = METRICS_EINVAL;
+
+    for (it = r->head; it; it = it->next) {
+        if (it == f) {
+            set_err(r, "%s: this family is already registered", f->name);
+            return METRICS_EEXIST;
+        }
+    }
+    if (d == NULL || !metrics_valid_name(d->name)) {
+        set_err(r, "invalid metric name \"%s\"", d && d->name ? d->name : "(null)");
+        return METRICS_EINVAL;
+    }
+    if (d->type != METRICS_COUNTER && d->type != METRICS_GAUGE && d->type != METRICS_HISTOGRAM) {
+        set_err(r, "%s: unknown metric type", d->name);
+        return METRICS_EINVAL;
+    }
+    for (it = r->head; it; it = it->next) {
+        if (strcmp(it->name, d->name) == 0) {
+            set_err(r, "%s: already registered", d->name);
+            return METRICS_EEXIST;
+        }
+    }
+    while (d->labels && d->labels[n]) {
+        if (n == METRICS_MAX_LABELS) {
+            set_err(r, "%s: more than %d labels", d->name, METRICS_MAX_LABELS);
+            return METRICS_EINVAL;
+        }
+        if (!metrics_valid_label_name(d->labels[n]) ||
+            (d->type == METRICS_HISTOGRAM && strcmp(d->labels[n], "le") == 0)) {
+            set_err(r, "%s: invalid label name \"%s\"", d->name, d->labels[n]);
+            return METRICS_EINVAL;
+        }
+        for (i = 0; i < n; i++) {
+            if (strcmp(d->labels[i], d->labels[n]) == 0) {
+                set_err(r, "%s: duplicate label name \"%s\"", d->name, d->labels[n]);
+                return METRICS_EINVAL;
+            }
+        }
+        n++;
+    }
+    if (d->type == METRICS_HISTOGRAM) {
+        if (d->nbuckets > 0 && d->buckets == NULL) {
+            set_err(r, "%s: bucket bounds missing", d->name);
+            return METRICS_EINVAL;
+        }
+        for (i = 0; i < d->nbuckets; i++) {
+            if (!isfinite(d->buckets[i]) || (i > 0 && !(d->buckets[i] > d->buckets[i - 1]))) {
+                set_err(r, "%s: bucket bounds must be finite and strictly increasing", d->name);
+                return METRICS_EINVAL;
+            }
+        }
+    }
+
+    rc = METRICS_ENOMEM;
+    memset(f, 0, sizeof(*f));
+    f->type = d->type;
+    f->collect = d->collect;
+    f->collect_ud = d->collect_ud;
+    f->name = dup_str(d->name);
+    f->help = dup_str(d->help ? d->help : "");
+    if (f->name == NULL || f->help == NULL)
+        goto fail;
+    for (i = 0; i < n; i++) {
+        f->labels[i] = dup_str(d->labels[i]);
+        if (f->labels[i] == NULL)
+            goto fail;
+        f->nlabels++;
+    }
+    if (d->type == METRICS_HISTOGRAM && d->nbuckets > 0) {
+        f->buckets = malloc(d->nbuckets * sizeof(double));
+        if (f->buckets == NULL)
+            goto fail;
+        memcpy(f->buckets, d->buckets, d->nbuckets * sizeof(double));
+        f->nbuckets = d->nbuckets;
+    }
+    f->reg = r;
+    if (r->tail)
+        r->tail->next = f;
+    else
+        r->head = f;
+    r->tail = f;
+    return 0;
+fail:
+    set_err(r, "%s: out of memory", d->name);
+    family_free(f);
+    return rc;
+}
+
+static uint32_t hash_values(const metrics_family *f, const char *const *values)
+{
+    uint32_t h = 2166136261u;
+    size_t i;
+    const unsigned char *p;
+
+    for (i = 0; i < f->nlabels; i++) {
+        for (p = (const unsigned char *)values[i]; *p; p++) {
+            h ^= *p;
+            h *= 16777619u;
+        }
+        h ^= 0xff; /* separator: ("a","bc") and ("ab","c") differ */
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static int same_values(const metrics_family *f, const metrics_child *c, const char *const *values)
+{
+    size_t i;
+
+    for (i = 0; i < f->nlabels; i++)
+        if (strcmp(c->values[i], values[i]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Rebuilds the index with `size` slots (a power of two larger than nchildren). */
+static int rebuild_index(metrics_family *f, size_t size)
+{
+    uint32_t *idx = calloc(size, sizeof(uint32_t));
+    size_t i, slot;
+
+    if (idx == NULL)
+        return METRICS_ENOMEM;
+    for (i = 0; i < f->nchildren; i++) {
+        slot = f->children[i]->hash & (size - 1);
+        while (idx[slot])
+            slot = (slot + 1) & (size - 1);
+        idx[slot] = (uint32_t)(i + 1);
+    }
+    free(f->index);
+    f->index = idx;
+    f->index_size = size;
+    return 0;
+}
+
+/* Position of the child with these values, or -1. */
+static long find_child(const metrics_family *f, const char *const *values, uint32_t h)
+{
+    size_t slot;
+
+    if (f->index_size == 0)
+        return -1;
+    slot = h & (f->index_size - 1);
+    while (f->index[slot]) {
+        const metrics_child *c = f->children[f->index[slot] - 1];
+
+        if (c->hash == h && same_values(f, c, values))
+            return (long)f->index[slot] - 1;
+        slot = (slot + 1) & (f->index_size - 1);
+    }
+    return -1;
+}
+
+static int values_ok(const metrics_family *f, const char *const *values)
+{
+    size_t i;
+
+    if (f->nlabels > 0 && values == NULL)
+        return 0;
+    for (i = 0; i < f->nlabels; i++)
+        if (values[i] == NULL)
+            return 0;
+    return 1;
+}
+
+metrics_child *metrics_child_get(metrics_family *f, const char *const *values)
+{
+    metrics_child *c = NULL;
+    uint32_t h;
+    long pos;
+    size_t i, size, need, off, lens[METRICS_MAX_LABELS];
+    char *p;
+
+    if (f == NULL || f->collect != NULL || f->name == NULL || !values_ok(f, values))
+        return NULL;
+    h = hash_values(f, values);
+    pos = find_child(f, values, h);
+    if (pos >= 0)
+        return f->children[pos];
+    if (f->nchildren >= UINT32_MAX - 1)
+        return NULL;
+
+    /* One allocation: struct, bucket counts, then the NUL-terminated values. */
+    off = sizeof(metrics_child) + f->nbuckets * sizeof(uint64_t);
+    need = off;
+    for (i = 0; i < f->nlabels; i++) {
+        lens[i] = strlen(values[i]) + 1;
+        need += lens[i];
+    }
+    c = calloc(1, need);
+    if (c == NULL)
+        goto fail;
+    c->family = f;
+    c->hash = h;
+    c->buckets = f->nbuckets ? (uint64_t *)(void *)(c + 1) : NULL;
+    p = (char *)c + off;
+    for (i = 0; i < f->nlabels; i++) {
+        memcpy(p, values[i], lens[i]);
+        c->values[i] = p;
+        p += lens[i];
+    }
+    if (f->nchildren == f->cchildren) {
+        size_t cap = f->cchildren ? f->cchildren * 2 : 8;
+        metrics_child **arr = realloc(f->children, cap * sizeof(*arr));
+
+        if (arr == NULL)
+            goto fail;
+        f->children = arr;
+        f->cchildren = cap;
+    }
+    f->children[f->nchildren++] = c;
+    /* Keep the table at most half full. */
+    size = f->index_size ? f->index_size : 16;
+    while (size < 2 * f->nchildren)
+        size *= 2;
+    if (size != f->index_size) {
+        if (rebuild_index(f, size) != 0) {
+            f->nchildren--;
+            goto fail;
+        }
+    } else {
+        size_t slot = h & (size - 1);
+
+        while (f->index[slot])
+            slot = (slot + 1) & (size - 1);
+        f->index[slot] = (uint32_t)f->nchildren;
+    }
+    return c;
+fail:
+    free(c);
+    return NULL;
+}
+
+int metrics_child_remove(metrics_family *f, const char *const *values)
+{
+    long pos;
+
+    if (f == NULL || f->collect != NULL || !values_ok(f, values))
+        return METRICS_EINVAL;
+    pos = find_child(f, values, hash_values(f, values));
+    if (pos < 0)
+        return METRICS_EINVAL;
+    free(f->children[pos]);
+    memmove(&f->children[pos], &f->children[pos + 1],
+            (f->nchildren - (size_t)pos - 1) * sizeof(f->children[0]));
+    f->nchildren--;
+    /* Positions shifted: rebuild in place (same size, cannot need more room). */
+    memset(f->index, 0, f->index_size * sizeof(uint32_t));
+    {
+        size_t i, slot;
+
+        for (i = 0; i < f->nchildren; i++) {
+            slot = f->children[i]->hash & (f->index_size - 1);
+            while (f->index[slot])
+                slot = (slot + 1) & (f->index_size - 1);
+            f->index[slot] = (uint32_t)(i + 1);
+        }
+    }
+    return 0;
+}
+
+int metrics_child_add(metrics_child *c, double delta)
+{
+    if (c == NULL || c->family->type != METRICS_COUNTER || !(delta >= 0) || isinf(delta))
+        return METRICS_EINVAL;
+    c->value += delta;
+    return 0;
+}
+
+int metrics_child_set(metrics_child *c, double v)
+{
+    if (c == NULL || c->family->type != METRICS_GAUGE)
+        return METRICS_EINVAL;
+    c->value = v;
+    return 0;
+}
+
+int metrics_child_gauge_add(metrics_child *c, double delta)
+{
+    if (c == NULL || c->family->type != METRICS_GAUGE)
+        return METRICS_EINVAL;
+    c->value += delta;
+    return 0;
+}
+
+int metrics_child_observe(metrics_child *c, double v)
+{
+    const metrics_family *f;
+    size_t i;
+
+    if (c == NULL || c->family->type != METRICS_HISTOGRAM || isnan(v))
+        return METRICS_EINVAL;
+    f = c->family;
+    for (i = 0; i < f->nbuckets; i++) {
+        if (v <= f->buckets[i]) {
+            c->buckets[i]++;
+            break;
+        }
+    }
+    c->count++;
+    c->value += v;
+    return 0;
+}
+
+double metrics_child_value(const metrics_child *c)
+{
+    return c->value;
+}
+
+uint64_t metrics_child_count(const metrics_child *c)
+{
+    return c->family->type == METRICS_HISTOGRAM ? c->count : 0;
+}
+
+int metrics_counter_add(metrics_family *f, const char *const *values, double delta)
+{
+    metrics_child *c;
+
+    if (f == NULL || f->type != METRICS_COUNTER || f->collect || !values_ok(f, values))
+        return METRICS_EINVAL;
+    c = metrics_child_get(f, values);
+    return c ? metrics_child_add(c, delta) : METRICS_ENOMEM;
+}
+
+int metrics_gauge_set(metrics_family *f, const char *const *values, double v)
+{
+    metrics_child *c;
+
+    if (f == NULL || f->type != METRICS_GAUGE || f->collect || !values_ok(f, values))
+        return METRICS_EINVAL;
+    c = metrics_child_get(f, values);
+    return c ? metrics_child_set(c, v) : METRICS_ENOMEM;
+}
+
+int metrics_histogram_observe(metrics_family *f, const char *const *values, double v)
+{
+    metrics_child *c;
+
+    if (f == NULL || f->type != METRICS_HISTOGRAM || f->collect || !values_ok(f, values) || isnan(v))
+        return METRICS_EINVAL;
+    c = metrics_child_get(f, values);
+    return c ? metrics_child_observe(c, v) : METRICS_ENOMEM;
+}
+
+int metrics_emit(metrics_emitter *e, const char *const *values, double value)
+{
+    const metrics_family *f = e->family;
+    int rc;
+
+    if (f->type == METRICS_HISTOGRAM || !values_ok(f, values))
+        rc = METRICS_EINVAL;
+    else
+        rc = metrics_write_sample(e->out, f->name, NULL, (const char *const *)f->labels, values,
+                                  f->nlabels, NULL, value);
+    if (rc != 0 && e->rc == 0)
+        e->rc = rc;
+    return rc;
+}
+
+int metrics_emit_histogram(metrics_emitter *e, const char *const *values,
+                           const uint64_t *cumulative, uint64_t count, double sum)
+{
+    const metrics_family *f = e->family;
+    size_t i;
+    int rc = METRICS_EINVAL;
+
+    if (f->type != METRICS_HISTOGRAM || !values_ok(f, values) ||
+        (f->nbuckets > 0 && cumulative == NULL))
+        goto fail;
+    for (i = 0; i < f->nbuckets; i++)
+        if ((i > 0 && cumulative[i] < cumulative[i - 1]) || cumulative[i] > count)
+            goto fail;
+    rc = write_histogram(e->out, f, values, cumulative, 1, count, sum);
+    if (rc != 0)
+        goto fail;
+    return 0;
+fail:
+    if (e->rc == 0)
+        e->rc = rc;
+    return rc;
+}
+
+static int render_owned(metrics_buf *out, const metrics_family *f)
+{
+    size_t i;
+    metrics_child *c;
+
+    if (f->nchildren == 0 && f->nlabels == 0) {
+        if (f->type == METRICS_HISTOGRAM)
+            return write_histogram(out, f, NULL, NULL, 1, 0, 0);
+        return metrics_write_sample(out, f->name, NULL, NULL, NULL, 0, NULL, 0);
+    }
+    for (i = 0; i < f->nchildren; i++) {
+        c = f->children[i];
+        if (f->type == METRICS_HISTOGRAM)
+            write_histogram(out, f, (const char *const *)c->values, c->buckets, 0, c->count,
+                            c->value);
+        else
+            metrics_write_sample(out, f->name, NULL, (const char *const *)f->labels,
+                                 (const char *const *)c->values, f->nlabels, NULL, c->value);
+    }
+    return out->failed ? METRICS_ENOMEM : 0;
+}
+
+int metrics_registry_render(metrics_registry *r, metrics_buf *out)
+{
+    metrics_family *f;
+    metrics_emitter e;
+    int rc;
+
+    for (f = r->head; f; f = f->next) {
+        rc = metrics_write_header(out, f->name, f->help, f->type);
+        if (rc != 0)
+            goto fail;
+        if (f->collect) {
+            e.family = f;
+            e.out = out;
+            e.rc = 0;
+            rc = f->collect(&e, f->collect_ud);
+            if (rc < 0 || e.rc == METRICS_EINVAL) {
+                rc = METRICS_ECALLBACK;
+                goto fail;
+            }
+            if (e.rc != 0) {
+                rc = e.rc;
+                goto fail;
+            }
+        } else {
+            rc = render_owned(out, f);
+            if (rc != 0)
+                goto fail;
+        }
+    }
+    return out->failed ? METRICS_ENOMEM : 0;
+fail:
+    if (rc == METRICS_ENOMEM || out->failed) {
+        set_err(r, "%s: out of memory while rendering", f->name);
+        return METRICS_ENOMEM;
+    }
+    set_err(r, "%s: collector failed", f->name);
+    return METRICS_ECALLBACK;
+}

@@ -1,0 +1,271 @@
+/*
+ * metrics/metrics.h - Prometheus text exposition format (version 0.0.4):
+ * a small writer for families and samples, and a registry rendered at scrape
+ * time.
+ *
+ * Two kinds of family live in a registry:
+ *
+ *   - owned families (counter, gauge, histogram) keep one child per label set,
+ *     created on first use, for the controller's own metrics ("API requests
+ *     by verb and code", "reconcile latency");
+ *   - collector families own no values: a callback emits their samples while
+ *     the registry renders, so values derived from a cache and a clock (the
+ *     change_management_* gauges) are computed per scrape and never stale.
+ *
+ * Everything is single-threaded: the registry is used from the event loop
+ * that also serves /metrics. Families are caller-allocated (for instance
+ * fields of a struct grouping the controller's metrics) and linked into the
+ * registry by metrics_register(); the registry frees what they allocate.
+ *
+ * Label values and help texts are untrusted bytes: they are escaped as the
+ * format requires, and invalid UTF-8 is replaced by U+FFFD, so no input can
+ * produce an exposition that a Prometheus server rejects.
+ */
+#ifndef METRICS_METRICS_H
+#define METRICS_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    METRICS_OK = 0,
+    METRICS_EINVAL = -1, /* bad name, label, value or argument */
+    METRICS_ENOMEM = -2, /* allocation failed */
+    METRICS_EEXIST = -3, /* a family of that name is already registered */
+    METRICS_ECALLBACK = -4 /* a collector callback reported failure */
+};
+
+#define METRICS_MAX_LABELS 8 /* label names per family (histograms: plus "le") */
+
+typedef enum metrics_type {
+    METRICS_COUNTER,  /* monotonically increasing; names conventionally end in _total */
+    METRICS_GAUGE,    /* any value, may go up and down */
+    METRICS_HISTOGRAM /* cumulative buckets, _sum and _count */
+} metrics_type;
+
+/* ---- output buffer ---------------------------------------------------- */
+
+/*
+ * A growable byte buffer holding rendered text. Appends never fail halfway
+ * silently: after an allocation failure `failed` stays set, later appends do
+ * nothing and return METRICS_ENOMEM, so a caller may check once at the end.
+ */
+typedef struct metrics_buf {
+    char *data;  /* owned, NUL-terminated when len > 0; NULL until first append */
+    size_t len;  /* bytes used, not counting the NUL */
+    size_t cap;  /* bytes allocated */
+    int failed;  /* non-zero after an allocation failure */
+} metrics_buf;
+
+/* Starts an empty buffer; it allocates nothing until the first append. */
+void metrics_buf_init(metrics_buf *b);
+
+/* Frees the data and returns the buffer to its initial state. */
+void metrics_buf_free(metrics_buf *b);
+
+/* Appends len bytes (copied). Returns 0 or METRICS_ENOMEM. */
+int metrics_buf_append(metrics_buf *b, const char *data, size_t len);
+
+/*
+ * Hands the rendered text to the caller, who then owns it (free() it), and
+ * leaves the buffer empty. Lets an HTTP response take the body without a
+ * copy. Returns NULL (and *len 0) for an empty buffer.
+ */
+char *metrics_buf_take(metrics_buf *b, size_t *len);
+
+/* ---- writer ----------------------------------------------------------- */
+
+/*
+ * Formats a sample value the way Prometheus parses it: integers up to 1e15
+ * without exponent or fraction ("42", "-2", "0"), other finite numbers with
+ * the shortest of %.15g/%.16g/%.17g that reads back exactly, and "+Inf",
+ * "-Inf", "NaN". Negative zero prints as "0". out receives a NUL-terminated
+ * string; 32 bytes always suffice. Returns the length written, or
+ * METRICS_EINVAL when outlen is too small.
+ */
+int metrics_format_value(double v, char *out, size_t outlen);
+
+/* True for a valid metric name: [a-zA-Z_:][a-zA-Z0-9_:]*. */
+int metrics_valid_name(const char *name);
+
+/*
+ * True for a valid label name: [a-zA-Z_][a-zA-Z0-9_]*, not starting with
+ * "__" (reserved for Prometheus itself).
+ */
+int metrics_valid_label_name(const char *name);
+
+/*
+ * Writes "# HELP name help" (help escaped: backslash and newline) and
+ * "# TYPE name type". Returns 0, METRICS_EINVAL for an invalid name or
+ * METRICS_ENOMEM.
+ */
+int metrics_write_header(metrics_buf *b, const char *name, const char *help, metrics_type type);
+
+/*
+ * Writes one sample line: name, then suffix (may be NULL; "_bucket", "_sum"
+ * and "_count" for histograms), then the label pairs in order (values
+ * escaped: backslash, double quote, newline), then the value. A pair whose
+ * value is NULL is left out. `le` (may be NULL) is appended as the last
+ * label with its bound formatted by metrics_format_value(). Names are
+ * assumed valid (checked at registration); values are escaped here.
+ * Returns 0 or METRICS_ENOMEM.
+ */
+int metrics_write_sample(metrics_buf *b, const char *name, const char *suffix,
+                         const char *const *label_names, const char *const *label_values,
+                         size_t nlabels, const double *le, double value);
+
+/* ---- registry --------------------------------------------------------- */
+
+typedef struct metrics_family metrics_family;
+typedef struct metrics_child metrics_child;
+typedef struct metrics_emitter metrics_emitter;
+
+/*
+ * A collector: called once per render of its family, after the family's
+ * # HELP and # TYPE lines; it emits samples with metrics_emit() or
+ * metrics_emit_histogram(). Each label set should be emitted once. Returning
+ * a negative value aborts the render with METRICS_ECALLBACK.
+ */
+typedef int (*metrics_collect_fn)(metrics_emitter *e, void *ud);
+
+/* What metrics_register() needs to know about a family. Nothing is kept: strings are copied. */
+typedef struct metrics_desc {
+    const char *name;             /* metric name, e.g. "hcp_api_requests_total" */
+    const char *help;             /* one line of help text (escaped on output) */
+    metrics_type type;            /* counter, gauge or histogram */
+    const char *const *labels;    /* NULL-terminated label names; NULL for none */
+    const double *buckets;        /* histogram upper bounds, finite, strictly increasing */
+    size_t nbuckets;              /* number of bounds; +Inf is implicit and not listed */
+    metrics_collect_fn collect;   /* non-NULL: samples come from this callback at render */
+    void *collect_ud;             /* passed to collect */
+} metrics_desc;
+
+/* The registry: an ordered list of families. Caller-allocated. */
+typedef struct metrics_registry {
+    metrics_family *head;   /* families in registration order (borrowed storage) */
+    metrics_family *tail;   /* last family, for appending */
+    char err[160];          /* detail of the last registration or render failure */
+} metrics_registry;
+
+/* A family. Caller-allocated; fields are private to metrics.c. */
+struct metrics_family {
+    metrics_family *next;          /* next family in its registry */
+    metrics_registry *reg;         /* the registry it is linked into */
+    char *name;                    /* owned copy */
+    char *help;                    /* owned copy */
+    metrics_type type;             /* counter, gauge or histogram */
+    size_t nlabels;                /* label names in use */
+    char *labels[METRICS_MAX_LABELS]; /* owned copies of the label names */
+    double *buckets;               /* owned copy of the histogram bounds */
+    size_t nbuckets;               /* bounds, without +Inf */
+    metrics_collect_fn collect;    /* collector, or NULL for an owned family */
+    void *collect_ud;              /* collector's argument */
+    metrics_child **children;      /* owned; label sets in creation order */
+    size_t nchildren;              /* children in use */
+    size_t cchildren;              /* children allocated */
+    uint32_t *index;               /* owned open-addressing table: child position + 1, 0 = empty */
+    size_t index_size;             /* slots in index, a power of two (0 before the first child) */
+};
+
+/* Bucket bounds suited to latencies in seconds (5 ms .. 10 s, as Prometheus clients use). */
+extern const double metrics_default_buckets[];
+#define METRICS_DEFAULT_NBUCKETS 11
+
+/* Starts an empty registry. */
+void metrics_registry_init(metrics_registry *r);
+
+/*
+ * Frees everything the registry's families allocated (copies, children,
+ * indexes) and unlinks them. The family structs themselves belong to the
+ * caller and may be reused or discarded afterwards.
+ */
+void metrics_registry_free(metrics_registry *r);
+
+/*
+ * Validates desc and links f into r. Names and label names are checked
+ * against the exposition grammar; a histogram may not use the label "le"
+ * and needs finite, strictly increasing bounds. Registering the same name
+ * twice fails with METRICS_EEXIST, so two parts of the program cannot
+ * silently emit a family twice; so does passing a family already linked
+ * into r. On failure r->err explains and nothing is allocated or linked
+ * (f's contents are unspecified unless it was already registered). Returns 0, METRICS_EINVAL,
+ * METRICS_EEXIST or METRICS_ENOMEM.
+ */
+int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *desc);
+
+/*
+ * Returns the child of an owned family for these label values (one per
+ * label name, in order; NULL when the family has no labels), creating it
+ * with value 0 on first use. Borrowed: valid until the family's registry is
+ * freed or the label set is removed. Values are copied. Returns NULL for a
+ * collector family, a NULL value, or when memory runs out.
+ */
+metrics_child *metrics_child_get(metrics_family *f, const char *const *values);
+
+/* Adds delta (>= 0, finite) to a counter child. Returns 0 or METRICS_EINVAL. */
+int metrics_child_add(metrics_child *c, double delta);
+
+/* Sets a gauge child to v. Returns 0 or METRICS_EINVAL (not a gauge). */
+int metrics_child_set(metrics_child *c, double v);
+
+/* Adds delta (any sign) to a gauge child. Returns 0 or METRICS_EINVAL. */
+int metrics_child_gauge_add(metrics_child *c, double delta);
+
+/*
+ * Records one observation in a histogram child: the smallest bucket whose
+ * bound is >= v, the sum and the count. NaN is refused (METRICS_EINVAL)
+ * because it would poison _sum for the life of the process.
+ */
+int metrics_child_observe(metrics_child *c, double v);
+
+/* Current value of a counter or gauge child (histograms: the sum). */
+double metrics_child_value(const metrics_child *c);
+
+/* Observations recorded by a histogram child (0 for other types). */
+uint64_t metrics_child_count(const metrics_child *c);
+
+/*
+ * Shorthands: find or create the child, then add/set/observe. Return 0,
+ * METRICS_EINVAL or METRICS_ENOMEM.
+ */
+int metrics_counter_add(metrics_family *f, const char *const *values, double delta);
+int metrics_gauge_set(metrics_family *f, const char *const *values, double v);
+int metrics_histogram_observe(metrics_family *f, const char *const *values, double v);
+
+/*
+ * Forgets one label set of an owned family (an object that was deleted), so
+ * it is no longer rendered. Any metrics_child pointer to it becomes invalid.
+ * Returns 0, or METRICS_EINVAL when the label set is unknown.
+ */
+int metrics_child_remove(metrics_family *f, const char *const *values);
+
+/*
+ * Emits one sample of a counter or gauge collector family. values has one
+ * entry per label name of the family, in order. Returns 0, METRICS_EINVAL
+ * (wrong family type, NULL value) or METRICS_ENOMEM.
+ */
+int metrics_emit(metrics_emitter *e, const char *const *values, double value);
+
+/*
+ * Emits one label set of a histogram collector family: cumulative[i] is the
+ * number of observations <= the family's bucket i, count the total (the +Inf
+ * bucket) and sum their sum. Counts must be non-decreasing and end <= count.
+ * Returns 0, METRICS_EINVAL or METRICS_ENOMEM.
+ */
+int metrics_emit_histogram(metrics_emitter *e, const char *const *values,
+                           const uint64_t *cumulative, uint64_t count, double sum);
+
+/*
+ * Appends the whole registry to out, family by family in registration order,
+ * owned children in creation order; collectors run now. An owned family
+ * without labels always shows one sample (0 before first use); a labelled one
+ * with no children shows only its header. Returns 0, METRICS_ENOMEM or
+ * METRICS_ECALLBACK (r->err names the family); on failure out holds a
+ * partial rendering that must not be served.
+ */
+int metrics_registry_render(metrics_registry *r, metrics_buf *out);
+
+/* The content type to serve the rendering with. */
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+#endif
