@@ -585,7 +585,7 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
         r->have_last = true;
         r->last_valid = e->p->valid;
         char path[PATH_MAX_LEN];
-        if (!(e->status && json_equal(e->status, status)) &&
+        if (!ctl_json_equal_stored(e->status, status) &&
             kube_path(path, sizeof(path), CM_GROUP, CM_VERSION, "hostedchangemanagementpolicies",
                       r->ns, r->name, NULL) == 0) {
             json_t *patch = json_pack("{s:{s:s}, s:O}", "metadata", "resourceVersion", obj->rv,

@@ -56,11 +56,19 @@ static const char *restricted_reason(const stanza_resolution_t *res, const sched
 
 /* The common part of both decisions. what names the CAPI object ("CAPI
  * Cluster", "MachineDeployment"), work the initiated work that is protected. */
+/* " <message>" or "" when the resolution says nothing more. */
+static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", res->message[0] ? " " : "", res->message);
+    return buf;
+}
+
 static void decide(const stanza_resolution_t *res, const ctl_capi_t *capi, bool pending,
                    bool work_in_progress, const char *what, const char *work,
                    ctl_decision_t *d)
 {
-    char when[32], until[32];
+    char when[32], until[32], extra[STANZA_MSGLEN + 2];
+    more(res, extra, sizeof(extra));
     d->restricted = !d->state.permitted;
     /* Initiated work is never interrupted: an unpaused object whose update is
      * under way stays unpaused until the work completes. */
@@ -86,30 +94,30 @@ static void decide(const stanza_resolution_t *res, const ctl_capi_t *capi, bool 
         d->paused_reason = restricted_reason(res, &d->state);
         if (d->state.no_window && strcmp(d->paused_reason, "NoPermittedWindow") == 0)
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused: no permitted window starts within 10 years. %s",
-                     res->message);
+                     "Changes are paused: no permitted window starts within 10 years.%s",
+                     extra);
         else if (d->state.current.end == SCHED_POS_INF)
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused indefinitely. %s", res->message);
+                     "Changes are paused indefinitely.%s", extra);
         else
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused until %s. %s", until, res->message);
+                     "Changes are paused until %s.%s", until, extra);
     } else if (d->paused_by_other) {
         d->paused_status = true;
         d->paused_reason = "PausedExternally";
         snprintf(d->paused_message, sizeof(d->paused_message),
                  "Changes are permitted, but the %s carries a pause that hcp-controller did not "
-                 "set; it is left in place. %s",
-                 what, res->message);
+                 "set; it is left in place.%s",
+                 what, extra);
     } else {
         d->paused_status = false;
         d->paused_reason = "ChangesPermitted";
         if (d->state.current.end == SCHED_POS_INF)
-            snprintf(d->paused_message, sizeof(d->paused_message), "Changes are permitted. %s",
-                     res->message);
+            snprintf(d->paused_message, sizeof(d->paused_message), "Changes are permitted.%s",
+                     extra);
         else
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are permitted until %s. %s", until, res->message);
+                     "Changes are permitted until %s.%s", until, extra);
     }
 
     d->pending_status = pending;
@@ -219,7 +227,9 @@ static json_t *condition(const json_t *old, const char *type, bool status, const
     json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", type, "status", want,
                           "reason", reason, "message", message, "lastTransitionTime", ltt,
                           "observedGeneration", (json_int_t)generation);
-    if (c && nodepool && json_object_set_new(c, "severity", json_string(status ? "Info" : ""))) {
+    /* NodePool conditions carry a severity; it is optional and left out when
+     * there is nothing to report. */
+    if (c && nodepool && status && json_object_set_new(c, "severity", json_string("Info"))) {
         json_decref(c);
         return NULL;
     }
@@ -232,7 +242,7 @@ json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const 
     *err = 0;
     if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
         cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
-        m->cm_status && json_equal(m->cm_status, cm_doc))
+        m->cm_status && ctl_json_equal_stored(m->cm_status, cm_doc))
         return NULL;
 
     json_t *conds = json_array(), *patch = NULL, *c;

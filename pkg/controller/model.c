@@ -21,6 +21,50 @@ json_t *ctl_json_path(const json_t *obj, const char *path)
     return (json_t *)cur;
 }
 
+/* Members of o that are not null. */
+static size_t non_null_members(const json_t *o)
+{
+    const char *k;
+    const json_t *v;
+    size_t n = 0;
+    json_object_foreach((json_t *)o, k, v) {
+        if (!json_is_null(v))
+            n++;
+    }
+    return n;
+}
+
+bool ctl_json_equal_stored(const json_t *a, const json_t *b)
+{
+    if (!a || !b) {
+        const json_t *x = a ? a : b;
+        return !x || (json_is_object(x) && non_null_members(x) == 0);
+    }
+    if (json_is_object(a) && json_is_object(b)) {
+        if (non_null_members(a) != non_null_members(b))
+            return false;
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)a, k, v) {
+            if (json_is_null(v))
+                continue;
+            const json_t *w = json_object_get(b, k);
+            if (!w || json_is_null(w) || !ctl_json_equal_stored(v, w))
+                return false;
+        }
+        return true;
+    }
+    if (json_is_array(a) && json_is_array(b)) {
+        if (json_array_size(a) != json_array_size(b))
+            return false;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!ctl_json_equal_stored(json_array_get(a, i), json_array_get(b, i)))
+                return false;
+        return true;
+    }
+    return json_equal(a, b);
+}
+
 const char *ctl_json_str(const json_t *obj, const char *path)
 {
     return json_string_value(ctl_json_path(obj, path)); /* NULL unless a string */

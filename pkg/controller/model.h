@@ -91,6 +91,13 @@ bool ctl_np_pending(const ctl_np_t *np, const ctl_capi_t *md);
 /* Reads a string member by path ("spec.release.image"): borrowed pointer into
  * the document, or NULL when a step is missing or not of the right type. */
 const char *ctl_json_str(const json_t *obj, const char *path);
+/* Equality of two JSON values where an object member whose value is null
+ * counts as absent. A merge patch deletes the members it sets to null, and
+ * the API server drops null fields of custom resources, so this is how a
+ * desired document compares with the object as stored. NULL equals NULL and
+ * an empty object. */
+bool ctl_json_equal_stored(const json_t *a, const json_t *b);
+
 /* Reads a member by path, any type; borrowed, or NULL. */
 json_t *ctl_json_path(const json_t *obj, const char *path);
 

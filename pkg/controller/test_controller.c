@@ -418,6 +418,67 @@ static void test_status_patch_zero_writes_when_right(void **state)
     sched_unref(sat);
 }
 
+static void test_json_equal_stored(void **state)
+{
+    (void)state;
+    struct {
+        const char *a, *b;
+        bool equal;
+    } rows[] = {
+        {"{\"a\":1,\"b\":null}", "{\"a\":1}", true},
+        {"{\"a\":{\"x\":null}}", "{\"a\":{}}", true},
+        {"[{\"x\":null,\"y\":2}]", "[{\"y\":2}]", true},
+        {"{\"a\":1}", "{\"a\":2}", false},
+        {"{\"a\":null}", "{\"a\":1}", false},
+        {"{\"a\":[1,2]}", "{\"a\":[2,1]}", false},
+        {"{\"a\":1,\"b\":2}", "{\"a\":1}", false},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        json_t *a = J(rows[i].a), *b = J(rows[i].b);
+        assert_int_equal(ctl_json_equal_stored(a, b), rows[i].equal);
+        assert_int_equal(ctl_json_equal_stored(b, a), rows[i].equal);
+        json_decref(a);
+        json_decref(b);
+    }
+    json_t *empty = J("{\"x\":null}"), *full = J("{\"x\":1}");
+    assert_true(ctl_json_equal_stored(NULL, NULL));
+    assert_true(ctl_json_equal_stored(NULL, empty));
+    assert_false(ctl_json_equal_stored(full, NULL));
+    json_decref(empty);
+    json_decref(full);
+}
+
+/* NodePool conditions: severity Info when True, left out when False (the
+ * API rejects an empty severity). */
+static void test_nodepool_condition_severity(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-05T12:00:00Z");
+    stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
+    stanza_nodepool_t inter;
+    memset(&inter, 0, sizeof(inter));
+    inter.sched = sched_never();
+    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    ctl_np_t *np = ctl_np_extract(obj);
+    ctl_decision_t d;
+    int err;
+    assert_int_equal(ctl_decide_np(np, &res, &inter, NULL, now, &d), 0);
+    json_t *doc = ctl_status_doc(&d, &np->m.stanza, &res, &inter);
+    json_t *p = ctl_status_patch(&np->m, &d, doc, "1", true, now, &err);
+    json_t *conds = ctl_json_path(p, "status.conditions");
+    json_t *paused = json_array_get(conds, 0), *pending = json_array_get(conds, 1);
+    assert_string_equal(json_string_value(json_object_get(paused, "status")), "True");
+    assert_string_equal(json_string_value(json_object_get(paused, "severity")), "Info");
+    assert_string_equal(json_string_value(json_object_get(pending, "status")), "False");
+    assert_null(json_object_get(pending, "severity"));
+    assert_string_equal(json_string_value(json_object_get(paused, "message")),
+                        "Changes are paused indefinitely. Test timeline.");
+    json_decref(p);
+    json_decref(doc);
+    json_decref(obj);
+    ctl_np_free(np);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +492,8 @@ int main(void)
         cmocka_unit_test(test_decide_degraded_reason),
         cmocka_unit_test(test_decide_np_rollout_not_interrupted),
         cmocka_unit_test(test_status_patch_zero_writes_when_right),
+        cmocka_unit_test(test_json_equal_stored),
+        cmocka_unit_test(test_nodepool_condition_severity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

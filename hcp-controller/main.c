@@ -1,0 +1,45 @@
+/* hcp-controller: change management for HyperShift hosted clusters.
+ *
+ * The program is a set of subcommands: `run` (the controller itself, and the
+ * default when no subcommand is given) and `preview`, which shows the
+ * windows of policy manifests offline.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "preview.h"
+#include "run.h"
+
+#define EXIT_USAGE 2
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: hcp-controller [COMMAND] [OPTIONS]\n"
+               "\n"
+               "Commands:\n"
+               "  run       run the controller (the default)\n"
+               "  preview   show when change management policies permit changes\n"
+               "  help      show this help\n"
+               "\n"
+               "Run 'hcp-controller run --help' or 'hcp-controller preview --help' for their\n"
+               "options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "run";
+
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    }
+    if (strcmp(cmd, "preview") == 0)
+        return preview_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0)
+        return run_main(argc - 2, argv + 2);
+    if (cmd[0] == '-')
+        return run_main(argc - 1, argv + 1); /* flags alone: run is the default */
+    fprintf(stderr, "hcp-controller: unknown command \"%.64s\"\n", cmd);
+    usage(stderr);
+    return EXIT_USAGE;
+}
