@@ -25,9 +25,11 @@
 #define SEED_AHEAD_DAYS 40   /* and after it */
 #define FIRST_CHUNK_DAYS 32  /* first extension; each further one doubles */
 #define RESEED_GAP_DAYS 800  /* a query this far past the memo starts afresh */
-/* Supported instants: years 1 to 9999. */
-#define T_MIN ((sched_time_t)-62135596800LL)
-#define T_MAX ((sched_time_t)253402300799LL)
+/* Supported query instants: 1970-01-01 (the recurrence anchor) to the end
+ * of 2500 (libical iterates recurrences up to 2582, which leaves room for
+ * the look-ahead). */
+#define T_MIN ((sched_time_t)0)
+#define T_MAX ((sched_time_t)16756761599LL)
 
 enum kind { K_ALWAYS, K_NEVER, K_BEFORE, K_AFTER, K_AND, K_OR, K_RULE };
 

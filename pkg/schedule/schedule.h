@@ -39,7 +39,7 @@ typedef int64_t sched_time_t;
 /* Error codes (negative return values). */
 #define SCHED_EINVAL (-22) /* invalid specification; detail in the error buffer */
 #define SCHED_ENOMEM (-12) /* allocation failed */
-#define SCHED_ERANGE (-34) /* instant outside the supported years 1970..9999 */
+#define SCHED_ERANGE (-34) /* instant outside the supported years 1970..2500 */
 
 typedef struct sched_interval {
     sched_time_t start; /* inclusive; SCHED_NEG_INF when unbounded */

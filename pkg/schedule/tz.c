@@ -1,11 +1,10 @@
-/* tz.c: civil dates, RFC 3339, and local time <-> UTC through libical's
- * time zone database (the system's zoneinfo). */
+/* tz.c: civil dates, RFC 3339, and local time <-> UTC in IANA zones. */
 #include "schedule/tz.h"
 
-#include <libical/ical.h>
+#include "schedule/tzfile.h"
+
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 int32_t sched_days_from_civil(int year, int month, int day)
 {
@@ -153,10 +152,10 @@ int sched_zone_lookup(const char *name, sched_zone_t *zone)
     }
     if (!valid_zone_name(name))
         return SCHED_EINVAL;
-    icaltimezone *z = icaltimezone_get_builtin_timezone(name);
-    if (!z)
+    const sched_tzdata_t *z;
+    if (sched_tzfile_load(name, &z) != 0)
         return SCHED_EINVAL;
-    *zone = z;
+    *zone = (sched_zone_t)z;
     return 0;
 }
 
@@ -164,10 +163,7 @@ int sched_zone_offset(sched_zone_t zone, sched_time_t t)
 {
     if (!zone)
         return 0;
-    struct icaltimetype tt =
-        icaltime_from_timet_with_zone((time_t)t, 0, icaltimezone_get_utc_timezone());
-    int is_daylight = 0;
-    return icaltimezone_get_utc_offset_of_utc_time((icaltimezone *)zone, &tt, &is_daylight);
+    return sched_tzfile_offset((const sched_tzdata_t *)zone, t);
 }
 
 sched_time_t sched_zone_local_to_utc(sched_zone_t zone, int32_t day, int second_of_day)

@@ -12,7 +12,7 @@
 #include "schedule/schedule.h"
 
 /* An opaque time zone; NULL means UTC. */
-typedef void *sched_zone_t;
+typedef const void *sched_zone_t;
 
 /* Finds the IANA zone `name` ("", NULL, "UTC" and "Etc/UTC" give UTC).
  * Returns 0 or SCHED_EINVAL for a name that is malformed or unknown. */
