@@ -65,16 +65,31 @@ struct rule {
     sched_set_t perm;       /* win minus exclusions, or complement of them */
 };
 
-struct sched {
-    enum kind kind;
-    int refs;          /* < 0 for the static constants */
-    sched_time_t t;    /* K_BEFORE / K_AFTER */
-    sched_t *a, *b;    /* K_AND / K_OR operands (owned references) */
-    struct rule *rule; /* K_RULE (owned) */
+/* What an intersection has learnt from earlier next-window searches.
+ * Timelines never change, so it stays true: a window found from t0 is the
+ * answer for every t in [t0, its end), and a range known to hold no
+ * permitted instant is skipped by later searches instead of walking the
+ * look-ahead again. */
+struct and_memo {
+    bool found;          /* iv is the first window ending after t0 */
+    sched_time_t t0;
+    sched_time_t E;      /* the end look-ahead iv.end was computed with */
+    sched_interval_t iv;
+    bool empty;          /* nothing is permitted in [e_lo, e_hi) */
+    sched_time_t e_lo, e_hi;
 };
 
-static sched_t always_node = {K_ALWAYS, -1, 0, NULL, NULL, NULL};
-static sched_t never_node = {K_NEVER, -1, 0, NULL, NULL, NULL};
+struct sched {
+    enum kind kind;
+    int refs;             /* < 0 for the static constants */
+    sched_time_t t;       /* K_BEFORE / K_AFTER */
+    sched_t *a, *b;       /* K_AND / K_OR operands (owned references) */
+    struct rule *rule;    /* K_RULE (owned) */
+    struct and_memo memo; /* K_AND */
+};
+
+static sched_t always_node = {K_ALWAYS, -1, 0, NULL, NULL, NULL, {0}};
+static sched_t never_node = {K_NEVER, -1, 0, NULL, NULL, NULL, {0}};
 
 static int errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -356,6 +371,9 @@ static int cover(struct rule *r, sched_time_t t)
         if ((rc = seed(r, t)) != 0)
             return rc;
     }
+    if (!r->lo_origin && t < valid_lo(r) - (sched_time_t)RESEED_GAP_DAYS * DAY &&
+        (rc = seed(r, t)) != 0)
+        return rc;
     while (t >= valid_hi(r))
         if ((rc = extend_fwd(r)) != 0)
             return rc;
@@ -496,6 +514,90 @@ static int or_merge(sched_t *s, sched_time_t E, sched_interval_t *iv)
     return 0;
 }
 
+/* The plain intersection search: the first window of a ∩ b ending after
+ * cur and starting before H. */
+static int and_walk(sched_t *s, sched_time_t cur, sched_time_t H, sched_time_t E,
+                    sched_interval_t *iv)
+{
+    sched_interval_t ia, ib;
+    int rc;
+    for (;;) {
+        if ((rc = node_next(s->a, cur, H, E, &ia)) <= 0 ||
+            (rc = node_next(s->b, cur, H, E, &ib)) <= 0)
+            return rc;
+        sched_time_t st = ia.start > ib.start ? ia.start : ib.start;
+        sched_time_t en = ia.end < ib.end ? ia.end : ib.end;
+        if (st < en) {
+            *iv = (sched_interval_t){st, en};
+            return 1;
+        }
+        cur = st;
+    }
+}
+
+/* Records that nothing is permitted in [lo, hi), growing the known empty
+ * range when the two touch. */
+static void and_learn_empty(struct and_memo *m, sched_time_t lo, sched_time_t hi)
+{
+    if (lo >= hi)
+        return;
+    if (m->empty && lo <= m->e_hi && hi >= m->e_lo) {
+        if (lo < m->e_lo)
+            m->e_lo = lo;
+        if (hi > m->e_hi)
+            m->e_hi = hi;
+        return;
+    }
+    m->empty = true;
+    m->e_lo = lo;
+    m->e_hi = hi;
+}
+
+static int and_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
+                    sched_interval_t *iv)
+{
+    struct and_memo *m = &s->memo;
+    int rc;
+    if (m->found && t >= m->t0 && t < m->iv.end && E <= m->E) {
+        if (m->iv.start >= H)
+            return 0;
+        *iv = m->iv;
+        return 1;
+    }
+    sched_time_t cur = t;
+    if (m->empty && t < m->e_lo && H > m->e_lo) {
+        /* Search up to the known empty range first. */
+        if ((rc = and_walk(s, t, m->e_lo, E, iv)) < 0)
+            return rc;
+        if (rc) {
+            and_learn_empty(m, t, iv->start);
+            m->found = true;
+            m->t0 = t;
+            m->E = E;
+            m->iv = *iv;
+            return iv->start < H;
+        }
+        and_learn_empty(m, t, m->e_lo);
+    }
+    if (m->empty && cur >= m->e_lo && cur < m->e_hi) {
+        if (H <= m->e_hi)
+            return 0;
+        cur = m->e_hi; /* a window ending after t starts at e_hi or later */
+    }
+    if ((rc = and_walk(s, cur, H, E, iv)) < 0)
+        return rc;
+    if (rc == 0) {
+        and_learn_empty(m, t, H);
+        return 0;
+    }
+    and_learn_empty(m, t, iv->start);
+    m->found = true;
+    m->t0 = t;
+    m->E = E;
+    m->iv = *iv;
+    return 1;
+}
+
 static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
                      sched_interval_t *iv)
 {
@@ -517,22 +619,8 @@ static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
             return 0;
         *iv = (sched_interval_t){s->t, SCHED_POS_INF};
         return 1;
-    case K_AND: {
-        sched_time_t cur = t;
-        for (;;) {
-            if ((ra = node_next(s->a, cur, H, E, &ia)) <= 0)
-                return ra;
-            if ((rb = node_next(s->b, cur, H, E, &ib)) <= 0)
-                return rb;
-            sched_time_t st = ia.start > ib.start ? ia.start : ib.start;
-            sched_time_t en = ia.end < ib.end ? ia.end : ib.end;
-            if (st < en) {
-                *iv = (sched_interval_t){st, en};
-                return 1;
-            }
-            cur = st;
-        }
-    }
+    case K_AND:
+        return and_next(s, t, H, E, iv);
     case K_OR:
         if ((ra = node_next(s->a, t, H, E, &ia)) < 0)
             return ra;
@@ -634,10 +722,45 @@ int sched_prev(sched_t *s, sched_time_t t, sched_interval_t *iv)
     return node_prev(s, t, t - SCHED_LOOKAHEAD, t + SCHED_LOOKAHEAD, iv);
 }
 
+/* Is t permitted? Unlike sched_containing() this never works out how far
+ * the interval around t reaches. */
+static int member(sched_t *s, sched_time_t t)
+{
+    int ra, rc;
+    switch (s->kind) {
+    case K_ALWAYS:
+        return 1;
+    case K_NEVER:
+        return 0;
+    case K_BEFORE:
+        return t < s->t;
+    case K_AFTER:
+        return t >= s->t;
+    case K_AND:
+        if ((ra = member(s->a, t)) <= 0)
+            return ra;
+        return member(s->b, t);
+    case K_OR:
+        if ((ra = member(s->a, t)) != 0)
+            return ra;
+        return member(s->b, t);
+    case K_RULE: {
+        struct rule *r = s->rule;
+        if ((rc = cover(r, t)) != 0)
+            return rc;
+        const sched_set_t *P = perm_of(r);
+        size_t i = sched_set_search(P, t);
+        return i < P->len && P->iv[i].start <= t;
+    }
+    }
+    return 0;
+}
+
 int sched_permitted(sched_t *s, sched_time_t t)
 {
-    sched_interval_t iv;
-    return sched_containing(s, t, &iv);
+    if (!in_range(t))
+        return SCHED_ERANGE;
+    return member(s, t);
 }
 
 int sched_prev_transition(sched_t *s, sched_time_t t, sched_time_t *when)
