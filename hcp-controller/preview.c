@@ -1,0 +1,499 @@
+#include "preview.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "policy/manifest.h"
+#include "policy/policy.h"
+#include "schedule/schedule.h"
+
+#define MAX_FILES 64
+#define MAX_POLICIES 256
+#define MAX_COUNT 100000
+#define MAX_INPUT (16 * 1024 * 1024) /* largest manifest file read */
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+static const char *PROG = "hcp-controller preview";
+
+void preview_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: hcp-controller preview -f POLICY [-f POLICY ...] [--from RFC3339]\n"
+            "                              [--count N] [-o table|json]\n"
+            "\n"
+            "Shows when changes are permitted by HostedChangeManagementPolicy manifests.\n"
+            "Several -f options mean the intersection of their schedules (as a NodePool\n"
+            "within its HostedCluster).\n"
+            "\n"
+            "Options:\n"
+            "  -f, --file POLICY    policy manifest, YAML or JSON ('-' reads standard input);\n"
+            "                       every HostedChangeManagementPolicy document in it is used\n"
+            "      --from TIME      RFC 3339 instant to start from (default: now)\n"
+            "      --count N        list at most N windows (default: 10, at most %d)\n"
+            "  -o, --output FORMAT  table (default) or json\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "Windows are the maximal permitted intervals ending after --from; one that\n"
+            "started earlier is shown with its true start. Windows starting 10 years or\n"
+            "more after --from are not listed. Exit status: 0 success, 1 I/O error,\n"
+            "2 bad usage or an invalid policy.\n",
+            MAX_COUNT);
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "%s: ", PROG);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    preview_usage(stderr);
+    return EXIT_USAGE;
+}
+
+/* Reads a whole file (or standard input for "-") into a new buffer. Returns
+ * 0, or -1 with a message on stderr. */
+static int read_file(const char *path, char **data, size_t *len)
+{
+    FILE *f;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int is_stdin = strcmp(path, "-") == 0;
+
+    *data = NULL;
+    *len = 0;
+    f = is_stdin ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "%s: cannot open %s: %s\n", PROG, path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *nb;
+            if (cap >= MAX_INPUT) {
+                fprintf(stderr, "%s: %s is larger than %d bytes\n", PROG, path, MAX_INPUT);
+                goto fail;
+            }
+            cap = cap ? cap * 2 : 65536;
+            if ((nb = realloc(buf, cap + 1)) == NULL) {
+                fprintf(stderr, "%s: out of memory reading %s\n", PROG, path);
+                goto fail;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                fprintf(stderr, "%s: cannot read %s: %s\n", PROG, path, strerror(errno));
+                goto fail;
+            }
+            break;
+        }
+    }
+    if (!is_stdin && fclose(f) != 0) {
+        f = NULL;
+        fprintf(stderr, "%s: cannot read %s: %s\n", PROG, path, strerror(errno));
+        goto fail;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return 0;
+fail:
+    if (f != NULL && !is_stdin)
+        fclose(f);
+    free(buf);
+    return -1;
+}
+
+typedef struct opts {
+    const char *files[MAX_FILES]; /* borrowed from argv */
+    int n_files;
+    sched_time_t from;
+    long count;
+    int json;                     /* 1: -o json, 0: table */
+} opts_t;
+
+/* Takes an option's value from "--name=value" or the next argument. */
+static const char *value(int argc, char **argv, int *i, const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+
+    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
+        return arg + n + 1;
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int is_opt(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || (name[1] == '-' && arg[n] == '='));
+}
+
+/* Returns -1 to continue, or an exit status. */
+static int parse_args(int argc, char **argv, opts_t *o)
+{
+    const char *from = NULL;
+    int i;
+
+    memset(o, 0, sizeof *o);
+    o->count = 10;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            preview_usage(stdout);
+            return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_RUNTIME;
+        } else if (is_opt(a, "-f") || is_opt(a, "--file")) {
+            if ((v = value(argc, argv, &i, a, "--file")) == NULL || v[0] == '\0')
+                return usage_error("%s needs a file name", a);
+            if (o->n_files == MAX_FILES)
+                return usage_error("at most %d policy files are supported", MAX_FILES);
+            o->files[o->n_files++] = v;
+        } else if (is_opt(a, "--from")) {
+            if ((v = value(argc, argv, &i, a, "--from")) == NULL)
+                return usage_error("--from needs an RFC 3339 time");
+            from = v;
+        } else if (is_opt(a, "--count")) {
+            char *end;
+            long n;
+            if ((v = value(argc, argv, &i, a, "--count")) == NULL)
+                return usage_error("--count needs a number");
+            errno = 0;
+            n = strtol(v, &end, 10);
+            if (errno != 0 || end == v || *end != '\0' || n < 1 || n > MAX_COUNT)
+                return usage_error("--count: \"%.64s\" is not a number between 1 and %d", v,
+                                   MAX_COUNT);
+            o->count = n;
+        } else if (is_opt(a, "-o") || is_opt(a, "--output")) {
+            if ((v = value(argc, argv, &i, a, "--output")) == NULL)
+                return usage_error("%s needs table or json", a);
+            if (strcmp(v, "json") == 0)
+                o->json = 1;
+            else if (strcmp(v, "table") == 0)
+                o->json = 0;
+            else
+                return usage_error("unknown output format \"%.64s\" (use table or json)", v);
+        } else {
+            return usage_error("unknown argument \"%.64s\"", a);
+        }
+    }
+    if (o->n_files == 0)
+        return usage_error("at least one -f POLICY is required");
+    if (from != NULL) {
+        if (sched_parse_rfc3339(from, &o->from) != 0)
+            return usage_error("--from: \"%.64s\" is not an RFC 3339 time", from);
+        /* the engine covers the years 1970..9999 */
+        if (o->from < 0 || o->from >= (sched_time_t)sched_days_from_civil(10000, 1, 1) * 86400)
+            return usage_error("--from: \"%.64s\" is outside the years 1970..9999", from);
+    } else {
+        time_t now = time(NULL);
+        if (now == (time_t)-1) {
+            fprintf(stderr, "%s: cannot read the clock: %s\n", PROG, strerror(errno));
+            return EXIT_RUNTIME;
+        }
+        o->from = (sched_time_t)now;
+    }
+    return -1;
+}
+
+typedef struct loaded {
+    policy_t *p[MAX_POLICIES];         /* owned */
+    const char *file[MAX_POLICIES];    /* borrowed: where each came from */
+    int n;
+} loaded_t;
+
+/* Loads every HCMP document of a file. Returns -1 to continue, or an exit
+ * status after printing why. */
+static int load(const char *path, sched_time_t from, loaded_t *l)
+{
+    char err[POLICY_ERRLEN];
+    char *data = NULL;
+    size_t len, i;
+    json_t *docs = NULL;
+    int rc, found = 0, status = -1;
+
+    if (read_file(path, &data, &len) != 0)
+        return EXIT_RUNTIME;
+    rc = manifest_load(data, len, &docs, err, sizeof err);
+    if (rc == MANIFEST_ENOMEM) {
+        fprintf(stderr, "%s: out of memory\n", PROG);
+        status = EXIT_RUNTIME;
+        goto done;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s: %s\n", PROG, path, err);
+        status = EXIT_USAGE;
+        goto done;
+    }
+    for (i = 0; i < json_array_size(docs); i++) {
+        json_t *doc = json_array_get(docs, i);
+        policy_t *p;
+        if (!policy_is_hcmp(doc))
+            continue;
+        found = 1;
+        if (l->n == MAX_POLICIES) {
+            fprintf(stderr, "%s: at most %d policies are supported\n", PROG, MAX_POLICIES);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        rc = policy_parse(doc, from, &p, err, sizeof err);
+        if (rc == POLICY_ENOMEM) {
+            fprintf(stderr, "%s: out of memory\n", PROG);
+            status = EXIT_RUNTIME;
+            goto done;
+        }
+        if (rc != 0) {
+            fprintf(stderr, "%s: %s: policy %s%s%s is invalid: %s\n", PROG, path,
+                    p->namespace_, p->namespace_[0] ? "/" : "",
+                    p->name[0] ? p->name : "(unnamed)", err);
+            policy_free(p);
+            status = EXIT_USAGE;
+            goto done;
+        }
+        l->p[l->n] = p;
+        l->file[l->n++] = path;
+    }
+    if (!found) {
+        fprintf(stderr, "%s: %s: no HostedChangeManagementPolicy document found\n", PROG, path);
+        status = EXIT_USAGE;
+    }
+done:
+    json_decref(docs);
+    free(data);
+    return status;
+}
+
+/* "2d 3h 30m" style elapsed time. */
+static void format_duration(sched_time_t secs, char *buf, size_t len)
+{
+    long long d = secs / 86400, h = secs % 86400 / 3600, m = secs % 3600 / 60, s = secs % 60;
+    size_t o = 0;
+
+    buf[0] = '\0';
+#define PART(v, unit)                                                              \
+    if ((v) > 0 && o < len)                                                        \
+        o += (size_t)snprintf(buf + o, len - o, "%s%lld%s", o ? " " : "", (v), unit);
+    PART(d, "d")
+    PART(h, "h")
+    PART(m, "m")
+    PART(s, "s")
+#undef PART
+    if (o == 0)
+        snprintf(buf, len, "0s");
+}
+
+/* "2026-01-03 00:00 +01:00" in zone tz, or the UTC form if tz fails. */
+static void format_local(const char *tz, sched_time_t t, char *buf, size_t len)
+{
+    int32_t day;
+    int sec, off, y, mo, d;
+
+    if (sched_utc_to_local(tz, t, &day, &sec, &off) != 0) {
+        sched_format_utc(t, buf, len);
+        return;
+    }
+    sched_civil_from_days(day, &y, &mo, &d);
+    snprintf(buf, len, "%04d-%02d-%02d %02d:%02d %c%02d:%02d", y, mo, d, sec / 3600,
+             sec % 3600 / 60, off < 0 ? '-' : '+', abs(off) / 3600, abs(off) % 3600 / 60);
+}
+
+static void format_time(sched_time_t t, const char *tz, char *buf, size_t len)
+{
+    if (t == SCHED_NEG_INF)
+        snprintf(buf, len, "(always)");
+    else if (t == SCHED_POS_INF)
+        snprintf(buf, len, "(never)");
+    else if (tz != NULL)
+        format_local(tz, t, buf, len);
+    else
+        sched_format_utc(t, buf, len);
+}
+
+/* Collects the windows to print. Returns 0 or an engine error. */
+static int windows(sched_t *s, sched_time_t from, long count, sched_set_t *out)
+{
+    sched_interval_t iv;
+    sched_time_t t = from;
+    int rc;
+
+    while ((long)out->len < count) {
+        if ((rc = sched_next(s, t, &iv)) < 0)
+            return rc;
+        if (rc == 0 || (iv.start != SCHED_NEG_INF && iv.start - from >= SCHED_LOOKAHEAD))
+            break;
+        if (iv.start <= t && iv.end <= t)
+            break; /* defensive: the engine must move forward */
+        /* Appended directly: the engine returns maximal, disjoint,
+         * ascending intervals, so merging must not change them. */
+        if ((rc = sched_set_add(out, iv.start, iv.end)) < 0)
+            return rc;
+        if (iv.end == SCHED_POS_INF)
+            break;
+        t = iv.end;
+    }
+    return 0;
+}
+
+/* A JSON timestamp string, or null for an unbounded end. */
+static void json_time(sched_time_t t, char *buf, size_t len)
+{
+    char utc[32];
+
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF) {
+        snprintf(buf, len, "null");
+        return;
+    }
+    sched_format_utc(t, utc, sizeof utc);
+    snprintf(buf, len, "\"%s\"", utc);
+}
+
+static void print_json(const sched_set_t *w)
+{
+    char a[40], b[40];
+    size_t i;
+
+    fputs("{\"windows\":[", stdout);
+    for (i = 0; i < w->len; i++) {
+        json_time(w->iv[i].start, a, sizeof a);
+        json_time(w->iv[i].end, b, sizeof b);
+        printf("%s{\"start\":%s,\"end\":%s}", i ? "," : "", a, b);
+    }
+    fputs("]}\n", stdout);
+}
+
+static int print_table(const loaded_t *l, sched_t *s, const sched_set_t *w, sched_time_t from)
+{
+    const char *tz = l->p[0]->time_zone;
+    char ls[48], le[48], us[32], ue[32], dur[48], now[32];
+    sched_interval_t iv;
+    size_t i;
+    int rc, k;
+
+    for (k = 0; k < l->n; k++)
+        printf("Policy %s%s%s (%s, %s, time zone %s)\n", l->p[k]->namespace_,
+               l->p[k]->namespace_[0] ? "/" : "", l->p[k]->name[0] ? l->p[k]->name : "(unnamed)",
+               l->file[k], policy_strategy_name(l->p[k]->strategy), l->p[k]->time_zone);
+    if (l->n > 1)
+        printf("Windows are the intersection of these %d policies.\n", l->n);
+    sched_format_utc(from, now, sizeof now);
+    printf("\n%-3s  %-23s  %-23s  %-20s  %-20s  %s\n", "#", "START (local)", "END (local)",
+           "START (UTC)", "END (UTC)", "DURATION");
+    for (i = 0; i < w->len; i++) {
+        sched_time_t a = w->iv[i].start, b = w->iv[i].end;
+        format_time(a, tz, ls, sizeof ls);
+        format_time(b, tz, le, sizeof le);
+        format_time(a, NULL, us, sizeof us);
+        format_time(b, NULL, ue, sizeof ue);
+        if (a == SCHED_NEG_INF || b == SCHED_POS_INF)
+            snprintf(dur, sizeof dur, "unbounded");
+        else
+            format_duration(b - a, dur, sizeof dur);
+        printf("%-3zu  %-23s  %-23s  %-20s  %-20s  %s\n", i + 1, ls, le, us, ue, dur);
+    }
+    if (w->len == 0)
+        printf("(no permitted window within 10 years)\n");
+    printf("Local times are in %s.\n\n", tz);
+
+    if ((rc = sched_containing(s, from, &iv)) < 0)
+        return rc;
+    if (rc == 1) {
+        if (iv.end == SCHED_POS_INF) {
+            printf("Now (%s): changes are permitted, indefinitely.\n", now);
+        } else {
+            format_time(iv.end, NULL, ue, sizeof ue);
+            format_duration(iv.end - from, dur, sizeof dur);
+            printf("Now (%s): changes are permitted until %s (%s left).\n", now, ue, dur);
+        }
+        return 0;
+    }
+    printf("Now (%s): changes are not permitted", now);
+    for (k = 0; k < l->n; k++) {
+        const char *why = sched_exclusion_reason(l->p[k]->sched, from);
+        if (why != NULL) {
+            printf(" (excluded%s%.200s)", why[0] ? ": " : "", why);
+            break;
+        }
+    }
+    for (i = 0; i < w->len && w->iv[i].start <= from; i++)
+        ;
+    if (i < w->len) {
+        format_time(w->iv[i].start, NULL, us, sizeof us);
+        format_duration(w->iv[i].start - from, dur, sizeof dur);
+        printf("; the next window opens %s (in %s).\n", us, dur);
+    } else if ((rc = sched_next(s, from, &iv)) == 1 && iv.start - from < SCHED_LOOKAHEAD) {
+        format_time(iv.start, NULL, us, sizeof us);
+        printf("; the next window opens %s.\n", us);
+    } else {
+        printf("; no window opens within 10 years.\n");
+    }
+    return rc < 0 ? rc : 0;
+}
+
+int preview_main(int argc, char **argv)
+{
+    sched_set_t w;
+    sched_t *s = NULL;
+    loaded_t l;
+    opts_t o;
+    int status, i, rc;
+
+    memset(&l, 0, sizeof l);
+    sched_set_init(&w);
+    if ((status = parse_args(argc, argv, &o)) >= 0)
+        return status;
+    for (i = 0; i < o.n_files; i++)
+        if ((status = load(o.files[i], o.from, &l)) >= 0)
+            goto done;
+    status = EXIT_RUNTIME;
+    if ((s = policy_schedule(l.p[0])) == NULL)
+        goto oom;
+    for (i = 1; i < l.n; i++) {
+        sched_t *next = policy_schedule(l.p[i]), *both;
+        if (next == NULL)
+            goto oom;
+        both = sched_and(s, next);
+        sched_unref(next);
+        sched_unref(s);
+        s = both;
+        if (s == NULL)
+            goto oom;
+    }
+    if ((rc = windows(s, o.from, o.count, &w)) < 0) {
+        fprintf(stderr, "%s: cannot compute the windows (error %d)\n", PROG, rc);
+        goto done;
+    }
+    if (o.json)
+        print_json(&w);
+    else if ((rc = print_table(&l, s, &w, o.from)) < 0) {
+        fprintf(stderr, "%s: cannot compute the windows (error %d)\n", PROG, rc);
+        goto done;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: cannot write the output: %s\n", PROG, strerror(errno));
+        goto done;
+    }
+    status = 0;
+    goto done;
+oom:
+    fprintf(stderr, "%s: out of memory\n", PROG);
+done:
+    sched_set_free(&w);
+    sched_unref(s);
+    for (i = 0; i < l.n; i++)
+        policy_free(l.p[i]);
+    return status;
+}

@@ -1,0 +1,406 @@
+#include "policy/manifest.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfyaml.h>
+
+#include "policy/quote.h"
+
+#define SCALAR_MAX 64 /* longest scalar considered as a number */
+
+static int seterr(char *err, size_t errlen, int rc, const char *msg)
+{
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "%s", msg);
+    return rc;
+}
+
+static int eq(const char *s, size_t len, const char *lit)
+{
+    return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* YAML 1.2 core schema integer: [-+]?[0-9]+ (hex and octal forms are left
+ * as strings; manifests never need them). */
+static int is_int(const char *s, size_t len)
+{
+    size_t i = 0;
+
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        i++;
+    if (i == len)
+        return 0;
+    for (; i < len; i++)
+        if (!is_digit(s[i]))
+            return 0;
+    return 1;
+}
+
+/* YAML 1.2 core schema float without .inf/.nan (JSON cannot hold them):
+ * [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
+static int is_float(const char *s, size_t len)
+{
+    size_t i = 0, digits = 0;
+
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        i++;
+    while (i < len && is_digit(s[i])) {
+        i++;
+        digits++;
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && is_digit(s[i])) {
+            i++;
+            digits++;
+        }
+    }
+    if (digits == 0)
+        return 0;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t exp = 0;
+        i++;
+        if (i < len && (s[i] == '-' || s[i] == '+'))
+            i++;
+        while (i < len && is_digit(s[i])) {
+            i++;
+            exp++;
+        }
+        if (exp == 0)
+            return 0;
+    }
+    return i == len;
+}
+
+/* Types a plain scalar by the core schema; anything else is a string. */
+static json_t *plain_scalar(const char *s, size_t len)
+{
+    char buf[SCALAR_MAX + 1];
+    char *end;
+
+    if (len == 0 || eq(s, len, "~") || eq(s, len, "null") || eq(s, len, "Null") ||
+        eq(s, len, "NULL"))
+        return json_null();
+    if (eq(s, len, "true") || eq(s, len, "True") || eq(s, len, "TRUE"))
+        return json_true();
+    if (eq(s, len, "false") || eq(s, len, "False") || eq(s, len, "FALSE"))
+        return json_false();
+    if (len <= SCALAR_MAX && is_int(s, len)) {
+        long long v;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        errno = 0;
+        v = strtoll(buf, &end, 10);
+        if (errno == 0 && *end == '\0')
+            return json_integer((json_int_t)v);
+    } else if (len <= SCALAR_MAX && is_float(s, len)) {
+        double v;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        errno = 0;
+        v = strtod(buf, &end);
+        if (errno == 0 && *end == '\0')
+            return json_real(v);
+    }
+    return json_stringn(s, len);
+}
+
+static int is_str_tag(const char *tag, size_t len)
+{
+    return eq(tag, len, "!!str") || eq(tag, len, "tag:yaml.org,2002:str") || eq(tag, len, "!");
+}
+
+/* Converts a YAML node to a new JSON value. Returns 0, MANIFEST_EINVAL with
+ * err filled, or MANIFEST_ENOMEM. */
+static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t errlen)
+{
+    json_t *v = NULL;
+    int rc;
+
+    *out = NULL;
+    if (depth > MANIFEST_MAX_DEPTH)
+        return seterr(err, errlen, MANIFEST_EINVAL, "YAML nesting is too deep");
+    if (n != NULL && fy_node_is_alias(n))
+        return seterr(err, errlen, MANIFEST_EINVAL, "YAML aliases are not supported");
+    switch (fy_node_get_type(n)) {
+    case FYNT_SCALAR: {
+        size_t len = 0, taglen = 0;
+        const char *s = n != NULL ? fy_node_get_scalar(n, &len) : NULL;
+        const char *tag = n != NULL ? fy_node_get_tag(n, &taglen) : NULL;
+        if (s == NULL) {
+            s = "";
+            len = 0;
+        }
+        if (n != NULL && (fy_node_get_style(n) != FYNS_PLAIN ||
+                          (tag != NULL && is_str_tag(tag, taglen))))
+            v = json_stringn(s, len);
+        else
+            v = plain_scalar(s, len);
+        if (v == NULL) {
+            /* json_stringn() refuses invalid UTF-8 as well as failing to
+             * allocate; the former is the user's problem. */
+            v = json_stringn_nocheck("", 0);
+            if (v == NULL)
+                return MANIFEST_ENOMEM;
+            json_decref(v);
+            return seterr(err, errlen, MANIFEST_EINVAL, "a YAML scalar is not valid UTF-8");
+        }
+        *out = v;
+        return 0;
+    }
+    case FYNT_SEQUENCE: {
+        void *it = NULL;
+        struct fy_node *item;
+        if ((v = json_array()) == NULL)
+            return MANIFEST_ENOMEM;
+        while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
+            json_t *c;
+            if ((rc = convert(item, depth + 1, &c, err, errlen)) < 0)
+                goto fail;
+            if (json_array_append_new(v, c) != 0) {
+                rc = MANIFEST_ENOMEM;
+                goto fail;
+            }
+        }
+        *out = v;
+        return 0;
+    }
+    case FYNT_MAPPING: {
+        void *it = NULL;
+        struct fy_node_pair *pair;
+        if ((v = json_object()) == NULL)
+            return MANIFEST_ENOMEM;
+        while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
+            struct fy_node *k = fy_node_pair_key(pair);
+            const char *ks;
+            size_t klen = 0;
+            char *key;
+            json_t *c;
+            if (k == NULL || fy_node_get_type(k) != FYNT_SCALAR || fy_node_is_alias(k)) {
+                rc = seterr(err, errlen, MANIFEST_EINVAL, "YAML mapping keys must be scalars");
+                goto fail;
+            }
+            ks = fy_node_get_scalar(k, &klen);
+            if (ks == NULL || memchr(ks, '\0', klen) != NULL) {
+                rc = seterr(err, errlen, MANIFEST_EINVAL, "a YAML mapping key is not a string");
+                goto fail;
+            }
+            if ((key = strndup(ks, klen)) == NULL) {
+                rc = MANIFEST_ENOMEM;
+                goto fail;
+            }
+            if (json_object_get(v, key) != NULL) {
+                char q[QUOTE_BUFLEN], msg[QUOTE_BUFLEN + 32];
+                quote_string(key, q, sizeof q);
+                snprintf(msg, sizeof msg, "duplicate key %s", q);
+                free(key);
+                rc = seterr(err, errlen, MANIFEST_EINVAL, msg);
+                goto fail;
+            }
+            if ((rc = convert(fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0) {
+                free(key);
+                goto fail;
+            }
+            /* json_object_set_new() validates the key as UTF-8. */
+            if (json_object_set_new(v, key, c) != 0) {
+                free(key);
+                rc = seterr(err, errlen, MANIFEST_EINVAL, "a YAML mapping key is not valid UTF-8");
+                goto fail;
+            }
+            free(key);
+        }
+        *out = v;
+        return 0;
+    }
+    }
+    return seterr(err, errlen, MANIFEST_EINVAL, "unknown YAML node type");
+fail:
+    json_decref(v);
+    return rc;
+}
+
+/* Strict UTF-8 (no overlong forms, surrogates or code points past
+ * U+10FFFF) and no NUL bytes. Returns the offset of the first bad byte, or
+ * len when all are good. libfyaml is only ever given input that passes: some
+ * of its versions loop forever on malformed UTF-8 in directives. */
+static size_t bad_utf8(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t n, k;
+        uint32_t cp;
+
+        if (c == 0)
+            return i;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            n = 1;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (len - i <= n)
+            return i;
+        for (k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return i;
+            cp = (cp << 6) | (s[i + k] & 0x3f);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return i;
+        i += n + 1;
+    }
+    return len;
+}
+
+/* Diagnostics are collected, never printed: the caller decides what to say. */
+static void silent(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+    (void)diag;
+    (void)user;
+    (void)buf;
+    (void)len;
+}
+
+/* Copies the first collected error into err. */
+static void diag_error(struct fy_diag *diag, char *err, size_t errlen)
+{
+    struct fy_diag_error *e;
+    void *it = NULL;
+
+    if (err == NULL || errlen == 0)
+        return;
+    e = fy_diag_errors_iterate(diag, &it);
+    if (e != NULL && e->msg != NULL)
+        snprintf(err, errlen, "YAML line %d, column %d: %s", e->line, e->column,
+                 e->msg);
+    else
+        snprintf(err, errlen, "YAML line ?: not valid YAML");
+}
+
+static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size_t errlen)
+{
+    struct fy_diag_cfg dcfg;
+    struct fy_parse_cfg cfg;
+    struct fy_diag *diag;
+    struct fy_parser *fyp = NULL;
+    struct fy_document *fyd = NULL;
+    int rc = 0;
+
+    fy_diag_cfg_default(&dcfg);
+    dcfg.fp = NULL;
+    dcfg.output_fn = silent;
+    diag = fy_diag_create(&dcfg);
+    if (diag == NULL)
+        return MANIFEST_ENOMEM;
+    fy_diag_set_collect_errors(diag, true);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE;
+    cfg.diag = diag;
+    fyp = fy_parser_create(&cfg);
+    if (fyp == NULL) {
+        rc = MANIFEST_ENOMEM;
+        goto fail;
+    }
+    if (fy_parser_set_string(fyp, data, len) != 0) {
+        rc = seterr(err, errlen, MANIFEST_EINVAL, "cannot read the YAML input");
+        goto fail;
+    }
+    for (;;) {
+        json_t *doc;
+        fyd = fy_parse_load_document(fyp);
+        if (fyd == NULL)
+            break;
+        if (fy_document_root(fyd) != NULL) {
+            if ((rc = convert(fy_document_root(fyd), 0, &doc, err, errlen)) < 0)
+                goto fail;
+            if (!json_is_null(doc) && json_array_append(docs, doc) != 0) {
+                json_decref(doc);
+                rc = MANIFEST_ENOMEM;
+                goto fail;
+            }
+            json_decref(doc);
+        }
+        fy_parse_document_destroy(fyp, fyd);
+        fyd = NULL;
+    }
+    if (fy_parser_get_stream_error(fyp)) {
+        diag_error(diag, err, errlen);
+        rc = MANIFEST_EINVAL;
+        goto fail;
+    }
+    fy_parser_destroy(fyp);
+    fy_diag_destroy(diag);
+    return 0;
+fail:
+    if (fyd != NULL)
+        fy_parse_document_destroy(fyp, fyd);
+    if (fyp != NULL)
+        fy_parser_destroy(fyp);
+    fy_diag_destroy(diag);
+    return rc;
+}
+
+int manifest_load(const char *data, size_t len, json_t **docs, char *err, size_t errlen)
+{
+    json_t *arr;
+    size_t i = 0;
+    int rc;
+
+    *docs = NULL;
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    arr = json_array();
+    if (arr == NULL)
+        return MANIFEST_ENOMEM;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+        i++;
+    if (i < len && data[i] == '{') {
+        json_error_t je;
+        json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+        if (doc == NULL) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "JSON line %d, column %d: %s", je.line, je.column,
+                         je.text);
+            rc = MANIFEST_EINVAL;
+            goto fail;
+        }
+        if (json_array_append_new(arr, doc) != 0) {
+            rc = MANIFEST_ENOMEM;
+            goto fail;
+        }
+    } else if ((i = bad_utf8((const unsigned char *)data, len)) < len) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "YAML input is not valid UTF-8 text (byte %zu)", i);
+        rc = MANIFEST_EINVAL;
+        goto fail;
+    } else if ((rc = load_yaml(data, len, arr, err, errlen)) < 0) {
+        goto fail;
+    }
+    *docs = arr;
+    return 0;
+fail:
+    json_decref(arr);
+    return rc;
+}

@@ -1,0 +1,107 @@
+/* policy: HostedChangeManagementPolicy (HCMP) parsing and validation.
+ *
+ * An HCMP arrives as JSON (from the API server, or converted from YAML by the
+ * manifest module). policy_parse() validates every field strictly, because a
+ * typo that were silently ignored could widen a maintenance window, and turns
+ * the MaintenanceSchedule into the schedule engine's input: the structured
+ * `recurrence` is translated into the same RFC 5545 subset that `rrule`
+ * accepts, so that one engine evaluates both (DESIGN.md 2.1, 3.1, 3.2).
+ *
+ * A policy that fails validation is still returned, carrying its metadata and
+ * the validation message, so that its status can say why it is not Ready. Such
+ * a policy behaves as Restrictive (policy_schedule() returns "never").
+ *
+ * Everything here is pure computation: no I/O, no clock.
+ */
+#ifndef HCP_POLICY_POLICY_H
+#define HCP_POLICY_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "schedule/schedule.h"
+
+/* Error codes (negative return values). */
+#define POLICY_EINVAL (-22) /* the document is not a valid policy; detail in err */
+#define POLICY_ENOMEM (-12) /* allocation failed */
+
+/* Room for any validation message policy_parse() writes. */
+#define POLICY_ERRLEN 512
+
+typedef enum policy_strategy {
+    POLICY_PERMISSIVE = 0,          /* changes always permitted */
+    POLICY_RESTRICTIVE,             /* changes never permitted */
+    POLICY_MAINTENANCE_SCHEDULE     /* permitted inside the schedule's windows */
+} policy_strategy_t;
+
+/* One `spec.maintenanceSchedule.exclude[]` entry in local dates. */
+typedef struct policy_exclusion {
+    int32_t from_day;  /* first excluded local date, days since 1970-01-01 */
+    int32_t until_day; /* first local date no longer excluded; > from_day */
+    char *reason;      /* owned; "" when the manifest gave none */
+} policy_exclusion_t;
+
+typedef struct policy {
+    /* metadata */
+    char *name;         /* owned; "" when absent */
+    char *namespace_;   /* owned; "" when absent */
+    int64_t generation; /* metadata.generation; 0 when absent */
+
+    /* validation outcome */
+    int valid;          /* 1 when the spec passed validation and compiled */
+    char *message;      /* owned; the validation message when !valid, else "" */
+
+    /* spec (meaningful only when valid) */
+    policy_strategy_t strategy;
+    int has_schedule;   /* spec.maintenanceSchedule present (and not null) */
+    char *time_zone;    /* owned; IANA name, "UTC" by default */
+    int has_permit;     /* permit present: rrule is set */
+    char *rrule;        /* owned; the rule evaluated (translated from
+                           `recurrence` or copied from `rrule`); NULL
+                           without permit */
+    int start_minute;   /* window start, minutes after local midnight */
+    int32_t duration;   /* seconds; 0 means "until the next local midnight" */
+    policy_exclusion_t *exclusions; /* owned array, in manifest order */
+    size_t n_exclusions;
+
+    sched_t *sched;     /* owned reference: the policy's whole timeline
+                           (always, never or the compiled schedule); never
+                           NULL for a parsed policy, "never" when invalid */
+} policy_t;
+
+/* Parses and validates an HCMP document (a JSON object with apiVersion,
+ * kind, metadata, spec and optionally status) and compiles its schedule.
+ * `now` only tells the engine where to expand first; results never depend
+ * on it.
+ *
+ * Returns 0 with *out a new valid policy; POLICY_EINVAL with *out a new
+ * policy whose `valid` is 0, whose `message` (and err) name the offending
+ * field path and the reason, e.g.
+ *   spec.maintenanceSchedule.permit.startTime: "25:00" is not a valid HH:MM time
+ * and whose metadata is filled as far as it could be read; or POLICY_ENOMEM
+ * with *out NULL. The caller owns *out and frees it with policy_free(). err
+ * may be NULL. The document is borrowed and not modified. */
+int policy_parse(const json_t *doc, sched_time_t now, policy_t **out, char *err,
+                 size_t errlen);
+
+/* Frees a policy and everything it owns. NULL is accepted. */
+void policy_free(policy_t *p);
+
+/* The policy's timeline as a new reference (release with sched_unref()):
+ * Permissive => always, Restrictive => never, MaintenanceSchedule => the
+ * compiled schedule, or never when the spec has no maintenanceSchedule or
+ * the policy is invalid (fail safe). NULL only when out of memory. */
+sched_t *policy_schedule(const policy_t *p);
+
+/* The strategy's name as written in manifests ("Permissive", ...). Static
+ * storage. */
+const char *policy_strategy_name(policy_strategy_t s);
+
+/* Checks that doc looks like an HCMP: a JSON object whose `kind` is
+ * HostedChangeManagementPolicy. Returns 1 or 0. Used to pick the policy
+ * documents out of a multi-document manifest. */
+int policy_is_hcmp(const json_t *doc);
+
+#endif

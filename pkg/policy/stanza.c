@@ -1,0 +1,469 @@
+#include "policy/stanza.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy/quote.h"
+
+#define PATHLEN 160
+
+static const char *const STRATEGY_NAMES[5] = {"Permissive", "Restrictive", "ByPolicy",
+                                              "PermissiveUntil", "RestrictiveUntil"};
+
+const char *stanza_strategy_name(stanza_strategy_t s)
+{
+    if ((int)s < 0 || (int)s >= 5)
+        return "Unknown";
+    return STRATEGY_NAMES[s];
+}
+
+/* snprintf() into a message buffer; truncation of a long message is
+ * acceptable, so it goes through vsnprintf() where the compiler does not
+ * second-guess it. */
+__attribute__((format(printf, 3, 4))) static void put(char *dst, size_t len, const char *fmt,
+                                                      ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(dst, len, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 3, 4))) static int invalid(stanza_t *st, const char *path,
+                                                         const char *fmt, ...)
+{
+    char msg[STANZA_MSGLEN];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    put(st->error, sizeof st->error, "%s: %s", path, msg);
+    st->valid = 0;
+    return STANZA_EINVAL;
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "unknown";
+}
+
+/* The raw text of the four stanza fields and where each came from, so that
+ * both forms are validated by the same code with paths that name the field
+ * the user actually wrote. */
+typedef struct raw {
+    const json_t *strategy, *policy, *permissive_until, *restrictive_until; /* borrowed */
+    char strategy_path[PATHLEN];
+    char policy_path[PATHLEN];
+    char permissive_path[PATHLEN];
+    char restrictive_path[PATHLEN];
+} raw_t;
+
+/* A value that must be a string (or absent); returns its text or NULL. */
+static int string_of(stanza_t *st, const json_t *v, const char *path, const char **out)
+{
+    *out = NULL;
+    if (v == NULL || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return invalid(st, path, "must be a string, not %s", type_name(v));
+    if (strlen(json_string_value(v)) != json_string_length(v))
+        return invalid(st, path, "must not contain NUL characters");
+    *out = json_string_value(v);
+    return 0;
+}
+
+/* RFC 1123 subdomain, as Kubernetes requires of object names. */
+static int valid_name(const char *s)
+{
+    size_t i, n = strlen(s);
+
+    if (n == 0 || n > STANZA_NAMELEN - 1)
+        return 0;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && c != '-' && c != '.')
+            return 0;
+        if (!alnum && (i == 0 || i == n - 1))
+            return 0;
+    }
+    return 1;
+}
+
+static int until(stanza_t *st, const json_t *v, const char *path, int *has, sched_time_t *t)
+{
+    char q[QUOTE_BUFLEN];
+    const char *s;
+    int rc;
+
+    if ((rc = string_of(st, v, path, &s)) < 0 || s == NULL)
+        return rc;
+    if (sched_parse_rfc3339(s, t) != 0) {
+        quote_string(s, q, sizeof q);
+        return invalid(st, path, "%s is not an RFC 3339 time (e.g. 2026-01-03T00:00:00Z)", q);
+    }
+    *has = 1;
+    return 0;
+}
+
+static int interpret(stanza_t *st, const raw_t *r)
+{
+    char q[QUOTE_BUFLEN];
+    const char *strategy, *policy;
+    int rc, i;
+
+    if ((rc = string_of(st, r->strategy, r->strategy_path, &strategy)) < 0)
+        return rc;
+    if ((rc = string_of(st, r->policy, r->policy_path, &policy)) < 0)
+        return rc;
+    if (policy != NULL) {
+        if (!valid_name(policy)) {
+            quote_string(policy, q, sizeof q);
+            return invalid(st, r->policy_path, "%s is not a valid policy name", q);
+        }
+        snprintf(st->policy, sizeof st->policy, "%s", policy);
+    }
+    if ((rc = until(st, r->permissive_until, r->permissive_path, &st->has_permissive_until,
+                    &st->permissive_until)) < 0)
+        return rc;
+    if ((rc = until(st, r->restrictive_until, r->restrictive_path, &st->has_restrictive_until,
+                    &st->restrictive_until)) < 0)
+        return rc;
+    if (strategy == NULL) {
+        if (policy == NULL)
+            return invalid(st, r->strategy_path, "required field is missing");
+        st->strategy = STANZA_BY_POLICY;
+        return 0;
+    }
+    for (i = 0; i < 5; i++)
+        if (strcmp(strategy, STRATEGY_NAMES[i]) == 0)
+            break;
+    if (i == 5) {
+        quote_string(strategy, q, sizeof q);
+        return invalid(st, r->strategy_path,
+                       "%s is not one of ByPolicy, Permissive, Restrictive, PermissiveUntil, "
+                       "RestrictiveUntil",
+                       q);
+    }
+    st->strategy = (stanza_strategy_t)i;
+    if (st->strategy == STANZA_BY_POLICY && policy == NULL)
+        return invalid(st, r->policy_path, "required when strategy is ByPolicy");
+    if (st->strategy == STANZA_PERMISSIVE_UNTIL && !st->has_permissive_until)
+        return invalid(st, r->permissive_path, "required when strategy is PermissiveUntil");
+    if (st->strategy == STANZA_RESTRICTIVE_UNTIL && !st->has_restrictive_until)
+        return invalid(st, r->restrictive_path, "required when strategy is RestrictiveUntil");
+    return 0;
+}
+
+static int from_spec(stanza_t *st, const json_t *cm, raw_t *r)
+{
+    static const char *const P = "spec.changeManagement";
+    const char *key;
+    json_t *val, *bp;
+
+    if (!json_is_object(cm))
+        return invalid(st, P, "must be an object, not %s", type_name(cm));
+    json_object_foreach((json_t *)cm, key, val) {
+        if (strcmp(key, "strategy") != 0 && strcmp(key, "byPolicy") != 0 &&
+            strcmp(key, "permissiveUntil") != 0 && strcmp(key, "restrictiveUntil") != 0) {
+            char name[QUOTE_BUFLEN], path[PATHLEN + QUOTE_BUFLEN];
+            quote_name(key, name, sizeof name);
+            put(path, sizeof path, "%s.%s", P, name);
+            return invalid(st, path, "unknown field");
+        }
+    }
+    snprintf(r->strategy_path, PATHLEN, "%s.strategy", P);
+    snprintf(r->policy_path, PATHLEN, "%s.byPolicy.name", P);
+    snprintf(r->permissive_path, PATHLEN, "%s.permissiveUntil", P);
+    snprintf(r->restrictive_path, PATHLEN, "%s.restrictiveUntil", P);
+    r->strategy = json_object_get(cm, "strategy");
+    r->permissive_until = json_object_get(cm, "permissiveUntil");
+    r->restrictive_until = json_object_get(cm, "restrictiveUntil");
+    bp = json_object_get(cm, "byPolicy");
+    if (bp != NULL && !json_is_null(bp)) {
+        if (!json_is_object(bp))
+            return invalid(st, "spec.changeManagement.byPolicy", "must be an object, not %s",
+                           type_name(bp));
+        json_object_foreach(bp, key, val) {
+            if (strcmp(key, "name") != 0) {
+                char name[QUOTE_BUFLEN], path[PATHLEN + QUOTE_BUFLEN];
+                quote_name(key, name, sizeof name);
+                put(path, sizeof path, "spec.changeManagement.byPolicy.%s", name);
+                return invalid(st, path, "unknown field");
+            }
+        }
+        r->policy = json_object_get(bp, "name");
+    }
+    return 0;
+}
+
+int stanza_parse(const json_t *obj, stanza_t *out)
+{
+    const json_t *spec, *cm, *md, *ann;
+    raw_t r;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    memset(&r, 0, sizeof r);
+    out->valid = 1;
+    out->strategy = STANZA_PERMISSIVE;
+    if (!json_is_object(obj))
+        return 0;
+    spec = json_object_get(obj, "spec");
+    cm = json_is_object(spec) ? json_object_get(spec, "changeManagement") : NULL;
+    if (cm != NULL && !json_is_null(cm)) {
+        out->present = 1;
+        out->from_spec = 1;
+        if ((rc = from_spec(out, cm, &r)) < 0)
+            return rc;
+        return interpret(out, &r);
+    }
+    md = json_object_get(obj, "metadata");
+    ann = json_is_object(md) ? json_object_get(md, "annotations") : NULL;
+    if (!json_is_object(ann))
+        return 0;
+#define ANN(field, suffix)                                                                 \
+    do {                                                                                   \
+        r.field = json_object_get(ann, STANZA_ANNOTATION_PREFIX suffix);                   \
+        snprintf(r.field##_path, PATHLEN,                                                  \
+                 "metadata.annotations[\"" STANZA_ANNOTATION_PREFIX suffix "\"]");          \
+    } while (0)
+    ANN(strategy, "strategy");
+    ANN(policy, "policy");
+    r.permissive_until = json_object_get(ann, STANZA_ANNOTATION_PREFIX "permissive-until");
+    snprintf(r.permissive_path, PATHLEN,
+             "metadata.annotations[\"" STANZA_ANNOTATION_PREFIX "permissive-until\"]");
+    r.restrictive_until = json_object_get(ann, STANZA_ANNOTATION_PREFIX "restrictive-until");
+    snprintf(r.restrictive_path, PATHLEN,
+             "metadata.annotations[\"" STANZA_ANNOTATION_PREFIX "restrictive-until\"]");
+#undef ANN
+    if (r.strategy == NULL && r.policy == NULL && r.permissive_until == NULL &&
+        r.restrictive_until == NULL)
+        return 0;
+    out->present = 1;
+    return interpret(out, &r);
+}
+
+/* ---- resolution ----------------------------------------------------------- */
+
+/* The referenced policy's timeline (new reference), or NULL with *reason and
+ * msg describing why it cannot be used. Returns 0, the lookup's error, or
+ * STANZA_ENOMEM. */
+static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
+                      sched_t **out, const char **reason, char *msg, size_t msglen)
+{
+    stanza_policy_ref_t ref;
+    char qn[QUOTE_BUFLEN], qs[QUOTE_BUFLEN];
+    int rc;
+
+    *out = NULL;
+    *reason = NULL;
+    memset(&ref, 0, sizeof ref);
+    quote_string(st->policy, qn, sizeof qn);
+    quote_string(ns != NULL ? ns : "", qs, sizeof qs);
+    if (lookup == NULL) {
+        ref.found = 0;
+    } else if ((rc = lookup(ctx, ns != NULL ? ns : "", st->policy, &ref)) < 0) {
+        return rc;
+    }
+    if (!ref.found) {
+        *reason = "PolicyNotFound";
+        put(msg, msglen, "policy %s not found in namespace %s", qn, qs);
+        return 0;
+    }
+    if (!ref.ready || ref.sched == NULL) {
+        *reason = "PolicyNotReady";
+        put(msg, msglen, "policy %s in namespace %s is not Ready%s%s", qn, qs,
+                 ref.message != NULL && ref.message[0] ? ": " : "",
+                 ref.message != NULL ? ref.message : "");
+        return 0;
+    }
+    *out = sched_ref(ref.sched);
+    return *out == NULL ? STANZA_ENOMEM : 0;
+}
+
+int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
+                   stanza_resolution_t *out)
+{
+    char why[STANZA_MSGLEN], when[32], qn[QUOTE_BUFLEN];
+    const char *bad = NULL;
+    sched_t *base = NULL, *edge = NULL;
+    int rc = STANZA_ENOMEM;
+
+    memset(out, 0, sizeof *out);
+    why[0] = '\0';
+    quote_string(st->policy, qn, sizeof qn);
+    out->strategy = st->strategy;
+    if (!st->present) {
+        out->strategy = STANZA_PERMISSIVE;
+        out->reason = "Permissive";
+        put(out->message, sizeof out->message,
+                 "no changeManagement stanza: changes are always permitted");
+        out->sched = sched_always();
+        return out->sched == NULL ? STANZA_ENOMEM : 0;
+    }
+    if (!st->valid) {
+        out->strategy = STANZA_RESTRICTIVE;
+        out->reason = "InvalidChangeManagement";
+        out->degraded = 1;
+        put(out->message, sizeof out->message, "%s; changes are restricted", st->error);
+        out->sched = sched_never();
+        return out->sched == NULL ? STANZA_ENOMEM : 0;
+    }
+    switch (st->strategy) {
+    case STANZA_PERMISSIVE:
+        out->reason = "Permissive";
+        put(out->message, sizeof out->message,
+                 "strategy Permissive: changes are always permitted");
+        out->sched = sched_always();
+        break;
+    case STANZA_RESTRICTIVE:
+        out->reason = "Restrictive";
+        put(out->message, sizeof out->message,
+                 "strategy Restrictive: changes are never permitted");
+        out->sched = sched_never();
+        break;
+    case STANZA_BY_POLICY:
+        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
+            goto fail;
+        if (bad != NULL) {
+            out->reason = bad;
+            out->degraded = 1;
+            put(out->message, sizeof out->message, "%s; changes are restricted", why);
+            out->sched = sched_never();
+        } else {
+            out->reason = "ByPolicy";
+            put(out->message, sizeof out->message, "following policy %s", qn);
+            out->sched = sched_ref(base);
+        }
+        break;
+    case STANZA_PERMISSIVE_UNTIL:
+    case STANZA_RESTRICTIVE_UNTIL: {
+        int permissive = st->strategy == STANZA_PERMISSIVE_UNTIL;
+        sched_time_t t = permissive ? st->permissive_until : st->restrictive_until;
+        sched_format_utc(t, when, sizeof when);
+        out->reason = permissive ? "PermissiveUntil" : "RestrictiveUntil";
+        if (st->policy[0] != '\0') {
+            if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
+                goto fail;
+            if (bad != NULL) {
+                out->reason = bad;
+                out->degraded = 1;
+                base = sched_never();
+                put(out->message, sizeof out->message,
+                         "%s until %s, then restricted because %s", permissive ? "permitted"
+                                                                                 : "restricted",
+                         when, why);
+            } else {
+                put(out->message, sizeof out->message, "%s until %s, then policy %s",
+                         permissive ? "permitted" : "restricted", when, qn);
+            }
+        } else {
+            base = permissive ? sched_never() : sched_always();
+            put(out->message, sizeof out->message, "%s until %s, then %s",
+                     permissive ? "permitted" : "restricted", when,
+                     permissive ? "Restrictive" : "Permissive");
+        }
+        if (base == NULL) {
+            rc = STANZA_ENOMEM;
+            goto fail;
+        }
+        edge = permissive ? sched_before(t) : sched_after(t);
+        if (edge == NULL) {
+            rc = STANZA_ENOMEM;
+            goto fail;
+        }
+        out->sched = permissive ? sched_or(edge, base) : sched_and(edge, base);
+        break;
+    }
+    }
+    if (out->sched == NULL) {
+        rc = STANZA_ENOMEM;
+        goto fail;
+    }
+    sched_unref(edge);
+    sched_unref(base);
+    return 0;
+fail:
+    sched_unref(edge);
+    sched_unref(base);
+    sched_unref(out->sched);
+    out->sched = NULL;
+    return rc;
+}
+
+void stanza_resolution_free(stanza_resolution_t *r)
+{
+    if (r == NULL)
+        return;
+    sched_unref(r->sched);
+    r->sched = NULL;
+}
+
+int stanza_resolve_nodepool(sched_t *own, sched_t *cluster, sched_time_t now,
+                            stanza_nodepool_t *out)
+{
+    sched_interval_t own_next;
+    int rc, own_has;
+
+    memset(out, 0, sizeof *out);
+    out->sched = sched_and(own, cluster);
+    if (out->sched == NULL)
+        return STANZA_ENOMEM;
+    if ((rc = sched_next(cluster, now, &out->cluster_next)) < 0)
+        goto fail;
+    out->cluster_has_window = rc;
+    if ((rc = sched_next(out->sched, now, &out->next)) < 0)
+        goto fail;
+    out->has_window = rc;
+    if (out->has_window) {
+        out->reason = "PermittedWindow";
+        return 0;
+    }
+    out->reason = "NoPermittedWindow";
+    if ((rc = sched_next(own, now, &own_next)) < 0)
+        goto fail;
+    own_has = rc;
+    if (!own_has && !out->cluster_has_window)
+        put(out->message, sizeof out->message,
+                 "no permitted window within 10 years: neither the node pool nor its "
+                 "hosted cluster permits changes");
+    else if (!own_has)
+        put(out->message, sizeof out->message,
+                 "no permitted window within 10 years: the node pool's own schedule "
+                 "permits no changes");
+    else if (!out->cluster_has_window)
+        put(out->message, sizeof out->message,
+                 "no permitted window within 10 years: the hosted cluster permits no "
+                 "changes");
+    else
+        put(out->message, sizeof out->message,
+                 "no permitted window within 10 years: the node pool's windows never "
+                 "overlap its hosted cluster's");
+    return 0;
+fail:
+    sched_unref(out->sched);
+    out->sched = NULL;
+    return rc;
+}
+
+void stanza_nodepool_free(stanza_nodepool_t *np)
+{
+    if (np == NULL)
+        return;
+    sched_unref(np->sched);
+    np->sched = NULL;
+}
