@@ -1,0 +1,89 @@
+/*
+ * kube/http.h - libcurl's multi interface driven by a libev loop.
+ *
+ * One kube_http owns one CURLM: every request and watch of every kube_client
+ * built on it shares its connection cache, so requests to one API server are
+ * multiplexed as HTTP/2 streams over a single TLS connection.
+ *
+ * Callbacks never run inside libcurl's own callbacks. The write callback only
+ * buffers bytes; after curl_multi_socket_action() returns, buffered stream
+ * data is delivered (kube_transfer_data_cb), then finished transfers are read
+ * with curl_multi_info_read(), removed from the multi handle and reported
+ * (kube_transfer_done_cb). Callbacks may therefore start and cancel transfers
+ * freely; transfers are freed only after their callbacks have returned.
+ */
+#ifndef KUBE_HTTP_H
+#define KUBE_HTTP_H
+
+#include <curl/curl.h>
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/error.h"
+
+typedef struct kube_transfer kube_transfer;
+
+/* What a finished transfer reports. Pointers are valid during the callback only. */
+typedef struct kube_transfer_result {
+    int code;            /* 0, KUBE_ETRANSPORT or KUBE_ETLS */
+    long http_status;    /* 0 when no response arrived */
+    const char *body;    /* buffered body (for streams: only when not 2xx) */
+    size_t body_len;
+    double retry_after;  /* seconds from a Retry-After header, -1 when absent */
+    const char *errmsg;  /* libcurl's explanation when code != 0 */
+} kube_transfer_result;
+
+/* Stream data, delivered only for 2xx responses of streaming transfers. */
+typedef void (*kube_transfer_data_cb)(kube_transfer *t, const char *data, size_t len, void *ud);
+/* Completion; called exactly once unless the transfer was cancelled first. */
+typedef void (*kube_transfer_done_cb)(kube_transfer *t, const kube_transfer_result *r, void *ud);
+
+typedef struct kube_http {
+    struct ev_loop *loop;           /* borrowed */
+    CURLM *multi;                   /* owned */
+    ev_timer timer;                 /* libcurl's single timeout */
+    struct kube_transfer *active;   /* started, not finished (doubly linked) */
+    struct kube_transfer *pending;  /* transfers with stream bytes to deliver */
+    struct kube_transfer *zombies;  /* finished or cancelled, freed after dispatch */
+    struct kube_sock *dead_socks;   /* sockets libcurl released, freed after dispatch */
+    int dispatching;                /* > 0 while callbacks run */
+    int running;                    /* libcurl's count of running transfers */
+    long connects;                  /* new connections made (CURLINFO_NUM_CONNECTS summed) */
+    unsigned long started;          /* transfers started */
+} kube_http;
+
+/*
+ * Creates the multi handle on `loop` with HTTP/2 multiplexing enabled.
+ * Calls curl_global_init() once per process. Returns 0 or KUBE_ENOMEM.
+ */
+int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err);
+
+/*
+ * Cancels every transfer without calling their callbacks and releases the
+ * multi handle. Must not be called from a kube_http callback.
+ */
+void kube_http_close(kube_http *h);
+
+/*
+ * Starts a transfer on `easy`, which the caller configured (URL, method,
+ * headers, TLS) and whose ownership passes to the transfer, together with
+ * `headers` (freed with it; may be NULL). With stream set, response bytes of
+ * a 2xx answer go to on_data as they arrive instead of being buffered.
+ * Returns the transfer (borrowed: valid until on_done returns or it is
+ * cancelled) or NULL with err filled; on failure easy and headers are freed.
+ */
+kube_transfer *kube_http_start(kube_http *h, CURL *easy, struct curl_slist *headers, bool stream,
+                               kube_transfer_data_cb on_data, kube_transfer_done_cb on_done,
+                               void *ud, kube_error *err);
+
+/*
+ * Stops a transfer; none of its callbacks run afterwards. Safe from any
+ * callback, including the transfer's own. NULL is ignored.
+ */
+void kube_http_cancel(kube_http *h, kube_transfer *t);
+
+/* Bytes received so far by a transfer (for the watchdog and statistics). */
+size_t kube_transfer_bytes(const kube_transfer *t);
+
+#endif
