@@ -1,0 +1,650 @@
+/*
+ * pkg/controller/project against the local cluster: "main" plays the
+ * management cluster (HostedCluster namespaces, the kubeconfig Secrets),
+ * "hosted" a hosted cluster's API server with ClusterVersion `version`.
+ *
+ * Environment (set by e2e/project/project.mk):
+ *   HCP_E2E_KUBECONFIG             admin kubeconfig of main
+ *   HCP_E2E_KUBECONFIG_CONTROLLER  main's unprivileged user, given only
+ *                                  `get` on the Secret name by this test
+ *   HCP_E2E_HOSTED_KUBECONFIG      admin kubeconfig of hosted (its bytes go
+ *                                  into the Secret)
+ *
+ * The tests run in order and share the fixture below.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/project.h"
+#include "harness.h"
+#include "log/log.h"
+
+#define CV_PATH "/apis/config.openshift.io/v1/clusterversions/version"
+#define WAIT 30.0
+
+static harness H;              /* main, admin */
+static kube_config ctl_cfg;    /* main, the controller's user */
+static kube_client ctl_client;
+static kube_config hosted_cfg; /* hosted, admin */
+static kube_client hosted;
+static char *hosted_yaml;      /* bytes of the hosted kubeconfig */
+static char ns[64], role[96];
+static bool cv_created;        /* this run created ClusterVersion version */
+static ctl_project_t *P;
+static int changes;
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static char *b64(const char *s, size_t n)
+{
+    static const char tab[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc((n + 2) / 3 * 4 + 1);
+    size_t o = 0;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)s[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned char)s[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)s[i + 2];
+        out[o++] = tab[(v >> 18) & 63];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? tab[v & 63] : '=';
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Sends a request with a JSON body and waits; returns the code, *out gets the answer. */
+typedef int (*send_fn)(kube_client *, const char *, const json_t *, kube_done_cb, void *,
+                       kube_error *);
+
+static int sync_send(kube_client *c, send_fn fn, const char *path, json_t *body, json_t **out,
+                     kube_error *err)
+{
+    sync_result r = {0};
+    int rc = fn(c, path, body, harness_store, &r, &r.err);
+    json_decref(body);
+    if (rc == 0)
+        rc = harness_wait(&H, &r, WAIT);
+    if (err)
+        *err = r.err;
+    if (out)
+        *out = r.obj ? json_incref(r.obj) : NULL;
+    sync_result_clear(&r);
+    return rc;
+}
+
+static json_t *sync_get(kube_client *c, const char *path, kube_error *err)
+{
+    sync_result r = {0};
+    json_t *obj = NULL;
+    if (kube_get(c, path, harness_store, &r, &r.err) == 0 && harness_wait(&H, &r, WAIT) == 0)
+        obj = json_incref(r.obj);
+    if (err)
+        *err = r.err;
+    sync_result_clear(&r);
+    return obj;
+}
+
+static int put_secret(const char *hc, const char *kubeconfig_b64, bool replace)
+{
+    char hcpns[160], path[256];
+    json_t *s;
+    kube_error e;
+    snprintf(hcpns, sizeof(hcpns), "%s-%s", ns, hc);
+    if (harness_create_ns(&H, &H.client, hcpns) < 0)
+        return -1;
+    s = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}}", "apiVersion", "v1", "kind", "Secret",
+                  "metadata", "name", CTL_PROJECT_SECRET, "data", CTL_PROJECT_SECRET_KEY,
+                  kubeconfig_b64);
+    if (replace) {
+        kube_path(path, sizeof(path), NULL, "v1", "secrets", hcpns, CTL_PROJECT_SECRET, NULL);
+        json_t *patch = json_pack("{s:O}", "data", json_object_get(s, "data"));
+        json_decref(s);
+        return sync_send(&H.client, kube_merge_patch, path, patch, NULL, &e);
+    }
+    kube_path(path, sizeof(path), NULL, "v1", "secrets", hcpns, NULL, NULL);
+    int rc = sync_send(&H.client, kube_create, path, s, NULL, &e);
+    if (rc < 0)
+        fprintf(stderr, "create secret in %s: %s\n", hcpns, e.message);
+    return rc;
+}
+
+static const json_t *find_cond(const json_t *cv, const char *type)
+{
+    const json_t *conds = json_object_get(json_object_get(cv, "status"), "conditions");
+    size_t i;
+    const json_t *c;
+    json_array_foreach(conds, i, c) {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && strcmp(t, type) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static const char *S(const json_t *o, const char *k)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+    return v ? v : "";
+}
+
+static const char *reason_of(const char *hc)
+{
+    static ctl_project_status_t st;
+    if (ctl_project_status(P, ns, hc, &st) < 0)
+        return "(unknown)";
+    return st.reason;
+}
+
+/* Runs the loop until HostedCluster hc reaches `reason`; returns true then. */
+static bool wait_reason(const char *hc, const char *reason, double seconds)
+{
+    double deadline = ev_time() + seconds;
+    while (ev_time() < deadline) {
+        if (strcmp(reason_of(hc), reason) == 0)
+            return true;
+        harness_run_for(&H, 0.1);
+    }
+    ctl_project_status_t st;
+    if (ctl_project_status(P, ns, hc, &st) == 0)
+        fprintf(stderr, "%s: still %s: %s\n", hc, st.reason, st.message);
+    return false;
+}
+
+/* Runs until ClusterVersion's ChangesPaused has `status` and `message`. */
+static json_t *wait_cv(const char *paused_status, const char *paused_message, double seconds)
+{
+    double deadline = ev_time() + seconds;
+    while (ev_time() < deadline) {
+        json_t *cv = sync_get(&hosted, CV_PATH, NULL);
+        const json_t *c = cv ? find_cond(cv, "ChangesPaused") : NULL;
+        if (c && strcmp(S(c, "status"), paused_status) == 0 &&
+            strcmp(S(c, "message"), paused_message) == 0)
+            return cv;
+        json_decref(cv);
+        harness_run_for(&H, 0.2);
+    }
+    return NULL;
+}
+
+static void on_change(const char *n, const char *name, void *ud)
+{
+    (void)n;
+    (void)name;
+    (void)ud;
+    changes++;
+}
+
+static const ctl_project_conds_t WANT1 = {
+    {true, "OutsideMaintenanceWindow", "Changes resume at 2026-03-01T02:00:00Z."},
+    {true, "ChangesPending", "Release 4.17.1 is waiting for a window."}};
+static const ctl_project_conds_t WANT2 = {
+    {false, "InsideMaintenanceWindow", "Changes are permitted until 2026-03-01T06:00:00Z."},
+    {true, "ChangesPending", "Release 4.17.1 is waiting for a window."}};
+
+/* ---- setup ----------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+    kube_error e;
+    const char *ctl_kc = getenv("HCP_E2E_KUBECONFIG_CONTROLLER");
+    const char *hosted_kc = getenv("HCP_E2E_HOSTED_KUBECONFIG");
+    char path[256];
+    (void)state;
+
+    if (!ctl_kc || !hosted_kc) {
+        fprintf(stderr, "HCP_E2E_KUBECONFIG_CONTROLLER and HCP_E2E_HOSTED_KUBECONFIG are "
+                        "required (make e2e-project sets them)\n");
+        return -1;
+    }
+    if (harness_init(&H, NULL) < 0)
+        return -1;
+    if (kube_config_load_file(&ctl_cfg, ctl_kc, NULL, &e) < 0 ||
+        kube_client_init(&ctl_client, &H.http, &ctl_cfg, NULL, &e) < 0 ||
+        kube_config_load_file(&hosted_cfg, hosted_kc, NULL, &e) < 0 ||
+        kube_client_init(&hosted, &H.http, &hosted_cfg, NULL, &e) < 0) {
+        fprintf(stderr, "setup: %s\n", e.message);
+        return -1;
+    }
+    hosted_yaml = read_all(hosted_kc);
+    if (!hosted_yaml)
+        return -1;
+    snprintf(ns, sizeof(ns), "prj-%d", (int)getpid());
+    snprintf(role, sizeof(role), "hcp-e2e-project-%d", (int)getpid());
+    if (harness_create_ns(&H, &H.client, ns) < 0)
+        return -1;
+
+    /* The controller's user may get the Secret by name, nothing else. */
+    json_t *cr = json_pack(
+        "{s:s, s:s, s:{s:s}, s:[{s:[s], s:[s], s:[s], s:[s]}]}", "apiVersion",
+        "rbac.authorization.k8s.io/v1", "kind", "ClusterRole", "metadata", "name", role, "rules",
+        "apiGroups", "", "resources", "secrets", "resourceNames", CTL_PROJECT_SECRET, "verbs",
+        "get");
+    json_t *crb = json_pack(
+        "{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:s}, s:[{s:s, s:s, s:s}]}", "apiVersion",
+        "rbac.authorization.k8s.io/v1", "kind", "ClusterRoleBinding", "metadata", "name", role,
+        "roleRef", "apiGroup", "rbac.authorization.k8s.io", "kind", "ClusterRole", "name", role,
+        "subjects", "apiGroup", "rbac.authorization.k8s.io", "kind", "User", "name",
+        "hcp-e2e-controller");
+    if (sync_send(&H.client, kube_create, "/apis/rbac.authorization.k8s.io/v1/clusterroles", cr,
+                  NULL, &e) < 0 ||
+        sync_send(&H.client, kube_create,
+                  "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", crb, NULL, &e) < 0) {
+        fprintf(stderr, "setup RBAC: %s\n", e.message);
+        return -1;
+    }
+
+    /* ClusterVersion `version` with the status the CVO would have written. */
+    json_t *cv = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}}", "apiVersion", "config.openshift.io/v1",
+                           "kind", "ClusterVersion", "metadata", "name", "version", "spec",
+                           "clusterID", "0b7c4d46-4f2a-4bd4-9d3c-1c2e3b4a5d6e");
+    int rc = sync_send(&hosted, kube_create, "/apis/config.openshift.io/v1/clusterversions", cv,
+                       NULL, &e);
+    if (rc < 0 && e.http_status != 409) {
+        fprintf(stderr, "setup ClusterVersion: %s\n", e.message);
+        return -1;
+    }
+    cv_created = rc == 0;
+    json_t *st = json_pack(
+        "{s:{s:{s:s, s:s}, s:i, s:s, s:[], s:[{s:s, s:s, s:s, s:s}]}}", "status", "desired",
+        "image", "quay.io/x:4.17.0", "version", "4.17.0", "observedGeneration", 1, "versionHash",
+        "abc", "availableUpdates", "conditions", "type", "Available", "status", "True",
+        "lastTransitionTime", "2026-01-01T00:00:00Z", "message", "Done applying 4.17.0");
+    if (sync_send(&hosted, kube_merge_patch_status, CV_PATH, st, NULL, &e) < 0) {
+        fprintf(stderr, "seed ClusterVersion status: %s\n", e.message);
+        return -1;
+    }
+
+    /* The Secret of hc1: the hosted instance's kubeconfig as is. */
+    char *enc = b64(hosted_yaml, strlen(hosted_yaml));
+    rc = enc ? put_secret("hc1", enc, false) : -1;
+    free(enc);
+    if (rc < 0)
+        return -1;
+
+    ctl_project_opts_t opts = {.rewrite_server = false, .leading = true, .recheck = 2.0,
+                               .backoff_initial = 0.2, .backoff_max = 2.0,
+                               .on_change = on_change};
+    char err[256];
+    (void)path;
+    if (ctl_project_new(H.loop, &H.http, &ctl_client, &opts, &P, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ctl_project_new: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char path[256], hcpns[160];
+    static const char *const hcs[] = {"hc1", "hc-bad", "hc-text", "hc-down", "hc-missing",
+                                       "hc-fight"};
+    (void)state;
+    ctl_project_free(P);
+    P = NULL;
+    if (cv_created) {
+        sync_result r = {0};
+        if (kube_delete(&hosted, CV_PATH, harness_store, &r, NULL) == 0)
+            harness_wait(&H, &r, WAIT);
+        sync_result_clear(&r);
+    }
+    for (size_t i = 0; i < sizeof(hcs) / sizeof(hcs[0]); i++) {
+        snprintf(hcpns, sizeof(hcpns), "%s-%s", ns, hcs[i]);
+        harness_delete_ns(&H, &H.client, hcpns);
+    }
+    harness_delete_ns(&H, &H.client, ns);
+    static const char *const kinds[] = {"clusterrolebindings", "clusterroles"};
+    for (size_t i = 0; i < 2; i++) {
+        sync_result r = {0};
+        snprintf(path, sizeof(path), "/apis/rbac.authorization.k8s.io/v1/%s/%s", kinds[i], role);
+        if (kube_delete(&H.client, path, harness_store, &r, NULL) == 0)
+            harness_wait(&H, &r, WAIT);
+        sync_result_clear(&r);
+    }
+    kube_client_close(&hosted);
+    kube_config_free(&hosted_cfg);
+    kube_client_close(&ctl_client);
+    kube_config_free(&ctl_cfg);
+    free(hosted_yaml);
+    harness_close(&H);
+    return 0;
+}
+
+/* ---- tests --------------------------------------------------------------------- */
+
+static sched_time_t t1, t2;
+
+/* Our two conditions appear with the right values; Available is kept. */
+static void test_projects_conditions(void **state)
+{
+    char err[256];
+    (void)state;
+    t1 = (sched_time_t)ev_time() - 3600;
+    assert_int_equal(ctl_project_update(P, ns, "hc1", &WANT1, t1, err, sizeof(err)), 0);
+    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+    json_t *cv = wait_cv("True", WANT1.paused.message, 5);
+    assert_non_null(cv);
+    const json_t *paused = find_cond(cv, "ChangesPaused");
+    const json_t *pending = find_cond(cv, "ChangesPending");
+    const json_t *avail = find_cond(cv, "Available");
+    assert_string_equal(S(paused, "reason"), "OutsideMaintenanceWindow");
+    assert_string_equal(S(pending, "status"), "True");
+    assert_string_equal(S(pending, "reason"), "ChangesPending");
+    assert_string_equal(S(pending, "message"), WANT1.pending.message);
+    char ts[32];
+    sched_format_utc(t1, ts, sizeof(ts));
+    assert_string_equal(S(paused, "lastTransitionTime"), ts);
+    assert_non_null(avail);
+    assert_string_equal(S(avail, "status"), "True");
+    assert_string_equal(S(avail, "lastTransitionTime"), "2026-01-01T00:00:00Z");
+    assert_string_equal(S(avail, "message"), "Done applying 4.17.0");
+    /* The rest of the status is untouched. */
+    assert_string_equal(S(json_object_get(cv, "status"), "versionHash"), "abc");
+    json_decref(cv);
+    ctl_project_status_t st;
+    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), 0);
+    assert_true(st.ok);
+    assert_int_equal(st.writes, 1);
+    assert_true(changes >= 1);
+}
+
+/* The same conditions again (a later `now`, re-reads of the Secret
+ * meanwhile) send nothing. */
+static void test_steady_state_zero_writes(void **state)
+{
+    char err[256];
+    (void)state;
+    const ctl_project_stats_t *s = ctl_project_stats(P);
+    uint64_t writes = s->writes, reads = s->secret_reads, clients = s->clients;
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(ctl_project_update(P, ns, "hc1", &WANT1, t1 + 600 * i, err,
+                                            sizeof(err)), 0);
+        harness_run_for(&H, 1.0);
+    }
+    assert_int_equal(s->writes, writes);
+    assert_true(s->secret_reads > reads); /* recheck every ~2 s */
+    assert_int_equal(s->clients, clients); /* same kubeconfig: same client */
+    assert_string_equal(reason_of("hc1"), CTL_PROJECT_PROJECTED);
+}
+
+/* A new decision rewrites ChangesPaused (new transition time) and leaves
+ * ChangesPending's transition time alone. */
+static void test_changed_conditions(void **state)
+{
+    char err[256], ts1[32], ts2[32];
+    (void)state;
+    json_t *before = sync_get(&hosted, CV_PATH, NULL);
+    assert_non_null(before);
+    char pending_ltt[64];
+    snprintf(pending_ltt, sizeof(pending_ltt), "%s",
+             S(find_cond(before, "ChangesPending"), "lastTransitionTime"));
+    json_decref(before);
+
+    t2 = t1 + 1800;
+    assert_int_equal(ctl_project_update(P, ns, "hc1", &WANT2, t2, err, sizeof(err)), 0);
+    json_t *cv = wait_cv("False", WANT2.paused.message, WAIT);
+    assert_non_null(cv);
+    const json_t *paused = find_cond(cv, "ChangesPaused");
+    sched_format_utc(t1, ts1, sizeof(ts1));
+    sched_format_utc(t2, ts2, sizeof(ts2));
+    assert_string_equal(S(paused, "reason"), "InsideMaintenanceWindow");
+    assert_string_equal(S(paused, "lastTransitionTime"), ts2);
+    assert_string_equal(S(find_cond(cv, "ChangesPending"), "lastTransitionTime"), pending_ltt);
+    assert_non_null(find_cond(cv, "Available"));
+    json_decref(cv);
+    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+    ctl_project_status_t st;
+    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), 0);
+    assert_int_equal(st.writes, 2);
+}
+
+/* Another writer replaces the conditions list without ours: re-asserted. */
+static void test_reasserted_after_removal(void **state)
+{
+    kube_error e;
+    (void)state;
+    uint64_t reasserts = ctl_project_stats(P)->reasserts;
+    json_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s}]}}", "status", "conditions", "type",
+                              "Available", "status", "True", "lastTransitionTime",
+                              "2026-01-01T00:00:00Z");
+    assert_int_equal(sync_send(&hosted, kube_merge_patch_status, CV_PATH, patch, NULL, &e), 0);
+    json_t *cv = wait_cv("False", WANT2.paused.message, WAIT);
+    assert_non_null(cv);
+    assert_non_null(find_cond(cv, "ChangesPending"));
+    assert_non_null(find_cond(cv, "Available"));
+    json_decref(cv);
+    assert_int_equal(ctl_project_stats(P)->reasserts, reasserts + 1);
+
+    /* And one that only changes our message. */
+    cv = sync_get(&hosted, CV_PATH, NULL);
+    assert_non_null(cv);
+    json_t *conds = json_deep_copy(json_object_get(json_object_get(cv, "status"), "conditions"));
+    size_t i;
+    json_t *c;
+    json_array_foreach(conds, i, c) {
+        if (strcmp(S(c, "type"), "ChangesPaused") == 0)
+            json_object_set_new(c, "message", json_string("tampered"));
+    }
+    json_decref(cv);
+    patch = json_pack("{s:{s:o}}", "status", "conditions", conds);
+    assert_int_equal(sync_send(&hosted, kube_merge_patch_status, CV_PATH, patch, NULL, &e), 0);
+    harness_run_for(&H, 0.5);
+    cv = wait_cv("False", WANT2.paused.message, WAIT);
+    assert_non_null(cv);
+    json_decref(cv);
+    assert_int_equal(ctl_project_stats(P)->reasserts, reasserts + 2);
+}
+
+/* No Secret (its namespace does not even exist): a state, no crash. */
+static void test_missing_secret(void **state)
+{
+    char err[256];
+    (void)state;
+    assert_int_equal(ctl_project_update(P, ns, "hc-missing", &WANT1, t1, err, sizeof(err)), 0);
+    assert_true(wait_reason("hc-missing", CTL_PROJECT_SECRET_NOT_FOUND, WAIT));
+    ctl_project_status_t st;
+    assert_int_equal(ctl_project_status(P, ns, "hc-missing", &st), 0);
+    assert_false(st.ok);
+    assert_non_null(strstr(st.message, "not found"));
+}
+
+/* A Secret whose kubeconfig is not YAML, one that is not base64, and one
+ * whose server does not answer. The healthy HostedCluster is unaffected. */
+static void test_broken_secrets(void **state)
+{
+    char err[256];
+    const char *garbage = "clusters: [ {{ not yaml";
+    const char *down = "clusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n"
+                       "users:\n- name: u\n  user:\n    token: t\n"
+                       "contexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+                       "current-context: x\n";
+    (void)state;
+    char *enc = b64(garbage, strlen(garbage));
+    int rc = put_secret("hc-bad", enc, false);
+    free(enc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(put_secret("hc-text", "bm90IGJhc2U2NA==", false), 0); /* "not base64" */
+    enc = b64(down, strlen(down));
+    rc = put_secret("hc-down", enc, false);
+    free(enc);
+    assert_int_equal(rc, 0);
+    /* Invalid base64 cannot be stored in .data (the API server checks), so
+     * the second Secret holds valid base64 of text that is not a kubeconfig. */
+    assert_int_equal(ctl_project_update(P, ns, "hc-bad", &WANT1, t1, err, sizeof(err)), 0);
+    assert_int_equal(ctl_project_update(P, ns, "hc-text", &WANT1, t1, err, sizeof(err)), 0);
+    assert_int_equal(ctl_project_update(P, ns, "hc-down", &WANT1, t1, err, sizeof(err)), 0);
+    assert_true(wait_reason("hc-bad", CTL_PROJECT_KUBECONFIG_INVALID, WAIT));
+    assert_true(wait_reason("hc-text", CTL_PROJECT_KUBECONFIG_INVALID, WAIT));
+    assert_true(wait_reason("hc-down", CTL_PROJECT_UNREACHABLE, WAIT));
+    ctl_project_status_t st;
+    assert_int_equal(ctl_project_status(P, ns, "hc-bad", &st), 0);
+    assert_non_null(strstr(st.message, "YAML"));
+    assert_int_equal(ctl_project_status(P, ns, "hc-down", &st), 0);
+    assert_non_null(strstr(st.message, "127.0.0.1:1"));
+    assert_string_equal(reason_of("hc1"), CTL_PROJECT_PROJECTED);
+
+    /* No message carries a per-attempt detail (buffer address, timing),
+     * so a repeated failure reads the same every time. */
+    assert_null(strstr(st.message, " ms"));
+    assert_int_equal(ctl_project_status(P, ns, "hc-bad", &st), 0);
+    assert_null(strstr(st.message, "0x"));
+
+    /* Fixing a Secret is picked up by the next read. (hc-bad now names the
+     * same hosted cluster as hc1, so it wants the same conditions.) */
+    assert_int_equal(ctl_project_update(P, ns, "hc-bad", &WANT2, t2, err, sizeof(err)), 0);
+    enc = b64(hosted_yaml, strlen(hosted_yaml));
+    rc = put_secret("hc-bad", enc, true);
+    free(enc);
+    assert_int_equal(rc, 0);
+    assert_true(wait_reason("hc-bad", CTL_PROJECT_PROJECTED, WAIT));
+    ctl_project_forget(P, ns, "hc-bad");
+}
+
+/* A rotated kubeconfig (other credentials for the same server) replaces the
+ * hosted client; nothing is written because nothing differs. */
+static void test_rotated_kubeconfig(void **state)
+{
+    const char *cert_kc = getenv("HCP_E2E_HOSTED_KUBECONFIG_CERT");
+    (void)state;
+    if (!cert_kc)
+        skip();
+    char *yaml = read_all(cert_kc);
+    assert_non_null(yaml);
+    char *enc = b64(yaml, strlen(yaml));
+    free(yaml);
+    const ctl_project_stats_t *s = ctl_project_stats(P);
+    uint64_t clients = s->clients;
+    ctl_project_status_t st0, st;
+    assert_int_equal(ctl_project_status(P, ns, "hc1", &st0), 0);
+    int rc = put_secret("hc1", enc, true);
+    free(enc);
+    assert_int_equal(rc, 0);
+    double deadline = ev_time() + WAIT;
+    while (s->clients == clients && ev_time() < deadline)
+        harness_run_for(&H, 0.2);
+    assert_true(s->clients > clients);
+    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+    harness_run_for(&H, 1.0);
+    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), 0);
+    assert_int_equal(st.writes, st0.writes);
+}
+
+/* A follower writes nothing; becoming the leader catches up. */
+static void test_only_leader_writes(void **state)
+{
+    kube_error e;
+    (void)state;
+    ctl_project_set_leading(P, false);
+    uint64_t writes = ctl_project_stats(P)->writes;
+    json_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s}]}}", "status", "conditions", "type",
+                              "Available", "status", "True", "lastTransitionTime",
+                              "2026-01-01T00:00:00Z");
+    assert_int_equal(sync_send(&hosted, kube_merge_patch_status, CV_PATH, patch, NULL, &e), 0);
+    assert_true(wait_reason("hc1", CTL_PROJECT_PENDING, WAIT));
+    harness_run_for(&H, 1.0);
+    assert_int_equal(ctl_project_stats(P)->writes, writes);
+    json_t *cv = sync_get(&hosted, CV_PATH, NULL);
+    assert_null(find_cond(cv, "ChangesPaused"));
+    json_decref(cv);
+    ctl_project_set_leading(P, true);
+    cv = wait_cv("False", WANT2.paused.message, WAIT);
+    assert_non_null(cv);
+    json_decref(cv);
+    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+}
+
+/* Two writers that keep undoing each other (here: a second entry naming the
+ * same hosted cluster with other conditions) are paced by backoff instead of
+ * ping-ponging at the client's full request rate. */
+static void test_fight_is_paced(void **state)
+{
+    char err[256];
+    (void)state;
+    char *enc = b64(hosted_yaml, strlen(hosted_yaml));
+    int rc = put_secret("hc-fight", enc, false);
+    free(enc);
+    assert_int_equal(rc, 0);
+    uint64_t writes = ctl_project_stats(P)->writes;
+    assert_int_equal(ctl_project_update(P, ns, "hc-fight", &WANT1, t1, err, sizeof(err)), 0);
+    harness_run_for(&H, 5.0);
+    uint64_t n = ctl_project_stats(P)->writes - writes;
+    ctl_project_forget(P, ns, "hc-fight");
+    /* Unpaced, two clients at 5 QPS each write about 50 times in 5 s. */
+    assert_true(n >= 4);
+    if (n > 24)
+        fail_msg("%llu writes in 5 s of fighting", (unsigned long long)n);
+    assert_true(ctl_project_stats(P)->reasserts >= 4);
+    json_t *cv = wait_cv("False", WANT2.paused.message, WAIT);
+    assert_non_null(cv);
+    json_decref(cv);
+    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+}
+
+/* The ClusterVersion disappears: ClusterVersionNotFound (only when this
+ * run created it, so a shared one is left alone). Then forget. */
+static void test_cv_deleted_and_forget(void **state)
+{
+    (void)state;
+    if (cv_created) {
+        sync_result r = {0};
+        assert_int_equal(kube_delete(&hosted, CV_PATH, harness_store, &r, NULL), 0);
+        assert_int_equal(harness_wait(&H, &r, WAIT), 0);
+        sync_result_clear(&r);
+        cv_created = false;
+        assert_true(wait_reason("hc1", CTL_PROJECT_CV_NOT_FOUND, WAIT));
+    }
+    ctl_project_forget(P, ns, "hc1");
+    ctl_project_status_t st;
+    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), KUBE_EINVAL);
+    harness_run_for(&H, 0.5);
+}
+
+int main(void)
+{
+    log_setup(false, 0);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_projects_conditions),
+        cmocka_unit_test(test_steady_state_zero_writes),
+        cmocka_unit_test(test_changed_conditions),
+        cmocka_unit_test(test_reasserted_after_removal),
+        cmocka_unit_test(test_missing_secret),
+        cmocka_unit_test(test_broken_secrets),
+        cmocka_unit_test(test_rotated_kubeconfig),
+        cmocka_unit_test(test_only_leader_writes),
+        cmocka_unit_test(test_fight_is_paced),
+        cmocka_unit_test(test_cv_deleted_and_forget),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
