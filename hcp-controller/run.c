@@ -46,6 +46,12 @@ static const char usage_text[] =
     "  --metrics-bind-address ADDR        serve /metrics here (default :8080; 0 disables)\n"
     "  --health-probe-bind-address ADDR   serve /healthz and /readyz here (default :8081;\n"
     "                                     0 disables)\n"
+    "  --hosted-apiserver auto|service|kubeconfig\n"
+    "                                     how to reach a hosted cluster's API server for\n"
+    "                                     its ClusterVersion: the in-cluster service\n"
+    "                                     kube-apiserver.<hcp-namespace>.svc, or the address\n"
+    "                                     in its service-network-admin-kubeconfig Secret\n"
+    "                                     (default auto: the service when running in-cluster)\n"
     "  --kube-api-qps N                   client-side request rate limit (default 20)\n"
     "  --kube-api-burst N                 burst above the rate limit (default 30)\n"
     "  --log-format text|json             log line format (default text)\n"
@@ -116,6 +122,7 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     o->qps = 20;
     o->burst = 30;
     o->time_scale = 1;
+    o->hosted_apiserver = "auto";
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
@@ -146,6 +153,7 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
         STRING_FLAG("--leader-election-id", leader_election_id)
         STRING_FLAG("--metrics-bind-address", metrics_addr)
         STRING_FLAG("--health-probe-bind-address", health_addr)
+        STRING_FLAG("--hosted-apiserver", hosted_apiserver)
 #undef STRING_FLAG
         if ((r = flag_value(argc, argv, &i, "--kube-api-qps", &v)) != 0) {
             if (r < 0)
@@ -214,6 +222,12 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
         return -1;
     missing:
         snprintf(err, errlen, "flag %.60s needs a value", a);
+        return -1;
+    }
+    if (strcmp(o->hosted_apiserver, "auto") != 0 && strcmp(o->hosted_apiserver, "service") != 0 &&
+        strcmp(o->hosted_apiserver, "kubeconfig") != 0) {
+        snprintf(err, errlen, "--hosted-apiserver: \"%.40s\" is not auto, service or kubeconfig",
+                 o->hosted_apiserver);
         return -1;
     }
     if (o->time_scale != 1 && !o->simulated) {
@@ -324,6 +338,11 @@ int run_main(int argc, char **argv)
         goto out_cfg;
     }
     ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect};
+    /* In a cluster the Secret's address (the service's short name) only
+     * resolves in the control-plane namespace; use the full service name. */
+    co.rewrite_hosted_server = strcmp(a.opts.hosted_apiserver, "service") == 0 ||
+                               (strcmp(a.opts.hosted_apiserver, "auto") == 0 &&
+                                a.cfg.token_file != NULL && !a.opts.kubeconfig);
     co.clock.simulated = a.opts.simulated;
     co.clock.sim0 = a.opts.sim_start;
     co.clock.real0 = ev_now(a.loop);

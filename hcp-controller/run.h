@@ -24,6 +24,7 @@ typedef struct run_opts {
     bool simulated;                  /* --simulated-start-time given */
     sched_time_t sim_start;
     double time_scale;               /* --time-scale */
+    const char *hosted_apiserver;    /* --hosted-apiserver: auto, service or kubeconfig */
     bool help;                       /* -h/--help */
 } run_opts_t;
 

@@ -8,6 +8,7 @@
 
 #include "controller/decide.h"
 #include "controller/model.h"
+#include "controller/project.h"
 #include "kube/cache.h"
 #include "kube/discovery.h"
 #include "kube/watch.h"
@@ -99,6 +100,7 @@ struct ctl_controller {
     ev_check qcheck;            /* drains the queue after each poll */
     ev_idle qidle;              /* keeps the loop spinning while work is queued */
     int inflight;               /* writes in flight, all records */
+    ctl_project_t *proj;        /* hosted ClusterVersion projection */
     ctl_stats_t stats;
 };
 
@@ -188,6 +190,8 @@ static void record_forget(ctl_controller_t *c, record_t *r)
         c->nrecords--;
     }
     ev_timer_stop(c->loop, &r->timer);
+    if (r->kind == R_HC && c->proj)
+        ctl_project_forget(c->proj, r->ns, r->name);
     r->gone = true;
     if (r->inflight == 0 && !r->queued)
         record_free(r);
@@ -453,6 +457,29 @@ static void carry_out(ctl_controller_t *c, record_t *r, const ctl_decision_t *d,
     }
 }
 
+/* Hands a HostedCluster's conditions to the projection into its hosted
+ * ClusterVersion and surfaces the projection's state as a condition. */
+static void project(ctl_controller_t *c, record_t *r, ctl_decision_t *d, sched_time_t now)
+{
+    ctl_project_conds_t want = {{d->paused_status, d->paused_reason, d->paused_message},
+                                {d->pending_status, d->pending_reason, d->pending_message}};
+    ctl_project_status_t st;
+    if (!c->proj)
+        return;
+    ctl_project_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
+    if (ctl_project_status(c->proj, r->ns, r->name, &st) != 0)
+        return;
+    d->has_projected = true;
+    d->projected_status = st.ok;
+    d->projected_reason = st.reason;
+    snprintf(d->projected_message, sizeof(d->projected_message), "%s", st.message);
+}
+
+static void projection_changed(const char *ns, const char *name, void *ud)
+{
+    enqueue(ud, R_HC, ns, name);
+}
+
 /* Resolves a HostedCluster's timeline. */
 static int resolve_hc(ctl_controller_t *c, const char *ns, const ctl_hc_t *hc,
                       stanza_resolution_t *res)
@@ -483,6 +510,7 @@ static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
     if (ctl_decide_hc(hc, &res, cl ? cl->data : NULL, now, &d) == 0 &&
         kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, "hostedclusters", r->ns, r->name,
                   NULL) == 0) {
+        project(c, r, &d, now);
         json_t *doc = ctl_status_doc(&d, &hc->m.stanza, &res, NULL);
         arm(c, r, d.wake);
         if (c->leading && doc) {
@@ -956,6 +984,14 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         ctl_stop(c);
         return -1;
     }
+    ctl_project_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
+                             .leading = opts->leading,
+                             .on_change = projection_changed,
+                             .ud = c};
+    if (ctl_project_new(loop, client->http, client, &po, &c->proj, err, errlen)) {
+        ctl_stop(c);
+        return -1;
+    }
     discover(c);
     *out = c;
     return 0;
@@ -974,6 +1010,7 @@ void ctl_stop(ctl_controller_t *c)
     for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
         if (ws[i]->c)
             kube_watch_stop(ws[i]);
+    ctl_project_free(c->proj);
     ev_check_stop(c->loop, &c->qcheck);
     ev_idle_stop(c->loop, &c->qidle);
     ev_timer_stop(c->loop, &c->discovery_retry);
@@ -1014,6 +1051,8 @@ void ctl_set_leading(ctl_controller_t *c, bool leading)
 {
     bool was = c->leading;
     c->leading = leading;
+    if (c->proj)
+        ctl_project_set_leading(c->proj, leading);
     if (leading && !was)
         enqueue_all(c);
 }

@@ -42,6 +42,9 @@ typedef struct ctl_options {
                                     this namespace only; NULL or "" for all */
     ctl_clock_t clock;           /* the clock every decision uses */
     bool leading;                /* start as the writer (no leader election) */
+    bool rewrite_hosted_server;  /* reach hosted API servers at
+                                    kube-apiserver.<hcp-namespace>.svc (in a cluster)
+                                    instead of the Secret's address as written */
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */

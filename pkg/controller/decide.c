@@ -242,11 +242,13 @@ json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const 
     *err = 0;
     if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
         cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
+        (!d->has_projected || cond_equal(&m->projected, d->projected_status,
+                                         d->projected_reason, d->projected_message)) &&
         m->cm_status && ctl_json_equal_stored(m->cm_status, cm_doc))
         return NULL;
 
     json_t *conds = json_array(), *patch = NULL, *c;
-    const json_t *old_paused = NULL, *old_pending = NULL;
+    const json_t *old_paused = NULL, *old_pending = NULL, *old_projected = NULL;
     size_t i;
     if (!conds)
         goto fail;
@@ -256,6 +258,8 @@ json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const 
             old_paused = c;
         else if (type && strcmp(type, "ChangesPending") == 0)
             old_pending = c;
+        else if (d->has_projected && type && strcmp(type, "HostedClusterVersionProjected") == 0)
+            old_projected = c;
         else if (json_array_append(conds, c))
             goto fail;
     }
@@ -265,6 +269,12 @@ json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const 
         json_array_append_new(conds, condition(old_pending, "ChangesPending", d->pending_status,
                                                d->pending_reason, d->pending_message, nodepool,
                                                m->generation, now)))
+        goto fail;
+    if (d->has_projected &&
+        json_array_append_new(conds, condition(old_projected, "HostedClusterVersionProjected",
+                                               d->projected_status, d->projected_reason,
+                                               d->projected_message, nodepool, m->generation,
+                                               now)))
         goto fail;
     patch = json_pack("{s:{s:s}, s:{s:O, s:O}}", "metadata", "resourceVersion", resource_version,
                       "status", "conditions", conds, "changeManagement", cm_doc);

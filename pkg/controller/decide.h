@@ -46,6 +46,10 @@ typedef struct ctl_decision {
     bool pending_status;   /* ChangesPending condition */
     const char *pending_reason;           /* static CamelCase */
     char pending_message[CTL_MSGLEN];
+    bool has_projected;    /* HostedClusters: the hosted ClusterVersion state is known */
+    bool projected_status; /* HostedClusterVersionProjected condition */
+    const char *projected_reason;         /* static CamelCase */
+    char projected_message[CTL_MSGLEN];
 } ctl_decision_t;
 
 /* The action that brings a CAPI object (NULL: not found, nothing to do) to

@@ -136,7 +136,9 @@ static int managed_extract(const json_t *obj, ctl_managed_t *m)
     m->conditions = json_is_array(conds) ? json_incref(conds) : NULL;
     json_t *cm = ctl_json_path(obj, "status.changeManagement");
     m->cm_status = json_is_object(cm) ? json_incref(cm) : NULL;
-    if (read_cond(conds, "ChangesPaused", &m->paused) || read_cond(conds, "ChangesPending", &m->pending))
+    if (read_cond(conds, "ChangesPaused", &m->paused) ||
+        read_cond(conds, "ChangesPending", &m->pending) ||
+        read_cond(conds, "HostedClusterVersionProjected", &m->projected))
         return -1;
     return 0;
 }
@@ -147,6 +149,7 @@ static void managed_free(ctl_managed_t *m)
     json_decref(m->cm_status);
     cond_free(&m->paused);
     cond_free(&m->pending);
+    cond_free(&m->projected);
 }
 
 ctl_hc_t *ctl_hc_extract(const json_t *obj)

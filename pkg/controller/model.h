@@ -46,6 +46,7 @@ typedef struct ctl_managed {
     json_t *cm_status;      /* status.changeManagement as served, or NULL */
     ctl_cond_t paused;      /* our ChangesPaused condition */
     ctl_cond_t pending;     /* our ChangesPending condition */
+    ctl_cond_t projected;   /* our HostedClusterVersionProjected condition */
 } ctl_managed_t;
 
 typedef struct ctl_hc {
