@@ -211,7 +211,8 @@ static void enqueue(ctl_controller_t *c, rkind_t k, const char *ns, const char *
     else
         c->qhead = r;
     c->qtail = r;
-    ev_idle_start(c->loop, &c->qidle);
+    if (ctl_synced(c))
+        ev_idle_start(c->loop, &c->qidle);
 }
 
 static void reconcile(ctl_controller_t *c, record_t *r);
@@ -220,6 +221,10 @@ static void drain(struct ev_loop *loop, ev_check *w, int revents)
 {
     (void)revents;
     ctl_controller_t *c = w->data;
+    /* Deciding from a partial cache would act on a world where a policy or
+     * a CAPI object does not exist yet: wait until every list is in. */
+    if (!ctl_synced(c))
+        return;
     for (int i = 0; i < BATCH && c->qhead; i++) {
         record_t *r = c->qhead;
         c->qhead = r->qnext;
@@ -467,7 +472,10 @@ static void project(ctl_controller_t *c, record_t *r, ctl_decision_t *d, sched_t
     if (!c->proj)
         return;
     ctl_project_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
-    if (ctl_project_status(c->proj, r->ns, r->name, &st) != 0)
+    /* While the projection has not learnt anything yet (a fresh process),
+     * the condition as written before stays: it is not known to be wrong. */
+    if (ctl_project_status(c->proj, r->ns, r->name, &st) != 0 ||
+        strcmp(st.reason, CTL_PROJECT_PENDING) == 0)
         return;
     d->has_projected = true;
     d->projected_status = st.ok;
@@ -857,6 +865,17 @@ static void release_capi(void *d, kube_intern *s, void *ud)
 
 /* ---- start / stop ------------------------------------------------------ */
 
+static void watch_synced(kube_watch *w, void *ud)
+{
+    (void)w;
+    ctl_controller_t *c = ud;
+    if (ctl_synced(c)) {
+        if (c->qhead)
+            ev_idle_start(c->loop, &c->qidle);
+        log_kv(LOG_INFO, "caches synced", NULL);
+    }
+}
+
 static void watch_error(kube_watch *w, const kube_error *err, void *ud)
 {
     (void)ud;
@@ -874,7 +893,8 @@ static int start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, co
                  ns ? ns : "");
         return -1;
     }
-    kube_watch_opts o = {.path = path, .on_error = watch_error, .ud = c};
+    kube_watch_opts o = {.path = path, .on_synced = watch_synced, .on_error = watch_error,
+                         .ud = c};
     if (kube_watch_start(w, c->client, cache, &o, &e)) {
         snprintf(err, errlen, "watch %s: %s", path, e.message);
         return -1;

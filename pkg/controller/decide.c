@@ -37,25 +37,23 @@ ctl_pause_action_t ctl_pause_action(bool want_paused, const ctl_capi_t *obj)
     return obj->paused ? CTL_PAUSE_REMOVE : CTL_PAUSE_REMOVE_MARKER;
 }
 
-/* Why the timeline restricts changes now, as a condition reason. */
-static const char *restricted_reason(const stanza_resolution_t *res, const sched_state_t *st)
+/* Why the timeline restricts changes at now, as a condition reason. */
+static const char *restricted_reason(const stanza_resolution_t *res, const stanza_t *st,
+                                     const sched_state_t *state, sched_time_t now)
 {
     if (res->degraded)
         return res->reason; /* PolicyNotFound, PolicyNotReady, InvalidChangeManagement */
     if (res->strategy == STANZA_RESTRICTIVE)
         return "Restrictive";
-    if (st->no_window)
-        return "NoPermittedWindow";
-    switch (res->strategy) {
-    case STANZA_RESTRICTIVE_UNTIL:
+    /* A RestrictiveUntil whose time has passed restricts no more by itself. */
+    if (res->strategy == STANZA_RESTRICTIVE_UNTIL && st->has_restrictive_until &&
+        now < st->restrictive_until)
         return "RestrictiveUntil";
-    default:
-        return "OutsideMaintenanceWindow";
-    }
+    if (state->no_window)
+        return "NoPermittedWindow";
+    return "OutsideMaintenanceWindow";
 }
 
-/* The common part of both decisions. what names the CAPI object ("CAPI
- * Cluster", "MachineDeployment"), work the initiated work that is protected. */
 /* " <message>" or "" when the resolution says nothing more. */
 static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
 {
@@ -63,13 +61,14 @@ static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
     return buf;
 }
 
-static void decide(const stanza_resolution_t *res, const ctl_capi_t *capi, bool pending,
-                   bool work_in_progress, const char *what, const char *work,
-                   ctl_decision_t *d)
+static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_time_t now,
+                   const ctl_capi_t *capi, bool pending, bool work_in_progress, const char *what,
+                   const char *work, ctl_decision_t *d)
 {
     char when[32], until[32], extra[STANZA_MSGLEN + 2];
     more(res, extra, sizeof(extra));
     d->restricted = !d->state.permitted;
+    d->restricted_reason = restricted_reason(res, st, &d->state, now);
     /* Initiated work is never interrupted: an unpaused object whose update is
      * under way stays unpaused until the work completes. */
     d->hold_open = d->restricted && work_in_progress && capi && !capi->paused;
@@ -91,7 +90,7 @@ static void decide(const stanza_resolution_t *res, const ctl_capi_t *capi, bool 
                  work, what);
     } else if (want_paused) {
         d->paused_status = true;
-        d->paused_reason = restricted_reason(res, &d->state);
+        d->paused_reason = d->restricted_reason;
         if (d->state.no_window && strcmp(d->paused_reason, "NoPermittedWindow") == 0)
             snprintf(d->paused_message, sizeof(d->paused_message),
                      "Changes are paused: no permitted window starts within 10 years.%s",
@@ -150,7 +149,8 @@ int ctl_decide_hc(const ctl_hc_t *hc, const stanza_resolution_t *res, const ctl_
     int rc = sched_state_at(res->sched, now, &out->state);
     if (rc)
         return rc;
-    decide(res, cluster, ctl_hc_pending(hc), hc->history_partial, "CAPI Cluster",
+    decide(res, &hc->m.stanza, now, cluster, ctl_hc_pending(hc), hc->history_partial,
+           "CAPI Cluster",
            "a control-plane update", out);
     return 0;
 }
@@ -164,7 +164,7 @@ int ctl_decide_np(const ctl_np_t *np, const stanza_resolution_t *res,
     if (rc)
         return rc;
     bool rolling = md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
-    decide(res, md, ctl_np_pending(np, md), rolling,
+    decide(res, &np->m.stanza, now, md, ctl_np_pending(np, md), rolling,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
     return 0;
 }
@@ -180,7 +180,7 @@ json_t *ctl_status_doc(const ctl_decision_t *d, const stanza_t *st,
                        const stanza_resolution_t *res, const stanza_nodepool_t *inter)
 {
     const sched_state_t *s = &d->state;
-    const char *cur_reason = s->permitted ? "ChangesPermitted" : restricted_reason(res, s);
+    const char *cur_reason = s->permitted ? "ChangesPermitted" : d->restricted_reason;
     json_t *doc = json_pack("{s:s, s:o}", "strategy", stanza_strategy_name(res->strategy),
                             "current", state_doc(s->permitted, s->current, cur_reason));
     if (!doc)

@@ -33,6 +33,7 @@ typedef enum ctl_pause_action {
 typedef struct ctl_decision {
     sched_state_t state;   /* the object's timeline at now */
     bool restricted;       /* the timeline does not permit changes now */
+    const char *restricted_reason; /* why, when restricted (static CamelCase) */
     bool hold_open;        /* restricted, but initiated work is left running */
     bool paused_by_other;  /* the CAPI object carries a pause that is not ours */
     bool pending;          /* changes are pending (DESIGN.md 3.5) */

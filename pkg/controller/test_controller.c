@@ -479,6 +479,34 @@ static void test_nodepool_condition_severity(void **state)
     ctl_np_free(np);
 }
 
+/* RestrictiveUntil T then the policy: before T the reason is the override,
+ * after T (outside a window) the policy's. */
+static void test_restrictive_until_reason(void **state)
+{
+    (void)state;
+    sched_time_t until = T("2026-01-06T00:00:00Z");
+    sched_t *sat = saturdays(until);
+    sched_t *after = sched_after(until);
+    sched_t *tl = sched_and(after, sat);
+    stanza_resolution_t res = resolution(tl, STANZA_RESTRICTIVE_UNTIL, "RestrictiveUntil");
+    ctl_hc_t *hc = hc_from("{}");
+    hc->m.stanza.present = 1;
+    hc->m.stanza.valid = 1;
+    hc->m.stanza.strategy = STANZA_RESTRICTIVE_UNTIL;
+    hc->m.stanza.has_restrictive_until = 1;
+    hc->m.stanza.restrictive_until = until;
+    ctl_decision_t d;
+    assert_int_equal(ctl_decide_hc(hc, &res, NULL, T("2026-01-05T00:00:00Z"), &d), 0);
+    assert_string_equal(d.paused_reason, "RestrictiveUntil");
+    assert_int_equal(ctl_decide_hc(hc, &res, NULL, T("2026-01-07T00:00:00Z"), &d), 0);
+    assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
+    assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
+    ctl_hc_free(hc);
+    sched_unref(tl);
+    sched_unref(after);
+    sched_unref(sat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -494,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_status_patch_zero_writes_when_right),
         cmocka_unit_test(test_json_equal_stored),
         cmocka_unit_test(test_nodepool_condition_severity),
+        cmocka_unit_test(test_restrictive_until_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

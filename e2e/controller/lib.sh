@@ -1,0 +1,511 @@
+# Helpers for the controller end-to-end scenarios (e2e/controller/test_*.sh).
+# Sourced, not run. Needs the "main" instance of e2e/cluster.sh (or the one
+# named by CTL_E2E_INSTANCE), kubectl, curl and jq.
+# shellcheck shell=bash disable=SC2034
+
+CTL_E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CTL_REPO=$(cd "$CTL_E2E_DIR/../.." && pwd)
+HCP_BIN=${HCP_BIN:-$CTL_REPO/build/hcp-controller}
+
+CM=changemanagement.hypershift.openshift.io
+PAUSED_ANN=cluster.x-k8s.io/paused
+MARKER_ANN=$CM/paused-by
+HS=/apis/hypershift.openshift.io/v1beta1
+CAPI=/apis/cluster.x-k8s.io/v1beta1
+HCMP_API=/apis/$CM/v1alpha1
+
+# ---- results ------------------------------------------------------------------
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok   - ${SCENARIO:+$SCENARIO: }$1"; }
+not_ok() {
+  failed=$((failed + 1))
+  echo "FAIL - ${SCENARIO:+$SCENARIO: }$1${2:+: $2}"
+}
+# check NAME COMMAND...: passes when COMMAND succeeds.
+check() {
+  local name=$1
+  shift
+  if "$@"; then ok "$name"; else not_ok "$name" "${WHY:-}"; fi
+  WHY=""
+}
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+  if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected '$2', got '$3'"; fi
+}
+# check_contains NAME NEEDLE HAYSTACK
+check_contains() {
+  if [[ "$3" == *"$2"* ]]; then ok "$1"; else not_ok "$1" "'$3' does not contain '$2'"; fi
+}
+summary() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+# ---- environment ----------------------------------------------------------------
+
+CTL_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ctl-e2e.XXXXXX")
+declare -A CTL_PID CTL_MPORT CTL_HPORT CTL_T0 CTL_TREADY CTL_SIM0 CTL_SCALE CTL_LOG
+CTL_NSFILE=$CTL_TMP/namespaces # the namespaces to delete (written from subshells too)
+
+load_cluster_env() {
+  local k v
+  while IFS='=' read -r k v; do
+    printf -v "E_${k#HCP_E2E_}" '%s' "$v"
+  done < <("$CTL_REPO/e2e/cluster.sh" env "${CTL_E2E_INSTANCE:-main}" 2>/dev/null)
+  [ -n "${E_SERVER:-}" ] && [ -f "${E_ADMIN_TOKEN_FILE:-/nonexistent}" ] || return 1
+  KCFG=$E_KUBECONFIG
+  ADMIN_TOKEN=$(cat "$E_ADMIN_TOKEN_FILE")
+  curl -sf --max-time 5 --cacert "$E_CA" -H "Authorization: Bearer $ADMIN_TOKEN" \
+    "$E_SERVER/readyz" >/dev/null
+}
+
+k() { kubectl --kubeconfig "$KCFG" "$@"; }
+
+# api METHOD PATH [BODY [CONTENT-TYPE]]: prints the response body; fails on a
+# status >= 400 (the body is still printed).
+api() {
+  local args=(-s --max-time 10 --cacert "$E_CA" -X "$1" -H "Authorization: Bearer $ADMIN_TOKEN"
+    -w '\n%{http_code}')
+  [ $# -ge 3 ] && args+=(-H "Content-Type: ${4:-application/merge-patch+json}" --data-binary "$3")
+  local out code
+  out=$(curl "${args[@]}" "$E_SERVER$2") || return 1
+  code=${out##*$'\n'}
+  printf '%s\n' "${out%$'\n'*}"
+  [ "$code" -lt 400 ]
+}
+# get PATH JQ: one value of an object (empty when the object is missing).
+get() { api GET "$1" 2>/dev/null | jq -r "$2" 2>/dev/null; }
+
+# ---- objects --------------------------------------------------------------------
+
+# new_ns SUFFIX: creates the namespace ctl-e2e-<pid>-SUFFIX, prints its name.
+new_ns() {
+  local ns="ctl-e2e-$$-$1"
+  k create namespace "$ns" >/dev/null || return 1
+  echo "$ns" >>"$CTL_NSFILE"
+  echo "$ns"
+}
+
+# annotations_json KEY=VALUE...: the stanza annotations (short keys: policy,
+# strategy, permissive-until, restrictive-until), as a JSON object.
+annotations_json() {
+  local kv out="{}"
+  for kv in "$@"; do
+    out=$(jq -c --arg k "$CM/${kv%%=*}" --arg v "${kv#*=}" '. + {($k): $v}' <<<"$out")
+  done
+  echo "$out"
+}
+
+# mk_hc NS NAME [KEY=VALUE...]: a HostedCluster (infraID NAME-infra) with the
+# stanza annotations, its hosted control plane namespace NS-NAME and the CAPI
+# Cluster there. The release is the one already rolled out (nothing pending).
+mk_hc() {
+  local ns=$1 name=$2
+  shift 2
+  local hcp="$ns-$name"
+  k create namespace "$hcp" >/dev/null 2>&1 && echo "$hcp" >>"$CTL_NSFILE"
+  api POST "$HS/namespaces/$ns/hostedclusters" "$(jq -nc --arg n "$name" \
+    --argjson a "$(annotations_json "$@")" '{apiVersion: "hypershift.openshift.io/v1beta1",
+      kind: "HostedCluster", metadata: {name: $n, annotations: $a},
+      spec: {release: {image: "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"},
+             infraID: ($n + "-infra"), platform: {type: "None"}}}')" application/json >/dev/null ||
+    return 1
+  set_hc_history "$ns" "$name" Completed >/dev/null || return 1
+  api POST "$CAPI/namespaces/$hcp/clusters" "$(jq -nc --arg n "$name-infra" \
+    '{apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Cluster", metadata: {name: $n}, spec: {}}')" \
+    application/json >/dev/null
+}
+
+# set_hc_history NS NAME STATE [DESIRED-IMAGE]: writes status.version the way
+# HyperShift does (history[0].state Completed or Partial).
+set_hc_history() {
+  local img=${4:-quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64}
+  api PATCH "$HS/namespaces/$1/hostedclusters/$2/status" "$(jq -nc --arg s "$3" --arg i "$img" '[
+    {op: "add", path: "/status", value: {version: {desired: {image: $i, version: "4.17.0"},
+      observedGeneration: 1, availableUpdates: null,
+      history: [{state: $s, image: $i, version: "4.17.0", startedTime: "2026-01-01T00:00:00Z",
+                 completionTime: (if $s == "Completed" then "2026-01-01T01:00:00Z" else null end),
+                 verified: false}]}}}]')" application/json-patch+json
+}
+
+# mk_np NS NAME CLUSTER [KEY=VALUE...]: a NodePool with the stanza annotations
+# and its MachineDeployment in NS-CLUSTER (rolled out: nothing pending).
+mk_np() {
+  local ns=$1 name=$2 cluster=$3
+  shift 3
+  api POST "$HS/namespaces/$ns/nodepools" "$(jq -nc --arg n "$name" --arg c "$cluster" \
+    --argjson a "$(annotations_json "$@")" '{apiVersion: "hypershift.openshift.io/v1beta1",
+      kind: "NodePool", metadata: {name: $n, annotations: $a},
+      spec: {clusterName: $c, replicas: 2, management: {upgradeType: "Replace"},
+             release: {image: "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}}')" \
+    application/json >/dev/null || return 1
+  api POST "$CAPI/namespaces/$ns-$cluster/machinedeployments" "$(jq -nc --arg n "$name" \
+    --arg c "$cluster-infra" --arg np "$ns/$name" '{apiVersion: "cluster.x-k8s.io/v1beta1",
+      kind: "MachineDeployment",
+      metadata: {name: $n, annotations: {"hypershift.openshift.io/nodePool": $np}},
+      spec: {clusterName: $c, replicas: 2}}')" application/json >/dev/null || return 1
+  api PATCH "$(md_status_path "$ns" "$cluster" "$name")" "$(md_rollout_status 2)" >/dev/null
+}
+
+# md_rollout_status N: a MachineDeployment status with N of 2 replicas
+# updated (v1beta2 names; write it through md_status_path).
+md_rollout_status() {
+  echo "{\"status\": {\"replicas\": 2, \"readyReplicas\": 2, \"upToDateReplicas\": $1}}"
+}
+md_status_path() { echo "/apis/cluster.x-k8s.io/v1beta2/namespaces/$1-$2/machinedeployments/$3/status"; } # NS HC NP
+
+# mk_policy NS NAME SPEC-JSON
+mk_policy() {
+  api POST "$HCMP_API/namespaces/$1/hostedchangemanagementpolicies" "$(jq -nc --arg n "$2" \
+    --argjson s "$3" '{apiVersion: "changemanagement.hypershift.openshift.io/v1alpha1",
+      kind: "HostedChangeManagementPolicy", metadata: {name: $n}, spec: $s}')" \
+    application/json >/dev/null
+}
+# weekly_policy DAY HH:MM DURATION [EXCLUDE-JSON]: a MaintenanceSchedule spec.
+weekly_policy() {
+  jq -nc --arg d "$1" --arg t "$2" --arg du "$3" --argjson ex "${4:-null}" '{
+    strategy: "MaintenanceSchedule", maintenanceSchedule: ({timeZone: "UTC",
+      permit: {recurrence: {frequency: "Weekly", weekly: {daysOfWeek: [$d]}},
+               startTime: $t, duration: $du}} + (if $ex then {exclude: $ex} else {} end))}'
+}
+
+cluster_path() { echo "$CAPI/namespaces/$1-$2/clusters/$2-infra"; }          # NS HC
+md_path() { echo "$CAPI/namespaces/$1-$2/machinedeployments/$3"; }           # NS HC NP
+hc_path() { echo "$HS/namespaces/$1/hostedclusters/$2"; }
+np_path() { echo "$HS/namespaces/$1/nodepools/$2"; }
+hcmp_path() { echo "$HCMP_API/namespaces/$1/hostedchangemanagementpolicies/$2"; }
+
+# pause_state PATH: "paused+marker" (paused by the controller), "paused"
+# (somebody else's pause), "unpaused", "unpaused+marker" (a stale marker),
+# "missing".
+pause_state() {
+  api GET "$1" 2>/dev/null | jq -r --arg p "$PAUSED_ANN" --arg m "$MARKER_ANN" '
+    if .kind == "Status" or .metadata == null then "missing" else
+    (.metadata.annotations // {}) |
+    (if .[$p] == "true" then "paused" else "unpaused" end) +
+    (if .[$m] == "hcp-controller" then "+marker" elif .[$m] then "+" + .[$m] else "" end) end' \
+    2>/dev/null || echo missing
+}
+is_state() { [ "$(pause_state "$1")" = "$2" ]; }
+
+# cond PATH TYPE FIELD: a status condition's field.
+cond() { get "$1" ".status.conditions // [] | map(select(.type == \"$2\")) | .[0].$3 // \"\""; }
+
+# events NS OBJECT: "reason" lines of the Events about OBJECT.
+events() {
+  api GET "/api/v1/namespaces/$1/events" 2>/dev/null |
+    jq -r --arg o "$2" '.items[] | select(.involvedObject.name == $o) | .reason'
+}
+
+# ---- time ---------------------------------------------------------------------
+
+now_us() { echo "${EPOCHREALTIME/./}"; }
+epoch() { date -u -d "$1" +%s; }
+rfc3339() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+
+# sim_hi NAME / sim_lo NAME: bounds of the controller's simulated clock now,
+# in epoch seconds (with decimals). The clock starts between the launch and
+# the first successful /readyz.
+sim_hi() {
+  awk -v s="${CTL_SIM0[$1]}" -v t="$(now_us)" -v t0="${CTL_T0[$1]}" -v k="${CTL_SCALE[$1]}" \
+    'BEGIN { printf "%.3f", s + (t - t0) / 1e6 * k }'
+}
+sim_lo() {
+  awk -v s="${CTL_SIM0[$1]}" -v t="$(now_us)" -v t0="${CTL_TREADY[$1]}" -v k="${CTL_SCALE[$1]}" \
+    'BEGIN { printf "%.3f", s + (t - t0) / 1e6 * k }'
+}
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# sleep_until_sim NAME RFC3339 [EXTRA-REAL-SECONDS]: sleeps until the
+# controller's clock has certainly passed the instant (plus extra real time).
+sleep_until_sim() {
+  local name=$1 target
+  target=$(epoch "$2")
+  local d
+  d=$(awk -v s="${CTL_SIM0[$name]}" -v t="$(now_us)" -v t0="${CTL_TREADY[$name]}" \
+    -v k="${CTL_SCALE[$name]}" -v x="$target" -v e="${3:-0}" \
+    'BEGIN { lo = s + (t - t0) / 1e6 * k; d = (x - lo) / k + e; printf "%.3f", (d > 0 ? d : 0) }')
+  sleep "$d"
+}
+
+# before_sim NAME RFC3339: true while the controller's clock is certainly
+# before the instant (so what was just observed is the state before it).
+before_sim() { lt "$(sim_hi "$1")" "$(epoch "$2")"; }
+
+# ---- waiting ------------------------------------------------------------------
+
+# wait_for TIMEOUT COMMAND...: polls COMMAND every 0.1 s.
+wait_for() {
+  local timeout=$1 end
+  shift
+  end=$(($(now_us) + ${timeout%.*} * 1000000))
+  while :; do
+    "$@" && return 0
+    [ "$(now_us)" -ge "$end" ] && return 1
+    sleep 0.1
+  done
+}
+
+# expect_at NAME DESC RFC3339 TOLERANCE COMMAND...: COMMAND is false until
+# the controller's clock reaches the instant, and true within TOLERANCE real
+# seconds after it. Checks both sides of the boundary.
+expect_at() {
+  local name=$1 desc=$2 at=$3 tol=$4
+  shift 4
+  local b
+  b=$(epoch "$at")
+  # Before: the state has not flipped yet (when there is still time to see it).
+  if before_sim "$name" "$at"; then
+    if "$@"; then
+      if before_sim "$name" "$at"; then
+        not_ok "$desc (not before $at)" "already true at simulated $(rfc3339 "$(sim_hi "$name" | cut -d. -f1)"), before the boundary"
+        return 1
+      fi
+    fi
+  fi
+  local timeout
+  timeout=$(awk -v s="$(sim_lo "$name")" -v b="$b" -v k="${CTL_SCALE[$name]}" -v tol="$tol" \
+    'BEGIN { d = (b - s) / k; if (d < 0) d = 0; printf "%d", d + tol + 1 }')
+  if ! wait_for "$timeout" "$@"; then
+    not_ok "$desc at $at" "not true $tol s (real) after the boundary; now simulated $(rfc3339 "$(sim_lo "$name" | cut -d. -f1)")"
+    return 1
+  fi
+  local hi lo
+  hi=$(sim_hi "$name")
+  lo=$(sim_lo "$name")
+  if lt "$hi" "$b"; then
+    not_ok "$desc at $at" "true early, at simulated <= $(rfc3339 "${hi%.*}")"
+    return 1
+  fi
+  if ! lt "$lo" "$(awk -v b="$b" -v t="$tol" -v k="${CTL_SCALE[$name]}" 'BEGIN { printf "%.3f", b + t * k }')"; then
+    not_ok "$desc at $at" "late: first seen at simulated >= $(rfc3339 "${lo%.*}")"
+    return 1
+  fi
+  ok "$desc at $at"
+}
+
+# ---- the controller ---------------------------------------------------------------
+
+port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    port_free "$p" && [ "$p" != "${CTL_LAST_PORT:-}" ] && { CTL_LAST_PORT=$p; echo "$p"; return; }
+  done
+}
+
+# start_ctl NAME NS START SCALE [FLAGS...]: runs a controller in the
+# background for namespace NS with a simulated clock starting at START, waits
+# for /readyz.
+start_ctl() {
+  local name=$1 ns=$2 start=$3 scale=$4
+  shift 4
+  local mp hp
+  mp=$(free_port)
+  hp=$(free_port)
+  CTL_MPORT[$name]=$mp
+  CTL_HPORT[$name]=$hp
+  CTL_SIM0[$name]=$(epoch "$start")
+  CTL_SCALE[$name]=$scale
+  CTL_LOG[$name]=$CTL_TMP/$name.log
+  CTL_T0[$name]=$(now_us)
+  "$HCP_BIN" run --kubeconfig "$KCFG" --namespace "$ns" --simulated-start-time "$start" \
+    --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
+    --health-probe-bind-address "127.0.0.1:$hp" "$@" >"${CTL_LOG[$name]}" 2>&1 &
+  CTL_PID[$name]=$!
+  if ! wait_for 20 ctl_ready "$name"; then
+    echo "# controller $name did not become ready; log:" >&2
+    tail -20 "${CTL_LOG[$name]}" | sed 's/^/#   /' >&2
+    return 1
+  fi
+  CTL_TREADY[$name]=$(now_us)
+}
+ctl_ready() {
+  [ -d "/proc/${CTL_PID[$1]}" ] || return 1
+  curl -sf --max-time 2 "http://127.0.0.1:${CTL_HPORT[$1]}/readyz" >/dev/null 2>&1
+}
+
+# stop_ctl NAME [SIGNAL]: stops a controller this script started and waits
+# for it; its exit status goes to CTL_RC, the real milliseconds it took to
+# CTL_STOP_MS.
+stop_ctl() {
+  local name=$1 sig=${2:-TERM} pid=${CTL_PID[$1]:-} t0
+  CTL_RC="" CTL_STOP_MS=""
+  [ -n "$pid" ] || return 0
+  t0=$(now_us)
+  kill -"$sig" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  CTL_RC=$?
+  CTL_STOP_MS=$((($(now_us) - t0) / 1000))
+  unset "CTL_PID[$name]"
+}
+
+# watch_start PATH FILE: records the watch events of a collection (from now)
+# in FILE until watch_stop.
+CTL_WATCHES=()
+watch_start() {
+  local rv
+  rv=$(get "$1" .metadata.resourceVersion)
+  curl -s -N --max-time 120 --cacert "$E_CA" -H "Authorization: Bearer $ADMIN_TOKEN" \
+    "$E_SERVER$1?watch=1&resourceVersion=$rv" >"$2" 2>/dev/null &
+  CTL_WATCHES+=($!)
+}
+watch_stop() {
+  local p
+  for p in "${CTL_WATCHES[@]}"; do
+    kill "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+  done
+  CTL_WATCHES=()
+}
+
+stop_all_ctls() {  # kills every controller this script started
+  local n
+  for n in "${!CTL_PID[@]}"; do
+    kill -KILL "${CTL_PID[$n]}" 2>/dev/null
+    wait "${CTL_PID[$n]}" 2>/dev/null
+  done
+}
+
+# metrics NAME: the /metrics text of a controller.
+metrics() { curl -sf --max-time 5 "http://127.0.0.1:${CTL_MPORT[$1]}/metrics"; }
+# metric NAME SERIES-REGEX: the value of the first series matching (ERE,
+# matched against the whole "name{labels}" part), or empty.
+metric() {
+  metrics "$1" | RE="^$2\$" awk '!/^#/ { if ($1 ~ ENVIRON["RE"]) { print $2; exit } }'
+}
+# obj_metric NAME METRIC KIND OBJECT [EXTRA-LABEL-REGEX]: a per-object gauge.
+obj_metric() {
+  metric "$1" "$2\\{kind=\"$3\",namespace=\"[^\"]*\",object=\"$4\",system=\"[^\"]*\"${5:-}\\}"
+}
+# near A B TOL: |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+delete_namespaces() {
+  [ -s "$CTL_NSFILE" ] || return 0
+  # shellcheck disable=SC2046
+  k delete namespace $(sort -u "$CTL_NSFILE") --wait=false >/dev/null 2>&1
+  : >"$CTL_NSFILE"
+}
+
+cleanup_all() {
+  stop_all_ctls
+  watch_stop
+  delete_namespaces
+  if [ "${CTL_KEEP_LOGS:-}" ]; then echo "# controller logs kept in $CTL_TMP"; else rm -rf "$CTL_TMP"; fi
+}
+
+# dump_log NAME: the end of a controller's log, for failure reports.
+dump_log() { tail -"${2:-15}" "${CTL_LOG[$1]}" 2>/dev/null | sed 's/^/#   /'; }
+
+# eventually DESC EXPECTED COMMAND...: COMMAND prints EXPECTED within
+# $EVENTUALLY seconds (default 5).
+eventually() {
+  local desc=$1 want=$2 got end
+  shift 2
+  end=$(($(now_us) + ${EVENTUALLY:-5} * 1000000))
+  while :; do
+    got=$("$@" 2>/dev/null)
+    [ "$got" = "$want" ] && { ok "$desc"; return 0; }
+    [ "$(now_us)" -ge "$end" ] && break
+    sleep 0.1
+  done
+  not_ok "$desc" "expected '$want', got '$got'"
+  return 1
+}
+# now_is DESC EXPECTED COMMAND...: COMMAND prints EXPECTED right now.
+now_is() {
+  local desc=$1 want=$2 got
+  shift 2
+  got=$("$@" 2>/dev/null)
+  check_eq "$desc" "$want" "$got"
+}
+
+# still_before NAME RFC3339 WHAT: what was just observed happened before the
+# instant on the controller's clock (else the test ran too slowly to say).
+still_before() {
+  if before_sim "$1" "$2"; then
+    ok "$3 observed before $2"
+  else
+    not_ok "$3 observed before $2" "the check ran at simulated $(rfc3339 "$(sim_lo "$1" | cut -d. -f1)"), too late (machine too slow?)"
+  fi
+}
+
+# must COMMAND...: a setup step; reports a failure when it fails.
+must() { "$@" >/dev/null || { not_ok "setup: $*"; return 1; }; }
+
+# run_scenario FUNCTION: runs one scenario (unless CTL_E2E_ONLY lists others),
+# then stops its controllers and deletes its namespaces.
+run_scenario() {
+  local fn=$1 f0=$failed t0 n
+  if [ -n "${CTL_E2E_ONLY:-}" ] && [[ " $CTL_E2E_ONLY " != *" $fn "* ]]; then return 0; fi
+  SCENARIO=$fn
+  t0=$(now_us)
+  echo "# ---- $fn"
+  "$fn"
+  for n in "${!CTL_PID[@]}"; do
+    if ! kill -0 "${CTL_PID[$n]}" 2>/dev/null || grep -q '^State:.*Z' "/proc/${CTL_PID[$n]}/status" 2>/dev/null; then
+      not_ok "controller $n ran until the end of the scenario" "it exited early (signal or crash, see its log)"
+    fi
+  done
+  if [ "$failed" -gt "$f0" ]; then
+    for n in "${!CTL_LOG[@]}"; do
+      echo "# log of controller $n:"
+      dump_log "$n" 25
+    done
+  fi
+  stop_all_ctls
+  CTL_PID=() CTL_LOG=()
+  delete_namespaces
+  echo "# $fn took $((($(now_us) - t0) / 1000)) ms"
+  SCENARIO=""
+}
+
+# begin_suite: loads the cluster's environment and installs the cleanup.
+begin_suite() {
+  trap cleanup_all EXIT
+  trap 'exit 130' INT TERM
+  if ! load_cluster_env; then
+    echo "instance ${CTL_E2E_INSTANCE:-main} not running (e2e/cluster.sh up ${CTL_E2E_INSTANCE:-main})"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+  if [ ! -x "$HCP_BIN" ]; then
+    echo "no controller binary at $HCP_BIN (make build/hcp-controller)"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+}
+
+# xfail DESC COMMAND...: a check of behaviour the controller does not have yet
+# yet. A failure prints "xfail" and is not counted; a pass counts as a pass
+# and says so, so that it can become a plain check. CTL_E2E_STRICT=1 makes
+# them plain checks.
+xfail() {
+  local desc=$1
+  shift
+  if [ -n "${CTL_E2E_STRICT:-}" ]; then
+    check "$desc" "$@"
+    return
+  fi
+  if "$@" >/dev/null 2>&1; then
+    ok "$desc (XPASS: expected failure now passes)"
+  else
+    echo "xfail - ${SCENARIO:+$SCENARIO: }$desc"
+  fi
+}
+# is_eq EXPECTED COMMAND...: COMMAND prints EXPECTED (polls for $EVENTUALLY s).
+is_eq() {
+  local want=$1 end
+  shift
+  end=$(($(now_us) + ${EVENTUALLY:-5} * 1000000))
+  while :; do
+    [ "$("$@" 2>/dev/null)" = "$want" ] && return 0
+    [ "$(now_us)" -ge "$end" ] && return 1
+    sleep 0.1
+  done
+}
+# cond_has PATH TYPE TEXT: the condition's message contains TEXT.
+cond_has() { [[ "$(cond "$1" "$2" message)" == *"$3"* ]]; }
