@@ -56,21 +56,6 @@ __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen,
     return POLICY_EINVAL;
 }
 
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "unknown";
-}
-
 static void join(char *buf, size_t len, const char *parent, const char *key)
 {
     put(buf, len, "%s.%s", parent, key);
@@ -128,7 +113,7 @@ static int get(const json_t *obj, const char *key, json_type want, const char *p
         join(p, sizeof p, path, key);
         if (want == JSON_INTEGER && json_is_real(v))
             return fail(err, errlen, p, "must be an integer, not %g", json_real_value(v));
-        return fail(err, errlen, p, "must be %s, not %s", w, type_name(v));
+        return fail(err, errlen, p, "must be %s, not %s", w, quote_json_type(v));
     }
     *out = v;
     return 1;
@@ -349,7 +334,7 @@ static int days_of_week(const json_t *arr, const char *path, rbuf_t *b, char *er
         int d;
         join_index(p, sizeof p, path, i);
         if (!json_is_string(v))
-            return fail(err, errlen, p, "must be a string, not %s", type_name(v));
+            return fail(err, errlen, p, "must be a string, not %s", quote_json_type(v));
         d = lookup(json_string_value(v), DAY_NAMES, 7);
         if (d < 0 || strlen(json_string_value(v)) != json_string_length(v)) {
             quote_string(json_string_value(v), q, sizeof q);
@@ -381,7 +366,7 @@ static int dates_of_month(const json_t *arr, const char *path, rbuf_t *b, char *
         if (json_is_real(v))
             return fail(err, errlen, p, "must be an integer, not %g", json_real_value(v));
         if (!json_is_integer(v))
-            return fail(err, errlen, p, "must be an integer, not %s", type_name(v));
+            return fail(err, errlen, p, "must be an integer, not %s", quote_json_type(v));
         d = json_integer_value(v);
         if (d < 1 || d > 31)
             return fail(err, errlen, p, "%" JSON_INTEGER_FORMAT " is out of range 1..31", d);
@@ -412,7 +397,7 @@ static int week_days(const json_t *arr, const char *path, rbuf_t *b, char *err,
         int w, d;
         join_index(p, sizeof p, path, i);
         if (!json_is_object(v))
-            return fail(err, errlen, p, "must be an object, not %s", type_name(v));
+            return fail(err, errlen, p, "must be an object, not %s", quote_json_type(v));
         if ((rc = check_fields(v, p, fields, err, errlen)) < 0)
             return rc;
         if ((rc = get_enum(v, "weekOfMonth", p, WEEK_NAMES, 6,
@@ -636,7 +621,7 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
     int rc;
 
     if (!json_is_object(obj))
-        return fail(err, errlen, path, "must be an object, not %s", type_name(obj));
+        return fail(err, errlen, path, "must be an object, not %s", quote_json_type(obj));
     if ((rc = check_fields(obj, path, fields, err, errlen)) < 0)
         return rc;
     if ((rc = required(obj, "fromDate", JSON_STRING, path, &from, err, errlen)) < 0)
@@ -740,7 +725,7 @@ static int metadata(const json_t *doc, policy_t *p, char *err, size_t errlen)
     if (md == NULL || json_is_null(md))
         return 0;
     if (!json_is_object(md))
-        return fail(err, errlen, "metadata", "must be an object, not %s", type_name(md));
+        return fail(err, errlen, "metadata", "must be an object, not %s", quote_json_type(md));
     if ((rc = get(md, "name", JSON_STRING, "metadata", &v, err, errlen)) < 0)
         return rc;
     if (v != NULL) {
@@ -781,7 +766,7 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
     int rc, strategy;
 
     if (!json_is_object(doc))
-        return fail(err, errlen, "document", "must be a JSON object, not %s", type_name(doc));
+        return fail(err, errlen, "document", "must be a JSON object, not %s", quote_json_type(doc));
     if ((rc = metadata(doc, p, err, errlen)) < 0)
         return rc;
     /* Report unknown top-level fields by their own name, not "document.x". */
@@ -799,7 +784,7 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
     v = json_object_get(doc, "apiVersion");
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v))
-            return fail(err, errlen, "apiVersion", "must be a string, not %s", type_name(v));
+            return fail(err, errlen, "apiVersion", "must be a string, not %s", quote_json_type(v));
         if (strcmp(json_string_value(v), API_VERSION) != 0 ||
             json_string_length(v) != strlen(API_VERSION)) {
             quote_string(json_string_value(v), q, sizeof q);
@@ -809,7 +794,7 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
     v = json_object_get(doc, "kind");
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v))
-            return fail(err, errlen, "kind", "must be a string, not %s", type_name(v));
+            return fail(err, errlen, "kind", "must be a string, not %s", quote_json_type(v));
         if (strcmp(json_string_value(v), KIND) != 0 || json_string_length(v) != strlen(KIND)) {
             quote_string(json_string_value(v), q, sizeof q);
             return fail(err, errlen, "kind", "%s is not %s", q, KIND);
@@ -819,7 +804,7 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
     if (spec == NULL || json_is_null(spec))
         return fail(err, errlen, "spec", "required field is missing");
     if (!json_is_object(spec))
-        return fail(err, errlen, "spec", "must be an object, not %s", type_name(spec));
+        return fail(err, errlen, "spec", "must be an object, not %s", quote_json_type(spec));
     if ((rc = check_fields(spec, "spec", spec_fields, err, errlen)) < 0)
         return rc;
     if ((rc = get_enum(spec, "strategy", "spec", STRATEGIES, 3,

@@ -70,3 +70,18 @@ void quote_name(const char *s, char *buf, size_t buflen)
 {
     render(s, 0, buf, buflen);
 }
+
+const char *quote_json_type(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "unknown";
+}

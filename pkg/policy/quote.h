@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* Longest run of input bytes quote_string() reproduces before it truncates
  * with "...". */
 #define QUOTE_MAX_INPUT 64
@@ -24,6 +26,10 @@ void quote_string(const char *s, char *buf, size_t buflen);
 /* Like quote_string() without the surrounding quotes, for field names that
  * become part of a path. */
 void quote_name(const char *s, char *buf, size_t buflen);
+
+/* What kind of JSON value v is, for messages: "an object", "a string",
+ * "null", ... Static storage. */
+const char *quote_json_type(const json_t *v);
 
 /* Size of a buffer that holds any quote_string() result untruncated. */
 #define QUOTE_BUFLEN (QUOTE_MAX_INPUT * 4 + 8)

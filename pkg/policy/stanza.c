@@ -45,21 +45,6 @@ __attribute__((format(printf, 3, 4))) static int invalid(stanza_t *st, const cha
     return STANZA_EINVAL;
 }
 
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "unknown";
-}
-
 /* The raw text of the four stanza fields and where each came from, so that
  * both forms are validated by the same code with paths that name the field
  * the user actually wrote. */
@@ -78,7 +63,7 @@ static int string_of(stanza_t *st, const json_t *v, const char *path, const char
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_string(v))
-        return invalid(st, path, "must be a string, not %s", type_name(v));
+        return invalid(st, path, "must be a string, not %s", quote_json_type(v));
     if (strlen(json_string_value(v)) != json_string_length(v))
         return invalid(st, path, "must not contain NUL characters");
     *out = json_string_value(v);
@@ -175,7 +160,7 @@ static int from_spec(stanza_t *st, const json_t *cm, raw_t *r)
     json_t *val, *bp;
 
     if (!json_is_object(cm))
-        return invalid(st, P, "must be an object, not %s", type_name(cm));
+        return invalid(st, P, "must be an object, not %s", quote_json_type(cm));
     json_object_foreach((json_t *)cm, key, val) {
         if (strcmp(key, "strategy") != 0 && strcmp(key, "byPolicy") != 0 &&
             strcmp(key, "permissiveUntil") != 0 && strcmp(key, "restrictiveUntil") != 0) {
@@ -196,7 +181,7 @@ static int from_spec(stanza_t *st, const json_t *cm, raw_t *r)
     if (bp != NULL && !json_is_null(bp)) {
         if (!json_is_object(bp))
             return invalid(st, "spec.changeManagement.byPolicy", "must be an object, not %s",
-                           type_name(bp));
+                           quote_json_type(bp));
         json_object_foreach(bp, key, val) {
             if (strcmp(key, "name") != 0) {
                 char name[QUOTE_BUFLEN], path[PATHLEN + QUOTE_BUFLEN];
