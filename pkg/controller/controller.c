@@ -8,6 +8,7 @@
 
 #include "controller/decide.h"
 #include "controller/model.h"
+#include "controller/objmap.h"
 #include "controller/project.h"
 #include "kube/cache.h"
 #include "kube/discovery.h"
@@ -56,7 +57,7 @@ typedef enum rkind { R_POLICY, R_HC, R_NP } rkind_t;
 
 /* What the controller remembers of one managed object between reconciles. */
 typedef struct record {
-    struct record *hnext;    /* hash chain */
+    ctl_objkey_t key;        /* kind, ns and name in the controller's map */
     struct record *qnext;    /* work queue */
     ctl_controller_t *ctl;
     rkind_t kind;
@@ -94,8 +95,7 @@ struct ctl_controller {
     kube_request *discovery;    /* in flight */
     ev_timer discovery_retry;
 
-    record_t **buckets;         /* records by kind/ns/name */
-    size_t nbuckets, nrecords;
+    ctl_objmap_t records;       /* record_t by kind/ns/name */
     record_t *qhead, *qtail;    /* work queue */
     ev_check qcheck;            /* drains the queue after each poll */
     ev_idle qidle;              /* keeps the loop spinning while work is queued */
@@ -104,53 +104,13 @@ struct ctl_controller {
     ctl_stats_t stats;
 };
 
-static uint64_t hash3(rkind_t k, const char *ns, const char *name)
-{
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)k;
-    for (const char *p = ns; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    h = (h ^ '/') * 1099511628211ULL;
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
-}
-
-static record_t **slot(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
-{
-    record_t **pp = &c->buckets[hash3(k, ns, name) & (c->nbuckets - 1)];
-    while (*pp && !((*pp)->kind == k && strcmp((*pp)->ns, ns) == 0 &&
-                    strcmp((*pp)->name, name) == 0))
-        pp = &(*pp)->hnext;
-    return pp;
-}
-
-static void grow(ctl_controller_t *c)
-{
-    size_t n = c->nbuckets * 2;
-    record_t **b = calloc(n, sizeof(*b));
-    if (!b)
-        return; /* keep the longer chains */
-    for (size_t i = 0; i < c->nbuckets; i++) {
-        record_t *r = c->buckets[i], *next;
-        for (; r; r = next) {
-            next = r->hnext;
-            record_t **pp = &b[hash3(r->kind, r->ns, r->name) & (n - 1)];
-            r->hnext = *pp;
-            *pp = r;
-        }
-    }
-    free(c->buckets);
-    c->buckets = b;
-    c->nbuckets = n;
-}
-
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
 
 static record_t *record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
 {
-    record_t **pp = slot(c, k, ns, name);
-    if (*pp)
-        return *pp;
+    ctl_objkey_t **slot = ctl_objmap_slot(&c->records, (int)k, ns, name);
+    if (*slot)
+        return (record_t *)*slot;
     record_t *r = calloc(1, sizeof(*r));
     if (!r)
         return NULL;
@@ -167,9 +127,8 @@ static record_t *record_get(ctl_controller_t *c, rkind_t k, const char *ns, cons
     r->retry = RETRY_MIN;
     ev_init(&r->timer, on_timer);
     r->timer.data = r;
-    *pp = r;
-    if (++c->nrecords > c->nbuckets * 2)
-        grow(c);
+    r->key = (ctl_objkey_t){.kind = (int)k, .ns = r->ns, .name = r->name};
+    ctl_objmap_insert(&c->records, slot, &r->key);
     return r;
 }
 
@@ -184,11 +143,9 @@ static void record_free(record_t *r)
  * are in flight, by the last completion. */
 static void record_forget(ctl_controller_t *c, record_t *r)
 {
-    record_t **pp = slot(c, r->kind, r->ns, r->name);
-    if (*pp == r) {
-        *pp = r->hnext;
-        c->nrecords--;
-    }
+    ctl_objkey_t **slot = ctl_objmap_slot(&c->records, (int)r->kind, r->ns, r->name);
+    if (*slot == &r->key)
+        ctl_objmap_remove(&c->records, slot);
     ev_timer_stop(c->loop, &r->timer);
     if (r->kind == R_HC && c->proj)
         ctl_project_forget(c->proj, r->ns, r->name);
@@ -972,9 +929,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
             goto oom;
     }
     c->opts.watch_namespace = c->ns_filter;
-    c->nbuckets = 256;
-    c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
-    if (!c->buckets)
+    if (ctl_objmap_init(&c->records, 256))
         goto oom;
     kube_cache_ops pops = {extract_policy, release_policy, policy_add, policy_update,
                            policy_delete};
@@ -1035,15 +990,16 @@ void ctl_stop(ctl_controller_t *c)
     ev_idle_stop(c->loop, &c->qidle);
     ev_timer_stop(c->loop, &c->discovery_retry);
     /* Outstanding writes are cancelled with the client; their records go. */
-    for (size_t i = 0; c->buckets && i < c->nbuckets; i++) {
-        record_t *r = c->buckets[i], *next;
-        for (; r; r = next) {
-            next = r->hnext;
+    for (size_t i = 0; i < c->records.nbuckets; i++) {
+        ctl_objkey_t *k = c->records.buckets[i], *next;
+        for (; k; k = next) {
+            next = k->hnext;
+            record_t *r = (record_t *)k;
             ev_timer_stop(c->loop, &r->timer);
             record_free(r);
         }
     }
-    free(c->buckets);
+    ctl_objmap_free(&c->records);
     kube_cache_free(&c->policies);
     kube_cache_free(&c->hcs);
     kube_cache_free(&c->nps);

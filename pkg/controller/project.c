@@ -1,6 +1,8 @@
 /* project.c: ChangesPaused/ChangesPending projected into hosted ClusterVersions. */
 #include "controller/project.h"
 
+#include "controller/objmap.h"
+
 #include <libfyaml.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -444,7 +446,7 @@ typedef struct want_cond {
 
 /* One HostedCluster. */
 typedef struct entry {
-    struct entry *hnext;       /* hash chain */
+    ctl_objkey_t key;          /* ns and name in the module's map */
     struct entry *znext;       /* forgotten entries awaiting release */
     ctl_project_t *p;
     char *ns, *name;           /* owned */
@@ -499,10 +501,8 @@ struct ctl_project {
     kube_client *mgmt;
     ctl_project_opts_t opts;
     bool leading;
-    entry_t **buckets;
-    size_t nbuckets, count;
+    ctl_objmap_t entries;      /* entry_t by ns/name */
     entry_t *zombies;          /* forgotten, released by `reap` */
-    int iterating;             /* > 0 while walking the table: no rehash */
     ev_timer reap;
     uint64_t rng;
     ctl_project_stats_t stats;
@@ -514,45 +514,6 @@ static double rnd01(ctl_project_t *p)
     p->rng ^= p->rng << 25;
     p->rng ^= p->rng >> 27;
     return (double)((p->rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
-
-static uint64_t hash2(const char *ns, const char *name)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *s = ns; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    h = (h ^ '/') * 1099511628211ULL;
-    for (const char *s = name; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static entry_t **slot(const ctl_project_t *p, const char *ns, const char *name)
-{
-    entry_t **pp = &p->buckets[hash2(ns, name) & (p->nbuckets - 1)];
-    while (*pp && !(strcmp((*pp)->ns, ns) == 0 && strcmp((*pp)->name, name) == 0))
-        pp = &(*pp)->hnext;
-    return pp;
-}
-
-static void grow(ctl_project_t *p)
-{
-    size_t n = p->nbuckets * 2;
-    entry_t **b = calloc(n, sizeof(*b));
-    if (!b)
-        return; /* keep the longer chains */
-    for (size_t i = 0; i < p->nbuckets; i++) {
-        entry_t *e = p->buckets[i], *next;
-        for (; e; e = next) {
-            next = e->hnext;
-            entry_t **pp = &b[hash2(e->ns, e->name) & (n - 1)];
-            e->hnext = *pp;
-            *pp = e;
-        }
-    }
-    free(p->buckets);
-    p->buckets = b;
-    p->nbuckets = n;
 }
 
 /* Computes the entry's state from what is known and reports a change. */
@@ -1263,9 +1224,7 @@ int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
     if (p->opts.hosted_burst <= 0)
         p->opts.hosted_burst = 10;
     p->leading = p->opts.leading;
-    p->nbuckets = 16;
-    p->buckets = calloc(p->nbuckets, sizeof(*p->buckets));
-    if (!p->buckets)
+    if (ctl_objmap_init(&p->entries, 16))
         goto nomem;
     p->rng = (uint64_t)(uintptr_t)p ^ (uint64_t)(ev_time() * 1e6) ^ 0x9E3779B97F4A7C15ull;
     if (p->rng == 0)
@@ -1277,7 +1236,7 @@ int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
 nomem:
     errf(err, errlen, "out of memory");
     if (p)
-        free(p->buckets);
+        ctl_objmap_free(&p->entries);
     free(p);
     return KUBE_ENOMEM;
 }
@@ -1287,10 +1246,11 @@ void ctl_project_free(ctl_project_t *p)
     if (!p)
         return;
     ev_timer_stop(p->loop, &p->reap);
-    for (size_t i = 0; i < p->nbuckets; i++) {
-        entry_t *e = p->buckets[i], *next;
-        for (; e; e = next) {
-            next = e->hnext;
+    for (size_t i = 0; i < p->entries.nbuckets; i++) {
+        ctl_objkey_t *k = p->entries.buckets[i], *next;
+        for (; k; k = next) {
+            next = k->hnext;
+            entry_t *e = (entry_t *)k;
             e->gone = true;
             e->znext = p->zombies;
             p->zombies = e;
@@ -1301,7 +1261,7 @@ void ctl_project_free(ctl_project_t *p)
         p->zombies = e->znext;
         entry_release(e);
     }
-    free(p->buckets);
+    ctl_objmap_free(&p->entries);
     free(p);
 }
 
@@ -1312,11 +1272,11 @@ void ctl_project_set_leading(ctl_project_t *p, bool leading)
     p->leading = leading;
     /* on_change may forget entries (they stay allocated until the reaper
      * runs, with hnext intact) or add some (no rehash meanwhile). */
-    p->iterating++;
-    for (size_t i = 0; i < p->nbuckets; i++)
-        for (entry_t *e = p->buckets[i]; e; e = e->hnext)
-            sync_entry(e);
-    p->iterating--;
+    p->entries.frozen++;
+    for (size_t i = 0; i < p->entries.nbuckets; i++)
+        for (ctl_objkey_t *k = p->entries.buckets[i]; k; k = k->hnext)
+            sync_entry((entry_t *)k);
+    p->entries.frozen--;
 }
 
 int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
@@ -1327,16 +1287,16 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
         errf(err, errlen, "ctl_project_update: missing argument");
         return KUBE_EINVAL;
     }
-    entry_t **pp = slot(p, ns, name), *e = *pp;
+    ctl_objkey_t **slot = ctl_objmap_slot(&p->entries, 0, ns, name);
+    entry_t *e = (entry_t *)*slot;
     bool created = false;
     if (!e) {
         e = entry_new(p, ns, name, err, errlen);
         if (!e)
             return KUBE_ENOMEM;
-        *pp = e;
+        e->key = (ctl_objkey_t){.ns = e->ns, .name = e->name};
+        ctl_objmap_insert(&p->entries, slot, &e->key);
         created = true;
-        if (++p->count > p->nbuckets * 2 && !p->iterating)
-            grow(p);
     }
     if (e->have_want && want_equal(&e->paused, &conds->paused) &&
         want_equal(&e->pending, &conds->pending))
@@ -1358,11 +1318,11 @@ void ctl_project_forget(ctl_project_t *p, const char *ns, const char *name)
 {
     if (!p || !ns || !name)
         return;
-    entry_t **pp = slot(p, ns, name), *e = *pp;
+    ctl_objkey_t **slot = ctl_objmap_slot(&p->entries, 0, ns, name);
+    entry_t *e = (entry_t *)*slot;
     if (!e)
         return;
-    *pp = e->hnext;
-    p->count--;
+    ctl_objmap_remove(&p->entries, slot);
     e->gone = true;
     kube_request_cancel(e->secret_req); /* safe from its own callback */
     e->secret_req = NULL;
@@ -1382,7 +1342,7 @@ int ctl_project_status(const ctl_project_t *p, const char *ns, const char *name,
 {
     if (!p || !ns || !name)
         return KUBE_EINVAL;
-    entry_t *e = *slot(p, ns, name);
+    const entry_t *e = (const entry_t *)*ctl_objmap_slot(&p->entries, 0, ns, name);
     if (!e)
         return KUBE_EINVAL;
     *st = e->st;

@@ -1,0 +1,78 @@
+/* objmap.c: an intrusive hash table keyed by kind, namespace and name. */
+#include "controller/objmap.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash(int kind, const char *ns, const char *name)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned)kind; /* FNV-1a */
+    for (const char *p = ns; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ '/') * 1099511628211ULL;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
+int ctl_objmap_init(ctl_objmap_t *m, size_t nbuckets)
+{
+    memset(m, 0, sizeof(*m));
+    m->buckets = calloc(nbuckets, sizeof(*m->buckets));
+    if (!m->buckets)
+        return -1;
+    m->nbuckets = nbuckets;
+    return 0;
+}
+
+void ctl_objmap_free(ctl_objmap_t *m)
+{
+    free(m->buckets);
+    m->buckets = NULL;
+    m->nbuckets = m->count = 0;
+}
+
+ctl_objkey_t **ctl_objmap_slot(const ctl_objmap_t *m, int kind, const char *ns,
+                               const char *name)
+{
+    ctl_objkey_t **pp = &m->buckets[hash(kind, ns, name) & (m->nbuckets - 1)];
+    while (*pp && !((*pp)->kind == kind && strcmp((*pp)->ns, ns) == 0 &&
+                    strcmp((*pp)->name, name) == 0))
+        pp = &(*pp)->hnext;
+    return pp;
+}
+
+static void grow(ctl_objmap_t *m)
+{
+    size_t n = m->nbuckets * 2;
+    ctl_objkey_t **b = calloc(n, sizeof(*b));
+    if (!b)
+        return; /* keep the longer chains */
+    for (size_t i = 0; i < m->nbuckets; i++) {
+        ctl_objkey_t *k = m->buckets[i], *next;
+        for (; k; k = next) {
+            next = k->hnext;
+            ctl_objkey_t **pp = &b[hash(k->kind, k->ns, k->name) & (n - 1)];
+            k->hnext = *pp;
+            *pp = k;
+        }
+    }
+    free(m->buckets);
+    m->buckets = b;
+    m->nbuckets = n;
+}
+
+void ctl_objmap_insert(ctl_objmap_t *m, ctl_objkey_t **slot, ctl_objkey_t *k)
+{
+    k->hnext = NULL;
+    *slot = k;
+    if (++m->count > m->nbuckets * 2 && !m->frozen)
+        grow(m);
+}
+
+void ctl_objmap_remove(ctl_objmap_t *m, ctl_objkey_t **slot)
+{
+    *slot = (*slot)->hnext;
+    m->count--;
+}
