@@ -12,11 +12,13 @@ static const char *const object_labels[] = {"kind", "namespace", "object", "syst
 static const char *const strategy_labels[] = {"kind", "namespace", "object", "system",
                                               "strategy", NULL};
 static const char *const request_labels[] = {"verb", "code", NULL};
+static const char *const policy_labels[] = {"namespace", "policy", NULL};
 static const char *const strategies[] = {"Permissive", "Restrictive", "ByPolicy",
                                          "PermissiveUntil", "RestrictiveUntil"};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_REQUESTS, F_RESTARTS, F_RECONCILE,
-       F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_EVENTS, F_LEADER, F_COUNT };
+       F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_EVENTS, F_LEADER, F_POLICY_READY,
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -118,6 +120,27 @@ static int collect_strategy(metrics_emitter *e, void *ud)
     return 0;
 }
 
+typedef struct policy_emit {
+    metrics_emitter *e;
+    int rc;
+} policy_emit_t;
+
+static void emit_policy(const ctl_policy_metrics_t *m, void *ud)
+{
+    policy_emit_t *x = ud;
+    const char *vals[] = {m->ns, m->name};
+    if (x->rc == 0 && metrics_emit(x->e, vals, m->ready))
+        x->rc = -1;
+}
+
+static int collect_policies(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    policy_emit_t x = {e, 0};
+    ctl_foreach_policy_metrics(s->ctl, emit_policy, &x);
+    return x.rc;
+}
+
 static int collect_requests(metrics_emitter *e, void *ud)
 {
     serve_t *s = ud;
@@ -157,6 +180,7 @@ static int collect_scalar(metrics_emitter *e, void *ud)
     const scalar_sel_t *x = ud;
     serve_t *s = x->s;
     const ctl_stats_t *st = ctl_get_stats(s->ctl);
+    const ctl_project_stats_t *ps = ctl_get_project_stats(s->ctl);
     double v = 0;
     switch (x->which) {
     case F_RESTARTS: v = (double)ctl_watch_restarts(s->ctl); break;
@@ -165,6 +189,9 @@ static int collect_scalar(metrics_emitter *e, void *ud)
     case F_WRITE_ERRORS: v = (double)st->write_errors; break;
     case F_EVENTS: v = (double)st->events; break;
     case F_LEADER: v = ctl_leading(s->ctl); break;
+    case F_HOSTED_WRITES: v = (double)ps->writes; break;
+    case F_HOSTED_WRITE_ERRORS: v = (double)ps->write_errors; break;
+    case F_HOSTED_REASSERTS: v = (double)ps->reasserts; break;
     }
     return metrics_emit(e, NULL, v);
 }
@@ -237,6 +264,12 @@ static int register_families(serve_t *s, char *err, size_t errlen)
                       .collect = collect_strategy, .collect_ud = s};
     if (metrics_register(&s->reg, &s->fam[F_STRATEGY], &d))
         goto fail;
+    d = (metrics_desc){.name = "change_management_policy_ready",
+                       .help = "1 when the policy is valid (its Ready condition is True), else 0",
+                       .type = METRICS_GAUGE, .labels = policy_labels,
+                       .collect = collect_policies, .collect_ud = s};
+    if (metrics_register(&s->reg, &s->fam[F_POLICY_READY], &d))
+        goto fail;
     d = (metrics_desc){.name = "hcp_controller_api_requests_total",
                        .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
                        .type = METRICS_COUNTER, .labels = request_labels,
@@ -264,6 +297,13 @@ static int register_families(serve_t *s, char *err, size_t errlen)
         {F_EVENTS, "hcp_controller_events_total", "Kubernetes Events created", METRICS_COUNTER},
         {F_LEADER, "hcp_controller_leader", "1 while this replica is the writer",
          METRICS_GAUGE},
+        {F_HOSTED_WRITES, "hcp_controller_hosted_clusterversion_writes_total",
+         "Status patches sent to hosted clusters' ClusterVersion", METRICS_COUNTER},
+        {F_HOSTED_WRITE_ERRORS, "hcp_controller_hosted_clusterversion_write_errors_total",
+         "Status patches to hosted clusters' ClusterVersion that failed", METRICS_COUNTER},
+        {F_HOSTED_REASSERTS, "hcp_controller_hosted_condition_reassertions_total",
+         "Hosted ClusterVersion conditions restored after another writer changed them",
+         METRICS_COUNTER},
     };
     for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
         scalars[sc[i].which].s = s;

@@ -1,5 +1,5 @@
 # End-to-end scenarios of the controller (e2e/controller/test_*.sh) against
-# the "main" instance, with the simulated clock: `make e2e` runs e2e-controller.
+# the "main" and "hosted" instances, with the simulated clock: `make e2e` runs e2e-controller.
 # The instance is brought up when it is not running and stopped afterwards
 # only if this target started it.
 
@@ -10,5 +10,5 @@ E2E_TARGETS += e2e-controller
 CONTROLLER_E2E_TESTS := $(sort $(wildcard e2e/controller/test_*.sh))
 
 e2e-controller: $(BUILD)/hcp-controller
-	@e2e/cluster.sh with main -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
+	@e2e/cluster.sh with main hosted -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
 		scripts/run-tests.sh --tally $(TALLY) --label e2e $(CONTROLLER_E2E_TESTS)'

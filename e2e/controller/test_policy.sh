@@ -34,6 +34,7 @@ missing_policy_restricts() {
   eventually "Cluster unpaused once the policy exists" unpaused pause_state "$c"
   eventually "MachineDeployment unpaused" unpaused pause_state "$md"
   eventually "ChangesPaused=False (ChangesPermitted)" False/ChangesPermitted hc_cond_sr "$ns" hc1 ChangesPaused
+  eventually "metric policy_ready 1 for the new policy" 1 metric a "change_management_policy_ready\\{namespace=\"$ns\",policy=\"nowhere\"\\}"
 }
 
 # A policy the API server accepts but the controller cannot evaluate (COUNT is
@@ -55,11 +56,13 @@ invalid_policy_restricts() {
   check_contains "the message names the policy" '"broken"' "$msg"
   check_contains "the message says why" COUNT "$msg"
   eventually "PolicyInvalid Event" 1 count_events "$ns" broken PolicyInvalid
+  now_is "metric policy_ready 0" 0 metric a "change_management_policy_ready\\{namespace=\"$ns\",policy=\"broken\"\\}"
   # Fixing the policy lifts the restriction.
   must api PATCH "$p" '{"spec": {"maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "duration": null}}}}' || return
   EVENTUALLY=3 check "HCMP Ready=True once fixed" is_eq True cond "$p" Ready status
   eventually "Cluster unpaused (daily window all day)" unpaused pause_state "$c"
   eventually "ChangesPaused=False (ChangesPermitted)" False/ChangesPermitted hc_cond_sr "$ns" hc1 ChangesPaused
+  eventually "metric policy_ready 1 once fixed" 1 metric a "change_management_policy_ready\\{namespace=\"$ns\",policy=\"broken\"\\}"
 }
 
 begin_suite

@@ -146,6 +146,10 @@ nodepool_wider_than_cluster() {
   sleep_until_sim a 2026-03-07T00:00:00Z 0.7
   now_is "MachineDeployment still paused inside its own window" paused+marker pause_state "$md"
   now_is "Cluster still paused" paused+marker pause_state "$c"
+  now_is "NodePool says its HostedCluster restricts it" HostedClusterRestricted \
+    cond "$(np_path "$ns" np1)" ChangesPaused reason
+  check_contains "NodePool message names the HostedCluster" "its HostedCluster's does not" \
+    "$(cond "$(np_path "$ns" np1)" ChangesPaused message)"
   still_before a 2026-03-07T00:05:00Z "the MachineDeployment held by the cluster"
   expect_at a "Cluster unpaused" 2026-03-07T00:05:00Z "$TOL" is_state "$c" unpaused
   expect_at a "MachineDeployment unpaused" 2026-03-07T00:05:00Z "$TOL" is_state "$md" unpaused

@@ -1156,3 +1156,28 @@ void ctl_foreach_object_metrics(ctl_controller_t *c,
     kube_cache_foreach(&c->hcs, hc_metrics, &x);
     kube_cache_foreach(&c->nps, np_metrics, &x);
 }
+
+typedef struct policy_metrics_ctx {
+    void (*fn)(const ctl_policy_metrics_t *m, void *ud);
+    void *ud;
+} policy_metrics_ctx_t;
+
+static void policy_metrics(const kube_obj *o, void *ud)
+{
+    policy_metrics_ctx_t *x = ud;
+    const policy_entry_t *e = o->data;
+    ctl_policy_metrics_t m = {o->ns, o->name, e && e->p && e->p->valid};
+    x->fn(&m, x->ud);
+}
+
+void ctl_foreach_policy_metrics(ctl_controller_t *c,
+                                void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud)
+{
+    policy_metrics_ctx_t x = {fn, ud};
+    kube_cache_foreach(&c->policies, policy_metrics, &x);
+}
+
+const ctl_project_stats_t *ctl_get_project_stats(const ctl_controller_t *c)
+{
+    return ctl_project_stats(c->proj);
+}

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "controller/project.h"
 #include "kube/client.h"
 #include "schedule/schedule.h"
 
@@ -109,5 +110,18 @@ typedef struct ctl_object_metrics {
  * the controller's current instant. */
 void ctl_foreach_object_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_object_metrics_t *m, void *ud), void *ud);
+
+/* One HostedChangeManagementPolicy's readiness for the metrics endpoint. */
+typedef struct ctl_policy_metrics {
+    const char *ns, *name;   /* borrowed for the duration of the callback */
+    bool ready;              /* the spec is valid (the Ready condition is True) */
+} ctl_policy_metrics_t;
+
+/* Calls fn for every policy in the cache. */
+void ctl_foreach_policy_metrics(ctl_controller_t *c,
+                                void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud);
+
+/* The hosted ClusterVersion projection's counters (borrowed, live). */
+const ctl_project_stats_t *ctl_get_project_stats(const ctl_controller_t *c);
 
 #endif

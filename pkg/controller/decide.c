@@ -54,21 +54,30 @@ static const char *restricted_reason(const stanza_resolution_t *res, const stanz
     return "OutsideMaintenanceWindow";
 }
 
-/* " <message>" or "" when the resolution says nothing more. */
+/* " (<message>)" or "" when the resolution says nothing more: the
+ * resolution's messages are lower-case clauses ("following policy ..."). */
 static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s", res->message[0] ? " " : "", res->message);
+    snprintf(buf, len, "%s%s%s", res->message[0] ? " (" : "", res->message,
+             res->message[0] ? ")" : "");
     return buf;
 }
 
+/* by_cluster: the object's own timeline permits changes at now and only its
+ * HostedCluster's restricts them (a NodePool inside a closed cluster window). */
 static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_time_t now,
-                   const ctl_capi_t *capi, bool pending, bool work_in_progress, const char *what,
-                   const char *work, ctl_decision_t *d)
+                   const ctl_capi_t *capi, bool pending, bool work_in_progress, bool by_cluster,
+                   const char *what, const char *work, ctl_decision_t *d)
 {
-    char when[32], until[32], extra[STANZA_MSGLEN + 2];
+    char when[32], until[32], extra[STANZA_MSGLEN + 96];
     more(res, extra, sizeof(extra));
     d->restricted = !d->state.permitted;
     d->restricted_reason = restricted_reason(res, st, &d->state, now);
+    if (d->restricted && by_cluster && !d->state.no_window) {
+        d->restricted_reason = "HostedClusterRestricted";
+        snprintf(extra, sizeof(extra),
+                 " (the NodePool's own schedule permits changes; its HostedCluster's does not)");
+    }
     /* Initiated work is never interrupted: an unpaused object whose update is
      * under way stays unpaused until the work completes. */
     d->hold_open = d->restricted && work_in_progress && capi && !capi->paused;
@@ -93,30 +102,30 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
         d->paused_reason = d->restricted_reason;
         if (d->state.no_window && strcmp(d->paused_reason, "NoPermittedWindow") == 0)
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused: no permitted window starts within 10 years.%s",
+                     "Changes are paused: no permitted window starts within 10 years%s.",
                      extra);
         else if (d->state.current.end == SCHED_POS_INF)
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused indefinitely.%s", extra);
+                     "Changes are paused indefinitely%s.", extra);
         else
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused until %s.%s", until, extra);
+                     "Changes are paused until %s%s.", until, extra);
     } else if (d->paused_by_other) {
         d->paused_status = true;
         d->paused_reason = "PausedExternally";
         snprintf(d->paused_message, sizeof(d->paused_message),
                  "Changes are permitted, but the %s carries a pause that hcp-controller did not "
-                 "set; it is left in place.%s",
+                 "set; it is left in place%s.",
                  what, extra);
     } else {
         d->paused_status = false;
         d->paused_reason = "ChangesPermitted";
         if (d->state.current.end == SCHED_POS_INF)
-            snprintf(d->paused_message, sizeof(d->paused_message), "Changes are permitted.%s",
+            snprintf(d->paused_message, sizeof(d->paused_message), "Changes are permitted%s.",
                      extra);
         else
             snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are permitted until %s.%s", until, extra);
+                     "Changes are permitted until %s%s.", until, extra);
     }
 
     d->pending_status = pending;
@@ -149,7 +158,7 @@ int ctl_decide_hc(const ctl_hc_t *hc, const stanza_resolution_t *res, const ctl_
     int rc = sched_state_at(res->sched, now, &out->state);
     if (rc)
         return rc;
-    decide(res, &hc->m.stanza, now, cluster, ctl_hc_pending(hc), hc->history_partial,
+    decide(res, &hc->m.stanza, now, cluster, ctl_hc_pending(hc), hc->history_partial, false,
            "CAPI Cluster",
            "a control-plane update", out);
     return 0;
@@ -164,7 +173,9 @@ int ctl_decide_np(const ctl_np_t *np, const stanza_resolution_t *res,
     if (rc)
         return rc;
     bool rolling = md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
-    decide(res, &np->m.stanza, now, md, ctl_np_pending(np, md), rolling,
+    bool by_cluster = !out->state.permitted && !res->degraded && res->sched &&
+                      sched_permitted(res->sched, now) == 1;
+    decide(res, &np->m.stanza, now, md, ctl_np_pending(np, md), rolling, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
     return 0;
 }

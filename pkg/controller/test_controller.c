@@ -46,7 +46,7 @@ static stanza_resolution_t resolution(sched_t *s, stanza_strategy_t strategy, co
     r.sched = s;
     r.strategy = strategy;
     r.reason = reason;
-    snprintf(r.message, sizeof(r.message), "Test timeline.");
+    snprintf(r.message, sizeof(r.message), "test timeline");
     return r;
 }
 
@@ -472,7 +472,7 @@ static void test_nodepool_condition_severity(void **state)
     assert_string_equal(json_string_value(json_object_get(pending, "status")), "False");
     assert_null(json_object_get(pending, "severity"));
     assert_string_equal(json_string_value(json_object_get(paused, "message")),
-                        "Changes are paused indefinitely. Test timeline.");
+                        "Changes are paused indefinitely (test timeline).");
     json_decref(p);
     json_decref(doc);
     json_decref(obj);
@@ -507,6 +507,41 @@ static void test_restrictive_until_reason(void **state)
     sched_unref(sat);
 }
 
+/* A NodePool whose own timeline permits changes but whose HostedCluster's
+ * does not says so, instead of blaming a window of its own. */
+static void test_nodepool_restricted_by_cluster(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-05T12:00:00Z"); /* a Monday */
+    sched_t *sat = saturdays(now);
+    stanza_resolution_t own = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
+    stanza_nodepool_t inter;
+    assert_int_equal(stanza_resolve_nodepool(own.sched, sat, now, &inter), 0);
+    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    ctl_np_t *np = ctl_np_extract(obj);
+    json_decref(obj);
+    ctl_capi_t *md = capi(false, false);
+    ctl_decision_t d;
+    assert_int_equal(ctl_decide_np(np, &own, &inter, md, now, &d), 0);
+    assert_true(d.restricted);
+    assert_int_equal(d.action, CTL_PAUSE_ADD);
+    assert_string_equal(d.paused_reason, "HostedClusterRestricted");
+    assert_non_null(strstr(d.paused_message, "Changes are paused until 2026-01-10T00:00:00Z (the"));
+    assert_non_null(strstr(d.paused_message, "its HostedCluster's does not"));
+    stanza_nodepool_free(&inter);
+
+    /* Restricted by its own timeline: the usual reason. */
+    stanza_resolution_t narrow = resolution(sat, STANZA_BY_POLICY, "PolicyResolved");
+    assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_always(), now, &inter), 0);
+    assert_int_equal(ctl_decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
+    assert_null(strstr(d.paused_message, "HostedCluster"));
+    stanza_nodepool_free(&inter);
+    ctl_capi_free(md);
+    ctl_np_free(np);
+    sched_unref(sat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_json_equal_stored),
         cmocka_unit_test(test_nodepool_condition_severity),
         cmocka_unit_test(test_restrictive_until_reason),
+        cmocka_unit_test(test_nodepool_restricted_by_cluster),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
