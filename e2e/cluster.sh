@@ -334,7 +334,7 @@ wait_ready() {
 }
 
 ensure_tools() {
-  ensure_packages etcd-server etcd-client openssl curl ca-certificates iproute2 util-linux
+  ensure_packages etcd-server etcd-client openssl curl ca-certificates iproute2 util-linux jq
   # kubectl: whatever the machine has, else Debian's (same version as the server).
   if ! command -v "$KUBECTL" >/dev/null 2>&1; then
     ensure_packages kubernetes-client
