@@ -85,7 +85,7 @@ static void refresh_token(kube_client *c, bool force)
 
     if (file == NULL)
         return;
-    if (!force && now - c->token_checked < 1.0)
+    if (!force && now - c->token_checked < c->opts.token_recheck)
         return;
     c->token_checked = now;
     if (stat(file, &st) != 0)
@@ -119,6 +119,12 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
         c->opts.timeout = 60;
     if (c->opts.user_agent == NULL)
         c->opts.user_agent = "hcp-controller";
+    if (c->opts.retry_initial <= 0)
+        c->opts.retry_initial = 1.0;
+    if (c->opts.retry_max <= 0)
+        c->opts.retry_max = 30.0;
+    if (c->opts.token_recheck <= 0)
+        c->opts.token_recheck = 1.0;
     kube_ratelimit_init(&c->rl, c->opts.qps, c->opts.burst, ev_now(http->loop));
     if (cfg->token) {
         c->token = strdup(cfg->token);
@@ -385,7 +391,7 @@ int kube_client_call(kube_client *c, const kube_call *call, kube_request **out, 
     r->on_done = call->on_done;
     r->ud = call->ud;
     r->no_ratelimit = call->no_ratelimit;
-    kube_backoff_init(&r->backoff, 1.0, 30.0);
+    kube_backoff_init(&r->backoff, c->opts.retry_initial, c->opts.retry_max);
     ev_init(&r->delay, delay_cb);
     if (asprintf(&r->url, "%s%s%s%s", c->cfg->server, call->path,
                  call->query && call->query[0] ? "?" : "", call->query ? call->query : "") < 0) {

@@ -56,6 +56,9 @@ typedef struct kube_client_opts {
     int max_retries;       /* 429 retries per request (default 5 when 0; -1 = none) */
     double timeout;        /* seconds for non-stream requests (default 60) */
     const char *user_agent; /* default "hcp-controller" */
+    double retry_initial;  /* first wait after a 429 without Retry-After, seconds (default 1) */
+    double retry_max;      /* cap of that doubling wait, seconds (default 30) */
+    double token_recheck;  /* seconds between checks of cfg->token_file for rotation (default 1) */
 } kube_client_opts;
 
 typedef struct kube_request kube_request;

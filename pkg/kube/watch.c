@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Seconds; a watch that ends cleanly sooner without any data counts as a failure. */
+#define SHORT_WATCH 1.0
+
 static void start_list(kube_watch *w);
 static void start_watch(kube_watch *w);
 
@@ -317,6 +320,7 @@ static void watch_data(kube_client *c, const char *data, size_t len, void *ud)
 
     (void)c;
     w->last_bytes = ev_now(w->c->http->loop);
+    w->stream_data = true;
     if (kube_lines_feed(&w->lines, data, len) < 0) {
         kube_error_set(&e, KUBE_EPARSE, 200, NULL, "watch %s: event line too long", w->path);
         report(w, &e);
@@ -332,11 +336,18 @@ static void watch_data(kube_client *c, const char *data, size_t len, void *ud)
 static void watch_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
 {
     kube_watch *w = ud;
+    kube_error e;
 
     (void)c;
     (void)obj;
     w->req = NULL;
     ev_timer_stop(w->c->http->loop, &w->watchdog);
+    if (err == NULL && !w->stream_data &&
+        ev_now(w->c->http->loop) - w->stream_started < SHORT_WATCH) {
+        kube_error_set(&e, KUBE_EPARSE, 200, NULL,
+                       "watch %s: the server ended the stream at once without data", w->path);
+        err = &e;
+    }
     if (err == NULL) {
         /* The server ended the stream at timeoutSeconds: resume at once. */
         kube_backoff_reset(&w->backoff);
@@ -394,7 +405,8 @@ static void start_watch(kube_watch *w)
     w->stats.watches++;
     if (kube_client_call(w->c, &call, &w->req, &e) < 0)
         goto fail;
-    w->last_bytes = ev_now(w->c->http->loop);
+    w->last_bytes = w->stream_started = ev_now(w->c->http->loop);
+    w->stream_data = false;
     check = w->opts.silence / 4;
     if (check < 0.25)
         check = 0.25;

@@ -10,7 +10,10 @@
  * a stream ends or breaks. 410 Gone, as an HTTP status or as an ERROR event,
  * starts a relist. Other failures retry after exponential backoff with
  * jitter. A watchdog restarts a stream that has been silent (no bytes at all)
- * for longer than opts.silence seconds.
+ * for longer than opts.silence seconds. A stream the server ends cleanly
+ * within a second without sending a byte also counts as a failure, so an
+ * API server or proxy that closes every watch at once is retried after
+ * backoff rather than in a tight loop.
  *
  * Caller-allocated; the client, cache and loop must outlive it.
  */
@@ -90,6 +93,8 @@ struct kube_watch {
     ev_timer retry;            /* backoff wait */
     ev_timer watchdog;         /* silence check while watching */
     double last_bytes;         /* ev_now() when the stream last delivered bytes */
+    double stream_started;     /* ev_now() when the current watch request was made */
+    bool stream_data;          /* the current watch has delivered bytes */
     kube_backoff backoff;
     uint64_t rng;              /* jitter source */
     bool relist_pending;       /* the next list is a relist (counts in stats.relists) */
