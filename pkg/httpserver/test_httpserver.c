@@ -572,7 +572,13 @@ static void test_stop_restart(void **state)
     r[2].path = "/hello";
     run_requests(loop, port, r, 3, 1);
     assert_int_equal(r[0].status, 200);
-    assert_int_equal(r[2].curl_rc, CURLE_COULDNT_CONNECT);
+    /* The last request finds no server: refused when it opens a new
+     * connection, or cut off when it went out on the kept-alive one the
+     * stop closed (which one depends on scheduling). */
+    if (r[2].curl_rc != CURLE_COULDNT_CONNECT && r[2].curl_rc != CURLE_RECV_ERROR &&
+        r[2].curl_rc != CURLE_GOT_NOTHING && r[2].curl_rc != CURLE_SEND_ERROR)
+        fail_msg("request after stop: curl code %d, want no answer", (int)r[2].curl_rc);
+    assert_int_equal(r[2].status, 0);
     assert_int_equal(http_server_port(&s), 0);
     assert_null(s.daemon);
     free_reqs(r, 3);
