@@ -1,0 +1,12 @@
+# End-to-end check of `make demo` (e2e/demo/test_demo.sh): the simulated week
+# in 25 s in a namespace of its own, then a rerun stopped mid-week. `make e2e`
+# runs e2e-demo; the "main" instance is started if needed and stopped
+# afterwards only if this target started it.
+
+E2E_TARGETS += e2e-demo
+
+.PHONY: e2e-demo
+
+e2e-demo: $(BUILD)/hcp-controller
+	@e2e/cluster.sh with main -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
+		scripts/run-tests.sh --tally $(TALLY) --label e2e e2e/demo/test_demo.sh'

@@ -1,0 +1,398 @@
+#!/usr/bin/env bash
+# The demo behind `make demo`: a simulated week of maintenance windows on the
+# local cluster, in about two minutes.
+#
+#   e2e/cluster.sh with main -- e2e/demo/demo.sh
+#
+# Loads the sample objects of e2e/demo/objects/ with kubectl apply (two
+# HostedClusters, four NodePools with their Cluster API objects, three
+# policies, one of them with an exclusion, and an SRE PermissiveUntil
+# override), seeds the status HyperShift and Cluster API would write, runs
+# hcp-controller with a simulated clock from Monday 2026-03-02 00:00 UTC,
+# prints every transition of a policy, HostedCluster or NodePool as the
+# controller writes it to status (the simulated instant is the start of the
+# new state there, status.changeManagement.current.startTime or
+# status.behavior.current.startTime), and ends with a table of every
+# HostedCluster's and NodePool's state and next window.
+#
+# Environment:
+#   HCP_BIN         the controller binary (default build/hcp-controller)
+#   DEMO_SECONDS    real seconds the simulated span takes (default 120)
+#   DEMO_DAYS       simulated days (default 7)
+#   DEMO_NAMESPACE  namespace of the objects (default demo-clusters); the
+#                   control plane namespaces are <namespace>-prod and
+#                   <namespace>-staging
+#   DEMO_DIR        where the controller's log goes (default build/demo-run)
+#   DEMO_INSTANCE   the e2e/cluster.sh instance to use (default main)
+#
+# Reruns are idempotent: the objects are deleted and created again (the
+# namespaces are kept: the local cluster has no namespace controller to
+# finish deleting one). Exit status 0 when the week ran to its end.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+HCP_BIN=${HCP_BIN:-$repo/build/hcp-controller}
+DEMO_SECONDS=${DEMO_SECONDS:-120}
+DEMO_DAYS=${DEMO_DAYS:-7}
+NS=${DEMO_NAMESPACE:-demo-clusters}
+DEMO_DIR=${DEMO_DIR:-$repo/build/demo-run}
+INSTANCE=${DEMO_INSTANCE:-main}
+SIM_START=2026-03-02T00:00:00Z # a Monday
+
+CM=changemanagement.hypershift.openshift.io
+OBJECTS=$here/objects
+RELEASE_DONE=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
+
+die() { echo "demo: $*" >&2; exit 1; }
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# ---- the transition printer (demo.sh --transitions KUBECONFIG, started with
+# setsid below, so that its watches stop with its process group) -------------
+
+# The states of one kind (hostedclusters, nodepools,
+# hostedchangemanagementpolicies) as \x1f-separated fields: kind, name,
+# state, start of the current state, message, ChangesPending reason (empty
+# when nothing is pending). HostedClusters and NodePools give their
+# ChangesPaused message; a policy gives its status.behavior.current (whose
+# reason names an exclusion while one applies). Objects without a status yet
+# give just their kind and name.
+watch_kind() {
+  kubectl --kubeconfig "$KCFG" get "$1" -n "$NS" --watch -o json \
+    --request-timeout "$DEMO_WATCH_TIMEOUT" 2>/dev/null |
+    jq --unbuffered -r '
+      def cond($t): (.status.conditions // []) | map(select(.type == $t)) | .[0] // {};
+      (.kind == "HostedChangeManagementPolicy") as $policy |
+      (if $policy then .status.behavior.current else .status.changeManagement.current end) as $c |
+      if $c == null then [.kind, .metadata.name] else
+      [.kind, .metadata.name, $c.state, ($c.startTime // ""),
+       (if $policy then
+          "Changes are " + (if $c.state == "ChangesUnpaused" then "permitted" else "paused" end) +
+          (if $c.endTime then " until " + $c.endTime else "" end) + " (" + ($c.reason // "") + ")."
+        else cond("ChangesPaused").message // "" end),
+       (cond("ChangesPending") | if .status == "True" then .reason else "" end)] end |
+      join("\u001f")'
+}
+
+# fmt_time RFC3339: "Tue 2026-03-03 12:00".
+fmt_time() { date -u -d "$1" '+%a %Y-%m-%d %H:%M'; }
+
+# Prints one line per change of an object's state (paused/unpaused and since
+# when); the first state seen is the one at the start of the week. Marks
+# each kind seen in $DEMO_DIR/seen.<kind>.
+print_transitions() {
+  local kind name state start msg pending key when word extra
+  declare -A last=()
+  while IFS=$'\x1f' read -r kind name state start msg pending; do
+    : >"$DEMO_DIR/seen.$kind"
+    [ -n "$state" ] || continue
+    key="$state|$start"
+    [ "${last[$kind/$name]:-}" = "$key" ] && continue
+    if [ -z "${last[$kind/$name]:-}" ]; then
+      when="$(fmt_time "$SIM_START") start"
+    else
+      when="$(fmt_time "$start")      "
+    fi
+    last[$kind/$name]=$key
+    if [ "$state" = ChangesUnpaused ]; then word=unpaused; else word=PAUSED; fi
+    extra=""
+    [ -n "$pending" ] && extra=" Pending changes: $pending."
+    [ "$kind" = HostedChangeManagementPolicy ] && kind=Policy
+    printf '%s  %-13s %-16s %-8s  %s%s\n' "$when" "$kind" "$name" "$word" "$msg" "$extra"
+  done
+}
+
+if [ "${1:-}" = "--transitions" ]; then
+  KCFG=$2
+  { watch_kind hostedchangemanagementpolicies.$CM &
+    watch_kind hostedclusters.hypershift.openshift.io &
+    watch_kind nodepools.hypershift.openshift.io &
+    wait; } | print_transitions
+  exit 0
+fi
+
+# ---- checks -------------------------------------------------------------------
+
+{ [[ "$NS" =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] && [ ${#NS} -le 50 ]; } ||
+  die "DEMO_NAMESPACE \"$NS\" is not a namespace name of at most 50 characters ([a-z0-9-])"
+{ [[ "$DEMO_SECONDS" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$DEMO_SECONDS" 'BEGIN { exit !(s >= 5) }'; } ||
+  die "DEMO_SECONDS \"$DEMO_SECONDS\" is not a number of seconds >= 5"
+{ [[ "$DEMO_DAYS" =~ ^[1-9][0-9]*$ ]] && [ "$DEMO_DAYS" -le 28 ]; } ||
+  die "DEMO_DAYS \"$DEMO_DAYS\" is not a whole number of days from 1 to 28"
+[ -x "$HCP_BIN" ] || die "no controller binary at $HCP_BIN (make build/hcp-controller, or set HCP_BIN)"
+for tool in kubectl jq curl setsid ss; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps.sh)"
+done
+
+env_out=$("$repo/e2e/cluster.sh" env "$INSTANCE" 2>/dev/null) ||
+  die "instance \"$INSTANCE\" is not set up; run e2e/cluster.sh with $INSTANCE -- $0 (or make demo)"
+while IFS='=' read -r k v; do printf -v "E_${k#HCP_E2E_}" '%s' "$v"; done <<<"$env_out"
+KCFG=${E_KUBECONFIG:-}
+[ -f "$KCFG" ] || die "instance \"$INSTANCE\" has no kubeconfig; run it through e2e/cluster.sh with $INSTANCE --"
+k() { kubectl --kubeconfig "$KCFG" "$@"; }
+k get --raw /readyz >/dev/null 2>&1 ||
+  die "instance \"$INSTANCE\" is not serving at ${E_SERVER:-?}; run e2e/cluster.sh with $INSTANCE -- $0 (or make demo)"
+
+# manifests FILE...: the YAML documents of the files, with the namespace
+# substituted (demo-clusters -> $NS).
+manifests() {
+  local f
+  for f in "$@"; do
+    echo "---"
+    sed "s/demo-clusters/$NS/g" "$f"
+  done
+}
+
+# api PATCH-PATH BODY CONTENT-TYPE: a write to a status subresource (what
+# HyperShift and Cluster API would have written), by the instance's admin.
+api_patch() {
+  local code
+  code=$(curl -s -o "$DEMO_DIR/api.out" -w '%{http_code}' --max-time 10 --cacert "$E_CA" \
+    -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" -H "Content-Type: $3" \
+    -X PATCH --data-binary "$2" "$E_SERVER$1") || code=000
+  [ "$code" -lt 400 ] || die "PATCH $1 failed ($code): $(head -c 400 "$DEMO_DIR/api.out")"
+}
+
+# ---- cleanup --------------------------------------------------------------------
+
+CTL_PID="" WATCH_PGID="" SLEEP_PID=""
+cleanup() {
+  [ -z "$SLEEP_PID" ] || kill "$SLEEP_PID" 2>/dev/null || true
+  if [ -n "$CTL_PID" ]; then
+    kill -TERM "$CTL_PID" 2>/dev/null || true
+    wait "$CTL_PID" 2>/dev/null || true
+    CTL_PID=""
+  fi
+  if [ -n "$WATCH_PGID" ]; then
+    kill -TERM -- "-$WATCH_PGID" 2>/dev/null || true
+    wait "$WATCH_PGID" 2>/dev/null || true
+    WATCH_PGID=""
+  fi
+}
+trap cleanup EXIT
+trap 'echo; echo "demo: interrupted" >&2; exit 130' INT
+trap 'echo; echo "demo: terminated" >&2; exit 143' TERM
+
+mkdir -p "$DEMO_DIR"
+LOG=$DEMO_DIR/controller.log
+rm -f "$DEMO_DIR"/seen.* "$DEMO_DIR"/*.pid "$DEMO_DIR"/*.pgid "$LOG"
+
+# ---- objects --------------------------------------------------------------------
+
+SCALE=$(awk -v d="$DEMO_DAYS" -v s="$DEMO_SECONDS" 'BEGIN { printf "%.3f", d * 86400 / s }')
+SIM_END=$(date -u -d "$SIM_START + $DEMO_DAYS days" +%Y-%m-%dT%H:%M:%SZ)
+
+echo "== hcp-controller demo: $DEMO_DAYS simulated days ($(fmt_time "$SIM_START") to $(fmt_time "$SIM_END") UTC)"
+echo "   in about $DEMO_SECONDS s (time scale $SCALE), namespace $NS on $E_SERVER"
+
+for ns in "$NS" "$NS-prod" "$NS-staging"; do
+  phase=$(k get namespace "$ns" -o jsonpath='{.status.phase}' 2>/dev/null || true)
+  [ "$phase" != Terminating ] ||
+    die "namespace $ns is being deleted and this cluster has no namespace controller to finish it; choose another DEMO_NAMESPACE"
+done
+
+obj_files=("$OBJECTS"/policy-*.yaml "$OBJECTS"/cluster-*.yaml)
+# Start from nothing: delete what an earlier run left (and its Events).
+manifests "${obj_files[@]}" | k delete --ignore-not-found --wait -f - >/dev/null 2>"$DEMO_DIR/kubectl.err" ||
+  { [ -z "$(k get namespace "$NS" -o name 2>/dev/null)" ] || die "deleting old objects failed: $(cat "$DEMO_DIR/kubectl.err")"; }
+k delete events --all -n "$NS" >/dev/null 2>&1 || true
+
+# apply FILE...: kubectl apply of the manifests; prints "N kind" counts.
+apply() {
+  manifests "$@" | k apply --server-side --field-manager hcp-demo -f - >"$DEMO_DIR/apply.out" \
+    2>"$DEMO_DIR/kubectl.err" || die "kubectl apply failed: $(cat "$DEMO_DIR/kubectl.err")"
+  grep -v "is deprecated" "$DEMO_DIR/kubectl.err" >&2 || true
+  sed 's|^\([^./]*\)[./].* serverside-applied$|\1|' "$DEMO_DIR/apply.out" | sort | uniq -c |
+    awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 } END { print "" }'
+}
+echo
+echo "-- objects (kubectl apply --server-side)"
+echo "   applied $(apply "$OBJECTS/namespaces.yaml")"
+echo "   applied $(apply "${obj_files[@]}")"
+
+# The status HyperShift and Cluster API keep: both control planes run 4.17.0
+# (prod's spec asks for 4.17.1, so that update is pending), every node is up
+# to date.
+for hc in prod staging; do
+  api_patch "/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$hc/status" \
+    "$(jq -nc --arg i "$RELEASE_DONE" '[{op: "add", path: "/status", value: {version: {
+      desired: {image: $i, version: "4.17.0"}, observedGeneration: 1, availableUpdates: null,
+      history: [{state: "Completed", image: $i, version: "4.17.0", verified: true,
+                 startedTime: "2026-02-10T08:00:00Z", completionTime: "2026-02-10T08:40:00Z"}]}}}]')" \
+    application/json-patch+json
+done
+capi_status() { # KIND-PLURAL CP-NAMESPACE NAME REPLICAS
+  api_patch "/apis/cluster.x-k8s.io/v1beta1/namespaces/$2/$1/$3/status" \
+    "{\"status\": {\"replicas\": $4, \"readyReplicas\": $4, \"availableReplicas\": $4, \"updatedReplicas\": $4}}" \
+    application/merge-patch+json
+}
+capi_status machinedeployments "$NS-prod" prod-workers 3
+capi_status machinedeployments "$NS-prod" prod-infra 2
+capi_status machinedeployments "$NS-staging" staging-workers 2
+capi_status machinesets "$NS-staging" staging-gpu 1
+echo "   status seeded: control planes at 4.17.0, nodes up to date"
+# Each HostedCluster and NodePool with its changeManagement stanza as given
+# (spec.changeManagement wins over the annotations).
+{
+  k get hostedclusters.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
+  k get nodepools.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
+} | jq -rs --arg cm "$CM/" '.[] |
+  def ann: (.metadata.annotations // {}) | to_entries | map(select(.key | startswith($cm)) |
+    "\(.key | ltrimstr($cm))=\(.value)");
+  (if .spec.changeManagement then "spec.changeManagement: " + (.spec.changeManagement |
+     . as $s | ["strategy=\(.strategy)"] + [paths(scalars) as $p | select($p != ["strategy"]) |
+     "\($p | map(tostring) | join("."))=\($s | getpath($p))"] | join(" "))
+   elif (ann | length) > 0 then "annotations: " + (ann | join(" "))
+   else "no changeManagement stanza" end) as $st |
+  (if .kind == "HostedCluster" then
+     (.status.version.desired.version // "?") as $v | (.spec.release.image | capture(":(?<v>[0-9.]+)").v // "?") as $want |
+     "control plane " + $v + (if $want != $v then ", update to " + $want + " pending" else "" end)
+   else "in " + .spec.clusterName + ", upgradeType " + .spec.management.upgradeType end) as $what |
+  [.kind, .metadata.name, $st, $what] | join("\u001f")' |
+  while IFS=$'\x1f' read -r kind name st what; do
+    printf '   %-13s %-16s %s; %s\n' "$kind" "$name" "$st" "$what"
+  done
+
+# ---- the policies -------------------------------------------------------------------
+
+echo
+echo "-- policies: windows in the simulated span (hcp-controller preview)"
+for f in "$OBJECTS"/policy-*.yaml; do
+  name=$(manifests "$f" | awk '/^metadata:/ { m = 1 } m && /^  name:/ { print $2; exit }')
+  tz=$(awk '/timeZone:/ { print $2; exit }' "$f")
+  wins=$(manifests "$f" | "$HCP_BIN" preview -f - --from "$SIM_START" --count 40 -o json |
+    jq -r --arg until "$SIM_END" '[.windows[] | select(.start < $until) |
+      (.start | strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%a %H:%M")) + "-" +
+      (.end | strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%H:%M"))] |
+      if length == 0 then "none" else join(", ") end') ||
+    die "hcp-controller preview -f $f failed"
+  printf '   %-15s (%s)  %s\n' "$name" "$tz" "$wins"
+  manifests "$f" | awk '/^    - fromDate:/ { f = $3 } /^      reason:/ { sub(/^      reason: */, ""); print f ": " $0 }' |
+    sed 's/"//g; s/^/                   excluded /'
+done
+echo "   (UTC; the NodePools intersect their own policy with their HostedCluster's)"
+
+# ---- the controller -----------------------------------------------------------------
+
+port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    [ "$p" != "${1:-}" ] && port_free "$p" && { echo "$p"; return; }
+  done
+}
+
+echo
+echo "-- transitions, as the controller writes them (simulated time, UTC)"
+printf '%-26s  %-13s %-16s %-8s  %s\n' "WHEN" "KIND" "NAME" "CHANGES" "STATUS MESSAGE"
+# A watch outlives the demo by two minutes at most, even if this script is
+# killed without its trap running.
+DEMO_WATCH_TIMEOUT=$(awk -v s="$DEMO_SECONDS" 'BEGIN { printf "%ds", s + 120 }')
+export DEMO_NAMESPACE=$NS DEMO_DIR DEMO_WATCH_TIMEOUT
+setsid "$0" --transitions "$KCFG" &
+WATCH_PGID=$!
+echo "$WATCH_PGID" >"$DEMO_DIR/watch.pgid"
+# The watches have listed the objects before the clock starts.
+watching() { [ -e "$DEMO_DIR/seen.HostedChangeManagementPolicy" ] && [ -e "$DEMO_DIR/seen.HostedCluster" ] &&
+  [ -e "$DEMO_DIR/seen.NodePool" ]; }
+for _ in $(seq 1 100); do
+  watching && break
+  sleep 0.1
+done
+watching || die "the watches of policies, HostedClusters and NodePools did not start"
+
+MPORT=$(free_port)
+HPORT=$(free_port "$MPORT")
+"$HCP_BIN" run --kubeconfig "$KCFG" --namespace "$NS" \
+  --simulated-start-time "$SIM_START" --time-scale "$SCALE" \
+  --metrics-bind-address "127.0.0.1:$MPORT" --health-probe-bind-address "127.0.0.1:$HPORT" \
+  >"$LOG" 2>&1 &
+CTL_PID=$!
+echo "$CTL_PID" >"$DEMO_DIR/controller.pid"
+ready=""
+for _ in $(seq 1 200); do
+  kill -0 "$CTL_PID" 2>/dev/null || break
+  curl -sf --max-time 1 "http://127.0.0.1:$HPORT/readyz" >/dev/null 2>&1 && { ready=1; break; }
+  sleep 0.05
+done
+T_READY=$(now_us)
+[ -n "$ready" ] || { tail -20 "$LOG" >&2; die "the controller did not become ready (log: $LOG)"; }
+
+# sleep_until_day D: until the simulated clock has certainly passed day D
+# (the clock started at or before T_READY).
+sleep_until_day() {
+  local d
+  d=$(awk -v n="$1" -v k="$SCALE" -v t0="$T_READY" -v t="$(now_us)" \
+    'BEGIN { d = n * 86400 / k - (t - t0) / 1e6; printf "%.3f", (d > 0 ? d : 0) }')
+  # In the background, so that a signal runs the trap at once.
+  sleep "$d" &
+  SLEEP_PID=$!
+  wait "$SLEEP_PID"
+  SLEEP_PID=""
+}
+for day in $(seq 1 "$DEMO_DAYS"); do
+  sleep_until_day "$day"
+  kill -0 "$CTL_PID" 2>/dev/null || { tail -20 "$LOG" >&2; die "the controller exited early (log: $LOG)"; }
+  if [ "$day" -lt "$DEMO_DAYS" ]; then
+    echo "   -- $(date -u -d "$SIM_START + $day days" '+%A %Y-%m-%d')"
+  fi
+done
+sleep 0.3
+kill -TERM "$CTL_PID"
+wait "$CTL_PID" || die "the controller exited with status $? (log: $LOG)"
+CTL_PID=""
+sleep 0.5
+kill -TERM -- "-$WATCH_PGID" 2>/dev/null || true
+wait "$WATCH_PGID" 2>/dev/null || true
+WATCH_PGID=""
+echo "   -- $(fmt_time "$SIM_END") UTC: end of the simulated span, controller stopped"
+
+# ---- the table --------------------------------------------------------------------
+
+echo
+echo "-- state at the end (status.changeManagement; PAUSED is the CAPI object's cluster.x-k8s.io/paused)"
+capi=$(for cp in "$NS-prod" "$NS-staging"; do
+  k get -n "$cp" clusters.cluster.x-k8s.io,machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io \
+    -o json 2>/dev/null | jq -c '.items[]'
+done | jq -sc '.')
+{
+  k get hostedclusters.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
+  k get nodepools.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
+} | jq -rs --argjson capi "$capi" --arg cm "$CM" '
+  def t: strptime("%Y-%m-%dT%H:%M:%SZ") | mktime;
+  def day: strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%a %Y-%m-%d %H:%M");
+  def hm: strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%H:%M");
+  def span($s; $e): ($s | day) + " - " +
+    (if $e == null then "(no end)" elif ($e | t) - ($s | t) < 86400 then ($e | hm) else ($e | day) end);
+  def capi_of: .metadata.namespace as $ns |
+    if .kind == "HostedCluster" then {kind: "Cluster", ns: ($ns + "-" + .metadata.name), name: .spec.infraID}
+    else {kind: (if .spec.management.upgradeType == "InPlace" then "MachineSet" else "MachineDeployment" end),
+          ns: ($ns + "-" + .spec.clusterName), name: .metadata.name} end;
+  def pausedness($o): ($capi | map(select(.kind == $o.kind and .metadata.namespace == $o.ns and
+      .metadata.name == $o.name)) | .[0]) as $c |
+    if $c == null then "missing"
+    elif ($c.metadata.annotations // {})["cluster.x-k8s.io/paused"] == null then "no"
+    elif ($c.metadata.annotations // {})[$cm + "/paused-by"] == "hcp-controller" then "yes"
+    else "yes (not by hcp-controller)" end;
+  ["KIND", "NAMESPACE/NAME", "STRATEGY", "STATE", "PAUSED", "CAPI OBJECT", "NEXT WINDOW (UTC)", "MESSAGE"],
+  (.[] | .status.changeManagement as $s | capi_of as $o |
+    ((.status.conditions // []) | map(select(.type == "ChangesPaused")) | .[0].message // "") as $msg |
+    [.kind, .metadata.namespace + "/" + .metadata.name, ($s.strategy // "?"),
+     (if $s.current.state == "ChangesUnpaused" then "permitted" elif $s.current.state then "restricted" else "?" end),
+     pausedness($o), $o.kind + " " + $o.name,
+     (if $s.current.state == "ChangesUnpaused" then "open now, until " + (if $s.current.endTime then ($s.current.endTime | day) else "(no end)" end)
+      elif $s.next.state == "ChangesUnpaused" then span($s.next.startTime; $s.next.endTime)
+      else "none within 10 years" end),
+     $msg]) | join("\u001f")' |
+  awk -F '\x1f' '{ row[NR] = $0; for (i = 1; i < NF; i++) if (length($i) > w[i]) w[i] = length($i) }
+    END { for (r = 1; r <= NR; r++) { n = split(row[r], f, "\x1f"); line = ""
+            for (i = 1; i < n; i++) line = line sprintf("%-" w[i] "s  ", f[i])
+            print line f[n] } }'
+
+echo
+k get events -n "$NS" -o json |
+  jq -r '[.items[] | select(.source.component == "hcp-controller") | .reason] | group_by(.) |
+    map("\(.[0]) \(length)") | "-- Events by hcp-controller: " + (if length == 0 then "none" else join(", ") end)'
+echo "-- controller log: $LOG"
