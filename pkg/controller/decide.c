@@ -199,8 +199,8 @@ json_t *ctl_status_doc(const ctl_decision_t *d, const stanza_t *st,
     if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
         goto fail;
     json_t *next = s->has_next ? state_doc(!s->permitted, s->next,
-                                           s->permitted ? "MaintenanceWindowClosed"
-                                                        : "MaintenanceWindowOpen")
+                                           s->permitted ? "OutsideMaintenanceWindow"
+                                                        : "InMaintenanceWindow")
                                : json_null();
     if (!next || json_object_set_new(doc, "next", next))
         goto fail;
