@@ -55,7 +55,9 @@ check_name() {
 
 # Free means no socket at all uses the port, listening or connected.
 port_free() {
-  ! ss -Htan "sport = :$1" 2>/dev/null | grep -q .
+  # Not `ss | grep -q`: under pipefail, grep quitting early kills ss with
+  # SIGPIPE and a busy port would look free.
+  [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]
 }
 
 # Ports already promised to other instances of this tree (running or not).

@@ -287,11 +287,13 @@ expect_at() {
 
 # ---- the controller ---------------------------------------------------------------
 
-port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+port_free() { [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
+# Ports between the test clusters' (26443-26999) and the kernel's ephemeral
+# range (32768 and up), so outgoing connections cannot be holding them.
 free_port() {
   local p
   while :; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((27000 + RANDOM % 5700))
     port_free "$p" && [ "$p" != "${CTL_LAST_PORT:-}" ] && { CTL_LAST_PORT=$p; echo "$p"; return; }
   done
 }
@@ -303,26 +305,40 @@ free_port() {
 start_ctl() {
   local name=$1 ns=$2 start=$3 scale=$4
   shift 4
-  local mp hp
-  mp=$(free_port)
-  hp=$(free_port)
-  CTL_MPORT[$name]=$mp
-  CTL_HPORT[$name]=$hp
-  CTL_SIM0[$name]=$(epoch "$start")
-  CTL_SCALE[$name]=$scale
+  local mp hp attempt
   CTL_LOG[$name]=$CTL_TMP/$name.log
-  CTL_T0[$name]=$(now_us)
-  "$HCP_BIN" run --kubeconfig "${CTL_CONTROLLER_KUBECONFIG:-$KCFG}" --namespace "$ns" \
-    --simulated-start-time "$start" --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
-    --health-probe-bind-address "127.0.0.1:$hp" "$@" >"${CTL_LOG[$name]}" 2>&1 &
-  CTL_PID[$name]=$!
-  if ! wait_for 20 ctl_ready "$name"; then
+  # A port found free can still be taken before the controller binds it:
+  # then it exits at once saying so, and another pair is tried.
+  for attempt in 1 2 3; do
+    mp=$(free_port)
+    hp=$(free_port)
+    CTL_MPORT[$name]=$mp
+    CTL_HPORT[$name]=$hp
+    CTL_SIM0[$name]=$(epoch "$start")
+    CTL_SCALE[$name]=$scale
+    CTL_T0[$name]=$(now_us)
+    "$HCP_BIN" run --kubeconfig "${CTL_CONTROLLER_KUBECONFIG:-$KCFG}" --namespace "$ns" \
+      --simulated-start-time "$start" --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
+      --health-probe-bind-address "127.0.0.1:$hp" "$@" >"${CTL_LOG[$name]}" 2>&1 &
+    CTL_PID[$name]=$!
+    wait_for 20 ctl_ready_or_gone "$name"
+    ctl_alive "$name" && break
+    wait "${CTL_PID[$name]}" 2>/dev/null
+    grep -q "cannot listen" "${CTL_LOG[$name]}" || break
+    echo "# controller $name: port taken (attempt $attempt), trying others" >&2
+  done
+  if ! ctl_ready "$name"; then
     echo "# controller $name did not become ready; log:" >&2
     tail -20 "${CTL_LOG[$name]}" | sed 's/^/#   /' >&2
     return 1
   fi
   CTL_TREADY[$name]=$(now_us)
 }
+# ctl_alive NAME: the controller runs (not exited, not a zombie).
+ctl_alive() {
+  kill -0 "${CTL_PID[$1]}" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/${CTL_PID[$1]}/status" 2>/dev/null
+}
+ctl_ready_or_gone() { ctl_ready "$1" || ! ctl_alive "$1"; }
 ctl_ready() {
   [ -d "/proc/${CTL_PID[$1]}" ] || return 1
   curl -sf --max-time 2 "http://127.0.0.1:${CTL_HPORT[$1]}/readyz" >/dev/null 2>&1

@@ -275,11 +275,11 @@ echo "   (UTC; the NodePools intersect their own policy with their HostedCluster
 
 # ---- the controller -----------------------------------------------------------------
 
-port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+port_free() { [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
 free_port() {
   local p
   while :; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((27000 + RANDOM % 5700)) # below the ephemeral range (32768+)
     [ "$p" != "${1:-}" ] && port_free "$p" && { echo "$p"; return; }
   done
 }
