@@ -24,6 +24,10 @@
 #define CM_VERSION "v1alpha1"
 #define CAPI_GROUP "cluster.x-k8s.io"
 #define BATCH 128           /* reconciles per loop iteration */
+#define LIST_PAGE 100       /* objects per list page */
+#define MAX_WRITES 32       /* writes in flight before reconciles wait: every
+                               request holds buffers, and the API server does
+                               not answer faster for more */
 #define RETRY_MIN 1.0       /* seconds before retrying a failed write */
 #define RETRY_MAX 60.0
 #define PATH_MAX_LEN 768
@@ -72,12 +76,48 @@ typedef struct record {
     bool last_restricted;
     int last_pending;
     bool last_valid;         /* policies: last seen validity */
+    /* HostedClusters and NodePools: the resolved stanza, kept until the
+     * object changes or a policy is added, removed or edited (a resolution
+     * depends on nothing else, and not on time). */
+    bool have_res;
+    uint64_t res_epoch;      /* the controller's policy_epoch when resolved */
+    stanza_resolution_t res;
+    /* NodePools: the intersection with the cluster's timeline as computed
+     * at inter_from; its answers (next windows) hold until inter_until as
+     * long as both timelines are the same objects. */
+    bool have_inter;
+    sched_t *inter_cluster;  /* reference: the cluster timeline intersected */
+    sched_time_t inter_from, inter_until;
+    stanza_nodepool_t inter;
+    /* Versions (hashes of resourceVersions) of the object and of its CAPI
+     * object that our own writes replaced, newest first. A watch can deliver
+     * such a version after the answer to a later write was cached; the cache
+     * then holds an old view, and deciding from it would only write again
+     * and conflict. The newer version is on its way. */
+    uint64_t stale_own[2], stale_capi[2];
+    /* HostedClusters and NodePools: the last decision's timeline state and
+     * pending metric, for the metrics endpoint. They hold while now is in
+     * [dec_from, dec_until) (the state's interval) unless an input changes,
+     * and every input change enqueues the record, which forgets them. */
+    bool have_dec;
+    sched_time_t dec_from, dec_until;
+    sched_state_t dec_state;
+    int dec_pending;
 } record_t;
+
+/* A parsed policy, shared by the cache entries of one generation: a status
+ * write does not change the spec, so its answer keeps the parsed policy and
+ * the schedule's memory of expanded windows. */
+typedef struct policy_shared {
+    int refs;
+    policy_t *p;
+} policy_shared_t;
 
 /* The slim view a policy's cache keeps: the parsed policy and the status
  * last written, whose history the next status extends. */
 typedef struct policy_entry {
-    policy_t *p;
+    policy_t *p;             /* borrowed from shared */
+    policy_shared_t *shared;
     json_t *status;
 } policy_entry_t;
 
@@ -100,6 +140,7 @@ struct ctl_controller {
     ev_check qcheck;            /* drains the queue after each poll */
     ev_idle qidle;              /* keeps the loop spinning while work is queued */
     int inflight;               /* writes in flight, all records */
+    uint64_t policy_epoch;      /* bumped when a policy appears, goes or is edited */
     ctl_project_t *proj;        /* hosted ClusterVersion projection */
     ctl_stats_t stats;
 };
@@ -132,8 +173,29 @@ static record_t *record_get(ctl_controller_t *c, rkind_t k, const char *ns, cons
     return r;
 }
 
+/* Drops what a record remembers of its timelines. */
+static void record_drop_inter(record_t *r)
+{
+    if (r->have_inter) {
+        stanza_nodepool_free(&r->inter);
+        sched_unref(r->inter_cluster);
+        r->inter_cluster = NULL;
+        r->have_inter = false;
+    }
+}
+
+static void record_drop_res(record_t *r)
+{
+    record_drop_inter(r);
+    if (r->have_res) {
+        stanza_resolution_free(&r->res);
+        r->have_res = false;
+    }
+}
+
 static void record_free(record_t *r)
 {
+    record_drop_res(r);
     free(r->ns);
     free(r->name);
     free(r);
@@ -159,7 +221,10 @@ static void record_forget(ctl_controller_t *c, record_t *r)
 static void enqueue(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
 {
     record_t *r = record_get(c, k, ns, name);
-    if (!r || r->queued)
+    if (!r)
+        return;
+    r->have_dec = false; /* something it depends on changed */
+    if (r->queued)
         return;
     r->queued = true;
     r->qnext = NULL;
@@ -182,7 +247,7 @@ static void drain(struct ev_loop *loop, ev_check *w, int revents)
      * a CAPI object does not exist yet: wait until every list is in. */
     if (!ctl_synced(c))
         return;
-    for (int i = 0; i < BATCH && c->qhead; i++) {
+    for (int i = 0; i < BATCH && c->qhead && c->inflight < MAX_WRITES; i++) {
         record_t *r = c->qhead;
         c->qhead = r->qnext;
         if (!c->qhead)
@@ -204,7 +269,8 @@ static void drain(struct ev_loop *loop, ev_check *w, int revents)
                 break;
             }
     }
-    if (!c->qhead)
+    /* At the write limit the loop sleeps until answers come in. */
+    if (!c->qhead || c->inflight >= MAX_WRITES)
         ev_idle_stop(loop, &c->qidle);
 }
 
@@ -248,7 +314,28 @@ typedef struct write_ctx {
     record_t *r;
     kube_cache *cache;   /* where the answer is applied, or NULL */
     const char *what;    /* for logs */
+    uint64_t *stale;     /* the record's stale_own or stale_capi, or NULL */
+    uint64_t base;       /* hash of the resourceVersion the write replaces */
 } write_ctx_t;
+
+/* FNV-1a of a resourceVersion (compared for equality only: their order is
+ * the server's business). 0 for NULL. */
+static uint64_t rv_hash(const char *rv)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (!rv)
+        return 0;
+    for (; *rv; rv++)
+        h = (h ^ (unsigned char)*rv) * 1099511628211ull;
+    return h;
+}
+
+/* The cached version of an object is one our own writes replaced. */
+static bool is_stale(const uint64_t stale[2], const char *rv)
+{
+    uint64_t h = rv_hash(rv);
+    return h && (stale[0] == h || stale[1] == h);
+}
 
 static void write_done(kube_client *client, const kube_error *err, json_t *obj, void *ud)
 {
@@ -271,6 +358,10 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
         }
     } else {
         r->retry = RETRY_MIN;
+        if (w->stale && w->base && w->stale[0] != w->base) {
+            w->stale[1] = w->stale[0];
+            w->stale[0] = w->base;
+        }
         /* The answer is the object as written: cache it now, so that a
          * reconcile before the watch event sees it (the event itself is then
          * a duplicate the cache drops). */
@@ -286,13 +377,16 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
         r->redo = false;
         enqueue(c, r->kind, r->ns, r->name);
     }
+    if (c->qhead && c->inflight < MAX_WRITES && ctl_synced(c))
+        ev_idle_start(c->loop, &c->qidle);
     free(w);
 }
 
 enum write_kind { W_PATCH, W_STATUS, W_CREATE };
 
 static void send_write(ctl_controller_t *c, record_t *r, enum write_kind kind, const char *path,
-                  json_t *doc, kube_cache *cache, const char *what)
+                  json_t *doc, kube_cache *cache, const char *what, uint64_t *stale,
+                  const char *base_rv)
 {
     write_ctx_t *w = calloc(1, sizeof(*w));
     kube_error err;
@@ -304,6 +398,8 @@ static void send_write(ctl_controller_t *c, record_t *r, enum write_kind kind, c
     }
     w->r = r;
     w->cache = cache;
+    w->stale = stale;
+    w->base = rv_hash(base_rv);
     w->what = what;
     switch (kind) {
     case W_PATCH:
@@ -349,7 +445,7 @@ static void emit_event(ctl_controller_t *c, record_t *r, const char *kind, const
     if (!ev)
         return;
     c->stats.events++;
-    send_write(c, r, W_CREATE, path, ev, NULL, "event");
+    send_write(c, r, W_CREATE, path, ev, NULL, "event", NULL, NULL);
     json_decref(ev);
     log_kv(LOG_INFO, reason, "kind", kind, "namespace", r->ns, "name", r->name, "message",
            message, NULL);
@@ -407,14 +503,22 @@ static void carry_out(ctl_controller_t *c, record_t *r, const ctl_decision_t *d,
     if (d->action != CTL_PAUSE_NONE && capi) {
         json_t *patch = ctl_pause_patch(d->action, capi->rv);
         if (patch) {
-            send_write(c, r, W_PATCH, capi_path, patch, capi_cache, "pause");
+            send_write(c, r, W_PATCH, capi_path, patch, capi_cache, "pause", r->stale_capi,
+                       capi->rv);
             json_decref(patch);
         }
     }
     int err = 0;
-    json_t *sp = ctl_status_patch(m, d, cm_doc, obj->rv, nodepool, now, &err);
+    ctl_managed_t view;
+    if (ctl_managed_expand(m, &view)) {
+        c->stats.write_errors++;
+        arm_retry(c, r);
+        return;
+    }
+    json_t *sp = ctl_status_patch(&view, d, cm_doc, obj->rv, nodepool, now, &err);
+    ctl_managed_view_free(&view);
     if (sp) {
-        send_write(c, r, W_STATUS, obj_path, sp, obj_cache, "status");
+        send_write(c, r, W_STATUS, obj_path, sp, obj_cache, "status", r->stale_own, obj->rv);
         json_decref(sp);
     }
 }
@@ -445,11 +549,86 @@ static void projection_changed(const char *ns, const char *name, void *ud)
     enqueue(ud, R_HC, ns, name);
 }
 
-/* Resolves a HostedCluster's timeline. */
-static int resolve_hc(ctl_controller_t *c, const char *ns, const ctl_hc_t *hc,
-                      stanza_resolution_t *res)
+/* Remembers a decision for the metrics endpoint (see record_t.have_dec). */
+static void remember_decision(record_t *r, const ctl_decision_t *d, sched_time_t now)
 {
-    return stanza_resolve(&hc->m.stanza, ns, lookup_policy, c, res);
+    r->have_dec = true;
+    r->dec_from = now;
+    r->dec_until = d->state.current.end;
+    r->dec_state = d->state;
+    r->dec_pending = d->pending_metric;
+}
+
+static bool decision_known(const record_t *r, sched_time_t now)
+{
+    return r->have_dec && now >= r->dec_from && now < r->dec_until;
+}
+
+/* The record of an object, or NULL when there is none (never creates one). */
+static record_t *record_find(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
+{
+    return (record_t *)*ctl_objmap_slot(&c->records, (int)k, ns, name);
+}
+
+/* The resolved stanza of the HostedCluster or NodePool of record r, whose
+ * stanza is st: remembered by the record until the object or a policy
+ * changes (the cache callbacks and policy_epoch say when). Borrowed from r;
+ * NULL when the resolution failed. */
+static const stanza_resolution_t *resolved(ctl_controller_t *c, record_t *r, const stanza_t *st)
+{
+    if (r->have_res && r->res_epoch == c->policy_epoch)
+        return &r->res;
+    record_drop_res(r);
+    if (stanza_resolve(st, r->ns, lookup_policy, c, &r->res))
+        return NULL;
+    r->have_res = true;
+    r->res_epoch = c->policy_epoch;
+    return &r->res;
+}
+
+/* A NodePool's own resolution and its intersection with its HostedCluster's
+ * timeline at now (DESIGN.md 3.4), borrowed from the records. The
+ * intersection is remembered while both timelines are the same objects and
+ * now is before the end of the next window of each (until then the answers
+ * cannot change), so a boundary or an edit computes it again and a plain
+ * reconcile or scrape does not. *cluster is the HostedCluster's resolution,
+ * or NULL without one. Returns 0, or -1 when resolution failed. */
+static int np_view(ctl_controller_t *c, record_t *r, const ctl_np_t *np, sched_time_t now,
+                   const stanza_resolution_t **own, const stanza_resolution_t **cluster,
+                   const stanza_nodepool_t **inter)
+{
+    const stanza_resolution_t *o = resolved(c, r, &np->m.stanza), *cl = NULL;
+    if (!o)
+        return -1;
+    const kube_obj *hco =
+        np->cluster_name ? kube_cache_get(&c->hcs, r->ns, np->cluster_name) : NULL;
+    if (hco && hco->data) {
+        record_t *hr = record_get(c, R_HC, r->ns, np->cluster_name);
+        if (hr)
+            cl = resolved(c, hr, &((const ctl_hc_t *)hco->data)->m.stanza);
+    }
+    /* No HostedCluster (or none resolved): nothing may change. */
+    sched_t *cs = cl ? cl->sched : sched_never();
+    if (r->have_inter && (r->inter_cluster != cs || now < r->inter_from || now >= r->inter_until))
+        record_drop_inter(r);
+    if (!r->have_inter) {
+        if (stanza_resolve_nodepool(o->sched, cs, now, &r->inter))
+            return -1;
+        r->have_inter = true;
+        r->inter_cluster = sched_ref(cs);
+        r->inter_from = now;
+        /* Without a window in the look-ahead the answer may change as the
+         * look-ahead moves: computed afresh every time. */
+        r->inter_until = now;
+        if (r->inter.has_window && r->inter.cluster_has_window)
+            r->inter_until = r->inter.next.end < r->inter.cluster_next.end
+                                 ? r->inter.next.end
+                                 : r->inter.cluster_next.end;
+    }
+    *own = o;
+    *cluster = cl;
+    *inter = &r->inter;
+    return 0;
 }
 
 static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
@@ -460,8 +639,8 @@ static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
         return;
     }
     const ctl_hc_t *hc = obj->data;
-    stanza_resolution_t res;
-    if (resolve_hc(c, r->ns, hc, &res))
+    const stanza_resolution_t *res = resolved(c, r, &hc->m.stanza);
+    if (!res)
         return;
     char hcpns[600], capi_path[PATH_MAX_LEN] = "", path[PATH_MAX_LEN];
     hcp_namespace(hcpns, sizeof(hcpns), r->ns, r->name);
@@ -471,12 +650,15 @@ static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
     if (cl && kube_path(capi_path, sizeof(capi_path), CAPI_GROUP, c->capi_version, "clusters",
                         hcpns, hc->infra_id, NULL))
         cl = NULL;
+    if (is_stale(r->stale_own, obj->rv) || (cl && is_stale(r->stale_capi, cl->rv)))
+        return; /* the watch has yet to catch up with our writes */
     ctl_decision_t d;
-    if (ctl_decide_hc(hc, &res, cl ? cl->data : NULL, now, &d) == 0 &&
+    if (ctl_decide_hc(hc, res, cl ? cl->data : NULL, now, &d) == 0 &&
         kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, "hostedclusters", r->ns, r->name,
                   NULL) == 0) {
+        remember_decision(r, &d, now);
         project(c, r, &d, now);
-        json_t *doc = ctl_status_doc(&d, &hc->m.stanza, &res, NULL);
+        json_t *doc = ctl_status_doc(&d, &hc->m.stanza, res, NULL);
         arm(c, r, d.wake);
         if (c->leading && doc) {
             transition_events(c, r, &d, "HostedCluster", obj->uid);
@@ -485,7 +667,6 @@ static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
         }
         json_decref(doc);
     }
-    stanza_resolution_free(&res);
 }
 
 /* The MachineDeployment (or MachineSet for InPlace pools) of a NodePool. */
@@ -516,18 +697,9 @@ static void reconcile_np(ctl_controller_t *c, record_t *r, sched_time_t now)
         return;
     }
     const ctl_np_t *np = obj->data;
-    stanza_resolution_t own, cluster;
-    stanza_nodepool_t inter;
-    bool have_cluster = false;
-    if (stanza_resolve(&np->m.stanza, r->ns, lookup_policy, c, &own))
-        return;
-    const kube_obj *hco = np->cluster_name ? kube_cache_get(&c->hcs, r->ns, np->cluster_name) : NULL;
-    sched_t *cluster_sched = sched_never(); /* no HostedCluster: nothing may change */
-    if (hco && hco->data && resolve_hc(c, r->ns, hco->data, &cluster) == 0) {
-        have_cluster = true;
-        cluster_sched = cluster.sched;
-    }
-    if (stanza_resolve_nodepool(own.sched, cluster_sched, now, &inter) == 0) {
+    const stanza_resolution_t *own, *cluster;
+    const stanza_nodepool_t *inter;
+    if (np_view(c, r, np, now, &own, &cluster, &inter) == 0) {
         kube_cache *mcache = NULL;
         const char *resource = NULL;
         const kube_obj *md = nodepool_machines(c, r->ns, r->name, np, &mcache, &resource);
@@ -538,11 +710,14 @@ static void reconcile_np(ctl_controller_t *c, record_t *r, sched_time_t now)
                           hcpns, r->name, NULL))
                 md = NULL;
         }
+        if (is_stale(r->stale_own, obj->rv) || (md && is_stale(r->stale_capi, md->rv)))
+            return; /* the watch has yet to catch up with our writes */
         ctl_decision_t d;
-        if (ctl_decide_np(np, &own, &inter, md ? md->data : NULL, now, &d) == 0 &&
+        if (ctl_decide_np(np, own, inter, md ? md->data : NULL, now, &d) == 0 &&
             kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, "nodepools", r->ns, r->name,
                       NULL) == 0) {
-            json_t *doc = ctl_status_doc(&d, &np->m.stanza, &own, &inter);
+            remember_decision(r, &d, now);
+            json_t *doc = ctl_status_doc(&d, &np->m.stanza, own, inter);
             arm(c, r, d.wake);
             if (c->leading && doc) {
                 transition_events(c, r, &d, "NodePool", obj->uid);
@@ -551,11 +726,7 @@ static void reconcile_np(ctl_controller_t *c, record_t *r, sched_time_t now)
             }
             json_decref(doc);
         }
-        stanza_nodepool_free(&inter);
     }
-    if (have_cluster)
-        stanza_resolution_free(&cluster);
-    stanza_resolution_free(&own);
 }
 
 static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
@@ -584,7 +755,8 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
             json_t *patch = json_pack("{s:{s:s}, s:O}", "metadata", "resourceVersion", obj->rv,
                                       "status", status);
             if (patch) {
-                send_write(c, r, W_STATUS, path, patch, &c->policies, "policy status");
+                send_write(c, r, W_STATUS, path, patch, &c->policies, "policy status", NULL,
+                           NULL);
                 json_decref(patch);
             }
         }
@@ -641,69 +813,99 @@ static void enqueue_namespace(ctl_controller_t *c, const char *ns)
     kube_cache_foreach(&c->nps, enqueue_each, &b);
 }
 
+/* A policy appeared, went or changed its spec: every resolution may
+ * change, and anything in its namespace may reference it. */
 static void policy_changed(const kube_obj *o, void *ud)
 {
     ctl_controller_t *c = ud;
+    c->policy_epoch++;
     enqueue(c, R_POLICY, o->ns, o->name);
-    enqueue_namespace(c, o->ns); /* anything may reference it */
+    enqueue_namespace(c, o->ns);
 }
 
 static void policy_add(const kube_obj *o, void *ud) { policy_changed(o, ud); }
 static void policy_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
-    (void)old;
-    policy_changed(o, ud);
+    const policy_entry_t *a = old->data, *b = o->data;
+    /* A status write keeps the parsed policy (extract_policy shares it):
+     * only the policy itself has something to look at again. */
+    if (a && b && a->shared == b->shared)
+        enqueue(ud, R_POLICY, o->ns, o->name);
+    else
+        policy_changed(o, ud);
 }
 static void policy_delete(const kube_obj *o, void *ud) { policy_changed(o, ud); }
 
-static void hc_changed(const kube_obj *o, void *ud)
+/* The two stanzas resolve alike (same fields, same times, same policy). */
+static bool stanza_same(const stanza_t *a, const stanza_t *b)
+{
+    return a->present == b->present && a->from_spec == b->from_spec && a->valid == b->valid &&
+           strcmp(a->error, b->error) == 0 && a->strategy == b->strategy &&
+           strcmp(a->policy, b->policy) == 0 &&
+           a->has_permissive_until == b->has_permissive_until &&
+           (!a->has_permissive_until || a->permissive_until == b->permissive_until) &&
+           a->has_restrictive_until == b->has_restrictive_until &&
+           (!a->has_restrictive_until || a->restrictive_until == b->restrictive_until);
+}
+
+/* Forgets what the record of an object remembers of its timelines. */
+static void forget_resolution(ctl_controller_t *c, rkind_t k, const kube_obj *o)
+{
+    record_t *r = record_find(c, k, o->ns, o->name);
+    if (r)
+        record_drop_res(r);
+}
+
+/* A HostedCluster appeared, went or changed its stanza: its NodePools
+ * follow it. Other changes (status, release) concern it alone. */
+static void hc_changed(const kube_obj *o, void *ud, bool stanza_changed)
 {
     ctl_controller_t *c = ud;
     enqueue(c, R_HC, o->ns, o->name);
+    if (!stanza_changed)
+        return;
+    forget_resolution(c, R_HC, o);
     enqueue_ns_ctx_t x = {c, R_NP, o->ns, o->name};
-    kube_cache_foreach(&c->nps, enqueue_each, &x); /* its NodePools follow it */
+    kube_cache_foreach(&c->nps, enqueue_each, &x);
 }
-static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud); }
+static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
-    (void)old;
-    hc_changed(o, ud);
+    const ctl_hc_t *a = old->data, *b = o->data;
+    hc_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
 }
-static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud); }
+static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 
-static void np_changed(const kube_obj *o, void *ud)
+static void np_changed(const kube_obj *o, void *ud, bool stanza_changed)
 {
+    if (stanza_changed)
+        forget_resolution(ud, R_NP, o);
     enqueue(ud, R_NP, o->ns, o->name);
 }
-static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud); }
+static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
 static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
-    (void)old;
-    np_changed(o, ud);
+    const ctl_np_t *a = old->data, *b = o->data;
+    np_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
 }
-static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud); }
+static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
 
-/* A CAPI Cluster lives in "<hc-ns>-<hc-name>": find the HostedClusters
- * whose control-plane namespace that is. */
-typedef struct cluster_match {
-    ctl_controller_t *c;
-    const char *hcpns;
-} cluster_match_t;
-
-static void match_hc(const kube_obj *o, void *ud)
-{
-    cluster_match_t *m = ud;
-    size_t nl = strlen(o->ns);
-    if (strncmp(m->hcpns, o->ns, nl) == 0 && m->hcpns[nl] == '-' &&
-        strcmp(m->hcpns + nl + 1, o->name) == 0)
-        enqueue(m->c, R_HC, o->ns, o->name);
-}
-
+/* A CAPI Cluster lives in "<hc-ns>-<hc-name>": the HostedClusters whose
+ * control-plane namespace that is are found by splitting it at each dash
+ * (a lookup per dash, not a walk over every HostedCluster). */
 static void cluster_changed(const kube_obj *o, void *ud)
 {
     ctl_controller_t *c = ud;
-    cluster_match_t m = {c, o->ns};
-    kube_cache_foreach(&c->hcs, match_hc, &m);
+    for (const char *dash = strchr(o->ns, '-'); dash; dash = strchr(dash + 1, '-')) {
+        char ns[300];
+        size_t n = (size_t)(dash - o->ns);
+        if (n == 0 || n >= sizeof(ns))
+            continue;
+        memcpy(ns, o->ns, n);
+        ns[n] = '\0';
+        if (kube_cache_get(&c->hcs, ns, dash + 1))
+            enqueue(c, R_HC, ns, dash + 1);
+    }
 }
 static void cluster_add(const kube_obj *o, void *ud) { cluster_changed(o, ud); }
 static void cluster_update(const kube_obj *old, const kube_obj *o, void *ud)
@@ -755,6 +957,23 @@ static void machines_delete(const kube_obj *o, void *ud) { machines_changed(o, u
 
 /* ---- extractors -------------------------------------------------------- */
 
+/* The parsed policy of the cached version of obj when that version has the
+ * same uid and generation (so the same spec), or NULL. */
+static policy_shared_t *same_spec(ctl_controller_t *c, const json_t *obj)
+{
+    const char *ns = ctl_json_str(obj, "metadata.namespace");
+    const char *name = ctl_json_str(obj, "metadata.name");
+    const char *uid = ctl_json_str(obj, "metadata.uid");
+    const json_t *gen = ctl_json_path(obj, "metadata.generation");
+    if (!name || !uid || !json_is_integer(gen) || json_integer_value(gen) <= 0)
+        return NULL;
+    const kube_obj *old = kube_cache_get(&c->policies, ns ? ns : "", name);
+    const policy_entry_t *oe = old ? old->data : NULL;
+    if (!oe || strcmp(old->uid, uid) != 0 || oe->p->generation != json_integer_value(gen))
+        return NULL;
+    return oe->shared;
+}
+
 static int extract_policy(const json_t *obj, kube_intern *strings, void **out, void *ud)
 {
     (void)strings;
@@ -762,11 +981,26 @@ static int extract_policy(const json_t *obj, kube_intern *strings, void **out, v
     policy_entry_t *e = calloc(1, sizeof(*e));
     if (!e)
         return -1;
-    int rc = policy_parse(obj, ctl_clock_now(&c->opts.clock, c->loop), &e->p, NULL, 0);
-    if (rc == POLICY_ENOMEM || !e->p) {
-        free(e);
-        return -1;
+    e->shared = same_spec(c, obj);
+    if (e->shared) {
+        e->shared->refs++;
+    } else {
+        e->shared = calloc(1, sizeof(*e->shared));
+        if (!e->shared) {
+            free(e);
+            return -1;
+        }
+        int rc = policy_parse(obj, ctl_clock_now(&c->opts.clock, c->loop), &e->shared->p, NULL,
+                              0);
+        if (rc == POLICY_ENOMEM || !e->shared->p) {
+            policy_free(e->shared->p);
+            free(e->shared);
+            free(e);
+            return -1;
+        }
+        e->shared->refs = 1;
     }
+    e->p = e->shared->p;
     json_t *st = json_object_get(obj, "status");
     e->status = json_is_object(st) ? json_incref(st) : NULL;
     *out = e;
@@ -778,16 +1012,27 @@ static void release_policy(void *data, kube_intern *strings, void *ud)
     (void)strings;
     (void)ud;
     policy_entry_t *e = data;
-    policy_free(e->p);
+    if (--e->shared->refs == 0) {
+        policy_free(e->shared->p);
+        free(e->shared);
+    }
     json_decref(e->status);
     free(e);
 }
 
+/* The caches keep the status the controller compares with as compact text
+ * (ctl_managed_compact()); carry_out() expands it for a patch. */
 static int extract_hc(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    return (*out = ctl_hc_extract(obj)) ? 0 : -1;
+    ctl_hc_t *hc = ctl_hc_extract(obj);
+    if (!hc || ctl_managed_compact(&hc->m)) {
+        ctl_hc_free(hc);
+        return -1;
+    }
+    *out = hc;
+    return 0;
 }
 static void release_hc(void *d, kube_intern *s, void *ud)
 {
@@ -799,7 +1044,13 @@ static int extract_np(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    return (*out = ctl_np_extract(obj)) ? 0 : -1;
+    ctl_np_t *np = ctl_np_extract(obj);
+    if (!np || ctl_managed_compact(&np->m)) {
+        ctl_np_free(np);
+        return -1;
+    }
+    *out = np;
+    return 0;
 }
 static void release_np(void *d, kube_intern *s, void *ud)
 {
@@ -850,8 +1101,11 @@ static int start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, co
                  ns ? ns : "");
         return -1;
     }
-    kube_watch_opts o = {.path = path, .on_synced = watch_synced, .on_error = watch_error,
-                         .ud = c};
+    /* Small pages: a page is parsed whole before its objects are slimmed
+     * down, and a page of 500 HostedClusters with HyperShift's status is
+     * tens of megabytes of JSON tree, six kinds listing at once. */
+    kube_watch_opts o = {.path = path, .page_size = LIST_PAGE, .on_synced = watch_synced,
+                         .on_error = watch_error, .ud = c};
     if (kube_watch_start(w, c->client, cache, &o, &e)) {
         snprintf(err, errlen, "watch %s: %s", path, e.message);
         return -1;
@@ -1067,24 +1321,20 @@ typedef struct metrics_ctx {
     void *ud;
 } metrics_ctx_t;
 
-/* Fills the time-based metric values from a timeline. */
-static void timeline_metrics(sched_t *s, sched_time_t now, ctl_object_metrics_t *m)
+/* Fills the time-based metric values from a timeline's state (at an
+ * instant of the same interval as now). */
+static void timeline_metrics(const sched_state_t *st, sched_time_t now, ctl_object_metrics_t *m)
 {
-    sched_state_t st;
-    if (sched_state_at(s, now, &st) != 0) {
-        m->next_change_eta = m->permissive_remaining = -2;
-        m->last_change = -1;
-        return;
-    }
-    if (st.permitted) {
+    if (st->permitted) {
         m->next_change_eta = 0;
         m->permissive_remaining =
-            st.current.end == SCHED_POS_INF ? -1 : (double)(st.current.end - now);
+            st->current.end == SCHED_POS_INF ? -1 : (double)(st->current.end - now);
         m->last_change = 0;
     } else {
-        m->next_change_eta = st.no_window || !st.has_next ? -1 : (double)(st.next.start - now);
+        m->next_change_eta = st->no_window || !st->has_next ? -1 : (double)(st->next.start - now);
         m->permissive_remaining = 0;
-        m->last_change = st.current.start == SCHED_NEG_INF ? -1 : (double)(now - st.current.start);
+        m->last_change =
+            st->current.start == SCHED_NEG_INF ? -1 : (double)(now - st->current.start);
     }
 }
 
@@ -1096,21 +1346,25 @@ static void hc_metrics(const kube_obj *o, void *ud)
         return;
     ctl_object_metrics_t m = {"HostedCluster", o->ns, o->name, "control-plane", "", 0, -2, -2,
                               -1};
-    stanza_resolution_t res;
-    if (resolve_hc(x->c, o->ns, hc, &res) == 0) {
-        m.strategy = stanza_strategy_name(res.strategy);
-        if (res.degraded)
-            m.next_change_eta = m.permissive_remaining = -2;
-        else
-            timeline_metrics(res.sched, x->now, &m);
+    record_t *r = record_get(x->c, R_HC, o->ns, o->name);
+    const stanza_resolution_t *res = r ? resolved(x->c, r, &hc->m.stanza) : NULL;
+    if (res && !decision_known(r, x->now)) {
         char hcpns[600];
         hcp_namespace(hcpns, sizeof(hcpns), o->ns, o->name);
         const kube_obj *cl = hc->infra_id ? kube_cache_get(&x->c->clusters, hcpns, hc->infra_id)
                                           : NULL;
         ctl_decision_t d;
-        if (ctl_decide_hc(hc, &res, cl ? cl->data : NULL, x->now, &d) == 0)
-            m.change_pending = d.pending_metric;
-        stanza_resolution_free(&res);
+        if (ctl_decide_hc(hc, res, cl ? cl->data : NULL, x->now, &d) == 0)
+            remember_decision(r, &d, x->now);
+    }
+    if (res) {
+        m.strategy = stanza_strategy_name(res->strategy);
+        if (res->degraded)
+            m.next_change_eta = m.permissive_remaining = -2;
+        else if (decision_known(r, x->now))
+            timeline_metrics(&r->dec_state, x->now, &m);
+        if (decision_known(r, x->now))
+            m.change_pending = r->dec_pending;
     }
     x->fn(&m, x->ud);
 }
@@ -1123,28 +1377,24 @@ static void np_metrics(const kube_obj *o, void *ud)
     if (!np)
         return;
     ctl_object_metrics_t m = {"NodePool", o->ns, o->name, "worker-nodes", "", 0, -2, -2, -1};
-    stanza_resolution_t own, cluster;
-    if (stanza_resolve(&np->m.stanza, o->ns, lookup_policy, c, &own) == 0) {
-        m.strategy = stanza_strategy_name(own.strategy);
-        const kube_obj *hco =
-            np->cluster_name ? kube_cache_get(&c->hcs, o->ns, np->cluster_name) : NULL;
-        bool have_cluster = hco && hco->data && resolve_hc(c, o->ns, hco->data, &cluster) == 0;
-        stanza_nodepool_t inter;
-        if (stanza_resolve_nodepool(own.sched, have_cluster ? cluster.sched : sched_never(),
-                                    x->now, &inter) == 0) {
-            if (!own.degraded && (!have_cluster || !cluster.degraded))
-                timeline_metrics(inter.sched, x->now, &m);
+    record_t *r = record_get(c, R_NP, o->ns, o->name);
+    const stanza_resolution_t *own, *cluster;
+    const stanza_nodepool_t *inter;
+    if (r && np_view(c, r, np, x->now, &own, &cluster, &inter) == 0) {
+        if (!decision_known(r, x->now)) {
             kube_cache *mc;
             const char *res;
             const kube_obj *md = nodepool_machines(c, o->ns, o->name, np, &mc, &res);
             ctl_decision_t d;
-            if (ctl_decide_np(np, &own, &inter, md ? md->data : NULL, x->now, &d) == 0)
-                m.change_pending = d.pending_metric;
-            stanza_nodepool_free(&inter);
+            if (ctl_decide_np(np, own, inter, md ? md->data : NULL, x->now, &d) == 0)
+                remember_decision(r, &d, x->now);
         }
-        if (have_cluster)
-            stanza_resolution_free(&cluster);
-        stanza_resolution_free(&own);
+        m.strategy = stanza_strategy_name(own->strategy);
+        if (decision_known(r, x->now)) {
+            if (!own->degraded && (!cluster || !cluster->degraded))
+                timeline_metrics(&r->dec_state, x->now, &m);
+            m.change_pending = r->dec_pending;
+        }
     }
     x->fn(&m, x->ud);
 }

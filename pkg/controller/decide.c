@@ -177,6 +177,12 @@ int ctl_decide_np(const ctl_np_t *np, const stanza_resolution_t *res,
                       sched_permitted(res->sched, now) == 1;
     decide(res, &np->m.stanza, now, md, ctl_np_pending(np, md), rolling, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
+    /* The reason also depends on the pool's own timeline: wake when it
+     * changes too (its window opening inside a closed cluster window). */
+    sched_time_t own_next;
+    if (!res->degraded && res->sched && sched_next_transition(res->sched, now, &own_next) == 1 &&
+        own_next < out->wake)
+        out->wake = own_next;
     return 0;
 }
 

@@ -147,9 +147,78 @@ static void managed_free(ctl_managed_t *m)
 {
     json_decref(m->conditions);
     json_decref(m->cm_status);
+    free(m->conditions_text);
+    free(m->cm_status_text);
     cond_free(&m->paused);
     cond_free(&m->pending);
     cond_free(&m->projected);
+}
+
+/* Compact JSON text in a buffer of its exact size (json_dumps() leaves up
+ * to half its buffer unused, which thousands of cached objects add up). */
+static char *dump_exact(const json_t *v)
+{
+    char *text = json_dumps(v, JSON_COMPACT), *exact;
+    if (!text)
+        return NULL;
+    exact = strdup(text);
+    free(text);
+    return exact;
+}
+
+int ctl_managed_compact(ctl_managed_t *m)
+{
+    char *conds = NULL, *cm = NULL;
+    if (m->conditions && !(conds = dump_exact(m->conditions)))
+        return -1;
+    if (m->cm_status && !(cm = dump_exact(m->cm_status))) {
+        free(conds);
+        return -1;
+    }
+    if (conds) {
+        free(m->conditions_text);
+        m->conditions_text = conds;
+        json_decref(m->conditions);
+        m->conditions = NULL;
+    }
+    if (cm) {
+        free(m->cm_status_text);
+        m->cm_status_text = cm;
+        json_decref(m->cm_status);
+        m->cm_status = NULL;
+    }
+    return 0;
+}
+
+/* A tree for the text, or a new reference to tree when there is no text. */
+static int expand_one(json_t *tree, const char *text, json_t **out)
+{
+    if (!text) {
+        *out = json_incref(tree);
+        return 0;
+    }
+    *out = json_loads(text, 0, NULL);
+    return *out ? 0 : -1;
+}
+
+int ctl_managed_expand(const ctl_managed_t *m, ctl_managed_t *view)
+{
+    *view = *m;
+    view->conditions_text = view->cm_status_text = NULL;
+    view->conditions = view->cm_status = NULL;
+    if (expand_one(m->conditions, m->conditions_text, &view->conditions) ||
+        expand_one(m->cm_status, m->cm_status_text, &view->cm_status)) {
+        ctl_managed_view_free(view);
+        return -1;
+    }
+    return 0;
+}
+
+void ctl_managed_view_free(ctl_managed_t *view)
+{
+    json_decref(view->conditions);
+    json_decref(view->cm_status);
+    view->conditions = view->cm_status = NULL;
 }
 
 ctl_hc_t *ctl_hc_extract(const json_t *obj)

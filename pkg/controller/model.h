@@ -42,8 +42,12 @@ typedef struct ctl_managed {
     stanza_t stanza;        /* parsed changeManagement stanza */
     int64_t generation;     /* metadata.generation */
     json_t *conditions;     /* status.conditions as served (a merge patch
-                               replaces the whole list, so it is kept) */
-    json_t *cm_status;      /* status.changeManagement as served, or NULL */
+                               replaces the whole list, so it is kept);
+                               NULL while compact */
+    json_t *cm_status;      /* status.changeManagement as served, or NULL;
+                               NULL while compact */
+    char *conditions_text;  /* compact: status.conditions as JSON text, or NULL */
+    char *cm_status_text;   /* compact: status.changeManagement as JSON text, or NULL */
     ctl_cond_t paused;      /* our ChangesPaused condition */
     ctl_cond_t pending;     /* our ChangesPending condition */
     ctl_cond_t projected;   /* our HostedClusterVersionProjected condition */
@@ -74,6 +78,23 @@ typedef struct ctl_capi {
     int64_t replicas;       /* spec.replicas; -1 when absent */
     int64_t updated;        /* status.updatedReplicas; -1 when absent */
 } ctl_capi_t;
+
+/* Trades the JSON trees of m (conditions, cm_status) for their compact
+ * text. A jansson tree takes several times the memory of its text, and a
+ * cache of thousands of HostedClusters and NodePools, each with the dozen or
+ * more conditions HyperShift writes, would otherwise spend most of its
+ * memory there; the trees are only needed to build a status patch, which
+ * ctl_managed_expand() serves. Returns 0, or -1 when out of memory (m is
+ * then unchanged). */
+int ctl_managed_compact(ctl_managed_t *m);
+
+/* Fills *view with a copy of m whose conditions and cm_status are trees
+ * (parsed from the text when m is compact, else new references); the other
+ * members are borrowed from m, which must outlive the view. Release with
+ * ctl_managed_view_free(). Returns 0, or -1 when out of memory or the text
+ * does not parse. */
+int ctl_managed_expand(const ctl_managed_t *m, ctl_managed_t *view);
+void ctl_managed_view_free(ctl_managed_t *view);
 
 ctl_hc_t *ctl_hc_extract(const json_t *obj);
 void ctl_hc_free(ctl_hc_t *hc);

@@ -418,6 +418,57 @@ static void test_status_patch_zero_writes_when_right(void **state)
     sched_unref(sat);
 }
 
+/* The compact form the controller's caches keep decides exactly like the
+ * trees: the same patch while something differs, none once it is right. */
+static void test_compact_view_same_patches(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-03T07:00:00Z");
+    sched_t *sat = saturdays(now);
+    stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
+    json_t *obj = J("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
+                    "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
+    ctl_hc_t *hc = ctl_hc_extract(obj);
+    ctl_decision_t d;
+    int err;
+    assert_int_equal(ctl_decide_hc(hc, &res, NULL, now, &d), 0);
+    json_t *doc = ctl_status_doc(&d, &hc->m.stanza, &res, NULL);
+    json_t *want = ctl_status_patch(&hc->m, &d, doc, "5", false, now, &err);
+    assert_non_null(want);
+
+    assert_int_equal(ctl_managed_compact(&hc->m), 0);
+    assert_null(hc->m.conditions);
+    assert_non_null(hc->m.conditions_text);
+    assert_null(hc->m.cm_status_text); /* there was no status.changeManagement */
+    ctl_managed_t view;
+    assert_int_equal(ctl_managed_expand(&hc->m, &view), 0);
+    json_t *got = ctl_status_patch(&view, &d, doc, "5", false, now, &err);
+    assert_true(json_equal(want, got));
+    ctl_managed_view_free(&view);
+
+    /* Applied and compacted again (now with changeManagement): nothing to write. */
+    ctl_hc_t *hc2 = apply_status(obj, want);
+    assert_int_equal(ctl_managed_compact(&hc2->m), 0);
+    assert_non_null(hc2->m.cm_status_text);
+    assert_int_equal(ctl_managed_expand(&hc2->m, &view), 0);
+    assert_null(ctl_status_patch(&view, &d, doc, "6", false, now + 60, &err));
+    assert_int_equal(err, 0);
+    ctl_managed_view_free(&view);
+
+    /* Text that does not parse is refused rather than read as "no conditions". */
+    free(hc2->m.conditions_text);
+    hc2->m.conditions_text = strdup("[{\"type\":");
+    assert_int_equal(ctl_managed_expand(&hc2->m, &view), -1);
+
+    json_decref(got);
+    json_decref(want);
+    json_decref(doc);
+    ctl_hc_free(hc2);
+    ctl_hc_free(hc);
+    json_decref(obj);
+    sched_unref(sat);
+}
+
 static void test_json_equal_stored(void **state)
 {
     (void)state;
@@ -537,6 +588,16 @@ static void test_nodepool_restricted_by_cluster(void **state)
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
     assert_null(strstr(d.paused_message, "HostedCluster"));
     stanza_nodepool_free(&inter);
+
+    /* Its cluster never permits: the pool still wakes when its own window
+     * opens and closes (NoPermittedWindow says more than the cluster). */
+    assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_never(), now, &inter), 0);
+    assert_int_equal(ctl_decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
+    assert_int_equal(ctl_decide_np(np, &narrow, &inter, md, T("2026-01-10T01:00:00Z"), &d), 0);
+    assert_string_equal(d.paused_reason, "NoPermittedWindow");
+    assert_int_equal(d.wake, T("2026-01-10T06:00:00Z"));
+    stanza_nodepool_free(&inter);
     ctl_capi_free(md);
     ctl_np_free(np);
     sched_unref(sat);
@@ -555,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_decide_degraded_reason),
         cmocka_unit_test(test_decide_np_rollout_not_interrupted),
         cmocka_unit_test(test_status_patch_zero_writes_when_right),
+        cmocka_unit_test(test_compact_view_same_patches),
         cmocka_unit_test(test_json_equal_stored),
         cmocka_unit_test(test_nodepool_condition_severity),
         cmocka_unit_test(test_restrictive_until_reason),

@@ -1,0 +1,1156 @@
+/*
+ * Benchmark: hcp-controller at fleet scale against the local cluster.
+ *
+ * Loads 1,000 HostedClusters (each with its control-plane namespace and CAPI
+ * Cluster), 3,000 NodePools (each with its MachineDeployment) and 50
+ * policies in 10 namespaces, with HyperShift-sized status conditions, then
+ * runs `hcp-controller run` on a simulated clock and prints:
+ *
+ *   1. cold start to converged, and the same number of PATCHes sent by a
+ *      plain client (pkg/kube) with the controller's bound on writes in
+ *      flight (32; BENCH_BASELINE_IN_FLIGHT): the ratio;
+ *   2. one window boundary that flips all 3,000 NodePools: the time from the
+ *      boundary to the last write acknowledged;
+ *   3. steady state for BENCH_STEADY_SECONDS (default 600): writes (must be
+ *      0) and CPU seconds of the controller;
+ *   4. the controller's peak RSS (VmHWM).
+ *
+ * Converged means: the controller's writes (hcp_controller_writes_total)
+ * have not grown for BENCH_SETTLE_SECONDS, every write has been answered
+ * (PATCH and POST answers in hcp_controller_api_requests_total add up to
+ * it), and a list of every object over the API finds each in its expected
+ * state (see check_state()). The converged instant is the first scrape that
+ * saw the final write count answered.
+ *
+ * The layout (per HostedCluster index i, namespace bench-<i % 10>):
+ *   i % 4 == 3  restricted, no NodePools: Restrictive, a closed policy,
+ *               RestrictiveUntil 2099, or a policy that does not exist
+ *   otherwise   permitted (no stanza, open policies, Permissive,
+ *               PermissiveUntil 2099) with 4 NodePools each
+ * Every NodePool follows its namespace's policy np-window, closed at start
+ * and opening at the boundary, so all NodePools are restricted at start
+ * (their MachineDeployments paused) and all flip at the boundary.
+ *
+ * Exits 1 on a correctness failure (not converged, objects in the wrong
+ * state, writes in steady state); the timing targets are reported only.
+ *
+ * Usage: bench_controller HCP_BIN, with HCP_E2E_KUBECONFIG set (admin).
+ * BENCH_HCS, BENCH_NPS scale the fleet down for quick runs.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define NSPACES 10
+#define POLICIES_PER_NS 5
+#define LOAD_IN_FLIGHT 200
+#define SCRAPE_INTERVAL 0.25 /* at least; twice the last scrape's duration when longer */
+#define RELEASE "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"
+#define OLD_RELEASE "quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64"
+#define CM "changemanagement.hypershift.openshift.io"
+#define PAUSED_ANN "cluster.x-k8s.io/paused"
+#define MARKER_ANN CM "/paused-by"
+#define HS "/apis/hypershift.openshift.io/v1beta1"
+#define CAPI "/apis/cluster.x-k8s.io/v1beta1"
+#define HCMP "/apis/" CM "/v1alpha1"
+/* The NodePools' window opens at this simulated instant (a Wednesday). */
+#define BOUNDARY "2030-01-09T06:00:00Z"
+#define BOUNDARY_EPOCH 1894168800L
+
+static int n_hc = 1000, n_np = 3000, nps_per_hc;
+static double steady_seconds = 600, boundary_after = 120, settle = 3, baseline_in_flight = 32;
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(1);
+}
+
+static double env_num(const char *name, double dflt, double min, double max)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v)
+        return dflt;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || d < min || d > max)
+        die("%s: \"%s\" is not a number in %g..%g", name, v, min, max);
+    return d;
+}
+
+static const char *ns_of(int hc) /* the namespace of HostedCluster hc */
+{
+    static char buf[NSPACES][16];
+    int k = hc % NSPACES;
+    snprintf(buf[k], sizeof(buf[k]), "bench-%d", k);
+    return buf[k];
+}
+
+static bool hc_restricted(int hc) { return hc % 4 == 3; }
+
+/* The number after `prefix` in an object name ("hc-0042-x7k2q" -> 42), or -1. */
+static int index_of(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    char *end;
+    if (!name || strncmp(name, prefix, n) != 0)
+        return -1;
+    errno = 0;
+    long v = strtol(name + n, &end, 10);
+    if (errno || end == name + n || v < 0 || v > 1000000)
+        return -1;
+    return (int)v;
+}
+
+/* The HostedCluster of NodePool np: the permitted ones, round robin. */
+static int np_cluster(int np)
+{
+    int permitted = n_hc - n_hc / 4, k = np % permitted;
+    return (k / 3) * 4 + k % 3; /* the k-th index i with i % 4 != 3 */
+}
+
+/* ---- the loader: requests with a bounded number in flight ---------------------- */
+
+typedef enum op_kind { OP_CREATE, OP_PATCH, OP_STATUS, OP_JSONPATCH_STATUS } op_kind_t;
+
+typedef struct op {
+    struct op *next;
+    op_kind_t kind;
+    char path[384];   /* collection (create) or object path */
+    json_t *body;     /* owned */
+    int repeat;       /* more rounds on the same object, each after the previous */
+    int round;
+} op_t;
+
+typedef struct pump {
+    harness *h;
+    op_t *head, *tail;
+    int in_flight, max_in_flight;
+    size_t sent, done, failed;
+    bool finished;
+    kube_error last;
+    char last_path[384];
+} pump_t;
+
+static void pump_push(pump_t *p, op_t *op)
+{
+    op->next = NULL;
+    if (p->tail)
+        p->tail->next = op;
+    else
+        p->head = op;
+    p->tail = op;
+}
+
+static op_t *op_new(op_kind_t kind, json_t *body, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static op_t *op_new(op_kind_t kind, json_t *body, const char *fmt, ...)
+{
+    op_t *op = calloc(1, sizeof(*op));
+    va_list ap;
+    if (!op || !body)
+        die("out of memory");
+    op->kind = kind;
+    op->body = body;
+    va_start(ap, fmt);
+    vsnprintf(op->path, sizeof(op->path), fmt, ap);
+    va_end(ap);
+    return op;
+}
+
+static void op_free(op_t *op)
+{
+    json_decref(op->body);
+    free(op);
+}
+
+/* Baseline rounds: the next status write on the same object is conditional
+ * on the version the previous one produced and changes one message. */
+static void op_again(op_t *op, const json_t *answer)
+{
+    const char *rv = json_string_value(
+        json_object_get(json_object_get(answer, "metadata"), "resourceVersion"));
+    json_t *md = json_object_get(op->body, "metadata");
+    if (rv && md)
+        json_object_set_new(md, "resourceVersion", json_string(rv));
+    json_t *conds = json_object_get(json_object_get(op->body, "status"), "conditions");
+    if (json_array_size(conds) > 0) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "baseline round %d", ++op->round);
+        json_object_set_new(json_array_get(conds, 0), "message", json_string(msg));
+    }
+}
+
+static void pump_fill(pump_t *p);
+
+static void pump_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
+{
+    op_t *op = ud;
+    pump_t *p = (pump_t *)op->next; /* the pump rides in next while the op is in flight */
+    (void)c;
+    p->in_flight--;
+    p->done++;
+    if (err && !(op->kind == OP_CREATE && err->http_status == 409)) {
+        p->failed++;
+        p->last = *err;
+        snprintf(p->last_path, sizeof(p->last_path), "%s", op->path);
+        op_free(op);
+    } else if (op->repeat > 0 && !err) {
+        op->repeat--;
+        op_again(op, obj);
+        pump_push(p, op);
+    } else {
+        op_free(op);
+    }
+    pump_fill(p);
+}
+
+static void pump_fill(pump_t *p)
+{
+    while (p->in_flight < p->max_in_flight && p->head) {
+        op_t *op = p->head;
+        p->head = op->next;
+        if (!p->head)
+            p->tail = NULL;
+        char *body = json_dumps(op->body, JSON_COMPACT);
+        char path[400];
+        kube_call call;
+        kube_error e;
+        if (!body)
+            die("out of memory");
+        memset(&call, 0, sizeof(call));
+        snprintf(path, sizeof(path), "%s%s", op->path,
+                 op->kind == OP_STATUS || op->kind == OP_JSONPATCH_STATUS ? "/status" : "");
+        call.path = path;
+        call.body = body;
+        call.body_len = strlen(body);
+        call.verb = op->kind == OP_CREATE ? KUBE_VERB_CREATE : KUBE_VERB_PATCH;
+        call.content_type = op->kind == OP_CREATE ? "application/json"
+                            : op->kind == OP_JSONPATCH_STATUS ? "application/json-patch+json"
+                                                              : "application/merge-patch+json";
+        call.on_done = pump_done;
+        call.ud = op;
+        op->next = (op_t *)p;
+        if (kube_client_call(&p->h->client, &call, NULL, &e) < 0) {
+            p->failed++;
+            p->done++;
+            p->last = e;
+            snprintf(p->last_path, sizeof(p->last_path), "%s", op->path);
+            op_free(op);
+        } else {
+            p->in_flight++;
+            p->sent++;
+        }
+        free(body);
+    }
+    if (!p->head && p->in_flight == 0)
+        p->finished = true;
+}
+
+/* Runs the queued operations; returns the seconds it took. */
+static double pump_run(pump_t *p, const char *what)
+{
+    double t0 = ev_time();
+    p->finished = false;
+    pump_fill(p);
+    while (!p->finished)
+        harness_run_until(p->h, &p->finished, 3600);
+    if (p->failed)
+        die("%s: %zu of %zu requests failed, last %s: HTTP %d %s", what, p->failed, p->done,
+            p->last_path, p->last.http_status, p->last.message);
+    return ev_time() - t0;
+}
+
+/* ---- the fleet ------------------------------------------------------------------ */
+
+static json_t *condition(const char *type, const char *status, const char *reason,
+                         const char *message)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "type", type, "status", status, "reason",
+                     reason, "message", message, "lastTransitionTime", "2029-12-01T08:00:00Z",
+                     "observedGeneration", 1);
+}
+
+/* The conditions HyperShift keeps on a HostedCluster (about 20). */
+static json_t *hc_conditions(void)
+{
+    static const char *const types[] = {
+        "ValidConfiguration", "SupportedHostedCluster", "ValidHostedControlPlaneConfiguration",
+        "ValidReleaseImage", "ValidReleaseInfo", "ValidOIDCConfiguration",
+        "ReconciliationActive", "ReconciliationSucceeded", "PlatformCredentialsFound",
+        "InfrastructureReady", "ExternalDNSReachable", "EtcdAvailable",
+        "KubeAPIServerAvailable", "IgnitionEndpointAvailable", "ClusterVersionSucceeding",
+        "ClusterVersionUpgradeable", "ClusterVersionAvailable", "ClusterVersionReleaseAccepted",
+        "Available", "Degraded"};
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        bool degraded = strcmp(types[i], "Degraded") == 0;
+        json_array_append_new(
+            a, condition(types[i], degraded ? "False" : "True", "AsExpected",
+                         degraded ? "The hosted control plane is not degraded."
+                                  : "The hosted control plane component reports as expected "
+                                    "after its last reconciliation."));
+    }
+    return a;
+}
+
+/* The conditions HyperShift keeps on a NodePool (about 10). */
+static json_t *np_conditions(void)
+{
+    static const char *const types[][2] = {
+        {"AutoscalingEnabled", "False"}, {"UpdateManagementEnabled", "True"},
+        {"ValidReleaseImage", "True"},   {"ValidPlatformImage", "True"},
+        {"ValidMachineConfig", "True"},  {"ValidTuningConfig", "True"},
+        {"UpdatingConfig", "False"},     {"UpdatingVersion", "False"},
+        {"Ready", "True"},               {"AllMachinesReady", "True"},
+        {"AllNodesHealthy", "True"},     {"ReachedIgnitionEndpoint", "True"}};
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        json_array_append_new(a, condition(types[i][0], types[i][1], "AsExpected",
+                                           "Reconciled as expected by the NodePool controller."));
+    return a;
+}
+
+/* A stanza for HostedCluster i: annotations (into ann) or spec.changeManagement. */
+static void hc_stanza(int i, json_t *ann, json_t *spec)
+{
+    int k = (i / 4) % 5;
+    if (hc_restricted(i)) {
+        switch (k) {
+        case 0: json_object_set_new(spec, "changeManagement",
+                                    json_pack("{s:s}", "strategy", "Restrictive")); break;
+        case 1: json_object_set_new(ann, CM "/policy", json_string("hc-closed-weekly")); break;
+        case 2: json_object_set_new(spec, "changeManagement",
+                                    json_pack("{s:s, s:{s:s}}", "strategy", "ByPolicy",
+                                              "byPolicy", "name", "hc-closed-rrule")); break;
+        case 3:
+            json_object_set_new(ann, CM "/strategy", json_string("RestrictiveUntil"));
+            json_object_set_new(ann, CM "/restrictive-until", json_string("2099-01-01T00:00:00Z"));
+            break;
+        default: json_object_set_new(ann, CM "/policy", json_string("no-such-policy")); break;
+        }
+        return;
+    }
+    switch (k) {
+    case 0: break; /* no stanza: Permissive */
+    case 1: json_object_set_new(spec, "changeManagement",
+                                json_pack("{s:s, s:{s:s}}", "strategy", "ByPolicy", "byPolicy",
+                                          "name", "hc-open-daily")); break;
+    case 2: json_object_set_new(ann, CM "/policy", json_string("hc-open-exclusions")); break;
+    case 3: json_object_set_new(ann, CM "/strategy", json_string("Permissive")); break;
+    default:
+        json_object_set_new(ann, CM "/strategy", json_string("PermissiveUntil"));
+        json_object_set_new(ann, CM "/permissive-until", json_string("2099-01-01T00:00:00Z"));
+        json_object_set_new(ann, CM "/policy", json_string("hc-closed-weekly"));
+        break;
+    }
+}
+
+static json_t *policy_spec(int k)
+{
+    switch (k) {
+    case 0: /* np-window: Wednesdays 06:00-14:00 UTC; the boundary is its opening */
+        return json_pack("{s:s, s:{s:s, s:{s:{s:s, s:{s:[s]}}, s:s, s:s}}}", "strategy",
+                         "MaintenanceSchedule", "maintenanceSchedule", "timeZone", "UTC",
+                         "permit", "recurrence", "frequency", "Weekly", "weekly", "daysOfWeek",
+                         "Wednesday", "startTime", "06:00", "duration", "8h");
+    case 1: /* hc-open-daily: every day 00:00-23:00 */
+        return json_pack("{s:s, s:{s:s, s:{s:{s:s, s:{s:i}}, s:s, s:s}}}", "strategy",
+                         "MaintenanceSchedule", "maintenanceSchedule", "timeZone",
+                         "Europe/Zurich", "permit", "recurrence", "frequency", "Daily", "daily",
+                         "interval", 1, "startTime", "00:00", "duration", "23h");
+    case 2: /* hc-open-exclusions: always, except a freeze next year */
+        return json_pack("{s:s, s:{s:s, s:[{s:s, s:s, s:s}]}}", "strategy",
+                         "MaintenanceSchedule", "maintenanceSchedule", "timeZone",
+                         "America/New_York", "exclude", "fromDate", "2030-12-20", "untilDate",
+                         "2031-01-04", "reason", "year-end freeze");
+    case 3: /* hc-closed-weekly: Sundays 02:00-06:00 */
+        return json_pack("{s:s, s:{s:s, s:{s:{s:s, s:{s:[s]}}, s:s, s:s}}}", "strategy",
+                         "MaintenanceSchedule", "maintenanceSchedule", "timeZone", "UTC",
+                         "permit", "recurrence", "frequency", "Weekly", "weekly", "daysOfWeek",
+                         "Sunday", "startTime", "02:00", "duration", "4h");
+    default: /* hc-closed-rrule: the 15th of every month */
+        return json_pack("{s:s, s:{s:s, s:{s:s, s:s, s:s}}}", "strategy",
+                         "MaintenanceSchedule", "maintenanceSchedule", "timeZone", "Asia/Tokyo",
+                         "permit", "rrule", "FREQ=MONTHLY;BYMONTHDAY=15", "startTime", "01:00",
+                         "duration", "2h");
+    }
+}
+
+static const char *const policy_names[POLICIES_PER_NS] = {
+    "np-window", "hc-open-daily", "hc-open-exclusions", "hc-closed-weekly", "hc-closed-rrule"};
+
+static void queue_namespaces(pump_t *p)
+{
+    for (int k = 0; k < NSPACES; k++)
+        pump_push(p, op_new(OP_CREATE, json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1",
+                                                 "kind", "Namespace", "metadata", "name",
+                                                 ns_of(k)), "/api/v1/namespaces"));
+    for (int i = 0; i < n_hc; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "%s-hc-%04d", ns_of(i), i);
+        pump_push(p, op_new(OP_CREATE, json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1",
+                                                 "kind", "Namespace", "metadata", "name", name),
+                            "/api/v1/namespaces"));
+    }
+}
+
+static void queue_objects(pump_t *p)
+{
+    for (int k = 0; k < NSPACES; k++)
+        for (int j = 0; j < POLICIES_PER_NS; j++)
+            pump_push(p, op_new(OP_CREATE,
+                                json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion",
+                                          CM "/v1alpha1", "kind", "HostedChangeManagementPolicy",
+                                          "metadata", "name", policy_names[j], "spec",
+                                          policy_spec(j)),
+                                HCMP "/namespaces/%s/hostedchangemanagementpolicies", ns_of(k)));
+    for (int i = 0; i < n_hc; i++) {
+        char name[32], infra[48];
+        const char *ns = ns_of(i);
+        snprintf(name, sizeof(name), "hc-%04d", i);
+        snprintf(infra, sizeof(infra), "%s-x7k2q", name);
+        json_t *ann = json_object(), *spec = json_pack(
+            "{s:{s:s}, s:s, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s, s:[{s:s}], s:[{s:s}], s:s},"
+            " s:[{s:s, s:{s:s}}, {s:s, s:{s:s}}, {s:s, s:{s:s}}], s:{s:s}, s:s}",
+            "release", "image", i % 10 == 0 ? RELEASE : OLD_RELEASE, "infraID", infra,
+            "clusterID", "0f8e3c6a-5b1d-4c2e-9a7f-1d2c3b4a5e6f", "platform", "type", "AWS",
+            "aws", "region", "us-east-1", "endpointAccess", "Public", "networking",
+            "networkType", "OVNKubernetes", "clusterNetwork", "cidr", "10.132.0.0/14",
+            "serviceNetwork", "cidr", "172.31.0.0/16", "machineNetwork", "10.0.0.0/16",
+            "services", "service", "APIServer", "servicePublishingStrategy", "type",
+            "LoadBalancer", "service", "OAuthServer", "servicePublishingStrategy", "type",
+            "Route", "service", "Ignition", "servicePublishingStrategy", "type", "Route",
+            "pullSecret", "name", "pull-secret", "issuerURL", "https://oidc.example.com/hc");
+        hc_stanza(i, ann, spec);
+        pump_push(p, op_new(OP_CREATE,
+                            json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion",
+                                      "hypershift.openshift.io/v1beta1", "kind", "HostedCluster",
+                                      "metadata", "name", name, "annotations", ann, "spec", spec),
+                            HS "/namespaces/%s/hostedclusters", ns));
+        pump_push(p, op_new(OP_CREATE,
+                            json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:{s:s, s:s, s:s}}}",
+                                      "apiVersion", "cluster.x-k8s.io/v1beta1", "kind", "Cluster",
+                                      "metadata", "name", infra, "labels",
+                                      "cluster.x-k8s.io/cluster-name", infra, "spec",
+                                      "infrastructureRef", "apiVersion",
+                                      "infrastructure.cluster.x-k8s.io/v1beta2", "kind",
+                                      "AWSCluster", "name", infra),
+                            CAPI "/namespaces/%s-%s/clusters", ns, name));
+    }
+    for (int j = 0; j < n_np; j++) {
+        int i = np_cluster(j);
+        char name[32], cluster[32], infra[48], link[80];
+        const char *ns = ns_of(i);
+        snprintf(name, sizeof(name), "np-%05d", j);
+        snprintf(cluster, sizeof(cluster), "hc-%04d", i);
+        snprintf(infra, sizeof(infra), "%s-x7k2q", cluster);
+        snprintf(link, sizeof(link), "%s/%s", ns, name);
+        json_t *ann = json_object(), *spec = json_pack(
+            "{s:s, s:i, s:{s:s, s:{s:i, s:i}, s:b}, s:{s:s}, s:{s:s, s:{s:s, s:s, s:{s:i, s:s}}}}",
+            "clusterName", cluster, "replicas", 3, "management", "upgradeType", "Replace",
+            "replace", "maxSurge", 1, "maxUnavailable", 0, "autoRepair", 1, "release", "image",
+            OLD_RELEASE, "platform", "type", "AWS", "aws", "instanceType", "m5.xlarge",
+            "instanceProfile", "worker-profile", "rootVolume", "size", 120, "type", "gp3");
+        if (j % 2)
+            json_object_set_new(spec, "changeManagement",
+                                json_pack("{s:s, s:{s:s}}", "strategy", "ByPolicy", "byPolicy",
+                                          "name", "np-window"));
+        else
+            json_object_set_new(ann, CM "/policy", json_string("np-window"));
+        pump_push(p, op_new(OP_CREATE,
+                            json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion",
+                                      "hypershift.openshift.io/v1beta1", "kind", "NodePool",
+                                      "metadata", "name", name, "annotations", ann, "spec", spec),
+                            HS "/namespaces/%s/nodepools", ns));
+        pump_push(p, op_new(
+            OP_CREATE,
+            json_pack("{s:s, s:s, s:{s:s, s:{s:s}, s:{s:s}}, s:{s:s, s:i, s:{s:{s:s}},"
+                      " s:{s:{s:{s:s}}, s:{s:s, s:{s:s}, s:{s:s, s:s, s:s}}}}}",
+                      "apiVersion", "cluster.x-k8s.io/v1beta1", "kind", "MachineDeployment",
+                      "metadata", "name", name, "annotations", "hypershift.openshift.io/nodePool",
+                      link, "labels", "cluster.x-k8s.io/cluster-name", infra, "spec",
+                      "clusterName", infra, "replicas", 3, "selector", "matchLabels",
+                      "hypershift.openshift.io/nodePool", name, "template", "metadata",
+                      "labels", "hypershift.openshift.io/nodePool", name, "spec", "clusterName",
+                      infra, "bootstrap", "dataSecretName", "user-data", "infrastructureRef",
+                      "apiVersion", "infrastructure.cluster.x-k8s.io/v1beta2", "kind",
+                      "AWSMachineTemplate", "name", name),
+            CAPI "/namespaces/%s-%s/machinedeployments", ns, cluster));
+    }
+}
+
+/* Status as HyperShift writes it: the version (a JSON patch, for the
+ * nullable fields) and the conditions. */
+static void queue_status(pump_t *p)
+{
+    for (int i = 0; i < n_hc; i++) {
+        json_t *st = json_pack(
+            "{s:{s:{s:s, s:s}, s:i, s:n, s:[{s:s, s:s, s:s, s:s, s:s, s:b}]}, s:o}", "version",
+            "desired", "image", OLD_RELEASE, "version", "4.17.1", "observedGeneration", 1,
+            "availableUpdates", "history", "state", "Completed", "image", OLD_RELEASE, "version",
+            "4.17.1", "startedTime", "2029-11-01T00:00:00Z", "completionTime",
+            "2029-11-01T01:00:00Z", "verified", 0, "conditions", hc_conditions());
+        pump_push(p, op_new(OP_JSONPATCH_STATUS,
+                            json_pack("[{s:s, s:s, s:o}]", "op", "add", "path", "/status",
+                                      "value", st),
+                            HS "/namespaces/%s/hostedclusters/hc-%04d", ns_of(i), i));
+    }
+    for (int j = 0; j < n_np; j++)
+        pump_push(p, op_new(OP_STATUS,
+                            json_pack("{s:{s:o, s:i, s:s}}", "status", "conditions",
+                                      np_conditions(), "replicas", 3, "version", "4.17.1"),
+                            HS "/namespaces/%s/nodepools/np-%05d", ns_of(np_cluster(j)), j));
+}
+
+/* ---- the controller process ------------------------------------------------------ */
+
+typedef struct proc {
+    pid_t pid;
+    double t_spawn;
+    int metrics_port;
+    char log[512];
+} proc_t;
+
+static int free_port(void)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        int p = 20000 + rand() % 20000;
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "ss -Htan 'sport = :%d' | grep -q .", p);
+        if (harness_sh("%s", cmd) != 0)
+            return p;
+    }
+    die("no free port");
+}
+
+static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig,
+                             const char *logdir)
+{
+    char sim[32], mport[64], hport[64];
+    time_t t = BOUNDARY_EPOCH - (time_t)boundary_after;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(sim, sizeof(sim), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    pr->metrics_port = free_port();
+    snprintf(mport, sizeof(mport), "127.0.0.1:%d", pr->metrics_port);
+    int hp = free_port();
+    snprintf(hport, sizeof(hport), "127.0.0.1:%d", hp == pr->metrics_port ? hp + 1 : hp);
+    snprintf(pr->log, sizeof(pr->log), "%s/controller.log", logdir);
+    char *argv[] = {(char *)bin, "run", "--kubeconfig", (char *)kubeconfig,
+                    "--simulated-start-time", sim, "--time-scale", "1",
+                    "--kube-api-qps", "0", "--kube-api-burst", "1000000",
+                    "--metrics-bind-address", mport, "--health-probe-bind-address", hport, NULL};
+    printf("controller: %s run --simulated-start-time %s --time-scale 1 --kube-api-qps 0 "
+           "(no client-side rate limit) --kube-api-burst 1000000\n", bin, sim);
+    fflush(stdout);
+    pr->t_spawn = ev_time();
+    pr->pid = fork();
+    if (pr->pid < 0)
+        die("fork: %s", strerror(errno));
+    if (pr->pid == 0) {
+        int fd = open(pr->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execv(bin, argv);
+        _exit(127);
+    }
+}
+
+static bool alive(const proc_t *pr)
+{
+    int st;
+    return waitpid(pr->pid, &st, WNOHANG) == 0;
+}
+
+static void stop_controller(proc_t *pr)
+{
+    int st;
+    if (pr->pid <= 0)
+        return;
+    kill(pr->pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(pr->pid, &st, WNOHANG) == pr->pid) {
+            pr->pid = 0;
+            return;
+        }
+        usleep(100000);
+    }
+    kill(pr->pid, SIGKILL);
+    waitpid(pr->pid, &st, 0);
+    pr->pid = 0;
+}
+
+/* utime + stime of the process, in seconds. */
+static double cpu_seconds(pid_t pid)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    if (!p)
+        return -1;
+    unsigned long ut = 0, stime = 0;
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &stime) != 2)
+        return -1;
+    return (double)(ut + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* VmHWM or VmRSS of the process, in KiB. */
+static long status_kib(pid_t pid, const char *field)
+{
+    char path[64], line[256];
+    long v = -1;
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, field, strlen(field)) == 0 && line[strlen(field)] == ':')
+            v = strtol(line + strlen(field) + 1, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* ---- /metrics ---------------------------------------------------------------------- */
+
+typedef struct scrape {
+    double writes;   /* hcp_controller_writes_total */
+    double answered; /* PATCH and POST answers, any code */
+    double errors;   /* hcp_controller_write_errors_total */
+    double conflicts; /* PATCHes answered 409 Conflict (retried after the watch) */
+    double seconds;  /* how long the scrape took */
+} scrape_t;
+
+typedef struct buf {
+    char *p;
+    size_t n;
+} buf_t;
+
+static size_t collect(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    buf_t *b = ud;
+    size_t n = size * nmemb;
+    char *q = realloc(b->p, b->n + n + 1);
+    if (!q)
+        return 0;
+    memcpy(q + b->n, ptr, n);
+    b->p = q;
+    b->n += n;
+    b->p[b->n] = '\0';
+    return n;
+}
+
+static int scrape(const proc_t *pr, scrape_t *out)
+{
+    static CURL *curl;
+    char url[64];
+    buf_t b = {NULL, 0};
+    double t0 = ev_time();
+    if (!curl && !(curl = curl_easy_init()))
+        return -1;
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", pr->metrics_port);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
+    if (curl_easy_perform(curl) != CURLE_OK || !b.p) {
+        free(b.p);
+        return -1;
+    }
+    memset(out, 0, sizeof(*out));
+    /* Line by line: "name{labels} value". */
+    for (char *line = b.p; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *sp = strrchr(line, ' ');
+        if (line[0] != '#' && sp) {
+            double v = strtod(sp + 1, NULL);
+            if (strncmp(line, "hcp_controller_writes_total ", 28) == 0)
+                out->writes = v;
+            else if (strncmp(line, "hcp_controller_write_errors_total ", 34) == 0)
+                out->errors = v;
+            else if (strncmp(line, "hcp_controller_api_requests_total{", 34) == 0 &&
+                     (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\""))) {
+                out->answered += v;
+                if (strstr(line, "code=\"409\""))
+                    out->conflicts += v;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(b.p);
+    out->seconds = ev_time() - t0;
+    return 0;
+}
+
+/* Scrapes until the write count has been steady, and answered, for
+ * `settle` seconds. Returns the instant of the first scrape that saw the
+ * final count answered, or a negative value on timeout. */
+static double wait_plateau(const proc_t *pr, double timeout, scrape_t *last, double *max_scrape)
+{
+    double deadline = ev_time() + timeout, since = -1;
+    scrape_t prev = {-1, -1, 0, 0, 0}, s = {0, 0, 0, 0, 0};
+    while (ev_time() < deadline) {
+        double t = ev_time();
+        if (!alive(pr))
+            die("the controller exited; see %s", pr->log);
+        if (scrape(pr, &s) == 0) {
+            if (s.seconds > *max_scrape)
+                *max_scrape = s.seconds;
+            bool answered = s.answered >= s.writes && s.writes > 0;
+            if (!answered || s.writes != prev.writes)
+                since = -1;
+            else if (since < 0)
+                since = t;
+            if (answered && since < 0)
+                since = t;
+            prev = s;
+            *last = s;
+            if (since >= 0 && ev_time() - since >= settle)
+                return since;
+        }
+        double interval = 2 * s.seconds > SCRAPE_INTERVAL ? 2 * s.seconds : SCRAPE_INTERVAL;
+        double wait = interval - (ev_time() - t);
+        if (wait > 0)
+            usleep((useconds_t)(wait * 1e6));
+    }
+    return -1;
+}
+
+/* ---- the independent check -------------------------------------------------------- */
+
+static json_t *list(harness *h, const char *path)
+{
+    sync_result r = {0};
+    if (kube_get(&h->client, path, harness_store, &r, NULL) < 0 || harness_wait(h, &r, 120))
+        die("list %s: HTTP %d %s", path, r.err.http_status, r.err.message);
+    json_t *items = json_incref(json_object_get(r.obj, "items"));
+    sync_result_clear(&r);
+    return items;
+}
+
+static const char *ann_of(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(
+        json_object_get(json_object_get(o, "metadata"), "annotations"), key));
+}
+
+static const char *cond_status(const json_t *o, const char *type, size_t *n)
+{
+    const json_t *conds = json_object_get(json_object_get(o, "status"), "conditions"), *c;
+    size_t i;
+    *n = json_array_size(conds);
+    json_array_foreach(conds, i, c) {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && strcmp(t, type) == 0)
+            return json_string_value(json_object_get(c, "status"));
+    }
+    return NULL;
+}
+
+typedef struct checker {
+    int bad;
+    char first[8][256];
+} checker_t;
+
+static void bad(checker_t *ck, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bad(checker_t *ck, const char *fmt, ...)
+{
+    if (ck->bad < 8) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ck->first[ck->bad], sizeof(ck->first[0]), fmt, ap);
+        va_end(ap);
+    }
+    ck->bad++;
+}
+
+/* A CAPI object paused by the controller (pause + marker) or not paused at all. */
+static void check_pause(checker_t *ck, const json_t *o, bool want, const char *what)
+{
+    const char *p = ann_of(o, PAUSED_ANN), *m = ann_of(o, MARKER_ANN);
+    bool paused = p && m && strcmp(m, "hcp-controller") == 0;
+    if (want ? !paused : (p || m))
+        bad(ck, "%s: want %s, has paused=%s marker=%s", what, want ? "paused" : "unpaused",
+            p ? p : "-", m ? m : "-");
+}
+
+/* Our conditions and status.changeManagement on a HostedCluster or NodePool,
+ * with HyperShift's own conditions kept. */
+static void check_status(checker_t *ck, const json_t *o, bool restricted, size_t own,
+                         const char *what)
+{
+    size_t n;
+    const char *st = cond_status(o, "ChangesPaused", &n);
+    const char *pe = cond_status(o, "ChangesPending", &n);
+    if (!st || strcmp(st, restricted ? "True" : "False") != 0 || !pe)
+        bad(ck, "%s: ChangesPaused %s, ChangesPending %s (want ChangesPaused %s)", what,
+            st ? st : "missing", pe ? pe : "missing", restricted ? "True" : "False");
+    else if (n < own + 2)
+        bad(ck, "%s: %zu conditions, want HyperShift's %zu plus ours", what, n, own);
+    if (!json_is_object(json_object_get(json_object_get(o, "status"), "changeManagement")))
+        bad(ck, "%s: no status.changeManagement", what);
+}
+
+/* Lists everything and compares it with the expected state: before the
+ * boundary every NodePool restricted, after it every NodePool permitted. */
+static int check_state(harness *h, bool after_boundary, bool verbose)
+{
+    checker_t ck = {0};
+    json_t *hcs = list(h, HS "/hostedclusters"), *nps = list(h, HS "/nodepools");
+    json_t *cls = list(h, CAPI "/clusters"), *mds = list(h, CAPI "/machinedeployments");
+    json_t *pols = list(h, HCMP "/hostedchangemanagementpolicies"), *o;
+    size_t i, n;
+    if (json_array_size(hcs) != (size_t)n_hc || json_array_size(nps) != (size_t)n_np ||
+        json_array_size(cls) != (size_t)n_hc || json_array_size(mds) != (size_t)n_np)
+        bad(&ck, "object counts: %zu HostedClusters, %zu NodePools, %zu Clusters, %zu "
+                 "MachineDeployments", json_array_size(hcs), json_array_size(nps),
+            json_array_size(cls), json_array_size(mds));
+    json_array_foreach(hcs, i, o) {
+        const char *name = json_string_value(json_object_get(json_object_get(o, "metadata"),
+                                                             "name"));
+        int idx = index_of(name, "hc-");
+        check_status(&ck, o, idx >= 0 && hc_restricted(idx), 20, name ? name : "?");
+    }
+    json_array_foreach(cls, i, o) {
+        const char *name = json_string_value(json_object_get(json_object_get(o, "metadata"),
+                                                             "name"));
+        int idx = index_of(name, "hc-");
+        check_pause(&ck, o, idx >= 0 && hc_restricted(idx), name ? name : "?");
+    }
+    json_array_foreach(nps, i, o)
+        check_status(&ck, o, !after_boundary, 12,
+                     json_string_value(json_object_get(json_object_get(o, "metadata"), "name")));
+    json_array_foreach(mds, i, o)
+        check_pause(&ck, o, !after_boundary,
+                    json_string_value(json_object_get(json_object_get(o, "metadata"), "name")));
+    json_array_foreach(pols, i, o) {
+        const char *name = json_string_value(json_object_get(json_object_get(o, "metadata"),
+                                                             "name"));
+        const char *ready = cond_status(o, "Ready", &n);
+        const char *state = json_string_value(json_object_get(
+            json_object_get(json_object_get(json_object_get(o, "status"), "behavior"),
+                            "current"), "state"));
+        bool np_window = name && strcmp(name, "np-window") == 0;
+        if (!ready || strcmp(ready, "True") != 0 || !state ||
+            (np_window && strcmp(state, after_boundary ? "ChangesUnpaused" : "ChangesPaused")))
+            bad(&ck, "policy %s: Ready %s, current state %s", name ? name : "?",
+                ready ? ready : "missing", state ? state : "missing");
+    }
+    if (ck.bad && verbose) {
+        printf("  state check: %d object(s) not as expected, e.g.\n", ck.bad);
+        for (int k = 0; k < ck.bad && k < 8; k++)
+            printf("    %s\n", ck.first[k]);
+    }
+    json_decref(hcs);
+    json_decref(nps);
+    json_decref(cls);
+    json_decref(mds);
+    json_decref(pols);
+    return ck.bad;
+}
+
+/* ---- the baseline ------------------------------------------------------------------ */
+
+static const char *rv_of(const json_t *o)
+{
+    return json_string_value(json_object_get(json_object_get(o, "metadata"), "resourceVersion"));
+}
+
+static const char *name_of(const json_t *o)
+{
+    return json_string_value(json_object_get(json_object_get(o, "metadata"), "name"));
+}
+
+static const char *ns_name(const json_t *o)
+{
+    return json_string_value(json_object_get(json_object_get(o, "metadata"), "namespace"));
+}
+
+/* The controller's pause merge patch on a CAPI object: adds the pause and
+ * the marker where there is none, lifts them where they are (so every
+ * request really writes). */
+static void queue_pause(pump_t *p, const json_t *o, const char *resource)
+{
+    bool paused = ann_of(o, PAUSED_ANN) != NULL;
+    json_t *ann = paused ? json_pack("{s:n, s:n}", PAUSED_ANN, MARKER_ANN)
+                         : json_pack("{s:s, s:s}", PAUSED_ANN, "true", MARKER_ANN,
+                                     "hcp-controller");
+    pump_push(p, op_new(OP_PATCH,
+                        json_pack("{s:{s:s, s:o}}", "metadata", "resourceVersion", rv_of(o),
+                                  "annotations", ann),
+                        CAPI "/namespaces/%s/%s/%s", ns_name(o), resource, name_of(o)));
+}
+
+/* The controller's status merge patch: the whole conditions list (one
+ * message changed, so the object really changes) and the rest of the status
+ * it writes, conditional on the resourceVersion; `rounds` times in a row. */
+static void queue_status_rounds(pump_t *p, const json_t *o, const char *collection, int rounds)
+{
+    const json_t *st = json_object_get(o, "status");
+    json_t *doc = json_object();
+    if (!doc)
+        die("out of memory");
+    const char *keys[] = {"conditions", "changeManagement", "behavior"};
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        json_t *v = json_object_get(st, keys[k]);
+        if (v)
+            json_object_set_new(doc, keys[k], json_deep_copy(v));
+    }
+    op_t *op = op_new(OP_STATUS,
+                      json_pack("{s:{s:s}, s:o}", "metadata", "resourceVersion", rv_of(o),
+                                "status", doc),
+                      "%s/namespaces/%s/%s/%s", strcmp(collection, "hostedchangemanagementpolicies") == 0 ? HCMP : HS, ns_name(o),
+                      collection, name_of(o));
+    op->repeat = rounds - 1;
+    op_again(op, NULL);
+    pump_push(p, op);
+}
+
+/* Queues `writes` PATCHes: first one pause patch per CAPI object the
+ * controller paused at cold start, then status patches spread evenly over
+ * the HostedClusters, NodePools and policies. */
+static void queue_baseline(harness *h, pump_t *p, long writes, long *pauses, long *statuses)
+{
+    json_t *cls = list(h, CAPI "/clusters"), *mds = list(h, CAPI "/machinedeployments");
+    json_t *hcs = list(h, HS "/hostedclusters"), *nps = list(h, HS "/nodepools");
+    json_t *pols = list(h, HCMP "/hostedchangemanagementpolicies"), *o;
+    size_t i;
+    *pauses = *statuses = 0;
+    json_array_foreach(cls, i, o) {
+        if (*pauses < writes && hc_restricted(index_of(name_of(o), "hc-"))) {
+            queue_pause(p, o, "clusters");
+            ++*pauses;
+        }
+    }
+    json_array_foreach(mds, i, o) {
+        if (*pauses < writes) {
+            queue_pause(p, o, "machinedeployments");
+            ++*pauses;
+        }
+    }
+    long left = writes - *pauses;
+    size_t objects = json_array_size(hcs) + json_array_size(nps) + json_array_size(pols), k = 0;
+    json_t *groups[] = {hcs, nps, pols};
+    const char *colls[] = {"hostedclusters", "nodepools", "hostedchangemanagementpolicies"};
+    for (size_t g = 0; g < 3 && objects > 0; g++) {
+        json_array_foreach(groups[g], i, o) {
+            int rounds = (int)(left / (long)objects) + ((long)k < left % (long)objects ? 1 : 0);
+            k++;
+            if (rounds > 0) {
+                queue_status_rounds(p, o, colls[g], rounds);
+                *statuses += rounds;
+            }
+        }
+    }
+    json_decref(cls);
+    json_decref(mds);
+    json_decref(hcs);
+    json_decref(nps);
+    json_decref(pols);
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+static void sleep_until(double t)
+{
+    double d;
+    while ((d = t - ev_time()) > 0)
+        usleep((useconds_t)((d > 0.5 ? 0.5 : d) * 1e6));
+}
+
+static long count_items(harness *h, const char *path)
+{
+    json_t *items = list(h, path);
+    long n = (long)json_array_size(items);
+    json_decref(items);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    harness h;
+    pump_t p;
+    proc_t pr = {0};
+    scrape_t s, s0, s1;
+    double max_scrape = 0;
+    int failures = 0;
+    char logdir[] = "/tmp/bench-controller.XXXXXX";
+
+    if (argc != 2 || access(argv[1], X_OK) != 0) {
+        fprintf(stderr, "usage: bench_controller HCP_BIN (HCP_E2E_KUBECONFIG: admin)\n");
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    n_hc = (int)env_num("BENCH_HCS", 1000, 4, 100000);
+    n_np = (int)env_num("BENCH_NPS", 3000, 1, 400000);
+    steady_seconds = env_num("BENCH_STEADY_SECONDS", 600, 1, 86400);
+    boundary_after = env_num("BENCH_BOUNDARY_AFTER", 120, 10, 3600);
+    settle = env_num("BENCH_SETTLE_SECONDS", 3, 1, 60);
+    baseline_in_flight = env_num("BENCH_BASELINE_IN_FLIGHT", 32, 1, 10000);
+    nps_per_hc = n_np / (n_hc - n_hc / 4);
+    srand((unsigned)getpid());
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (harness_init(&h, NULL) < 0)
+        return 1;
+    if (!mkdtemp(logdir))
+        die("mkdtemp: %s", strerror(errno));
+
+    /* 1. The fleet. */
+    if (count_items(&h, HS "/hostedclusters") > 0)
+        die("the instance already holds HostedClusters; start from an empty one "
+            "(e2e/cluster.sh down bench)");
+    memset(&p, 0, sizeof(p));
+    p.h = &h;
+    p.max_in_flight = LOAD_IN_FLIGHT;
+    queue_namespaces(&p);
+    double t_load = pump_run(&p, "namespaces");
+    queue_objects(&p);
+    t_load += pump_run(&p, "objects");
+    queue_status(&p);
+    t_load += pump_run(&p, "status");
+    printf("loaded: %d namespaces, %d HostedClusters + %d CAPI Clusters, %d NodePools + %d "
+           "MachineDeployments, %d policies, HyperShift status on each: %zu requests in %.1f s "
+           "(%d in flight)\n", NSPACES + n_hc, n_hc, n_hc, n_np, n_np, NSPACES * POLICIES_PER_NS,
+           p.done, t_load, LOAD_IN_FLIGHT);
+    printf("restricted at start: %d HostedClusters (their CAPI Clusters to pause), all %d "
+           "NodePools (policy np-window opens at %s)\n", n_hc / 4, n_np, BOUNDARY);
+
+    /* 2. Cold start. */
+    spawn_controller(&pr, argv[1], h.kubeconfig, logdir);
+    double t_conv = -1, deadline = pr.t_spawn + 900;
+    int bad_state = 0;
+    while (ev_time() < deadline) {
+        t_conv = wait_plateau(&pr, deadline - ev_time(), &s, &max_scrape);
+        if (t_conv < 0)
+            break;
+        if ((bad_state = check_state(&h, false, true)) == 0)
+            break;
+        printf("  writes steady for %.0f s, but not every object is as expected: waiting\n",
+               settle);
+        t_conv = -1; /* a pause in the writes, not the end: keep waiting */
+    }
+    if (t_conv < 0 || bad_state) {
+        printf("FAIL: cold start did not converge within 900 s (%.0f writes so far)\n",
+               s.writes);
+        check_state(&h, false, true);
+        stop_controller(&pr);
+        printf("controller log: %s\n", pr.log);
+        return 1;
+    }
+    double cold = t_conv - pr.t_spawn, cold_writes = s.writes, cold_errors = s.errors;
+    double cold_cpu = cpu_seconds(pr.pid);
+    printf("converged: writes steady for %.0f s and all answered, every object as expected "
+           "over the API (/metrics scraped every %.2f s, or twice a scrape's duration)\n",
+           settle, SCRAPE_INTERVAL);
+    printf("cold start to converged: %.1f s, %.0f writes (%.0f failed, %.0f conflicts), "
+           "%.1f CPU seconds of the controller\n", cold, cold_writes, cold_errors, s.conflicts,
+           cold_cpu);
+
+    /* 3. The boundary. */
+    double t_b = pr.t_spawn + boundary_after, flip = -1, flip_writes = 0;
+    if (ev_time() > t_b - 1) {
+        printf("boundary flip: not measured: cold start ended %.1f s after the boundary's "
+               "instant (raise BENCH_BOUNDARY_AFTER, now %.0f s)\n", ev_time() - t_b,
+               boundary_after);
+    } else {
+        sleep_until(t_b - 1);
+        scrape_t before;
+        if (scrape(&pr, &before))
+            die("cannot scrape the controller's metrics");
+        sleep_until(t_b);
+        double t_last = wait_plateau(&pr, 600, &s, &max_scrape);
+        while (t_last >= 0 && s.writes <= before.writes && ev_time() < t_b + 60)
+            t_last = wait_plateau(&pr, 600, &s, &max_scrape);
+        if (t_last < 0 || check_state(&h, true, true)) {
+            printf("FAIL: the boundary flip did not converge\n");
+            failures++;
+        } else {
+            flip = t_last - t_b;
+            flip_writes = s.writes - before.writes;
+        }
+    }
+
+    /* 4. Steady state. */
+    if (scrape(&pr, &s0))
+        die("cannot scrape the controller's metrics");
+    double cpu0 = cpu_seconds(pr.pid), t_s0 = ev_time();
+    while (ev_time() < t_s0 + steady_seconds) {
+        if (!alive(&pr))
+            die("the controller exited during steady state; see %s", pr.log);
+        sleep_until(ev_time() + 1 < t_s0 + steady_seconds ? ev_time() + 1 : t_s0 + steady_seconds);
+    }
+    double cpu1 = cpu_seconds(pr.pid), steady = ev_time() - t_s0;
+    if (scrape(&pr, &s1))
+        die("cannot scrape the controller's metrics");
+    long hwm = status_kib(pr.pid, "VmHWM"), rss = status_kib(pr.pid, "VmRSS");
+    stop_controller(&pr);
+
+    /* 5. The baseline: the same number of PATCHes from a plain client. */
+    long pauses, statuses;
+    memset(&p, 0, sizeof(p));
+    p.h = &h;
+    p.max_in_flight = (int)baseline_in_flight;
+    queue_baseline(&h, &p, (long)cold_writes, &pauses, &statuses);
+    double base = pump_run(&p, "baseline");
+
+    /* The figures. */
+    printf("\n== bench-controller: %d HostedClusters, %d NodePools, %d policies\n", n_hc, n_np,
+           NSPACES * POLICIES_PER_NS);
+    printf("cold start to converged: %.1f s (%.0f writes); %ld PATCHes back to back: %.1f s "
+           "(%ld pause + %ld status merge patches, up to %.0f in flight on one pkg/kube "
+           "client, as the controller's write limit); ratio %.2f (target <= 1.5)\n", cold, cold_writes, pauses + statuses, base,
+           pauses, statuses, baseline_in_flight, cold / base);
+    if (flip >= 0)
+        printf("boundary flip: %d NodePools, %.1f s from the boundary to the last write "
+               "acknowledged (%.0f writes)\n", n_np, flip, flip_writes);
+    double steady_writes = s1.writes - s0.writes;
+    printf("steady state: %.0f s, %.0f writes (must be 0)%s, %.2f CPU seconds (%.2f%% of a "
+           "core)\n", steady, steady_writes, steady_writes == 0 ? "" : " FAIL", cpu1 - cpu0,
+           100 * (cpu1 - cpu0) / steady);
+    if (steady_writes != 0)
+        failures++;
+    printf("peak RSS: %.1f MiB (target <= 64 MiB); RSS at the end %.1f MiB\n", hwm / 1024.0,
+           rss / 1024.0);
+    printf("longest /metrics scrape: %.3f s (the timings above are as fine as the scrape "
+           "interval: %.2f s, or twice the scrape)\n", max_scrape, SCRAPE_INTERVAL);
+    if (failures || getenv("BENCH_KEEP_LOG")) {
+        printf("controller log kept: %s\n", pr.log);
+    } else {
+        unlink(pr.log);
+        rmdir(logdir);
+    }
+    harness_close(&h);
+    curl_global_cleanup();
+    return failures ? 1 : 0;
+}
