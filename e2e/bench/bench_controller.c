@@ -68,7 +68,7 @@
 #define BOUNDARY "2030-01-09T06:00:00Z"
 #define BOUNDARY_EPOCH 1894168800L
 
-static int n_hc = 1000, n_np = 3000, nps_per_hc;
+static int n_hc = 1000, n_np = 3000;
 static double steady_seconds = 600, boundary_after = 120, settle = 3, baseline_in_flight = 32;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -1018,7 +1018,6 @@ int main(int argc, char **argv)
     boundary_after = env_num("BENCH_BOUNDARY_AFTER", 120, 10, 3600);
     settle = env_num("BENCH_SETTLE_SECONDS", 3, 1, 60);
     baseline_in_flight = env_num("BENCH_BASELINE_IN_FLIGHT", 32, 1, 10000);
-    nps_per_hc = n_np / (n_hc - n_hc / 4);
     srand((unsigned)getpid());
     curl_global_init(CURL_GLOBAL_DEFAULT);
     if (harness_init(&h, NULL) < 0)

@@ -3,6 +3,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +28,7 @@
 #define CAPI_GROUP "cluster.x-k8s.io"
 #define BATCH 128           /* reconciles per loop iteration */
 #define LIST_PAGE 100       /* objects per list page */
+#define TRIM_EVERY 500      /* writes answered between returns of free memory */
 #define MAX_WRITES 32       /* writes in flight before reconciles wait: every
                                request holds buffers, and the API server does
                                not answer faster for more */
@@ -141,6 +145,7 @@ struct ctl_controller {
     ev_idle qidle;              /* keeps the loop spinning while work is queued */
     int inflight;               /* writes in flight, all records */
     uint64_t policy_epoch;      /* bumped when a policy appears, goes or is edited */
+    unsigned answered;          /* writes answered since free memory was last returned */
     ctl_project_t *proj;        /* hosted ClusterVersion projection */
     ctl_stats_t stats;
 };
@@ -337,6 +342,14 @@ static bool is_stale(const uint64_t stale[2], const char *rv)
     return h && (stale[0] == h || stale[1] == h);
 }
 
+/* Returns free heap pages to the system (glibc; elsewhere nothing). */
+static void return_free_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 static void write_done(kube_client *client, const kube_error *err, json_t *obj, void *ud)
 {
     (void)client;
@@ -380,6 +393,13 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
     if (c->qhead && c->inflight < MAX_WRITES && ctl_synced(c))
         ev_idle_start(c->loop, &c->qidle);
     free(w);
+    /* Every answer and watch event of a burst of writes is a parsed document
+     * freed again between the cached objects that replace each other: give
+     * the free pages back now and then, or the burst's peak stays. */
+    if (++c->answered >= TRIM_EVERY) {
+        c->answered = 0;
+        return_free_memory();
+    }
 }
 
 enum write_kind { W_PATCH, W_STATUS, W_CREATE };
@@ -1080,6 +1100,7 @@ static void watch_synced(kube_watch *w, void *ud)
     if (ctl_synced(c)) {
         if (c->qhead)
             ev_idle_start(c->loop, &c->qidle);
+        return_free_memory(); /* the list pages are parsed and gone */
         log_kv(LOG_INFO, "caches synced", NULL);
     }
 }

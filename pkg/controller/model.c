@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 json_t *ctl_json_path(const json_t *obj, const char *path)
 {
     const json_t *cur = obj;
@@ -143,71 +145,161 @@ static int managed_extract(const json_t *obj, ctl_managed_t *m)
     return 0;
 }
 
+/* Words that every condition list and changeManagement status repeats: a
+ * preset dictionary lets deflate refer to them from the first condition on,
+ * which matters for texts of a few kilobytes. The most frequent come last
+ * (nearest to the text, the cheapest to refer to). */
+static const char zdict[] =
+    "\"observedGeneration\":1,\"reason\":\"ReconciliationActive\"\"ValidConfiguration\""
+    "\"Available\",\"Degraded\",\"Progressing\",\"Ready\",\"UpdatingVersion\","
+    "\"UpdatingConfig\",\"ChangesPaused\",\"ChangesPending\",\"HostedClusterVersionProjected\","
+    "\"strategy\":\"ByPolicy\",\"policy\":\"nextWindow\":{\"start\":\"end\":"
+    "\"InMaintenanceWindow\",\"OutsideMaintenanceWindow\",\"message\":\"The \" is \"AsExpected\""
+    "\"status\":\"False\",\"status\":\"True\",\"reason\":\"AsExpected\",\"message\":\"\""
+    "\"lastTransitionTime\":\"20\"},{\"type\":\"";
+
+/* Raw deflate, 16 KiB window (the texts are smaller), default level. */
+#define ZBITS 14
+
+static void packed_free(ctl_packed_t *p)
+{
+    free(p->z);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Deflates len bytes of text into *out (exact size). 0 or -1. */
+static int pack(const char *text, size_t len, ctl_packed_t *out)
+{
+    z_stream zs;
+    unsigned char *buf = NULL, *exact;
+    memset(&zs, 0, sizeof(zs));
+    memset(out, 0, sizeof(*out));
+    if (len > UINT32_MAX / 2)
+        return -1;
+    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -ZBITS, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
+        return -1;
+    if (deflateSetDictionary(&zs, (const Bytef *)zdict, sizeof(zdict) - 1) != Z_OK)
+        goto fail;
+    uLong bound = deflateBound(&zs, (uLong)len);
+    if (!(buf = malloc(bound)))
+        goto fail;
+    zs.next_in = (Bytef *)text;
+    zs.avail_in = (uInt)len;
+    zs.next_out = buf;
+    zs.avail_out = (uInt)bound;
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+        goto fail;
+    out->zlen = (uint32_t)zs.total_out;
+    out->len = (uint32_t)len;
+    deflateEnd(&zs);
+    exact = realloc(buf, out->zlen ? out->zlen : 1);
+    out->z = exact ? exact : buf;
+    return 0;
+fail:
+    deflateEnd(&zs);
+    free(buf);
+    return -1;
+}
+
+/* Inflates p into a new NUL-terminated string of exactly p->len bytes, or
+ * NULL when the data is damaged or memory runs out. */
+static char *unpack(const ctl_packed_t *p)
+{
+    z_stream zs;
+    char *text = malloc((size_t)p->len + 1);
+    int rc;
+    memset(&zs, 0, sizeof(zs));
+    if (!text || inflateInit2(&zs, -ZBITS) != Z_OK) {
+        free(text);
+        return NULL;
+    }
+    if (inflateSetDictionary(&zs, (const Bytef *)zdict, sizeof(zdict) - 1) != Z_OK)
+        goto fail;
+    zs.next_in = p->z;
+    zs.avail_in = p->zlen;
+    zs.next_out = (Bytef *)text;
+    zs.avail_out = p->len;
+    rc = inflate(&zs, Z_FINISH);
+    if (rc != Z_STREAM_END || zs.total_out != p->len)
+        goto fail;
+    inflateEnd(&zs);
+    text[p->len] = '\0';
+    return text;
+fail:
+    inflateEnd(&zs);
+    free(text);
+    return NULL;
+}
+
+/* Compact JSON text of v, deflated. */
+static int pack_json(const json_t *v, ctl_packed_t *out)
+{
+    char *text = json_dumps(v, JSON_COMPACT);
+    int rc;
+    if (!text)
+        return -1;
+    rc = pack(text, strlen(text), out);
+    free(text);
+    return rc;
+}
+
 static void managed_free(ctl_managed_t *m)
 {
     json_decref(m->conditions);
     json_decref(m->cm_status);
-    free(m->conditions_text);
-    free(m->cm_status_text);
+    packed_free(&m->conditions_z);
+    packed_free(&m->cm_status_z);
     cond_free(&m->paused);
     cond_free(&m->pending);
     cond_free(&m->projected);
 }
 
-/* Compact JSON text in a buffer of its exact size (json_dumps() leaves up
- * to half its buffer unused, which thousands of cached objects add up). */
-static char *dump_exact(const json_t *v)
-{
-    char *text = json_dumps(v, JSON_COMPACT), *exact;
-    if (!text)
-        return NULL;
-    exact = strdup(text);
-    free(text);
-    return exact;
-}
-
 int ctl_managed_compact(ctl_managed_t *m)
 {
-    char *conds = NULL, *cm = NULL;
-    if (m->conditions && !(conds = dump_exact(m->conditions)))
+    ctl_packed_t conds = {0}, cm = {0};
+    if (m->conditions && pack_json(m->conditions, &conds))
         return -1;
-    if (m->cm_status && !(cm = dump_exact(m->cm_status))) {
-        free(conds);
+    if (m->cm_status && pack_json(m->cm_status, &cm)) {
+        packed_free(&conds);
         return -1;
     }
-    if (conds) {
-        free(m->conditions_text);
-        m->conditions_text = conds;
+    if (m->conditions) {
+        packed_free(&m->conditions_z);
+        m->conditions_z = conds;
         json_decref(m->conditions);
         m->conditions = NULL;
     }
-    if (cm) {
-        free(m->cm_status_text);
-        m->cm_status_text = cm;
+    if (m->cm_status) {
+        packed_free(&m->cm_status_z);
+        m->cm_status_z = cm;
         json_decref(m->cm_status);
         m->cm_status = NULL;
     }
     return 0;
 }
 
-/* A tree for the text, or a new reference to tree when there is no text. */
-static int expand_one(json_t *tree, const char *text, json_t **out)
+/* A tree for the packed text, or a new reference to tree when there is none. */
+static int expand_one(json_t *tree, const ctl_packed_t *p, json_t **out)
 {
-    if (!text) {
+    if (!p->z) {
         *out = json_incref(tree);
         return 0;
     }
-    *out = json_loads(text, 0, NULL);
+    char *text = unpack(p);
+    *out = text ? json_loadb(text, p->len, 0, NULL) : NULL;
+    free(text);
     return *out ? 0 : -1;
 }
 
 int ctl_managed_expand(const ctl_managed_t *m, ctl_managed_t *view)
 {
     *view = *m;
-    view->conditions_text = view->cm_status_text = NULL;
+    memset(&view->conditions_z, 0, sizeof(view->conditions_z));
+    memset(&view->cm_status_z, 0, sizeof(view->cm_status_z));
     view->conditions = view->cm_status = NULL;
-    if (expand_one(m->conditions, m->conditions_text, &view->conditions) ||
-        expand_one(m->cm_status, m->cm_status_text, &view->cm_status)) {
+    if (expand_one(m->conditions, &m->conditions_z, &view->conditions) ||
+        expand_one(m->cm_status, &m->cm_status_z, &view->cm_status)) {
         ctl_managed_view_free(view);
         return -1;
     }

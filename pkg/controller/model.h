@@ -37,6 +37,13 @@ typedef struct ctl_cond {
     char *message;  /* owned, NULL when absent */
 } ctl_cond_t;
 
+/* JSON text kept deflated (ctl_managed_compact()). */
+typedef struct ctl_packed {
+    unsigned char *z;       /* raw deflate stream (owned), NULL when empty */
+    uint32_t zlen;          /* bytes of z */
+    uint32_t len;           /* bytes of the text it inflates to */
+} ctl_packed_t;
+
 /* What HostedCluster and NodePool views share. */
 typedef struct ctl_managed {
     stanza_t stanza;        /* parsed changeManagement stanza */
@@ -46,8 +53,8 @@ typedef struct ctl_managed {
                                NULL while compact */
     json_t *cm_status;      /* status.changeManagement as served, or NULL;
                                NULL while compact */
-    char *conditions_text;  /* compact: status.conditions as JSON text, or NULL */
-    char *cm_status_text;   /* compact: status.changeManagement as JSON text, or NULL */
+    ctl_packed_t conditions_z; /* compact: status.conditions as deflated JSON text */
+    ctl_packed_t cm_status_z;  /* compact: status.changeManagement, the same way */
     ctl_cond_t paused;      /* our ChangesPaused condition */
     ctl_cond_t pending;     /* our ChangesPending condition */
     ctl_cond_t projected;   /* our HostedClusterVersionProjected condition */
@@ -80,19 +87,22 @@ typedef struct ctl_capi {
 } ctl_capi_t;
 
 /* Trades the JSON trees of m (conditions, cm_status) for their compact
- * text. A jansson tree takes several times the memory of its text, and a
- * cache of thousands of HostedClusters and NodePools, each with the dozen or
- * more conditions HyperShift writes, would otherwise spend most of its
- * memory there; the trees are only needed to build a status patch, which
- * ctl_managed_expand() serves. Returns 0, or -1 when out of memory (m is
- * then unchanged). */
+ * text, deflated. A jansson tree takes several times the memory of its text,
+ * and a cache of thousands of HostedClusters and NodePools, each with the
+ * dozen or more conditions HyperShift writes, would otherwise spend most of
+ * its memory there; even as plain text the conditions were most of the
+ * controller's heap at fleet scale, and condition lists repeat their keys and
+ * reasons so much that deflate (with a preset dictionary of those words)
+ * shrinks them several times. The trees are only needed to build a status
+ * patch, which ctl_managed_expand() serves. Returns 0, or -1 when out of
+ * memory (m is then unchanged). */
 int ctl_managed_compact(ctl_managed_t *m);
 
 /* Fills *view with a copy of m whose conditions and cm_status are trees
- * (parsed from the text when m is compact, else new references); the other
+ * (inflated and parsed when m is compact, else new references); the other
  * members are borrowed from m, which must outlive the view. Release with
- * ctl_managed_view_free(). Returns 0, or -1 when out of memory or the text
- * does not parse. */
+ * ctl_managed_view_free(). Returns 0, or -1 when out of memory or the kept
+ * data does not inflate to JSON of its recorded length. */
 int ctl_managed_expand(const ctl_managed_t *m, ctl_managed_t *view);
 void ctl_managed_view_free(ctl_managed_t *view);
 

@@ -438,8 +438,8 @@ static void test_compact_view_same_patches(void **state)
 
     assert_int_equal(ctl_managed_compact(&hc->m), 0);
     assert_null(hc->m.conditions);
-    assert_non_null(hc->m.conditions_text);
-    assert_null(hc->m.cm_status_text); /* there was no status.changeManagement */
+    assert_non_null(hc->m.conditions_z.z);
+    assert_null(hc->m.cm_status_z.z); /* there was no status.changeManagement */
     ctl_managed_t view;
     assert_int_equal(ctl_managed_expand(&hc->m, &view), 0);
     json_t *got = ctl_status_patch(&view, &d, doc, "5", false, now, &err);
@@ -449,15 +449,20 @@ static void test_compact_view_same_patches(void **state)
     /* Applied and compacted again (now with changeManagement): nothing to write. */
     ctl_hc_t *hc2 = apply_status(obj, want);
     assert_int_equal(ctl_managed_compact(&hc2->m), 0);
-    assert_non_null(hc2->m.cm_status_text);
+    assert_non_null(hc2->m.cm_status_z.z);
     assert_int_equal(ctl_managed_expand(&hc2->m, &view), 0);
     assert_null(ctl_status_patch(&view, &d, doc, "6", false, now + 60, &err));
     assert_int_equal(err, 0);
     ctl_managed_view_free(&view);
 
-    /* Text that does not parse is refused rather than read as "no conditions". */
-    free(hc2->m.conditions_text);
-    hc2->m.conditions_text = strdup("[{\"type\":");
+    /* Damaged data is refused rather than read as "no conditions": a length
+     * that does not match, then a stream that does not inflate. */
+    hc2->m.conditions_z.len++;
+    assert_int_equal(ctl_managed_expand(&hc2->m, &view), -1);
+    hc2->m.conditions_z.len--;
+    assert_int_equal(ctl_managed_expand(&hc2->m, &view), 0);
+    ctl_managed_view_free(&view);
+    memset(hc2->m.conditions_z.z, 0xff, hc2->m.conditions_z.zlen);
     assert_int_equal(ctl_managed_expand(&hc2->m, &view), -1);
 
     json_decref(got);
@@ -603,6 +608,67 @@ static void test_nodepool_restricted_by_cluster(void **state)
     sched_unref(sat);
 }
 
+/* A HostedCluster's conditions as HyperShift writes them, each with its own
+ * reason, message and time: the cache keeps them deflated, exactly, in a
+ * fraction of their text. */
+static void test_compact_conditions_shrink(void **state)
+{
+    (void)state;
+    static const char *const c[][4] = {
+        {"ValidConfiguration", "True", "AsExpected", "Configuration passes validation"},
+        {"SupportedHostedCluster", "True", "AsExpected", "HostedCluster is supported by operator configuration"},
+        {"ValidHostedControlPlaneConfiguration", "True", "AsExpected", "Configuration passes validation"},
+        {"ValidReleaseImage", "True", "AsExpected", "Release image is valid"},
+        {"ValidReleaseInfo", "True", "AsExpected", "All is well"},
+        {"ValidOIDCConfiguration", "True", "StatusUnknown", "OIDC configuration is valid"},
+        {"ReconciliationActive", "True", "AsExpected", "Reconciliation active on resource"},
+        {"ReconciliationSucceeded", "True", "ReconciliatonSucceeded", "Reconciliation completed successfully"},
+        {"PlatformCredentialsFound", "True", "AsExpected", "Required platform credentials are found"},
+        {"InfrastructureReady", "True", "AsExpected", "All is well"},
+        {"ExternalDNSReachable", "Unknown", "StatusUnknown", "Condition not found in the HCP"},
+        {"EtcdAvailable", "True", "QuorumAvailable", "All is well"},
+        {"KubeAPIServerAvailable", "True", "AsExpected", "Kube APIServer deployment is available"},
+        {"IgnitionEndpointAvailable", "True", "AsExpected", "Ignition server deployment is available"},
+        {"ClusterVersionSucceeding", "True", "FromClusterVersion", "Cluster version is 4.17.3"},
+        {"ClusterVersionUpgradeable", "False", "NotUpgradeable", "Cluster operator machine-config should not be upgraded between minor versions: One or more machine config pools are updating, please see `oc get mcp` for further details"},
+        {"ClusterVersionAvailable", "True", "FromClusterVersion", "Done applying 4.17.3"},
+        {"ClusterVersionReleaseAccepted", "True", "PayloadLoaded", "Payload loaded version=\"4.17.3\" image=\"quay.io/openshift-release-dev/ocp-release@sha256:01cb6a3e6b2d5a5e1b2f0c4d\" architecture=\"amd64\""},
+        {"Available", "True", "AsExpected", "The hosted control plane is available"},
+        {"Degraded", "False", "AsExpected", "The hosted cluster is not degraded"},
+    };
+    json_t *conds = json_array();
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        char when[32];
+        snprintf(when, sizeof(when), "2026-0%zu-%02zuT%02zu:%02zu:%02zuZ", 1 + i % 9, 1 + i,
+                 (i * 7) % 24, (i * 13) % 60, (i * 29) % 60);
+        json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", c[i][0],
+                                               "status", c[i][1], "reason", c[i][2], "message",
+                                               c[i][3], "lastTransitionTime", when,
+                                               "observedGeneration", (json_int_t)(3 + i % 2)));
+    }
+    json_t *obj = json_pack("{s:{s:i}, s:{s:o}}", "metadata", "generation", 4, "status",
+                            "conditions", conds);
+    ctl_hc_t *hc = ctl_hc_extract(obj);
+    assert_non_null(hc);
+    char *text = json_dumps(json_object_get(json_object_get(obj, "status"), "conditions"),
+                            JSON_COMPACT);
+    assert_int_equal(ctl_managed_compact(&hc->m), 0);
+    assert_int_equal(hc->m.conditions_z.len, strlen(text));
+    print_message("# %u bytes of conditions kept in %u\n", hc->m.conditions_z.len,
+                  hc->m.conditions_z.zlen);
+    assert_true(hc->m.conditions_z.zlen * 3 < hc->m.conditions_z.len);
+
+    ctl_managed_t view;
+    assert_int_equal(ctl_managed_expand(&hc->m, &view), 0);
+    char *again = json_dumps(view.conditions, JSON_COMPACT);
+    assert_string_equal(again, text);
+    ctl_managed_view_free(&view);
+    free(again);
+    free(text);
+    ctl_hc_free(hc);
+    json_decref(obj);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -617,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_decide_np_rollout_not_interrupted),
         cmocka_unit_test(test_status_patch_zero_writes_when_right),
         cmocka_unit_test(test_compact_view_same_patches),
+        cmocka_unit_test(test_compact_conditions_shrink),
         cmocka_unit_test(test_json_equal_stored),
         cmocka_unit_test(test_nodepool_condition_severity),
         cmocka_unit_test(test_restrictive_until_reason),
