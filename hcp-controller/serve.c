@@ -17,7 +17,7 @@ static const char *const strategies[] = {"Permissive", "Restrictive", "ByPolicy"
                                          "PermissiveUntil", "RestrictiveUntil"};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_REQUESTS, F_RESTARTS, F_RECONCILE,
-       F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_EVENTS, F_LEADER, F_POLICY_READY,
+       F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
        F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
@@ -187,6 +187,7 @@ static int collect_scalar(metrics_emitter *e, void *ud)
     case F_REASSERTS: v = (double)st->reasserts; break;
     case F_WRITES: v = (double)st->writes; break;
     case F_WRITE_ERRORS: v = (double)st->write_errors; break;
+    case F_LAST_WRITE: v = st->last_write_at; break;
     case F_EVENTS: v = (double)st->events; break;
     case F_LEADER: v = ctl_leading(s->ctl); break;
     case F_HOSTED_WRITES: v = (double)ps->writes; break;
@@ -294,6 +295,9 @@ static int register_families(serve_t *s, char *err, size_t errlen)
         {F_WRITES, "hcp_controller_writes_total", "Patches and creates sent", METRICS_COUNTER},
         {F_WRITE_ERRORS, "hcp_controller_write_errors_total", "Writes that failed",
          METRICS_COUNTER},
+        {F_LAST_WRITE, "hcp_controller_last_write_timestamp_seconds",
+         "Unix time the API server last acknowledged a write (0 before the first)",
+         METRICS_GAUGE},
         {F_EVENTS, "hcp_controller_events_total", "Kubernetes Events created", METRICS_COUNTER},
         {F_LEADER, "hcp_controller_leader", "1 while this replica is the writer",
          METRICS_GAUGE},

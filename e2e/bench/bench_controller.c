@@ -19,8 +19,11 @@
  * have not grown for BENCH_SETTLE_SECONDS, every write has been answered
  * (PATCH and POST answers in hcp_controller_api_requests_total add up to
  * it), and a list of every object over the API finds each in its expected
- * state (see check_state()). The converged instant is the first scrape that
- * saw the final write count answered.
+ * state (see check_state()). The converged instant is the acknowledgement
+ * of the last write, which the controller reports with its wall clock
+ * (hcp_controller_last_write_timestamp_seconds): the figures do not depend on
+ * how often the bench scrapes, and the bench scrapes only once a second, as
+ * rendering /metrics for 4,000 objects takes CPU from the API server.
  *
  * The layout (per HostedCluster index i, namespace bench-<i % 10>):
  *   i % 4 == 3  restricted, no NodePools: Restrictive, a closed policy,
@@ -55,7 +58,7 @@
 #define NSPACES 10
 #define POLICIES_PER_NS 5
 #define LOAD_IN_FLIGHT 200
-#define SCRAPE_INTERVAL 0.25 /* at least; twice the last scrape's duration when longer */
+#define SCRAPE_INTERVAL 1.0 /* at least; twice the last scrape's duration when longer */
 #define RELEASE "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"
 #define OLD_RELEASE "quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64"
 #define CM "changemanagement.hypershift.openshift.io"
@@ -647,6 +650,8 @@ typedef struct scrape {
     double answered; /* PATCH and POST answers, any code */
     double errors;   /* hcp_controller_write_errors_total */
     double conflicts; /* PATCHes answered 409 Conflict (retried after the watch) */
+    double last_write; /* hcp_controller_last_write_timestamp_seconds */
+    double gets;       /* GET answers (Secrets of the ClusterVersion projection) */
     double seconds;  /* how long the scrape took */
 } scrape_t;
 
@@ -699,11 +704,16 @@ static int scrape(const proc_t *pr, scrape_t *out)
                 out->writes = v;
             else if (strncmp(line, "hcp_controller_write_errors_total ", 34) == 0)
                 out->errors = v;
+            else if (strncmp(line, "hcp_controller_last_write_timestamp_seconds ", 44) == 0)
+                out->last_write = v;
             else if (strncmp(line, "hcp_controller_api_requests_total{", 34) == 0 &&
                      (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\""))) {
                 out->answered += v;
                 if (strstr(line, "code=\"409\""))
                     out->conflicts += v;
+            } else if (strncmp(line, "hcp_controller_api_requests_total{", 34) == 0 &&
+                       strstr(line, "verb=\"get\"")) {
+                out->gets += v;
             }
         }
         line = nl ? nl + 1 : NULL;
@@ -714,12 +724,13 @@ static int scrape(const proc_t *pr, scrape_t *out)
 }
 
 /* Scrapes until the write count has been steady, and answered, for
- * `settle` seconds. Returns the instant of the first scrape that saw the
- * final count answered, or a negative value on timeout. */
+ * `settle` seconds. Returns the instant the last write was acknowledged
+ * (the controller's hcp_controller_last_write_timestamp_seconds, exact
+ * whatever the scrape interval), or a negative value on timeout. */
 static double wait_plateau(const proc_t *pr, double timeout, scrape_t *last, double *max_scrape)
 {
     double deadline = ev_time() + timeout, since = -1;
-    scrape_t prev = {-1, -1, 0, 0, 0}, s = {0, 0, 0, 0, 0};
+    scrape_t prev = {-1, -1, 0, 0, 0, 0, 0}, s = {0, 0, 0, 0, 0, 0, 0};
     while (ev_time() < deadline) {
         double t = ev_time();
         if (!alive(pr))
@@ -737,7 +748,7 @@ static double wait_plateau(const proc_t *pr, double timeout, scrape_t *last, dou
             prev = s;
             *last = s;
             if (since >= 0 && ev_time() - since >= settle)
-                return since;
+                return s.last_write > 0 ? s.last_write : since;
         }
         double interval = 2 * s.seconds > SCRAPE_INTERVAL ? 2 * s.seconds : SCRAPE_INTERVAL;
         double wait = interval - (ev_time() - t);
@@ -1070,10 +1081,11 @@ int main(int argc, char **argv)
     double cold = t_conv - pr.t_spawn, cold_writes = s.writes, cold_errors = s.errors;
     double cold_cpu = cpu_seconds(pr.pid);
     printf("converged: writes steady for %.0f s and all answered, every object as expected "
-           "over the API (/metrics scraped every %.2f s, or twice a scrape's duration)\n",
-           settle, SCRAPE_INTERVAL);
+           "over the API; timed to the last write's acknowledgement (/metrics scraped every "
+           "%.2f s, or twice a scrape's duration)\n", settle, SCRAPE_INTERVAL);
     printf("cold start to converged: %.1f s, %.0f writes (%.0f failed, %.0f conflicts), "
-           "%.1f CPU seconds of the controller\n", cold, cold_writes, cold_errors, s.conflicts,
+           "%.0f GETs, %.1f CPU seconds of the controller\n", cold, cold_writes, cold_errors,
+           s.conflicts, s.gets,
            cold_cpu);
 
     /* 3. The boundary. */
@@ -1141,8 +1153,7 @@ int main(int argc, char **argv)
         failures++;
     printf("peak RSS: %.1f MiB (target <= 64 MiB); RSS at the end %.1f MiB\n", hwm / 1024.0,
            rss / 1024.0);
-    printf("longest /metrics scrape: %.3f s (the timings above are as fine as the scrape "
-           "interval: %.2f s, or twice the scrape)\n", max_scrape, SCRAPE_INTERVAL);
+    printf("longest /metrics scrape: %.3f s\n", max_scrape);
     if (failures || getenv("BENCH_KEEP_LOG")) {
         printf("controller log kept: %s\n", pr.log);
     } else {

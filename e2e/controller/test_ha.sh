@@ -96,7 +96,7 @@ writes_settled() {
 }
 
 restart_mid_window_zero_writes() {
-  local ns rv1 rv2
+  local ns rv1 rv2 t0 last
   ns=$(new_ns restart) || return
   must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 1h)" || return
   must mk_hc "$ns" hc1 policy=weekly || return
@@ -104,6 +104,7 @@ restart_mid_window_zero_writes() {
   must mk_hc "$ns" hc3 || return
   must mk_np "$ns" np1 hc1 policy=weekly || return
   must mk_np "$ns" np2 hc2 || return
+  t0=$(date +%s.%N)
   start_ctl a "$ns" 2026-03-07T00:10:00Z 10 || { not_ok "first run starts"; return; }
   eventually "first run: hc1 in its window" ChangesUnpaused get "$(hc_path "$ns" hc1)" .status.changeManagement.current.state
   eventually "first run: hc2's Cluster paused" paused+marker pause_state "$(cluster_path "$ns" hc2)"
@@ -111,6 +112,9 @@ restart_mid_window_zero_writes() {
   eventually "first run: HCMP status written" True cond "$(hcmp_path "$ns" weekly)" Ready status
   check "first run: writes settle" wait_for 10 writes_settled a
   check "first run: wrote something" lt 0 "$(metric a hcp_controller_writes_total)"
+  last=$(metric a hcp_controller_last_write_timestamp_seconds)
+  check "first run: last write acknowledged during the run ($last)" \
+    awk -v t="$last" -v lo="$t0" -v hi="$(date +%s.%N)" 'BEGIN { exit !(t >= lo && t <= hi) }'
   rv1=$(resource_versions "$ns" | tr '\n' ' ')
   stop_ctl a TERM
   check_eq "first run: SIGTERM exits 0" 0 "$CTL_RC"
@@ -132,6 +136,7 @@ restart_mid_window_zero_writes() {
   now_is "second run: hc2's Cluster still paused" paused+marker pause_state "$(cluster_path "$ns" hc2)"
   EVENTUALLY=0 check "second run: hcp_controller_writes_total stays 0" is_eq 0 metric b hcp_controller_writes_total
   EVENTUALLY=0 check "second run: no Events" is_eq 0 metric b hcp_controller_events_total
+  now_is "second run: no write acknowledged (timestamp 0)" 0 metric b hcp_controller_last_write_timestamp_seconds
   rv2=$(resource_versions "$ns" | tr '\n' ' ')
   check "second run: no object changed" [ "$rv1" = "$rv2" ]
   check "second run: the open window's MachineDeployment was never paused" \

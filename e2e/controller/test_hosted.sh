@@ -4,7 +4,8 @@
 # Secret, writes ChangesPaused and ChangesPending into ClusterVersion
 # "version" of the hosted API server, follows the window boundaries there,
 # re-asserts conditions another writer drops, and reports a missing or
-# broken Secret as a condition on that HostedCluster only.
+# broken Secret as a condition on that HostedCluster only, without polling
+# for it.
 #
 # Needs the "main" and "hosted" instances (e2e/cluster.sh up main hosted) and
 # build/hcp-controller. Prints "N passed, N failed".
@@ -138,6 +139,37 @@ hosted_clusterversion_conditions() {
   now_is "the cluster-version operator's own condition is kept" True/AsExpected cv_cond Available
 }
 
+# get_requests NAME: the management API GETs the controller has made.
+get_requests() {
+  metrics "$1" | awk '/^hcp_controller_api_requests_total\{/ && /verb="get"/ { n += $2 } END { print n + 0 }'
+}
+
+# A missing Secret is a state that lasts (a cluster being created), not a
+# failure that passes: it is read again after 7.5-15 s, then less and less
+# often, rather than every second, and a Secret that appears is still found.
+absent_secret_not_polled() {
+  local ns g0 g1
+  ns=$(new_ns absent) || return
+  must reset_cv || return
+  must mk_hc "$ns" hc1 strategy=Restrictive || return
+  must mk_hc "$ns" hc2 strategy=Restrictive || return
+  start_ctl a "$ns" 2026-03-06T12:00:00Z 1 --hosted-apiserver kubeconfig ||
+    { not_ok "controller starts"; return; }
+  eventually "hc1 without a Secret: KubeconfigSecretNotFound" False/KubeconfigSecretNotFound \
+    hc_cond_sr "$ns" hc1 "$PROJECTED"
+  eventually "hc2 without a Secret: KubeconfigSecretNotFound" False/KubeconfigSecretNotFound \
+    hc_cond_sr "$ns" hc2 "$PROJECTED"
+  g0=$(get_requests a)
+  sleep 6
+  g1=$(get_requests a)
+  check "two missing Secrets are read at most once each in 6 s ($((g1 - g0)) GETs)" [ $((g1 - g0)) -le 2 ]
+  must put_secret "$ns" hc1 "$(cat "$H_KUBECONFIG")" || return
+  EVENTUALLY=40 eventually "a Secret created later is found" True/Projected \
+    hc_cond_sr "$ns" hc1 "$PROJECTED"
+  now_is "the other HostedCluster still has none" False/KubeconfigSecretNotFound \
+    hc_cond_sr "$ns" hc2 "$PROJECTED"
+}
+
 begin_suite
 if ! load_hosted_env || ! hapi GET /readyz >/dev/null; then
   echo "instance hosted not running (e2e/cluster.sh up hosted)"
@@ -145,4 +177,5 @@ if ! load_hosted_env || ! hapi GET /readyz >/dev/null; then
   exit 1
 fi
 run_scenario hosted_clusterversion_conditions
+run_scenario absent_secret_not_polled
 summary

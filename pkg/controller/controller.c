@@ -371,6 +371,7 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
         }
     } else {
         r->retry = RETRY_MIN;
+        c->stats.last_write_at = ev_now(c->loop);
         if (w->stale && w->base && w->stale[0] != w->base) {
             w->stale[1] = w->stale[0];
             w->stale[0] = w->base;

@@ -57,6 +57,8 @@ typedef struct ctl_stats {
     uint64_t reasserts;        /* pauses re-asserted after another writer removed them */
     uint64_t events;           /* Kubernetes Events created */
     double reconcile_seconds;  /* total time spent reconciling */
+    double last_write_at;      /* Unix time the API server last acknowledged a
+                                  write; 0 before the first */
     uint64_t latency_buckets[8]; /* reconcile latency histogram, see ctl_latency_bounds */
 } ctl_stats_t;
 

@@ -461,6 +461,7 @@ typedef struct entry {
     ev_timer secret_timer;     /* periodic re-read or retry */
     bool secret_retry;         /* the timer is an error retry (not the periodic re-read) */
     kube_backoff secret_backoff;
+    kube_backoff absent_backoff; /* the same while the Secret is missing or invalid */
     char secret_rv[64];        /* resourceVersion of the Secret in use */
     const char *secret_reason; /* static, NULL while the Secret is usable */
     char secret_msg[512];
@@ -984,7 +985,11 @@ static void secret_fail(entry_t *e, const char *reason, bool drop)
         disconnect(e);
     e->secret_reason = reason;
     e->secret_rv[0] = '\0';
-    arm_secret_retry(e);
+    if (strcmp(reason, CTL_PROJECT_SECRET_NOT_FOUND) == 0 ||
+        strcmp(reason, CTL_PROJECT_KUBECONFIG_INVALID) == 0)
+        arm_secret(e, kube_backoff_next(&e->absent_backoff, rnd01(e->p)), true);
+    else
+        arm_secret_retry(e);
 }
 
 static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
@@ -1052,6 +1057,7 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
            e->cfg.server, NULL);
     snprintf(e->secret_rv, sizeof(e->secret_rv), "%s", rv ? rv : "");
     e->secret_reason = NULL;
+    kube_backoff_reset(&e->absent_backoff);
     arm_recheck(e);
     sync_entry(e);
 }
@@ -1146,6 +1152,9 @@ static entry_t *entry_new(ctl_project_t *p, const char *ns, const char *name, ch
     snprintf(e->hcpns, sizeof(e->hcpns), "%s-%s", ns, name);
     e->p = p;
     kube_backoff_init(&e->secret_backoff, p->opts.backoff_initial, p->opts.backoff_max);
+    kube_backoff_init(&e->absent_backoff, p->opts.absent_retry,
+                      p->opts.absent_retry > p->opts.backoff_max ? p->opts.absent_retry
+                                                                 : p->opts.backoff_max);
     kube_backoff_init(&e->write_backoff, p->opts.backoff_initial, p->opts.backoff_max);
     kube_backoff_init(&e->reassert_backoff, p->opts.backoff_initial, p->opts.backoff_max);
     ev_init(&e->secret_timer, secret_timer_cb);
@@ -1219,6 +1228,8 @@ int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
         p->opts.backoff_max = 120;
     if (p->opts.backoff_max < p->opts.backoff_initial)
         p->opts.backoff_max = p->opts.backoff_initial;
+    if (p->opts.absent_retry <= 0)
+        p->opts.absent_retry = 15;
     if (p->opts.hosted_qps <= 0)
         p->opts.hosted_qps = 5;
     if (p->opts.hosted_burst <= 0)

@@ -88,6 +88,13 @@ typedef struct ctl_project_opts {
                                  +-20%; default 300 */
     double backoff_initial;   /* first retry delay after a failure; default 1 */
     double backoff_max;       /* retry delay cap; default 120 */
+    double absent_retry;      /* first retry delay while the Secret is missing or
+                                 holds no usable kubeconfig: states that last
+                                 until someone writes the Secret (a cluster
+                                 being created), not failures that pass, so
+                                 1,000 such clusters must not poll the API
+                                 server every second; doubles up to
+                                 backoff_max; default 15 */
     double hosted_qps;        /* per hosted API server; default 5 */
     int hosted_burst;         /* default 10 */
     ctl_project_change_cb on_change; /* optional */

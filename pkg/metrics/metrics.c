@@ -105,7 +105,7 @@ int metrics_format_value(double v, char *out, size_t outlen)
     else if (v == 0)
         n = snprintf(out, outlen, "0"); /* also -0 */
     else if (v == trunc(v) && fabs(v) < 1e15)
-        n = snprintf(out, outlen, "%.0f", v);
+        n = snprintf(out, outlen, "%lld", (long long)v); /* exact, and cheaper than %.0f */
     else {
         n = -1;
         for (prec = 15; prec <= 17; prec++) {
@@ -201,6 +201,10 @@ static int append_escaped(metrics_buf *b, const char *s, int quote)
     const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s), i = 0, run = 0, len;
 
+    /* Names, namespaces and reasons are plain ASCII with nothing to escape:
+     * skip to the first byte that is not, often the end (one copy). */
+    while (i < n && p[i] < 0x80 && p[i] != '\\' && p[i] != '\n' && !(quote && p[i] == '"'))
+        i++;
     while (i < n) {
         const char *esc = NULL;
 
