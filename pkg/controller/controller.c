@@ -911,22 +911,32 @@ static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 }
 static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
 
-/* A CAPI Cluster lives in "<hc-ns>-<hc-name>": the HostedClusters whose
- * control-plane namespace that is are found by splitting it at each dash
- * (a lookup per dash, not a walk over every HostedCluster). */
+/* A control-plane namespace is "<hc-ns>-<hc-name>", and both parts may hold
+ * dashes: for each split at a dash, enqueues the object of kind k in <hc-ns>
+ * named `name` (or <hc-name> when name is NULL) if cache holds it. A lookup
+ * per dash, not a walk over every object. */
+static void enqueue_by_hcp_ns(ctl_controller_t *c, const char *hcpns, kube_cache *cache,
+                              rkind_t k, const char *name)
+{
+    for (const char *dash = strchr(hcpns, '-'); dash; dash = strchr(dash + 1, '-')) {
+        char ns[300];
+        size_t n = (size_t)(dash - hcpns);
+        const char *obj = name ? name : dash + 1;
+        if (n == 0 || n >= sizeof(ns))
+            continue;
+        memcpy(ns, hcpns, n);
+        ns[n] = '\0';
+        if (kube_cache_get(cache, ns, obj))
+            enqueue(c, k, ns, obj);
+    }
+}
+
+/* A CAPI Cluster lives in its HostedCluster's control-plane namespace and
+ * is the HostedCluster's concern. */
 static void cluster_changed(const kube_obj *o, void *ud)
 {
     ctl_controller_t *c = ud;
-    for (const char *dash = strchr(o->ns, '-'); dash; dash = strchr(dash + 1, '-')) {
-        char ns[300];
-        size_t n = (size_t)(dash - o->ns);
-        if (n == 0 || n >= sizeof(ns))
-            continue;
-        memcpy(ns, o->ns, n);
-        ns[n] = '\0';
-        if (kube_cache_get(&c->hcs, ns, dash + 1))
-            enqueue(c, R_HC, ns, dash + 1);
-    }
+    enqueue_by_hcp_ns(c, o->ns, &c->hcs, R_HC, NULL);
 }
 static void cluster_add(const kube_obj *o, void *ud) { cluster_changed(o, ud); }
 static void cluster_update(const kube_obj *old, const kube_obj *o, void *ud)
@@ -957,16 +967,7 @@ static void machines_changed(const kube_obj *o, void *ud)
     }
     /* Without the link the NodePool shares the object's name, and its
      * namespace is a prefix of the control-plane namespace "<ns>-<cluster>". */
-    for (const char *dash = strchr(o->ns, '-'); dash; dash = strchr(dash + 1, '-')) {
-        char ns[300];
-        size_t n = (size_t)(dash - o->ns);
-        if (n == 0 || n >= sizeof(ns))
-            continue;
-        memcpy(ns, o->ns, n);
-        ns[n] = '\0';
-        if (kube_cache_get(&c->nps, ns, o->name))
-            enqueue(c, R_NP, ns, o->name);
-    }
+    enqueue_by_hcp_ns(c, o->ns, &c->nps, R_NP, o->name);
 }
 static void machines_add(const kube_obj *o, void *ud) { machines_changed(o, ud); }
 static void machines_update(const kube_obj *old, const kube_obj *o, void *ud)
