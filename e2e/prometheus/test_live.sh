@@ -207,7 +207,13 @@ live_scrape() {
     "$ns/frozen pending" active_alerts HCPNoPermittedWindow
   EVENTUALLY=5 eventually "HCPPolicyNotReady is pending for broken" \
     "$ns/broken pending" active_alerts HCPPolicyNotReady
-  now_is "HCPControllerDown is not active" "" active_alerts HCPControllerDown
+  # The controller group can have been evaluated before the first scrape
+  # (absent(up == 1) holds then, and the alert is briefly pending): it must
+  # clear once an evaluation sees the target up.
+  EVENTUALLY=5 eventually "HCPControllerDown is not active while the target is up" "" \
+    active_alerts HCPControllerDown ||
+    echo "# up over the last 30 s: $(query 'up{job="hcp-controller"}[30s]' | jq -c '[.[].values[] | .[1]]')," \
+      "last scrape error: $(prom /api/v1/targets | jq -c '.data.activeTargets[0].lastError')"
   now_is "HCPControllerNoLeader is not active" "" active_alerts HCPControllerNoLeader
   now_is "HCPChangesPendingNoWindow is not active" "" active_alerts HCPChangesPendingNoWindow
 
