@@ -33,6 +33,14 @@ check() {
 check_eq() {
   if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected '$2', got '$3'"; fi
 }
+# in_range DESC VALUE LO HI: LO <= VALUE <= HI (numbers).
+in_range() {
+  if [ -n "$2" ] && awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'; then
+    ok "$1"
+  else
+    not_ok "$1" "got '$2', expected between $3 and $4"
+  fi
+}
 # check_contains NAME NEEDLE HAYSTACK
 check_contains() {
   if [[ "$3" == *"$2"* ]]; then ok "$1"; else not_ok "$1" "'$3' does not contain '$2'"; fi

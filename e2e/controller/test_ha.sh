@@ -113,8 +113,7 @@ restart_mid_window_zero_writes() {
   check "first run: writes settle" wait_for 10 writes_settled a
   check "first run: wrote something" lt 0 "$(metric a hcp_controller_writes_total)"
   last=$(metric a hcp_controller_last_write_timestamp_seconds)
-  check "first run: last write acknowledged during the run ($last)" \
-    awk -v t="$last" -v lo="$t0" -v hi="$(date +%s.%N)" 'BEGIN { exit !(t >= lo && t <= hi) }'
+  in_range "first run: last write acknowledged during the run ($last)" "$last" "$t0" "$(date +%s.%N)"
   rv1=$(resource_versions "$ns" | tr '\n' ' ')
   stop_ctl a TERM
   check_eq "first run: SIGTERM exits 0" 0 "$CTL_RC"

@@ -9,15 +9,6 @@ set -uo pipefail
 # shellcheck source=e2e/controller/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# in_range DESC VALUE LO HI: LO <= VALUE <= HI (numbers).
-in_range() {
-  if [ -n "$2" ] && awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'; then
-    ok "$1"
-  else
-    not_ok "$1" "got '$2', expected between $3 and $4"
-  fi
-}
-
 # scrape NAME: the metrics now, in $CTL_TMP/scrape, with the simulated-clock
 # bounds around the scrape in SCRAPE_LO / SCRAPE_HI.
 scrape() {

@@ -86,15 +86,6 @@ active_alerts() {
         if . == "" then "-" else . end) + " " + .state] | sort | join(",")'
 }
 
-# in_range DESC VALUE LO HI: LO <= VALUE <= HI (numbers).
-in_range() {
-  if [ -n "$2" ] && awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'; then
-    ok "$1"
-  else
-    not_ok "$1" "got '$2', expected between $3 and $4"
-  fi
-}
-
 live_scrape() {
   local ns
   ns=$(new_ns prom) || return
