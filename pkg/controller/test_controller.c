@@ -362,30 +362,57 @@ static ctl_hc_t *apply_status(json_t *obj, const json_t *patch)
     return ctl_hc_extract(obj);
 }
 
+/* A ByPolicy HostedCluster on Saturday windows, decided one hour after a
+ * window closed (paused until the next), with an Available condition that a
+ * status patch must carry over, and its status document. */
+typedef struct {
+    sched_time_t now;
+    sched_t *sat;
+    stanza_resolution_t res;
+    json_t *obj;
+    ctl_hc_t *hc;
+    ctl_decision_t d;
+    json_t *doc;
+} paused_hc_t;
+
+static void paused_hc_setup(paused_hc_t *f)
+{
+    f->now = T("2026-01-03T07:00:00Z");
+    f->sat = saturdays(f->now);
+    f->res = resolution(f->sat, STANZA_BY_POLICY, "ByPolicy");
+    f->obj = J("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
+               "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
+    f->hc = ctl_hc_extract(f->obj);
+    assert_non_null(f->hc);
+    assert_int_equal(ctl_decide_hc(f->hc, &f->res, NULL, f->now, &f->d), 0);
+    f->doc = ctl_status_doc(&f->d, &f->hc->m.stanza, &f->res, NULL);
+    assert_non_null(f->doc);
+}
+
+static void paused_hc_teardown(paused_hc_t *f)
+{
+    json_decref(f->doc);
+    ctl_hc_free(f->hc);
+    json_decref(f->obj);
+    sched_unref(f->sat);
+}
+
 static void test_status_patch_zero_writes_when_right(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-03T07:00:00Z");
-    sched_t *sat = saturdays(now);
-    stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
-    json_t *obj = J("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
-                    "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
-    ctl_hc_t *hc = ctl_hc_extract(obj);
-    ctl_decision_t d;
+    paused_hc_t f;
     int err;
-    assert_int_equal(ctl_decide_hc(hc, &res, NULL, now, &d), 0);
-    json_t *doc = ctl_status_doc(&d, &hc->m.stanza, &res, NULL);
-    assert_non_null(doc);
-    assert_string_equal(json_string_value(ctl_json_path(doc, "current.state")), "ChangesPaused");
-    assert_string_equal(json_string_value(ctl_json_path(doc, "current.startTime")),
+    paused_hc_setup(&f);
+    assert_string_equal(json_string_value(ctl_json_path(f.doc, "current.state")), "ChangesPaused");
+    assert_string_equal(json_string_value(ctl_json_path(f.doc, "current.startTime")),
                         "2026-01-03T06:00:00Z");
-    assert_string_equal(json_string_value(ctl_json_path(doc, "current.endTime")),
+    assert_string_equal(json_string_value(ctl_json_path(f.doc, "current.endTime")),
                         "2026-01-10T00:00:00Z");
-    assert_string_equal(json_string_value(ctl_json_path(doc, "next.state")), "ChangesUnpaused");
-    assert_string_equal(json_string_value(ctl_json_path(doc, "next.endTime")),
+    assert_string_equal(json_string_value(ctl_json_path(f.doc, "next.state")), "ChangesUnpaused");
+    assert_string_equal(json_string_value(ctl_json_path(f.doc, "next.endTime")),
                         "2026-01-10T06:00:00Z");
 
-    json_t *patch = ctl_status_patch(&hc->m, &d, doc, "5", false, now, &err);
+    json_t *patch = ctl_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &err);
     assert_non_null(patch);
     assert_int_equal(err, 0);
     json_t *conds = ctl_json_path(patch, "status.conditions");
@@ -395,14 +422,14 @@ static void test_status_patch_zero_writes_when_right(void **state)
     assert_string_equal(json_string_value(ctl_json_path(patch, "metadata.resourceVersion")), "5");
 
     /* Once applied, the same decision writes nothing. */
-    ctl_hc_t *hc2 = apply_status(obj, patch);
-    json_t *again = ctl_status_patch(&hc2->m, &d, doc, "6", false, now + 60, &err);
+    ctl_hc_t *hc2 = apply_status(f.obj, patch);
+    json_t *again = ctl_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &err);
     assert_null(again);
     assert_int_equal(err, 0);
 
     /* A changed message rewrites, keeping lastTransitionTime when the status holds. */
-    snprintf(d.pending_message, sizeof(d.pending_message), "changed");
-    json_t *p3 = ctl_status_patch(&hc2->m, &d, doc, "6", false, now + 60, &err);
+    snprintf(f.d.pending_message, sizeof(f.d.pending_message), "changed");
+    json_t *p3 = ctl_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &err);
     assert_non_null(p3);
     json_t *c = json_array_get(ctl_json_path(p3, "status.conditions"), 2);
     assert_string_equal(json_string_value(json_object_get(c, "type")), "ChangesPending");
@@ -412,10 +439,7 @@ static void test_status_patch_zero_writes_when_right(void **state)
     json_decref(p3);
     ctl_hc_free(hc2);
     json_decref(patch);
-    json_decref(doc);
-    ctl_hc_free(hc);
-    json_decref(obj);
-    sched_unref(sat);
+    paused_hc_teardown(&f);
 }
 
 /* The compact form the controller's caches keep decides exactly like the
@@ -423,35 +447,28 @@ static void test_status_patch_zero_writes_when_right(void **state)
 static void test_compact_view_same_patches(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-03T07:00:00Z");
-    sched_t *sat = saturdays(now);
-    stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
-    json_t *obj = J("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
-                    "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
-    ctl_hc_t *hc = ctl_hc_extract(obj);
-    ctl_decision_t d;
+    paused_hc_t f;
     int err;
-    assert_int_equal(ctl_decide_hc(hc, &res, NULL, now, &d), 0);
-    json_t *doc = ctl_status_doc(&d, &hc->m.stanza, &res, NULL);
-    json_t *want = ctl_status_patch(&hc->m, &d, doc, "5", false, now, &err);
+    paused_hc_setup(&f);
+    json_t *want = ctl_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &err);
     assert_non_null(want);
 
-    assert_int_equal(ctl_managed_compact(&hc->m), 0);
-    assert_null(hc->m.conditions);
-    assert_non_null(hc->m.conditions_z.z);
-    assert_null(hc->m.cm_status_z.z); /* there was no status.changeManagement */
+    assert_int_equal(ctl_managed_compact(&f.hc->m), 0);
+    assert_null(f.hc->m.conditions);
+    assert_non_null(f.hc->m.conditions_z.z);
+    assert_null(f.hc->m.cm_status_z.z); /* there was no status.changeManagement */
     ctl_managed_t view;
-    assert_int_equal(ctl_managed_expand(&hc->m, &view), 0);
-    json_t *got = ctl_status_patch(&view, &d, doc, "5", false, now, &err);
+    assert_int_equal(ctl_managed_expand(&f.hc->m, &view), 0);
+    json_t *got = ctl_status_patch(&view, &f.d, f.doc, "5", false, f.now, &err);
     assert_true(json_equal(want, got));
     ctl_managed_view_free(&view);
 
     /* Applied and compacted again (now with changeManagement): nothing to write. */
-    ctl_hc_t *hc2 = apply_status(obj, want);
+    ctl_hc_t *hc2 = apply_status(f.obj, want);
     assert_int_equal(ctl_managed_compact(&hc2->m), 0);
     assert_non_null(hc2->m.cm_status_z.z);
     assert_int_equal(ctl_managed_expand(&hc2->m, &view), 0);
-    assert_null(ctl_status_patch(&view, &d, doc, "6", false, now + 60, &err));
+    assert_null(ctl_status_patch(&view, &f.d, f.doc, "6", false, f.now + 60, &err));
     assert_int_equal(err, 0);
     ctl_managed_view_free(&view);
 
@@ -467,11 +484,8 @@ static void test_compact_view_same_patches(void **state)
 
     json_decref(got);
     json_decref(want);
-    json_decref(doc);
     ctl_hc_free(hc2);
-    ctl_hc_free(hc);
-    json_decref(obj);
-    sched_unref(sat);
+    paused_hc_teardown(&f);
 }
 
 static void test_json_equal_stored(void **state)
