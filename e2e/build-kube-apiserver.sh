@@ -1,112 +1,124 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver v1.20.2 from Debian's `kubernetes` source package and
-# caches the binary outside the work tree, once per machine:
+# Builds the test cluster's programs once per machine: kube-apiserver and
+# kubectl of one Kubernetes release and the etcd that release is tested with,
+# all compiled from the Go module proxy through the wrapper module in
+# e2e/apiserver/ (its go.mod pins k8s.io/kubernetes and each k8s.io/* staging
+# module to the versions published for that release; go.sum is committed, so
+# every byte of source is checked against the checksum database).
 #
-#   e2e/build-kube-apiserver.sh          build unless the cached binary exists
-#   e2e/build-kube-apiserver.sh --path   print where the binary is (or will be)
+#   e2e/build-kube-apiserver.sh            build unless the cached binaries are current
+#   e2e/build-kube-apiserver.sh --path     print the directory that holds them
+#   e2e/build-kube-apiserver.sh --pin V    rewrite e2e/apiserver/go.mod for
+#                                          Kubernetes V (e.g. 1.34.4) and tidy it
 #
-# The source comes from a private deb-src list under the cache directory, so the
-# machine's apt configuration is left untouched. `apt-get source` unpacks it
-# with dpkg-source, which applies debian/patches. The vendored
-# github.com/modern-go/reflect2 1.0.1 crashes under Go 1.19 (it reads runtime
-# internals that moved), so it is replaced by Debian's 1.0.2 copy, and the
-# OpenAPI validator gets upstream's fix for empty strings under Go >= 1.16
-# (below), before the source's own `make WHAT=cmd/kube-apiserver` runs with
-# Debian's golang-go.
-# Set HCP_KEEP_BUILD=1 to keep the unpacked source and Go build cache.
+# The binaries live in $HCP_CACHE_DIR/k8s-<version>/ (outside the work tree, so
+# `make clean` keeps them); they are rebuilt when go.mod, go.sum or this
+# recipe change. Needs Go 1.21 or later on PATH or in /usr/local/go (older
+# than the module's `go` line, Go fetches the toolchain it names from the
+# module proxy). Set HCP_KEEP_BUILD=1 to keep the Go build cache.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-if [ "${1:-}" = "--path" ]; then
-  echo "$KUBE_APISERVER_BIN"
+# Bump when the way the binaries are made changes, so machines rebuild them.
+RECIPE=3
+
+case "${1:-}" in
+  --path) echo "$KUBE_BIN_DIR"; exit 0 ;;
+  --pin) pin=${2:?usage: --pin VERSION} ;;
+  "") pin= ;;
+  *) e2e_die "usage: $0 [--path | --pin VERSION]" ;;
+esac
+
+find_go() {
+  local g v
+  for g in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go; do
+    [ -n "$g" ] && [ -x "$g" ] || continue
+    v=$("$g" env GOVERSION 2>/dev/null) || continue
+    # go1.21 and later can fetch the toolchain the module asks for.
+    if [[ "$v" =~ ^go1\.([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 21 ]; then
+      echo "$g"
+      return 0
+    fi
+  done
+  return 1
+}
+GO=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it builds the test cluster's kube-apiserver"
+export GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0 GOTOOLCHAIN=auto \
+  GOWORK=off GO111MODULE=on
+
+if [ -n "$pin" ]; then
+  pin=${pin#v}
+  [[ "$pin" =~ ^1\.([0-9]+)\.[0-9]+$ ]] || e2e_die "--pin wants a version like 1.34.4"
+  staging=0.${pin#1.}
+  mod=$(cd "$KUBE_MODULE_DIR" && GOFLAGS=-mod=mod "$GO" mod download -json "k8s.io/kubernetes@v$pin" |
+    sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
+  [ -f "$mod" ] || e2e_die "k8s.io/kubernetes@v$pin: no go.mod from the module proxy"
+  edits=(-require="k8s.io/kubernetes@v$pin")
+  # etcd: the version the release itself is tested against.
+  etcd=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2}' "$mod")
+  [ -n "$etcd" ] && edits+=(-require="go.etcd.io/etcd/server/v3@$etcd")
+  for m in $(awk '$2 == "=>" && $3 ~ /^\.\/staging\// {print $1}' "$mod"); do
+    edits+=(-replace="$m=$m@v$staging")
+  done
+  (cd "$KUBE_MODULE_DIR" && "$GO" mod edit "${edits[@]}")
+  (cd "$KUBE_MODULE_DIR" && GOFLAGS=-mod=mod "$GO" mod tidy)
+  e2e_log "pinned Kubernetes v$pin (staging modules v$staging); run without --pin to build"
   exit 0
 fi
 
-# Bump when the way the binary is made changes, so machines rebuild it.
-RECIPE=2
-
-binary_ok() {
-  [ -x "$KUBE_APISERVER_BIN" ] &&
-    [ "$(cat "$KUBE_APISERVER_BIN.recipe" 2>/dev/null)" = "$RECIPE" ] &&
-    "$KUBE_APISERVER_BIN" --version 2>/dev/null | grep -qx "Kubernetes $KUBE_VERSION"
+stamp() {
+  cat "$KUBE_MODULE_DIR/go.mod" "$KUBE_MODULE_DIR/go.sum" "$KUBE_MODULE_DIR/tools.go" |
+    sha256sum | cut -d' ' -f1
+  echo "$RECIPE"
 }
 
-binary_ok && exit 0
+binaries_ok() {
+  [ -x "$KUBE_APISERVER_BIN" ] && [ -x "$KUBECTL_BIN" ] && [ -x "$ETCD_BIN" ] &&
+    [ "$(cat "$KUBE_BIN_DIR/recipe" 2>/dev/null)" = "$(stamp)" ] &&
+    # Whole outputs, not `| grep -q`: under pipefail grep's early exit would
+    # kill the writer with SIGPIPE and fail the check.
+    [ "$("$KUBE_APISERVER_BIN" --version 2>/dev/null)" = "Kubernetes $KUBE_VERSION" ] &&
+    [[ "$("$ETCD_BIN" --version 2>/dev/null)" == "etcd Version: ${ETCD_VERSION#v}"$'\n'* ]]
+}
+
+binaries_ok && exit 0
 
 mkdir -p "$HCP_CACHE_DIR"
 # One build at a time per machine; a second caller waits and then reuses it.
 exec 9>"$HCP_CACHE_DIR/build.lock"
 flock 9
-binary_ok && exit 0
-
-ensure_packages golang-go golang-github-modern-go-reflect2-dev dpkg-dev make \
-  rsync ca-certificates debian-archive-keyring
-
-reflect2=/usr/share/gocode/src/github.com/modern-go/reflect2
-[ -f "$reflect2/reflect2.go" ] || e2e_die "$reflect2 is missing"
+binaries_ok && exit 0
 
 start=$(date +%s)
-build="$HCP_CACHE_DIR/build"
-apt="$HCP_CACHE_DIR/apt"
-rm -rf "$build"
-mkdir -p "$build" "$apt/lists/partial" "$apt/cache/archives/partial"
+export GOCACHE="$HCP_CACHE_DIR/gocache"
+mkdir -p "$KUBE_BIN_DIR"
 
-# A deb-src list of our own; only these options point apt at it.
-cat >"$apt/sources.list" <<'EOF'
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main
-EOF
-apt_opts=(
-  -o "Dir::Etc::SourceList=$apt/sources.list"
-  -o "Dir::Etc::SourceParts=/dev/null"
-  -o "Dir::State::Lists=$apt/lists"
-  -o "Dir::Cache=$apt/cache"
-  -o "APT::Sandbox::User=root"
-)
-e2e_log "fetching source $KUBE_SRC_PACKAGE=$KUBE_SRC_VERSION"
-apt-get "${apt_opts[@]}" update -qq
-(cd "$build" && apt-get "${apt_opts[@]}" source -qq "$KUBE_SRC_PACKAGE=$KUBE_SRC_VERSION")
-src=$(find "$build" -mindepth 1 -maxdepth 1 -type d -name "$KUBE_SRC_PACKAGE-*" | head -1)
-[ -n "$src" ] && [ -f "$src/Makefile" ] || e2e_die "unpacked source not found in $build"
-[ -d "$src/vendor/github.com/modern-go/reflect2" ] || e2e_die "no vendored reflect2 in $src"
+# The version stamp the release's own build (hack/lib/version.sh) writes into
+# both version packages; without it the binaries say v0.0.0-master and
+# kubectl warns of version skew.
+minor=${KUBE_VERSION#v1.}
+minor=${minor%%.*}
+ldflags="-s -w"
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=module-$KUBE_VERSION"
+  ldflags+=" -X $pkg.buildDate=1970-01-01T00:00:00Z"
+done
 
-e2e_log "replacing vendored reflect2 with $reflect2"
-rm -rf "$src/vendor/github.com/modern-go/reflect2"
-cp -rL "$reflect2" "$src/vendor/github.com/modern-go/reflect2"
-rm -f "$src/vendor/github.com/modern-go/reflect2/go.mod" "$src/vendor/github.com/modern-go/reflect2/go.sum"
+build() { # build OUTPUT PACKAGE [LDFLAGS]
+  e2e_log "building $(basename "$1") from $2 (go $("$GO" env GOVERSION))"
+  (cd "$KUBE_MODULE_DIR" && "$GO" build -ldflags "${3:-}" -o "$1.tmp" "$2") ||
+    e2e_die "building $2 failed"
+  mv -f "$1.tmp" "$1"
+}
+build "$KUBE_APISERVER_BIN" k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
+build "$KUBECTL_BIN" k8s.io/kubernetes/cmd/kubectl "$ldflags"
+build "$ETCD_BIN" go.etcd.io/etcd/server/v3 "-s -w"
 
-# Since Go 1.16 reflect.Zero returns shared memory, so the vendored OpenAPI
-# validator's zero-value test became true for "", and custom resources refused
-# every empty string ("must be of type string: \"null\""). Upstream's fix
-# (kube-openapi #230, in Kubernetes 1.20.5) tests for nil only; do the same.
-zero_check='if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data)), reflect.ValueOf(data)) {'
-patched=0
-while IFS= read -r f; do
-  ZC=$zero_check perl -pi -e 's/\Q$ENV{ZC}\E/if data == nil {/' "$f"
-  grep -qF "$zero_check" "$f" && e2e_die "could not patch $f"
-  e2e_log "patched the zero-value check in ${f#"$src"/}"
-  patched=$((patched + 1))
-done < <(grep -rlF "$zero_check" "$src/vendor" --include=type.go)
-[ "$patched" -gt 0 ] || e2e_die "the OpenAPI zero-value check to patch was not found"
-
-e2e_log "building kube-apiserver (several minutes)"
-export GOPATH="$build/gopath" GOCACHE="$build/gocache" GOFLAGS=-mod=vendor \
-  GOPROXY=off GO111MODULE=on GOTOOLCHAIN=local
-# No .git in a source package: give the version stamp explicitly.
-export KUBE_GIT_VERSION=$KUBE_VERSION KUBE_GIT_MAJOR=1 KUBE_GIT_MINOR=20 \
-  KUBE_GIT_TREE_STATE=archive KUBE_GIT_COMMIT=debian-$KUBE_SRC_VERSION
-make -C "$src" WHAT=cmd/kube-apiserver
-out=$(find "$src/_output" -type f -name kube-apiserver -perm -u+x | head -1)
-[ -n "$out" ] || e2e_die "build produced no kube-apiserver"
-
-install -m 0755 "$out" "$KUBE_APISERVER_BIN.tmp"
-mv -f "$KUBE_APISERVER_BIN.tmp" "$KUBE_APISERVER_BIN"
-echo "$RECIPE" >"$KUBE_APISERVER_BIN.recipe"
-binary_ok || e2e_die "$KUBE_APISERVER_BIN does not report $KUBE_VERSION"
+stamp >"$KUBE_BIN_DIR/recipe"
+binaries_ok || e2e_die "$KUBE_BIN_DIR: the binaries do not report $KUBE_VERSION / etcd $ETCD_VERSION"
 if [ "${HCP_KEEP_BUILD:-0}" != 1 ]; then
-  chmod -R u+w "$build" 2>/dev/null || true
-  rm -rf "$build"
+  rm -rf "$GOCACHE"
 fi
-e2e_log "built $KUBE_APISERVER_BIN in $(($(date +%s) - start))s"
+e2e_log "built kube-apiserver, kubectl $KUBE_VERSION and etcd $ETCD_VERSION in $KUBE_BIN_DIR in $(($(date +%s) - start))s"

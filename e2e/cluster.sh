@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The local cluster the end-to-end tests and the demo run against: a real
-# kube-apiserver v1.20.2 (built once per machine by build-kube-apiserver.sh)
-# over Debian's etcd, one pair per named instance, everything on loopback.
+# kube-apiserver over etcd, one pair per named instance, everything on
+# loopback. Both, and the kubectl the tests use, are of the release pinned in
+# e2e/apiserver/go.mod, built once per machine by build-kube-apiserver.sh;
+# commands run by `with` find that kubectl first on PATH.
 #
 #   e2e/cluster.sh up [INSTANCE...]         start (or reuse) instances, install CRDs
 #   e2e/cluster.sh down [INSTANCE...|--all] stop instances and delete their state
@@ -31,7 +33,8 @@ repo=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
 
 STATE_ROOT=${HCP_E2E_STATE_DIR:-$here/.local}
-KUBECTL=${KUBECTL:-kubectl}
+KUBECTL=${KUBECTL:-$KUBECTL_BIN}
+export PATH="$KUBE_BIN_DIR:$PATH"
 READY_TIMEOUT=${HCP_E2E_READY_TIMEOUT:-180}
 PORT_MIN=${HCP_E2E_PORT_MIN:-26443}
 PORT_MAX=${HCP_E2E_PORT_MAX:-26999}
@@ -180,7 +183,7 @@ EOF
       -subj "/O=system:masters/CN=hcp-e2e-admin-cert" 2>/dev/null
     openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
       -days 3650 -sha256 -extfile client.ext -out admin.crt 2>/dev/null
-    # Service-account token signing pair (required flags since 1.20).
+    # Service-account token signing pair (required flags).
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
     rm -f ./*.csr ./*.ext ./*.srl
@@ -269,7 +272,7 @@ EOF
 start_etcd() {
   mkdir -p "$dir/etcd"
   local name="hcp-e2e-$inst" peer="http://127.0.0.1:$ETCD_PEER_PORT"
-  ETCD_UNSUPPORTED_ARCH="" setsid etcd \
+  setsid "$ETCD_BIN" \
     --name "$name" --data-dir "$dir/etcd/data" \
     --listen-client-urls "$(etcd_url)" --advertise-client-urls "$(etcd_url)" \
     --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
@@ -300,7 +303,7 @@ start_apiserver() {
     --etcd-servers "$(etcd_url)" \
     --etcd-prefix "/registry" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
-    --secure-port "$APISERVER_PORT" --insecure-port 0 \
+    --secure-port "$APISERVER_PORT" \
     --cert-dir "$dir/apiserver-certs" \
     --tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" \
     --client-ca-file "$p/ca.crt" \
@@ -315,7 +318,7 @@ start_apiserver() {
     --disable-admission-plugins ServiceAccount \
     --endpoint-reconciler-type none \
     --profiling=false \
-    --logtostderr=true --v "${HCP_APISERVER_VERBOSITY:-1}" \
+    --v "${HCP_APISERVER_VERBOSITY:-1}" \
     ${HCP_APISERVER_ARGS:-} \
     </dev/null >>"$dir/apiserver.log" 2>&1 8>&- 9>&- &
   echo $! >"$dir/apiserver.pid"
@@ -336,38 +339,16 @@ wait_ready() {
 }
 
 ensure_tools() {
-  ensure_packages etcd-server etcd-client openssl curl ca-certificates iproute2 util-linux jq
-  # kubectl: whatever the machine has, else Debian's (same version as the server).
-  if ! command -v "$KUBECTL" >/dev/null 2>&1; then
-    ensure_packages kubernetes-client
-  fi
+  ensure_packages openssl curl ca-certificates iproute2 util-linux jq
   "$here/build-kube-apiserver.sh"
 }
 
 kc() { "$KUBECTL" --kubeconfig "$dir/kubeconfig" "$@"; }
 
-# The shipped HCMP CRD carries CEL rules (x-kubernetes-validations), a schema
-# field that apiserver 1.20 does not know. kubectl's client-side schema check
-# rejects the unknown field, and a server that accepted it would drop it, so
-# this test cluster gets a copy without the rules. Modern servers get the file
-# as shipped.
-crd_for_server() {
-  local f=$1 minor
-  minor=$(curl -sf --max-time 5 --cacert "$dir/pki/ca.crt" \
-    -H "Authorization: Bearer $(cat "$dir/tokens/admin")" "$(apiserver_url)/version" |
-    sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p')
-  if [ "${minor:-0}" -lt 25 ]; then
-    "$here/strip-cel.awk" "$f"
-  else
-    cat "$f"
-  fi
-}
-
 install_crds() {
   local f names=()
   for f in $(crd_files "$inst"); do
-    crd_for_server "$f" | kc apply --server-side --force-conflicts \
-      --field-manager hcp-e2e -f - >/dev/null ||
+    kc apply --server-side --force-conflicts --field-manager hcp-e2e -f "$f" >/dev/null ||
       e2e_die "$inst: applying $f failed"
     names+=("crd/$(awk '/^metadata:/{m=1} m && /^  name:/{print $2; exit}' "$f")")
   done
@@ -563,10 +544,12 @@ case "$cmd" in
   compact)
     load_instance "${1:-main}"
     pid_alive etcd >/dev/null || e2e_die "$inst: etcd not running"
-    rev=$(ETCDCTL_API=3 etcdctl --endpoints "$(etcd_url)" endpoint status -w json |
-      sed -n 's/.*"revision":\([0-9]*\).*/\1/p' | head -1)
+    # etcd's gRPC gateway: the current revision, then a physical compaction.
+    rev=$(curl -sf --max-time 10 -X POST -d '{}' "$(etcd_url)/v3/maintenance/status" |
+      jq -r '.header.revision // empty')
     [ -n "$rev" ] || e2e_die "$inst: could not read the etcd revision"
-    ETCDCTL_API=3 etcdctl --endpoints "$(etcd_url)" compact "$rev" --physical >/dev/null
+    curl -sf --max-time 60 -X POST -d "{\"revision\": \"$rev\", \"physical\": true}" \
+      "$(etcd_url)/v3/kv/compaction" >/dev/null || e2e_die "$inst: compaction at $rev failed"
     echo "$rev"
     ;;
   apiserver-stop)

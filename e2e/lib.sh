@@ -5,11 +5,16 @@
 # apiserver is built once per machine and survives `make clean`).
 HCP_CACHE_DIR=${HCP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hcp-controller}
 
-# The one kube-apiserver the tests run against.
-KUBE_VERSION=v1.20.2
-KUBE_SRC_PACKAGE=kubernetes
-KUBE_SRC_VERSION=1.20.5+really1.20.2-1.1+deb12u1
-KUBE_APISERVER_BIN=${KUBE_APISERVER_BIN:-$HCP_CACHE_DIR/kube-apiserver-$KUBE_VERSION}
+# The test cluster's programs: kube-apiserver, kubectl and etcd of the release
+# that e2e/apiserver/go.mod pins, built once per machine by
+# build-kube-apiserver.sh into KUBE_BIN_DIR.
+KUBE_MODULE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/apiserver
+KUBE_VERSION=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ {print $2}' "$KUBE_MODULE_DIR/go.mod")
+ETCD_VERSION=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2}' "$KUBE_MODULE_DIR/go.mod")
+KUBE_BIN_DIR=${KUBE_BIN_DIR:-$HCP_CACHE_DIR/k8s-$KUBE_VERSION}
+KUBE_APISERVER_BIN=$KUBE_BIN_DIR/kube-apiserver
+KUBECTL_BIN=$KUBE_BIN_DIR/kubectl
+ETCD_BIN=$KUBE_BIN_DIR/etcd
 
 e2e_log() { echo "$(basename "$0"): $*" >&2; }
 e2e_die() { e2e_log "$*"; exit 1; }

@@ -252,7 +252,19 @@ typedef struct app {
     ev_signal sigterm, sigint;
     ev_timer grace;
     bool stopping;
+    log_once_t warned;  /* API server warnings logged at full level already */
 } app_t;
+
+/* The management API server's Warning headers (a pruned unknown field, a
+ * deprecated API): each distinct text is logged as a warning once, repeats
+ * only at verbosity 2. */
+static void on_api_warning(const char *method, const char *url, const char *text, void *ud)
+{
+    app_t *a = ud;
+    int level = log_once_first(&a->warned, text) ? LOG_WARN : 2;
+
+    log_kv(level, "the API server warns", "method", method, "url", url, "warning", text, NULL);
+}
 
 static void on_leading(kube_lease *l, bool leading, void *ud)
 {
@@ -331,7 +343,8 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot load credentials", "error", ke.message, NULL);
         return 1;
     }
-    kube_client_opts copts = {.qps = a.opts.qps, .burst = a.opts.burst};
+    kube_client_opts copts = {.qps = a.opts.qps, .burst = a.opts.burst,
+                              .on_warning = on_api_warning, .warning_ud = &a};
     if (kube_http_init(&a.http, a.loop, &ke) ||
         kube_client_init(&a.client, &a.http, &a.cfg, &copts, &ke)) {
         log_kv(LOG_ERROR, "cannot start the Kubernetes client", "error", ke.message, NULL);

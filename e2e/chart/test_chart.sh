@@ -6,7 +6,7 @@
 #     contexts, probes, replicas, flags the binary accepts, least-privilege
 #     RBAC, ServiceMonitor and PrometheusRule on and off, bad values refused);
 #   - the CRD in the packaged chart is crds/ byte for byte (one source);
-#   - `helm install` into the "main" instance (kube-apiserver 1.20: the
+#   - `helm install` into the "main" instance (a bare API server: the
 #     Deployment is stored, no pod runs), then a token for the chart's
 #     ServiceAccount (TokenRequest) and a kubeconfig with it;
 #   - that identity is refused what the controller must not do, by
@@ -235,9 +235,9 @@ check "the packaged CRDs are crds/ byte for byte" [ "$same" -eq 0 ]
 
 SCENARIO=install
 echo "# ---- helm install into the main instance"
-# --skip-crds: the instance serves the HCMP CRD that e2e/cluster.sh installs
-# (without its CEL rules, which kube-apiserver 1.20 does not know); Helm
-# never changes a CRD that exists, so the chart's copy would be skipped anyway.
+# --skip-crds: the instance already serves the HCMP CRD that e2e/cluster.sh
+# installs from crds/; Helm never changes a CRD that exists, so the chart's
+# copy would be skipped anyway.
 if helm_q install "$REL" "$CHART" -n "$RELNS" --create-namespace --skip-crds \
   --kubeconfig "$KCFG" >"$T/install.out" 2>&1; then
   installed=1
@@ -253,7 +253,7 @@ DEPLOY=$(k -n "$RELNS" get deployment "$SA" -o json 2>/dev/null)
 check_eq "the stored Deployment: 2 replicas, the ServiceAccount, the security contexts" \
   "2 $SA RuntimeDefault true" \
   "$(jq -r '"\(.spec.replicas) \(.spec.template.spec.serviceAccountName) \(.spec.template.spec.securityContext.seccompProfile.type) \(.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem)"' <<<"$DEPLOY")"
-check_eq "PodDisruptionBudget as policy/v1beta1 (1.20 serves no policy/v1)" policy/v1beta1 \
+check_eq "PodDisruptionBudget as policy/v1" policy/v1 \
   "$("$HELM" get manifest "$REL" -n "$RELNS" --kubeconfig "$KCFG" 2>/dev/null | yq -s -r 'map(select(.kind == "PodDisruptionBudget"))[0].apiVersion')"
 check "the PodDisruptionBudget is stored" quiet k -n "$RELNS" get poddisruptionbudget "$SA" -o name
 

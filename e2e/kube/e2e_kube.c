@@ -580,6 +580,22 @@ static void test_requests_apply_and_errors(void **state)
             H.http.started);
 }
 
+/* Counts the API server's warnings and keeps the last text. */
+typedef struct warnings_seen {
+    int n;
+    char last[256];
+} warnings_seen;
+
+static void on_warning(const char *method, const char *url, const char *text, void *ud)
+{
+    warnings_seen *w = ud;
+
+    (void)method;
+    (void)url;
+    w->n++;
+    snprintf(w->last, sizeof(w->last), "%s", text);
+}
+
 static void test_status_patch_on_fixture_crd(void **state)
 {
     sync_result r = {0};
@@ -616,6 +632,25 @@ static void test_status_patch_on_fixture_crd(void **state)
                                                            "conditions"), 0), "type")),
                         "ChangesPaused");
     sync_result_clear(&r);
+
+    /* A field the schema does not have is pruned, and the server (field
+     * validation "Warn", the default for clients that do not ask) says so in
+     * a Warning header, which reaches the client's on_warning. */
+    {
+        warnings_seen w = {0};
+        H.client.opts.on_warning = on_warning;
+        H.client.opts.warning_ud = &w;
+        patch = json_pack("{s:{s:s}}", "status", "notAStatusField", "x");
+        assert_int_equal(kube_merge_patch_status(&H.client, path, patch, harness_store, &r, NULL),
+                         0);
+        json_decref(patch);
+        assert_int_equal(harness_wait(&H, &r, 30), 0);
+        H.client.opts.on_warning = NULL;
+        assert_null(json_object_get(json_object_get(r.obj, "status"), "notAStatusField"));
+        assert_int_equal(w.n, 1);
+        assert_string_equal(w.last, "unknown field \"status.notAStatusField\"");
+        sync_result_clear(&r);
+    }
 }
 
 typedef struct disc_out {

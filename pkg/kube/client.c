@@ -183,6 +183,27 @@ static void set_blob(CURL *e, CURLoption opt, const char *data, size_t len)
 
 static int launch(kube_request *r, kube_error *err);
 
+/* Hands each line of a response's Warning texts to the client's on_warning. */
+static void report_warnings(kube_client *c, kube_request *r, const char *warnings)
+{
+    char line[512];
+    const char *p, *nl;
+    size_t n;
+
+    for (p = warnings; p != NULL && *p != '\0'; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (nl == NULL)
+            break;
+        c->warnings++;
+        if (c->opts.on_warning == NULL)
+            continue;
+        n = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
+        memcpy(line, p, n);
+        line[n] = '\0';
+        c->opts.on_warning(method_of(r->verb), r->url, line, c->opts.warning_ud);
+    }
+}
+
 static void finish(kube_request *r, const kube_error *e, json_t *obj)
 {
     r->in_cb = true;
@@ -253,6 +274,7 @@ static void on_transfer_done(kube_transfer *t, const kube_transfer_result *res, 
         return;
     }
     count(c, r->verb, status);
+    report_warnings(c, r, res->warnings);
     if (status == 429 && r->attempts <= c->opts.max_retries) {
         double wait = res->retry_after >= 0 ? res->retry_after : kube_backoff_next(&r->backoff,
                                                                    (double)rand() / RAND_MAX);

@@ -59,6 +59,11 @@ typedef struct kube_client_opts {
     double retry_initial;  /* first wait after a 429 without Retry-After, seconds (default 1) */
     double retry_max;      /* cap of that doubling wait, seconds (default 30) */
     double token_recheck;  /* seconds between checks of cfg->token_file for rotation (default 1) */
+    /* Called once per Warning header of a response (the API server warns of
+     * pruned unknown fields, deprecated APIs, ...); text is borrowed for the
+     * call. NULL: warnings are only counted. */
+    void (*on_warning)(const char *method, const char *url, const char *text, void *ud);
+    void *warning_ud;      /* passed to on_warning */
 } kube_client_opts;
 
 typedef struct kube_request kube_request;
@@ -86,6 +91,7 @@ struct kube_client {
     size_t nstats;
     unsigned long throttled;      /* 429 answers retried */
     unsigned long token_reloads;  /* times the token file was re-read */
+    unsigned long warnings;       /* Warning headers received */
 };
 
 /*

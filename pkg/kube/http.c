@@ -21,6 +21,8 @@ struct kube_transfer {
     size_t len, cap;
     size_t total;                 /* bytes received */
     double retry_after;
+    char *warnings;               /* Warning texts, '\n'-terminated; owned, NULL when none */
+    size_t warnings_len;
     bool stream;                  /* deliver 2xx bytes through on_data */
     bool status_checked;          /* first body byte seen */
     bool stream_ok;               /* streaming is on for this response */
@@ -49,6 +51,7 @@ static void transfer_free(struct kube_transfer *t)
     curl_easy_cleanup(t->easy);
     curl_slist_free_all(t->headers);
     free(t->buf);
+    free(t->warnings);
     free(t);
 }
 
@@ -165,6 +168,7 @@ static void dispatch(kube_http *h)
         curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects);
         h->connects += connects;
         r.retry_after = t->retry_after;
+        r.warnings = t->warnings;
         if (msg->data.result != CURLE_OK) {
             r.code = is_tls_error(msg->data.result) ? KUBE_ETLS : KUBE_ETRANSPORT;
             r.errmsg = t->errbuf[0] ? t->errbuf : curl_easy_strerror(msg->data.result);
@@ -300,11 +304,68 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
     return n;
 }
 
+size_t kube_http_warning_text(const char *value, size_t len, char *out, size_t outlen)
+{
+    const char *p = value, *end = value + len;
+    size_t n = 0;
+
+    if (outlen == 0)
+        return 0;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
+        end--;
+    /* warn-code (3 digits) SP warn-agent SP quoted warn-text */
+    if (end - p >= 7 && p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9' &&
+        p[2] >= '0' && p[2] <= '9' && p[3] == ' ') {
+        const char *q = p + 4;
+        while (q < end && *q != ' ')
+            q++;
+        if (q + 1 < end && q[1] == '"') {
+            for (q += 2; q < end && *q != '"'; q++) {
+                if (*q == '\\' && q + 1 < end)
+                    q++;
+                if (n + 1 < outlen)
+                    out[n++] = *q;
+            }
+            if (q < end) { /* closing quote found */
+                out[n] = '\0';
+                return n;
+            }
+            n = 0;
+        }
+    }
+    for (; p < end && n + 1 < outlen; p++)
+        out[n++] = *p;
+    out[n] = '\0';
+    return n;
+}
+
+/* Appends the text of one Warning header to t->warnings, within the cap. */
+static void keep_warning(struct kube_transfer *t, const char *value, size_t len)
+{
+    char text[512];
+    size_t n = kube_http_warning_text(value, len, text, sizeof(text));
+
+    if (n == 0 || t->warnings_len + n + 2 > KUBE_WARNINGS_MAX)
+        return;
+    if (t->warnings == NULL && (t->warnings = malloc(KUBE_WARNINGS_MAX)) == NULL)
+        return; /* a warning is advice: losing it under memory pressure is fine */
+    memcpy(t->warnings + t->warnings_len, text, n);
+    t->warnings_len += n;
+    t->warnings[t->warnings_len++] = '\n';
+    t->warnings[t->warnings_len] = '\0';
+}
+
 static size_t header_cb(char *data, size_t size, size_t nmemb, void *userp)
 {
     struct kube_transfer *t = userp;
     size_t n = size * nmemb;
     static const char name[] = "retry-after:";
+    static const char warning[] = "warning:";
+
+    if (n > sizeof(warning) - 1 && strncasecmp(data, warning, sizeof(warning) - 1) == 0)
+        keep_warning(t, data + sizeof(warning) - 1, n - (sizeof(warning) - 1));
 
     if (n > sizeof(name) - 1 && strncasecmp(data, name, sizeof(name) - 1) == 0) {
         char tmp[32], *end;

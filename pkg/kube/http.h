@@ -32,7 +32,11 @@ typedef struct kube_transfer_result {
     size_t body_len;
     double retry_after;  /* seconds from a Retry-After header, -1 when absent */
     const char *errmsg;  /* libcurl's explanation when code != 0 */
+    const char *warnings; /* texts of the Warning headers, one per line, or NULL */
 } kube_transfer_result;
+
+/* Bytes of Warning texts kept per response; later ones are dropped. */
+#define KUBE_WARNINGS_MAX 2048
 
 /* Stream data, delivered only for 2xx responses of streaming transfers. */
 typedef void (*kube_transfer_data_cb)(kube_transfer *t, const char *data, size_t len, void *ud);
@@ -52,6 +56,16 @@ typedef struct kube_http {
     long connects;                  /* new connections made (CURLINFO_NUM_CONNECTS summed) */
     unsigned long started;          /* transfers started */
 } kube_http;
+
+/*
+ * Extracts the text of one Warning header value (RFC 9111 5.5 as the API
+ * server writes it: `299 - "unknown field \"spec.x\""`, the quoted text
+ * unescaped) into out (outlen bytes, NUL-terminated, truncated). A value that
+ * does not have that shape is copied as it is, trimmed. Returns the length
+ * written, 0 for an empty value. value (len bytes, untrusted) need not be
+ * NUL-terminated.
+ */
+size_t kube_http_warning_text(const char *value, size_t len, char *out, size_t outlen);
 
 /*
  * Creates the multi handle on `loop` with HTTP/2 multiplexing enabled.

@@ -666,6 +666,80 @@ static void test_429_backoff_gives_up(void **state)
     fixture_stop(&f);
 }
 
+/* ---- Warning headers ------------------------------------------------------ */
+
+typedef struct warned {
+    int calls;
+    char method[16];
+    char url[256];
+    char text[4][256];
+} warned;
+
+static void record_warning(const char *method, const char *url, const char *text, void *ud)
+{
+    warned *w = ud;
+
+    if (w->calls < 4) {
+        snprintf(w->method, sizeof(w->method), "%s", method);
+        snprintf(w->url, sizeof(w->url), "%s", url);
+        snprintf(w->text[w->calls], sizeof(w->text[0]), "%s", text);
+    }
+    w->calls++;
+}
+
+static void warning_handler(fake_server *s, fake_conn *c, const fake_req *r, void *ud)
+{
+    char body[512];
+
+    (void)s;
+    (void)ud;
+    fake_reply(c, 200,
+               "Warning: 299 - \"unknown field \\\"status.changeManagement\\\"\"\r\n"
+               "Warning: 299 - \"policy/v1beta1 PodDisruptionBudget is deprecated\"\r\n",
+               cm(body, sizeof(body), strrchr(r->path, '/') + 1, "7"));
+}
+
+/*
+ * The API server's Warning headers (one per warning, RFC 9111 form with a
+ * quoted, escaped text) reach on_warning once each with the text unquoted,
+ * the method and the URL; the request itself succeeds. Without on_warning
+ * they are only counted.
+ */
+static void test_warning_headers(void **state)
+{
+    warned w = {0};
+    kube_client_opts o = {.on_warning = record_warning, .warning_ud = &w};
+    json_t *patch = json_pack("{s:{s:s}}", "status", "changeManagement", "x");
+    result r = {0};
+    fixture f;
+    kube_error e;
+
+    (void)state;
+    fixture_start(&f, &o, false, warning_handler, NULL);
+    assert_int_equal(kube_merge_patch(&f.client, CM_PATH "/warned", patch, store, &r, &e), 0);
+    RUN_UNTIL(&f, r.done);
+    assert_true(r.done);
+    assert_false(r.failed);
+    assert_int_equal(w.calls, 2);
+    assert_string_equal(w.method, "PATCH");
+    assert_non_null(strstr(w.url, CM_PATH "/warned"));
+    assert_string_equal(w.text[0], "unknown field \"status.changeManagement\"");
+    assert_string_equal(w.text[1], "policy/v1beta1 PodDisruptionBudget is deprecated");
+    assert_int_equal(f.client.warnings, 2);
+    json_decref(r.obj);
+    fixture_stop(&f);
+
+    memset(&r, 0, sizeof(r));
+    fixture_start(&f, NULL, false, warning_handler, NULL);
+    assert_int_equal(kube_get(&f.client, CM_PATH "/warned", store, &r, &e), 0);
+    RUN_UNTIL(&f, r.done);
+    assert_true(r.done && !r.failed);
+    assert_int_equal(f.client.warnings, 2);
+    json_decref(r.obj);
+    fixture_stop(&f);
+    json_decref(patch);
+}
+
 /* ---- broken JSON ---------------------------------------------------------- */
 
 typedef struct canned {
@@ -1215,6 +1289,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_429_retry_after),
         cmocka_unit_test(test_429_backoff_gives_up),
+        cmocka_unit_test(test_warning_headers),
         cmocka_unit_test(test_broken_json_response),
         cmocka_unit_test(test_list_items_not_array),
         cmocka_unit_test(test_watch_malformed_event),

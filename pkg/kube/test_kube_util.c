@@ -15,6 +15,7 @@
 #include "kube/client.h"
 #include "kube/discovery.h"
 #include "kube/error.h"
+#include "kube/http.h"
 #include "kube/lines.h"
 #include "kube/ratelimit.h"
 
@@ -171,10 +172,43 @@ static void test_discovery_pick(void **state)
     json_decref(alpha);
 }
 
+/* Warning header values: the API server's quoted form is unescaped; a value
+ * of another shape is kept as it is, trimmed; output is always terminated
+ * and truncated to the buffer. */
+static void test_warning_text(void **state)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {" 299 - \"unknown field \\\"spec.x\\\"\"\r\n", "unknown field \"spec.x\""},
+        {"299 kube-apiserver \"a \\\\ b\" \"Wed, 21 Oct 2026 07:28:00 GMT\"", "a \\ b"},
+        {"299 - \"\"", ""},
+        {"free text, not RFC 9111\r\n", "free text, not RFC 9111"},
+        {"299 - \"unterminated", "299 - \"unterminated"},
+        {"   \r\n", ""},
+    };
+    char out[64], tiny[6];
+    size_t i, n;
+
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        n = kube_http_warning_text(cases[i].in, strlen(cases[i].in), out, sizeof(out));
+        assert_string_equal(out, cases[i].want);
+        assert_int_equal(n, strlen(cases[i].want));
+    }
+    n = kube_http_warning_text("299 - \"deprecated API\"", 22, tiny, sizeof(tiny));
+    assert_string_equal(tiny, "depre");
+    assert_int_equal(n, 5);
+    /* Not NUL-terminated input: only len bytes are read. */
+    n = kube_http_warning_text("299 - \"abc\"XYZ", 11, out, sizeof(out));
+    assert_string_equal(out, "abc");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines_arbitrary_chunks),
+        cmocka_unit_test(test_warning_text),
         cmocka_unit_test(test_lines_limit),
         cmocka_unit_test(test_ratelimit),
         cmocka_unit_test(test_backoff),

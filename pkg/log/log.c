@@ -97,3 +97,22 @@ void log_kv(int level, const char *msg, ...)
     funlockfile(f);
     va_end(ap);
 }
+
+bool log_once_first(log_once_t *set, const char *key)
+{
+    unsigned long long h = 14695981039346656037ULL; /* FNV-1a */
+    const unsigned char *p;
+    unsigned i;
+
+    for (p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    if (h == 0)
+        h = 1;
+    for (i = 0; i < set->n; i++)
+        if (set->seen[i] == h)
+            return false;
+    if (set->n == LOG_ONCE_SLOTS)
+        return false;
+    set->seen[set->n++] = h;
+    return true;
+}

@@ -23,4 +23,19 @@ bool log_enabled(int level);
  * A NULL value is written as an empty string. */
 void log_kv(int level, const char *msg, ...) __attribute__((sentinel));
 
+#define LOG_ONCE_SLOTS 256
+
+/* The keys a caller has logged already, for messages worth saying once (an
+ * API server's warning repeats on every request that triggers it). Zero it
+ * to start; it owns no memory. */
+typedef struct log_once {
+    unsigned long long seen[LOG_ONCE_SLOTS]; /* 64-bit hashes of keys, 0 = free */
+    unsigned n;                              /* slots in use */
+} log_once_t;
+
+/* True the first time key is passed for this set, false afterwards, and
+ * false for every key once the set is full (LOG_ONCE_SLOTS distinct keys):
+ * a flood of distinct keys is not logged at full level forever. */
+bool log_once_first(log_once_t *set, const char *key);
+
 #endif
