@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/decide.h"
-#include "controller/model.h"
-#include "controller/objmap.h"
+#include "decide/decide.h"
+#include "decide/model.h"
+#include "kube/objmap.h"
 #include "controller/project.h"
 #include "kube/cache.h"
 #include "kube/discovery.h"
@@ -65,7 +65,7 @@ typedef enum rkind { R_POLICY, R_HC, R_NP } rkind_t;
 
 /* What the controller remembers of one managed object between reconciles. */
 typedef struct record {
-    ctl_objkey_t key;        /* kind, ns and name in the controller's map */
+    kube_objkey_t key;        /* kind, ns and name in the controller's map */
     struct record *qnext;    /* work queue */
     ctl_controller_t *ctl;
     rkind_t kind;
@@ -139,7 +139,7 @@ struct ctl_controller {
     kube_request *discovery;    /* in flight */
     ev_timer discovery_retry;
 
-    ctl_objmap_t records;       /* record_t by kind/ns/name */
+    kube_objmap_t records;       /* record_t by kind/ns/name */
     record_t *qhead, *qtail;    /* work queue */
     ev_check qcheck;            /* drains the queue after each poll */
     ev_idle qidle;              /* keeps the loop spinning while work is queued */
@@ -154,7 +154,7 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents);
 
 static record_t *record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
 {
-    ctl_objkey_t **slot = ctl_objmap_slot(&c->records, (int)k, ns, name);
+    kube_objkey_t **slot = kube_objmap_slot(&c->records, (int)k, ns, name);
     if (*slot)
         return (record_t *)*slot;
     record_t *r = calloc(1, sizeof(*r));
@@ -173,8 +173,8 @@ static record_t *record_get(ctl_controller_t *c, rkind_t k, const char *ns, cons
     r->retry = RETRY_MIN;
     ev_init(&r->timer, on_timer);
     r->timer.data = r;
-    r->key = (ctl_objkey_t){.kind = (int)k, .ns = r->ns, .name = r->name};
-    ctl_objmap_insert(&c->records, slot, &r->key);
+    r->key = (kube_objkey_t){.kind = (int)k, .ns = r->ns, .name = r->name};
+    kube_objmap_insert(&c->records, slot, &r->key);
     return r;
 }
 
@@ -210,9 +210,9 @@ static void record_free(record_t *r)
  * are in flight, by the last completion. */
 static void record_forget(ctl_controller_t *c, record_t *r)
 {
-    ctl_objkey_t **slot = ctl_objmap_slot(&c->records, (int)r->kind, r->ns, r->name);
+    kube_objkey_t **slot = kube_objmap_slot(&c->records, (int)r->kind, r->ns, r->name);
     if (*slot == &r->key)
-        ctl_objmap_remove(&c->records, slot);
+        kube_objmap_remove(&c->records, slot);
     ev_timer_stop(c->loop, &r->timer);
     if (r->kind == R_HC && c->proj)
         ctl_project_forget(c->proj, r->ns, r->name);
@@ -494,7 +494,7 @@ static void hcp_namespace(char *buf, size_t len, const char *ns, const char *nam
     snprintf(buf, len, "%s-%s", ns, name);
 }
 
-static void transition_events(ctl_controller_t *c, record_t *r, const ctl_decision_t *d,
+static void transition_events(ctl_controller_t *c, record_t *r, const decide_decision_t *d,
                               const char *kind, const char *uid)
 {
     if (r->have_last && r->last_restricted != d->restricted)
@@ -503,7 +503,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const ctl_decisi
     if (r->have_last && r->last_pending == 2 && d->pending_metric == 1)
         emit_event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
                    "Pending changes may start now.");
-    if (d->action == CTL_PAUSE_REASSERT) {
+    if (d->action == DECIDE_PAUSE_REASSERT) {
         c->stats.reasserts++;
         emit_event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Warning", "PauseReasserted",
                    "Another writer removed the pause while changes are restricted; it was "
@@ -515,14 +515,14 @@ static void transition_events(ctl_controller_t *c, record_t *r, const ctl_decisi
 }
 
 /* Writes the pause action and the status a decision asks for. */
-static void carry_out(ctl_controller_t *c, record_t *r, const ctl_decision_t *d,
-                      const kube_obj *obj, const ctl_managed_t *m, json_t *cm_doc,
+static void carry_out(ctl_controller_t *c, record_t *r, const decide_decision_t *d,
+                      const kube_obj *obj, const decide_managed_t *m, json_t *cm_doc,
                       const kube_obj *capi, kube_cache *capi_cache, const char *capi_path,
                       const char *obj_path, kube_cache *obj_cache, bool nodepool,
                       sched_time_t now)
 {
-    if (d->action != CTL_PAUSE_NONE && capi) {
-        json_t *patch = ctl_pause_patch(d->action, capi->rv);
+    if (d->action != DECIDE_PAUSE_NONE && capi) {
+        json_t *patch = decide_pause_patch(d->action, capi->rv);
         if (patch) {
             send_write(c, r, W_PATCH, capi_path, patch, capi_cache, "pause", r->stale_capi,
                        capi->rv);
@@ -530,14 +530,14 @@ static void carry_out(ctl_controller_t *c, record_t *r, const ctl_decision_t *d,
         }
     }
     int err = 0;
-    ctl_managed_t view;
-    if (ctl_managed_expand(m, &view)) {
+    decide_managed_t view;
+    if (decide_managed_expand(m, &view)) {
         c->stats.write_errors++;
         arm_retry(c, r);
         return;
     }
-    json_t *sp = ctl_status_patch(&view, d, cm_doc, obj->rv, nodepool, now, &err);
-    ctl_managed_view_free(&view);
+    json_t *sp = decide_status_patch(&view, d, cm_doc, obj->rv, nodepool, now, &err);
+    decide_managed_view_free(&view);
     if (sp) {
         send_write(c, r, W_STATUS, obj_path, sp, obj_cache, "status", r->stale_own, obj->rv);
         json_decref(sp);
@@ -546,7 +546,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const ctl_decision_t *d,
 
 /* Hands a HostedCluster's conditions to the projection into its hosted
  * ClusterVersion and surfaces the projection's state as a condition. */
-static void project(ctl_controller_t *c, record_t *r, ctl_decision_t *d, sched_time_t now)
+static void project(ctl_controller_t *c, record_t *r, decide_decision_t *d, sched_time_t now)
 {
     ctl_project_conds_t want = {{d->paused_status, d->paused_reason, d->paused_message},
                                 {d->pending_status, d->pending_reason, d->pending_message}};
@@ -571,7 +571,7 @@ static void projection_changed(const char *ns, const char *name, void *ud)
 }
 
 /* Remembers a decision for the metrics endpoint (see record_t.have_dec). */
-static void remember_decision(record_t *r, const ctl_decision_t *d, sched_time_t now)
+static void remember_decision(record_t *r, const decide_decision_t *d, sched_time_t now)
 {
     r->have_dec = true;
     r->dec_from = now;
@@ -588,7 +588,7 @@ static bool decision_known(const record_t *r, sched_time_t now)
 /* The record of an object, or NULL when there is none (never creates one). */
 static record_t *record_find(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
 {
-    return (record_t *)*ctl_objmap_slot(&c->records, (int)k, ns, name);
+    return (record_t *)*kube_objmap_slot(&c->records, (int)k, ns, name);
 }
 
 /* The resolved stanza of the HostedCluster or NodePool of record r, whose
@@ -614,7 +614,7 @@ static const stanza_resolution_t *resolved(ctl_controller_t *c, record_t *r, con
  * cannot change), so a boundary or an edit computes it again and a plain
  * reconcile or scrape does not. *cluster is the HostedCluster's resolution,
  * or NULL without one. Returns 0, or -1 when resolution failed. */
-static int np_view(ctl_controller_t *c, record_t *r, const ctl_np_t *np, sched_time_t now,
+static int np_view(ctl_controller_t *c, record_t *r, const decide_np_t *np, sched_time_t now,
                    const stanza_resolution_t **own, const stanza_resolution_t **cluster,
                    const stanza_nodepool_t **inter)
 {
@@ -626,7 +626,7 @@ static int np_view(ctl_controller_t *c, record_t *r, const ctl_np_t *np, sched_t
     if (hco && hco->data) {
         record_t *hr = record_get(c, R_HC, r->ns, np->cluster_name);
         if (hr)
-            cl = resolved(c, hr, &((const ctl_hc_t *)hco->data)->m.stanza);
+            cl = resolved(c, hr, &((const decide_hc_t *)hco->data)->m.stanza);
     }
     /* No HostedCluster (or none resolved): nothing may change. */
     sched_t *cs = cl ? cl->sched : sched_never();
@@ -659,7 +659,7 @@ static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
         record_forget(c, r);
         return;
     }
-    const ctl_hc_t *hc = obj->data;
+    const decide_hc_t *hc = obj->data;
     const stanza_resolution_t *res = resolved(c, r, &hc->m.stanza);
     if (!res)
         return;
@@ -673,13 +673,13 @@ static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
         cl = NULL;
     if (is_stale(r->stale_own, obj->rv) || (cl && is_stale(r->stale_capi, cl->rv)))
         return; /* the watch has yet to catch up with our writes */
-    ctl_decision_t d;
-    if (ctl_decide_hc(hc, res, cl ? cl->data : NULL, now, &d) == 0 &&
+    decide_decision_t d;
+    if (decide_decide_hc(hc, res, cl ? cl->data : NULL, now, &d) == 0 &&
         kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, "hostedclusters", r->ns, r->name,
                   NULL) == 0) {
         remember_decision(r, &d, now);
         project(c, r, &d, now);
-        json_t *doc = ctl_status_doc(&d, &hc->m.stanza, res, NULL);
+        json_t *doc = decide_status_doc(&d, &hc->m.stanza, res, NULL);
         arm(c, r, d.wake);
         if (c->leading && doc) {
             transition_events(c, r, &d, "HostedCluster", obj->uid);
@@ -692,7 +692,7 @@ static void reconcile_hc(ctl_controller_t *c, record_t *r, sched_time_t now)
 
 /* The MachineDeployment (or MachineSet for InPlace pools) of a NodePool. */
 static const kube_obj *nodepool_machines(ctl_controller_t *c, const char *ns, const char *name,
-                                         const ctl_np_t *np, kube_cache **cache,
+                                         const decide_np_t *np, kube_cache **cache,
                                          const char **resource)
 {
     char hcpns[600], want[600];
@@ -703,7 +703,7 @@ static const kube_obj *nodepool_machines(ctl_controller_t *c, const char *ns, co
     *cache = np->in_place ? &c->mss : &c->mds;
     *resource = np->in_place ? "machinesets" : "machinedeployments";
     const kube_obj *o = kube_cache_get(*cache, hcpns, name);
-    const ctl_capi_t *m = o ? o->data : NULL;
+    const decide_capi_t *m = o ? o->data : NULL;
     /* When the link annotation is there it must name this NodePool. */
     if (m && m->nodepool && strcmp(m->nodepool, want) != 0)
         return NULL;
@@ -717,7 +717,7 @@ static void reconcile_np(ctl_controller_t *c, record_t *r, sched_time_t now)
         record_forget(c, r);
         return;
     }
-    const ctl_np_t *np = obj->data;
+    const decide_np_t *np = obj->data;
     const stanza_resolution_t *own, *cluster;
     const stanza_nodepool_t *inter;
     if (np_view(c, r, np, now, &own, &cluster, &inter) == 0) {
@@ -733,12 +733,12 @@ static void reconcile_np(ctl_controller_t *c, record_t *r, sched_time_t now)
         }
         if (is_stale(r->stale_own, obj->rv) || (md && is_stale(r->stale_capi, md->rv)))
             return; /* the watch has yet to catch up with our writes */
-        ctl_decision_t d;
-        if (ctl_decide_np(np, own, inter, md ? md->data : NULL, now, &d) == 0 &&
+        decide_decision_t d;
+        if (decide_decide_np(np, own, inter, md ? md->data : NULL, now, &d) == 0 &&
             kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, "nodepools", r->ns, r->name,
                       NULL) == 0) {
             remember_decision(r, &d, now);
-            json_t *doc = ctl_status_doc(&d, &np->m.stanza, own, inter);
+            json_t *doc = decide_status_doc(&d, &np->m.stanza, own, inter);
             arm(c, r, d.wake);
             if (c->leading && doc) {
                 transition_events(c, r, &d, "NodePool", obj->uid);
@@ -770,7 +770,7 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
         r->have_last = true;
         r->last_valid = e->p->valid;
         char path[PATH_MAX_LEN];
-        if (!ctl_json_equal_stored(e->status, status) &&
+        if (!decide_json_equal_stored(e->status, status) &&
             kube_path(path, sizeof(path), CM_GROUP, CM_VERSION, "hostedchangemanagementpolicies",
                       r->ns, r->name, NULL) == 0) {
             json_t *patch = json_pack("{s:{s:s}, s:O}", "metadata", "resourceVersion", obj->rv,
@@ -820,7 +820,7 @@ static void enqueue_each(const kube_obj *o, void *ud)
     if (x->ns && strcmp(o->ns, x->ns) != 0)
         return;
     if (x->cluster) {
-        const ctl_np_t *np = o->data;
+        const decide_np_t *np = o->data;
         if (!np || !np->cluster_name || strcmp(np->cluster_name, x->cluster) != 0)
             return;
     }
@@ -892,7 +892,7 @@ static void hc_changed(const kube_obj *o, void *ud, bool stanza_changed)
 static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
-    const ctl_hc_t *a = old->data, *b = o->data;
+    const decide_hc_t *a = old->data, *b = o->data;
     hc_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
 }
 static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
@@ -906,7 +906,7 @@ static void np_changed(const kube_obj *o, void *ud, bool stanza_changed)
 static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
 static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
-    const ctl_np_t *a = old->data, *b = o->data;
+    const decide_np_t *a = old->data, *b = o->data;
     np_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
 }
 static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
@@ -951,7 +951,7 @@ static void cluster_delete(const kube_obj *o, void *ud) { cluster_changed(o, ud)
 static void machines_changed(const kube_obj *o, void *ud)
 {
     ctl_controller_t *c = ud;
-    const ctl_capi_t *m = o->data;
+    const decide_capi_t *m = o->data;
     if (m && m->nodepool) {
         const char *slash = strchr(m->nodepool, '/');
         if (slash && slash != m->nodepool) {
@@ -983,10 +983,10 @@ static void machines_delete(const kube_obj *o, void *ud) { machines_changed(o, u
  * same uid and generation (so the same spec), or NULL. */
 static policy_shared_t *same_spec(ctl_controller_t *c, const json_t *obj)
 {
-    const char *ns = ctl_json_str(obj, "metadata.namespace");
-    const char *name = ctl_json_str(obj, "metadata.name");
-    const char *uid = ctl_json_str(obj, "metadata.uid");
-    const json_t *gen = ctl_json_path(obj, "metadata.generation");
+    const char *ns = decide_json_str(obj, "metadata.namespace");
+    const char *name = decide_json_str(obj, "metadata.name");
+    const char *uid = decide_json_str(obj, "metadata.uid");
+    const json_t *gen = decide_json_path(obj, "metadata.generation");
     if (!name || !uid || !json_is_integer(gen) || json_integer_value(gen) <= 0)
         return NULL;
     const kube_obj *old = kube_cache_get(&c->policies, ns ? ns : "", name);
@@ -1043,14 +1043,14 @@ static void release_policy(void *data, kube_intern *strings, void *ud)
 }
 
 /* The caches keep the status the controller compares with as compact text
- * (ctl_managed_compact()); carry_out() expands it for a patch. */
+ * (decide_managed_compact()); carry_out() expands it for a patch. */
 static int extract_hc(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    ctl_hc_t *hc = ctl_hc_extract(obj);
-    if (!hc || ctl_managed_compact(&hc->m)) {
-        ctl_hc_free(hc);
+    decide_hc_t *hc = decide_hc_extract(obj);
+    if (!hc || decide_managed_compact(&hc->m)) {
+        decide_hc_free(hc);
         return -1;
     }
     *out = hc;
@@ -1060,15 +1060,15 @@ static void release_hc(void *d, kube_intern *s, void *ud)
 {
     (void)s;
     (void)ud;
-    ctl_hc_free(d);
+    decide_hc_free(d);
 }
 static int extract_np(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    ctl_np_t *np = ctl_np_extract(obj);
-    if (!np || ctl_managed_compact(&np->m)) {
-        ctl_np_free(np);
+    decide_np_t *np = decide_np_extract(obj);
+    if (!np || decide_managed_compact(&np->m)) {
+        decide_np_free(np);
         return -1;
     }
     *out = np;
@@ -1078,19 +1078,19 @@ static void release_np(void *d, kube_intern *s, void *ud)
 {
     (void)s;
     (void)ud;
-    ctl_np_free(d);
+    decide_np_free(d);
 }
 static int extract_capi(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    return (*out = ctl_capi_extract(obj)) ? 0 : -1;
+    return (*out = decide_capi_extract(obj)) ? 0 : -1;
 }
 static void release_capi(void *d, kube_intern *s, void *ud)
 {
     (void)s;
     (void)ud;
-    ctl_capi_free(d);
+    decide_capi_free(d);
 }
 
 /* ---- start / stop ------------------------------------------------------ */
@@ -1206,7 +1206,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
             goto oom;
     }
     c->opts.watch_namespace = c->ns_filter;
-    if (ctl_objmap_init(&c->records, 256))
+    if (kube_objmap_init(&c->records, 256))
         goto oom;
     kube_cache_ops pops = {extract_policy, release_policy, policy_add, policy_update,
                            policy_delete};
@@ -1268,7 +1268,7 @@ void ctl_stop(ctl_controller_t *c)
     ev_timer_stop(c->loop, &c->discovery_retry);
     /* Outstanding writes are cancelled with the client; their records go. */
     for (size_t i = 0; i < c->records.nbuckets; i++) {
-        ctl_objkey_t *k = c->records.buckets[i], *next;
+        kube_objkey_t *k = c->records.buckets[i], *next;
         for (; k; k = next) {
             next = k->hnext;
             record_t *r = (record_t *)k;
@@ -1276,7 +1276,7 @@ void ctl_stop(ctl_controller_t *c)
             record_free(r);
         }
     }
-    ctl_objmap_free(&c->records);
+    kube_objmap_free(&c->records);
     kube_cache_free(&c->policies);
     kube_cache_free(&c->hcs);
     kube_cache_free(&c->nps);
@@ -1364,7 +1364,7 @@ static void timeline_metrics(const sched_state_t *st, sched_time_t now, ctl_obje
 static void hc_metrics(const kube_obj *o, void *ud)
 {
     metrics_ctx_t *x = ud;
-    const ctl_hc_t *hc = o->data;
+    const decide_hc_t *hc = o->data;
     if (!hc)
         return;
     ctl_object_metrics_t m = {"HostedCluster", o->ns, o->name, "control-plane", "", 0, -2, -2,
@@ -1376,8 +1376,8 @@ static void hc_metrics(const kube_obj *o, void *ud)
         hcp_namespace(hcpns, sizeof(hcpns), o->ns, o->name);
         const kube_obj *cl = hc->infra_id ? kube_cache_get(&x->c->clusters, hcpns, hc->infra_id)
                                           : NULL;
-        ctl_decision_t d;
-        if (ctl_decide_hc(hc, res, cl ? cl->data : NULL, x->now, &d) == 0)
+        decide_decision_t d;
+        if (decide_decide_hc(hc, res, cl ? cl->data : NULL, x->now, &d) == 0)
             remember_decision(r, &d, x->now);
     }
     if (res) {
@@ -1396,7 +1396,7 @@ static void np_metrics(const kube_obj *o, void *ud)
 {
     metrics_ctx_t *x = ud;
     ctl_controller_t *c = x->c;
-    const ctl_np_t *np = o->data;
+    const decide_np_t *np = o->data;
     if (!np)
         return;
     ctl_object_metrics_t m = {"NodePool", o->ns, o->name, "worker-nodes", "", 0, -2, -2, -1};
@@ -1408,8 +1408,8 @@ static void np_metrics(const kube_obj *o, void *ud)
             kube_cache *mc;
             const char *res;
             const kube_obj *md = nodepool_machines(c, o->ns, o->name, np, &mc, &res);
-            ctl_decision_t d;
-            if (ctl_decide_np(np, own, inter, md ? md->data : NULL, x->now, &d) == 0)
+            decide_decision_t d;
+            if (decide_decide_np(np, own, inter, md ? md->data : NULL, x->now, &d) == 0)
                 remember_decision(r, &d, x->now);
         }
         m.strategy = stanza_strategy_name(own->strategy);

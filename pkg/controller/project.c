@@ -1,7 +1,7 @@
 /* project.c: ChangesPaused/ChangesPending projected into hosted ClusterVersions. */
 #include "controller/project.h"
 
-#include "controller/objmap.h"
+#include "kube/objmap.h"
 
 #include <libfyaml.h>
 #include <stdarg.h>
@@ -446,7 +446,7 @@ typedef struct want_cond {
 
 /* One HostedCluster. */
 typedef struct entry {
-    ctl_objkey_t key;          /* ns and name in the module's map */
+    kube_objkey_t key;          /* ns and name in the module's map */
     struct entry *znext;       /* forgotten entries awaiting release */
     ctl_project_t *p;
     char *ns, *name;           /* owned */
@@ -502,7 +502,7 @@ struct ctl_project {
     kube_client *mgmt;
     ctl_project_opts_t opts;
     bool leading;
-    ctl_objmap_t entries;      /* entry_t by ns/name */
+    kube_objmap_t entries;      /* entry_t by ns/name */
     entry_t *zombies;          /* forgotten, released by `reap` */
     ev_timer reap;
     uint64_t rng;
@@ -1235,7 +1235,7 @@ int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
     if (p->opts.hosted_burst <= 0)
         p->opts.hosted_burst = 10;
     p->leading = p->opts.leading;
-    if (ctl_objmap_init(&p->entries, 16))
+    if (kube_objmap_init(&p->entries, 16))
         goto nomem;
     p->rng = (uint64_t)(uintptr_t)p ^ (uint64_t)(ev_time() * 1e6) ^ 0x9E3779B97F4A7C15ull;
     if (p->rng == 0)
@@ -1247,7 +1247,7 @@ int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
 nomem:
     errf(err, errlen, "out of memory");
     if (p)
-        ctl_objmap_free(&p->entries);
+        kube_objmap_free(&p->entries);
     free(p);
     return KUBE_ENOMEM;
 }
@@ -1258,7 +1258,7 @@ void ctl_project_free(ctl_project_t *p)
         return;
     ev_timer_stop(p->loop, &p->reap);
     for (size_t i = 0; i < p->entries.nbuckets; i++) {
-        ctl_objkey_t *k = p->entries.buckets[i], *next;
+        kube_objkey_t *k = p->entries.buckets[i], *next;
         for (; k; k = next) {
             next = k->hnext;
             entry_t *e = (entry_t *)k;
@@ -1272,7 +1272,7 @@ void ctl_project_free(ctl_project_t *p)
         p->zombies = e->znext;
         entry_release(e);
     }
-    ctl_objmap_free(&p->entries);
+    kube_objmap_free(&p->entries);
     free(p);
 }
 
@@ -1285,7 +1285,7 @@ void ctl_project_set_leading(ctl_project_t *p, bool leading)
      * runs, with hnext intact) or add some (no rehash meanwhile). */
     p->entries.frozen++;
     for (size_t i = 0; i < p->entries.nbuckets; i++)
-        for (ctl_objkey_t *k = p->entries.buckets[i]; k; k = k->hnext)
+        for (kube_objkey_t *k = p->entries.buckets[i]; k; k = k->hnext)
             sync_entry((entry_t *)k);
     p->entries.frozen--;
 }
@@ -1298,15 +1298,15 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
         errf(err, errlen, "ctl_project_update: missing argument");
         return KUBE_EINVAL;
     }
-    ctl_objkey_t **slot = ctl_objmap_slot(&p->entries, 0, ns, name);
+    kube_objkey_t **slot = kube_objmap_slot(&p->entries, 0, ns, name);
     entry_t *e = (entry_t *)*slot;
     bool created = false;
     if (!e) {
         e = entry_new(p, ns, name, err, errlen);
         if (!e)
             return KUBE_ENOMEM;
-        e->key = (ctl_objkey_t){.ns = e->ns, .name = e->name};
-        ctl_objmap_insert(&p->entries, slot, &e->key);
+        e->key = (kube_objkey_t){.ns = e->ns, .name = e->name};
+        kube_objmap_insert(&p->entries, slot, &e->key);
         created = true;
     }
     if (e->have_want && want_equal(&e->paused, &conds->paused) &&
@@ -1329,11 +1329,11 @@ void ctl_project_forget(ctl_project_t *p, const char *ns, const char *name)
 {
     if (!p || !ns || !name)
         return;
-    ctl_objkey_t **slot = ctl_objmap_slot(&p->entries, 0, ns, name);
+    kube_objkey_t **slot = kube_objmap_slot(&p->entries, 0, ns, name);
     entry_t *e = (entry_t *)*slot;
     if (!e)
         return;
-    ctl_objmap_remove(&p->entries, slot);
+    kube_objmap_remove(&p->entries, slot);
     e->gone = true;
     kube_request_cancel(e->secret_req); /* safe from its own callback */
     e->secret_req = NULL;
@@ -1353,7 +1353,7 @@ int ctl_project_status(const ctl_project_t *p, const char *ns, const char *name,
 {
     if (!p || !ns || !name)
         return KUBE_EINVAL;
-    const entry_t *e = (const entry_t *)*ctl_objmap_slot(&p->entries, 0, ns, name);
+    const entry_t *e = (const entry_t *)*kube_objmap_slot(&p->entries, 0, ns, name);
     if (!e)
         return KUBE_EINVAL;
     *st = e->st;

@@ -61,7 +61,7 @@ typedef struct ctl_project_cond {
     const char *message;  /* NULL is written as "" */
 } ctl_project_cond_t;
 
-/* The two conditions, as in ctl_decision_t (paused_* and pending_*). */
+/* The two conditions, as in decide_decision_t (paused_* and pending_*). */
 typedef struct ctl_project_conds {
     ctl_project_cond_t paused;   /* ChangesPaused */
     ctl_project_cond_t pending;  /* ChangesPending */

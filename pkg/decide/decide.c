@@ -1,10 +1,10 @@
 /* decide.c: decisions, conditions, status documents and patches. */
-#include "controller/decide.h"
+#include "decide/decide.h"
 
 #include <stdio.h>
 #include <string.h>
 
-void ctl_format_time(sched_time_t t, char *buf, size_t len)
+void decide_format_time(sched_time_t t, char *buf, size_t len)
 {
     if (t == SCHED_NEG_INF || t == SCHED_POS_INF) {
         snprintf(buf, len, "%s", "");
@@ -23,18 +23,18 @@ static json_t *json_time(sched_time_t t)
     return json_string(buf);
 }
 
-ctl_pause_action_t ctl_pause_action(bool want_paused, const ctl_capi_t *obj)
+decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t *obj)
 {
     if (!obj)
-        return CTL_PAUSE_NONE;
+        return DECIDE_PAUSE_NONE;
     if (want_paused) {
         if (obj->paused)
-            return CTL_PAUSE_NONE; /* ours, or somebody else's: paused either way */
-        return obj->marker ? CTL_PAUSE_REASSERT : CTL_PAUSE_ADD;
+            return DECIDE_PAUSE_NONE; /* ours, or somebody else's: paused either way */
+        return obj->marker ? DECIDE_PAUSE_REASSERT : DECIDE_PAUSE_ADD;
     }
     if (!obj->marker)
-        return CTL_PAUSE_NONE; /* never lift a pause we did not set */
-    return obj->paused ? CTL_PAUSE_REMOVE : CTL_PAUSE_REMOVE_MARKER;
+        return DECIDE_PAUSE_NONE; /* never lift a pause we did not set */
+    return obj->paused ? DECIDE_PAUSE_REMOVE : DECIDE_PAUSE_REMOVE_MARKER;
 }
 
 /* Why the timeline restricts changes at now, as a condition reason. */
@@ -66,8 +66,8 @@ static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
 /* by_cluster: the object's own timeline permits changes at now and only its
  * HostedCluster's restricts them (a NodePool inside a closed cluster window). */
 static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_time_t now,
-                   const ctl_capi_t *capi, bool pending, bool work_in_progress, bool by_cluster,
-                   const char *what, const char *work, ctl_decision_t *d)
+                   const decide_capi_t *capi, bool pending, bool work_in_progress, bool by_cluster,
+                   const char *what, const char *work, decide_decision_t *d)
 {
     char when[32], until[32], extra[STANZA_MSGLEN + 96];
     more(res, extra, sizeof(extra));
@@ -83,13 +83,13 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
     d->hold_open = d->restricted && work_in_progress && capi && !capi->paused;
     bool want_paused = d->restricted && !d->hold_open;
     d->paused_by_other = capi && capi->paused && !capi->marker;
-    d->action = ctl_pause_action(want_paused, capi);
+    d->action = decide_pause_action(want_paused, capi);
     d->pending = pending;
     d->pending_metric = !pending ? 0 : (want_paused || d->paused_by_other) ? 2 : 1;
     d->wake = d->state.current.end;
 
-    ctl_format_time(d->state.current.end, until, sizeof(until));
-    ctl_format_time(d->state.has_next ? d->state.next.start : SCHED_POS_INF, when, sizeof(when));
+    decide_format_time(d->state.current.end, until, sizeof(until));
+    decide_format_time(d->state.has_next ? d->state.next.start : SCHED_POS_INF, when, sizeof(when));
     if (d->hold_open) {
         d->paused_status = false;
         d->paused_reason = "UpdateInProgress";
@@ -151,22 +151,22 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
     }
 }
 
-int ctl_decide_hc(const ctl_hc_t *hc, const stanza_resolution_t *res, const ctl_capi_t *cluster,
-                  sched_time_t now, ctl_decision_t *out)
+int decide_decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
+                  sched_time_t now, decide_decision_t *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = sched_state_at(res->sched, now, &out->state);
     if (rc)
         return rc;
-    decide(res, &hc->m.stanza, now, cluster, ctl_hc_pending(hc), hc->history_partial, false,
+    decide(res, &hc->m.stanza, now, cluster, decide_hc_pending(hc), hc->history_partial, false,
            "CAPI Cluster",
            "a control-plane update", out);
     return 0;
 }
 
-int ctl_decide_np(const ctl_np_t *np, const stanza_resolution_t *res,
-                  const stanza_nodepool_t *inter, const ctl_capi_t *md, sched_time_t now,
-                  ctl_decision_t *out)
+int decide_decide_np(const decide_np_t *np, const stanza_resolution_t *res,
+                  const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
+                  decide_decision_t *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = sched_state_at(inter->sched, now, &out->state);
@@ -175,7 +175,7 @@ int ctl_decide_np(const ctl_np_t *np, const stanza_resolution_t *res,
     bool rolling = md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
     bool by_cluster = !out->state.permitted && !res->degraded && res->sched &&
                       sched_permitted(res->sched, now) == 1;
-    decide(res, &np->m.stanza, now, md, ctl_np_pending(np, md), rolling, by_cluster,
+    decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), rolling, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
     /* The reason also depends on the pool's own timeline: wake when it
      * changes too (its window opening inside a closed cluster window). */
@@ -193,7 +193,7 @@ static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason
                      json_time(iv.start), "endTime", json_time(iv.end), "reason", reason);
 }
 
-json_t *ctl_status_doc(const ctl_decision_t *d, const stanza_t *st,
+json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
                        const stanza_resolution_t *res, const stanza_nodepool_t *inter)
 {
     const sched_state_t *s = &d->state;
@@ -224,7 +224,7 @@ fail:
     return NULL;
 }
 
-static bool cond_equal(const ctl_cond_t *have, bool status, const char *reason, const char *msg)
+static bool cond_equal(const decide_cond_t *have, bool status, const char *reason, const char *msg)
 {
     return have->present && have->status == status && have->reason &&
            strcmp(have->reason, reason) == 0 && have->message && strcmp(have->message, msg) == 0;
@@ -253,7 +253,7 @@ static json_t *condition(const json_t *old, const char *type, bool status, const
     return c;
 }
 
-json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const json_t *cm_doc,
+json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *d, const json_t *cm_doc,
                          const char *resource_version, bool nodepool, sched_time_t now, int *err)
 {
     *err = 0;
@@ -261,7 +261,7 @@ json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const 
         cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
         (!d->has_projected || cond_equal(&m->projected, d->projected_status,
                                          d->projected_reason, d->projected_message)) &&
-        m->cm_status && ctl_json_equal_stored(m->cm_status, cm_doc))
+        m->cm_status && decide_json_equal_stored(m->cm_status, cm_doc))
         return NULL;
 
     json_t *conds = json_array(), *patch = NULL, *c;
@@ -305,20 +305,20 @@ fail:
     return NULL;
 }
 
-json_t *ctl_pause_patch(ctl_pause_action_t action, const char *resource_version)
+json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version)
 {
     json_t *ann;
     switch (action) {
-    case CTL_PAUSE_ADD:
-    case CTL_PAUSE_REASSERT:
-        ann = json_pack("{s:s, s:s}", CTL_PAUSED_ANNOTATION, "true", CTL_MARKER_ANNOTATION,
-                        CTL_MARKER_VALUE);
+    case DECIDE_PAUSE_ADD:
+    case DECIDE_PAUSE_REASSERT:
+        ann = json_pack("{s:s, s:s}", DECIDE_PAUSED_ANNOTATION, "true", DECIDE_MARKER_ANNOTATION,
+                        DECIDE_MARKER_VALUE);
         break;
-    case CTL_PAUSE_REMOVE:
-        ann = json_pack("{s:n, s:n}", CTL_PAUSED_ANNOTATION, CTL_MARKER_ANNOTATION);
+    case DECIDE_PAUSE_REMOVE:
+        ann = json_pack("{s:n, s:n}", DECIDE_PAUSED_ANNOTATION, DECIDE_MARKER_ANNOTATION);
         break;
-    case CTL_PAUSE_REMOVE_MARKER:
-        ann = json_pack("{s:n}", CTL_MARKER_ANNOTATION);
+    case DECIDE_PAUSE_REMOVE_MARKER:
+        ann = json_pack("{s:n}", DECIDE_MARKER_ANNOTATION);
         break;
     default:
         return NULL;
