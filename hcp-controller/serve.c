@@ -180,7 +180,7 @@ static int collect_scalar(metrics_emitter *e, void *ud)
     const scalar_sel_t *x = ud;
     serve_t *s = x->s;
     const ctl_stats_t *st = ctl_get_stats(s->ctl);
-    const ctl_project_stats_t *ps = ctl_get_project_stats(s->ctl);
+    const hosted_stats_t *ps = ctl_get_hosted_stats(s->ctl);
     double v = 0;
     switch (x->which) {
     case F_RESTARTS: v = (double)ctl_watch_restarts(s->ctl); break;

@@ -12,7 +12,7 @@
 #include "decide/decide.h"
 #include "decide/model.h"
 #include "kube/objmap.h"
-#include "controller/project.h"
+#include "hosted/hosted.h"
 #include "kube/cache.h"
 #include "kube/discovery.h"
 #include "kube/watch.h"
@@ -146,7 +146,7 @@ struct ctl_controller {
     int inflight;               /* writes in flight, all records */
     uint64_t policy_epoch;      /* bumped when a policy appears, goes or is edited */
     unsigned answered;          /* writes answered since free memory was last returned */
-    ctl_project_t *proj;        /* hosted ClusterVersion projection */
+    hosted_t *proj;        /* hosted ClusterVersion projection */
     ctl_stats_t stats;
 };
 
@@ -215,7 +215,7 @@ static void record_forget(ctl_controller_t *c, record_t *r)
         kube_objmap_remove(&c->records, slot);
     ev_timer_stop(c->loop, &r->timer);
     if (r->kind == R_HC && c->proj)
-        ctl_project_forget(c->proj, r->ns, r->name);
+        hosted_forget(c->proj, r->ns, r->name);
     r->gone = true;
     if (r->inflight == 0 && !r->queued)
         record_free(r);
@@ -548,16 +548,16 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_decision_t 
  * ClusterVersion and surfaces the projection's state as a condition. */
 static void project(ctl_controller_t *c, record_t *r, decide_decision_t *d, sched_time_t now)
 {
-    ctl_project_conds_t want = {{d->paused_status, d->paused_reason, d->paused_message},
+    hosted_conds_t want = {{d->paused_status, d->paused_reason, d->paused_message},
                                 {d->pending_status, d->pending_reason, d->pending_message}};
-    ctl_project_status_t st;
+    hosted_status_t st;
     if (!c->proj)
         return;
-    ctl_project_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
+    hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
     /* While the projection has not learnt anything yet (a fresh process),
      * the condition as written before stays: it is not known to be wrong. */
-    if (ctl_project_status(c->proj, r->ns, r->name, &st) != 0 ||
-        strcmp(st.reason, CTL_PROJECT_PENDING) == 0)
+    if (hosted_status(c->proj, r->ns, r->name, &st) != 0 ||
+        strcmp(st.reason, HOSTED_PENDING) == 0)
         return;
     d->has_projected = true;
     d->projected_status = st.ok;
@@ -1236,11 +1236,11 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         ctl_stop(c);
         return -1;
     }
-    ctl_project_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
+    hosted_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
                              .leading = opts->leading,
                              .on_change = projection_changed,
                              .ud = c};
-    if (ctl_project_new(loop, client->http, client, &po, &c->proj, err, errlen)) {
+    if (hosted_new(loop, client->http, client, &po, &c->proj, err, errlen)) {
         ctl_stop(c);
         return -1;
     }
@@ -1262,7 +1262,7 @@ void ctl_stop(ctl_controller_t *c)
     for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
         if (ws[i]->c)
             kube_watch_stop(ws[i]);
-    ctl_project_free(c->proj);
+    hosted_free(c->proj);
     ev_check_stop(c->loop, &c->qcheck);
     ev_idle_stop(c->loop, &c->qidle);
     ev_timer_stop(c->loop, &c->discovery_retry);
@@ -1305,7 +1305,7 @@ void ctl_set_leading(ctl_controller_t *c, bool leading)
     bool was = c->leading;
     c->leading = leading;
     if (c->proj)
-        ctl_project_set_leading(c->proj, leading);
+        hosted_set_leading(c->proj, leading);
     if (leading && !was)
         enqueue_all(c);
 }
@@ -1450,7 +1450,7 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
     kube_cache_foreach(&c->policies, policy_metrics, &x);
 }
 
-const ctl_project_stats_t *ctl_get_project_stats(const ctl_controller_t *c)
+const hosted_stats_t *ctl_get_hosted_stats(const ctl_controller_t *c)
 {
-    return ctl_project_stats(c->proj);
+    return hosted_stats(c->proj);
 }

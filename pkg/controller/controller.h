@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "controller/project.h"
+#include "hosted/hosted.h"
 #include "kube/client.h"
 #include "schedule/schedule.h"
 
@@ -124,6 +124,6 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud);
 
 /* The hosted ClusterVersion projection's counters (borrowed, live). */
-const ctl_project_stats_t *ctl_get_project_stats(const ctl_controller_t *c);
+const hosted_stats_t *ctl_get_hosted_stats(const ctl_controller_t *c);
 
 #endif

@@ -1,6 +1,8 @@
 /* decide.c: decisions, conditions, status documents and patches. */
 #include "decide/decide.h"
 
+#include "decide/conditions.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -224,37 +226,16 @@ fail:
     return NULL;
 }
 
-static bool cond_equal(const decide_cond_t *have, bool status, const char *reason, const char *msg)
+static bool cond_equal(const decide_seen_cond_t *have, bool status, const char *reason,
+                       const char *msg)
 {
     return have->present && have->status == status && have->reason &&
            strcmp(have->reason, reason) == 0 && have->message && strcmp(have->message, msg) == 0;
 }
 
-/* Our condition as written: type, status, reason, message, and
- * lastTransitionTime carried over while the status does not change. */
-static json_t *condition(const json_t *old, const char *type, bool status, const char *reason,
-                         const char *message, bool nodepool, int64_t generation, sched_time_t now)
-{
-    char ts[32];
-    const char *old_status = json_string_value(json_object_get(old, "status"));
-    const char *old_ltt = json_string_value(json_object_get(old, "lastTransitionTime"));
-    const char *want = status ? "True" : "False";
-    sched_format_utc(now, ts, sizeof(ts));
-    const char *ltt = (old_status && old_ltt && strcmp(old_status, want) == 0) ? old_ltt : ts;
-    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", type, "status", want,
-                          "reason", reason, "message", message, "lastTransitionTime", ltt,
-                          "observedGeneration", (json_int_t)generation);
-    /* NodePool conditions carry a severity; it is optional and left out when
-     * there is nothing to report. */
-    if (c && nodepool && status && json_object_set_new(c, "severity", json_string("Info"))) {
-        json_decref(c);
-        return NULL;
-    }
-    return c;
-}
-
-json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *d, const json_t *cm_doc,
-                         const char *resource_version, bool nodepool, sched_time_t now, int *err)
+json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
+                            const json_t *cm_doc, const char *resource_version, bool nodepool,
+                            sched_time_t now, int *err)
 {
     *err = 0;
     if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
@@ -264,45 +245,20 @@ json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *
         m->cm_status && decide_json_equal_stored(m->cm_status, cm_doc))
         return NULL;
 
-    json_t *conds = json_array(), *patch = NULL, *c;
-    const json_t *old_paused = NULL, *old_pending = NULL, *old_projected = NULL;
-    size_t i;
-    if (!conds)
-        goto fail;
-    json_array_foreach(m->conditions, i, c) {
-        const char *type = json_string_value(json_object_get(c, "type"));
-        if (type && strcmp(type, "ChangesPaused") == 0)
-            old_paused = c;
-        else if (type && strcmp(type, "ChangesPending") == 0)
-            old_pending = c;
-        else if (d->has_projected && type && strcmp(type, "HostedClusterVersionProjected") == 0)
-            old_projected = c;
-        else if (json_array_append(conds, c))
-            goto fail;
-    }
-    if (json_array_append_new(conds, condition(old_paused, "ChangesPaused", d->paused_status,
-                                               d->paused_reason, d->paused_message, nodepool,
-                                               m->generation, now)) ||
-        json_array_append_new(conds, condition(old_pending, "ChangesPending", d->pending_status,
-                                               d->pending_reason, d->pending_message, nodepool,
-                                               m->generation, now)))
-        goto fail;
-    if (d->has_projected &&
-        json_array_append_new(conds, condition(old_projected, "HostedClusterVersionProjected",
-                                               d->projected_status, d->projected_reason,
-                                               d->projected_message, nodepool, m->generation,
-                                               now)))
-        goto fail;
-    patch = json_pack("{s:{s:s}, s:{s:O, s:O}}", "metadata", "resourceVersion", resource_version,
-                      "status", "conditions", conds, "changeManagement", cm_doc);
+    const decide_cond_t want[3] = {
+        {"ChangesPaused", d->paused_status, d->paused_reason, d->paused_message, now},
+        {"ChangesPending", d->pending_status, d->pending_reason, d->pending_message, now},
+        {"HostedClusterVersionProjected", d->projected_status, d->projected_reason,
+         d->projected_message, now}};
+    const decide_cond_style_t style = {true, m->generation, nodepool};
+    json_t *conds = decide_conditions_merge(m->conditions, want, d->has_projected ? 3 : 2, &style);
+    json_t *status = conds ? json_pack("{s:o, s:O}", "conditions", conds, "changeManagement",
+                                       cm_doc)
+                           : NULL;
+    json_t *patch = status ? decide_status_patch_doc(status, resource_version) : NULL;
     if (!patch)
-        goto fail;
-    json_decref(conds);
+        *err = 1;
     return patch;
-fail:
-    json_decref(conds);
-    *err = 1;
-    return NULL;
 }
 
 json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version)

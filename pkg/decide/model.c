@@ -105,7 +105,7 @@ static bool condition_true(const json_t *conds, const char *type)
     return st && strcmp(st, "True") == 0;
 }
 
-static int read_cond(const json_t *conds, const char *type, decide_cond_t *out)
+static int read_cond(const json_t *conds, const char *type, decide_seen_cond_t *out)
 {
     const json_t *c = find_condition(conds, type);
     memset(out, 0, sizeof(*out));
@@ -123,7 +123,7 @@ static int read_cond(const json_t *conds, const char *type, decide_cond_t *out)
     return 0;
 }
 
-static void cond_free(decide_cond_t *c)
+static void cond_free(decide_seen_cond_t *c)
 {
     free(c->reason);
     free(c->message);

@@ -30,12 +30,12 @@
 #define DECIDE_NODEPOOL_ANNOTATION "hypershift.openshift.io/nodePool"
 
 /* Our two conditions as last written on an object. */
-typedef struct decide_cond {
+typedef struct decide_seen_cond {
     bool present;   /* the condition exists on the object */
     bool status;    /* "True" */
     char *reason;   /* owned, NULL when absent */
     char *message;  /* owned, NULL when absent */
-} decide_cond_t;
+} decide_seen_cond_t;
 
 /* JSON text kept deflated (decide_managed_compact()). */
 typedef struct decide_packed {
@@ -55,9 +55,9 @@ typedef struct decide_managed {
                                NULL while compact */
     decide_packed_t conditions_z; /* compact: status.conditions as deflated JSON text */
     decide_packed_t cm_status_z;  /* compact: status.changeManagement, the same way */
-    decide_cond_t paused;      /* our ChangesPaused condition */
-    decide_cond_t pending;     /* our ChangesPending condition */
-    decide_cond_t projected;   /* our HostedClusterVersionProjected condition */
+    decide_seen_cond_t paused;      /* our ChangesPaused condition */
+    decide_seen_cond_t pending;     /* our ChangesPending condition */
+    decide_seen_cond_t projected;   /* our HostedClusterVersionProjected condition */
 } decide_managed_t;
 
 typedef struct decide_hc {

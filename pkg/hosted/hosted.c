@@ -1,22 +1,22 @@
-/* project.c: ChangesPaused/ChangesPending projected into hosted ClusterVersions. */
-#include "controller/project.h"
+/* hosted.c: ChangesPaused/ChangesPending projected into hosted ClusterVersions. */
+#include "hosted/hosted.h"
 
-#include "kube/objmap.h"
-
-#include <libfyaml.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "decide/conditions.h"
+#include "hosted/kubeconfig.h"
 #include "kube/cache.h"
 #include "kube/error.h"
+#include "kube/objmap.h"
 #include "kube/ratelimit.h"
 #include "kube/watch.h"
 #include "log/log.h"
 
 #define CV_COLLECTION "/apis/config.openshift.io/v1/clusterversions"
-#define CV_PATH CV_COLLECTION "/" CTL_PROJECT_CV_NAME
+#define CV_PATH CV_COLLECTION "/" HOSTED_CV_NAME
 #define COND_PAUSED "ChangesPaused"
 #define COND_PENDING "ChangesPending"
 #define PATH_LEN 512
@@ -25,17 +25,6 @@
 #define REASSERT_QUIET 60.0  /* re-asserts this far apart are not a fight */
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static void errf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void errf(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    if (!buf || len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
 
 static bool str_eq(const char *a, const char *b)
 {
@@ -70,363 +59,41 @@ static void scrub(char *msg)
     }
 }
 
-/* A namespace name (RFC 1123 label): 1-63 of [a-z0-9-], alphanumeric ends. */
-static bool valid_namespace(const char *s)
+/* The two wanted conditions in the form decide/conditions takes. */
+static void as_conds(const hosted_conds_t *want, sched_time_t paused_since,
+                     sched_time_t pending_since, decide_cond_t out[2])
 {
-    size_t n = strlen(s);
-    if (n == 0 || n >= NS_LEN || s[0] == '-' || s[n - 1] == '-')
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-            return false;
-    return true;
+    out[0] = (decide_cond_t){COND_PAUSED, want->paused.status, want->paused.reason,
+                             want->paused.message, paused_since};
+    out[1] = (decide_cond_t){COND_PENDING, want->pending.status, want->pending.reason,
+                             want->pending.message, pending_since};
 }
 
-/* ---- pure parts ----------------------------------------------------------- */
-
-int ctl_project_secret_kubeconfig(const json_t *secret, char **out, size_t *outlen, char *err,
-                                  size_t errlen)
+bool hosted_conds_match(const json_t *conditions, const hosted_conds_t *want)
 {
-    *out = NULL;
-    *outlen = 0;
-    const json_t *data = json_object_get(secret, "data");
-    if (!json_is_object(data)) {
-        errf(err, errlen, "Secret %s has no data", CTL_PROJECT_SECRET);
-        return KUBE_ECONFIG;
-    }
-    const json_t *v = json_object_get(data, CTL_PROJECT_SECRET_KEY);
-    if (!v) {
-        errf(err, errlen, "Secret %s has no key %s", CTL_PROJECT_SECRET, CTL_PROJECT_SECRET_KEY);
-        return KUBE_ECONFIG;
-    }
-    if (!json_is_string(v)) {
-        errf(err, errlen, "Secret %s key %s is not a string", CTL_PROJECT_SECRET,
-             CTL_PROJECT_SECRET_KEY);
-        return KUBE_ECONFIG;
-    }
-    size_t inlen = json_string_length(v);
-    if (inlen == 0) {
-        errf(err, errlen, "Secret %s key %s is empty", CTL_PROJECT_SECRET, CTL_PROJECT_SECRET_KEY);
-        return KUBE_ECONFIG;
-    }
-    if (inlen / 4 * 3 > CTL_PROJECT_KUBECONFIG_MAX + 3) {
-        errf(err, errlen, "Secret %s key %s is larger than %d bytes", CTL_PROJECT_SECRET,
-             CTL_PROJECT_SECRET_KEY, CTL_PROJECT_KUBECONFIG_MAX);
-        return KUBE_ECONFIG;
-    }
-    char *buf = NULL;
-    size_t n = 0;
-    int rc = kube_base64_decode(json_string_value(v), inlen, &buf, &n);
-    if (rc == KUBE_ENOMEM) {
-        errf(err, errlen, "out of memory");
-        return KUBE_ENOMEM;
-    }
-    if (rc < 0 || !buf) {
-        errf(err, errlen, "Secret %s key %s is not valid base64", CTL_PROJECT_SECRET,
-             CTL_PROJECT_SECRET_KEY);
-        free(buf);
-        return KUBE_ECONFIG;
-    }
-    if (n == 0 || n > CTL_PROJECT_KUBECONFIG_MAX || memchr(buf, '\0', n)) {
-        errf(err, errlen, "Secret %s key %s %s", CTL_PROJECT_SECRET, CTL_PROJECT_SECRET_KEY,
-             n == 0 ? "decodes to nothing" : n > CTL_PROJECT_KUBECONFIG_MAX
-                                                 ? "is too large"
-                                                 : "is binary, not a kubeconfig");
-        free(buf);
-        return KUBE_ECONFIG;
-    }
-    *out = buf;
-    *outlen = n;
-    return 0;
+    decide_cond_t w[2];
+    as_conds(want, 0, 0, w);
+    return decide_conditions_match(conditions, w, 2);
 }
 
-int ctl_project_rewrite_server(const char *server, const char *hcpns, char *out, size_t outlen,
-                               char *err, size_t errlen)
+json_t *hosted_patch(const json_t *conditions, const hosted_conds_t *want,
+                     sched_time_t paused_since, sched_time_t pending_since,
+                     const char *resource_version, int *err)
 {
-    const char *scheme, *p, *host_end, *port = NULL, *path;
-    size_t port_len = 0;
-
-    if (!server || !hcpns || !valid_namespace(hcpns)) {
-        errf(err, errlen, "namespace \"%s\" is not a valid namespace name", hcpns ? hcpns : "");
-        return KUBE_EINVAL;
-    }
-    if (strncmp(server, "https://", 8) == 0) {
-        scheme = "https";
-        p = server + 8;
-    } else if (strncmp(server, "http://", 7) == 0) {
-        scheme = "http";
-        p = server + 7;
-    } else {
-        errf(err, errlen, "server \"%.200s\" is not an http(s) URL", server);
-        return KUBE_EINVAL;
-    }
-    /* Host: a bracketed IPv6 literal or up to ':' or '/'. */
-    if (*p == '[') {
-        host_end = strchr(p, ']');
-        if (!host_end) {
-            errf(err, errlen, "server \"%.200s\" has an unterminated IPv6 address", server);
-            return KUBE_EINVAL;
-        }
-        host_end++;
-    } else {
-        host_end = p + strcspn(p, ":/?#");
-    }
-    if (host_end == p) {
-        errf(err, errlen, "server \"%.200s\" has no host", server);
-        return KUBE_EINVAL;
-    }
-    path = host_end;
-    if (*host_end == ':') {
-        port = host_end + 1;
-        port_len = strspn(port, "0123456789");
-        path = port + port_len;
-        long v = 0;
-        for (size_t i = 0; i < port_len && v <= 65535; i++)
-            v = v * 10 + (port[i] - '0');
-        if (port_len == 0 || port_len > 5 || v < 1 || v > 65535) {
-            errf(err, errlen, "server \"%.200s\" has an invalid port", server);
-            return KUBE_EINVAL;
-        }
-    }
-    if (*path != '\0' && *path != '/') {
-        errf(err, errlen, "server \"%.200s\" is not of the form scheme://host[:port][/path]",
-             server);
-        return KUBE_EINVAL;
-    }
-    for (const char *q = path; *q; q++)
-        if ((unsigned char)*q <= ' ' || *q == '?' || *q == '#' || *q == 0x7f) {
-            errf(err, errlen, "server \"%.200s\" has a query, fragment or control byte", server);
-            return KUBE_EINVAL;
-        }
-    int n;
-    if (port)
-        n = snprintf(out, outlen, "%s://kube-apiserver.%s.svc:%.*s%s", scheme, hcpns,
-                     (int)port_len, port, path);
-    else
-        n = snprintf(out, outlen, "%s://kube-apiserver.%s.svc:%s%s", scheme, hcpns,
-                     scheme[4] == 's' ? "443" : "80", path);
-    if (n < 0 || (size_t)n >= outlen) {
-        errf(err, errlen, "rewritten server address is too long");
-        return KUBE_EINVAL;
-    }
-    return 0;
-}
-
-/* Looks up a non-empty scalar under a mapping. */
-static const char *yaml_scalar(struct fy_node *map, const char *key)
-{
-    if (!map || !fy_node_is_mapping(map))
-        return NULL;
-    struct fy_node *v = fy_node_mapping_lookup_value_by_simple_key(map, key, strlen(key));
-    if (!v || !fy_node_is_scalar(v))
-        return NULL;
-    const char *s = fy_node_get_scalar0(v);
-    return s && s[0] ? s : NULL;
-}
-
-/* Finds a file reference in clusters[].cluster or users[].user; returns the
- * offending field name, or NULL. */
-static const char *file_reference(struct fy_node *root, const char *list, const char *inner,
-                                  const char *const *fields)
-{
-    struct fy_node *seq = fy_node_mapping_lookup_value_by_simple_key(root, list, strlen(list));
-    struct fy_node *item;
-    void *iter = NULL;
-    if (!seq || !fy_node_is_sequence(seq))
-        return NULL;
-    while ((item = fy_node_sequence_iterate(seq, &iter)) != NULL) {
-        struct fy_node *m =
-            fy_node_is_mapping(item)
-                ? fy_node_mapping_lookup_value_by_simple_key(item, inner, strlen(inner))
-                : NULL;
-        for (size_t i = 0; m && fields[i]; i++)
-            if (yaml_scalar(m, fields[i]))
-                return fields[i];
-    }
-    return NULL;
-}
-
-static void diag_discard(struct fy_diag *diag, void *user, const char *buf, size_t len)
-{
-    (void)diag;
-    (void)user;
-    (void)buf;
-    (void)len;
-}
-
-/* Refuses kubeconfigs that point at local files (see the header). */
-static int vet_kubeconfig(const char *yaml, size_t len, char *err, size_t errlen)
-{
-    static const char *const cluster_fields[] = {"certificate-authority", NULL};
-    static const char *const user_fields[] = {"client-certificate", "client-key", "tokenFile",
-                                              "token-file", NULL};
-    struct fy_parse_cfg pcfg = {.flags = FYPCF_QUIET};
-    struct fy_diag_cfg dcfg;
-    fy_diag_cfg_default(&dcfg);
-    dcfg.fp = NULL;
-    dcfg.output_fn = diag_discard;
-    dcfg.colorize = false;
-    pcfg.diag = fy_diag_create(&dcfg);
-    struct fy_document *fyd = fy_document_build_from_string(&pcfg, yaml, len);
-    fy_diag_unref(pcfg.diag);
-    if (!fyd)
-        return 0; /* the loader reports the syntax error with detail */
-    struct fy_node *root = fy_document_root(fyd);
-    const char *bad = NULL;
-    if (root && fy_node_is_mapping(root)) {
-        bad = file_reference(root, "clusters", "cluster", cluster_fields);
-        if (!bad)
-            bad = file_reference(root, "users", "user", user_fields);
-    }
-    if (bad)
-        errf(err, errlen, "kubeconfig refers to a local file (%s); only inline credentials "
-                          "(*-data, token) are accepted", bad);
-    fy_document_destroy(fyd);
-    return bad ? KUBE_ECONFIG : 0;
-}
-
-int ctl_project_load_kubeconfig(const char *yaml, size_t len, const char *hcpns, bool rewrite,
-                                kube_config *cfg, char *err, size_t errlen)
-{
-    kube_error ke;
-    char server[PATH_LEN];
-    int rc;
-
-    memset(cfg, 0, sizeof(*cfg));
-    if (!yaml || len == 0) {
-        errf(err, errlen, "kubeconfig is empty");
-        return KUBE_ECONFIG;
-    }
-    rc = vet_kubeconfig(yaml, len, err, errlen);
-    if (rc < 0)
-        return rc;
-    rc = kube_config_load_yaml(cfg, yaml, len, NULL, NULL, &ke);
-    if (rc < 0) {
-        errf(err, errlen, "%s", ke.message);
-        return rc;
-    }
-    if (cfg->token_file) { /* defense in depth: vet_kubeconfig refuses these */
-        errf(err, errlen, "kubeconfig refers to a local token file");
-        rc = KUBE_ECONFIG;
-        goto fail;
-    }
-    if (rewrite) {
-        rc = ctl_project_rewrite_server(cfg->server, hcpns, server, sizeof(server), err, errlen);
-        if (rc < 0) {
-            rc = KUBE_ECONFIG;
-            goto fail;
-        }
-        char *s = strdup(server);
-        if (!s) {
-            errf(err, errlen, "out of memory");
-            rc = KUBE_ENOMEM;
-            goto fail;
-        }
-        free(cfg->server);
-        cfg->server = s;
-    }
-    return 0;
-fail:
-    kube_config_free(cfg);
-    return rc;
-}
-
-static bool cond_is(const json_t *c, const char *type)
-{
-    const char *t = json_string_value(json_object_get(c, "type"));
-    return t && strcmp(t, type) == 0;
-}
-
-static bool cond_matches(const json_t *c, const ctl_project_cond_t *want)
-{
-    const char *status = json_string_value(json_object_get(c, "status"));
-    const char *reason = json_string_value(json_object_get(c, "reason"));
-    const char *message = json_string_value(json_object_get(c, "message"));
-    return status && strcmp(status, want->status ? "True" : "False") == 0 && reason &&
-           str_eq(reason, want->reason) && message && str_eq(message, want->message);
-}
-
-bool ctl_project_conds_match(const json_t *conditions, const ctl_project_conds_t *want)
-{
-    int paused = 0, pending = 0;
-    size_t i;
-    const json_t *c;
-    if (!json_is_array(conditions))
-        return false;
-    json_array_foreach(conditions, i, c) {
-        if (cond_is(c, COND_PAUSED)) {
-            if (++paused > 1 || !cond_matches(c, &want->paused))
-                return false;
-        } else if (cond_is(c, COND_PENDING)) {
-            if (++pending > 1 || !cond_matches(c, &want->pending))
-                return false;
-        }
-    }
-    return paused == 1 && pending == 1;
-}
-
-/* Our condition as written, lastTransitionTime carried over from `old`
- * while the status does not change. */
-static json_t *condition(const json_t *old, const char *type, const ctl_project_cond_t *want,
-                         sched_time_t since)
-{
-    char ts[32];
-    const char *status = want->status ? "True" : "False";
-    const char *old_status = json_string_value(json_object_get(old, "status"));
-    const char *old_ltt = json_string_value(json_object_get(old, "lastTransitionTime"));
-    sched_format_utc(since, ts, sizeof(ts));
-    const char *ltt = old_status && old_ltt && strcmp(old_status, status) == 0 ? old_ltt : ts;
-    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "status", status,
-                     "lastTransitionTime", ltt, "reason", want->reason ? want->reason : "",
-                     "message", want->message ? want->message : "");
-}
-
-json_t *ctl_project_patch(const json_t *conditions, const ctl_project_conds_t *want,
-                          sched_time_t paused_since, sched_time_t pending_since,
-                          const char *resource_version, int *err)
-{
-    json_t *conds = NULL, *patch = NULL, *c;
-    const json_t *old_paused = NULL, *old_pending = NULL;
-    size_t i;
+    decide_cond_t w[2];
+    json_t *conds, *patch = NULL;
 
     *err = 0;
-    if (ctl_project_conds_match(conditions, want))
+    as_conds(want, paused_since, pending_since, w);
+    if (decide_conditions_match(conditions, w, 2))
         return NULL;
-    conds = json_array();
-    if (!conds)
-        goto fail;
-    if (json_is_array(conditions)) {
-        json_array_foreach(conditions, i, c) {
-            if (cond_is(c, COND_PAUSED)) {
-                if (!old_paused)
-                    old_paused = c;
-            } else if (cond_is(c, COND_PENDING)) {
-                if (!old_pending)
-                    old_pending = c;
-            } else if (json_array_append_new(conds, json_deep_copy(c))) {
-                goto fail;
-            }
-        }
-    }
-    if (json_array_append_new(conds, condition(old_paused, COND_PAUSED, &want->paused,
-                                               paused_since)) ||
-        json_array_append_new(conds, condition(old_pending, COND_PENDING, &want->pending,
-                                               pending_since)))
-        goto fail;
-    patch = json_pack("{s:{s:O}}", "status", "conditions", conds);
+    conds = decide_conditions_merge(conditions, w, 2, NULL);
+    if (conds)
+        patch = decide_status_patch_doc(json_pack("{s:o}", "conditions", conds),
+                                        resource_version);
     if (!patch)
-        goto fail;
-    if (resource_version &&
-        json_object_set_new(patch, "metadata",
-                            json_pack("{s:s}", "resourceVersion", resource_version)))
-        goto fail;
-    json_decref(conds);
+        *err = 1;
     return patch;
-fail:
-    json_decref(patch);
-    json_decref(conds);
-    *err = 1;
-    return NULL;
 }
 
 /* ---- state ---------------------------------------------------------------- */
@@ -448,7 +115,7 @@ typedef struct want_cond {
 typedef struct entry {
     kube_objkey_t key;          /* ns and name in the module's map */
     struct entry *znext;       /* forgotten entries awaiting release */
-    ctl_project_t *p;
+    hosted_t *p;
     char *ns, *name;           /* owned */
     char hcpns[NS_LEN * 2 + 2]; /* "<ns>-<name>" */
     bool gone;                 /* forgotten; released from the reaper */
@@ -493,23 +160,23 @@ typedef struct entry {
     double reassert_at;        /* no re-assert before this ev_now() */
     kube_backoff reassert_backoff; /* paces a fight with another writer */
 
-    ctl_project_status_t st;   /* last evaluated state */
+    hosted_status_t st;   /* last evaluated state */
 } entry_t;
 
-struct ctl_project {
+struct hosted {
     struct ev_loop *loop;
     kube_http *http;
     kube_client *mgmt;
-    ctl_project_opts_t opts;
+    hosted_opts_t opts;
     bool leading;
     kube_objmap_t entries;      /* entry_t by ns/name */
     entry_t *zombies;          /* forgotten, released by `reap` */
     ev_timer reap;
     uint64_t rng;
-    ctl_project_stats_t stats;
+    hosted_stats_t stats;
 };
 
-static double rnd01(ctl_project_t *p)
+static double rnd01(hosted_t *p)
 {
     p->rng ^= p->rng >> 12;
     p->rng ^= p->rng << 25;
@@ -520,10 +187,10 @@ static double rnd01(ctl_project_t *p)
 /* Computes the entry's state from what is known and reports a change. */
 static void evaluate(entry_t *e)
 {
-    ctl_project_t *p = e->p;
-    ctl_project_status_t st = {.writes = e->st.writes};
+    hosted_t *p = e->p;
+    hosted_status_t st = {.writes = e->st.writes};
     const kube_obj *o = e->connected && e->cache.synced
-                            ? kube_cache_get(&e->cache, NULL, CTL_PROJECT_CV_NAME)
+                            ? kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME)
                             : NULL;
     const cv_view_t *cv = o ? o->data : NULL;
 
@@ -531,41 +198,41 @@ static void evaluate(entry_t *e)
         return;
     if (e->secret_reason) {
         st.reason = e->secret_reason;
-        errf(st.message, sizeof(st.message), "%s", e->secret_msg);
+        (void)hcp_errf(st.message, sizeof(st.message), 0, "%s", e->secret_msg);
     } else if (!e->connected) {
-        st.reason = CTL_PROJECT_PENDING;
-        errf(st.message, sizeof(st.message), "Reading Secret %s/%s.", e->hcpns,
-                 CTL_PROJECT_SECRET);
+        st.reason = HOSTED_PENDING;
+        (void)hcp_errf(st.message, sizeof(st.message), 0, "Reading Secret %s/%s.", e->hcpns,
+                 HOSTED_SECRET);
     } else if (e->api_reason) {
         st.reason = e->api_reason;
-        errf(st.message, sizeof(st.message), "%s", e->api_msg);
+        (void)hcp_errf(st.message, sizeof(st.message), 0, "%s", e->api_msg);
     } else if (!e->cache.synced) {
-        st.reason = CTL_PROJECT_PENDING;
-        errf(st.message, sizeof(st.message), "Connecting to the hosted API server %.300s.",
+        st.reason = HOSTED_PENDING;
+        (void)hcp_errf(st.message, sizeof(st.message), 0, "Connecting to the hosted API server %.300s.",
                  e->cfg.server);
     } else if (!o) {
-        st.reason = CTL_PROJECT_CV_NOT_FOUND;
-        errf(st.message, sizeof(st.message),
-                 "ClusterVersion %s does not exist in the hosted cluster.", CTL_PROJECT_CV_NAME);
+        st.reason = HOSTED_CV_NOT_FOUND;
+        (void)hcp_errf(st.message, sizeof(st.message), 0,
+                 "ClusterVersion %s does not exist in the hosted cluster.", HOSTED_CV_NAME);
     } else if (e->write_reason) {
         st.reason = e->write_reason;
-        errf(st.message, sizeof(st.message), "%s", e->write_msg);
+        (void)hcp_errf(st.message, sizeof(st.message), 0, "%s", e->write_msg);
     } else if (!e->have_want) {
-        st.reason = CTL_PROJECT_PENDING;
-        errf(st.message, sizeof(st.message), "No conditions decided yet.");
+        st.reason = HOSTED_PENDING;
+        (void)hcp_errf(st.message, sizeof(st.message), 0, "No conditions decided yet.");
     } else {
-        ctl_project_conds_t want = {
+        hosted_conds_t want = {
             {e->paused.status, e->paused.reason, e->paused.message},
             {e->pending.status, e->pending.reason, e->pending.message}};
-        if (cv && ctl_project_conds_match(cv->conditions, &want)) {
+        if (cv && hosted_conds_match(cv->conditions, &want)) {
             st.ok = true;
-            st.reason = CTL_PROJECT_PROJECTED;
-            errf(st.message, sizeof(st.message),
+            st.reason = HOSTED_PROJECTED;
+            (void)hcp_errf(st.message, sizeof(st.message), 0,
                      "ClusterVersion %s carries ChangesPaused and ChangesPending.",
-                     CTL_PROJECT_CV_NAME);
+                     HOSTED_CV_NAME);
         } else {
-            st.reason = CTL_PROJECT_PENDING;
-            errf(st.message, sizeof(st.message), "%s",
+            st.reason = HOSTED_PENDING;
+            (void)hcp_errf(st.message, sizeof(st.message), 0, "%s",
                      p->leading ? "Updating ClusterVersion conditions."
                                 : "Waiting for leadership to update ClusterVersion conditions.");
         }
@@ -596,8 +263,8 @@ static bool transport_or_auth(const kube_error *err)
 
 static void set_api_error(entry_t *e, const kube_error *err)
 {
-    e->api_reason = CTL_PROJECT_UNREACHABLE;
-    errf(e->api_msg, sizeof(e->api_msg), "Hosted API server %.200s: %s%s%s", e->cfg.server,
+    e->api_reason = HOSTED_UNREACHABLE;
+    (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0, "Hosted API server %.200s: %s%s%s", e->cfg.server,
              err->http_status ? err->reason : kube_strerror(err->code),
              err->message[0] ? ": " : "", err->message);
     e->health_errors = e->watch.stats.errors;
@@ -621,13 +288,13 @@ static void sync_entry(entry_t *e);
 static void write_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
 {
     entry_t *e = ud;
-    ctl_project_t *p = e->p;
+    hosted_t *p = e->p;
     (void)c;
     e->writing = false;
     if (e->gone)
         return;
     if (err) {
-        const kube_obj *o = kube_cache_get(&e->cache, NULL, CTL_PROJECT_CV_NAME);
+        const kube_obj *o = kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME);
         if (err->http_status == 409) {
             p->stats.conflicts++;
             /* Retry at once when the watch already brought a newer version;
@@ -646,13 +313,13 @@ static void write_done(kube_client *c, const kube_error *err, json_t *obj, void 
         if (transport_or_auth(err)) {
             set_api_error(e, err);
         } else if (err->http_status == 404) {
-            e->write_reason = CTL_PROJECT_CV_NOT_FOUND;
-            errf(e->write_msg, sizeof(e->write_msg),
-                     "ClusterVersion %s: %s", CTL_PROJECT_CV_NAME, err->message);
+            e->write_reason = HOSTED_CV_NOT_FOUND;
+            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
+                     "ClusterVersion %s: %s", HOSTED_CV_NAME, err->message);
         } else {
-            e->write_reason = CTL_PROJECT_UPDATE_FAILED;
-            errf(e->write_msg, sizeof(e->write_msg), "Patching ClusterVersion %s: %s%s%s",
-                     CTL_PROJECT_CV_NAME, err->reason, err->reason[0] ? ": " : "",
+            e->write_reason = HOSTED_UPDATE_FAILED;
+            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "Patching ClusterVersion %s: %s%s%s",
+                     HOSTED_CV_NAME, err->reason, err->reason[0] ? ": " : "",
                      err->message);
         }
         log_kv(LOG_ERROR, "ClusterVersion write failed", "namespace", e->ns, "name", e->name,
@@ -693,22 +360,22 @@ static void write_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
  * evaluates the state. */
 static void sync_entry(entry_t *e)
 {
-    ctl_project_t *p = e->p;
+    hosted_t *p = e->p;
     if (e->gone)
         return;
     if (!e->connected || !e->cache.synced || !e->have_want || e->writing) {
         evaluate(e);
         return;
     }
-    const kube_obj *o = kube_cache_get(&e->cache, NULL, CTL_PROJECT_CV_NAME);
+    const kube_obj *o = kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME);
     const cv_view_t *cv = o ? o->data : NULL;
     if (!cv) {
         evaluate(e);
         return;
     }
-    ctl_project_conds_t want = {{e->paused.status, e->paused.reason, e->paused.message},
+    hosted_conds_t want = {{e->paused.status, e->paused.reason, e->paused.message},
                                 {e->pending.status, e->pending.reason, e->pending.message}};
-    if (ctl_project_conds_match(cv->conditions, &want)) {
+    if (hosted_conds_match(cv->conditions, &want)) {
         e->seen_right = true;
         e->write_reason = NULL;
         evaluate(e);
@@ -731,7 +398,7 @@ static void sync_entry(entry_t *e)
         return;
     }
     int oom = 0;
-    json_t *patch = ctl_project_patch(cv->conditions, &want, e->paused.since, e->pending.since,
+    json_t *patch = hosted_patch(cv->conditions, &want, e->paused.since, e->pending.since,
                                       o->rv, &oom);
     if (!patch) {
         evaluate(e);
@@ -741,9 +408,9 @@ static void sync_entry(entry_t *e)
     snprintf(e->sent_rv, sizeof(e->sent_rv), "%s", o->rv);
     if (kube_merge_patch_status(&e->client, CV_PATH, patch, write_done, e, &ke) < 0) {
         p->stats.write_errors++;
-        e->write_reason = CTL_PROJECT_UPDATE_FAILED;
-        errf(e->write_msg, sizeof(e->write_msg), "Patching ClusterVersion %s: %s",
-                 CTL_PROJECT_CV_NAME, ke.message);
+        e->write_reason = HOSTED_UPDATE_FAILED;
+        (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "Patching ClusterVersion %s: %s",
+                 HOSTED_CV_NAME, ke.message);
         e->write_wait = true;
         ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, rnd01(p)), 0.);
         ev_timer_start(p->loop, &e->write_timer);
@@ -774,13 +441,13 @@ static int cv_extract(const json_t *obj, kube_intern *strings, void **out, void 
     (void)ud;
     cv_view_t *v = calloc(1, sizeof(*v));
     if (!v)
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
     if (json_is_array(conds)) {
         v->conditions = json_deep_copy(conds);
         if (!v->conditions) {
             free(v);
-            return KUBE_ENOMEM;
+            return HCP_ENOMEM;
         }
     }
     *out = v;
@@ -839,8 +506,8 @@ static void watch_error(kube_watch *w, const kube_error *err, void *ud)
         return;
     if (err->http_status == 404) {
         /* The ClusterVersion API itself is not served. */
-        e->api_reason = CTL_PROJECT_CV_NOT_FOUND;
-        errf(e->api_msg, sizeof(e->api_msg),
+        e->api_reason = HOSTED_CV_NOT_FOUND;
+        (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0,
                  "The hosted API server does not serve %s: %s", CV_COLLECTION, err->message);
         if (!ev_is_active(&e->health)) {
             e->health_errors = e->watch.stats.errors;
@@ -875,7 +542,7 @@ static void health_cb(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 /* Drops the hosted client, watch and cache. Never called from their own
- * callbacks: only from Secret callbacks, timers and ctl_project_free(). */
+ * callbacks: only from Secret callbacks, timers and hosted_free(). */
 static void disconnect(entry_t *e)
 {
     if (!e->connected)
@@ -902,12 +569,12 @@ static void disconnect(entry_t *e)
 static int connect_hosted(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
                           size_t errlen)
 {
-    ctl_project_t *p = e->p;
+    hosted_t *p = e->p;
     kube_client_opts copts = {.qps = p->opts.hosted_qps, .burst = p->opts.hosted_burst,
                               .timeout = 30};
     kube_cache_ops ops = {cv_extract, cv_release, cv_add, cv_update, cv_delete};
     kube_watch_opts wopts = {.path = CV_COLLECTION,
-                             .field_selector = "metadata.name=" CTL_PROJECT_CV_NAME,
+                             .field_selector = "metadata.name=" HOSTED_CV_NAME,
                              .backoff_initial = p->opts.backoff_initial,
                              .backoff_max = p->opts.backoff_max,
                              .on_synced = watch_synced,
@@ -936,7 +603,7 @@ static int connect_hosted(entry_t *e, kube_config *cfg, char *kubeconfig, size_t
     p->stats.clients++;
     return 0;
 fail:
-    errf(err, errlen, "%s", ke.message);
+    snprintf(err, errlen, "%s", ke.message);
     if (cache)
         kube_cache_free(&e->cache);
     if (client)
@@ -945,7 +612,7 @@ fail:
     free(e->kubeconfig);
     e->kubeconfig = NULL;
     e->kubeconfig_len = 0;
-    return ke.code ? ke.code : KUBE_ECONFIG;
+    return ke.code == KUBE_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
 }
 
 /* ---- the Secret ------------------------------------------------------------ */
@@ -985,8 +652,8 @@ static void secret_fail(entry_t *e, const char *reason, bool drop)
         disconnect(e);
     e->secret_reason = reason;
     e->secret_rv[0] = '\0';
-    if (strcmp(reason, CTL_PROJECT_SECRET_NOT_FOUND) == 0 ||
-        strcmp(reason, CTL_PROJECT_KUBECONFIG_INVALID) == 0)
+    if (strcmp(reason, HOSTED_SECRET_NOT_FOUND) == 0 ||
+        strcmp(reason, HOSTED_KUBECONFIG_INVALID) == 0)
         arm_secret(e, kube_backoff_next(&e->absent_backoff, rnd01(e->p)), true);
     else
         arm_secret_retry(e);
@@ -995,7 +662,7 @@ static void secret_fail(entry_t *e, const char *reason, bool drop)
 static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
 {
     entry_t *e = ud;
-    ctl_project_t *p = e->p;
+    hosted_t *p = e->p;
     char msg[512] = "";
     (void)c;
     e->secret_req = NULL;
@@ -1004,18 +671,18 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     p->stats.secret_reads++;
     if (err) {
         if (err->http_status == 404) {
-            errf(e->secret_msg, sizeof(e->secret_msg), "Secret %s/%s not found.", e->hcpns,
-                     CTL_PROJECT_SECRET);
-            secret_fail(e, CTL_PROJECT_SECRET_NOT_FOUND, true);
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s not found.", e->hcpns,
+                     HOSTED_SECRET);
+            secret_fail(e, HOSTED_SECRET_NOT_FOUND, true);
         } else if (e->connected) {
             /* The management API hiccuped; the client in use still works. */
             log_kv(LOG_WARN, "reading kubeconfig Secret failed", "namespace", e->hcpns,
                    "error", err->message, NULL);
             arm_secret_retry(e);
         } else {
-            errf(e->secret_msg, sizeof(e->secret_msg), "Reading Secret %s/%s: %s", e->hcpns,
-                     CTL_PROJECT_SECRET, err->message);
-            secret_fail(e, CTL_PROJECT_SECRET_UNREADABLE, false);
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s", e->hcpns,
+                     HOSTED_SECRET, err->message);
+            secret_fail(e, HOSTED_SECRET_UNREADABLE, false);
         }
         evaluate(e);
         return;
@@ -1029,7 +696,7 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     char *yaml = NULL;
     size_t len = 0;
     kube_config cfg;
-    int rc = ctl_project_secret_kubeconfig(obj, &yaml, &len, msg, sizeof(msg));
+    int rc = hosted_kubeconfig_from_secret(obj, &yaml, &len, msg, sizeof(msg));
     if (rc == 0 && e->connected && len == e->kubeconfig_len &&
         memcmp(yaml, e->kubeconfig, len) == 0) {
         free(yaml); /* same kubeconfig, new resourceVersion */
@@ -1038,7 +705,7 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
         return;
     }
     if (rc == 0)
-        rc = ctl_project_load_kubeconfig(yaml, len, e->hcpns, p->opts.rewrite_server, &cfg, msg,
+        rc = hosted_kubeconfig_load(yaml, len, e->hcpns, p->opts.rewrite_server, &cfg, msg,
                                          sizeof(msg));
     if (rc == 0) {
         disconnect(e);
@@ -1047,9 +714,9 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     }
     free(yaml);
     if (rc < 0) {
-        errf(e->secret_msg, sizeof(e->secret_msg), "Secret %s/%s: %s", e->hcpns,
-                 CTL_PROJECT_SECRET, msg);
-        secret_fail(e, CTL_PROJECT_KUBECONFIG_INVALID, true);
+        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s: %s", e->hcpns,
+                 HOSTED_SECRET, msg);
+        secret_fail(e, HOSTED_KUBECONFIG_INVALID, true);
         evaluate(e);
         return;
     }
@@ -1068,20 +735,20 @@ static void secret_fetch(entry_t *e)
     kube_error ke;
     if (e->secret_req)
         return;
-    if (kube_path(path, sizeof(path), NULL, "v1", "secrets", e->hcpns, CTL_PROJECT_SECRET,
+    if (kube_path(path, sizeof(path), NULL, "v1", "secrets", e->hcpns, HOSTED_SECRET,
                   NULL) < 0) {
-        errf(e->secret_msg, sizeof(e->secret_msg), "\"%s\" is not a usable namespace",
+        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "\"%s\" is not a usable namespace",
                  e->hcpns);
-        e->secret_reason = CTL_PROJECT_SECRET_NOT_FOUND;
+        e->secret_reason = HOSTED_SECRET_NOT_FOUND;
         return; /* permanent: no retry */
     }
     kube_call call = {.verb = KUBE_VERB_GET, .path = path, .on_done = secret_done, .ud = e};
     if (kube_client_call(e->p->mgmt, &call, &e->secret_req, &ke) < 0) {
         e->secret_req = NULL;
         if (!e->connected) {
-            errf(e->secret_msg, sizeof(e->secret_msg), "Reading Secret %s/%s: %s",
-                     e->hcpns, CTL_PROJECT_SECRET, ke.message);
-            e->secret_reason = CTL_PROJECT_SECRET_UNREADABLE;
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
+                     e->hcpns, HOSTED_SECRET, ke.message);
+            e->secret_reason = HOSTED_SECRET_UNREADABLE;
         }
         arm_secret_retry(e);
     }
@@ -1109,7 +776,7 @@ static void want_free(want_cond_t *w)
 /* Releases an entry: requests cancelled, timers stopped, memory freed. */
 static void entry_release(entry_t *e)
 {
-    ctl_project_t *p = e->p;
+    hosted_t *p = e->p;
     disconnect(e);
     kube_request_cancel(e->secret_req); /* no callback runs for it */
     e->secret_req = NULL;
@@ -1123,7 +790,7 @@ static void entry_release(entry_t *e)
 
 static void reap_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    ctl_project_t *p = w->data;
+    hosted_t *p = w->data;
     (void)loop;
     (void)revents;
     while (p->zombies) {
@@ -1133,13 +800,13 @@ static void reap_cb(struct ev_loop *loop, ev_timer *w, int revents)
     }
 }
 
-static entry_t *entry_new(ctl_project_t *p, const char *ns, const char *name, char *err,
+static entry_t *entry_new(hosted_t *p, const char *ns, const char *name, char *err,
                           size_t errlen)
 {
     entry_t *e = NULL;
     int n = snprintf(NULL, 0, "%s-%s", ns, name);
     if (n < 0 || (size_t)n >= sizeof(e->hcpns)) {
-        errf(err, errlen, "HostedCluster %s/%s: name too long", ns, name);
+        hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: name too long", ns, name);
         return NULL;
     }
     e = calloc(1, sizeof(*e));
@@ -1165,7 +832,7 @@ static entry_t *entry_new(ctl_project_t *p, const char *ns, const char *name, ch
     e->health.data = e;
     return e;
 nomem:
-    errf(err, errlen, "out of memory");
+    snprintf(err, errlen, "out of memory");
     if (e) {
         free(e->ns);
         free(e->name);
@@ -1175,14 +842,14 @@ nomem:
 }
 
 /* Copies a wanted condition; keeps `since` while the status is unchanged. */
-static int want_set(want_cond_t *w, const ctl_project_cond_t *c, bool first, sched_time_t now)
+static int want_set(want_cond_t *w, const hosted_cond_t *c, bool first, sched_time_t now)
 {
     char *reason = strdup(c->reason ? c->reason : "");
     char *message = strdup(c->message ? c->message : "");
     if (!reason || !message) {
         free(reason);
         free(message);
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     }
     if (first || w->status != c->status)
         w->since = now;
@@ -1194,7 +861,7 @@ static int want_set(want_cond_t *w, const ctl_project_cond_t *c, bool first, sch
     return 0;
 }
 
-static bool want_equal(const want_cond_t *w, const ctl_project_cond_t *c)
+static bool want_equal(const want_cond_t *w, const hosted_cond_t *c)
 {
     return w->status == c->status && str_eq(w->reason, c->reason) &&
            str_eq(w->message, c->message);
@@ -1202,15 +869,14 @@ static bool want_equal(const want_cond_t *w, const ctl_project_cond_t *c)
 
 /* ---- public shell ------------------------------------------------------------ */
 
-int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
-                    const ctl_project_opts_t *opts, ctl_project_t **out, char *err,
+int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
+                    const hosted_opts_t *opts, hosted_t **out, char *err,
                     size_t errlen)
 {
-    ctl_project_t *p = NULL;
+    hosted_t *p = NULL;
     *out = NULL;
     if (!loop || !http || !mgmt) {
-        errf(err, errlen, "project needs a loop, an http multi handle and a client");
-        return KUBE_EINVAL;
+        return hcp_errf(err, errlen, HCP_EINVAL, "project needs a loop, an http multi handle and a client");
     }
     p = calloc(1, sizeof(*p));
     if (!p)
@@ -1245,14 +911,14 @@ int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
     *out = p;
     return 0;
 nomem:
-    errf(err, errlen, "out of memory");
+    snprintf(err, errlen, "out of memory");
     if (p)
         kube_objmap_free(&p->entries);
     free(p);
-    return KUBE_ENOMEM;
+    return HCP_ENOMEM;
 }
 
-void ctl_project_free(ctl_project_t *p)
+void hosted_free(hosted_t *p)
 {
     if (!p)
         return;
@@ -1276,7 +942,7 @@ void ctl_project_free(ctl_project_t *p)
     free(p);
 }
 
-void ctl_project_set_leading(ctl_project_t *p, bool leading)
+void hosted_set_leading(hosted_t *p, bool leading)
 {
     if (p->leading == leading)
         return;
@@ -1290,13 +956,12 @@ void ctl_project_set_leading(ctl_project_t *p, bool leading)
     p->entries.frozen--;
 }
 
-int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
-                       const ctl_project_conds_t *conds, sched_time_t now, char *err,
+int hosted_update(hosted_t *p, const char *ns, const char *name,
+                       const hosted_conds_t *conds, sched_time_t now, char *err,
                        size_t errlen)
 {
     if (!p || !ns || !name || !conds || !ns[0] || !name[0]) {
-        errf(err, errlen, "ctl_project_update: missing argument");
-        return KUBE_EINVAL;
+        return hcp_errf(err, errlen, HCP_EINVAL, "hosted_update: missing argument");
     }
     kube_objkey_t **slot = kube_objmap_slot(&p->entries, 0, ns, name);
     entry_t *e = (entry_t *)*slot;
@@ -1304,7 +969,7 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
     if (!e) {
         e = entry_new(p, ns, name, err, errlen);
         if (!e)
-            return KUBE_ENOMEM;
+            return HCP_ENOMEM;
         e->key = (kube_objkey_t){.ns = e->ns, .name = e->name};
         kube_objmap_insert(&p->entries, slot, &e->key);
         created = true;
@@ -1314,8 +979,7 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
         return 0;
     if (want_set(&e->paused, &conds->paused, !e->have_want, now) < 0 ||
         want_set(&e->pending, &conds->pending, !e->have_want, now) < 0) {
-        errf(err, errlen, "out of memory");
-        return KUBE_ENOMEM;
+        return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
     }
     e->have_want = true;
     e->seen_right = false;
@@ -1325,7 +989,7 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
     return 0;
 }
 
-void ctl_project_forget(ctl_project_t *p, const char *ns, const char *name)
+void hosted_forget(hosted_t *p, const char *ns, const char *name)
 {
     if (!p || !ns || !name)
         return;
@@ -1348,23 +1012,23 @@ void ctl_project_forget(ctl_project_t *p, const char *ns, const char *name)
     }
 }
 
-int ctl_project_status(const ctl_project_t *p, const char *ns, const char *name,
-                       ctl_project_status_t *st)
+int hosted_status(const hosted_t *p, const char *ns, const char *name,
+                       hosted_status_t *st)
 {
     if (!p || !ns || !name)
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     const entry_t *e = (const entry_t *)*kube_objmap_slot(&p->entries, 0, ns, name);
     if (!e)
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     *st = e->st;
     if (!st->reason) {
-        st->reason = CTL_PROJECT_PENDING;
+        st->reason = HOSTED_PENDING;
         snprintf(st->message, sizeof(st->message), "Starting.");
     }
     return 0;
 }
 
-const ctl_project_stats_t *ctl_project_stats(const ctl_project_t *p)
+const hosted_stats_t *hosted_stats(const hosted_t *p)
 {
     return &p->stats;
 }
