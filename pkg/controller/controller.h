@@ -4,7 +4,7 @@
  * NodePools and the CAPI Clusters, MachineDeployments and MachineSets into
  * slim caches, keeps a deduplicating work queue of objects to reconcile, and
  * arms one libev timer per object at its next window boundary (no polling).
- * A reconcile resolves the object's timeline, asks pkg/controller/decide what
+ * A reconcile resolves the object's timeline, asks pkg/decide (decide_plan()) what
  * the object should look like, and writes only what differs (DESIGN.md
  * 3.3-3.7). Only a leading controller writes; a follower keeps its caches
  * warm and takes over at once when it is elected.

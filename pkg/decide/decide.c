@@ -153,7 +153,7 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
     }
 }
 
-int decide_decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
+int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
                   sched_time_t now, decide_decision_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -166,7 +166,7 @@ int decide_decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, cons
     return 0;
 }
 
-int decide_decide_np(const decide_np_t *np, const stanza_resolution_t *res,
+int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
                   const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
                   decide_decision_t *out)
 {

@@ -62,14 +62,14 @@ decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t 
  * cluster is its CAPI Cluster or NULL. A control-plane update in progress
  * (history Partial) on an unpaused Cluster is never paused. Returns 0 or a
  * negative engine error. */
-int decide_decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
+int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
                   sched_time_t now, decide_decision_t *out);
 
 /* Decides a NodePool: its timeline intersected with its HostedCluster's
  * (inter, from stanza_resolve_nodepool()); md is its MachineDeployment (or
  * MachineSet for InPlace pools) or NULL. A rollout in progress on an unpaused
  * MachineDeployment is never paused. Returns 0 or a negative engine error. */
-int decide_decide_np(const decide_np_t *np, const stanza_resolution_t *res,
+int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
                   const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
                   decide_decision_t *out);
 

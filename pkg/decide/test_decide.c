@@ -221,7 +221,7 @@ static void test_decide_hc_window(void **state)
     decide_decision_t d;
 
     /* Inside the window: our pause is lifted, changes are initiated. */
-    assert_int_equal(decide_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_false(d.restricted);
     assert_int_equal(d.action, DECIDE_PAUSE_REMOVE);
     assert_int_equal(d.pending_metric, 1);
@@ -234,7 +234,7 @@ static void test_decide_hc_window(void **state)
     now = T("2026-01-03T07:00:00Z");
     cl->paused = false;
     cl->marker = false;
-    assert_int_equal(decide_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_true(d.restricted);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_int_equal(d.pending_metric, 2);
@@ -246,7 +246,7 @@ static void test_decide_hc_window(void **state)
 
     /* Somebody stripped our pause but left the marker: re-assert. */
     cl->marker = true;
-    assert_int_equal(decide_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_int_equal(d.action, DECIDE_PAUSE_REASSERT);
 
     decide_capi_free(cl);
@@ -263,7 +263,7 @@ static void test_decide_hc_update_in_progress_not_paused(void **state)
                            "{\"desired\":{\"image\":\"r:2\"},\"history\":[{\"state\":\"Partial\"}]}}}");
     decide_capi_t *cl = capi(false, false);
     decide_decision_t d;
-    assert_int_equal(decide_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_true(d.restricted);
     assert_true(d.hold_open);
     assert_int_equal(d.action, DECIDE_PAUSE_NONE);
@@ -273,7 +273,7 @@ static void test_decide_hc_update_in_progress_not_paused(void **state)
 
     /* Once the update completes the pause follows. */
     hc->history_partial = false;
-    assert_int_equal(decide_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_false(d.hold_open);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_string_equal(d.paused_reason, "Restrictive");
@@ -291,7 +291,7 @@ static void test_decide_foreign_pause_left_alone(void **state)
     decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
     decide_capi_t *cl = capi(true, false);
     decide_decision_t d;
-    assert_int_equal(decide_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_false(d.restricted);
     assert_true(d.paused_by_other);
     assert_int_equal(d.action, DECIDE_PAUSE_NONE);
@@ -311,7 +311,7 @@ static void test_decide_degraded_reason(void **state)
     snprintf(res.message, sizeof(res.message), "Policy \"w\" was not found in namespace \"c\".");
     decide_hc_t *hc = hc_from("{}");
     decide_decision_t d;
-    assert_int_equal(decide_decide_hc(hc, &res, NULL, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, now, &d), 0);
     assert_true(d.restricted);
     assert_string_equal(d.paused_reason, "PolicyNotFound");
     assert_non_null(strstr(d.paused_message, "was not found"));
@@ -335,12 +335,12 @@ static void test_decide_np_rollout_not_interrupted(void **state)
     md->replicas = 3;
     md->updated = 1;
     decide_decision_t d;
-    assert_int_equal(decide_decide_np(np, &res, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
     assert_true(d.hold_open);
     assert_int_equal(d.action, DECIDE_PAUSE_NONE);
     assert_non_null(strstr(d.paused_message, "MachineDeployment"));
     md->updated = 3;
-    assert_int_equal(decide_decide_np(np, &res, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
     assert_false(d.hold_open);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     decide_capi_free(md);
@@ -384,7 +384,7 @@ static void paused_hc_setup(paused_hc_t *f)
                "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
     f->hc = decide_hc_extract(f->obj);
     assert_non_null(f->hc);
-    assert_int_equal(decide_decide_hc(f->hc, &f->res, NULL, f->now, &f->d), 0);
+    assert_int_equal(decide_hc(f->hc, &f->res, NULL, f->now, &f->d), 0);
     f->doc = decide_status_doc(&f->d, &f->hc->m.stanza, &f->res, NULL);
     assert_non_null(f->doc);
 }
@@ -532,7 +532,7 @@ static void test_nodepool_condition_severity(void **state)
     decide_np_t *np = decide_np_extract(obj);
     decide_decision_t d;
     int err;
-    assert_int_equal(decide_decide_np(np, &res, &inter, NULL, now, &d), 0);
+    assert_int_equal(decide_np(np, &res, &inter, NULL, now, &d), 0);
     json_t *doc = decide_status_doc(&d, &np->m.stanza, &res, &inter);
     json_t *p = decide_status_patch(&np->m, &d, doc, "1", true, now, &err);
     json_t *conds = decide_json_path(p, "status.conditions");
@@ -566,9 +566,9 @@ static void test_restrictive_until_reason(void **state)
     hc->m.stanza.has_restrictive_until = 1;
     hc->m.stanza.restrictive_until = until;
     decide_decision_t d;
-    assert_int_equal(decide_decide_hc(hc, &res, NULL, T("2026-01-05T00:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, T("2026-01-05T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "RestrictiveUntil");
-    assert_int_equal(decide_decide_hc(hc, &res, NULL, T("2026-01-07T00:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, T("2026-01-07T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
     assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
     decide_hc_free(hc);
@@ -592,7 +592,7 @@ static void test_nodepool_restricted_by_cluster(void **state)
     json_decref(obj);
     decide_capi_t *md = capi(false, false);
     decide_decision_t d;
-    assert_int_equal(decide_decide_np(np, &own, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &own, &inter, md, now, &d), 0);
     assert_true(d.restricted);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_string_equal(d.paused_reason, "HostedClusterRestricted");
@@ -603,7 +603,7 @@ static void test_nodepool_restricted_by_cluster(void **state)
     /* Restricted by its own timeline: the usual reason. */
     stanza_resolution_t narrow = resolution(sat, STANZA_BY_POLICY, "PolicyResolved");
     assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_always(), now, &inter), 0);
-    assert_int_equal(decide_decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, now, &d), 0);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
     assert_null(strstr(d.paused_message, "HostedCluster"));
     stanza_nodepool_free(&inter);
@@ -611,9 +611,9 @@ static void test_nodepool_restricted_by_cluster(void **state)
     /* Its cluster never permits: the pool still wakes when its own window
      * opens and closes (NoPermittedWindow says more than the cluster). */
     assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_never(), now, &inter), 0);
-    assert_int_equal(decide_decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, now, &d), 0);
     assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
-    assert_int_equal(decide_decide_np(np, &narrow, &inter, md, T("2026-01-10T01:00:00Z"), &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, T("2026-01-10T01:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "NoPermittedWindow");
     assert_int_equal(d.wake, T("2026-01-10T06:00:00Z"));
     stanza_nodepool_free(&inter);

@@ -184,60 +184,66 @@ static double rnd01(hosted_t *p)
     return (double)((p->rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
 }
 
-/* Computes the entry's state from what is known and reports a change. */
-static void evaluate(entry_t *e)
+/* The state of entry e were it asked for want (NULL: nothing asked yet). A
+ * pure reading of what is known; evaluate() and hosted_preview() share it. */
+static void compute_status(const entry_t *e, const hosted_conds_t *want, hosted_status_t *st)
 {
-    hosted_t *p = e->p;
-    hosted_status_t st = {.writes = e->st.writes};
     const kube_obj *o = e->connected && e->cache.synced
                             ? kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME)
                             : NULL;
     const cv_view_t *cv = o ? o->data : NULL;
+    const char *msg = NULL;
+
+    memset(st, 0, sizeof(*st));
+    st->writes = e->st.writes;
+    st->reason = HOSTED_PENDING;
+    if (e->secret_reason) {
+        st->reason = e->secret_reason;
+        msg = e->secret_msg;
+    } else if (!e->connected) {
+        (void)hcp_errf(st->message, sizeof(st->message), 0, "Reading Secret %s/%s.", e->hcpns,
+                       HOSTED_SECRET);
+    } else if (e->api_reason) {
+        st->reason = e->api_reason;
+        msg = e->api_msg;
+    } else if (!e->cache.synced) {
+        (void)hcp_errf(st->message, sizeof(st->message), 0,
+                       "Connecting to the hosted API server %.300s.", e->cfg.server);
+    } else if (!o) {
+        st->reason = HOSTED_CV_NOT_FOUND;
+        (void)hcp_errf(st->message, sizeof(st->message), 0,
+                       "ClusterVersion %s does not exist in the hosted cluster.", HOSTED_CV_NAME);
+    } else if (want && cv && hosted_conds_match(cv->conditions, want)) {
+        st->ok = true;
+        st->reason = HOSTED_PROJECTED;
+        (void)hcp_errf(st->message, sizeof(st->message), 0,
+                       "ClusterVersion %s carries ChangesPaused and ChangesPending.",
+                       HOSTED_CV_NAME);
+    } else if (e->write_reason) {
+        st->reason = e->write_reason;
+        msg = e->write_msg;
+    } else if (!want) {
+        msg = "No conditions decided yet.";
+    } else {
+        msg = e->p->leading ? "Updating ClusterVersion conditions."
+                            : "Waiting for leadership to update ClusterVersion conditions.";
+    }
+    if (msg)
+        (void)hcp_errf(st->message, sizeof(st->message), 0, "%s", msg);
+    scrub(st->message);
+}
+
+/* Computes the entry's state from what is known and reports a change. */
+static void evaluate(entry_t *e)
+{
+    hosted_t *p = e->p;
+    hosted_status_t st;
+    hosted_conds_t want = {{e->paused.status, e->paused.reason, e->paused.message},
+                           {e->pending.status, e->pending.reason, e->pending.message}};
 
     if (e->gone)
         return;
-    if (e->secret_reason) {
-        st.reason = e->secret_reason;
-        (void)hcp_errf(st.message, sizeof(st.message), 0, "%s", e->secret_msg);
-    } else if (!e->connected) {
-        st.reason = HOSTED_PENDING;
-        (void)hcp_errf(st.message, sizeof(st.message), 0, "Reading Secret %s/%s.", e->hcpns,
-                 HOSTED_SECRET);
-    } else if (e->api_reason) {
-        st.reason = e->api_reason;
-        (void)hcp_errf(st.message, sizeof(st.message), 0, "%s", e->api_msg);
-    } else if (!e->cache.synced) {
-        st.reason = HOSTED_PENDING;
-        (void)hcp_errf(st.message, sizeof(st.message), 0, "Connecting to the hosted API server %.300s.",
-                 e->cfg.server);
-    } else if (!o) {
-        st.reason = HOSTED_CV_NOT_FOUND;
-        (void)hcp_errf(st.message, sizeof(st.message), 0,
-                 "ClusterVersion %s does not exist in the hosted cluster.", HOSTED_CV_NAME);
-    } else if (e->write_reason) {
-        st.reason = e->write_reason;
-        (void)hcp_errf(st.message, sizeof(st.message), 0, "%s", e->write_msg);
-    } else if (!e->have_want) {
-        st.reason = HOSTED_PENDING;
-        (void)hcp_errf(st.message, sizeof(st.message), 0, "No conditions decided yet.");
-    } else {
-        hosted_conds_t want = {
-            {e->paused.status, e->paused.reason, e->paused.message},
-            {e->pending.status, e->pending.reason, e->pending.message}};
-        if (cv && hosted_conds_match(cv->conditions, &want)) {
-            st.ok = true;
-            st.reason = HOSTED_PROJECTED;
-            (void)hcp_errf(st.message, sizeof(st.message), 0,
-                     "ClusterVersion %s carries ChangesPaused and ChangesPending.",
-                     HOSTED_CV_NAME);
-        } else {
-            st.reason = HOSTED_PENDING;
-            (void)hcp_errf(st.message, sizeof(st.message), 0, "%s",
-                     p->leading ? "Updating ClusterVersion conditions."
-                                : "Waiting for leadership to update ClusterVersion conditions.");
-        }
-    }
-    scrub(st.message);
+    compute_status(e, e->have_want ? &want : NULL, &st);
     if (st.ok == e->st.ok && e->st.reason && strcmp(st.reason, e->st.reason) == 0) {
         /* Messages of repeated failures differ in details (timings), so
          * only a new reason is news; the message is kept current. */
@@ -1025,6 +1031,18 @@ int hosted_status(const hosted_t *p, const char *ns, const char *name,
         st->reason = HOSTED_PENDING;
         snprintf(st->message, sizeof(st->message), "Starting.");
     }
+    return 0;
+}
+
+int hosted_preview(const hosted_t *p, const char *ns, const char *name,
+                   const hosted_conds_t *want, hosted_status_t *st)
+{
+    if (!p || !ns || !name || !want)
+        return HCP_EINVAL;
+    const entry_t *e = (const entry_t *)*kube_objmap_slot(&p->entries, 0, ns, name);
+    if (!e)
+        return HCP_EINVAL;
+    compute_status(e, want, st);
     return 0;
 }
 

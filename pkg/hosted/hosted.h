@@ -158,6 +158,14 @@ void hosted_forget(hosted_t *p, const char *ns, const char *name);
 int hosted_status(const hosted_t *p, const char *ns, const char *name,
                        hosted_status_t *st);
 
+/* The state HostedCluster ns/name would report once hosted_update() asked
+ * it for want, read from what is known now, without I/O or any change: the
+ * controller decides the HostedCluster's HostedClusterVersionProjected
+ * condition from it before it hands the wanted conditions over. Returns 0,
+ * or HCP_EINVAL when ns/name is not known. */
+int hosted_preview(const hosted_t *p, const char *ns, const char *name,
+                   const hosted_conds_t *want, hosted_status_t *st);
+
 /* Counters (borrowed, live). */
 const hosted_stats_t *hosted_stats(const hosted_t *p);
 
