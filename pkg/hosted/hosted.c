@@ -1,5 +1,5 @@
 /* hosted.c: ChangesPaused/ChangesPending projected into hosted ClusterVersions. */
-#include "hosted/hosted.h"
+#include "hosted/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +14,6 @@
 #include "kube/ratelimit.h"
 #include "kube/watch.h"
 #include "log/log.h"
-
-#define CV_COLLECTION "/apis/config.openshift.io/v1/clusterversions"
-#define CV_PATH CV_COLLECTION "/" HOSTED_CV_NAME
-#define COND_PAUSED "ChangesPaused"
-#define COND_PENDING "ChangesPending"
-#define PATH_LEN 512
-#define NS_LEN 64            /* a namespace name is at most 63 bytes */
-#define HEALTH_INTERVAL 2.0  /* seconds between recovery checks after an API error */
-#define REASSERT_QUIET 60.0  /* re-asserts this far apart are not a fight */
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -96,87 +87,7 @@ json_t *hosted_patch(const json_t *conditions, const hosted_conds_t *want,
     return patch;
 }
 
-/* ---- state ---------------------------------------------------------------- */
-
-/* The slim view of ClusterVersion `version`: only its conditions, which a
- * merge patch must carry back whole. */
-typedef struct cv_view {
-    json_t *conditions;   /* deep copy of status.conditions, or NULL */
-} cv_view_t;
-
-/* A wanted condition, owned copy. */
-typedef struct want_cond {
-    bool status;
-    char *reason, *message;
-    sched_time_t since;   /* lastTransitionTime when the status changes */
-} want_cond_t;
-
-/* One HostedCluster. */
-typedef struct entry {
-    kube_objkey_t key;          /* ns and name in the module's map */
-    struct entry *znext;       /* forgotten entries awaiting release */
-    hosted_t *p;
-    char *ns, *name;           /* owned */
-    char hcpns[NS_LEN * 2 + 2]; /* "<ns>-<name>" */
-    bool gone;                 /* forgotten; released from the reaper */
-
-    bool have_want;
-    want_cond_t paused, pending;
-
-    /* The Secret. */
-    kube_request *secret_req;  /* GET in flight */
-    ev_timer secret_timer;     /* periodic re-read or retry */
-    bool secret_retry;         /* the timer is an error retry (not the periodic re-read) */
-    kube_backoff secret_backoff;
-    kube_backoff absent_backoff; /* the same while the Secret is missing or invalid */
-    char secret_rv[64];        /* resourceVersion of the Secret in use */
-    const char *secret_reason; /* static, NULL while the Secret is usable */
-    char secret_msg[512];
-
-    /* The hosted API server; everything below is valid while `connected`. */
-    bool connected;
-    char *kubeconfig;          /* decoded bytes in use (owned) */
-    size_t kubeconfig_len;
-    kube_config cfg;
-    kube_client client;
-    kube_cache cache;
-    kube_watch watch;
-    const char *api_reason;    /* static, NULL while the server answers */
-    char api_msg[512];
-    ev_timer health;           /* recovery check while api_reason is set */
-    uint64_t health_errors;    /* watch error count at the last check */
-
-    /* Writes. */
-    bool writing;              /* a patch is in flight */
-    char sent_rv[64];          /* resourceVersion the patch was conditional on */
-    ev_timer write_timer;      /* retry after a failed write */
-    bool write_wait;           /* a failed write is backing off */
-    kube_backoff write_backoff;
-    const char *write_reason;  /* static, NULL when the last write succeeded */
-    char write_msg[512];
-    bool seen_right;           /* the ClusterVersion was seen as wanted since the
-                                  wanted conditions last changed */
-    double last_reassert;      /* ev_now() of the last re-assert, 0 = never */
-    double reassert_at;        /* no re-assert before this ev_now() */
-    kube_backoff reassert_backoff; /* paces a fight with another writer */
-
-    hosted_status_t st;   /* last evaluated state */
-} entry_t;
-
-struct hosted {
-    struct ev_loop *loop;
-    kube_http *http;
-    kube_client *mgmt;
-    hosted_opts_t opts;
-    bool leading;
-    kube_objmap_t entries;      /* entry_t by ns/name */
-    entry_t *zombies;          /* forgotten, released by `reap` */
-    ev_timer reap;
-    uint64_t rng;
-    hosted_stats_t stats;
-};
-
-static double rnd01(hosted_t *p)
+double hosted__rnd01(hosted_t *p)
 {
     p->rng ^= p->rng >> 12;
     p->rng ^= p->rng << 25;
@@ -185,7 +96,7 @@ static double rnd01(hosted_t *p)
 }
 
 /* The state of entry e were it asked for want (NULL: nothing asked yet). A
- * pure reading of what is known; evaluate() and hosted_preview() share it. */
+ * pure reading of what is known; hosted__evaluate() and hosted_preview() share it. */
 static void compute_status(const entry_t *e, const hosted_conds_t *want, hosted_status_t *st)
 {
     const kube_obj *o = e->connected && e->cache.synced
@@ -234,7 +145,7 @@ static void compute_status(const entry_t *e, const hosted_conds_t *want, hosted_
 }
 
 /* Computes the entry's state from what is known and reports a change. */
-static void evaluate(entry_t *e)
+void hosted__evaluate(entry_t *e)
 {
     hosted_t *p = e->p;
     hosted_status_t st;
@@ -257,519 +168,6 @@ static void evaluate(entry_t *e)
         p->opts.on_change(e->ns, e->name, p->opts.ud);
 }
 
-/* ---- writes --------------------------------------------------------------- */
-
-static void secret_retry_soon(entry_t *e);
-
-static bool transport_or_auth(const kube_error *err)
-{
-    return err->code == KUBE_ETRANSPORT || err->code == KUBE_ETLS || err->http_status == 401 ||
-           err->http_status == 403;
-}
-
-static void set_api_error(entry_t *e, const kube_error *err)
-{
-    e->api_reason = HOSTED_UNREACHABLE;
-    (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0, "Hosted API server %.200s: %s%s%s", e->cfg.server,
-             err->http_status ? err->reason : kube_strerror(err->code),
-             err->message[0] ? ": " : "", err->message);
-    e->health_errors = e->watch.stats.errors;
-    if (!ev_is_active(&e->health)) {
-        ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
-        ev_timer_start(e->p->loop, &e->health);
-    }
-    secret_retry_soon(e); /* credentials or address may have been rotated */
-}
-
-static void clear_api_error(entry_t *e)
-{
-    e->api_reason = NULL;
-    e->api_msg[0] = '\0';
-    ev_timer_stop(e->p->loop, &e->health);
-    kube_backoff_reset(&e->secret_backoff);
-}
-
-static void sync_entry(entry_t *e);
-
-static void write_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
-{
-    entry_t *e = ud;
-    hosted_t *p = e->p;
-    (void)c;
-    e->writing = false;
-    if (e->gone)
-        return;
-    if (err) {
-        const kube_obj *o = kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME);
-        if (err->http_status == 409) {
-            p->stats.conflicts++;
-            /* Retry at once when the watch already brought a newer version;
-             * otherwise its update triggers the retry, and the timer is the
-             * safety net should it not come. */
-            if (o && strcmp(o->rv, e->sent_rv) != 0) {
-                sync_entry(e);
-                return;
-            }
-            ev_timer_stop(p->loop, &e->write_timer);
-            ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, rnd01(p)), 0.);
-            ev_timer_start(p->loop, &e->write_timer);
-            return;
-        }
-        p->stats.write_errors++;
-        if (transport_or_auth(err)) {
-            set_api_error(e, err);
-        } else if (err->http_status == 404) {
-            e->write_reason = HOSTED_CV_NOT_FOUND;
-            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
-                     "ClusterVersion %s: %s", HOSTED_CV_NAME, err->message);
-        } else {
-            e->write_reason = HOSTED_UPDATE_FAILED;
-            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "Patching ClusterVersion %s: %s%s%s",
-                     HOSTED_CV_NAME, err->reason, err->reason[0] ? ": " : "",
-                     err->message);
-        }
-        log_kv(LOG_ERROR, "ClusterVersion write failed", "namespace", e->ns, "name", e->name,
-               "error", err->message, NULL);
-        e->write_wait = true;
-        ev_timer_stop(p->loop, &e->write_timer);
-        ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, rnd01(p)), 0.);
-        ev_timer_start(p->loop, &e->write_timer);
-        evaluate(e);
-        return;
-    }
-    kube_backoff_reset(&e->write_backoff);
-    e->write_reason = NULL;
-    if (e->api_reason)
-        clear_api_error(e);
-    /* The answer is the object as written: cache it now, so the next
-     * comparison sees it (the watch event is then a duplicate the cache
-     * drops). */
-    if (json_is_object(obj)) {
-        kube_error ke;
-        kube_cache_apply(&e->cache, KUBE_EVENT_MODIFIED, obj, &ke);
-    }
-    /* The update callback does not run when the watch delivered this
-     * version first (it arrived while the write was in flight). */
-    sync_entry(e);
-}
-
-static void write_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    entry_t *e = w->data;
-    (void)loop;
-    (void)revents;
-    e->write_wait = false;
-    sync_entry(e);
-}
-
-/* Writes our conditions when they differ and writing is possible, then
- * evaluates the state. */
-static void sync_entry(entry_t *e)
-{
-    hosted_t *p = e->p;
-    if (e->gone)
-        return;
-    if (!e->connected || !e->cache.synced || !e->have_want || e->writing) {
-        evaluate(e);
-        return;
-    }
-    const kube_obj *o = kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME);
-    const cv_view_t *cv = o ? o->data : NULL;
-    if (!cv) {
-        evaluate(e);
-        return;
-    }
-    hosted_conds_t want = {{e->paused.status, e->paused.reason, e->paused.message},
-                                {e->pending.status, e->pending.reason, e->pending.message}};
-    if (hosted_conds_match(cv->conditions, &want)) {
-        e->seen_right = true;
-        e->write_reason = NULL;
-        evaluate(e);
-        return;
-    }
-    if (!p->leading || e->write_wait) {
-        evaluate(e);
-        return;
-    }
-    /* Re-asserting against another writer that keeps undoing it: the
-     * first time at once, then paced with backoff so two writers never
-     * ping-pong at full speed. */
-    double now = ev_now(p->loop);
-    if (e->seen_right && now < e->reassert_at) {
-        if (!ev_is_active(&e->write_timer)) {
-            ev_timer_set(&e->write_timer, e->reassert_at - now, 0.);
-            ev_timer_start(p->loop, &e->write_timer);
-        }
-        evaluate(e);
-        return;
-    }
-    int oom = 0;
-    json_t *patch = hosted_patch(cv->conditions, &want, e->paused.since, e->pending.since,
-                                      o->rv, &oom);
-    if (!patch) {
-        evaluate(e);
-        return;
-    }
-    kube_error ke;
-    snprintf(e->sent_rv, sizeof(e->sent_rv), "%s", o->rv);
-    if (kube_merge_patch_status(&e->client, CV_PATH, patch, write_done, e, &ke) < 0) {
-        p->stats.write_errors++;
-        e->write_reason = HOSTED_UPDATE_FAILED;
-        (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "Patching ClusterVersion %s: %s",
-                 HOSTED_CV_NAME, ke.message);
-        e->write_wait = true;
-        ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, rnd01(p)), 0.);
-        ev_timer_start(p->loop, &e->write_timer);
-    } else {
-        e->writing = true;
-        p->stats.writes++;
-        e->st.writes++;
-        if (e->seen_right) {
-            if (e->last_reassert == 0 || now - e->last_reassert > REASSERT_QUIET)
-                kube_backoff_reset(&e->reassert_backoff);
-            e->last_reassert = now;
-            e->reassert_at = now + kube_backoff_next(&e->reassert_backoff, rnd01(p));
-            p->stats.reasserts++;
-            log_kv(LOG_INFO, "ClusterVersion conditions re-asserted", "namespace", e->ns,
-                   "name", e->name, NULL);
-        }
-        e->seen_right = false;
-    }
-    json_decref(patch);
-    evaluate(e);
-}
-
-/* ---- the hosted watch ----------------------------------------------------- */
-
-static int cv_extract(const json_t *obj, kube_intern *strings, void **out, void *ud)
-{
-    (void)strings;
-    (void)ud;
-    cv_view_t *v = calloc(1, sizeof(*v));
-    if (!v)
-        return HCP_ENOMEM;
-    const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
-    if (json_is_array(conds)) {
-        v->conditions = json_deep_copy(conds);
-        if (!v->conditions) {
-            free(v);
-            return HCP_ENOMEM;
-        }
-    }
-    *out = v;
-    return 0;
-}
-
-static void cv_release(void *data, kube_intern *strings, void *ud)
-{
-    cv_view_t *v = data;
-    (void)strings;
-    (void)ud;
-    if (v)
-        json_decref(v->conditions);
-    free(v);
-}
-
-static void cv_seen(entry_t *e)
-{
-    if (e->api_reason)
-        clear_api_error(e);
-    sync_entry(e);
-}
-
-static void cv_add(const kube_obj *o, void *ud)
-{
-    (void)o;
-    cv_seen(ud);
-}
-
-static void cv_update(const kube_obj *old, const kube_obj *o, void *ud)
-{
-    (void)old;
-    (void)o;
-    cv_seen(ud);
-}
-
-static void cv_delete(const kube_obj *o, void *ud)
-{
-    entry_t *e = ud;
-    (void)o;
-    e->seen_right = false;
-    cv_seen(e);
-}
-
-static void watch_synced(kube_watch *w, void *ud)
-{
-    (void)w;
-    cv_seen(ud);
-}
-
-static void watch_error(kube_watch *w, const kube_error *err, void *ud)
-{
-    entry_t *e = ud;
-    (void)w;
-    if (e->gone)
-        return;
-    if (err->http_status == 404) {
-        /* The ClusterVersion API itself is not served. */
-        e->api_reason = HOSTED_CV_NOT_FOUND;
-        (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0,
-                 "The hosted API server does not serve %s: %s", CV_COLLECTION, err->message);
-        if (!ev_is_active(&e->health)) {
-            e->health_errors = e->watch.stats.errors;
-            ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
-            ev_timer_start(e->p->loop, &e->health);
-        }
-    } else if (transport_or_auth(err) || err->code == KUBE_EHTTP || err->code == KUBE_EPARSE) {
-        set_api_error(e, err);
-    } else {
-        return; /* out of memory and the like: retried by the watch */
-    }
-    evaluate(e);
-}
-
-/* While an API error is shown: the watch streaming again with no new error
- * for a whole interval means the server answers again. */
-static void health_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    entry_t *e = w->data;
-    (void)loop;
-    (void)revents;
-    if (!e->connected || !e->api_reason) {
-        ev_timer_stop(e->p->loop, &e->health);
-        return;
-    }
-    if (e->watch.state == KUBE_WATCH_WATCHING && e->watch.stats.errors == e->health_errors) {
-        clear_api_error(e);
-        sync_entry(e);
-        return;
-    }
-    e->health_errors = e->watch.stats.errors;
-}
-
-/* Drops the hosted client, watch and cache. Never called from their own
- * callbacks: only from Secret callbacks, timers and hosted_free(). */
-static void disconnect(entry_t *e)
-{
-    if (!e->connected)
-        return;
-    kube_watch_stop(&e->watch);
-    kube_client_close(&e->client); /* cancels a write in flight, no callback */
-    kube_cache_free(&e->cache);
-    kube_config_free(&e->cfg);
-    free(e->kubeconfig);
-    e->kubeconfig = NULL;
-    e->kubeconfig_len = 0;
-    e->writing = false;
-    e->write_wait = false;
-    e->write_reason = NULL;
-    e->api_reason = NULL;
-    e->seen_right = false;
-    ev_timer_stop(e->p->loop, &e->write_timer);
-    ev_timer_stop(e->p->loop, &e->health);
-    e->connected = false;
-}
-
-/* Builds the hosted client and starts the watch. Takes ownership of cfg
- * (loaded) and kubeconfig on success and on failure. */
-static int connect_hosted(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
-                          size_t errlen)
-{
-    hosted_t *p = e->p;
-    kube_client_opts copts = {.qps = p->opts.hosted_qps, .burst = p->opts.hosted_burst,
-                              .timeout = 30};
-    kube_cache_ops ops = {cv_extract, cv_release, cv_add, cv_update, cv_delete};
-    kube_watch_opts wopts = {.path = CV_COLLECTION,
-                             .field_selector = "metadata.name=" HOSTED_CV_NAME,
-                             .backoff_initial = p->opts.backoff_initial,
-                             .backoff_max = p->opts.backoff_max,
-                             .on_synced = watch_synced,
-                             .on_error = watch_error,
-                             .ud = e};
-    kube_error ke;
-    bool client = false, cache = false;
-
-    e->cfg = *cfg;
-    memset(cfg, 0, sizeof(*cfg));
-    e->kubeconfig = kubeconfig;
-    e->kubeconfig_len = len;
-    if (kube_client_init(&e->client, p->http, &e->cfg, &copts, &ke) < 0)
-        goto fail;
-    client = true;
-    if (kube_cache_init(&e->cache, &ops, e) < 0) {
-        kube_error_set(&ke, KUBE_ENOMEM, 0, NULL, "out of memory");
-        goto fail;
-    }
-    cache = true;
-    e->connected = true; /* the watch may report synchronously */
-    if (kube_watch_start(&e->watch, &e->client, &e->cache, &wopts, &ke) < 0) {
-        e->connected = false;
-        goto fail;
-    }
-    p->stats.clients++;
-    return 0;
-fail:
-    snprintf(err, errlen, "%s", ke.message);
-    if (cache)
-        kube_cache_free(&e->cache);
-    if (client)
-        kube_client_close(&e->client);
-    kube_config_free(&e->cfg);
-    free(e->kubeconfig);
-    e->kubeconfig = NULL;
-    e->kubeconfig_len = 0;
-    return ke.code == KUBE_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
-}
-
-/* ---- the Secret ------------------------------------------------------------ */
-
-static void secret_fetch(entry_t *e);
-
-static void arm_secret(entry_t *e, double delay, bool retry)
-{
-    ev_timer_stop(e->p->loop, &e->secret_timer);
-    ev_timer_set(&e->secret_timer, delay, 0.);
-    ev_timer_start(e->p->loop, &e->secret_timer);
-    e->secret_retry = retry;
-}
-
-static void arm_recheck(entry_t *e)
-{
-    arm_secret(e, e->p->opts.recheck * (0.8 + 0.4 * rnd01(e->p)), false);
-}
-
-static void arm_secret_retry(entry_t *e)
-{
-    arm_secret(e, kube_backoff_next(&e->secret_backoff, rnd01(e->p)), true);
-}
-
-/* After a hosted API failure: read the Secret again after the backoff,
- * unless a read is in flight or already scheduled as a retry. */
-static void secret_retry_soon(entry_t *e)
-{
-    if (e->secret_req || e->secret_retry)
-        return;
-    arm_secret_retry(e);
-}
-
-static void secret_fail(entry_t *e, const char *reason, bool drop)
-{
-    if (drop)
-        disconnect(e);
-    e->secret_reason = reason;
-    e->secret_rv[0] = '\0';
-    if (strcmp(reason, HOSTED_SECRET_NOT_FOUND) == 0 ||
-        strcmp(reason, HOSTED_KUBECONFIG_INVALID) == 0)
-        arm_secret(e, kube_backoff_next(&e->absent_backoff, rnd01(e->p)), true);
-    else
-        arm_secret_retry(e);
-}
-
-static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
-{
-    entry_t *e = ud;
-    hosted_t *p = e->p;
-    char msg[512] = "";
-    (void)c;
-    e->secret_req = NULL;
-    if (e->gone)
-        return;
-    p->stats.secret_reads++;
-    if (err) {
-        if (err->http_status == 404) {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s not found.", e->hcpns,
-                     HOSTED_SECRET);
-            secret_fail(e, HOSTED_SECRET_NOT_FOUND, true);
-        } else if (e->connected) {
-            /* The management API hiccuped; the client in use still works. */
-            log_kv(LOG_WARN, "reading kubeconfig Secret failed", "namespace", e->hcpns,
-                   "error", err->message, NULL);
-            arm_secret_retry(e);
-        } else {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s", e->hcpns,
-                     HOSTED_SECRET, err->message);
-            secret_fail(e, HOSTED_SECRET_UNREADABLE, false);
-        }
-        evaluate(e);
-        return;
-    }
-    const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
-                                                       "resourceVersion"));
-    if (e->connected && rv && strcmp(rv, e->secret_rv) == 0) {
-        arm_recheck(e); /* unchanged */
-        return;
-    }
-    char *yaml = NULL;
-    size_t len = 0;
-    kube_config cfg;
-    int rc = hosted_kubeconfig_from_secret(obj, &yaml, &len, msg, sizeof(msg));
-    if (rc == 0 && e->connected && len == e->kubeconfig_len &&
-        memcmp(yaml, e->kubeconfig, len) == 0) {
-        free(yaml); /* same kubeconfig, new resourceVersion */
-        snprintf(e->secret_rv, sizeof(e->secret_rv), "%s", rv ? rv : "");
-        arm_recheck(e);
-        return;
-    }
-    if (rc == 0)
-        rc = hosted_kubeconfig_load(yaml, len, e->hcpns, p->opts.rewrite_server, &cfg, msg,
-                                         sizeof(msg));
-    if (rc == 0) {
-        disconnect(e);
-        rc = connect_hosted(e, &cfg, yaml, len, msg, sizeof(msg));
-        yaml = NULL; /* owned by connect_hosted() */
-    }
-    free(yaml);
-    if (rc < 0) {
-        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s: %s", e->hcpns,
-                 HOSTED_SECRET, msg);
-        secret_fail(e, HOSTED_KUBECONFIG_INVALID, true);
-        evaluate(e);
-        return;
-    }
-    log_kv(LOG_INFO, "hosted API client ready", "namespace", e->ns, "name", e->name, "server",
-           e->cfg.server, NULL);
-    snprintf(e->secret_rv, sizeof(e->secret_rv), "%s", rv ? rv : "");
-    e->secret_reason = NULL;
-    kube_backoff_reset(&e->absent_backoff);
-    arm_recheck(e);
-    sync_entry(e);
-}
-
-static void secret_fetch(entry_t *e)
-{
-    char path[PATH_LEN];
-    kube_error ke;
-    if (e->secret_req)
-        return;
-    if (kube_path(path, sizeof(path), NULL, "v1", "secrets", e->hcpns, HOSTED_SECRET,
-                  NULL) < 0) {
-        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "\"%s\" is not a usable namespace",
-                 e->hcpns);
-        e->secret_reason = HOSTED_SECRET_NOT_FOUND;
-        return; /* permanent: no retry */
-    }
-    kube_call call = {.verb = KUBE_VERB_GET, .path = path, .on_done = secret_done, .ud = e};
-    if (kube_client_call(e->p->mgmt, &call, &e->secret_req, &ke) < 0) {
-        e->secret_req = NULL;
-        if (!e->connected) {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
-                     e->hcpns, HOSTED_SECRET, ke.message);
-            e->secret_reason = HOSTED_SECRET_UNREADABLE;
-        }
-        arm_secret_retry(e);
-    }
-}
-
-static void secret_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    entry_t *e = w->data;
-    (void)loop;
-    (void)revents;
-    e->secret_retry = false;
-    secret_fetch(e);
-    evaluate(e);
-}
-
 /* ---- entries ---------------------------------------------------------------- */
 
 static void want_free(want_cond_t *w)
@@ -783,7 +181,7 @@ static void want_free(want_cond_t *w)
 static void entry_release(entry_t *e)
 {
     hosted_t *p = e->p;
-    disconnect(e);
+    hosted__disconnect(e);
     kube_request_cancel(e->secret_req); /* no callback runs for it */
     e->secret_req = NULL;
     ev_timer_stop(p->loop, &e->secret_timer);
@@ -830,11 +228,11 @@ static entry_t *entry_new(hosted_t *p, const char *ns, const char *name, char *e
                                                                  : p->opts.backoff_max);
     kube_backoff_init(&e->write_backoff, p->opts.backoff_initial, p->opts.backoff_max);
     kube_backoff_init(&e->reassert_backoff, p->opts.backoff_initial, p->opts.backoff_max);
-    ev_init(&e->secret_timer, secret_timer_cb);
+    ev_init(&e->secret_timer, hosted__secret_timer_cb);
     e->secret_timer.data = e;
-    ev_init(&e->write_timer, write_timer_cb);
+    ev_init(&e->write_timer, hosted__write_timer_cb);
     e->write_timer.data = e;
-    ev_init(&e->health, health_cb);
+    ev_init(&e->health, hosted__health_cb);
     e->health.data = e;
     return e;
 nomem:
@@ -958,7 +356,7 @@ void hosted_set_leading(hosted_t *p, bool leading)
     p->entries.frozen++;
     for (size_t i = 0; i < p->entries.nbuckets; i++)
         for (kube_objkey_t *k = p->entries.buckets[i]; k; k = k->hnext)
-            sync_entry((entry_t *)k);
+            hosted__sync((entry_t *)k);
     p->entries.frozen--;
 }
 
@@ -990,8 +388,8 @@ int hosted_update(hosted_t *p, const char *ns, const char *name,
     e->have_want = true;
     e->seen_right = false;
     if (created)
-        secret_fetch(e);
-    sync_entry(e);
+        hosted__secret_fetch(e);
+    hosted__sync(e);
     return 0;
 }
 
@@ -1050,3 +448,4 @@ const hosted_stats_t *hosted_stats(const hosted_t *p)
 {
     return &p->stats;
 }
+
