@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "controller/controller.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -133,9 +134,9 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
         }
         if ((r = parse_bool_flag(a, "--leader-elect", &o->leader_elect)) != 0) {
             if (r < 0) {
-                snprintf(err, errlen, "--leader-elect takes true or false, not \"%.40s\"",
-                         a + strlen("--leader-elect="));
-                return -1;
+                return hcp_errf(err, errlen, HCP_EINVAL,
+                                "--leader-elect takes true or false, not \"%.40s\"",
+                                a + strlen("--leader-elect="));
             }
             continue;
         }
@@ -159,8 +160,8 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
             if (r < 0)
                 goto missing;
             if (parse_double(v, 0, &o->qps)) {
-                snprintf(err, errlen, "--kube-api-qps: \"%.40s\" is not a number >= 0", v);
-                return -1;
+                return hcp_errf(err, errlen, HCP_EINVAL,
+                                "--kube-api-qps: \"%.40s\" is not a number >= 0", v);
             }
             continue;
         }
@@ -168,9 +169,9 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
             if (r < 0)
                 goto missing;
             if (parse_double(v, 1, &d) || d != (int)d) {
-                snprintf(err, errlen, "--kube-api-burst: \"%.40s\" is not a whole number >= 1",
-                         v);
-                return -1;
+                return hcp_errf(err, errlen, HCP_EINVAL,
+                                "--kube-api-burst: \"%.40s\" is not a whole number >= 1",
+                                v);
             }
             o->burst = (int)d;
             continue;
@@ -179,8 +180,8 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
             if (r < 0)
                 goto missing;
             if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
-                snprintf(err, errlen, "--log-format: \"%.40s\" is not text or json", v);
-                return -1;
+                return hcp_errf(err, errlen, HCP_EINVAL,
+                                "--log-format: \"%.40s\" is not text or json", v);
             }
             o->log_json = strcmp(v, "json") == 0;
             continue;
@@ -190,8 +191,8 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
             if (r < 0)
                 goto missing;
             if (parse_double(v, 0, &d) || d != (int)d || d > 10) {
-                snprintf(err, errlen, "-v: \"%.40s\" is not a verbosity 0..10", v);
-                return -1;
+                return hcp_errf(err, errlen, HCP_EINVAL, "-v: \"%.40s\" is not a verbosity 0..10",
+                                v);
             }
             o->verbosity = (int)d;
             continue;
@@ -213,26 +214,23 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
             if (r < 0)
                 goto missing;
             if (parse_double(v, 1e-6, &o->time_scale)) {
-                snprintf(err, errlen, "--time-scale: \"%.40s\" is not a number > 0", v);
-                return -1;
+                return hcp_errf(err, errlen, HCP_EINVAL,
+                                "--time-scale: \"%.40s\" is not a number > 0", v);
             }
             continue;
         }
-        snprintf(err, errlen, "unknown flag \"%.60s\"", a);
-        return -1;
+        return hcp_errf(err, errlen, HCP_EINVAL, "unknown flag \"%.60s\"", a);
     missing:
-        snprintf(err, errlen, "flag %.60s needs a value", a);
-        return -1;
+        return hcp_errf(err, errlen, HCP_EINVAL, "flag %.60s needs a value", a);
     }
     if (strcmp(o->hosted_apiserver, "auto") != 0 && strcmp(o->hosted_apiserver, "service") != 0 &&
         strcmp(o->hosted_apiserver, "kubeconfig") != 0) {
-        snprintf(err, errlen, "--hosted-apiserver: \"%.40s\" is not auto, service or kubeconfig",
-                 o->hosted_apiserver);
-        return -1;
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--hosted-apiserver: \"%.40s\" is not auto, service or kubeconfig",
+                        o->hosted_apiserver);
     }
     if (o->time_scale != 1 && !o->simulated) {
-        snprintf(err, errlen, "--time-scale needs --simulated-start-time");
-        return -1;
+        return hcp_errf(err, errlen, HCP_EINVAL, "--time-scale needs --simulated-start-time");
     }
     return 0;
 }
@@ -309,10 +307,38 @@ static const char *pod_namespace(char *buf, size_t len)
     return buf[0] ? buf : "default";
 }
 
+/* Campaigns for the Lease under a unique identity (host name and a
+ * per-process suffix). Returns 0, or HCP_EINVAL when the election could not
+ * start (logged). */
+static int start_election(app_t *a)
+{
+    char nsbuf[256], identity[300], host[200];
+    kube_error ke;
+    if (gethostname(host, sizeof(host)) != 0)
+        snprintf(host, sizeof(host), "hcp-controller");
+    host[sizeof(host) - 1] = '\0';
+    snprintf(identity, sizeof(identity), "%s_%08lx", host,
+             (unsigned long)((unsigned)getpid() * 2654435761u ^ (unsigned)ev_time()));
+    kube_lease_opts lo = {
+        .ns = a->opts.leader_election_ns ? a->opts.leader_election_ns
+                                         : pod_namespace(nsbuf, sizeof(nsbuf)),
+        .name = a->opts.leader_election_id,
+        .identity = identity,
+        .on_change = on_leading,
+        .ud = a,
+    };
+    if (kube_lease_start(&a->lease, &a->client, &lo, &ke)) {
+        log_kv(LOG_ERROR, "cannot start leader election", "error", ke.message, NULL);
+        return HCP_EINVAL;
+    }
+    a->lease_started = true;
+    return 0;
+}
+
 int run_main(int argc, char **argv)
 {
     app_t a;
-    char err[512], nsbuf[256], identity[300], host[200];
+    char err[512];
     kube_error ke;
     int status = 1;
     memset(&a, 0, sizeof(a));
@@ -356,26 +382,8 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
         goto out_ctl;
     }
-    if (a.opts.leader_elect) {
-        if (gethostname(host, sizeof(host)) != 0)
-            snprintf(host, sizeof(host), "hcp-controller");
-        host[sizeof(host) - 1] = '\0';
-        snprintf(identity, sizeof(identity), "%s_%08lx", host,
-                 (unsigned long)((unsigned)getpid() * 2654435761u ^ (unsigned)ev_time()));
-        kube_lease_opts lo = {
-            .ns = a.opts.leader_election_ns ? a.opts.leader_election_ns
-                                            : pod_namespace(nsbuf, sizeof(nsbuf)),
-            .name = a.opts.leader_election_id,
-            .identity = identity,
-            .on_change = on_leading,
-            .ud = &a,
-        };
-        if (kube_lease_start(&a.lease, &a.client, &lo, &ke)) {
-            log_kv(LOG_ERROR, "cannot start leader election", "error", ke.message, NULL);
-            goto out_serve;
-        }
-        a.lease_started = true;
-    }
+    if (a.opts.leader_elect && start_election(&a))
+        goto out_serve;
     ev_signal_init(&a.sigterm, on_signal, SIGTERM);
     ev_signal_init(&a.sigint, on_signal, SIGINT);
     a.sigterm.data = a.sigint.data = &a;

@@ -1,5 +1,5 @@
 /*
- * pkg/controller/project against the local cluster: "main" plays the
+ * pkg/hosted (the ClusterVersion projection) against the local cluster: "main" plays the
  * management cluster (HostedCluster namespaces, the kubeconfig Secrets),
  * "hosted" a hosted cluster's API server with ClusterVersion `version`.
  *
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "hosted/hosted.h"
 #include "harness.h"
 #include "log/log.h"
@@ -627,7 +628,7 @@ static void test_cv_deleted_and_forget(void **state)
     }
     hosted_forget(P, ns, "hc1");
     hosted_status_t st;
-    assert_int_equal(hosted_status(P, ns, "hc1", &st), KUBE_EINVAL);
+    assert_int_equal(hosted_status(P, ns, "hc1", &st), HCP_EINVAL);
     harness_run_for(&H, 0.5);
 }
 

@@ -3,6 +3,8 @@
  * nothing: it finds which records may be affected and enqueues them. */
 #include "controller/internal.h"
 
+#include "base/error.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,7 +205,7 @@ static int extract_policy(const json_t *obj, kube_intern *strings, void **out, v
     ctl_controller_t *c = ud;
     policy_entry_t *e = calloc(1, sizeof(*e));
     if (!e)
-        return -1;
+        return HCP_ENOMEM;
     e->shared = same_spec(c, obj);
     if (e->shared) {
         e->shared->refs++;
@@ -211,7 +213,7 @@ static int extract_policy(const json_t *obj, kube_intern *strings, void **out, v
         e->shared = calloc(1, sizeof(*e->shared));
         if (!e->shared) {
             free(e);
-            return -1;
+            return HCP_ENOMEM;
         }
         int rc = policy_parse(obj, ctl_clock_now(&c->opts.clock, c->loop), &e->shared->p, NULL,
                               0);
@@ -219,7 +221,7 @@ static int extract_policy(const json_t *obj, kube_intern *strings, void **out, v
             policy_free(e->shared->p);
             free(e->shared);
             free(e);
-            return -1;
+            return HCP_ENOMEM;
         }
         e->shared->refs = 1;
     }
@@ -252,7 +254,7 @@ static int extract_hc(const json_t *obj, kube_intern *s, void **out, void *ud)
     decide_hc_t *hc = decide_hc_extract(obj);
     if (!hc || decide_managed_compact(&hc->m)) {
         decide_hc_free(hc);
-        return -1;
+        return HCP_ENOMEM;
     }
     *out = hc;
     return 0;
@@ -270,7 +272,7 @@ static int extract_np(const json_t *obj, kube_intern *s, void **out, void *ud)
     decide_np_t *np = decide_np_extract(obj);
     if (!np || decide_managed_compact(&np->m)) {
         decide_np_free(np);
-        return -1;
+        return HCP_ENOMEM;
     }
     *out = np;
     return 0;
@@ -285,7 +287,7 @@ static int extract_capi(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    return (*out = decide_capi_extract(obj)) ? 0 : -1;
+    return (*out = decide_capi_extract(obj)) ? 0 : HCP_ENOMEM;
 }
 static void release_capi(void *d, kube_intern *s, void *ud)
 {

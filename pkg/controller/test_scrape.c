@@ -134,7 +134,8 @@ static void test_scrape_creates_no_records(void **state)
     assert_string_equal(a->strategy, "ByPolicy");
     assert_int_equal(a->change_pending, 2);
     /* Wednesday 12:00 to Saturday 01:00. */
-    assert_true(a->next_change_eta == (double)(T("2026-03-07T01:00:00Z") - T("2026-03-04T12:00:00Z")));
+    assert_true(a->next_change_eta ==
+                (double)(T("2026-03-07T01:00:00Z") - T("2026-03-04T12:00:00Z")));
     const ctl_object_metrics_t *np2 = find(&s, "np2"); /* its policy is missing */
     assert_true(np2->next_change_eta == -2);
     ctl_stop(c);

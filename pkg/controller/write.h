@@ -52,7 +52,11 @@ typedef struct ctl_writer {
     unsigned answered;       /* answers since free memory was last returned */
 } ctl_writer_t;
 
-typedef enum ctl_write_verb { CTL_WRITE_PATCH, CTL_WRITE_STATUS, CTL_WRITE_CREATE } ctl_write_verb_t;
+typedef enum ctl_write_verb {
+    CTL_WRITE_PATCH,  /* merge patch */
+    CTL_WRITE_STATUS, /* merge patch of the status subresource */
+    CTL_WRITE_CREATE, /* create */
+} ctl_write_verb_t;
 
 /* One write. Everything is borrowed for the duration of ctl_write(). */
 typedef struct ctl_write {

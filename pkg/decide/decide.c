@@ -65,6 +65,33 @@ static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
     return buf;
 }
 
+/* The ChangesPending condition of a decision whose pause side is decided;
+ * when is the next window's start as written in status. */
+static void pending_condition(decide_decision_t *d, bool pending, const char *when)
+{
+    d->pending_status = pending;
+    if (!pending) {
+        d->pending_reason = "NoChangesPending";
+        snprintf(d->pending_message, sizeof(d->pending_message), "No changes are pending.");
+    } else if (d->pending_metric == 1) {
+        d->pending_reason = "ChangesInitiated";
+        snprintf(d->pending_message, sizeof(d->pending_message),
+                 "Pending changes are being initiated.");
+    } else if (d->paused_by_other) {
+        d->pending_reason = "ChangesBlocked";
+        snprintf(d->pending_message, sizeof(d->pending_message),
+                 "Pending changes wait for a pause that hcp-controller did not set to be lifted.");
+    } else {
+        d->pending_reason = "ChangesBlocked";
+        if (d->state.has_next)
+            snprintf(d->pending_message, sizeof(d->pending_message),
+                     "Pending changes wait for the next permitted window at %s.", when);
+        else
+            snprintf(d->pending_message, sizeof(d->pending_message),
+                     "Pending changes wait; no permitted window is scheduled.");
+    }
+}
+
 /* by_cluster: the object's own timeline permits changes at now and only its
  * HostedCluster's restricts them (a NodePool inside a closed cluster window). */
 static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_time_t now,
@@ -130,45 +157,24 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
                      "Changes are permitted until %s%s.", until, extra);
     }
 
-    d->pending_status = pending;
-    if (!pending) {
-        d->pending_reason = "NoChangesPending";
-        snprintf(d->pending_message, sizeof(d->pending_message), "No changes are pending.");
-    } else if (d->pending_metric == 1) {
-        d->pending_reason = "ChangesInitiated";
-        snprintf(d->pending_message, sizeof(d->pending_message),
-                 "Pending changes are being initiated.");
-    } else if (d->paused_by_other) {
-        d->pending_reason = "ChangesBlocked";
-        snprintf(d->pending_message, sizeof(d->pending_message),
-                 "Pending changes wait for a pause that hcp-controller did not set to be lifted.");
-    } else {
-        d->pending_reason = "ChangesBlocked";
-        if (d->state.has_next)
-            snprintf(d->pending_message, sizeof(d->pending_message),
-                     "Pending changes wait for the next permitted window at %s.", when);
-        else
-            snprintf(d->pending_message, sizeof(d->pending_message),
-                     "Pending changes wait; no permitted window is scheduled.");
-    }
+    pending_condition(d, pending, when);
 }
 
 int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
-                  sched_time_t now, decide_decision_t *out)
+              sched_time_t now, decide_decision_t *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = sched_state_at(res->sched, now, &out->state);
     if (rc)
         return rc;
     decide(res, &hc->m.stanza, now, cluster, decide_hc_pending(hc), hc->history_partial, false,
-           "CAPI Cluster",
-           "a control-plane update", out);
+           "CAPI Cluster", "a control-plane update", out);
     return 0;
 }
 
 int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
-                  const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
-                  decide_decision_t *out)
+              const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
+              decide_decision_t *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = sched_state_at(inter->sched, now, &out->state);
@@ -196,7 +202,7 @@ static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason
 }
 
 json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
-                       const stanza_resolution_t *res, const stanza_nodepool_t *inter)
+                          const stanza_resolution_t *res, const stanza_nodepool_t *inter)
 {
     const sched_state_t *s = &d->state;
     const char *cur_reason = s->permitted ? "ChangesPermitted" : d->restricted_reason;
@@ -214,7 +220,8 @@ json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
         goto fail;
     if (inter) {
         json_t *cc = inter->cluster_has_window
-                         ? json_pack("{s:o, s:o}", "startTime", json_time(inter->cluster_next.start),
+                         ? json_pack("{s:o, s:o}", "startTime",
+                                     json_time(inter->cluster_next.start),
                                      "endTime", json_time(inter->cluster_next.end))
                          : json_pack("{s:s}", "reason", "NoPermittedWindow");
         if (!cc || json_object_set_new(doc, "clusterConstraint", cc))

@@ -63,28 +63,29 @@ decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t 
  * (history Partial) on an unpaused Cluster is never paused. Returns 0 or a
  * negative engine error. */
 int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
-                  sched_time_t now, decide_decision_t *out);
+              sched_time_t now, decide_decision_t *out);
 
 /* Decides a NodePool: its timeline intersected with its HostedCluster's
  * (inter, from stanza_resolve_nodepool()); md is its MachineDeployment (or
  * MachineSet for InPlace pools) or NULL. A rollout in progress on an unpaused
  * MachineDeployment is never paused. Returns 0 or a negative engine error. */
 int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
-                  const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
-                  decide_decision_t *out);
+              const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
+              decide_decision_t *out);
 
 /* status.changeManagement for a decision: strategy, policy, current, next,
  * and for NodePools (inter != NULL) clusterConstraint. New reference or NULL
  * when out of memory. */
 json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
-                       const stanza_resolution_t *res, const stanza_nodepool_t *inter);
+                          const stanza_resolution_t *res, const stanza_nodepool_t *inter);
 
 /* The status merge patch that brings an object to the decision, or NULL when
  * it is already right (conditions and status.changeManagement equal). The
  * conditions list is replaced as a whole (merge patches replace arrays), so
  * it carries every other condition unchanged; resource_version makes the
  * write conditional. *err is set to 1 when out of memory. */
-json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *d, const json_t *cm_doc,
+json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
+                            const json_t *cm_doc,
                          const char *resource_version, bool nodepool, sched_time_t now, int *err);
 
 /* The metadata merge patch for a pause action (NULL for DECIDE_PAUSE_NONE or

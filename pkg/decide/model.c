@@ -1,6 +1,8 @@
 /* model.c: slim views of HostedClusters, NodePools and CAPI objects. */
 #include "decide/model.h"
 
+#include "base/error.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,10 +261,10 @@ int decide_managed_compact(decide_managed_t *m)
 {
     decide_packed_t conds = {0}, cm = {0};
     if (m->conditions && pack_json(m->conditions, &conds))
-        return -1;
+        return HCP_ENOMEM;
     if (m->cm_status && pack_json(m->cm_status, &cm)) {
         packed_free(&conds);
-        return -1;
+        return HCP_ENOMEM;
     }
     if (m->conditions) {
         packed_free(&m->conditions_z);
@@ -301,7 +303,7 @@ int decide_managed_expand(const decide_managed_t *m, decide_managed_t *view)
     if (expand_one(m->conditions, &m->conditions_z, &view->conditions) ||
         expand_one(m->cm_status, &m->cm_status_z, &view->cm_status)) {
         decide_managed_view_free(view);
-        return -1;
+        return HCP_EPARSE;
     }
     return 0;
 }

@@ -94,15 +94,15 @@ typedef struct decide_capi {
  * controller's heap at fleet scale, and condition lists repeat their keys and
  * reasons so much that deflate (with a preset dictionary of those words)
  * shrinks them several times. The trees are only needed to build a status
- * patch, which decide_managed_expand() serves. Returns 0, or -1 when out of
- * memory (m is then unchanged). */
+ * patch, which decide_managed_expand() serves. Returns 0, or HCP_ENOMEM (m is
+ * then unchanged). */
 int decide_managed_compact(decide_managed_t *m);
 
 /* Fills *view with a copy of m whose conditions and cm_status are trees
  * (inflated and parsed when m is compact, else new references); the other
  * members are borrowed from m, which must outlive the view. Release with
- * decide_managed_view_free(). Returns 0, or -1 when out of memory or the kept
- * data does not inflate to JSON of its recorded length. */
+ * decide_managed_view_free(). Returns 0, or HCP_EPARSE when memory ran out or
+ * the kept data does not inflate to JSON of its recorded length. */
 int decide_managed_expand(const decide_managed_t *m, decide_managed_t *view);
 void decide_managed_view_free(decide_managed_t *view);
 

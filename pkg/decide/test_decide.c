@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "decide/decide.h"
 #include "decide/model.h"
 
@@ -475,12 +476,12 @@ static void test_compact_view_same_patches(void **state)
     /* Damaged data is refused rather than read as "no conditions": a length
      * that does not match, then a stream that does not inflate. */
     hc2->m.conditions_z.len++;
-    assert_int_equal(decide_managed_expand(&hc2->m, &view), -1);
+    assert_int_equal(decide_managed_expand(&hc2->m, &view), HCP_EPARSE);
     hc2->m.conditions_z.len--;
     assert_int_equal(decide_managed_expand(&hc2->m, &view), 0);
     decide_managed_view_free(&view);
     memset(hc2->m.conditions_z.z, 0xff, hc2->m.conditions_z.zlen);
-    assert_int_equal(decide_managed_expand(&hc2->m, &view), -1);
+    assert_int_equal(decide_managed_expand(&hc2->m, &view), HCP_EPARSE);
 
     json_decref(got);
     json_decref(want);

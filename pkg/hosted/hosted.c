@@ -274,13 +274,14 @@ static bool want_equal(const want_cond_t *w, const hosted_cond_t *c)
 /* ---- public shell ------------------------------------------------------------ */
 
 int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
-                    const hosted_opts_t *opts, hosted_t **out, char *err,
-                    size_t errlen)
+               const hosted_opts_t *opts, hosted_t **out, char *err,
+               size_t errlen)
 {
     hosted_t *p = NULL;
     *out = NULL;
     if (!loop || !http || !mgmt) {
-        return hcp_errf(err, errlen, HCP_EINVAL, "project needs a loop, an http multi handle and a client");
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "project needs a loop, an http multi handle and a client");
     }
     p = calloc(1, sizeof(*p));
     if (!p)
@@ -361,8 +362,8 @@ void hosted_set_leading(hosted_t *p, bool leading)
 }
 
 int hosted_update(hosted_t *p, const char *ns, const char *name,
-                       const hosted_conds_t *conds, sched_time_t now, char *err,
-                       size_t errlen)
+                  const hosted_conds_t *conds, sched_time_t now, char *err,
+                  size_t errlen)
 {
     if (!p || !ns || !name || !conds || !ns[0] || !name[0]) {
         return hcp_errf(err, errlen, HCP_EINVAL, "hosted_update: missing argument");
@@ -417,7 +418,7 @@ void hosted_forget(hosted_t *p, const char *ns, const char *name)
 }
 
 int hosted_status(const hosted_t *p, const char *ns, const char *name,
-                       hosted_status_t *st)
+                  hosted_status_t *st)
 {
     if (!p || !ns || !name)
         return HCP_EINVAL;

@@ -123,8 +123,8 @@ typedef struct hosted hosted_t;
  * hosted clients are built on http too. opts may be NULL for defaults.
  * Returns 0 with *out, or a negative HCP_E* code with err filled. */
 int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
-                    const hosted_opts_t *opts, hosted_t **out, char *err,
-                    size_t errlen);
+               const hosted_opts_t *opts, hosted_t **out, char *err,
+               size_t errlen);
 
 /* Cancels every request, watch and timer and frees everything; no callback
  * (on_change or otherwise) runs afterwards. NULL is ignored. Must not be
@@ -144,8 +144,8 @@ void hosted_set_leading(hosted_t *p, bool leading);
  * conds are copied. Returns 0, or a negative HCP_E* code with err (may be
  * NULL) filled. */
 int hosted_update(hosted_t *p, const char *ns, const char *name,
-                       const hosted_conds_t *conds, sched_time_t now, char *err,
-                       size_t errlen);
+                  const hosted_conds_t *conds, sched_time_t now, char *err,
+                  size_t errlen);
 
 /* Stops projecting for a deleted HostedCluster: its watch, client and timers
  * go away (released from the loop shortly after, so this is safe from any
@@ -156,7 +156,7 @@ void hosted_forget(hosted_t *p, const char *ns, const char *name);
 /* Copies HostedCluster ns/name's state into *st. Returns 0, or HCP_EINVAL
  * when ns/name is not known (never updated, or forgotten). */
 int hosted_status(const hosted_t *p, const char *ns, const char *name,
-                       hosted_status_t *st);
+                  hosted_status_t *st);
 
 /* The state HostedCluster ns/name would report once hosted_update() asked
  * it for want, read from what is known now, without I/O or any change: the
@@ -184,7 +184,7 @@ bool hosted_conds_match(const json_t *conditions, const hosted_conds_t *want);
  * otherwise paused_since / pending_since. resource_version (may be NULL)
  * makes the write conditional. */
 json_t *hosted_patch(const json_t *conditions, const hosted_conds_t *want,
-                          sched_time_t paused_since, sched_time_t pending_since,
-                          const char *resource_version, int *err);
+                     sched_time_t paused_since, sched_time_t pending_since,
+                     const char *resource_version, int *err);
 
 #endif

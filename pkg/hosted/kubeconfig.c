@@ -34,19 +34,21 @@ int hosted_kubeconfig_from_secret(const json_t *secret, char **out, size_t *outl
     }
     const json_t *v = json_object_get(data, HOSTED_SECRET_KEY);
     if (!v) {
-        return hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s has no key %s", HOSTED_SECRET, HOSTED_SECRET_KEY);
+        return hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s has no key %s", HOSTED_SECRET,
+                        HOSTED_SECRET_KEY);
     }
     if (!json_is_string(v)) {
         return hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s is not a string", HOSTED_SECRET,
-             HOSTED_SECRET_KEY);
+                        HOSTED_SECRET_KEY);
     }
     size_t inlen = json_string_length(v);
     if (inlen == 0) {
-        return hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s is empty", HOSTED_SECRET, HOSTED_SECRET_KEY);
+        return hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s is empty", HOSTED_SECRET,
+                        HOSTED_SECRET_KEY);
     }
     if (inlen / 4 * 3 > HOSTED_KUBECONFIG_MAX + 3) {
-        return hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s is larger than %d bytes", HOSTED_SECRET,
-             HOSTED_SECRET_KEY, HOSTED_KUBECONFIG_MAX);
+        return hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s is larger than %d bytes",
+                        HOSTED_SECRET, HOSTED_SECRET_KEY, HOSTED_KUBECONFIG_MAX);
     }
     char *buf = NULL;
     size_t n = 0;
@@ -55,15 +57,15 @@ int hosted_kubeconfig_from_secret(const json_t *secret, char **out, size_t *outl
         return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
     if (rc < 0 || !buf) {
         hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s is not valid base64", HOSTED_SECRET,
-             HOSTED_SECRET_KEY);
+                 HOSTED_SECRET_KEY);
         free(buf);
         return HCP_ECONFIG;
     }
     if (n == 0 || n > HOSTED_KUBECONFIG_MAX || memchr(buf, '\0', n)) {
         hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s %s", HOSTED_SECRET, HOSTED_SECRET_KEY,
-             n == 0 ? "decodes to nothing" : n > HOSTED_KUBECONFIG_MAX
-                                                 ? "is too large"
-                                                 : "is binary, not a kubeconfig");
+                 n == 0                       ? "decodes to nothing"
+                 : n > HOSTED_KUBECONFIG_MAX ? "is too large"
+                                             : "is binary, not a kubeconfig");
         free(buf);
         return HCP_ECONFIG;
     }
@@ -72,14 +74,15 @@ int hosted_kubeconfig_from_secret(const json_t *secret, char **out, size_t *outl
     return 0;
 }
 
-int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char *out, size_t outlen,
-                               char *err, size_t errlen)
+int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char *out,
+                                     size_t outlen, char *err, size_t errlen)
 {
     const char *scheme, *p, *host_end, *port = NULL, *path;
     size_t port_len = 0;
 
     if (!server || !hcpns || !valid_namespace(hcpns)) {
-        return hcp_errf(err, errlen, HCP_EINVAL, "namespace \"%s\" is not a valid namespace name", hcpns ? hcpns : "");
+        return hcp_errf(err, errlen, HCP_EINVAL, "namespace \"%s\" is not a valid namespace name",
+                        hcpns ? hcpns : "");
     }
     if (strncmp(server, "https://", 8) == 0) {
         scheme = "https";
@@ -94,7 +97,8 @@ int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char
     if (*p == '[') {
         host_end = strchr(p, ']');
         if (!host_end) {
-            return hcp_errf(err, errlen, HCP_EINVAL, "server \"%.200s\" has an unterminated IPv6 address", server);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "server \"%.200s\" has an unterminated IPv6 address", server);
         }
         host_end++;
     } else {
@@ -112,16 +116,19 @@ int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char
         for (size_t i = 0; i < port_len && v <= 65535; i++)
             v = v * 10 + (port[i] - '0');
         if (port_len == 0 || port_len > 5 || v < 1 || v > 65535) {
-            return hcp_errf(err, errlen, HCP_EINVAL, "server \"%.200s\" has an invalid port", server);
+            return hcp_errf(err, errlen, HCP_EINVAL, "server \"%.200s\" has an invalid port",
+                            server);
         }
     }
     if (*path != '\0' && *path != '/') {
-        return hcp_errf(err, errlen, HCP_EINVAL, "server \"%.200s\" is not of the form scheme://host[:port][/path]",
-             server);
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "server \"%.200s\" is not of the form scheme://host[:port][/path]",
+                        server);
     }
     for (const char *q = path; *q; q++)
         if ((unsigned char)*q <= ' ' || *q == '?' || *q == '#' || *q == 0x7f) {
-            return hcp_errf(err, errlen, HCP_EINVAL, "server \"%.200s\" has a query, fragment or control byte", server);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "server \"%.200s\" has a query, fragment or control byte", server);
         }
     int n;
     if (port)
@@ -205,13 +212,13 @@ static int vet_kubeconfig(const char *yaml, size_t len, char *err, size_t errlen
     if (bad)
         hcp_errf(err, errlen, HCP_ECONFIG,
                  "kubeconfig refers to a local file (%s); only inline credentials "
-                          "(*-data, token) are accepted", bad);
+                 "(*-data, token) are accepted", bad);
     fy_document_destroy(fyd);
     return bad ? HCP_ECONFIG : 0;
 }
 
 int hosted_kubeconfig_load(const char *yaml, size_t len, const char *hcpns, bool rewrite,
-                                kube_config *cfg, char *err, size_t errlen)
+                           kube_config *cfg, char *err, size_t errlen)
 {
     kube_error ke;
     char server[SERVER_LEN];
@@ -234,7 +241,8 @@ int hosted_kubeconfig_load(const char *yaml, size_t len, const char *hcpns, bool
         goto fail;
     }
     if (rewrite) {
-        rc = hosted_kubeconfig_rewrite_server(cfg->server, hcpns, server, sizeof(server), err, errlen);
+        rc = hosted_kubeconfig_rewrite_server(cfg->server, hcpns, server, sizeof(server), err,
+                                              errlen);
         if (rc < 0) {
             rc = HCP_ECONFIG;
             goto fail;

@@ -34,8 +34,9 @@ int hosted_kubeconfig_from_secret(const json_t *secret, char **out, size_t *outl
  * "https://kube-apiserver.<hcpns>.svc:<port>[/path]", keeping the scheme,
  * the port (443 / 80 when absent) and any path. hcpns must be a valid
  * namespace name. Returns 0, or HCP_EINVAL with err filled. */
-int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char *out, size_t outlen,
-                               char *err, size_t errlen);
+int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char *out,
+                                     size_t outlen,
+                                     char *err, size_t errlen);
 
 /* Loads a kubeconfig taken from a Secret into cfg (which the caller frees
  * with kube_config_free() on success). Because its content comes from the
@@ -46,6 +47,6 @@ int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char
  * rewrite, the server is rewritten as hosted_kubeconfig_rewrite_server() does.
  * Returns 0, or a negative HCP_E* code with err filled and cfg empty. */
 int hosted_kubeconfig_load(const char *yaml, size_t len, const char *hcpns, bool rewrite,
-                                kube_config *cfg, char *err, size_t errlen);
+                           kube_config *cfg, char *err, size_t errlen);
 
 #endif

@@ -22,9 +22,10 @@ static bool transport_or_auth(const kube_error *err)
 static void set_api_error(entry_t *e, const kube_error *err)
 {
     e->api_reason = HOSTED_UNREACHABLE;
-    (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0, "Hosted API server %.200s: %s%s%s", e->cfg.server,
-             err->http_status ? err->reason : kube_strerror(err->code),
-             err->message[0] ? ": " : "", err->message);
+    (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0, "Hosted API server %.200s: %s%s%s",
+                   e->cfg.server,
+                   err->http_status ? err->reason : kube_strerror(err->code),
+                   err->message[0] ? ": " : "", err->message);
     e->health_errors = e->watch.stats.errors;
     if (!ev_is_active(&e->health)) {
         ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
@@ -61,7 +62,8 @@ static void write_done(kube_client *c, const kube_error *err, json_t *obj, void 
                 return;
             }
             ev_timer_stop(p->loop, &e->write_timer);
-            ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, hosted__rnd01(p)), 0.);
+            ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, hosted__rnd01(p)),
+                         0.);
             ev_timer_start(p->loop, &e->write_timer);
             return;
         }
@@ -71,12 +73,13 @@ static void write_done(kube_client *c, const kube_error *err, json_t *obj, void 
         } else if (err->http_status == 404) {
             e->write_reason = HOSTED_CV_NOT_FOUND;
             (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
-                     "ClusterVersion %s: %s", HOSTED_CV_NAME, err->message);
+                           "ClusterVersion %s: %s", HOSTED_CV_NAME, err->message);
         } else {
             e->write_reason = HOSTED_UPDATE_FAILED;
-            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "Patching ClusterVersion %s: %s%s%s",
-                     HOSTED_CV_NAME, err->reason, err->reason[0] ? ": " : "",
-                     err->message);
+            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
+                           "Patching ClusterVersion %s: %s%s%s",
+                           HOSTED_CV_NAME, err->reason, err->reason[0] ? ": " : "",
+                           err->message);
         }
         log_kv(LOG_ERROR, "ClusterVersion write failed", "namespace", e->ns, "name", e->name,
                "error", err->message, NULL);
@@ -166,7 +169,7 @@ void hosted__sync(entry_t *e)
         p->stats.write_errors++;
         e->write_reason = HOSTED_UPDATE_FAILED;
         (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "Patching ClusterVersion %s: %s",
-                 HOSTED_CV_NAME, ke.message);
+                       HOSTED_CV_NAME, ke.message);
         e->write_wait = true;
         ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, hosted__rnd01(p)), 0.);
         ev_timer_start(p->loop, &e->write_timer);
@@ -264,7 +267,7 @@ static void watch_error(kube_watch *w, const kube_error *err, void *ud)
         /* The ClusterVersion API itself is not served. */
         e->api_reason = HOSTED_CV_NOT_FOUND;
         (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0,
-                 "The hosted API server does not serve %s: %s", CV_COLLECTION, err->message);
+                       "The hosted API server does not serve %s: %s", CV_COLLECTION, err->message);
         if (!ev_is_active(&e->health)) {
             e->health_errors = e->watch.stats.errors;
             ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
@@ -323,7 +326,7 @@ void hosted__disconnect(entry_t *e)
 /* Builds the hosted client and starts the watch. Takes ownership of cfg
  * (loaded) and kubeconfig on success and on failure. */
 int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
-                          size_t errlen)
+                    size_t errlen)
 {
     hosted_t *p = e->p;
     kube_client_opts copts = {.qps = p->opts.hosted_qps, .burst = p->opts.hosted_burst,

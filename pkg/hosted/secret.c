@@ -64,8 +64,9 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     p->stats.secret_reads++;
     if (err) {
         if (err->http_status == 404) {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s not found.", e->hcpns,
-                     HOSTED_SECRET);
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s not found.",
+                           e->hcpns,
+                           HOSTED_SECRET);
             secret_fail(e, HOSTED_SECRET_NOT_FOUND, true);
         } else if (e->connected) {
             /* The management API hiccuped; the client in use still works. */
@@ -73,8 +74,9 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
                    "error", err->message, NULL);
             arm_secret_retry(e);
         } else {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s", e->hcpns,
-                     HOSTED_SECRET, err->message);
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
+                           e->hcpns,
+                           HOSTED_SECRET, err->message);
             secret_fail(e, HOSTED_SECRET_UNREADABLE, false);
         }
         hosted__evaluate(e);
@@ -108,7 +110,7 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     free(yaml);
     if (rc < 0) {
         (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s: %s", e->hcpns,
-                 HOSTED_SECRET, msg);
+                       HOSTED_SECRET, msg);
         secret_fail(e, HOSTED_KUBECONFIG_INVALID, true);
         hosted__evaluate(e);
         return;
@@ -131,7 +133,7 @@ void hosted__secret_fetch(entry_t *e)
     if (kube_path(path, sizeof(path), NULL, "v1", "secrets", e->hcpns, HOSTED_SECRET,
                   NULL) < 0) {
         (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "\"%s\" is not a usable namespace",
-                 e->hcpns);
+                       e->hcpns);
         e->secret_reason = HOSTED_SECRET_NOT_FOUND;
         return; /* permanent: no retry */
     }
@@ -140,7 +142,7 @@ void hosted__secret_fetch(entry_t *e)
         e->secret_req = NULL;
         if (!e->connected) {
             (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
-                     e->hcpns, HOSTED_SECRET, ke.message);
+                           e->hcpns, HOSTED_SECRET, ke.message);
             e->secret_reason = HOSTED_SECRET_UNREADABLE;
         }
         arm_secret_retry(e);

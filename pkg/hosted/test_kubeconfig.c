@@ -113,7 +113,8 @@ static void test_secret_decode(void **state)
 static void expect_rewrite(const char *in, const char *want)
 {
     char out[256], err[256] = "";
-    int rc = hosted_kubeconfig_rewrite_server(in, "clusters-hc1", out, sizeof(out), err, sizeof(err));
+    int rc = hosted_kubeconfig_rewrite_server(in, "clusters-hc1", out, sizeof(out), err,
+                                              sizeof(err));
     if (rc != 0)
         fail_msg("rewrite of %s failed: %s", in, err);
     assert_string_equal(out, want);
@@ -152,7 +153,8 @@ static void test_rewrite_server(void **state)
 
     /* Too small an output buffer is an error, not a truncated address. */
     char small[16], err[128];
-    assert_int_equal(hosted_kubeconfig_rewrite_server("https://x:1", "ns", small, sizeof(small), err,
+    assert_int_equal(hosted_kubeconfig_rewrite_server("https://x:1", "ns", small, sizeof(small),
+                                                      err,
                                                 sizeof(err)),
                      HCP_EINVAL);
 }

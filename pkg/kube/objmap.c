@@ -36,7 +36,7 @@ void kube_objmap_free(kube_objmap_t *m)
 }
 
 kube_objkey_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
-                               const char *name)
+                                 const char *name)
 {
     kube_objkey_t **pp = &m->buckets[hash(kind, ns, name) & (m->nbuckets - 1)];
     while (*pp && !((*pp)->kind == kind && strcmp((*pp)->ns, ns) == 0 &&

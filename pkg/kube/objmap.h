@@ -35,7 +35,7 @@ void kube_objmap_free(kube_objmap_t *m);
 /* The link that holds the object with this key, or the empty link where it
  * would be inserted. Valid until the map changes. */
 kube_objkey_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
-                               const char *name);
+                                 const char *name);
 
 /* Links k (whose kind, ns and name are set) at an empty slot returned by
  * kube_objmap_slot(), doubling the table when chains grow long and no walk
