@@ -245,57 +245,55 @@ static void release_policy(void *data, kube_intern *strings, void *ud)
     free(e);
 }
 
-/* The caches keep the status the controller compares with as compact text
- * (decide_managed_compact()); carry_out() expands it for a patch. */
+/* The caches keep HostedClusters and NodePools with the status the
+ * controller compares with as compact text (decide_view_extract());
+ * carry_out() expands it for a patch. */
+static int extract(decide_kind_t kind, const json_t *obj, void **out)
+{
+    return (*out = decide_view_extract(kind, obj)) ? 0 : HCP_ENOMEM;
+}
+
 static int extract_hc(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    decide_hc_t *hc = decide_hc_extract(obj);
-    if (!hc || decide_managed_compact(&hc->m)) {
-        decide_hc_free(hc);
-        return HCP_ENOMEM;
-    }
-    *out = hc;
-    return 0;
+    return extract(DECIDE_HC, obj, out);
 }
-static void release_hc(void *d, kube_intern *s, void *ud)
-{
-    (void)s;
-    (void)ud;
-    decide_hc_free(d);
-}
+
 static int extract_np(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    decide_np_t *np = decide_np_extract(obj);
-    if (!np || decide_managed_compact(&np->m)) {
-        decide_np_free(np);
-        return HCP_ENOMEM;
-    }
-    *out = np;
-    return 0;
+    return extract(DECIDE_NP, obj, out);
 }
-static void release_np(void *d, kube_intern *s, void *ud)
-{
-    (void)s;
-    (void)ud;
-    decide_np_free(d);
-}
+
 static int extract_capi(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    return (*out = decide_capi_extract(obj)) ? 0 : HCP_ENOMEM;
+    return extract(DECIDE_CLUSTER, obj, out);
 }
+
+static void release_hc(void *d, kube_intern *s, void *ud)
+{
+    (void)s;
+    (void)ud;
+    decide_view_free(DECIDE_HC, d);
+}
+
+static void release_np(void *d, kube_intern *s, void *ud)
+{
+    (void)s;
+    (void)ud;
+    decide_view_free(DECIDE_NP, d);
+}
+
 static void release_capi(void *d, kube_intern *s, void *ud)
 {
     (void)s;
     (void)ud;
-    decide_capi_free(d);
+    decide_view_free(DECIDE_CLUSTER, d);
 }
-
 
 /* ---- the tables ctl_start() installs ---------------------------------- */
 

@@ -1,8 +1,10 @@
 /* decide.c: decisions, conditions, status documents and patches. */
 #include "decide/decide.h"
 
+#include "base/error.h"
 #include "decide/conditions.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,31 +67,41 @@ static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
     return buf;
 }
 
+enum which { PAUSED, PENDING }; /* our two conditions in a decision */
+
+/* Sets condition `which` of d (the message through the shared formatter,
+ * which truncates a long message safely). */
+__attribute__((format(printf, 5, 6))) static void set_cond(decide_decision_t *d, enum which which,
+                                                           bool status, const char *reason,
+                                                           const char *fmt, ...)
+{
+    va_list ap;
+    char *msg = which == PAUSED ? d->paused_message : d->pending_message;
+    *(which == PAUSED ? &d->paused_status : &d->pending_status) = status;
+    *(which == PAUSED ? &d->paused_reason : &d->pending_reason) = reason;
+    va_start(ap, fmt);
+    (void)hcp_verrf(msg, DECIDE_MSGLEN, 0, fmt, ap);
+    va_end(ap);
+}
+
 /* The ChangesPending condition of a decision whose pause side is decided;
  * when is the next window's start as written in status. */
 static void pending_condition(decide_decision_t *d, bool pending, const char *when)
 {
-    d->pending_status = pending;
-    if (!pending) {
-        d->pending_reason = "NoChangesPending";
-        snprintf(d->pending_message, sizeof(d->pending_message), "No changes are pending.");
-    } else if (d->pending_metric == 1) {
-        d->pending_reason = "ChangesInitiated";
-        snprintf(d->pending_message, sizeof(d->pending_message),
-                 "Pending changes are being initiated.");
-    } else if (d->paused_by_other) {
-        d->pending_reason = "ChangesBlocked";
-        snprintf(d->pending_message, sizeof(d->pending_message),
-                 "Pending changes wait for a pause that hcp-controller did not set to be lifted.");
-    } else {
-        d->pending_reason = "ChangesBlocked";
-        if (d->state.has_next)
-            snprintf(d->pending_message, sizeof(d->pending_message),
-                     "Pending changes wait for the next permitted window at %s.", when);
-        else
-            snprintf(d->pending_message, sizeof(d->pending_message),
-                     "Pending changes wait; no permitted window is scheduled.");
-    }
+    if (!pending)
+        set_cond(d, PENDING, false, "NoChangesPending", "No changes are pending.");
+    else if (d->pending_metric == 1)
+        set_cond(d, PENDING, true, "ChangesInitiated", "Pending changes are being initiated.");
+    else if (d->paused_by_other)
+        set_cond(d, PENDING, true, "ChangesBlocked",
+                 "Pending changes wait for a pause that hcp-controller did not set to be "
+                 "lifted.");
+    else if (d->state.has_next)
+        set_cond(d, PENDING, true, "ChangesBlocked",
+                 "Pending changes wait for the next permitted window at %s.", when);
+    else
+        set_cond(d, PENDING, true, "ChangesBlocked",
+                 "Pending changes wait; no permitted window is scheduled.");
 }
 
 /* by_cluster: the object's own timeline permits changes at now and only its
@@ -119,43 +131,28 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
 
     decide_format_time(d->state.current.end, until, sizeof(until));
     decide_format_time(d->state.has_next ? d->state.next.start : SCHED_POS_INF, when, sizeof(when));
-    if (d->hold_open) {
-        d->paused_status = false;
-        d->paused_reason = "UpdateInProgress";
-        snprintf(d->paused_message, sizeof(d->paused_message),
+    if (d->hold_open)
+        set_cond(d, PAUSED, false, "UpdateInProgress",
                  "Changes are restricted, but %s is in progress and is not interrupted; the %s "
                  "will be paused when it completes.",
                  work, what);
-    } else if (want_paused) {
-        d->paused_status = true;
-        d->paused_reason = d->restricted_reason;
-        if (d->state.no_window && strcmp(d->paused_reason, "NoPermittedWindow") == 0)
-            snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused: no permitted window starts within 10 years%s.",
-                     extra);
-        else if (d->state.current.end == SCHED_POS_INF)
-            snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused indefinitely%s.", extra);
-        else
-            snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are paused until %s%s.", until, extra);
-    } else if (d->paused_by_other) {
-        d->paused_status = true;
-        d->paused_reason = "PausedExternally";
-        snprintf(d->paused_message, sizeof(d->paused_message),
+    else if (want_paused && d->state.no_window &&
+             strcmp(d->restricted_reason, "NoPermittedWindow") == 0)
+        set_cond(d, PAUSED, true, d->restricted_reason,
+                 "Changes are paused: no permitted window starts within 10 years%s.", extra);
+    else if (want_paused && d->state.current.end == SCHED_POS_INF)
+        set_cond(d, PAUSED, true, d->restricted_reason, "Changes are paused indefinitely%s.", extra);
+    else if (want_paused)
+        set_cond(d, PAUSED, true, d->restricted_reason, "Changes are paused until %s%s.", until, extra);
+    else if (d->paused_by_other)
+        set_cond(d, PAUSED, true, "PausedExternally",
                  "Changes are permitted, but the %s carries a pause that hcp-controller did not "
                  "set; it is left in place%s.",
                  what, extra);
-    } else {
-        d->paused_status = false;
-        d->paused_reason = "ChangesPermitted";
-        if (d->state.current.end == SCHED_POS_INF)
-            snprintf(d->paused_message, sizeof(d->paused_message), "Changes are permitted%s.",
-                     extra);
-        else
-            snprintf(d->paused_message, sizeof(d->paused_message),
-                     "Changes are permitted until %s%s.", until, extra);
-    }
+    else if (d->state.current.end == SCHED_POS_INF)
+        set_cond(d, PAUSED, false, "ChangesPermitted", "Changes are permitted%s.", extra);
+    else
+        set_cond(d, PAUSED, false, "ChangesPermitted", "Changes are permitted until %s%s.", until, extra);
 
     pending_condition(d, pending, when);
 }

@@ -439,3 +439,34 @@ bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
         return true;
     return md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
 }
+
+void *decide_view_extract(decide_kind_t kind, const json_t *obj)
+{
+    decide_managed_t *m = NULL;
+    void *v;
+    if (kind == DECIDE_HC) {
+        decide_hc_t *hc = decide_hc_extract(obj);
+        v = hc;
+        m = hc ? &hc->m : NULL;
+    } else if (kind == DECIDE_NP) {
+        decide_np_t *np = decide_np_extract(obj);
+        v = np;
+        m = np ? &np->m : NULL;
+    } else {
+        return decide_capi_extract(obj);
+    }
+    if (m && decide_managed_compact(m) == 0)
+        return v;
+    decide_view_free(kind, v);
+    return NULL;
+}
+
+void decide_view_free(decide_kind_t kind, void *view)
+{
+    if (kind == DECIDE_HC)
+        decide_hc_free(view);
+    else if (kind == DECIDE_NP)
+        decide_np_free(view);
+    else
+        decide_capi_free(view);
+}

@@ -86,6 +86,22 @@ typedef struct decide_capi {
     int64_t updated;        /* status.updatedReplicas; -1 when absent */
 } decide_capi_t;
 
+/* The kinds of slim views. */
+typedef enum decide_kind {
+    DECIDE_HC,      /* HostedCluster: data is a decide_hc_t */
+    DECIDE_NP,      /* NodePool: data is a decide_np_t */
+    DECIDE_CLUSTER, /* CAPI Cluster: data is a decide_capi_t */
+    DECIDE_MD,      /* CAPI MachineDeployment: decide_capi_t */
+    DECIDE_MS,      /* CAPI MachineSet: decide_capi_t */
+} decide_kind_t;
+
+/* The slim view of an object of kind (any of the above) as the watch cache
+ * keeps it: for HostedClusters and NodePools with their status compacted
+ * (decide_managed_compact()). New, release with decide_view_free(); NULL
+ * when out of memory. */
+void *decide_view_extract(decide_kind_t kind, const json_t *obj);
+void decide_view_free(decide_kind_t kind, void *view);
+
 /* Trades the JSON trees of m (conditions, cm_status) for their compact
  * text, deflated. A jansson tree takes several times the memory of its text,
  * and a cache of thousands of HostedClusters and NodePools, each with the

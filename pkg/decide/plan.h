@@ -27,14 +27,6 @@
 
 #define DECIDE_NSLEN 600 /* "<namespace>-<name>" of a control plane, NUL included */
 
-/* The kinds a view holds. */
-typedef enum decide_kind {
-    DECIDE_HC,      /* HostedCluster: data is a decide_hc_t */
-    DECIDE_NP,      /* NodePool: data is a decide_np_t */
-    DECIDE_CLUSTER, /* CAPI Cluster: data is a decide_capi_t */
-    DECIDE_MD,      /* CAPI MachineDeployment: decide_capi_t */
-    DECIDE_MS,      /* CAPI MachineSet: decide_capi_t */
-} decide_kind_t;
 
 /* One object as the view holds it; everything borrowed from the view and
  * valid until the cache changes. */

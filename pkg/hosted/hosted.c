@@ -273,6 +273,13 @@ static bool want_equal(const want_cond_t *w, const hosted_cond_t *c)
 
 /* ---- public shell ------------------------------------------------------------ */
 
+/* Replaces an unset (<= 0) option by its default. */
+static void or_default(double *v, double dflt)
+{
+    if (*v <= 0)
+        *v = dflt;
+}
+
 int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
                const hosted_opts_t *opts, hosted_t **out, char *err,
                size_t errlen)
@@ -291,18 +298,13 @@ int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
     p->mgmt = mgmt;
     if (opts)
         p->opts = *opts;
-    if (p->opts.recheck <= 0)
-        p->opts.recheck = 300;
-    if (p->opts.backoff_initial <= 0)
-        p->opts.backoff_initial = 1;
-    if (p->opts.backoff_max <= 0)
-        p->opts.backoff_max = 120;
+    or_default(&p->opts.recheck, 300);
+    or_default(&p->opts.backoff_initial, 1);
+    or_default(&p->opts.backoff_max, 120);
     if (p->opts.backoff_max < p->opts.backoff_initial)
         p->opts.backoff_max = p->opts.backoff_initial;
-    if (p->opts.absent_retry <= 0)
-        p->opts.absent_retry = 15;
-    if (p->opts.hosted_qps <= 0)
-        p->opts.hosted_qps = 5;
+    or_default(&p->opts.absent_retry, 15);
+    or_default(&p->opts.hosted_qps, 5);
     if (p->opts.hosted_burst <= 0)
         p->opts.hosted_burst = 10;
     p->leading = p->opts.leading;
