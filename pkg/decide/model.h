@@ -8,8 +8,8 @@
  * unusable stanza is kept (as invalid) so that the object resolves to
  * Restrictive with a message rather than disappearing.
  *
- * Ownership: every ctl_*_extract() returns a new struct freed with the
- * matching ctl_*_free(); json_t members hold their own references.
+ * Ownership: every decide_*_extract() returns a new struct freed with the
+ * matching decide_*_free(); json_t members hold their own references.
  */
 #ifndef HCP_DECIDE_MODEL_H
 #define HCP_DECIDE_MODEL_H
