@@ -209,15 +209,14 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
             json_decref(patch);
         }
     }
-    int err = 0;
     decide_managed_t view;
+    json_t *sp = NULL;
     if (decide_managed_expand(p->managed, &view)) {
         c->stats.write_errors++;
         ctl_arm_retry(c, r);
         return;
     }
-    json_t *sp = decide_status_patch(&view, &p->d, p->status_doc, p->self.rv, p->kind == DECIDE_NP,
-                                     now, &err);
+    decide_status_patch(&view, &p->d, p->status_doc, p->self.rv, p->kind == DECIDE_NP, now, &sp);
     decide_managed_view_free(&view);
     if (sp) {
         ctl_write_t w = {CTL_WRITE_STATUS, path, sp, p->kind == DECIDE_HC ? &c->hcs : &c->nps,

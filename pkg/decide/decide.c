@@ -237,17 +237,17 @@ static bool cond_equal(const decide_seen_cond_t *have, bool status, const char *
            strcmp(have->reason, reason) == 0 && have->message && strcmp(have->message, msg) == 0;
 }
 
-json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
-                            const json_t *cm_doc, const char *resource_version, bool nodepool,
-                            sched_time_t now, int *err)
+int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
+                        const json_t *cm_doc, const char *resource_version, bool nodepool,
+                        sched_time_t now, json_t **out)
 {
-    *err = 0;
+    *out = NULL;
     if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
         cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
         (!d->has_projected || cond_equal(&m->projected, d->projected_status,
                                          d->projected_reason, d->projected_message)) &&
         m->cm_status && decide_json_equal_stored(m->cm_status, cm_doc))
-        return NULL;
+        return 0;
 
     const decide_cond_t want[3] = {
         {"ChangesPaused", d->paused_status, d->paused_reason, d->paused_message, now},
@@ -259,10 +259,8 @@ json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *
     json_t *status = conds ? json_pack("{s:o, s:O}", "conditions", conds, "changeManagement",
                                        cm_doc)
                            : NULL;
-    json_t *patch = status ? decide_status_patch_doc(status, resource_version) : NULL;
-    if (!patch)
-        *err = 1;
-    return patch;
+    *out = status ? decide_status_patch_doc(status, resource_version) : NULL;
+    return *out ? 0 : HCP_ENOMEM;
 }
 
 json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version)

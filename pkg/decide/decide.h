@@ -79,14 +79,15 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
 json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
                           const stanza_resolution_t *res, const stanza_nodepool_t *inter);
 
-/* The status merge patch that brings an object to the decision, or NULL when
- * it is already right (conditions and status.changeManagement equal). The
- * conditions list is replaced as a whole (merge patches replace arrays), so
- * it carries every other condition unchanged; resource_version makes the
- * write conditional. *err is set to 1 when out of memory. */
-json_t *decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
-                            const json_t *cm_doc,
-                         const char *resource_version, bool nodepool, sched_time_t now, int *err);
+/* The status merge patch that brings an object to the decision into *out
+ * (new reference), or *out = NULL when it is already right (conditions and
+ * status.changeManagement equal). The conditions list is replaced as a
+ * whole (merge patches replace arrays), so it carries every other condition
+ * unchanged; resource_version makes the write conditional. Returns 0 or
+ * HCP_ENOMEM. */
+int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
+                        const json_t *cm_doc, const char *resource_version, bool nodepool,
+                        sched_time_t now, json_t **out);
 
 /* The metadata merge patch for a pause action (NULL for DECIDE_PAUSE_NONE or
  * when out of memory), conditional on resource_version. */

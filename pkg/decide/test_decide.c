@@ -402,7 +402,6 @@ static void test_status_patch_zero_writes_when_right(void **state)
 {
     (void)state;
     paused_hc_t f;
-    int err;
     paused_hc_setup(&f);
     assert_string_equal(json_string_value(decide_json_path(f.doc, "current.state")), "ChangesPaused");
     assert_string_equal(json_string_value(decide_json_path(f.doc, "current.startTime")),
@@ -413,9 +412,10 @@ static void test_status_patch_zero_writes_when_right(void **state)
     assert_string_equal(json_string_value(decide_json_path(f.doc, "next.endTime")),
                         "2026-01-10T06:00:00Z");
 
-    json_t *patch = decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &err);
+    json_t *patch;
+
+    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &patch), 0);
     assert_non_null(patch);
-    assert_int_equal(err, 0);
     json_t *conds = decide_json_path(patch, "status.conditions");
     assert_int_equal(json_array_size(conds), 3); /* Available is carried over */
     assert_string_equal(json_string_value(json_object_get(json_array_get(conds, 0), "type")),
@@ -424,13 +424,14 @@ static void test_status_patch_zero_writes_when_right(void **state)
 
     /* Once applied, the same decision writes nothing. */
     decide_hc_t *hc2 = apply_status(f.obj, patch);
-    json_t *again = decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &err);
+    json_t *again;
+    assert_int_equal(decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &again), 0);
     assert_null(again);
-    assert_int_equal(err, 0);
 
     /* A changed message rewrites, keeping lastTransitionTime when the status holds. */
     snprintf(f.d.pending_message, sizeof(f.d.pending_message), "changed");
-    json_t *p3 = decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &err);
+    json_t *p3;
+    assert_int_equal(decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &p3), 0);
     assert_non_null(p3);
     json_t *c = json_array_get(decide_json_path(p3, "status.conditions"), 2);
     assert_string_equal(json_string_value(json_object_get(c, "type")), "ChangesPending");
@@ -449,9 +450,9 @@ static void test_compact_view_same_patches(void **state)
 {
     (void)state;
     paused_hc_t f;
-    int err;
     paused_hc_setup(&f);
-    json_t *want = decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &err);
+    json_t *want;
+    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &want), 0);
     assert_non_null(want);
 
     assert_int_equal(decide_managed_compact(&f.hc->m), 0);
@@ -460,7 +461,8 @@ static void test_compact_view_same_patches(void **state)
     assert_null(f.hc->m.cm_status_z.z); /* there was no status.changeManagement */
     decide_managed_t view;
     assert_int_equal(decide_managed_expand(&f.hc->m, &view), 0);
-    json_t *got = decide_status_patch(&view, &f.d, f.doc, "5", false, f.now, &err);
+    json_t *got;
+    assert_int_equal(decide_status_patch(&view, &f.d, f.doc, "5", false, f.now, &got), 0);
     assert_true(json_equal(want, got));
     decide_managed_view_free(&view);
 
@@ -469,8 +471,11 @@ static void test_compact_view_same_patches(void **state)
     assert_int_equal(decide_managed_compact(&hc2->m), 0);
     assert_non_null(hc2->m.cm_status_z.z);
     assert_int_equal(decide_managed_expand(&hc2->m, &view), 0);
-    assert_null(decide_status_patch(&view, &f.d, f.doc, "6", false, f.now + 60, &err));
-    assert_int_equal(err, 0);
+    {
+        json_t *none;
+        assert_int_equal(decide_status_patch(&view, &f.d, f.doc, "6", false, f.now + 60, &none), 0);
+        assert_null(none);
+    }
     decide_managed_view_free(&view);
 
     /* Damaged data is refused rather than read as "no conditions": a length
@@ -532,10 +537,10 @@ static void test_nodepool_condition_severity(void **state)
     json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     decide_decision_t d;
-    int err;
     assert_int_equal(decide_np(np, &res, &inter, NULL, now, &d), 0);
     json_t *doc = decide_status_doc(&d, &np->m.stanza, &res, &inter);
-    json_t *p = decide_status_patch(&np->m, &d, doc, "1", true, now, &err);
+    json_t *p;
+    assert_int_equal(decide_status_patch(&np->m, &d, doc, "1", true, now, &p), 0);
     json_t *conds = decide_json_path(p, "status.conditions");
     json_t *paused = json_array_get(conds, 0), *pending = json_array_get(conds, 1);
     assert_string_equal(json_string_value(json_object_get(paused, "status")), "True");

@@ -67,24 +67,22 @@ bool hosted_conds_match(const json_t *conditions, const hosted_conds_t *want)
     return decide_conditions_match(conditions, w, 2);
 }
 
-json_t *hosted_patch(const json_t *conditions, const hosted_conds_t *want,
-                     sched_time_t paused_since, sched_time_t pending_since,
-                     const char *resource_version, int *err)
+int hosted_patch(const json_t *conditions, const hosted_conds_t *want,
+                 sched_time_t paused_since, sched_time_t pending_since,
+                 const char *resource_version, json_t **out)
 {
     decide_cond_t w[2];
-    json_t *conds, *patch = NULL;
+    json_t *conds;
 
-    *err = 0;
+    *out = NULL;
     as_conds(want, paused_since, pending_since, w);
     if (decide_conditions_match(conditions, w, 2))
-        return NULL;
+        return 0;
     conds = decide_conditions_merge(conditions, w, 2, NULL);
     if (conds)
-        patch = decide_status_patch_doc(json_pack("{s:o}", "conditions", conds),
-                                        resource_version);
-    if (!patch)
-        *err = 1;
-    return patch;
+        *out = decide_status_patch_doc(json_pack("{s:o}", "conditions", conds),
+                                       resource_version);
+    return *out ? 0 : HCP_ENOMEM;
 }
 
 double hosted__rnd01(hosted_t *p)

@@ -176,15 +176,14 @@ const hosted_stats_t *hosted_stats(const hosted_t *p);
  * ChangesPending condition with the wanted status, reason and message. */
 bool hosted_conds_match(const json_t *conditions, const hosted_conds_t *want);
 
-/* The status merge patch that brings `conditions` to `want`, or NULL when
- * they already match (*err = 0) or memory ran out (*err = 1). The patch
- * carries the whole list, because a merge patch replaces arrays: every
- * other condition unchanged and in order, then ours. A condition's
- * lastTransitionTime is carried over while its status is unchanged and is
- * otherwise paused_since / pending_since. resource_version (may be NULL)
- * makes the write conditional. */
-json_t *hosted_patch(const json_t *conditions, const hosted_conds_t *want,
-                     sched_time_t paused_since, sched_time_t pending_since,
-                     const char *resource_version, int *err);
+/* The status merge patch that brings `conditions` to `want` into *out (new
+ * reference), or *out = NULL when they already match. The patch carries the
+ * whole list, because a merge patch replaces arrays: every other condition
+ * unchanged and in order, then ours (decide_conditions_merge()). A
+ * condition's lastTransitionTime is carried over while its status is
+ * unchanged and is otherwise paused_since / pending_since. resource_version
+ * (may be NULL) makes the write conditional. Returns 0 or HCP_ENOMEM. */
+int hosted_patch(const json_t *conditions, const hosted_conds_t *want, sched_time_t paused_since,
+                 sched_time_t pending_since, const char *resource_version, json_t **out);
 
 #endif

@@ -156,9 +156,8 @@ void hosted__sync(entry_t *e)
         hosted__evaluate(e);
         return;
     }
-    int oom = 0;
-    json_t *patch = hosted_patch(cv->conditions, &want, e->paused.since, e->pending.since,
-                                      o->rv, &oom);
+    json_t *patch = NULL;
+    hosted_patch(cv->conditions, &want, e->paused.since, e->pending.since, o->rv, &patch);
     if (!patch) {
         hosted__evaluate(e);
         return;
