@@ -267,30 +267,34 @@ static int register_families(serve_t *s, char *err, size_t errlen)
 {
     if (register_objects(s))
         goto fail;
-    metrics_desc d = {.name = "change_management_strategy_enabled",
-                      .help = "1 for the change management strategy in force, else 0",
-                      .type = METRICS_GAUGE, .labels = strategy_labels,
-                      .collect = collect_strategy, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_STRATEGY], &d))
-        goto fail;
-    d = (metrics_desc){.name = "change_management_policy_ready",
-                       .help = "1 when the policy is valid (its Ready condition is True), else 0",
-                       .type = METRICS_GAUGE, .labels = policy_labels,
-                       .collect = collect_policies, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_POLICY_READY], &d))
-        goto fail;
-    d = (metrics_desc){.name = "hcp_controller_api_requests_total",
-                       .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
-                       .type = METRICS_COUNTER, .labels = request_labels,
-                       .collect = collect_requests, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_REQUESTS], &d))
-        goto fail;
-    d = (metrics_desc){.name = "hcp_controller_reconcile_duration_seconds",
-                       .help = "Time spent deciding one object",
-                       .type = METRICS_HISTOGRAM, .buckets = ctl_latency_bounds, .nbuckets = 7,
-                       .collect = collect_reconcile, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_RECONCILE], &d))
-        goto fail;
+    const struct {
+        int which;
+        metrics_desc d;
+    } fams[] = {
+        {F_STRATEGY,
+         {.name = "change_management_strategy_enabled",
+          .help = "1 for the change management strategy in force, else 0",
+          .type = METRICS_GAUGE, .labels = strategy_labels, .collect = collect_strategy,
+          .collect_ud = s}},
+        {F_POLICY_READY,
+         {.name = "change_management_policy_ready",
+          .help = "1 when the policy is valid (its Ready condition is True), else 0",
+          .type = METRICS_GAUGE, .labels = policy_labels, .collect = collect_policies,
+          .collect_ud = s}},
+        {F_REQUESTS,
+         {.name = "hcp_controller_api_requests_total",
+          .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
+          .type = METRICS_COUNTER, .labels = request_labels, .collect = collect_requests,
+          .collect_ud = s}},
+        {F_RECONCILE,
+         {.name = "hcp_controller_reconcile_duration_seconds",
+          .help = "Time spent deciding one object", .type = METRICS_HISTOGRAM,
+          .buckets = ctl_latency_bounds, .nbuckets = 7, .collect = collect_reconcile,
+          .collect_ud = s}},
+    };
+    for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
+        if (metrics_register(&s->reg, &s->fam[fams[i].which], &fams[i].d))
+            goto fail;
     static const struct {
         int which;
         const char *name, *help;
@@ -319,8 +323,8 @@ static int register_families(serve_t *s, char *err, size_t errlen)
     };
     for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
         s->scalars[sc[i].which] = (scalar_sel_t){s, sc[i].which};
-        d = (metrics_desc){.name = sc[i].name, .help = sc[i].help, .type = sc[i].type,
-                           .collect = collect_scalar, .collect_ud = &s->scalars[sc[i].which]};
+        metrics_desc d = {.name = sc[i].name, .help = sc[i].help, .type = sc[i].type,
+                          .collect = collect_scalar, .collect_ud = &s->scalars[sc[i].which]};
         if (metrics_register(&s->reg, &s->fam[sc[i].which], &d))
             goto fail;
     }
