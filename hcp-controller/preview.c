@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "policy/manifest.h"
 #include "policy/policy.h"
 #include "schedule/schedule.h"
@@ -61,7 +62,7 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 }
 
 /* Reads a whole file (or standard input for "-") into a new buffer. Returns
- * 0, or -1 with a message on stderr. */
+ * 0, or HCP_EIO with a message on stderr. */
 static int read_file(const char *path, char **data, size_t *len)
 {
     FILE *f;
@@ -74,7 +75,7 @@ static int read_file(const char *path, char **data, size_t *len)
     f = is_stdin ? stdin : fopen(path, "rb");
     if (f == NULL) {
         fprintf(stderr, "%s: cannot open %s: %s\n", PROG, path, strerror(errno));
-        return -1;
+        return HCP_EIO;
     }
     for (;;) {
         size_t got;
@@ -114,7 +115,7 @@ fail:
     if (f != NULL && !is_stdin)
         fclose(f);
     free(buf);
-    return -1;
+    return HCP_EIO;
 }
 
 typedef struct opts {

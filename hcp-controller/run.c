@@ -10,11 +10,13 @@
 
 #include <ev.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "controller/controller.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -113,6 +115,98 @@ static int parse_bool_flag(const char *arg, const char *name, bool *out)
     return 1;
 }
 
+/* The flags that take a value, and how each value is read. */
+typedef enum vkind { V_STRING, V_QPS, V_BURST, V_LOG_FORMAT, V_VERBOSITY, V_SIM_START,
+                     V_TIME_SCALE } vkind_t;
+
+static const struct vflag {
+    const char *name;
+    vkind_t kind;
+    size_t field; /* V_STRING: offset of the const char * in run_opts_t */
+} vflags[] = {
+    {"--kubeconfig", V_STRING, offsetof(run_opts_t, kubeconfig)},
+    {"--context", V_STRING, offsetof(run_opts_t, context)},
+    {"--namespace", V_STRING, offsetof(run_opts_t, ns)},
+    {"--leader-election-namespace", V_STRING, offsetof(run_opts_t, leader_election_ns)},
+    {"--leader-election-id", V_STRING, offsetof(run_opts_t, leader_election_id)},
+    {"--metrics-bind-address", V_STRING, offsetof(run_opts_t, metrics_addr)},
+    {"--health-probe-bind-address", V_STRING, offsetof(run_opts_t, health_addr)},
+    {"--hosted-apiserver", V_STRING, offsetof(run_opts_t, hosted_apiserver)},
+    {"--kube-api-qps", V_QPS, 0},
+    {"--kube-api-burst", V_BURST, 0},
+    {"--log-format", V_LOG_FORMAT, 0},
+    {"--v", V_VERBOSITY, 0},
+    {"-v", V_VERBOSITY, 0},
+    {"--simulated-start-time", V_SIM_START, 0},
+    {"--time-scale", V_TIME_SCALE, 0},
+};
+
+/* Reads the value v of flag f into o. Returns 0 or HCP_EINVAL with err. */
+static int set_value(const struct vflag *f, const char *v, run_opts_t *o, char *err,
+                     size_t errlen)
+{
+    double d;
+    switch (f->kind) {
+    case V_STRING:
+        *(const char **)((char *)o + f->field) = v;
+        return 0;
+    case V_QPS:
+        if (parse_double(v, 0, &o->qps))
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--kube-api-qps: \"%.40s\" is not a number >= 0", v);
+        return 0;
+    case V_BURST:
+        if (parse_double(v, 1, &d) || d != (int)d)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--kube-api-burst: \"%.40s\" is not a whole number >= 1", v);
+        o->burst = (int)d;
+        return 0;
+    case V_LOG_FORMAT:
+        if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--log-format: \"%.40s\" is not text or json", v);
+        o->log_json = strcmp(v, "json") == 0;
+        return 0;
+    case V_VERBOSITY:
+        if (parse_double(v, 0, &d) || d != (int)d || d > 10)
+            return hcp_errf(err, errlen, HCP_EINVAL, "-v: \"%.40s\" is not a verbosity 0..10",
+                            v);
+        o->verbosity = (int)d;
+        return 0;
+    case V_SIM_START:
+        if (sched_parse_rfc3339(v, &o->sim_start))
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--simulated-start-time: \"%.40s\" is not an RFC 3339 time "
+                            "(e.g. 2026-01-03T00:00:00Z)",
+                            v);
+        o->simulated = true;
+        return 0;
+    case V_TIME_SCALE:
+        if (parse_double(v, 1e-6, &o->time_scale))
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--time-scale: \"%.40s\" is not a number > 0", v);
+        return 0;
+    }
+    return HCP_EINVAL;
+}
+
+/* Reads argv[*i] (and its value) when it is one of vflags. Returns 1 when
+ * it was, 0 when it is no such flag, or HCP_EINVAL with err. */
+static int value_flag(int argc, char **argv, int *i, run_opts_t *o, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < sizeof(vflags) / sizeof(vflags[0]); k++) {
+        const char *v = NULL;
+        int r = flag_value(argc, argv, i, vflags[k].name, &v);
+        if (r < 0)
+            return hcp_errf(err, errlen, HCP_EINVAL, "flag %.60s needs a value", argv[*i]);
+        if (r > 0) {
+            int rc = set_value(&vflags[k], v, o, err, errlen);
+            return rc ? rc : 1;
+        }
+    }
+    return 0;
+}
+
 int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errlen)
 {
     memset(o, 0, sizeof(*o));
@@ -124,116 +218,31 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     o->time_scale = 1;
     o->hosted_apiserver = "auto";
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
+        const char *a = argv[i];
         int r;
-        double d;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             o->help = true;
             return 0;
         }
         if ((r = parse_bool_flag(a, "--leader-elect", &o->leader_elect)) != 0) {
-            if (r < 0) {
-                snprintf(err, errlen, "--leader-elect takes true or false, not \"%.40s\"",
-                         a + strlen("--leader-elect="));
-                return -1;
-            }
-            continue;
-        }
-#define STRING_FLAG(name, field)                                                               \
-    if ((r = flag_value(argc, argv, &i, name, &v)) != 0) {                                     \
-        if (r < 0)                                                                             \
-            goto missing;                                                                      \
-        o->field = v;                                                                          \
-        continue;                                                                              \
-    }
-        STRING_FLAG("--kubeconfig", kubeconfig)
-        STRING_FLAG("--context", context)
-        STRING_FLAG("--namespace", ns)
-        STRING_FLAG("--leader-election-namespace", leader_election_ns)
-        STRING_FLAG("--leader-election-id", leader_election_id)
-        STRING_FLAG("--metrics-bind-address", metrics_addr)
-        STRING_FLAG("--health-probe-bind-address", health_addr)
-        STRING_FLAG("--hosted-apiserver", hosted_apiserver)
-#undef STRING_FLAG
-        if ((r = flag_value(argc, argv, &i, "--kube-api-qps", &v)) != 0) {
             if (r < 0)
-                goto missing;
-            if (parse_double(v, 0, &o->qps)) {
-                snprintf(err, errlen, "--kube-api-qps: \"%.40s\" is not a number >= 0", v);
-                return -1;
-            }
+                return hcp_errf(err, errlen, HCP_EINVAL,
+                                "--leader-elect takes true or false, not \"%.40s\"",
+                                a + strlen("--leader-elect="));
             continue;
         }
-        if ((r = flag_value(argc, argv, &i, "--kube-api-burst", &v)) != 0) {
-            if (r < 0)
-                goto missing;
-            if (parse_double(v, 1, &d) || d != (int)d) {
-                snprintf(err, errlen, "--kube-api-burst: \"%.40s\" is not a whole number >= 1",
-                         v);
-                return -1;
-            }
-            o->burst = (int)d;
-            continue;
-        }
-        if ((r = flag_value(argc, argv, &i, "--log-format", &v)) != 0) {
-            if (r < 0)
-                goto missing;
-            if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
-                snprintf(err, errlen, "--log-format: \"%.40s\" is not text or json", v);
-                return -1;
-            }
-            o->log_json = strcmp(v, "json") == 0;
-            continue;
-        }
-        if ((r = flag_value(argc, argv, &i, "--v", &v)) != 0 ||
-            (r = flag_value(argc, argv, &i, "-v", &v)) != 0) {
-            if (r < 0)
-                goto missing;
-            if (parse_double(v, 0, &d) || d != (int)d || d > 10) {
-                snprintf(err, errlen, "-v: \"%.40s\" is not a verbosity 0..10", v);
-                return -1;
-            }
-            o->verbosity = (int)d;
-            continue;
-        }
-        if ((r = flag_value(argc, argv, &i, "--simulated-start-time", &v)) != 0) {
-            if (r < 0)
-                goto missing;
-            if (sched_parse_rfc3339(v, &o->sim_start)) {
-                snprintf(err, errlen,
-                         "--simulated-start-time: \"%.40s\" is not an RFC 3339 time "
-                         "(e.g. 2026-01-03T00:00:00Z)",
-                         v);
-                return -1;
-            }
-            o->simulated = true;
-            continue;
-        }
-        if ((r = flag_value(argc, argv, &i, "--time-scale", &v)) != 0) {
-            if (r < 0)
-                goto missing;
-            if (parse_double(v, 1e-6, &o->time_scale)) {
-                snprintf(err, errlen, "--time-scale: \"%.40s\" is not a number > 0", v);
-                return -1;
-            }
-            continue;
-        }
-        snprintf(err, errlen, "unknown flag \"%.60s\"", a);
-        return -1;
-    missing:
-        snprintf(err, errlen, "flag %.60s needs a value", a);
-        return -1;
+        if ((r = value_flag(argc, argv, &i, o, err, errlen)) < 0)
+            return r;
+        if (r == 0)
+            return hcp_errf(err, errlen, HCP_EINVAL, "unknown flag \"%.60s\"", a);
     }
     if (strcmp(o->hosted_apiserver, "auto") != 0 && strcmp(o->hosted_apiserver, "service") != 0 &&
-        strcmp(o->hosted_apiserver, "kubeconfig") != 0) {
-        snprintf(err, errlen, "--hosted-apiserver: \"%.40s\" is not auto, service or kubeconfig",
-                 o->hosted_apiserver);
-        return -1;
-    }
-    if (o->time_scale != 1 && !o->simulated) {
-        snprintf(err, errlen, "--time-scale needs --simulated-start-time");
-        return -1;
-    }
+        strcmp(o->hosted_apiserver, "kubeconfig") != 0)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--hosted-apiserver: \"%.40s\" is not auto, service or kubeconfig",
+                        o->hosted_apiserver);
+    if (o->time_scale != 1 && !o->simulated)
+        return hcp_errf(err, errlen, HCP_EINVAL, "--time-scale needs --simulated-start-time");
     return 0;
 }
 
@@ -321,10 +330,38 @@ static const char *pod_namespace(char *buf, size_t len)
     return buf[0] ? buf : "default";
 }
 
+/* Campaigns for the Lease under a unique identity (host name and a
+ * per-process suffix). Returns 0, or HCP_EINVAL when the election could not
+ * start (logged). */
+static int start_election(app_t *a)
+{
+    char nsbuf[256], identity[300], host[200];
+    kube_error ke;
+    if (gethostname(host, sizeof(host)) != 0)
+        snprintf(host, sizeof(host), "hcp-controller");
+    host[sizeof(host) - 1] = '\0';
+    snprintf(identity, sizeof(identity), "%s_%08lx", host,
+             (unsigned long)((unsigned)getpid() * 2654435761u ^ (unsigned)ev_time()));
+    kube_lease_opts lo = {
+        .ns = a->opts.leader_election_ns ? a->opts.leader_election_ns
+                                         : pod_namespace(nsbuf, sizeof(nsbuf)),
+        .name = a->opts.leader_election_id,
+        .identity = identity,
+        .on_change = on_leading,
+        .ud = a,
+    };
+    if (kube_lease_start(&a->lease, &a->client, &lo, &ke)) {
+        log_kv(LOG_ERROR, "cannot start leader election", "error", ke.message, NULL);
+        return HCP_EINVAL;
+    }
+    a->lease_started = true;
+    return 0;
+}
+
 int run_main(int argc, char **argv)
 {
     app_t a;
-    char err[512], nsbuf[256], identity[300], host[200];
+    char err[512];
     kube_error ke;
     int status = 1;
     memset(&a, 0, sizeof(a));
@@ -369,26 +406,8 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
         goto out_ctl;
     }
-    if (a.opts.leader_elect) {
-        if (gethostname(host, sizeof(host)) != 0)
-            snprintf(host, sizeof(host), "hcp-controller");
-        host[sizeof(host) - 1] = '\0';
-        snprintf(identity, sizeof(identity), "%s_%08lx", host,
-                 (unsigned long)((unsigned)getpid() * 2654435761u ^ (unsigned)ev_time()));
-        kube_lease_opts lo = {
-            .ns = a.opts.leader_election_ns ? a.opts.leader_election_ns
-                                            : pod_namespace(nsbuf, sizeof(nsbuf)),
-            .name = a.opts.leader_election_id,
-            .identity = identity,
-            .on_change = on_leading,
-            .ud = &a,
-        };
-        if (kube_lease_start(&a.lease, &a.client, &lo, &ke)) {
-            log_kv(LOG_ERROR, "cannot start leader election", "error", ke.message, NULL);
-            goto out_serve;
-        }
-        a.lease_started = true;
-    }
+    if (a.opts.leader_elect && start_election(&a))
+        goto out_serve;
     ev_signal_init(&a.sigterm, on_signal, SIGTERM);
     ev_signal_init(&a.sigint, on_signal, SIGINT);
     a.sigterm.data = a.sigint.data = &a;

@@ -28,7 +28,8 @@ typedef struct run_opts {
     bool help;                       /* -h/--help */
 } run_opts_t;
 
-/* Parses the flags after "run". Returns 0, or -1 with a sentence in err. */
+/* Parses the flags after "run". Returns 0, or HCP_EINVAL with a sentence in
+ * err. */
 int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errlen);
 
 /* Runs the controller until SIGTERM/SIGINT. Returns the exit status. */

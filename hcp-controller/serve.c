@@ -5,16 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "metrics/metrics.h"
+#include "policy/stanza.h"
 
 static const char *const object_labels[] = {"kind", "namespace", "object", "system", NULL};
 static const char *const strategy_labels[] = {"kind", "namespace", "object", "system",
                                               "strategy", NULL};
 static const char *const request_labels[] = {"verb", "code", NULL};
 static const char *const policy_labels[] = {"namespace", "policy", NULL};
-static const char *const strategies[] = {"Permissive", "Restrictive", "ByPolicy",
-                                         "PermissiveUntil", "RestrictiveUntil"};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
@@ -26,6 +26,18 @@ typedef struct row {
     double v[4];                                 /* pending, eta, remaining, last */
 } row_t;
 
+/* Collector of the four per-object gauges; ud selects the value. */
+typedef struct gauge_sel {
+    struct serve *s;
+    int index;
+} gauge_sel_t;
+
+/* Scalar counters and gauges read from the controller. */
+typedef struct scalar_sel {
+    struct serve *s;
+    int which;
+} scalar_sel_t;
+
 struct serve {
     struct ev_loop *loop;
     ctl_controller_t *ctl;
@@ -34,6 +46,8 @@ struct serve {
     bool metrics_on, health_on;
     metrics_registry reg;
     metrics_family fam[F_COUNT];
+    gauge_sel_t sels[4];   /* collect_object's selectors, one per gauge */
+    scalar_sel_t scalars[F_COUNT]; /* collect_scalar's selectors */
     row_t *rows;           /* the snapshot of the scrape in progress */
     size_t nrows, crows;
     bool oom;
@@ -86,13 +100,6 @@ static void clear_rows(serve_t *s)
     s->nrows = 0;
 }
 
-/* Collector of the four per-object gauges; ud selects the value. */
-typedef struct gauge_sel {
-    serve_t *s;
-    int index;
-} gauge_sel_t;
-
-static gauge_sel_t sels[4];
 
 static int collect_object(metrics_emitter *e, void *ud)
 {
@@ -111,9 +118,10 @@ static int collect_strategy(metrics_emitter *e, void *ud)
     serve_t *s = ud;
     for (size_t i = 0; i < s->nrows; i++) {
         row_t *r = &s->rows[i];
-        for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++) {
-            const char *vals[] = {r->kind, r->ns, r->name, r->system, strategies[k]};
-            if (metrics_emit(e, vals, strcmp(r->strategy, strategies[k]) == 0))
+        for (int k = 0; k < STANZA_NSTRATEGIES; k++) {
+            const char *name = stanza_strategy_name((stanza_strategy_t)k);
+            const char *vals[] = {r->kind, r->ns, r->name, r->system, name};
+            if (metrics_emit(e, vals, strcmp(r->strategy, name) == 0))
                 return -1;
         }
     }
@@ -169,18 +177,12 @@ static int collect_reconcile(metrics_emitter *e, void *ud)
                                   st->reconcile_seconds);
 }
 
-/* Scalar counters and gauges read from the controller. */
-typedef struct scalar_sel {
-    serve_t *s;
-    int which;
-} scalar_sel_t;
-
 static int collect_scalar(metrics_emitter *e, void *ud)
 {
     const scalar_sel_t *x = ud;
     serve_t *s = x->s;
     const ctl_stats_t *st = ctl_get_stats(s->ctl);
-    const ctl_project_stats_t *ps = ctl_get_project_stats(s->ctl);
+    const hosted_stats_t *ps = ctl_get_hosted_stats(s->ctl);
     double v = 0;
     switch (x->which) {
     case F_RESTARTS: v = (double)ctl_watch_restarts(s->ctl); break;
@@ -196,8 +198,6 @@ static int collect_scalar(metrics_emitter *e, void *ud)
     }
     return metrics_emit(e, NULL, v);
 }
-
-static scalar_sel_t scalars[F_COUNT];
 
 static int metrics_handler(const http_request *req, http_response *resp, void *ud)
 {
@@ -236,7 +236,8 @@ static int readyz(const http_request *req, http_response *resp, void *ud)
     return http_response_printf(resp, "caches are not synced yet\n");
 }
 
-static int register_families(serve_t *s, char *err, size_t errlen)
+/* The four per-object gauges (DESIGN.md 3.8). */
+static int register_objects(serve_t *s)
 {
     static const struct {
         const char *name, *help;
@@ -252,37 +253,48 @@ static int register_families(serve_t *s, char *err, size_t errlen)
          "Seconds since changes were last permitted: -1 unknown, 0 permitted now"},
     };
     for (int i = 0; i < 4; i++) {
-        sels[i] = (gauge_sel_t){s, i};
+        s->sels[i] = (gauge_sel_t){s, i};
         metrics_desc d = {.name = objs[i].name, .help = objs[i].help, .type = METRICS_GAUGE,
                           .labels = object_labels, .collect = collect_object,
-                          .collect_ud = &sels[i]};
+                          .collect_ud = &s->sels[i]};
         if (metrics_register(&s->reg, &s->fam[i], &d))
-            goto fail;
+            return -1;
     }
-    metrics_desc d = {.name = "change_management_strategy_enabled",
-                      .help = "1 for the change management strategy in force, else 0",
-                      .type = METRICS_GAUGE, .labels = strategy_labels,
-                      .collect = collect_strategy, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_STRATEGY], &d))
+    return 0;
+}
+
+static int register_families(serve_t *s, char *err, size_t errlen)
+{
+    if (register_objects(s))
         goto fail;
-    d = (metrics_desc){.name = "change_management_policy_ready",
-                       .help = "1 when the policy is valid (its Ready condition is True), else 0",
-                       .type = METRICS_GAUGE, .labels = policy_labels,
-                       .collect = collect_policies, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_POLICY_READY], &d))
-        goto fail;
-    d = (metrics_desc){.name = "hcp_controller_api_requests_total",
-                       .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
-                       .type = METRICS_COUNTER, .labels = request_labels,
-                       .collect = collect_requests, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_REQUESTS], &d))
-        goto fail;
-    d = (metrics_desc){.name = "hcp_controller_reconcile_duration_seconds",
-                       .help = "Time spent deciding one object",
-                       .type = METRICS_HISTOGRAM, .buckets = ctl_latency_bounds, .nbuckets = 7,
-                       .collect = collect_reconcile, .collect_ud = s};
-    if (metrics_register(&s->reg, &s->fam[F_RECONCILE], &d))
-        goto fail;
+    const struct {
+        int which;
+        metrics_desc d;
+    } fams[] = {
+        {F_STRATEGY,
+         {.name = "change_management_strategy_enabled",
+          .help = "1 for the change management strategy in force, else 0",
+          .type = METRICS_GAUGE, .labels = strategy_labels, .collect = collect_strategy,
+          .collect_ud = s}},
+        {F_POLICY_READY,
+         {.name = "change_management_policy_ready",
+          .help = "1 when the policy is valid (its Ready condition is True), else 0",
+          .type = METRICS_GAUGE, .labels = policy_labels, .collect = collect_policies,
+          .collect_ud = s}},
+        {F_REQUESTS,
+         {.name = "hcp_controller_api_requests_total",
+          .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
+          .type = METRICS_COUNTER, .labels = request_labels, .collect = collect_requests,
+          .collect_ud = s}},
+        {F_RECONCILE,
+         {.name = "hcp_controller_reconcile_duration_seconds",
+          .help = "Time spent deciding one object", .type = METRICS_HISTOGRAM,
+          .buckets = ctl_latency_bounds, .nbuckets = 7, .collect = collect_reconcile,
+          .collect_ud = s}},
+    };
+    for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
+        if (metrics_register(&s->reg, &s->fam[fams[i].which], &fams[i].d))
+            goto fail;
     static const struct {
         int which;
         const char *name, *help;
@@ -310,17 +322,15 @@ static int register_families(serve_t *s, char *err, size_t errlen)
          METRICS_COUNTER},
     };
     for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
-        scalars[sc[i].which].s = s;
-        scalars[sc[i].which].which = sc[i].which;
-        d = (metrics_desc){.name = sc[i].name, .help = sc[i].help, .type = sc[i].type,
-                           .collect = collect_scalar, .collect_ud = &scalars[sc[i].which]};
+        s->scalars[sc[i].which] = (scalar_sel_t){s, sc[i].which};
+        metrics_desc d = {.name = sc[i].name, .help = sc[i].help, .type = sc[i].type,
+                          .collect = collect_scalar, .collect_ud = &s->scalars[sc[i].which]};
         if (metrics_register(&s->reg, &s->fam[sc[i].which], &d))
             goto fail;
     }
     return 0;
 fail:
-    snprintf(err, errlen, "metrics: %s", s->reg.err);
-    return -1;
+    return hcp_errf(err, errlen, HCP_EINVAL, "metrics: %s", s->reg.err);
 }
 
 static bool enabled(const char *addr)
@@ -332,23 +342,22 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
                 const char *metrics_addr, const char *health_addr, char *err, size_t errlen)
 {
     serve_t *s = calloc(1, sizeof(*s));
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    int rc;
+    if (!s)
+        return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
     s->loop = loop;
     s->ctl = ctl;
     s->client = client;
     metrics_registry_init(&s->reg);
     http_server_init(&s->metrics_srv, NULL);
     http_server_init(&s->health_srv, NULL);
-    if (register_families(s, err, errlen))
+    if ((rc = register_families(s, err, errlen)))
         goto fail;
     if (enabled(metrics_addr)) {
         char e[200];
         if (http_server_route(&s->metrics_srv, "GET", "/metrics", metrics_handler, s) ||
             http_server_start(&s->metrics_srv, loop, metrics_addr, e, sizeof(e))) {
-            snprintf(err, errlen, "metrics server on %s: %s", metrics_addr, e);
+            rc = hcp_errf(err, errlen, HCP_ELISTEN, "metrics server on %s: %s", metrics_addr, e);
             goto fail;
         }
         s->metrics_on = true;
@@ -358,7 +367,8 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
         if (http_server_route(&s->health_srv, "GET", "/healthz", healthz, s) ||
             http_server_route(&s->health_srv, "GET", "/readyz", readyz, s) ||
             http_server_start(&s->health_srv, loop, health_addr, e, sizeof(e))) {
-            snprintf(err, errlen, "health probe server on %s: %s", health_addr, e);
+            rc = hcp_errf(err, errlen, HCP_ELISTEN, "health probe server on %s: %s", health_addr,
+                          e);
             goto fail;
         }
         s->health_on = true;
@@ -367,7 +377,7 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
     return 0;
 fail:
     serve_stop(s);
-    return -1;
+    return rc;
 }
 
 void serve_stop(serve_t *s)

@@ -18,7 +18,8 @@
 typedef struct serve serve_t;
 
 /* Starts the servers. ctl and client are borrowed. Returns 0 with *out, or
- * -1 with a sentence in err (e.g. an address already in use). */
+ * a negative HCP_E* code with a sentence in err (HCP_ELISTEN: an address
+ * already in use). */
 int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
                 const char *metrics_addr, const char *health_addr, char *err, size_t errlen);
 

@@ -1,5 +1,5 @@
 /*
- * pkg/controller/project against the local cluster: "main" plays the
+ * pkg/hosted (the ClusterVersion projection) against the local cluster: "main" plays the
  * management cluster (HostedCluster namespaces, the kubeconfig Secrets),
  * "hosted" a hosted cluster's API server with ClusterVersion `version`.
  *
@@ -22,7 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "controller/project.h"
+#include "base/error.h"
+#include "hosted/hosted.h"
 #include "harness.h"
 #include "log/log.h"
 
@@ -37,7 +38,7 @@ static kube_client hosted;
 static char *hosted_yaml;      /* bytes of the hosted kubeconfig */
 static char ns[64], role[96];
 static bool cv_created;        /* this run created ClusterVersion version */
-static ctl_project_t *P;
+static hosted_t *P;
 static int changes;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -126,10 +127,10 @@ static int put_secret(const char *hc, const char *kubeconfig_b64, bool replace)
     if (harness_create_ns(&H, &H.client, hcpns) < 0)
         return -1;
     s = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}}", "apiVersion", "v1", "kind", "Secret",
-                  "metadata", "name", CTL_PROJECT_SECRET, "data", CTL_PROJECT_SECRET_KEY,
+                  "metadata", "name", HOSTED_SECRET, "data", HOSTED_SECRET_KEY,
                   kubeconfig_b64);
     if (replace) {
-        kube_path(path, sizeof(path), NULL, "v1", "secrets", hcpns, CTL_PROJECT_SECRET, NULL);
+        kube_path(path, sizeof(path), NULL, "v1", "secrets", hcpns, HOSTED_SECRET, NULL);
         json_t *patch = json_pack("{s:O}", "data", json_object_get(s, "data"));
         json_decref(s);
         return sync_send(&H.client, kube_merge_patch, path, patch, NULL, &e);
@@ -162,8 +163,8 @@ static const char *S(const json_t *o, const char *k)
 
 static const char *reason_of(const char *hc)
 {
-    static ctl_project_status_t st;
-    if (ctl_project_status(P, ns, hc, &st) < 0)
+    static hosted_status_t st;
+    if (hosted_status(P, ns, hc, &st) < 0)
         return "(unknown)";
     return st.reason;
 }
@@ -177,8 +178,8 @@ static bool wait_reason(const char *hc, const char *reason, double seconds)
             return true;
         harness_run_for(&H, 0.1);
     }
-    ctl_project_status_t st;
-    if (ctl_project_status(P, ns, hc, &st) == 0)
+    hosted_status_t st;
+    if (hosted_status(P, ns, hc, &st) == 0)
         fprintf(stderr, "%s: still %s: %s\n", hc, st.reason, st.message);
     return false;
 }
@@ -207,10 +208,10 @@ static void on_change(const char *n, const char *name, void *ud)
     changes++;
 }
 
-static const ctl_project_conds_t WANT1 = {
+static const hosted_conds_t WANT1 = {
     {true, "OutsideMaintenanceWindow", "Changes resume at 2026-03-01T02:00:00Z."},
     {true, "ChangesPending", "Release 4.17.1 is waiting for a window."}};
-static const ctl_project_conds_t WANT2 = {
+static const hosted_conds_t WANT2 = {
     {false, "InsideMaintenanceWindow", "Changes are permitted until 2026-03-01T06:00:00Z."},
     {true, "ChangesPending", "Release 4.17.1 is waiting for a window."}};
 
@@ -250,7 +251,7 @@ static int setup(void **state)
     json_t *cr = json_pack(
         "{s:s, s:s, s:{s:s}, s:[{s:[s], s:[s], s:[s], s:[s]}]}", "apiVersion",
         "rbac.authorization.k8s.io/v1", "kind", "ClusterRole", "metadata", "name", role, "rules",
-        "apiGroups", "", "resources", "secrets", "resourceNames", CTL_PROJECT_SECRET, "verbs",
+        "apiGroups", "", "resources", "secrets", "resourceNames", HOSTED_SECRET, "verbs",
         "get");
     json_t *crb = json_pack(
         "{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:s}, s:[{s:s, s:s, s:s}]}", "apiVersion",
@@ -294,13 +295,13 @@ static int setup(void **state)
     if (rc < 0)
         return -1;
 
-    ctl_project_opts_t opts = {.rewrite_server = false, .leading = true, .recheck = 2.0,
+    hosted_opts_t opts = {.rewrite_server = false, .leading = true, .recheck = 2.0,
                                .backoff_initial = 0.2, .backoff_max = 2.0,
                                .on_change = on_change};
     char err[256];
     (void)path;
-    if (ctl_project_new(H.loop, &H.http, &ctl_client, &opts, &P, err, sizeof(err)) < 0) {
-        fprintf(stderr, "ctl_project_new: %s\n", err);
+    if (hosted_new(H.loop, &H.http, &ctl_client, &opts, &P, err, sizeof(err)) < 0) {
+        fprintf(stderr, "hosted_new: %s\n", err);
         return -1;
     }
     return 0;
@@ -312,7 +313,7 @@ static int teardown(void **state)
     static const char *const hcs[] = {"hc1", "hc-bad", "hc-text", "hc-down", "hc-missing",
                                        "hc-fight"};
     (void)state;
-    ctl_project_free(P);
+    hosted_free(P);
     P = NULL;
     if (cv_created) {
         sync_result r = {0};
@@ -352,8 +353,8 @@ static void test_projects_conditions(void **state)
     char err[256];
     (void)state;
     t1 = (sched_time_t)ev_time() - 3600;
-    assert_int_equal(ctl_project_update(P, ns, "hc1", &WANT1, t1, err, sizeof(err)), 0);
-    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+    assert_int_equal(hosted_update(P, ns, "hc1", &WANT1, t1, err, sizeof(err)), 0);
+    assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
     json_t *cv = wait_cv("True", WANT1.paused.message, 5);
     assert_non_null(cv);
     const json_t *paused = find_cond(cv, "ChangesPaused");
@@ -373,8 +374,8 @@ static void test_projects_conditions(void **state)
     /* The rest of the status is untouched. */
     assert_string_equal(S(json_object_get(cv, "status"), "versionHash"), "abc");
     json_decref(cv);
-    ctl_project_status_t st;
-    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), 0);
+    hosted_status_t st;
+    assert_int_equal(hosted_status(P, ns, "hc1", &st), 0);
     assert_true(st.ok);
     assert_int_equal(st.writes, 1);
     assert_true(changes >= 1);
@@ -386,17 +387,17 @@ static void test_steady_state_zero_writes(void **state)
 {
     char err[256];
     (void)state;
-    const ctl_project_stats_t *s = ctl_project_stats(P);
+    const hosted_stats_t *s = hosted_stats(P);
     uint64_t writes = s->writes, reads = s->secret_reads, clients = s->clients;
     for (int i = 0; i < 5; i++) {
-        assert_int_equal(ctl_project_update(P, ns, "hc1", &WANT1, t1 + 600 * i, err,
+        assert_int_equal(hosted_update(P, ns, "hc1", &WANT1, t1 + 600 * i, err,
                                             sizeof(err)), 0);
         harness_run_for(&H, 1.0);
     }
     assert_int_equal(s->writes, writes);
     assert_true(s->secret_reads > reads); /* recheck every ~2 s */
     assert_int_equal(s->clients, clients); /* same kubeconfig: same client */
-    assert_string_equal(reason_of("hc1"), CTL_PROJECT_PROJECTED);
+    assert_string_equal(reason_of("hc1"), HOSTED_PROJECTED);
 }
 
 /* A new decision rewrites ChangesPaused (new transition time) and leaves
@@ -413,7 +414,7 @@ static void test_changed_conditions(void **state)
     json_decref(before);
 
     t2 = t1 + 1800;
-    assert_int_equal(ctl_project_update(P, ns, "hc1", &WANT2, t2, err, sizeof(err)), 0);
+    assert_int_equal(hosted_update(P, ns, "hc1", &WANT2, t2, err, sizeof(err)), 0);
     json_t *cv = wait_cv("False", WANT2.paused.message, WAIT);
     assert_non_null(cv);
     const json_t *paused = find_cond(cv, "ChangesPaused");
@@ -424,9 +425,9 @@ static void test_changed_conditions(void **state)
     assert_string_equal(S(find_cond(cv, "ChangesPending"), "lastTransitionTime"), pending_ltt);
     assert_non_null(find_cond(cv, "Available"));
     json_decref(cv);
-    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
-    ctl_project_status_t st;
-    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), 0);
+    assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
+    hosted_status_t st;
+    assert_int_equal(hosted_status(P, ns, "hc1", &st), 0);
     assert_int_equal(st.writes, 2);
 }
 
@@ -435,7 +436,7 @@ static void test_reasserted_after_removal(void **state)
 {
     kube_error e;
     (void)state;
-    uint64_t reasserts = ctl_project_stats(P)->reasserts;
+    uint64_t reasserts = hosted_stats(P)->reasserts;
     json_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s}]}}", "status", "conditions", "type",
                               "Available", "status", "True", "lastTransitionTime",
                               "2026-01-01T00:00:00Z");
@@ -445,7 +446,7 @@ static void test_reasserted_after_removal(void **state)
     assert_non_null(find_cond(cv, "ChangesPending"));
     assert_non_null(find_cond(cv, "Available"));
     json_decref(cv);
-    assert_int_equal(ctl_project_stats(P)->reasserts, reasserts + 1);
+    assert_int_equal(hosted_stats(P)->reasserts, reasserts + 1);
 
     /* And one that only changes our message. */
     cv = sync_get(&hosted, CV_PATH, NULL);
@@ -464,7 +465,7 @@ static void test_reasserted_after_removal(void **state)
     cv = wait_cv("False", WANT2.paused.message, WAIT);
     assert_non_null(cv);
     json_decref(cv);
-    assert_int_equal(ctl_project_stats(P)->reasserts, reasserts + 2);
+    assert_int_equal(hosted_stats(P)->reasserts, reasserts + 2);
 }
 
 /* No Secret (its namespace does not even exist): a state, no crash. */
@@ -472,10 +473,10 @@ static void test_missing_secret(void **state)
 {
     char err[256];
     (void)state;
-    assert_int_equal(ctl_project_update(P, ns, "hc-missing", &WANT1, t1, err, sizeof(err)), 0);
-    assert_true(wait_reason("hc-missing", CTL_PROJECT_SECRET_NOT_FOUND, WAIT));
-    ctl_project_status_t st;
-    assert_int_equal(ctl_project_status(P, ns, "hc-missing", &st), 0);
+    assert_int_equal(hosted_update(P, ns, "hc-missing", &WANT1, t1, err, sizeof(err)), 0);
+    assert_true(wait_reason("hc-missing", HOSTED_SECRET_NOT_FOUND, WAIT));
+    hosted_status_t st;
+    assert_int_equal(hosted_status(P, ns, "hc-missing", &st), 0);
     assert_false(st.ok);
     assert_non_null(strstr(st.message, "not found"));
 }
@@ -502,34 +503,34 @@ static void test_broken_secrets(void **state)
     assert_int_equal(rc, 0);
     /* Invalid base64 cannot be stored in .data (the API server checks), so
      * the second Secret holds valid base64 of text that is not a kubeconfig. */
-    assert_int_equal(ctl_project_update(P, ns, "hc-bad", &WANT1, t1, err, sizeof(err)), 0);
-    assert_int_equal(ctl_project_update(P, ns, "hc-text", &WANT1, t1, err, sizeof(err)), 0);
-    assert_int_equal(ctl_project_update(P, ns, "hc-down", &WANT1, t1, err, sizeof(err)), 0);
-    assert_true(wait_reason("hc-bad", CTL_PROJECT_KUBECONFIG_INVALID, WAIT));
-    assert_true(wait_reason("hc-text", CTL_PROJECT_KUBECONFIG_INVALID, WAIT));
-    assert_true(wait_reason("hc-down", CTL_PROJECT_UNREACHABLE, WAIT));
-    ctl_project_status_t st;
-    assert_int_equal(ctl_project_status(P, ns, "hc-bad", &st), 0);
+    assert_int_equal(hosted_update(P, ns, "hc-bad", &WANT1, t1, err, sizeof(err)), 0);
+    assert_int_equal(hosted_update(P, ns, "hc-text", &WANT1, t1, err, sizeof(err)), 0);
+    assert_int_equal(hosted_update(P, ns, "hc-down", &WANT1, t1, err, sizeof(err)), 0);
+    assert_true(wait_reason("hc-bad", HOSTED_KUBECONFIG_INVALID, WAIT));
+    assert_true(wait_reason("hc-text", HOSTED_KUBECONFIG_INVALID, WAIT));
+    assert_true(wait_reason("hc-down", HOSTED_UNREACHABLE, WAIT));
+    hosted_status_t st;
+    assert_int_equal(hosted_status(P, ns, "hc-bad", &st), 0);
     assert_non_null(strstr(st.message, "YAML"));
-    assert_int_equal(ctl_project_status(P, ns, "hc-down", &st), 0);
+    assert_int_equal(hosted_status(P, ns, "hc-down", &st), 0);
     assert_non_null(strstr(st.message, "127.0.0.1:1"));
-    assert_string_equal(reason_of("hc1"), CTL_PROJECT_PROJECTED);
+    assert_string_equal(reason_of("hc1"), HOSTED_PROJECTED);
 
     /* No message carries a per-attempt detail (buffer address, timing),
      * so a repeated failure reads the same every time. */
     assert_null(strstr(st.message, " ms"));
-    assert_int_equal(ctl_project_status(P, ns, "hc-bad", &st), 0);
+    assert_int_equal(hosted_status(P, ns, "hc-bad", &st), 0);
     assert_null(strstr(st.message, "0x"));
 
     /* Fixing a Secret is picked up by the next read. (hc-bad now names the
      * same hosted cluster as hc1, so it wants the same conditions.) */
-    assert_int_equal(ctl_project_update(P, ns, "hc-bad", &WANT2, t2, err, sizeof(err)), 0);
+    assert_int_equal(hosted_update(P, ns, "hc-bad", &WANT2, t2, err, sizeof(err)), 0);
     enc = b64(hosted_yaml, strlen(hosted_yaml));
     rc = put_secret("hc-bad", enc, true);
     free(enc);
     assert_int_equal(rc, 0);
-    assert_true(wait_reason("hc-bad", CTL_PROJECT_PROJECTED, WAIT));
-    ctl_project_forget(P, ns, "hc-bad");
+    assert_true(wait_reason("hc-bad", HOSTED_PROJECTED, WAIT));
+    hosted_forget(P, ns, "hc-bad");
 }
 
 /* A rotated kubeconfig (other credentials for the same server) replaces the
@@ -544,10 +545,10 @@ static void test_rotated_kubeconfig(void **state)
     assert_non_null(yaml);
     char *enc = b64(yaml, strlen(yaml));
     free(yaml);
-    const ctl_project_stats_t *s = ctl_project_stats(P);
+    const hosted_stats_t *s = hosted_stats(P);
     uint64_t clients = s->clients;
-    ctl_project_status_t st0, st;
-    assert_int_equal(ctl_project_status(P, ns, "hc1", &st0), 0);
+    hosted_status_t st0, st;
+    assert_int_equal(hosted_status(P, ns, "hc1", &st0), 0);
     int rc = put_secret("hc1", enc, true);
     free(enc);
     assert_int_equal(rc, 0);
@@ -555,9 +556,9 @@ static void test_rotated_kubeconfig(void **state)
     while (s->clients == clients && ev_time() < deadline)
         harness_run_for(&H, 0.2);
     assert_true(s->clients > clients);
-    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+    assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
     harness_run_for(&H, 1.0);
-    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), 0);
+    assert_int_equal(hosted_status(P, ns, "hc1", &st), 0);
     assert_int_equal(st.writes, st0.writes);
 }
 
@@ -566,23 +567,23 @@ static void test_only_leader_writes(void **state)
 {
     kube_error e;
     (void)state;
-    ctl_project_set_leading(P, false);
-    uint64_t writes = ctl_project_stats(P)->writes;
+    hosted_set_leading(P, false);
+    uint64_t writes = hosted_stats(P)->writes;
     json_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s}]}}", "status", "conditions", "type",
                               "Available", "status", "True", "lastTransitionTime",
                               "2026-01-01T00:00:00Z");
     assert_int_equal(sync_send(&hosted, kube_merge_patch_status, CV_PATH, patch, NULL, &e), 0);
-    assert_true(wait_reason("hc1", CTL_PROJECT_PENDING, WAIT));
+    assert_true(wait_reason("hc1", HOSTED_PENDING, WAIT));
     harness_run_for(&H, 1.0);
-    assert_int_equal(ctl_project_stats(P)->writes, writes);
+    assert_int_equal(hosted_stats(P)->writes, writes);
     json_t *cv = sync_get(&hosted, CV_PATH, NULL);
     assert_null(find_cond(cv, "ChangesPaused"));
     json_decref(cv);
-    ctl_project_set_leading(P, true);
+    hosted_set_leading(P, true);
     cv = wait_cv("False", WANT2.paused.message, WAIT);
     assert_non_null(cv);
     json_decref(cv);
-    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+    assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
 }
 
 /* Two writers that keep undoing each other (here: a second entry naming the
@@ -596,20 +597,20 @@ static void test_fight_is_paced(void **state)
     int rc = put_secret("hc-fight", enc, false);
     free(enc);
     assert_int_equal(rc, 0);
-    uint64_t writes = ctl_project_stats(P)->writes;
-    assert_int_equal(ctl_project_update(P, ns, "hc-fight", &WANT1, t1, err, sizeof(err)), 0);
+    uint64_t writes = hosted_stats(P)->writes;
+    assert_int_equal(hosted_update(P, ns, "hc-fight", &WANT1, t1, err, sizeof(err)), 0);
     harness_run_for(&H, 5.0);
-    uint64_t n = ctl_project_stats(P)->writes - writes;
-    ctl_project_forget(P, ns, "hc-fight");
+    uint64_t n = hosted_stats(P)->writes - writes;
+    hosted_forget(P, ns, "hc-fight");
     /* Unpaced, two clients at 5 QPS each write about 50 times in 5 s. */
     assert_true(n >= 4);
     if (n > 24)
         fail_msg("%llu writes in 5 s of fighting", (unsigned long long)n);
-    assert_true(ctl_project_stats(P)->reasserts >= 4);
+    assert_true(hosted_stats(P)->reasserts >= 4);
     json_t *cv = wait_cv("False", WANT2.paused.message, WAIT);
     assert_non_null(cv);
     json_decref(cv);
-    assert_true(wait_reason("hc1", CTL_PROJECT_PROJECTED, WAIT));
+    assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
 }
 
 /* The ClusterVersion disappears: ClusterVersionNotFound (only when this
@@ -623,11 +624,11 @@ static void test_cv_deleted_and_forget(void **state)
         assert_int_equal(harness_wait(&H, &r, WAIT), 0);
         sync_result_clear(&r);
         cv_created = false;
-        assert_true(wait_reason("hc1", CTL_PROJECT_CV_NOT_FOUND, WAIT));
+        assert_true(wait_reason("hc1", HOSTED_CV_NOT_FOUND, WAIT));
     }
-    ctl_project_forget(P, ns, "hc1");
-    ctl_project_status_t st;
-    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), KUBE_EINVAL);
+    hosted_forget(P, ns, "hc1");
+    hosted_status_t st;
+    assert_int_equal(hosted_status(P, ns, "hc1", &st), HCP_EINVAL);
     harness_run_for(&H, 0.5);
 }
 

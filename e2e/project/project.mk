@@ -1,4 +1,4 @@
-# pkg/controller/project against the local cluster: `make e2e` runs
+# pkg/hosted (the ClusterVersion projection) against the local cluster: `make e2e` runs
 # e2e-project, which needs the "main" (management) and "hosted" instances.
 # Instances it had to start are stopped again afterwards.
 

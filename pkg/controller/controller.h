@@ -4,9 +4,9 @@
  * NodePools and the CAPI Clusters, MachineDeployments and MachineSets into
  * slim caches, keeps a deduplicating work queue of objects to reconcile, and
  * arms one libev timer per object at its next window boundary (no polling).
- * A reconcile resolves the object's timeline, asks pkg/controller/decide what
- * the object should look like, and writes only what differs (DESIGN.md
- * 3.3-3.7). Only a leading controller writes; a follower keeps its caches
+ * A reconcile asks pkg/decide (decide_plan()) what the object should look
+ * like and writes only what differs (DESIGN.md 3.3-3.7); /metrics asks the
+ * same plan, read only. Only a leading controller writes; a follower keeps its caches
  * warm and takes over at once when it is elected.
  *
  * Everything runs on the caller's libev loop. The clock is injectable: with
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "controller/project.h"
+#include "hosted/hosted.h"
 #include "kube/client.h"
 #include "schedule/schedule.h"
 
@@ -68,7 +68,7 @@ extern const double ctl_latency_bounds[8];
 typedef struct ctl_controller ctl_controller_t;
 
 /* Starts a controller on loop using client (both borrowed, must outlive it).
- * Returns 0 with *out, or a negative error with err filled. */
+ * Returns 0 with *out, or a negative HCP_E* code with err filled. */
 int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *opts,
               ctl_controller_t **out, char *err, size_t errlen);
 
@@ -109,7 +109,8 @@ typedef struct ctl_object_metrics {
 } ctl_object_metrics_t;
 
 /* Calls fn for every HostedCluster and NodePool with its metric values at
- * the controller's current instant. */
+ * the controller's current instant, planned as reconcile plans them
+ * (decide_plan()) without creating or keeping any per-object state. */
 void ctl_foreach_object_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_object_metrics_t *m, void *ud), void *ud);
 
@@ -124,6 +125,6 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud);
 
 /* The hosted ClusterVersion projection's counters (borrowed, live). */
-const ctl_project_stats_t *ctl_get_project_stats(const ctl_controller_t *c);
+const hosted_stats_t *ctl_get_hosted_stats(const ctl_controller_t *c);
 
 #endif

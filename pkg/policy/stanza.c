@@ -8,12 +8,12 @@
 
 #define PATHLEN 160
 
-static const char *const STRATEGY_NAMES[5] = {"Permissive", "Restrictive", "ByPolicy",
+static const char *const STRATEGY_NAMES[STANZA_NSTRATEGIES] = {"Permissive", "Restrictive", "ByPolicy",
                                               "PermissiveUntil", "RestrictiveUntil"};
 
 const char *stanza_strategy_name(stanza_strategy_t s)
 {
-    if ((int)s < 0 || (int)s >= 5)
+    if ((int)s < 0 || (int)s >= STANZA_NSTRATEGIES)
         return "Unknown";
     return STRATEGY_NAMES[s];
 }

@@ -38,6 +38,8 @@ typedef enum stanza_strategy {
     STANZA_RESTRICTIVE_UNTIL   /* restricted until T, then policy or Permissive */
 } stanza_strategy_t;
 
+#define STANZA_NSTRATEGIES 5 /* strategies above, numbered 0 .. STANZA_NSTRATEGIES - 1 */
+
 /* A parsed stanza. Plain data, no heap: copy it freely. */
 typedef struct stanza {
     int present;                  /* a stanza was found (spec or annotations) */
@@ -62,7 +64,8 @@ typedef struct stanza {
  * set. Never allocates. */
 int stanza_parse(const json_t *obj, stanza_t *out);
 
-/* The strategy's name as written in manifests. Static storage. */
+/* The strategy's name as written in manifests ("Unknown" outside
+ * 0 .. STANZA_NSTRATEGIES - 1). Static storage. */
 const char *stanza_strategy_name(stanza_strategy_t s);
 
 /* What a lookup tells about a referenced policy. */

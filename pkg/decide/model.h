@@ -8,11 +8,11 @@
  * unusable stanza is kept (as invalid) so that the object resolves to
  * Restrictive with a message rather than disappearing.
  *
- * Ownership: every ctl_*_extract() returns a new struct freed with the
- * matching ctl_*_free(); json_t members hold their own references.
+ * Ownership: every decide_*_extract() returns a new struct freed with the
+ * matching decide_*_free(); json_t members hold their own references.
  */
-#ifndef HCP_CONTROLLER_MODEL_H
-#define HCP_CONTROLLER_MODEL_H
+#ifndef HCP_DECIDE_MODEL_H
+#define HCP_DECIDE_MODEL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,30 +22,30 @@
 #include "policy/stanza.h"
 
 /* The annotation CAPI honours to stop reconciling an object. */
-#define CTL_PAUSED_ANNOTATION "cluster.x-k8s.io/paused"
+#define DECIDE_PAUSED_ANNOTATION "cluster.x-k8s.io/paused"
 /* Our ownership marker on every pause this controller adds (DESIGN.md 3.6). */
-#define CTL_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/paused-by"
-#define CTL_MARKER_VALUE "hcp-controller"
+#define DECIDE_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/paused-by"
+#define DECIDE_MARKER_VALUE "hcp-controller"
 /* Links a MachineDeployment/MachineSet to its NodePool as "<ns>/<name>". */
-#define CTL_NODEPOOL_ANNOTATION "hypershift.openshift.io/nodePool"
+#define DECIDE_NODEPOOL_ANNOTATION "hypershift.openshift.io/nodePool"
 
 /* Our two conditions as last written on an object. */
-typedef struct ctl_cond {
+typedef struct decide_seen_cond {
     bool present;   /* the condition exists on the object */
     bool status;    /* "True" */
     char *reason;   /* owned, NULL when absent */
     char *message;  /* owned, NULL when absent */
-} ctl_cond_t;
+} decide_seen_cond_t;
 
-/* JSON text kept deflated (ctl_managed_compact()). */
-typedef struct ctl_packed {
+/* JSON text kept deflated (decide_managed_compact()). */
+typedef struct decide_packed {
     unsigned char *z;       /* raw deflate stream (owned), NULL when empty */
     uint32_t zlen;          /* bytes of z */
     uint32_t len;           /* bytes of the text it inflates to */
-} ctl_packed_t;
+} decide_packed_t;
 
 /* What HostedCluster and NodePool views share. */
-typedef struct ctl_managed {
+typedef struct decide_managed {
     stanza_t stanza;        /* parsed changeManagement stanza */
     int64_t generation;     /* metadata.generation */
     json_t *conditions;     /* status.conditions as served (a merge patch
@@ -53,38 +53,54 @@ typedef struct ctl_managed {
                                NULL while compact */
     json_t *cm_status;      /* status.changeManagement as served, or NULL;
                                NULL while compact */
-    ctl_packed_t conditions_z; /* compact: status.conditions as deflated JSON text */
-    ctl_packed_t cm_status_z;  /* compact: status.changeManagement, the same way */
-    ctl_cond_t paused;      /* our ChangesPaused condition */
-    ctl_cond_t pending;     /* our ChangesPending condition */
-    ctl_cond_t projected;   /* our HostedClusterVersionProjected condition */
-} ctl_managed_t;
+    decide_packed_t conditions_z; /* compact: status.conditions as deflated JSON text */
+    decide_packed_t cm_status_z;  /* compact: status.changeManagement, the same way */
+    decide_seen_cond_t paused;      /* our ChangesPaused condition */
+    decide_seen_cond_t pending;     /* our ChangesPending condition */
+    decide_seen_cond_t projected;   /* our HostedClusterVersionProjected condition */
+} decide_managed_t;
 
-typedef struct ctl_hc {
-    ctl_managed_t m;
+typedef struct decide_hc {
+    decide_managed_t m;
     char *infra_id;        /* spec.infraID: the CAPI Cluster's name */
     char *release_image;   /* spec.controlPlaneRelease.image, else spec.release.image */
     char *desired_image;   /* status.version.desired.image */
     bool history_partial;  /* status.version.history[0].state == "Partial" */
-} ctl_hc_t;
+} decide_hc_t;
 
-typedef struct ctl_np {
-    ctl_managed_t m;
+typedef struct decide_np {
+    decide_managed_t m;
     char *cluster_name;     /* spec.clusterName: its HostedCluster */
     bool in_place;          /* spec.management.upgradeType == "InPlace" */
     bool updating_version;  /* condition UpdatingVersion is True */
     bool updating_config;   /* condition UpdatingConfig is True */
-} ctl_np_t;
+} decide_np_t;
 
 /* A CAPI Cluster, MachineDeployment or MachineSet. */
-typedef struct ctl_capi {
+typedef struct decide_capi {
     bool paused;            /* annotation cluster.x-k8s.io/paused present */
     bool marker;            /* our marker annotation present */
     bool spec_paused;       /* spec.paused (v1beta1) or spec.paused-like flag */
     char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
     int64_t replicas;       /* spec.replicas; -1 when absent */
     int64_t updated;        /* status.updatedReplicas; -1 when absent */
-} ctl_capi_t;
+} decide_capi_t;
+
+/* The kinds of slim views. */
+typedef enum decide_kind {
+    DECIDE_HC,      /* HostedCluster: data is a decide_hc_t */
+    DECIDE_NP,      /* NodePool: data is a decide_np_t */
+    DECIDE_CLUSTER, /* CAPI Cluster: data is a decide_capi_t */
+    DECIDE_MD,      /* CAPI MachineDeployment: decide_capi_t */
+    DECIDE_MS,      /* CAPI MachineSet: decide_capi_t */
+} decide_kind_t;
+
+/* The slim view of an object of kind (any of the above) as the watch cache
+ * keeps it: for HostedClusters and NodePools with their status compacted
+ * (decide_managed_compact()). New, release with decide_view_free(); NULL
+ * when out of memory. */
+void *decide_view_extract(decide_kind_t kind, const json_t *obj);
+void decide_view_free(decide_kind_t kind, void *view);
 
 /* Trades the JSON trees of m (conditions, cm_status) for their compact
  * text, deflated. A jansson tree takes several times the memory of its text,
@@ -94,43 +110,43 @@ typedef struct ctl_capi {
  * controller's heap at fleet scale, and condition lists repeat their keys and
  * reasons so much that deflate (with a preset dictionary of those words)
  * shrinks them several times. The trees are only needed to build a status
- * patch, which ctl_managed_expand() serves. Returns 0, or -1 when out of
- * memory (m is then unchanged). */
-int ctl_managed_compact(ctl_managed_t *m);
+ * patch, which decide_managed_expand() serves. Returns 0, or HCP_ENOMEM (m is
+ * then unchanged). */
+int decide_managed_compact(decide_managed_t *m);
 
 /* Fills *view with a copy of m whose conditions and cm_status are trees
  * (inflated and parsed when m is compact, else new references); the other
  * members are borrowed from m, which must outlive the view. Release with
- * ctl_managed_view_free(). Returns 0, or -1 when out of memory or the kept
- * data does not inflate to JSON of its recorded length. */
-int ctl_managed_expand(const ctl_managed_t *m, ctl_managed_t *view);
-void ctl_managed_view_free(ctl_managed_t *view);
+ * decide_managed_view_free(). Returns 0, or HCP_EPARSE when memory ran out or
+ * the kept data does not inflate to JSON of its recorded length. */
+int decide_managed_expand(const decide_managed_t *m, decide_managed_t *view);
+void decide_managed_view_free(decide_managed_t *view);
 
-ctl_hc_t *ctl_hc_extract(const json_t *obj);
-void ctl_hc_free(ctl_hc_t *hc);
+decide_hc_t *decide_hc_extract(const json_t *obj);
+void decide_hc_free(decide_hc_t *hc);
 
-ctl_np_t *ctl_np_extract(const json_t *obj);
-void ctl_np_free(ctl_np_t *np);
+decide_np_t *decide_np_extract(const json_t *obj);
+void decide_np_free(decide_np_t *np);
 
-ctl_capi_t *ctl_capi_extract(const json_t *obj);
-void ctl_capi_free(ctl_capi_t *c);
+decide_capi_t *decide_capi_extract(const json_t *obj);
+void decide_capi_free(decide_capi_t *c);
 
 /* Pending changes (DESIGN.md 3.5). */
-bool ctl_hc_pending(const ctl_hc_t *hc);
+bool decide_hc_pending(const decide_hc_t *hc);
 /* md may be NULL when the MachineDeployment is not (yet) known. */
-bool ctl_np_pending(const ctl_np_t *np, const ctl_capi_t *md);
+bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md);
 
 /* Reads a string member by path ("spec.release.image"): borrowed pointer into
  * the document, or NULL when a step is missing or not of the right type. */
-const char *ctl_json_str(const json_t *obj, const char *path);
+const char *decide_json_str(const json_t *obj, const char *path);
 /* Equality of two JSON values where an object member whose value is null
  * counts as absent. A merge patch deletes the members it sets to null, and
  * the API server drops null fields of custom resources, so this is how a
  * desired document compares with the object as stored. NULL equals NULL and
  * an empty object. */
-bool ctl_json_equal_stored(const json_t *a, const json_t *b);
+bool decide_json_equal_stored(const json_t *a, const json_t *b);
 
 /* Reads a member by path, any type; borrowed, or NULL. */
-json_t *ctl_json_path(const json_t *obj, const char *path);
+json_t *decide_json_path(const json_t *obj, const char *path);
 
 #endif

@@ -1,48 +1,48 @@
 /* objmap: an intrusive hash table of objects keyed by kind, namespace and
  * name.
  *
- * The controller keeps a record per managed object and the projection an
- * entry per HostedCluster; both embed a ctl_objkey_t as their first member
+ * The controller keeps a record per managed object and the hosted
+ * projection an entry per HostedCluster; both embed a kube_objkey_t as their first member
  * and find it here. The map allocates only its bucket array: the objects,
  * and the key strings they point to, belong to the caller.
  */
-#ifndef HCP_CONTROLLER_OBJMAP_H
-#define HCP_CONTROLLER_OBJMAP_H
+#ifndef HCP_KUBE_OBJMAP_H
+#define HCP_KUBE_OBJMAP_H
 
 #include <stddef.h>
 
-typedef struct ctl_objkey {
-    struct ctl_objkey *hnext; /* hash chain; left intact by removal, so a walk
+typedef struct kube_objkey {
+    struct kube_objkey *hnext; /* hash chain; left intact by removal, so a walk
                                  standing on a removed object can go on */
     int kind;                 /* the caller's tag (0 when there is one kind) */
     const char *ns, *name;    /* borrowed from the embedding object */
-} ctl_objkey_t;
+} kube_objkey_t;
 
-typedef struct ctl_objmap {
-    ctl_objkey_t **buckets; /* nbuckets chains */
+typedef struct kube_objmap {
+    kube_objkey_t **buckets; /* nbuckets chains */
     size_t nbuckets;        /* a power of two */
     size_t count;           /* objects linked */
     int frozen;             /* > 0 while a walk is under way: no rehash */
-} ctl_objmap_t;
+} kube_objmap_t;
 
 /* Prepares an empty map of nbuckets (a power of two) chains. Returns 0 or
- * -1 when out of memory. */
-int ctl_objmap_init(ctl_objmap_t *m, size_t nbuckets);
+ * HCP_ENOMEM. */
+int kube_objmap_init(kube_objmap_t *m, size_t nbuckets);
 
 /* Frees the bucket array; the objects are the caller's. */
-void ctl_objmap_free(ctl_objmap_t *m);
+void kube_objmap_free(kube_objmap_t *m);
 
 /* The link that holds the object with this key, or the empty link where it
  * would be inserted. Valid until the map changes. */
-ctl_objkey_t **ctl_objmap_slot(const ctl_objmap_t *m, int kind, const char *ns,
-                               const char *name);
+kube_objkey_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
+                                 const char *name);
 
 /* Links k (whose kind, ns and name are set) at an empty slot returned by
- * ctl_objmap_slot(), doubling the table when chains grow long and no walk
+ * kube_objmap_slot(), doubling the table when chains grow long and no walk
  * is under way. */
-void ctl_objmap_insert(ctl_objmap_t *m, ctl_objkey_t **slot, ctl_objkey_t *k);
+void kube_objmap_insert(kube_objmap_t *m, kube_objkey_t **slot, kube_objkey_t *k);
 
 /* Unlinks the object at a non-empty slot. */
-void ctl_objmap_remove(ctl_objmap_t *m, ctl_objkey_t **slot);
+void kube_objmap_remove(kube_objmap_t *m, kube_objkey_t **slot);
 
 #endif

@@ -1,5 +1,7 @@
 /* objmap.c: an intrusive hash table keyed by kind, namespace and name. */
-#include "controller/objmap.h"
+#include "kube/objmap.h"
+
+#include "base/error.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,44 +18,44 @@ static uint64_t hash(int kind, const char *ns, const char *name)
     return h;
 }
 
-int ctl_objmap_init(ctl_objmap_t *m, size_t nbuckets)
+int kube_objmap_init(kube_objmap_t *m, size_t nbuckets)
 {
     memset(m, 0, sizeof(*m));
     m->buckets = calloc(nbuckets, sizeof(*m->buckets));
     if (!m->buckets)
-        return -1;
+        return HCP_ENOMEM;
     m->nbuckets = nbuckets;
     return 0;
 }
 
-void ctl_objmap_free(ctl_objmap_t *m)
+void kube_objmap_free(kube_objmap_t *m)
 {
     free(m->buckets);
     m->buckets = NULL;
     m->nbuckets = m->count = 0;
 }
 
-ctl_objkey_t **ctl_objmap_slot(const ctl_objmap_t *m, int kind, const char *ns,
-                               const char *name)
+kube_objkey_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
+                                 const char *name)
 {
-    ctl_objkey_t **pp = &m->buckets[hash(kind, ns, name) & (m->nbuckets - 1)];
+    kube_objkey_t **pp = &m->buckets[hash(kind, ns, name) & (m->nbuckets - 1)];
     while (*pp && !((*pp)->kind == kind && strcmp((*pp)->ns, ns) == 0 &&
                     strcmp((*pp)->name, name) == 0))
         pp = &(*pp)->hnext;
     return pp;
 }
 
-static void grow(ctl_objmap_t *m)
+static void grow(kube_objmap_t *m)
 {
     size_t n = m->nbuckets * 2;
-    ctl_objkey_t **b = calloc(n, sizeof(*b));
+    kube_objkey_t **b = calloc(n, sizeof(*b));
     if (!b)
         return; /* keep the longer chains */
     for (size_t i = 0; i < m->nbuckets; i++) {
-        ctl_objkey_t *k = m->buckets[i], *next;
+        kube_objkey_t *k = m->buckets[i], *next;
         for (; k; k = next) {
             next = k->hnext;
-            ctl_objkey_t **pp = &b[hash(k->kind, k->ns, k->name) & (n - 1)];
+            kube_objkey_t **pp = &b[hash(k->kind, k->ns, k->name) & (n - 1)];
             k->hnext = *pp;
             *pp = k;
         }
@@ -63,7 +65,7 @@ static void grow(ctl_objmap_t *m)
     m->nbuckets = n;
 }
 
-void ctl_objmap_insert(ctl_objmap_t *m, ctl_objkey_t **slot, ctl_objkey_t *k)
+void kube_objmap_insert(kube_objmap_t *m, kube_objkey_t **slot, kube_objkey_t *k)
 {
     k->hnext = NULL;
     *slot = k;
@@ -71,7 +73,7 @@ void ctl_objmap_insert(ctl_objmap_t *m, ctl_objkey_t **slot, ctl_objkey_t *k)
         grow(m);
 }
 
-void ctl_objmap_remove(ctl_objmap_t *m, ctl_objkey_t **slot)
+void kube_objmap_remove(kube_objmap_t *m, kube_objkey_t **slot)
 {
     *slot = (*slot)->hnext;
     m->count--;

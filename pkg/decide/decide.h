@@ -9,28 +9,28 @@
  * decision out are built here too, so that "already right" is decided in one
  * place and steady state writes nothing.
  */
-#ifndef HCP_CONTROLLER_DECIDE_H
-#define HCP_CONTROLLER_DECIDE_H
+#ifndef HCP_DECIDE_DECIDE_H
+#define HCP_DECIDE_DECIDE_H
 
 #include <stdbool.h>
 
 #include <jansson.h>
 
-#include "controller/model.h"
+#include "decide/model.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
 
-#define CTL_MSGLEN 1024
+#define DECIDE_MSGLEN 1024
 
-typedef enum ctl_pause_action {
-    CTL_PAUSE_NONE,          /* the CAPI object is already right */
-    CTL_PAUSE_ADD,           /* add the pause and our marker */
-    CTL_PAUSE_REASSERT,      /* our marker is there but the pause was stripped */
-    CTL_PAUSE_REMOVE,        /* lift our pause (pause + marker) */
-    CTL_PAUSE_REMOVE_MARKER, /* the pause is gone already; drop the stale marker */
-} ctl_pause_action_t;
+typedef enum decide_pause_action {
+    DECIDE_PAUSE_NONE,          /* the CAPI object is already right */
+    DECIDE_PAUSE_ADD,           /* add the pause and our marker */
+    DECIDE_PAUSE_REASSERT,      /* our marker is there but the pause was stripped */
+    DECIDE_PAUSE_REMOVE,        /* lift our pause (pause + marker) */
+    DECIDE_PAUSE_REMOVE_MARKER, /* the pause is gone already; drop the stale marker */
+} decide_pause_action_t;
 
-typedef struct ctl_decision {
+typedef struct decide_decision {
     sched_state_t state;   /* the object's timeline at now */
     bool restricted;       /* the timeline does not permit changes now */
     const char *restricted_reason; /* why, when restricted (static CamelCase) */
@@ -38,60 +38,62 @@ typedef struct ctl_decision {
     bool paused_by_other;  /* the CAPI object carries a pause that is not ours */
     bool pending;          /* changes are pending (DESIGN.md 3.5) */
     int pending_metric;    /* 0 none, 1 pending and being initiated, 2 blocked */
-    ctl_pause_action_t action;
+    decide_pause_action_t action;
     sched_time_t wake;     /* next instant the decision can change by time
                               alone; SCHED_POS_INF when never */
     bool paused_status;    /* ChangesPaused condition */
     const char *paused_reason;            /* static CamelCase */
-    char paused_message[CTL_MSGLEN];
+    char paused_message[DECIDE_MSGLEN];
     bool pending_status;   /* ChangesPending condition */
     const char *pending_reason;           /* static CamelCase */
-    char pending_message[CTL_MSGLEN];
+    char pending_message[DECIDE_MSGLEN];
     bool has_projected;    /* HostedClusters: the hosted ClusterVersion state is known */
     bool projected_status; /* HostedClusterVersionProjected condition */
     const char *projected_reason;         /* static CamelCase */
-    char projected_message[CTL_MSGLEN];
-} ctl_decision_t;
+    char projected_message[DECIDE_MSGLEN];
+} decide_decision_t;
 
 /* The action that brings a CAPI object (NULL: not found, nothing to do) to
  * the wanted pause state. Only pauses carrying our marker are ever lifted,
  * and our marker is never added to somebody else's pause. */
-ctl_pause_action_t ctl_pause_action(bool want_paused, const ctl_capi_t *obj);
+decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t *obj);
 
 /* Decides a HostedCluster: its own resolved timeline (system control-plane);
  * cluster is its CAPI Cluster or NULL. A control-plane update in progress
  * (history Partial) on an unpaused Cluster is never paused. Returns 0 or a
  * negative engine error. */
-int ctl_decide_hc(const ctl_hc_t *hc, const stanza_resolution_t *res, const ctl_capi_t *cluster,
-                  sched_time_t now, ctl_decision_t *out);
+int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
+              sched_time_t now, decide_decision_t *out);
 
 /* Decides a NodePool: its timeline intersected with its HostedCluster's
  * (inter, from stanza_resolve_nodepool()); md is its MachineDeployment (or
  * MachineSet for InPlace pools) or NULL. A rollout in progress on an unpaused
  * MachineDeployment is never paused. Returns 0 or a negative engine error. */
-int ctl_decide_np(const ctl_np_t *np, const stanza_resolution_t *res,
-                  const stanza_nodepool_t *inter, const ctl_capi_t *md, sched_time_t now,
-                  ctl_decision_t *out);
+int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
+              const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
+              decide_decision_t *out);
 
 /* status.changeManagement for a decision: strategy, policy, current, next,
  * and for NodePools (inter != NULL) clusterConstraint. New reference or NULL
  * when out of memory. */
-json_t *ctl_status_doc(const ctl_decision_t *d, const stanza_t *st,
-                       const stanza_resolution_t *res, const stanza_nodepool_t *inter);
+json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
+                          const stanza_resolution_t *res, const stanza_nodepool_t *inter);
 
-/* The status merge patch that brings an object to the decision, or NULL when
- * it is already right (conditions and status.changeManagement equal). The
- * conditions list is replaced as a whole (merge patches replace arrays), so
- * it carries every other condition unchanged; resource_version makes the
- * write conditional. *err is set to 1 when out of memory. */
-json_t *ctl_status_patch(const ctl_managed_t *m, const ctl_decision_t *d, const json_t *cm_doc,
-                         const char *resource_version, bool nodepool, sched_time_t now, int *err);
+/* The status merge patch that brings an object to the decision into *out
+ * (new reference), or *out = NULL when it is already right (conditions and
+ * status.changeManagement equal). The conditions list is replaced as a
+ * whole (merge patches replace arrays), so it carries every other condition
+ * unchanged; resource_version makes the write conditional. Returns 0 or
+ * HCP_ENOMEM. */
+int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
+                        const json_t *cm_doc, const char *resource_version, bool nodepool,
+                        sched_time_t now, json_t **out);
 
-/* The metadata merge patch for a pause action (NULL for CTL_PAUSE_NONE or
+/* The metadata merge patch for a pause action (NULL for DECIDE_PAUSE_NONE or
  * when out of memory), conditional on resource_version. */
-json_t *ctl_pause_patch(ctl_pause_action_t action, const char *resource_version);
+json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version);
 
 /* Formats an instant for status: RFC 3339 UTC, or "" for an unbounded end. */
-void ctl_format_time(sched_time_t t, char *buf, size_t len);
+void decide_format_time(sched_time_t t, char *buf, size_t len);
 
 #endif

@@ -1,12 +1,14 @@
 /* model.c: slim views of HostedClusters, NodePools and CAPI objects. */
-#include "controller/model.h"
+#include "decide/model.h"
+
+#include "base/error.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <zlib.h>
 
-json_t *ctl_json_path(const json_t *obj, const char *path)
+json_t *decide_json_path(const json_t *obj, const char *path)
 {
     const json_t *cur = obj;
     const char *p = path;
@@ -36,7 +38,7 @@ static size_t non_null_members(const json_t *o)
     return n;
 }
 
-bool ctl_json_equal_stored(const json_t *a, const json_t *b)
+bool decide_json_equal_stored(const json_t *a, const json_t *b)
 {
     if (!a || !b) {
         const json_t *x = a ? a : b;
@@ -51,7 +53,7 @@ bool ctl_json_equal_stored(const json_t *a, const json_t *b)
             if (json_is_null(v))
                 continue;
             const json_t *w = json_object_get(b, k);
-            if (!w || json_is_null(w) || !ctl_json_equal_stored(v, w))
+            if (!w || json_is_null(w) || !decide_json_equal_stored(v, w))
                 return false;
         }
         return true;
@@ -60,16 +62,16 @@ bool ctl_json_equal_stored(const json_t *a, const json_t *b)
         if (json_array_size(a) != json_array_size(b))
             return false;
         for (size_t i = 0; i < json_array_size(a); i++)
-            if (!ctl_json_equal_stored(json_array_get(a, i), json_array_get(b, i)))
+            if (!decide_json_equal_stored(json_array_get(a, i), json_array_get(b, i)))
                 return false;
         return true;
     }
     return json_equal(a, b);
 }
 
-const char *ctl_json_str(const json_t *obj, const char *path)
+const char *decide_json_str(const json_t *obj, const char *path)
 {
-    return json_string_value(ctl_json_path(obj, path)); /* NULL unless a string */
+    return json_string_value(decide_json_path(obj, path)); /* NULL unless a string */
 }
 
 static char *dup_or_null(const char *s)
@@ -79,7 +81,7 @@ static char *dup_or_null(const char *s)
 
 static const char *annotation(const json_t *obj, const char *key)
 {
-    const json_t *ann = ctl_json_path(obj, "metadata.annotations");
+    const json_t *ann = decide_json_path(obj, "metadata.annotations");
     return json_is_object(ann) ? json_string_value(json_object_get(ann, key)) : NULL;
 }
 
@@ -105,7 +107,7 @@ static bool condition_true(const json_t *conds, const char *type)
     return st && strcmp(st, "True") == 0;
 }
 
-static int read_cond(const json_t *conds, const char *type, ctl_cond_t *out)
+static int read_cond(const json_t *conds, const char *type, decide_seen_cond_t *out)
 {
     const json_t *c = find_condition(conds, type);
     memset(out, 0, sizeof(*out));
@@ -123,20 +125,20 @@ static int read_cond(const json_t *conds, const char *type, ctl_cond_t *out)
     return 0;
 }
 
-static void cond_free(ctl_cond_t *c)
+static void cond_free(decide_seen_cond_t *c)
 {
     free(c->reason);
     free(c->message);
 }
 
-static int managed_extract(const json_t *obj, ctl_managed_t *m)
+static int managed_extract(const json_t *obj, decide_managed_t *m)
 {
     stanza_parse(obj, &m->stanza); /* an invalid stanza is kept, marked invalid */
-    json_t *gen = ctl_json_path(obj, "metadata.generation");
+    json_t *gen = decide_json_path(obj, "metadata.generation");
     m->generation = json_is_integer(gen) ? json_integer_value(gen) : 0;
-    json_t *conds = ctl_json_path(obj, "status.conditions");
+    json_t *conds = decide_json_path(obj, "status.conditions");
     m->conditions = json_is_array(conds) ? json_incref(conds) : NULL;
-    json_t *cm = ctl_json_path(obj, "status.changeManagement");
+    json_t *cm = decide_json_path(obj, "status.changeManagement");
     m->cm_status = json_is_object(cm) ? json_incref(cm) : NULL;
     if (read_cond(conds, "ChangesPaused", &m->paused) ||
         read_cond(conds, "ChangesPending", &m->pending) ||
@@ -161,14 +163,14 @@ static const char zdict[] =
 /* Raw deflate, 16 KiB window (the texts are smaller), default level. */
 #define ZBITS 14
 
-static void packed_free(ctl_packed_t *p)
+static void packed_free(decide_packed_t *p)
 {
     free(p->z);
     memset(p, 0, sizeof(*p));
 }
 
 /* Deflates len bytes of text into *out (exact size). 0 or -1. */
-static int pack(const char *text, size_t len, ctl_packed_t *out)
+static int pack(const char *text, size_t len, decide_packed_t *out)
 {
     z_stream zs;
     unsigned char *buf = NULL, *exact;
@@ -204,7 +206,7 @@ fail:
 
 /* Inflates p into a new NUL-terminated string of exactly p->len bytes, or
  * NULL when the data is damaged or memory runs out. */
-static char *unpack(const ctl_packed_t *p)
+static char *unpack(const decide_packed_t *p)
 {
     z_stream zs;
     char *text = malloc((size_t)p->len + 1);
@@ -233,7 +235,7 @@ fail:
 }
 
 /* Compact JSON text of v, deflated. */
-static int pack_json(const json_t *v, ctl_packed_t *out)
+static int pack_json(const json_t *v, decide_packed_t *out)
 {
     char *text = json_dumps(v, JSON_COMPACT);
     int rc;
@@ -244,7 +246,7 @@ static int pack_json(const json_t *v, ctl_packed_t *out)
     return rc;
 }
 
-static void managed_free(ctl_managed_t *m)
+static void managed_free(decide_managed_t *m)
 {
     json_decref(m->conditions);
     json_decref(m->cm_status);
@@ -255,14 +257,14 @@ static void managed_free(ctl_managed_t *m)
     cond_free(&m->projected);
 }
 
-int ctl_managed_compact(ctl_managed_t *m)
+int decide_managed_compact(decide_managed_t *m)
 {
-    ctl_packed_t conds = {0}, cm = {0};
+    decide_packed_t conds = {0}, cm = {0};
     if (m->conditions && pack_json(m->conditions, &conds))
-        return -1;
+        return HCP_ENOMEM;
     if (m->cm_status && pack_json(m->cm_status, &cm)) {
         packed_free(&conds);
-        return -1;
+        return HCP_ENOMEM;
     }
     if (m->conditions) {
         packed_free(&m->conditions_z);
@@ -280,7 +282,7 @@ int ctl_managed_compact(ctl_managed_t *m)
 }
 
 /* A tree for the packed text, or a new reference to tree when there is none. */
-static int expand_one(json_t *tree, const ctl_packed_t *p, json_t **out)
+static int expand_one(json_t *tree, const decide_packed_t *p, json_t **out)
 {
     if (!p->z) {
         *out = json_incref(tree);
@@ -292,7 +294,7 @@ static int expand_one(json_t *tree, const ctl_packed_t *p, json_t **out)
     return *out ? 0 : -1;
 }
 
-int ctl_managed_expand(const ctl_managed_t *m, ctl_managed_t *view)
+int decide_managed_expand(const decide_managed_t *m, decide_managed_t *view)
 {
     *view = *m;
     memset(&view->conditions_z, 0, sizeof(view->conditions_z));
@@ -300,47 +302,47 @@ int ctl_managed_expand(const ctl_managed_t *m, ctl_managed_t *view)
     view->conditions = view->cm_status = NULL;
     if (expand_one(m->conditions, &m->conditions_z, &view->conditions) ||
         expand_one(m->cm_status, &m->cm_status_z, &view->cm_status)) {
-        ctl_managed_view_free(view);
-        return -1;
+        decide_managed_view_free(view);
+        return HCP_EPARSE;
     }
     return 0;
 }
 
-void ctl_managed_view_free(ctl_managed_t *view)
+void decide_managed_view_free(decide_managed_t *view)
 {
     json_decref(view->conditions);
     json_decref(view->cm_status);
     view->conditions = view->cm_status = NULL;
 }
 
-ctl_hc_t *ctl_hc_extract(const json_t *obj)
+decide_hc_t *decide_hc_extract(const json_t *obj)
 {
-    ctl_hc_t *hc = calloc(1, sizeof(*hc));
+    decide_hc_t *hc = calloc(1, sizeof(*hc));
     if (!hc)
         return NULL;
     if (managed_extract(obj, &hc->m))
         goto fail;
-    const char *infra = ctl_json_str(obj, "spec.infraID");
-    const char *cp = ctl_json_str(obj, "spec.controlPlaneRelease.image");
-    const char *rel = cp && *cp ? cp : ctl_json_str(obj, "spec.release.image");
-    const char *desired = ctl_json_str(obj, "status.version.desired.image");
+    const char *infra = decide_json_str(obj, "spec.infraID");
+    const char *cp = decide_json_str(obj, "spec.controlPlaneRelease.image");
+    const char *rel = cp && *cp ? cp : decide_json_str(obj, "spec.release.image");
+    const char *desired = decide_json_str(obj, "status.version.desired.image");
     hc->infra_id = dup_or_null(infra);
     hc->release_image = dup_or_null(rel);
     hc->desired_image = dup_or_null(desired);
     if ((infra && !hc->infra_id) || (rel && !hc->release_image) || (desired && !hc->desired_image))
         goto fail;
-    json_t *hist = ctl_json_path(obj, "status.version.history");
+    json_t *hist = decide_json_path(obj, "status.version.history");
     const char *state = json_is_array(hist) ? json_string_value(json_object_get(
                                                   json_array_get(hist, 0), "state"))
                                             : NULL;
     hc->history_partial = state && strcmp(state, "Partial") == 0;
     return hc;
 fail:
-    ctl_hc_free(hc);
+    decide_hc_free(hc);
     return NULL;
 }
 
-void ctl_hc_free(ctl_hc_t *hc)
+void decide_hc_free(decide_hc_t *hc)
 {
     if (!hc)
         return;
@@ -351,28 +353,28 @@ void ctl_hc_free(ctl_hc_t *hc)
     free(hc);
 }
 
-ctl_np_t *ctl_np_extract(const json_t *obj)
+decide_np_t *decide_np_extract(const json_t *obj)
 {
-    ctl_np_t *np = calloc(1, sizeof(*np));
+    decide_np_t *np = calloc(1, sizeof(*np));
     if (!np)
         return NULL;
     if (managed_extract(obj, &np->m))
         goto fail;
-    const char *cluster = ctl_json_str(obj, "spec.clusterName");
+    const char *cluster = decide_json_str(obj, "spec.clusterName");
     np->cluster_name = dup_or_null(cluster);
     if (cluster && !np->cluster_name)
         goto fail;
-    const char *ut = ctl_json_str(obj, "spec.management.upgradeType");
+    const char *ut = decide_json_str(obj, "spec.management.upgradeType");
     np->in_place = ut && strcmp(ut, "InPlace") == 0;
     np->updating_version = condition_true(np->m.conditions, "UpdatingVersion");
     np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
     return np;
 fail:
-    ctl_np_free(np);
+    decide_np_free(np);
     return NULL;
 }
 
-void ctl_np_free(ctl_np_t *np)
+void decide_np_free(decide_np_t *np)
 {
     if (!np)
         return;
@@ -383,21 +385,21 @@ void ctl_np_free(ctl_np_t *np)
 
 static int64_t int_or(const json_t *obj, const char *path, int64_t dflt)
 {
-    json_t *v = ctl_json_path(obj, path);
+    json_t *v = decide_json_path(obj, path);
     return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
-ctl_capi_t *ctl_capi_extract(const json_t *obj)
+decide_capi_t *decide_capi_extract(const json_t *obj)
 {
-    ctl_capi_t *c = calloc(1, sizeof(*c));
+    decide_capi_t *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    const json_t *ann = ctl_json_path(obj, "metadata.annotations");
-    c->paused = json_is_object(ann) && json_object_get(ann, CTL_PAUSED_ANNOTATION) != NULL;
-    const char *marker = annotation(obj, CTL_MARKER_ANNOTATION);
-    c->marker = marker && strcmp(marker, CTL_MARKER_VALUE) == 0;
-    c->spec_paused = json_is_true(ctl_json_path(obj, "spec.paused"));
-    const char *np = annotation(obj, CTL_NODEPOOL_ANNOTATION);
+    const json_t *ann = decide_json_path(obj, "metadata.annotations");
+    c->paused = json_is_object(ann) && json_object_get(ann, DECIDE_PAUSED_ANNOTATION) != NULL;
+    const char *marker = annotation(obj, DECIDE_MARKER_ANNOTATION);
+    c->marker = marker && strcmp(marker, DECIDE_MARKER_VALUE) == 0;
+    c->spec_paused = json_is_true(decide_json_path(obj, "spec.paused"));
+    const char *np = annotation(obj, DECIDE_NODEPOOL_ANNOTATION);
     c->nodepool = dup_or_null(np);
     if (np && !c->nodepool) {
         free(c);
@@ -414,7 +416,7 @@ ctl_capi_t *ctl_capi_extract(const json_t *obj)
     return c;
 }
 
-void ctl_capi_free(ctl_capi_t *c)
+void decide_capi_free(decide_capi_t *c)
 {
     if (!c)
         return;
@@ -422,7 +424,7 @@ void ctl_capi_free(ctl_capi_t *c)
     free(c);
 }
 
-bool ctl_hc_pending(const ctl_hc_t *hc)
+bool decide_hc_pending(const decide_hc_t *hc)
 {
     if (hc->history_partial)
         return true;
@@ -431,9 +433,40 @@ bool ctl_hc_pending(const ctl_hc_t *hc)
     return !hc->desired_image || strcmp(hc->release_image, hc->desired_image) != 0;
 }
 
-bool ctl_np_pending(const ctl_np_t *np, const ctl_capi_t *md)
+bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
 {
     if (np->updating_version || np->updating_config)
         return true;
     return md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
+}
+
+void *decide_view_extract(decide_kind_t kind, const json_t *obj)
+{
+    decide_managed_t *m = NULL;
+    void *v;
+    if (kind == DECIDE_HC) {
+        decide_hc_t *hc = decide_hc_extract(obj);
+        v = hc;
+        m = hc ? &hc->m : NULL;
+    } else if (kind == DECIDE_NP) {
+        decide_np_t *np = decide_np_extract(obj);
+        v = np;
+        m = np ? &np->m : NULL;
+    } else {
+        return decide_capi_extract(obj);
+    }
+    if (m && decide_managed_compact(m) == 0)
+        return v;
+    decide_view_free(kind, v);
+    return NULL;
+}
+
+void decide_view_free(decide_kind_t kind, void *view)
+{
+    if (kind == DECIDE_HC)
+        decide_hc_free(view);
+    else if (kind == DECIDE_NP)
+        decide_np_free(view);
+    else
+        decide_capi_free(view);
 }

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/decide.h"
-#include "controller/model.h"
+#include "base/error.h"
+#include "decide/decide.h"
+#include "decide/model.h"
 
 static sched_time_t T(const char *s)
 {
@@ -27,9 +28,9 @@ static json_t *J(const char *text)
     return j;
 }
 
-static ctl_capi_t *capi(bool paused, bool marker)
+static decide_capi_t *capi(bool paused, bool marker)
 {
-    ctl_capi_t *c = calloc(1, sizeof(*c));
+    decide_capi_t *c = calloc(1, sizeof(*c));
     assert_non_null(c);
     c->paused = paused;
     c->marker = marker;
@@ -65,49 +66,49 @@ static void test_pause_action_table(void **state)
     (void)state;
     struct {
         bool want, paused, marker;
-        ctl_pause_action_t expect;
+        decide_pause_action_t expect;
     } rows[] = {
-        {true, false, false, CTL_PAUSE_ADD},
-        {true, false, true, CTL_PAUSE_REASSERT},
-        {true, true, true, CTL_PAUSE_NONE},
-        {true, true, false, CTL_PAUSE_NONE}, /* foreign pause: no marker added */
-        {false, true, true, CTL_PAUSE_REMOVE},
-        {false, false, true, CTL_PAUSE_REMOVE_MARKER},
-        {false, true, false, CTL_PAUSE_NONE}, /* foreign pause never lifted */
-        {false, false, false, CTL_PAUSE_NONE},
+        {true, false, false, DECIDE_PAUSE_ADD},
+        {true, false, true, DECIDE_PAUSE_REASSERT},
+        {true, true, true, DECIDE_PAUSE_NONE},
+        {true, true, false, DECIDE_PAUSE_NONE}, /* foreign pause: no marker added */
+        {false, true, true, DECIDE_PAUSE_REMOVE},
+        {false, false, true, DECIDE_PAUSE_REMOVE_MARKER},
+        {false, true, false, DECIDE_PAUSE_NONE}, /* foreign pause never lifted */
+        {false, false, false, DECIDE_PAUSE_NONE},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        ctl_capi_t *c = capi(rows[i].paused, rows[i].marker);
-        assert_int_equal(ctl_pause_action(rows[i].want, c), rows[i].expect);
-        ctl_capi_free(c);
+        decide_capi_t *c = capi(rows[i].paused, rows[i].marker);
+        assert_int_equal(decide_pause_action(rows[i].want, c), rows[i].expect);
+        decide_capi_free(c);
     }
-    assert_int_equal(ctl_pause_action(true, NULL), CTL_PAUSE_NONE);
+    assert_int_equal(decide_pause_action(true, NULL), DECIDE_PAUSE_NONE);
 }
 
 static void test_pause_patch_documents(void **state)
 {
     (void)state;
-    json_t *p = ctl_pause_patch(CTL_PAUSE_ADD, "42");
+    json_t *p = decide_pause_patch(DECIDE_PAUSE_ADD, "42");
     char *s = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
     assert_string_equal(s, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
                            "openshift.io/paused-by\":\"hcp-controller\",\"cluster.x-k8s.io/"
                            "paused\":\"true\"},\"resourceVersion\":\"42\"}}");
     free(s);
     json_decref(p);
-    p = ctl_pause_patch(CTL_PAUSE_REMOVE, "7");
+    p = decide_pause_patch(DECIDE_PAUSE_REMOVE, "7");
     s = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
     assert_string_equal(s, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
                            "openshift.io/paused-by\":null,\"cluster.x-k8s.io/paused\":null},"
                            "\"resourceVersion\":\"7\"}}");
     free(s);
     json_decref(p);
-    p = ctl_pause_patch(CTL_PAUSE_REMOVE_MARKER, "8");
+    p = decide_pause_patch(DECIDE_PAUSE_REMOVE_MARKER, "8");
     s = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
     assert_string_equal(s, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
                            "openshift.io/paused-by\":null},\"resourceVersion\":\"8\"}}");
     free(s);
     json_decref(p);
-    assert_null(ctl_pause_patch(CTL_PAUSE_NONE, "1"));
+    assert_null(decide_pause_patch(DECIDE_PAUSE_NONE, "1"));
 }
 
 static void test_extract_hostedcluster(void **state)
@@ -119,7 +120,7 @@ static void test_extract_hostedcluster(void **state)
                     "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"},"
                     "\"history\":[{\"state\":\"Completed\"}]},"
                     "\"conditions\":[{\"type\":\"Available\",\"status\":\"True\"}]}}");
-    ctl_hc_t *hc = ctl_hc_extract(obj);
+    decide_hc_t *hc = decide_hc_extract(obj);
     assert_non_null(hc);
     assert_string_equal(hc->infra_id, "a-x1");
     assert_string_equal(hc->release_image, "r:2");
@@ -128,30 +129,30 @@ static void test_extract_hostedcluster(void **state)
     assert_int_equal(hc->m.generation, 3);
     assert_true(hc->m.stanza.present);
     assert_string_equal(hc->m.stanza.policy, "w");
-    assert_true(ctl_hc_pending(hc)); /* r:2 differs from desired r:1 */
-    ctl_hc_free(hc);
+    assert_true(decide_hc_pending(hc)); /* r:2 differs from desired r:1 */
+    decide_hc_free(hc);
     json_decref(obj);
 
     /* controlPlaneRelease wins; equal images and Completed: nothing pending. */
     obj = J("{\"spec\":{\"release\":{\"image\":\"r:2\"},\"controlPlaneRelease\":{\"image\":\"c:1\"}},"
             "\"status\":{\"version\":{\"desired\":{\"image\":\"c:1\"}}}}");
-    hc = ctl_hc_extract(obj);
+    hc = decide_hc_extract(obj);
     assert_string_equal(hc->release_image, "c:1");
-    assert_false(ctl_hc_pending(hc));
+    assert_false(decide_hc_pending(hc));
     assert_false(hc->m.stanza.present);
-    ctl_hc_free(hc);
+    decide_hc_free(hc);
     json_decref(obj);
 
     /* Partial history: pending even when images agree. Wrong types read as absent. */
     obj = J("{\"spec\":{\"infraID\":5,\"release\":{\"image\":\"r\"}},\"status\":{\"version\":"
             "{\"desired\":{\"image\":\"r\"},\"history\":[{\"state\":\"Partial\"}]},"
             "\"conditions\":{\"not\":\"a list\"}}}");
-    hc = ctl_hc_extract(obj);
+    hc = decide_hc_extract(obj);
     assert_null(hc->infra_id);
     assert_true(hc->history_partial);
-    assert_true(ctl_hc_pending(hc));
+    assert_true(decide_hc_pending(hc));
     assert_null(hc->m.conditions);
-    ctl_hc_free(hc);
+    decide_hc_free(hc);
     json_decref(obj);
 }
 
@@ -161,14 +162,14 @@ static void test_extract_nodepool_and_capi(void **state)
     json_t *obj = J("{\"spec\":{\"clusterName\":\"a\",\"management\":{\"upgradeType\":\"InPlace\"}},"
                     "\"status\":{\"conditions\":[{\"type\":\"UpdatingConfig\",\"status\":\"True\"},"
                     "{\"type\":\"UpdatingVersion\",\"status\":\"False\"}]}}");
-    ctl_np_t *np = ctl_np_extract(obj);
+    decide_np_t *np = decide_np_extract(obj);
     assert_string_equal(np->cluster_name, "a");
     assert_true(np->in_place);
     assert_true(np->updating_config);
     assert_false(np->updating_version);
-    assert_true(ctl_np_pending(np, NULL));
+    assert_true(decide_np_pending(np, NULL));
     np->updating_config = false;
-    assert_false(ctl_np_pending(np, NULL));
+    assert_false(decide_np_pending(np, NULL));
     json_decref(obj);
 
     /* v1beta2 MachineDeployment: upToDateReplicas. */
@@ -176,34 +177,34 @@ static void test_extract_nodepool_and_capi(void **state)
             "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
             "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\"}},"
             "\"spec\":{\"replicas\":3},\"status\":{\"upToDateReplicas\":1}}");
-    ctl_capi_t *md = ctl_capi_extract(obj);
+    decide_capi_t *md = decide_capi_extract(obj);
     assert_true(md->paused);
     assert_true(md->marker);
     assert_string_equal(md->nodepool, "clusters/np1");
     assert_int_equal(md->replicas, 3);
     assert_int_equal(md->updated, 1);
-    assert_true(ctl_np_pending(np, md));
-    ctl_capi_free(md);
+    assert_true(decide_np_pending(np, md));
+    decide_capi_free(md);
     json_decref(obj);
 
     /* A marker with another value is not ours. */
     obj = J("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
             "paused-by\":\"someone-else\"}},\"status\":{\"updatedReplicas\":2},\"spec\":{}}");
-    md = ctl_capi_extract(obj);
+    md = decide_capi_extract(obj);
     assert_false(md->marker);
     assert_false(md->paused);
     assert_int_equal(md->replicas, -1);
     assert_int_equal(md->updated, 2);
-    assert_false(ctl_np_pending(np, md));
-    ctl_capi_free(md);
+    assert_false(decide_np_pending(np, md));
+    decide_capi_free(md);
     json_decref(obj);
-    ctl_np_free(np);
+    decide_np_free(np);
 }
 
-static ctl_hc_t *hc_from(const char *text)
+static decide_hc_t *hc_from(const char *text)
 {
     json_t *obj = J(text);
-    ctl_hc_t *hc = ctl_hc_extract(obj);
+    decide_hc_t *hc = decide_hc_extract(obj);
     json_decref(obj);
     assert_non_null(hc);
     return hc;
@@ -215,15 +216,15 @@ static void test_decide_hc_window(void **state)
     sched_time_t now = T("2026-01-03T02:00:00Z"); /* Saturday, inside 00:00-06:00 */
     sched_t *sat = saturdays(now);
     stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
-    ctl_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},"
+    decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},"
                            "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"}}}}");
-    ctl_capi_t *cl = capi(true, true);
-    ctl_decision_t d;
+    decide_capi_t *cl = capi(true, true);
+    decide_decision_t d;
 
     /* Inside the window: our pause is lifted, changes are initiated. */
-    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_false(d.restricted);
-    assert_int_equal(d.action, CTL_PAUSE_REMOVE);
+    assert_int_equal(d.action, DECIDE_PAUSE_REMOVE);
     assert_int_equal(d.pending_metric, 1);
     assert_int_equal(d.wake, T("2026-01-03T06:00:00Z"));
     assert_false(d.paused_status);
@@ -234,9 +235,9 @@ static void test_decide_hc_window(void **state)
     now = T("2026-01-03T07:00:00Z");
     cl->paused = false;
     cl->marker = false;
-    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_true(d.restricted);
-    assert_int_equal(d.action, CTL_PAUSE_ADD);
+    assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_int_equal(d.pending_metric, 2);
     assert_true(d.paused_status);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
@@ -246,11 +247,11 @@ static void test_decide_hc_window(void **state)
 
     /* Somebody stripped our pause but left the marker: re-assert. */
     cl->marker = true;
-    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
-    assert_int_equal(d.action, CTL_PAUSE_REASSERT);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(d.action, DECIDE_PAUSE_REASSERT);
 
-    ctl_capi_free(cl);
-    ctl_hc_free(hc);
+    decide_capi_free(cl);
+    decide_hc_free(hc);
     sched_unref(sat);
 }
 
@@ -259,28 +260,28 @@ static void test_decide_hc_update_in_progress_not_paused(void **state)
     (void)state;
     sched_time_t now = T("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
-    ctl_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},\"status\":{\"version\":"
+    decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},\"status\":{\"version\":"
                            "{\"desired\":{\"image\":\"r:2\"},\"history\":[{\"state\":\"Partial\"}]}}}");
-    ctl_capi_t *cl = capi(false, false);
-    ctl_decision_t d;
-    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    decide_capi_t *cl = capi(false, false);
+    decide_decision_t d;
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_true(d.restricted);
     assert_true(d.hold_open);
-    assert_int_equal(d.action, CTL_PAUSE_NONE);
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
     assert_string_equal(d.paused_reason, "UpdateInProgress");
     assert_false(d.paused_status);
     assert_int_equal(d.pending_metric, 1);
 
     /* Once the update completes the pause follows. */
     hc->history_partial = false;
-    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_false(d.hold_open);
-    assert_int_equal(d.action, CTL_PAUSE_ADD);
+    assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_string_equal(d.paused_reason, "Restrictive");
     assert_int_equal(d.wake, SCHED_POS_INF);
     assert_non_null(strstr(d.paused_message, "indefinitely"));
-    ctl_capi_free(cl);
-    ctl_hc_free(hc);
+    decide_capi_free(cl);
+    decide_hc_free(hc);
 }
 
 static void test_decide_foreign_pause_left_alone(void **state)
@@ -288,18 +289,18 @@ static void test_decide_foreign_pause_left_alone(void **state)
     (void)state;
     sched_time_t now = T("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
-    ctl_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
-    ctl_capi_t *cl = capi(true, false);
-    ctl_decision_t d;
-    assert_int_equal(ctl_decide_hc(hc, &res, cl, now, &d), 0);
+    decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
+    decide_capi_t *cl = capi(true, false);
+    decide_decision_t d;
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
     assert_false(d.restricted);
     assert_true(d.paused_by_other);
-    assert_int_equal(d.action, CTL_PAUSE_NONE);
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
     assert_true(d.paused_status);
     assert_string_equal(d.paused_reason, "PausedExternally");
     assert_int_equal(d.pending_metric, 2);
-    ctl_capi_free(cl);
-    ctl_hc_free(hc);
+    decide_capi_free(cl);
+    decide_hc_free(hc);
 }
 
 static void test_decide_degraded_reason(void **state)
@@ -309,15 +310,15 @@ static void test_decide_degraded_reason(void **state)
     stanza_resolution_t res = resolution(sched_never(), STANZA_BY_POLICY, "PolicyNotFound");
     res.degraded = 1;
     snprintf(res.message, sizeof(res.message), "Policy \"w\" was not found in namespace \"c\".");
-    ctl_hc_t *hc = hc_from("{}");
-    ctl_decision_t d;
-    assert_int_equal(ctl_decide_hc(hc, &res, NULL, now, &d), 0);
+    decide_hc_t *hc = hc_from("{}");
+    decide_decision_t d;
+    assert_int_equal(decide_hc(hc, &res, NULL, now, &d), 0);
     assert_true(d.restricted);
     assert_string_equal(d.paused_reason, "PolicyNotFound");
     assert_non_null(strstr(d.paused_message, "was not found"));
-    assert_int_equal(d.action, CTL_PAUSE_NONE); /* no Cluster known: nothing to patch */
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE); /* no Cluster known: nothing to patch */
     assert_int_equal(d.pending_metric, 0);
-    ctl_hc_free(hc);
+    decide_hc_free(hc);
 }
 
 static void test_decide_np_rollout_not_interrupted(void **state)
@@ -329,27 +330,27 @@ static void test_decide_np_rollout_not_interrupted(void **state)
     memset(&inter, 0, sizeof(inter));
     inter.sched = sched_never();
     json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
-    ctl_np_t *np = ctl_np_extract(obj);
+    decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
-    ctl_capi_t *md = capi(false, false);
+    decide_capi_t *md = capi(false, false);
     md->replicas = 3;
     md->updated = 1;
-    ctl_decision_t d;
-    assert_int_equal(ctl_decide_np(np, &res, &inter, md, now, &d), 0);
+    decide_decision_t d;
+    assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
     assert_true(d.hold_open);
-    assert_int_equal(d.action, CTL_PAUSE_NONE);
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
     assert_non_null(strstr(d.paused_message, "MachineDeployment"));
     md->updated = 3;
-    assert_int_equal(ctl_decide_np(np, &res, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
     assert_false(d.hold_open);
-    assert_int_equal(d.action, CTL_PAUSE_ADD);
-    ctl_capi_free(md);
-    ctl_np_free(np);
+    assert_int_equal(d.action, DECIDE_PAUSE_ADD);
+    decide_capi_free(md);
+    decide_np_free(np);
 }
 
 /* Applies a status merge patch's status to a served object, as the API
  * server would, and re-extracts the view. */
-static ctl_hc_t *apply_status(json_t *obj, const json_t *patch)
+static decide_hc_t *apply_status(json_t *obj, const json_t *patch)
 {
     json_t *status = json_object_get(obj, "status");
     if (!status) {
@@ -359,7 +360,7 @@ static ctl_hc_t *apply_status(json_t *obj, const json_t *patch)
     json_t *ps = json_object_get(patch, "status");
     json_object_set(status, "conditions", json_object_get(ps, "conditions"));
     json_object_set(status, "changeManagement", json_object_get(ps, "changeManagement"));
-    return ctl_hc_extract(obj);
+    return decide_hc_extract(obj);
 }
 
 /* A ByPolicy HostedCluster on Saturday windows, decided one hour after a
@@ -370,8 +371,8 @@ typedef struct {
     sched_t *sat;
     stanza_resolution_t res;
     json_t *obj;
-    ctl_hc_t *hc;
-    ctl_decision_t d;
+    decide_hc_t *hc;
+    decide_decision_t d;
     json_t *doc;
 } paused_hc_t;
 
@@ -382,17 +383,17 @@ static void paused_hc_setup(paused_hc_t *f)
     f->res = resolution(f->sat, STANZA_BY_POLICY, "ByPolicy");
     f->obj = J("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
                "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
-    f->hc = ctl_hc_extract(f->obj);
+    f->hc = decide_hc_extract(f->obj);
     assert_non_null(f->hc);
-    assert_int_equal(ctl_decide_hc(f->hc, &f->res, NULL, f->now, &f->d), 0);
-    f->doc = ctl_status_doc(&f->d, &f->hc->m.stanza, &f->res, NULL);
+    assert_int_equal(decide_hc(f->hc, &f->res, NULL, f->now, &f->d), 0);
+    f->doc = decide_status_doc(&f->d, &f->hc->m.stanza, &f->res, NULL);
     assert_non_null(f->doc);
 }
 
 static void paused_hc_teardown(paused_hc_t *f)
 {
     json_decref(f->doc);
-    ctl_hc_free(f->hc);
+    decide_hc_free(f->hc);
     json_decref(f->obj);
     sched_unref(f->sat);
 }
@@ -401,43 +402,44 @@ static void test_status_patch_zero_writes_when_right(void **state)
 {
     (void)state;
     paused_hc_t f;
-    int err;
     paused_hc_setup(&f);
-    assert_string_equal(json_string_value(ctl_json_path(f.doc, "current.state")), "ChangesPaused");
-    assert_string_equal(json_string_value(ctl_json_path(f.doc, "current.startTime")),
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "current.state")), "ChangesPaused");
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "current.startTime")),
                         "2026-01-03T06:00:00Z");
-    assert_string_equal(json_string_value(ctl_json_path(f.doc, "current.endTime")),
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "current.endTime")),
                         "2026-01-10T00:00:00Z");
-    assert_string_equal(json_string_value(ctl_json_path(f.doc, "next.state")), "ChangesUnpaused");
-    assert_string_equal(json_string_value(ctl_json_path(f.doc, "next.endTime")),
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "next.state")), "ChangesUnpaused");
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "next.endTime")),
                         "2026-01-10T06:00:00Z");
 
-    json_t *patch = ctl_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &err);
+    json_t *patch;
+
+    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &patch), 0);
     assert_non_null(patch);
-    assert_int_equal(err, 0);
-    json_t *conds = ctl_json_path(patch, "status.conditions");
+    json_t *conds = decide_json_path(patch, "status.conditions");
     assert_int_equal(json_array_size(conds), 3); /* Available is carried over */
     assert_string_equal(json_string_value(json_object_get(json_array_get(conds, 0), "type")),
                         "Available");
-    assert_string_equal(json_string_value(ctl_json_path(patch, "metadata.resourceVersion")), "5");
+    assert_string_equal(json_string_value(decide_json_path(patch, "metadata.resourceVersion")), "5");
 
     /* Once applied, the same decision writes nothing. */
-    ctl_hc_t *hc2 = apply_status(f.obj, patch);
-    json_t *again = ctl_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &err);
+    decide_hc_t *hc2 = apply_status(f.obj, patch);
+    json_t *again;
+    assert_int_equal(decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &again), 0);
     assert_null(again);
-    assert_int_equal(err, 0);
 
     /* A changed message rewrites, keeping lastTransitionTime when the status holds. */
     snprintf(f.d.pending_message, sizeof(f.d.pending_message), "changed");
-    json_t *p3 = ctl_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &err);
+    json_t *p3;
+    assert_int_equal(decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &p3), 0);
     assert_non_null(p3);
-    json_t *c = json_array_get(ctl_json_path(p3, "status.conditions"), 2);
+    json_t *c = json_array_get(decide_json_path(p3, "status.conditions"), 2);
     assert_string_equal(json_string_value(json_object_get(c, "type")), "ChangesPending");
     assert_string_equal(json_string_value(json_object_get(c, "lastTransitionTime")),
                         "2026-01-03T07:00:00Z");
 
     json_decref(p3);
-    ctl_hc_free(hc2);
+    decide_hc_free(hc2);
     json_decref(patch);
     paused_hc_teardown(&f);
 }
@@ -448,43 +450,47 @@ static void test_compact_view_same_patches(void **state)
 {
     (void)state;
     paused_hc_t f;
-    int err;
     paused_hc_setup(&f);
-    json_t *want = ctl_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &err);
+    json_t *want;
+    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &want), 0);
     assert_non_null(want);
 
-    assert_int_equal(ctl_managed_compact(&f.hc->m), 0);
+    assert_int_equal(decide_managed_compact(&f.hc->m), 0);
     assert_null(f.hc->m.conditions);
     assert_non_null(f.hc->m.conditions_z.z);
     assert_null(f.hc->m.cm_status_z.z); /* there was no status.changeManagement */
-    ctl_managed_t view;
-    assert_int_equal(ctl_managed_expand(&f.hc->m, &view), 0);
-    json_t *got = ctl_status_patch(&view, &f.d, f.doc, "5", false, f.now, &err);
+    decide_managed_t view;
+    assert_int_equal(decide_managed_expand(&f.hc->m, &view), 0);
+    json_t *got;
+    assert_int_equal(decide_status_patch(&view, &f.d, f.doc, "5", false, f.now, &got), 0);
     assert_true(json_equal(want, got));
-    ctl_managed_view_free(&view);
+    decide_managed_view_free(&view);
 
     /* Applied and compacted again (now with changeManagement): nothing to write. */
-    ctl_hc_t *hc2 = apply_status(f.obj, want);
-    assert_int_equal(ctl_managed_compact(&hc2->m), 0);
+    decide_hc_t *hc2 = apply_status(f.obj, want);
+    assert_int_equal(decide_managed_compact(&hc2->m), 0);
     assert_non_null(hc2->m.cm_status_z.z);
-    assert_int_equal(ctl_managed_expand(&hc2->m, &view), 0);
-    assert_null(ctl_status_patch(&view, &f.d, f.doc, "6", false, f.now + 60, &err));
-    assert_int_equal(err, 0);
-    ctl_managed_view_free(&view);
+    assert_int_equal(decide_managed_expand(&hc2->m, &view), 0);
+    {
+        json_t *none;
+        assert_int_equal(decide_status_patch(&view, &f.d, f.doc, "6", false, f.now + 60, &none), 0);
+        assert_null(none);
+    }
+    decide_managed_view_free(&view);
 
     /* Damaged data is refused rather than read as "no conditions": a length
      * that does not match, then a stream that does not inflate. */
     hc2->m.conditions_z.len++;
-    assert_int_equal(ctl_managed_expand(&hc2->m, &view), -1);
+    assert_int_equal(decide_managed_expand(&hc2->m, &view), HCP_EPARSE);
     hc2->m.conditions_z.len--;
-    assert_int_equal(ctl_managed_expand(&hc2->m, &view), 0);
-    ctl_managed_view_free(&view);
+    assert_int_equal(decide_managed_expand(&hc2->m, &view), 0);
+    decide_managed_view_free(&view);
     memset(hc2->m.conditions_z.z, 0xff, hc2->m.conditions_z.zlen);
-    assert_int_equal(ctl_managed_expand(&hc2->m, &view), -1);
+    assert_int_equal(decide_managed_expand(&hc2->m, &view), HCP_EPARSE);
 
     json_decref(got);
     json_decref(want);
-    ctl_hc_free(hc2);
+    decide_hc_free(hc2);
     paused_hc_teardown(&f);
 }
 
@@ -505,15 +511,15 @@ static void test_json_equal_stored(void **state)
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         json_t *a = J(rows[i].a), *b = J(rows[i].b);
-        assert_int_equal(ctl_json_equal_stored(a, b), rows[i].equal);
-        assert_int_equal(ctl_json_equal_stored(b, a), rows[i].equal);
+        assert_int_equal(decide_json_equal_stored(a, b), rows[i].equal);
+        assert_int_equal(decide_json_equal_stored(b, a), rows[i].equal);
         json_decref(a);
         json_decref(b);
     }
     json_t *empty = J("{\"x\":null}"), *full = J("{\"x\":1}");
-    assert_true(ctl_json_equal_stored(NULL, NULL));
-    assert_true(ctl_json_equal_stored(NULL, empty));
-    assert_false(ctl_json_equal_stored(full, NULL));
+    assert_true(decide_json_equal_stored(NULL, NULL));
+    assert_true(decide_json_equal_stored(NULL, empty));
+    assert_false(decide_json_equal_stored(full, NULL));
     json_decref(empty);
     json_decref(full);
 }
@@ -529,13 +535,13 @@ static void test_nodepool_condition_severity(void **state)
     memset(&inter, 0, sizeof(inter));
     inter.sched = sched_never();
     json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
-    ctl_np_t *np = ctl_np_extract(obj);
-    ctl_decision_t d;
-    int err;
-    assert_int_equal(ctl_decide_np(np, &res, &inter, NULL, now, &d), 0);
-    json_t *doc = ctl_status_doc(&d, &np->m.stanza, &res, &inter);
-    json_t *p = ctl_status_patch(&np->m, &d, doc, "1", true, now, &err);
-    json_t *conds = ctl_json_path(p, "status.conditions");
+    decide_np_t *np = decide_np_extract(obj);
+    decide_decision_t d;
+    assert_int_equal(decide_np(np, &res, &inter, NULL, now, &d), 0);
+    json_t *doc = decide_status_doc(&d, &np->m.stanza, &res, &inter);
+    json_t *p;
+    assert_int_equal(decide_status_patch(&np->m, &d, doc, "1", true, now, &p), 0);
+    json_t *conds = decide_json_path(p, "status.conditions");
     json_t *paused = json_array_get(conds, 0), *pending = json_array_get(conds, 1);
     assert_string_equal(json_string_value(json_object_get(paused, "status")), "True");
     assert_string_equal(json_string_value(json_object_get(paused, "severity")), "Info");
@@ -546,7 +552,7 @@ static void test_nodepool_condition_severity(void **state)
     json_decref(p);
     json_decref(doc);
     json_decref(obj);
-    ctl_np_free(np);
+    decide_np_free(np);
 }
 
 /* RestrictiveUntil T then the policy: before T the reason is the override,
@@ -559,19 +565,19 @@ static void test_restrictive_until_reason(void **state)
     sched_t *after = sched_after(until);
     sched_t *tl = sched_and(after, sat);
     stanza_resolution_t res = resolution(tl, STANZA_RESTRICTIVE_UNTIL, "RestrictiveUntil");
-    ctl_hc_t *hc = hc_from("{}");
+    decide_hc_t *hc = hc_from("{}");
     hc->m.stanza.present = 1;
     hc->m.stanza.valid = 1;
     hc->m.stanza.strategy = STANZA_RESTRICTIVE_UNTIL;
     hc->m.stanza.has_restrictive_until = 1;
     hc->m.stanza.restrictive_until = until;
-    ctl_decision_t d;
-    assert_int_equal(ctl_decide_hc(hc, &res, NULL, T("2026-01-05T00:00:00Z"), &d), 0);
+    decide_decision_t d;
+    assert_int_equal(decide_hc(hc, &res, NULL, T("2026-01-05T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "RestrictiveUntil");
-    assert_int_equal(ctl_decide_hc(hc, &res, NULL, T("2026-01-07T00:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, T("2026-01-07T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
     assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
-    ctl_hc_free(hc);
+    decide_hc_free(hc);
     sched_unref(tl);
     sched_unref(after);
     sched_unref(sat);
@@ -588,13 +594,13 @@ static void test_nodepool_restricted_by_cluster(void **state)
     stanza_nodepool_t inter;
     assert_int_equal(stanza_resolve_nodepool(own.sched, sat, now, &inter), 0);
     json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
-    ctl_np_t *np = ctl_np_extract(obj);
+    decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
-    ctl_capi_t *md = capi(false, false);
-    ctl_decision_t d;
-    assert_int_equal(ctl_decide_np(np, &own, &inter, md, now, &d), 0);
+    decide_capi_t *md = capi(false, false);
+    decide_decision_t d;
+    assert_int_equal(decide_np(np, &own, &inter, md, now, &d), 0);
     assert_true(d.restricted);
-    assert_int_equal(d.action, CTL_PAUSE_ADD);
+    assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_string_equal(d.paused_reason, "HostedClusterRestricted");
     assert_non_null(strstr(d.paused_message, "Changes are paused until 2026-01-10T00:00:00Z (the"));
     assert_non_null(strstr(d.paused_message, "its HostedCluster's does not"));
@@ -603,7 +609,7 @@ static void test_nodepool_restricted_by_cluster(void **state)
     /* Restricted by its own timeline: the usual reason. */
     stanza_resolution_t narrow = resolution(sat, STANZA_BY_POLICY, "PolicyResolved");
     assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_always(), now, &inter), 0);
-    assert_int_equal(ctl_decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, now, &d), 0);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
     assert_null(strstr(d.paused_message, "HostedCluster"));
     stanza_nodepool_free(&inter);
@@ -611,14 +617,14 @@ static void test_nodepool_restricted_by_cluster(void **state)
     /* Its cluster never permits: the pool still wakes when its own window
      * opens and closes (NoPermittedWindow says more than the cluster). */
     assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_never(), now, &inter), 0);
-    assert_int_equal(ctl_decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, now, &d), 0);
     assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
-    assert_int_equal(ctl_decide_np(np, &narrow, &inter, md, T("2026-01-10T01:00:00Z"), &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, T("2026-01-10T01:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "NoPermittedWindow");
     assert_int_equal(d.wake, T("2026-01-10T06:00:00Z"));
     stanza_nodepool_free(&inter);
-    ctl_capi_free(md);
-    ctl_np_free(np);
+    decide_capi_free(md);
+    decide_np_free(np);
     sched_unref(sat);
 }
 
@@ -662,24 +668,24 @@ static void test_compact_conditions_shrink(void **state)
     }
     json_t *obj = json_pack("{s:{s:i}, s:{s:o}}", "metadata", "generation", 4, "status",
                             "conditions", conds);
-    ctl_hc_t *hc = ctl_hc_extract(obj);
+    decide_hc_t *hc = decide_hc_extract(obj);
     assert_non_null(hc);
     char *text = json_dumps(json_object_get(json_object_get(obj, "status"), "conditions"),
                             JSON_COMPACT);
-    assert_int_equal(ctl_managed_compact(&hc->m), 0);
+    assert_int_equal(decide_managed_compact(&hc->m), 0);
     assert_int_equal(hc->m.conditions_z.len, strlen(text));
     print_message("# %u bytes of conditions kept in %u\n", hc->m.conditions_z.len,
                   hc->m.conditions_z.zlen);
     assert_true(hc->m.conditions_z.zlen * 3 < hc->m.conditions_z.len);
 
-    ctl_managed_t view;
-    assert_int_equal(ctl_managed_expand(&hc->m, &view), 0);
+    decide_managed_t view;
+    assert_int_equal(decide_managed_expand(&hc->m, &view), 0);
     char *again = json_dumps(view.conditions, JSON_COMPACT);
     assert_string_equal(again, text);
-    ctl_managed_view_free(&view);
+    decide_managed_view_free(&view);
     free(again);
     free(text);
-    ctl_hc_free(hc);
+    decide_hc_free(hc);
     json_decref(obj);
 }
 

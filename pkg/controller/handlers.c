@@ -1,0 +1,314 @@
+/* handlers.c: cache events mapped to the keys they concern, and the
+ * extractors that slim objects down as they arrive. A handler decides
+ * nothing: it finds which records may be affected and enqueues them. */
+#include "controller/internal.h"
+
+#include "base/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- cache callbacks --------------------------------------------------- */
+
+typedef struct enqueue_ns_ctx {
+    ctl_controller_t *c;
+    rkind_t kind;
+    const char *ns;           /* only this namespace, or NULL */
+    const char *cluster;      /* NodePools: only of this HostedCluster, or NULL */
+} enqueue_ns_ctx_t;
+
+static void enqueue_each(const kube_obj *o, void *ud)
+{
+    enqueue_ns_ctx_t *x = ud;
+    if (x->ns && strcmp(o->ns, x->ns) != 0)
+        return;
+    if (x->cluster) {
+        const decide_np_t *np = o->data;
+        if (!np || !np->cluster_name || strcmp(np->cluster_name, x->cluster) != 0)
+            return;
+    }
+    ctl_enqueue(x->c, x->kind, o->ns, o->name);
+}
+
+static void enqueue_namespace(ctl_controller_t *c, const char *ns)
+{
+    enqueue_ns_ctx_t a = {c, R_HC, ns, NULL}, b = {c, R_NP, ns, NULL};
+    kube_cache_foreach(&c->hcs, enqueue_each, &a);
+    kube_cache_foreach(&c->nps, enqueue_each, &b);
+}
+
+/* A policy appeared, went or changed its spec: every resolution may
+ * change, and anything in its namespace may reference it. */
+static void policy_changed(const kube_obj *o, void *ud)
+{
+    ctl_controller_t *c = ud;
+    c->policy_epoch++;
+    ctl_enqueue(c, R_POLICY, o->ns, o->name);
+    enqueue_namespace(c, o->ns);
+}
+
+static void policy_add(const kube_obj *o, void *ud) { policy_changed(o, ud); }
+static void policy_update(const kube_obj *old, const kube_obj *o, void *ud)
+{
+    const policy_entry_t *a = old->data, *b = o->data;
+    /* A status write keeps the parsed policy (extract_policy shares it):
+     * only the policy itself has something to look at again. */
+    if (a && b && a->shared == b->shared)
+        ctl_enqueue(ud, R_POLICY, o->ns, o->name);
+    else
+        policy_changed(o, ud);
+}
+static void policy_delete(const kube_obj *o, void *ud) { policy_changed(o, ud); }
+
+/* The two stanzas resolve alike (same fields, same times, same policy). */
+static bool stanza_same(const stanza_t *a, const stanza_t *b)
+{
+    return a->present == b->present && a->from_spec == b->from_spec && a->valid == b->valid &&
+           strcmp(a->error, b->error) == 0 && a->strategy == b->strategy &&
+           strcmp(a->policy, b->policy) == 0 &&
+           a->has_permissive_until == b->has_permissive_until &&
+           (!a->has_permissive_until || a->permissive_until == b->permissive_until) &&
+           a->has_restrictive_until == b->has_restrictive_until &&
+           (!a->has_restrictive_until || a->restrictive_until == b->restrictive_until);
+}
+
+/* Forgets what the record of an object remembers of its timelines. */
+static void forget_resolution(ctl_controller_t *c, rkind_t k, const kube_obj *o)
+{
+    record_t *r = ctl_record_find(c, k, o->ns, o->name);
+    if (r)
+        ctl_record_drop_res(r);
+}
+
+/* A HostedCluster appeared, went or changed its stanza: its NodePools
+ * follow it. Other changes (status, release) concern it alone. */
+static void hc_changed(const kube_obj *o, void *ud, bool stanza_changed)
+{
+    ctl_controller_t *c = ud;
+    ctl_enqueue(c, R_HC, o->ns, o->name);
+    if (!stanza_changed)
+        return;
+    forget_resolution(c, R_HC, o);
+    enqueue_ns_ctx_t x = {c, R_NP, o->ns, o->name};
+    kube_cache_foreach(&c->nps, enqueue_each, &x);
+}
+static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
+static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
+{
+    const decide_hc_t *a = old->data, *b = o->data;
+    hc_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
+}
+static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
+
+static void np_changed(const kube_obj *o, void *ud, bool stanza_changed)
+{
+    if (stanza_changed)
+        forget_resolution(ud, R_NP, o);
+    ctl_enqueue(ud, R_NP, o->ns, o->name);
+}
+static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
+static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
+{
+    const decide_np_t *a = old->data, *b = o->data;
+    np_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
+}
+static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
+
+/* A control-plane namespace is "<hc-ns>-<hc-name>", and both parts may hold
+ * dashes: for each split at a dash, enqueues the object of kind k in <hc-ns>
+ * named `name` (or <hc-name> when name is NULL) if cache holds it. A lookup
+ * per dash, not a walk over every object. */
+static void enqueue_by_hcp_ns(ctl_controller_t *c, const char *hcpns, kube_cache *cache,
+                              rkind_t k, const char *name)
+{
+    for (const char *dash = strchr(hcpns, '-'); dash; dash = strchr(dash + 1, '-')) {
+        char ns[300];
+        size_t n = (size_t)(dash - hcpns);
+        const char *obj = name ? name : dash + 1;
+        if (n == 0 || n >= sizeof(ns))
+            continue;
+        memcpy(ns, hcpns, n);
+        ns[n] = '\0';
+        if (kube_cache_get(cache, ns, obj))
+            ctl_enqueue(c, k, ns, obj);
+    }
+}
+
+/* A CAPI Cluster lives in its HostedCluster's control-plane namespace and
+ * is the HostedCluster's concern. */
+static void cluster_changed(const kube_obj *o, void *ud)
+{
+    ctl_controller_t *c = ud;
+    enqueue_by_hcp_ns(c, o->ns, &c->hcs, R_HC, NULL);
+}
+static void cluster_add(const kube_obj *o, void *ud) { cluster_changed(o, ud); }
+static void cluster_update(const kube_obj *old, const kube_obj *o, void *ud)
+{
+    (void)old;
+    cluster_changed(o, ud);
+}
+static void cluster_delete(const kube_obj *o, void *ud) { cluster_changed(o, ud); }
+
+/* A MachineDeployment/MachineSet names its NodePool in an annotation;
+ * without it, any NodePool of that name whose cluster namespace matches. */
+static void machines_changed(const kube_obj *o, void *ud)
+{
+    ctl_controller_t *c = ud;
+    const decide_capi_t *m = o->data;
+    if (m && m->nodepool) {
+        const char *slash = strchr(m->nodepool, '/');
+        if (slash && slash != m->nodepool) {
+            char ns[300];
+            size_t n = (size_t)(slash - m->nodepool);
+            if (n < sizeof(ns)) {
+                memcpy(ns, m->nodepool, n);
+                ns[n] = '\0';
+                ctl_enqueue(c, R_NP, ns, slash + 1);
+            }
+        }
+        return;
+    }
+    /* Without the link the NodePool shares the object's name, and its
+     * namespace is a prefix of the control-plane namespace "<ns>-<cluster>". */
+    enqueue_by_hcp_ns(c, o->ns, &c->nps, R_NP, o->name);
+}
+static void machines_add(const kube_obj *o, void *ud) { machines_changed(o, ud); }
+static void machines_update(const kube_obj *old, const kube_obj *o, void *ud)
+{
+    (void)old;
+    machines_changed(o, ud);
+}
+static void machines_delete(const kube_obj *o, void *ud) { machines_changed(o, ud); }
+
+/* ---- extractors -------------------------------------------------------- */
+
+/* The parsed policy of the cached version of obj when that version has the
+ * same uid and generation (so the same spec), or NULL. */
+static policy_shared_t *same_spec(ctl_controller_t *c, const json_t *obj)
+{
+    const char *ns = decide_json_str(obj, "metadata.namespace");
+    const char *name = decide_json_str(obj, "metadata.name");
+    const char *uid = decide_json_str(obj, "metadata.uid");
+    const json_t *gen = decide_json_path(obj, "metadata.generation");
+    if (!name || !uid || !json_is_integer(gen) || json_integer_value(gen) <= 0)
+        return NULL;
+    const kube_obj *old = kube_cache_get(&c->policies, ns ? ns : "", name);
+    const policy_entry_t *oe = old ? old->data : NULL;
+    if (!oe || strcmp(old->uid, uid) != 0 || oe->p->generation != json_integer_value(gen))
+        return NULL;
+    return oe->shared;
+}
+
+static int extract_policy(const json_t *obj, kube_intern *strings, void **out, void *ud)
+{
+    (void)strings;
+    ctl_controller_t *c = ud;
+    policy_entry_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return HCP_ENOMEM;
+    e->shared = same_spec(c, obj);
+    if (e->shared) {
+        e->shared->refs++;
+    } else {
+        e->shared = calloc(1, sizeof(*e->shared));
+        if (!e->shared) {
+            free(e);
+            return HCP_ENOMEM;
+        }
+        int rc = policy_parse(obj, ctl_clock_now(&c->opts.clock, c->loop), &e->shared->p, NULL,
+                              0);
+        if (rc == POLICY_ENOMEM || !e->shared->p) {
+            policy_free(e->shared->p);
+            free(e->shared);
+            free(e);
+            return HCP_ENOMEM;
+        }
+        e->shared->refs = 1;
+    }
+    e->p = e->shared->p;
+    json_t *st = json_object_get(obj, "status");
+    e->status = json_is_object(st) ? json_incref(st) : NULL;
+    *out = e;
+    return 0;
+}
+
+static void release_policy(void *data, kube_intern *strings, void *ud)
+{
+    (void)strings;
+    (void)ud;
+    policy_entry_t *e = data;
+    if (--e->shared->refs == 0) {
+        policy_free(e->shared->p);
+        free(e->shared);
+    }
+    json_decref(e->status);
+    free(e);
+}
+
+/* The caches keep HostedClusters and NodePools with the status the
+ * controller compares with as compact text (decide_view_extract());
+ * carry_out() expands it for a patch. */
+static int extract(decide_kind_t kind, const json_t *obj, void **out)
+{
+    return (*out = decide_view_extract(kind, obj)) ? 0 : HCP_ENOMEM;
+}
+
+static int extract_hc(const json_t *obj, kube_intern *s, void **out, void *ud)
+{
+    (void)s;
+    (void)ud;
+    return extract(DECIDE_HC, obj, out);
+}
+
+static int extract_np(const json_t *obj, kube_intern *s, void **out, void *ud)
+{
+    (void)s;
+    (void)ud;
+    return extract(DECIDE_NP, obj, out);
+}
+
+static int extract_capi(const json_t *obj, kube_intern *s, void **out, void *ud)
+{
+    (void)s;
+    (void)ud;
+    return extract(DECIDE_CLUSTER, obj, out);
+}
+
+static void release_hc(void *d, kube_intern *s, void *ud)
+{
+    (void)s;
+    (void)ud;
+    decide_view_free(DECIDE_HC, d);
+}
+
+static void release_np(void *d, kube_intern *s, void *ud)
+{
+    (void)s;
+    (void)ud;
+    decide_view_free(DECIDE_NP, d);
+}
+
+static void release_capi(void *d, kube_intern *s, void *ud)
+{
+    (void)s;
+    (void)ud;
+    decide_view_free(DECIDE_CLUSTER, d);
+}
+
+/* ---- the tables ctl_start() installs ---------------------------------- */
+
+const kube_cache_ops ctl_policy_ops = {extract_policy, release_policy, policy_add, policy_update,
+                                       policy_delete};
+const kube_cache_ops ctl_hc_ops = {extract_hc, release_hc, hc_add, hc_update, hc_delete};
+const kube_cache_ops ctl_np_ops = {extract_np, release_np, np_add, np_update, np_delete};
+const kube_cache_ops ctl_cluster_ops = {extract_capi, release_capi, cluster_add, cluster_update,
+                                        cluster_delete};
+const kube_cache_ops ctl_machines_ops = {extract_capi, release_capi, machines_add,
+                                         machines_update, machines_delete};
+
+void ctl_enqueue_all(ctl_controller_t *c)
+{
+    enqueue_ns_ctx_t p = {c, R_POLICY, NULL, NULL};
+    kube_cache_foreach(&c->policies, enqueue_each, &p);
+    enqueue_namespace(c, NULL);
+}

@@ -1,0 +1,137 @@
+/* internal: what the files of pkg/controller share, and nobody else sees.
+ *
+ * The controller reads like controller-runtime's pieces, one file each:
+ *   controller.c  wiring: caches, watches, CAPI discovery, start/stop, clock
+ *   handlers.c    cache events -> keys to enqueue (they decide nothing), and
+ *                 the extractors that slim objects down as they arrive
+ *   queue.c       records, the deduplicating work queue, timers
+ *   reconcile.c   plan (pkg/decide) -> writes, Events, hosted projection
+ *   write.c       the writer (write.h): in-flight writes, conflicts, staleness
+ *   scrape.c      /metrics values: the same plan, read only
+ */
+#ifndef HCP_CONTROLLER_INTERNAL_H
+#define HCP_CONTROLLER_INTERNAL_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "controller/controller.h"
+#include "controller/queue.h"
+#include "controller/write.h"
+#include "decide/plan.h"
+#include "hosted/hosted.h"
+#include "kube/cache.h"
+#include "kube/objmap.h"
+#include "kube/watch.h"
+#include "policy/policy.h"
+#include "policy/stanza.h"
+
+#define HS_GROUP "hypershift.openshift.io"
+#define HS_VERSION "v1beta1"
+#define CM_GROUP "changemanagement.hypershift.openshift.io"
+#define CM_VERSION "v1alpha1"
+#define CAPI_GROUP "cluster.x-k8s.io"
+#define PATH_MAX_LEN 768
+
+typedef enum rkind { R_POLICY, R_HC, R_NP } rkind_t;
+
+/* What the controller remembers of one managed object between reconciles. */
+typedef struct record {
+    kube_objkey_t key;       /* kind, ns and name in the controller's map */
+    ctl_qitem_t q;           /* work queue link */
+    ctl_wtarget_t wt;        /* the writer's per-object state */
+    ctl_controller_t *ctl;
+    rkind_t kind;
+    char *ns, *name;         /* owned */
+    ev_timer timer;          /* next window boundary, or a retry */
+    bool gone;               /* the object was deleted; free when idle */
+    double retry;            /* next retry delay after a failed write */
+    bool have_last;          /* the fields below hold the previous decision */
+    bool last_restricted;
+    int last_pending;
+    bool last_valid;         /* policies: last seen validity */
+    /* HostedClusters and NodePools: the resolved stanza, kept until the
+     * object changes or a policy is added, removed or edited (a resolution
+     * depends on nothing else, and not on time). */
+    bool have_res;
+    uint64_t res_epoch;      /* the controller's policy_epoch when resolved */
+    stanza_resolution_t res;
+    /* NodePools: the intersection with the cluster's timeline as computed
+     * at inter_from; its answers (next windows) hold until inter_until as
+     * long as both timelines are the same objects. */
+    bool have_inter;
+    sched_t *inter_cluster;  /* reference: the cluster timeline intersected */
+    sched_time_t inter_from, inter_until;
+    stanza_nodepool_t inter;
+} record_t;
+
+/* A parsed policy, shared by the cache entries of one generation: a status
+ * write does not change the spec, so its answer keeps the parsed policy and
+ * the schedule's memory of expanded windows. */
+typedef struct policy_shared {
+    int refs;
+    policy_t *p;
+} policy_shared_t;
+
+/* The slim view a policy's cache keeps: the parsed policy and the status
+ * last written, whose history the next status extends. */
+typedef struct policy_entry {
+    policy_t *p;             /* borrowed from shared */
+    policy_shared_t *shared;
+    json_t *status;
+} policy_entry_t;
+
+struct ctl_controller {
+    struct ev_loop *loop;
+    kube_client *client;
+    ctl_options_t opts;
+    char *ns_filter;            /* owned copy of watch_namespace or NULL */
+    bool leading;
+    char capi_version[32];      /* discovered, "" until known */
+
+    kube_cache policies, hcs, nps, clusters, mds, mss;
+    kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss;
+    bool capi_started;
+    kube_request *discovery;    /* in flight */
+    ev_timer discovery_retry;
+
+    kube_objmap_t records;      /* record_t by kind/ns/name */
+    ctl_queue_t queue;          /* records to reconcile */
+    ev_check qcheck;            /* drains the queue after each poll */
+    ev_idle qidle;              /* keeps the loop spinning while work is queued */
+    ctl_writer_t writer;        /* writes in flight */
+    uint64_t policy_epoch;      /* bumped when a policy appears, goes or is edited */
+    hosted_t *proj;             /* hosted ClusterVersion projection */
+    ctl_stats_t stats;
+};
+
+/* queue.c */
+record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name);
+record_t *ctl_record_find(const ctl_controller_t *c, rkind_t k, const char *ns,
+                          const char *name);
+void ctl_record_drop_res(record_t *r);
+void ctl_record_drop_inter(record_t *r);
+void ctl_record_forget(ctl_controller_t *c, record_t *r);
+void ctl_record_free(record_t *r);
+void ctl_enqueue(ctl_controller_t *c, rkind_t k, const char *ns, const char *name);
+void ctl_queue_drain(struct ev_loop *loop, ev_check *w, int revents);
+void ctl_queue_kick(ctl_controller_t *c);
+void ctl_arm(ctl_controller_t *c, record_t *r, sched_time_t when);
+void ctl_arm_retry(ctl_controller_t *c, record_t *r);
+void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud);
+
+/* reconcile.c */
+void ctl_reconcile(ctl_controller_t *c, record_t *r);
+int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out);
+/* The controller's read-only view for decide_plan(); memoize: whether the
+ * resolutions it computes are kept on the records (reconcile) or only
+ * those already kept are handed out (scrape). */
+void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v);
+
+/* handlers.c */
+extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
+    ctl_machines_ops;
+void ctl_enqueue_all(ctl_controller_t *c);
+
+#endif

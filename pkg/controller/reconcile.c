@@ -1,0 +1,318 @@
+/* reconcile.c: one object's plan carried out: writes, Events, projection. */
+#include "controller/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "decide/conditions.h"
+#include "log/log.h"
+#include "policy/behavior.h"
+
+/* ---- the view the plan reads ------------------------------------------- */
+
+int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
+{
+    ctl_controller_t *c = ud;
+    const kube_obj *o = kube_cache_get(&c->policies, ns, name);
+    if (!o || !o->data)
+        return 0;
+    const policy_entry_t *e = o->data;
+    out->found = 1;
+    out->ready = e->p->valid;
+    out->sched = e->p->sched;
+    out->message = e->p->message;
+    return 0;
+}
+
+static bool view_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
+                     decide_ref_t *out)
+{
+    ctl_controller_t *c = ud;
+    kube_cache *caches[] = {&c->hcs, &c->nps, &c->clusters, &c->mds, &c->mss};
+    /* Without a discovered CAPI version there are no CAPI objects to act on. */
+    if (kind >= DECIDE_CLUSTER && !c->capi_version[0])
+        return false;
+    const kube_obj *o = kube_cache_get(caches[kind], ns, name);
+    if (!o || !o->data)
+        return false;
+    *out = (decide_ref_t){o->data, o->rv, o->uid};
+    return true;
+}
+
+/* The record's resolution when it is current, else (memoize) resolved and
+ * kept until the object or a policy changes (the handlers and policy_epoch
+ * say when), else NULL. */
+static const stanza_resolution_t *resolution(ctl_controller_t *c, bool memoize,
+                                             decide_kind_t kind, const char *ns,
+                                             const char *name, const stanza_t *st)
+{
+    record_t *r = ctl_record_find(c, kind == DECIDE_HC ? R_HC : R_NP, ns, name);
+    if (!r)
+        return NULL;
+    if (r->have_res && r->res_epoch == c->policy_epoch)
+        return &r->res;
+    if (!memoize)
+        return NULL;
+    ctl_record_drop_res(r);
+    if (stanza_resolve(st, r->ns, ctl_lookup_policy, c, &r->res))
+        return NULL;
+    r->have_res = true;
+    r->res_epoch = c->policy_epoch;
+    return &r->res;
+}
+
+/* A NodePool's intersection with its HostedCluster's timeline, kept while
+ * both timelines are the same objects and now is before the end of the next
+ * window of each (until then the answers cannot change), so a boundary or an
+ * edit computes it again and a plain reconcile or scrape does not. */
+static const stanza_nodepool_t *intersection(ctl_controller_t *c, bool memoize, const char *ns,
+                                             const char *name, sched_t *own, sched_t *cluster,
+                                             sched_time_t now)
+{
+    record_t *r = ctl_record_find(c, R_NP, ns, name);
+    if (!r)
+        return NULL;
+    if (r->have_inter && r->have_res && r->res.sched == own && r->inter_cluster == cluster &&
+        now >= r->inter_from && now < r->inter_until)
+        return &r->inter;
+    if (!memoize || !r->have_res || r->res.sched != own)
+        return NULL;
+    ctl_record_drop_inter(r);
+    if (stanza_resolve_nodepool(own, cluster, now, &r->inter))
+        return NULL;
+    r->have_inter = true;
+    r->inter_cluster = sched_ref(cluster);
+    r->inter_from = now;
+    /* Without a window in the look-ahead the answer may change as the
+     * look-ahead moves: computed afresh every time. */
+    r->inter_until = now;
+    if (r->inter.has_window && r->inter.cluster_has_window)
+        r->inter_until = r->inter.next.end < r->inter.cluster_next.end ? r->inter.next.end
+                                                                       : r->inter.cluster_next.end;
+    return &r->inter;
+}
+
+static const stanza_resolution_t *memo_resolution(void *ud, decide_kind_t kind, const char *ns,
+                                                  const char *name, const stanza_t *st)
+{
+    return resolution(ud, true, kind, ns, name, st);
+}
+
+static const stanza_resolution_t *peek_resolution(void *ud, decide_kind_t kind, const char *ns,
+                                                  const char *name, const stanza_t *st)
+{
+    return resolution(ud, false, kind, ns, name, st);
+}
+
+static const stanza_nodepool_t *memo_intersection(void *ud, const char *ns, const char *name,
+                                                  sched_t *own, sched_t *cluster, sched_time_t now)
+{
+    return intersection(ud, true, ns, name, own, cluster, now);
+}
+
+static const stanza_nodepool_t *peek_intersection(void *ud, const char *ns, const char *name,
+                                                  sched_t *own, sched_t *cluster, sched_time_t now)
+{
+    return intersection(ud, false, ns, name, own, cluster, now);
+}
+
+static hosted_conds_t hosted_want(const decide_decision_t *d)
+{
+    return (hosted_conds_t){{d->paused_status, d->paused_reason, d->paused_message},
+                            {d->pending_status, d->pending_reason, d->pending_message}};
+}
+
+/* What the projection will report once handed the decision's conditions;
+ * unknown while it has learnt nothing (a fresh process). */
+static void view_projection(void *ud, const char *ns, const char *name,
+                            const decide_decision_t *d, decide_projection_t *out)
+{
+    ctl_controller_t *c = ud;
+    hosted_conds_t want = hosted_want(d);
+    hosted_status_t st;
+    if (!c->proj || hosted_preview(c->proj, ns, name, &want, &st) != 0 ||
+        strcmp(st.reason, HOSTED_PENDING) == 0)
+        return;
+    out->known = true;
+    out->ok = st.ok;
+    out->reason = st.reason;
+    snprintf(out->message, sizeof(out->message), "%s", st.message);
+}
+
+void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
+{
+    *v = (decide_view_t){.ud = c,
+                         .get = view_get,
+                         .lookup_policy = ctl_lookup_policy,
+                         .resolution = memoize ? memo_resolution : peek_resolution,
+                         .intersection = memoize ? memo_intersection : peek_intersection,
+                         .projection = view_projection};
+}
+
+/* ---- carrying a plan out ----------------------------------------------- */
+
+static void event(ctl_controller_t *c, record_t *r, const char *kind, const char *api_version,
+                  const char *uid, const char *type, const char *reason, const char *message)
+{
+    ctl_event_t ev = {kind, api_version, uid, type, reason, message};
+    if (ctl_write_event(&c->writer, &r->wt, &ev))
+        ctl_arm_retry(c, r);
+}
+
+static void submit(ctl_controller_t *c, record_t *r, const ctl_write_t *w)
+{
+    if (ctl_write(&c->writer, &r->wt, w))
+        ctl_arm_retry(c, r);
+}
+
+static void transition_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                              const char *kind)
+{
+    const decide_decision_t *d = &p->d;
+    const char *uid = p->self.uid;
+    if (r->have_last && r->last_restricted != d->restricted)
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal",
+              d->restricted ? "WindowClosed" : "WindowOpened", d->paused_message);
+    if (r->have_last && r->last_pending == 2 && d->pending_metric == 1)
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
+              "Pending changes may start now.");
+    if (d->action == DECIDE_PAUSE_REASSERT) {
+        c->stats.reasserts++;
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Warning", "PauseReasserted",
+              "Another writer removed the pause while changes are restricted; it was "
+              "re-asserted.");
+    }
+    r->have_last = true;
+    r->last_restricted = d->restricted;
+    r->last_pending = d->pending_metric;
+}
+
+static kube_cache *capi_cache(ctl_controller_t *c, decide_kind_t k, const char **resource)
+{
+    *resource = k == DECIDE_CLUSTER ? "clusters" : k == DECIDE_MS ? "machinesets"
+                                                                  : "machinedeployments";
+    return k == DECIDE_CLUSTER ? &c->clusters : k == DECIDE_MS ? &c->mss : &c->mds;
+}
+
+/* Writes the pause action and the status the plan asks for. */
+static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                      const char *capi_path, const char *path, sched_time_t now)
+{
+    const char *resource;
+    kube_cache *cc = capi_cache(c, p->capi_kind, &resource);
+    if (p->d.action != DECIDE_PAUSE_NONE && capi_path[0]) {
+        json_t *patch = decide_pause_patch(p->d.action, p->capi.rv);
+        if (patch) {
+            ctl_write_t w = {CTL_WRITE_PATCH, capi_path, patch, cc, "pause", r->wt.stale_capi,
+                             p->capi.rv};
+            submit(c, r, &w);
+            json_decref(patch);
+        }
+    }
+    decide_managed_t view;
+    json_t *sp = NULL;
+    if (decide_managed_expand(p->managed, &view)) {
+        c->stats.write_errors++;
+        ctl_arm_retry(c, r);
+        return;
+    }
+    decide_status_patch(&view, &p->d, p->status_doc, p->self.rv, p->kind == DECIDE_NP, now, &sp);
+    decide_managed_view_free(&view);
+    if (sp) {
+        ctl_write_t w = {CTL_WRITE_STATUS, path, sp, p->kind == DECIDE_HC ? &c->hcs : &c->nps,
+                         "status", r->wt.stale_own, p->self.rv};
+        submit(c, r, &w);
+        json_decref(sp);
+    }
+}
+
+/* A HostedCluster or NodePool: plan, then write what differs. */
+static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now)
+{
+    bool hc = r->kind == R_HC;
+    char err[256], capi_path[PATH_MAX_LEN] = "", path[PATH_MAX_LEN];
+    const char *resource;
+    decide_view_t v;
+    decide_plan_t p;
+    ctl_view_init(c, true, &v);
+    int rc = decide_plan(&v, hc ? DECIDE_HC : DECIDE_NP, r->ns, r->name, now, &p, err,
+                         sizeof(err));
+    if (!p.present) {
+        ctl_record_forget(c, r);
+        goto done;
+    }
+    if (rc) {
+        log_kv(LOG_WARN, "cannot decide", "namespace", r->ns, "name", r->name, "error", err,
+               NULL);
+        goto done;
+    }
+    capi_cache(c, p.capi_kind, &resource);
+    if (p.capi.data && kube_path(capi_path, sizeof(capi_path), CAPI_GROUP, c->capi_version,
+                                 resource, p.capi_ns, p.capi_name, NULL))
+        capi_path[0] = '\0';
+    if (ctl_write_stale(r->wt.stale_own, p.self.rv) ||
+        (capi_path[0] && ctl_write_stale(r->wt.stale_capi, p.capi.rv)))
+        goto done; /* the watch has yet to catch up with our writes */
+    if (kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, hc ? "hostedclusters" : "nodepools",
+                  r->ns, r->name, NULL))
+        goto done;
+    ctl_arm(c, r, p.d.wake);
+    if (hc && c->proj) {
+        hosted_conds_t want = hosted_want(&p.d);
+        hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
+    }
+    if (c->leading && p.status_doc) {
+        transition_events(c, r, &p, hc ? "HostedCluster" : "NodePool");
+        carry_out(c, r, &p, capi_path, path, now);
+    }
+done:
+    decide_plan_free(&p);
+}
+
+static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
+{
+    const kube_obj *obj = kube_cache_get(&c->policies, r->ns, r->name);
+    if (!obj || !obj->data) {
+        ctl_record_forget(c, r);
+        return;
+    }
+    const policy_entry_t *e = obj->data;
+    json_t *status = NULL;
+    sched_time_t when;
+    char path[PATH_MAX_LEN];
+    ctl_arm(c, r, sched_next_transition(e->p->sched, now, &when) == 1 ? when : SCHED_POS_INF);
+    if (behavior_status(e->p, now, e->status, &status) != 0)
+        return;
+    if (c->leading) {
+        if (!e->p->valid && (!r->have_last || r->last_valid))
+            event(c, r, "HostedChangeManagementPolicy", CM_GROUP "/" CM_VERSION, obj->uid,
+                  "Warning", "PolicyInvalid", e->p->message);
+        r->have_last = true;
+        r->last_valid = e->p->valid;
+        if (!decide_json_equal_stored(e->status, status) &&
+            kube_path(path, sizeof(path), CM_GROUP, CM_VERSION, "hostedchangemanagementpolicies",
+                      r->ns, r->name, NULL) == 0) {
+            json_t *patch = decide_status_patch_doc(json_incref(status), obj->rv);
+            if (patch) {
+                ctl_write_t w = {CTL_WRITE_STATUS, path, patch, &c->policies, "policy status",
+                                 NULL, NULL};
+                submit(c, r, &w);
+                json_decref(patch);
+            }
+        }
+    }
+    json_decref(status);
+}
+
+void ctl_reconcile(ctl_controller_t *c, record_t *r)
+{
+    if (r->wt.inflight > 0) {
+        r->wt.redo = true; /* decide again once our own writes are visible */
+        return;
+    }
+    sched_time_t now = ctl_clock_now(&c->opts.clock, c->loop);
+    if (r->kind == R_POLICY)
+        reconcile_policy(c, r, now);
+    else
+        reconcile_managed(c, r, now);
+}

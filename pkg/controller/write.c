@@ -1,0 +1,154 @@
+/* write.c: writes in flight, their outcomes, staleness, and Events. */
+#include "controller/write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "base/error.h"
+#include "log/log.h"
+
+#define TRIM_EVERY 500 /* writes answered between returns of free memory */
+#define PATH_LEN 768
+
+typedef struct inflight {
+    ctl_writer_t *wr;
+    ctl_wtarget_t *t;
+    kube_cache *cache;   /* where the answer is applied, or NULL */
+    const char *what;    /* for logs (static) */
+    uint64_t *stale;     /* the target's stale_own or stale_capi, or NULL */
+    uint64_t base;       /* hash of the resourceVersion the write replaces */
+} inflight_t;
+
+/* FNV-1a of a resourceVersion (compared for equality only: their order is
+ * the server's business). 0 for NULL. */
+static uint64_t rv_hash(const char *rv)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (!rv)
+        return 0;
+    for (; *rv; rv++)
+        h = (h ^ (unsigned char)*rv) * 1099511628211ull;
+    return h;
+}
+
+bool ctl_write_stale(const uint64_t stale[2], const char *rv)
+{
+    uint64_t h = rv_hash(rv);
+    return h && (stale[0] == h || stale[1] == h);
+}
+
+/* Returns free heap pages to the system (glibc; elsewhere nothing). */
+static void return_free_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+static void write_done(kube_client *client, const kube_error *err, json_t *obj, void *ud)
+{
+    (void)client;
+    inflight_t *w = ud;
+    ctl_writer_t *wr = w->wr;
+    ctl_wtarget_t *t = w->t;
+    ctl_write_outcome_t outcome = CTL_WRITE_OK;
+    t->inflight--;
+    wr->inflight--;
+    if (err && err->http_status == 409) {
+        wr->stats->conflicts++;
+        t->redo = true; /* the watch brings the newer object */
+        outcome = CTL_WRITE_CONFLICT;
+    } else if (err) {
+        wr->stats->write_errors++;
+        log_kv(LOG_ERROR, "write failed", "what", w->what, "namespace", t->ns, "name", t->name,
+               "error", err->message, NULL);
+        outcome = CTL_WRITE_FAILED;
+    } else {
+        wr->stats->last_write_at = ev_now(wr->loop);
+        if (w->stale && w->base && w->stale[0] != w->base) {
+            w->stale[1] = w->stale[0];
+            w->stale[0] = w->base;
+        }
+        /* The answer is the object as written: cache it now, so that a
+         * reconcile before the watch event sees it (the event itself is then
+         * a duplicate the cache drops). */
+        if (obj && w->cache) {
+            kube_error e;
+            kube_cache_apply(w->cache, KUBE_EVENT_MODIFIED, obj, &e);
+        }
+    }
+    free(w);
+    if (wr->settled)
+        wr->settled(t, outcome, wr->ud);
+    /* Every answer and watch event of a burst of writes is a parsed document
+     * freed again between the cached objects that replace each other: give
+     * the free pages back now and then, or the burst's peak stays. */
+    if (++wr->answered >= TRIM_EVERY) {
+        wr->answered = 0;
+        return_free_memory();
+    }
+}
+
+int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
+{
+    inflight_t *f = calloc(1, sizeof(*f));
+    kube_error err;
+    int rc;
+    if (!f) {
+        wr->stats->write_errors++;
+        return HCP_ENOMEM;
+    }
+    *f = (inflight_t){wr, t, w->cache, w->what, w->stale, rv_hash(w->base_rv)};
+    switch (w->verb) {
+    case CTL_WRITE_PATCH:
+        rc = kube_merge_patch(wr->client, w->path, w->doc, write_done, f, &err);
+        break;
+    case CTL_WRITE_STATUS:
+        rc = kube_merge_patch_status(wr->client, w->path, w->doc, write_done, f, &err);
+        break;
+    default:
+        rc = kube_create(wr->client, w->path, w->doc, write_done, f, &err);
+        break;
+    }
+    if (rc) {
+        wr->stats->write_errors++;
+        log_kv(LOG_ERROR, "write not sent", "what", w->what, "path", w->path, "error",
+               err.message, NULL);
+        free(f);
+        return HCP_ETRANSPORT;
+    }
+    wr->stats->writes++;
+    t->inflight++;
+    wr->inflight++;
+    return 0;
+}
+
+int ctl_write_event(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_event_t *ev)
+{
+    char path[PATH_LEN], ts[32], gen[300];
+    if (kube_path(path, sizeof(path), NULL, "v1", "events", t->ns, NULL, NULL))
+        return HCP_EINVAL;
+    sched_format_utc((sched_time_t)ev_now(wr->loop), ts, sizeof(ts));
+    snprintf(gen, sizeof(gen), "%s.", t->name);
+    json_t *doc = json_pack(
+        "{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s},"
+        " s:s, s:s, s:i, s:s}",
+        "apiVersion", "v1", "kind", "Event", "metadata", "generateName", gen, "namespace", t->ns,
+        "involvedObject", "apiVersion", ev->api_version, "kind", ev->kind, "name", t->name,
+        "namespace", t->ns, "uid", ev->uid ? ev->uid : "", "type", ev->type, "reason",
+        ev->reason, "message", ev->message, "source", "component", "hcp-controller",
+        "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "reportingComponent",
+        "hcp-controller");
+    if (!doc)
+        return HCP_ENOMEM;
+    wr->stats->events++;
+    ctl_write_t w = {CTL_WRITE_CREATE, path, doc, NULL, "event", NULL, NULL};
+    int rc = ctl_write(wr, t, &w);
+    json_decref(doc);
+    log_kv(LOG_INFO, ev->reason, "kind", ev->kind, "namespace", t->ns, "name", t->name,
+           "message", ev->message, NULL);
+    return rc;
+}

@@ -1,0 +1,92 @@
+/* write: the controller's writer (private to pkg/controller).
+ *
+ * Reconcilers say what an object should look like; the writer carries it
+ * out. It owns the writes in flight (per object and in total), counts them,
+ * sorts their outcomes (done, refused with 409 Conflict, failed), caches the
+ * object each answer returns, and remembers which resourceVersions our own
+ * writes replaced, so a reconcile does not decide from a watch event older
+ * than its own write (ctl_write_stale()). Events are writes too.
+ *
+ * It runs on the caller's libev loop and client; nothing here decides.
+ */
+#ifndef HCP_CONTROLLER_WRITE_H
+#define HCP_CONTROLLER_WRITE_H
+
+#include <ev.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "controller/controller.h"
+#include "kube/cache.h"
+#include "kube/client.h"
+
+/* What the writer keeps per object; embedded in the caller's record. */
+typedef struct ctl_wtarget {
+    const char *ns, *name;   /* borrowed from the record, for logs and Events */
+    int inflight;            /* writes in flight for this object */
+    bool redo;               /* a write met a conflict: decide again once settled */
+    uint64_t stale_own[2];   /* versions of the object our writes replaced, newest first */
+    uint64_t stale_capi[2];  /* the same for its CAPI object */
+} ctl_wtarget_t;
+
+/* How a write ended, for the settle callback. */
+typedef enum ctl_write_outcome {
+    CTL_WRITE_OK,        /* acknowledged; the answer is in the cache */
+    CTL_WRITE_CONFLICT,  /* 409: target->redo is set, the watch brings the newer object */
+    CTL_WRITE_FAILED,    /* any other failure (already logged and counted) */
+} ctl_write_outcome_t;
+
+/* Called once per answered write, after the writer's bookkeeping. The
+ * callback may free the record that embeds t; the writer does not touch t
+ * afterwards. */
+typedef void (*ctl_write_settled_fn)(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud);
+
+typedef struct ctl_writer {
+    struct ev_loop *loop;    /* borrowed */
+    kube_client *client;     /* borrowed */
+    ctl_stats_t *stats;      /* borrowed: writes, errors, conflicts, events, last_write_at */
+    ctl_write_settled_fn settled;
+    void *ud;                /* for settled */
+    int inflight;            /* writes in flight, every object */
+    unsigned answered;       /* answers since free memory was last returned */
+} ctl_writer_t;
+
+typedef enum ctl_write_verb {
+    CTL_WRITE_PATCH,  /* merge patch */
+    CTL_WRITE_STATUS, /* merge patch of the status subresource */
+    CTL_WRITE_CREATE, /* create */
+} ctl_write_verb_t;
+
+/* One write. Everything is borrowed for the duration of ctl_write(). */
+typedef struct ctl_write {
+    ctl_write_verb_t verb;   /* merge patch, status merge patch, or create */
+    const char *path;        /* the object's (or the collection's) API path */
+    json_t *doc;             /* the patch or the object to create */
+    kube_cache *cache;       /* where the answer is applied, or NULL */
+    const char *what;        /* for logs: "pause", "status", "event", ... */
+    uint64_t *stale;         /* target->stale_own or stale_capi, or NULL */
+    const char *base_rv;     /* the resourceVersion the write replaces, or NULL */
+} ctl_write_t;
+
+/* Sends w for target t. Returns 0 when the request is on its way (settled
+ * runs later), or a negative HCP_E* code when it could not be sent (counted
+ * as a write error and logged; settled does not run). */
+int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w);
+
+/* True when rv is a version of the object that our own writes replaced: a
+ * watch delivered it after the answer to a later write was cached. */
+bool ctl_write_stale(const uint64_t stale[2], const char *rv);
+
+/* An Event about an object (t's ns/name), created through the writer. */
+typedef struct ctl_event {
+    const char *kind, *api_version, *uid; /* the involved object */
+    const char *type;                     /* "Normal" or "Warning" */
+    const char *reason, *message;
+} ctl_event_t;
+
+/* Creates the Event (stamped with the loop's time) and logs it. Returns as
+ * ctl_write(). */
+int ctl_write_event(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_event_t *ev);
+
+#endif

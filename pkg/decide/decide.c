@@ -1,0 +1,288 @@
+/* decide.c: decisions, conditions, status documents and patches. */
+#include "decide/decide.h"
+
+#include "base/error.h"
+#include "decide/conditions.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void decide_format_time(sched_time_t t, char *buf, size_t len)
+{
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    sched_format_utc(t, buf, len);
+}
+
+/* A JSON timestamp, or null for an unbounded end. */
+static json_t *json_time(sched_time_t t)
+{
+    char buf[32];
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
+        return json_null();
+    sched_format_utc(t, buf, sizeof(buf));
+    return json_string(buf);
+}
+
+decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t *obj)
+{
+    if (!obj)
+        return DECIDE_PAUSE_NONE;
+    if (want_paused) {
+        if (obj->paused)
+            return DECIDE_PAUSE_NONE; /* ours, or somebody else's: paused either way */
+        return obj->marker ? DECIDE_PAUSE_REASSERT : DECIDE_PAUSE_ADD;
+    }
+    if (!obj->marker)
+        return DECIDE_PAUSE_NONE; /* never lift a pause we did not set */
+    return obj->paused ? DECIDE_PAUSE_REMOVE : DECIDE_PAUSE_REMOVE_MARKER;
+}
+
+/* Why the timeline restricts changes at now, as a condition reason. */
+static const char *restricted_reason(const stanza_resolution_t *res, const stanza_t *st,
+                                     const sched_state_t *state, sched_time_t now)
+{
+    if (res->degraded)
+        return res->reason; /* PolicyNotFound, PolicyNotReady, InvalidChangeManagement */
+    if (res->strategy == STANZA_RESTRICTIVE)
+        return "Restrictive";
+    /* A RestrictiveUntil whose time has passed restricts no more by itself. */
+    if (res->strategy == STANZA_RESTRICTIVE_UNTIL && st->has_restrictive_until &&
+        now < st->restrictive_until)
+        return "RestrictiveUntil";
+    if (state->no_window)
+        return "NoPermittedWindow";
+    return "OutsideMaintenanceWindow";
+}
+
+/* " (<message>)" or "" when the resolution says nothing more: the
+ * resolution's messages are lower-case clauses ("following policy ..."). */
+static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s", res->message[0] ? " (" : "", res->message,
+             res->message[0] ? ")" : "");
+    return buf;
+}
+
+enum which { PAUSED, PENDING }; /* our two conditions in a decision */
+
+/* Sets condition `which` of d (the message through the shared formatter,
+ * which truncates a long message safely). */
+__attribute__((format(printf, 5, 6))) static void set_cond(decide_decision_t *d, enum which which,
+                                                           bool status, const char *reason,
+                                                           const char *fmt, ...)
+{
+    va_list ap;
+    char *msg = which == PAUSED ? d->paused_message : d->pending_message;
+    *(which == PAUSED ? &d->paused_status : &d->pending_status) = status;
+    *(which == PAUSED ? &d->paused_reason : &d->pending_reason) = reason;
+    va_start(ap, fmt);
+    (void)hcp_verrf(msg, DECIDE_MSGLEN, 0, fmt, ap);
+    va_end(ap);
+}
+
+/* The ChangesPending condition of a decision whose pause side is decided;
+ * when is the next window's start as written in status. */
+static void pending_condition(decide_decision_t *d, bool pending, const char *when)
+{
+    if (!pending)
+        set_cond(d, PENDING, false, "NoChangesPending", "No changes are pending.");
+    else if (d->pending_metric == 1)
+        set_cond(d, PENDING, true, "ChangesInitiated", "Pending changes are being initiated.");
+    else if (d->paused_by_other)
+        set_cond(d, PENDING, true, "ChangesBlocked",
+                 "Pending changes wait for a pause that hcp-controller did not set to be "
+                 "lifted.");
+    else if (d->state.has_next)
+        set_cond(d, PENDING, true, "ChangesBlocked",
+                 "Pending changes wait for the next permitted window at %s.", when);
+    else
+        set_cond(d, PENDING, true, "ChangesBlocked",
+                 "Pending changes wait; no permitted window is scheduled.");
+}
+
+/* by_cluster: the object's own timeline permits changes at now and only its
+ * HostedCluster's restricts them (a NodePool inside a closed cluster window). */
+static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_time_t now,
+                   const decide_capi_t *capi, bool pending, bool work_in_progress, bool by_cluster,
+                   const char *what, const char *work, decide_decision_t *d)
+{
+    char when[32], until[32], extra[STANZA_MSGLEN + 96];
+    more(res, extra, sizeof(extra));
+    d->restricted = !d->state.permitted;
+    d->restricted_reason = restricted_reason(res, st, &d->state, now);
+    if (d->restricted && by_cluster && !d->state.no_window) {
+        d->restricted_reason = "HostedClusterRestricted";
+        snprintf(extra, sizeof(extra),
+                 " (the NodePool's own schedule permits changes; its HostedCluster's does not)");
+    }
+    /* Initiated work is never interrupted: an unpaused object whose update is
+     * under way stays unpaused until the work completes. */
+    d->hold_open = d->restricted && work_in_progress && capi && !capi->paused;
+    bool want_paused = d->restricted && !d->hold_open;
+    d->paused_by_other = capi && capi->paused && !capi->marker;
+    d->action = decide_pause_action(want_paused, capi);
+    d->pending = pending;
+    d->pending_metric = !pending ? 0 : (want_paused || d->paused_by_other) ? 2 : 1;
+    d->wake = d->state.current.end;
+
+    decide_format_time(d->state.current.end, until, sizeof(until));
+    decide_format_time(d->state.has_next ? d->state.next.start : SCHED_POS_INF, when, sizeof(when));
+    if (d->hold_open)
+        set_cond(d, PAUSED, false, "UpdateInProgress",
+                 "Changes are restricted, but %s is in progress and is not interrupted; the %s "
+                 "will be paused when it completes.",
+                 work, what);
+    else if (want_paused && d->state.no_window &&
+             strcmp(d->restricted_reason, "NoPermittedWindow") == 0)
+        set_cond(d, PAUSED, true, d->restricted_reason,
+                 "Changes are paused: no permitted window starts within 10 years%s.", extra);
+    else if (want_paused && d->state.current.end == SCHED_POS_INF)
+        set_cond(d, PAUSED, true, d->restricted_reason, "Changes are paused indefinitely%s.", extra);
+    else if (want_paused)
+        set_cond(d, PAUSED, true, d->restricted_reason, "Changes are paused until %s%s.", until, extra);
+    else if (d->paused_by_other)
+        set_cond(d, PAUSED, true, "PausedExternally",
+                 "Changes are permitted, but the %s carries a pause that hcp-controller did not "
+                 "set; it is left in place%s.",
+                 what, extra);
+    else if (d->state.current.end == SCHED_POS_INF)
+        set_cond(d, PAUSED, false, "ChangesPermitted", "Changes are permitted%s.", extra);
+    else
+        set_cond(d, PAUSED, false, "ChangesPermitted", "Changes are permitted until %s%s.", until, extra);
+
+    pending_condition(d, pending, when);
+}
+
+int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
+              sched_time_t now, decide_decision_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = sched_state_at(res->sched, now, &out->state);
+    if (rc)
+        return rc;
+    decide(res, &hc->m.stanza, now, cluster, decide_hc_pending(hc), hc->history_partial, false,
+           "CAPI Cluster", "a control-plane update", out);
+    return 0;
+}
+
+int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
+              const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
+              decide_decision_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = sched_state_at(inter->sched, now, &out->state);
+    if (rc)
+        return rc;
+    bool rolling = md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
+    bool by_cluster = !out->state.permitted && !res->degraded && res->sched &&
+                      sched_permitted(res->sched, now) == 1;
+    decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), rolling, by_cluster,
+           np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
+    /* The reason also depends on the pool's own timeline: wake when it
+     * changes too (its window opening inside a closed cluster window). */
+    sched_time_t own_next;
+    if (!res->degraded && res->sched && sched_next_transition(res->sched, now, &own_next) == 1 &&
+        own_next < out->wake)
+        out->wake = own_next;
+    return 0;
+}
+
+static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason)
+{
+    return json_pack("{s:s, s:o, s:o, s:s}", "state",
+                     permitted ? "ChangesUnpaused" : "ChangesPaused", "startTime",
+                     json_time(iv.start), "endTime", json_time(iv.end), "reason", reason);
+}
+
+json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
+                          const stanza_resolution_t *res, const stanza_nodepool_t *inter)
+{
+    const sched_state_t *s = &d->state;
+    const char *cur_reason = s->permitted ? "ChangesPermitted" : d->restricted_reason;
+    json_t *doc = json_pack("{s:s, s:o}", "strategy", stanza_strategy_name(res->strategy),
+                            "current", state_doc(s->permitted, s->current, cur_reason));
+    if (!doc)
+        return NULL;
+    if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
+        goto fail;
+    json_t *next = s->has_next ? state_doc(!s->permitted, s->next,
+                                           s->permitted ? "OutsideMaintenanceWindow"
+                                                        : "InMaintenanceWindow")
+                               : json_null();
+    if (!next || json_object_set_new(doc, "next", next))
+        goto fail;
+    if (inter) {
+        json_t *cc = inter->cluster_has_window
+                         ? json_pack("{s:o, s:o}", "startTime",
+                                     json_time(inter->cluster_next.start),
+                                     "endTime", json_time(inter->cluster_next.end))
+                         : json_pack("{s:s}", "reason", "NoPermittedWindow");
+        if (!cc || json_object_set_new(doc, "clusterConstraint", cc))
+            goto fail;
+    }
+    return doc;
+fail:
+    json_decref(doc);
+    return NULL;
+}
+
+static bool cond_equal(const decide_seen_cond_t *have, bool status, const char *reason,
+                       const char *msg)
+{
+    return have->present && have->status == status && have->reason &&
+           strcmp(have->reason, reason) == 0 && have->message && strcmp(have->message, msg) == 0;
+}
+
+int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
+                        const json_t *cm_doc, const char *resource_version, bool nodepool,
+                        sched_time_t now, json_t **out)
+{
+    *out = NULL;
+    if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
+        cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
+        (!d->has_projected || cond_equal(&m->projected, d->projected_status,
+                                         d->projected_reason, d->projected_message)) &&
+        m->cm_status && decide_json_equal_stored(m->cm_status, cm_doc))
+        return 0;
+
+    const decide_cond_t want[3] = {
+        {"ChangesPaused", d->paused_status, d->paused_reason, d->paused_message, now},
+        {"ChangesPending", d->pending_status, d->pending_reason, d->pending_message, now},
+        {"HostedClusterVersionProjected", d->projected_status, d->projected_reason,
+         d->projected_message, now}};
+    const decide_cond_style_t style = {true, m->generation, nodepool};
+    json_t *conds = decide_conditions_merge(m->conditions, want, d->has_projected ? 3 : 2, &style);
+    json_t *status = conds ? json_pack("{s:o, s:O}", "conditions", conds, "changeManagement",
+                                       cm_doc)
+                           : NULL;
+    *out = status ? decide_status_patch_doc(status, resource_version) : NULL;
+    return *out ? 0 : HCP_ENOMEM;
+}
+
+json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version)
+{
+    json_t *ann;
+    switch (action) {
+    case DECIDE_PAUSE_ADD:
+    case DECIDE_PAUSE_REASSERT:
+        ann = json_pack("{s:s, s:s}", DECIDE_PAUSED_ANNOTATION, "true", DECIDE_MARKER_ANNOTATION,
+                        DECIDE_MARKER_VALUE);
+        break;
+    case DECIDE_PAUSE_REMOVE:
+        ann = json_pack("{s:n, s:n}", DECIDE_PAUSED_ANNOTATION, DECIDE_MARKER_ANNOTATION);
+        break;
+    case DECIDE_PAUSE_REMOVE_MARKER:
+        ann = json_pack("{s:n}", DECIDE_MARKER_ANNOTATION);
+        break;
+    default:
+        return NULL;
+    }
+    if (!ann)
+        return NULL;
+    return json_pack("{s:{s:s, s:o}}", "metadata", "resourceVersion", resource_version,
+                     "annotations", ann);
+}

@@ -1,0 +1,159 @@
+/* plan.c: gather an object's inputs from a view, then decide, once. */
+#include "decide/plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+
+static bool get(const decide_view_t *v, decide_kind_t kind, const char *ns, const char *name,
+                decide_ref_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!v->get(v->ud, kind, ns, name, out) || !out->data) {
+        memset(out, 0, sizeof(*out));
+        return false;
+    }
+    return true;
+}
+
+/* The view's memo of a resolution, or one resolved into *store. */
+static const stanza_resolution_t *resolve(const decide_view_t *v, decide_kind_t kind,
+                                          const char *ns, const char *name, const stanza_t *st,
+                                          stanza_resolution_t *store, bool *owned)
+{
+    const stanza_resolution_t *r = v->resolution ? v->resolution(v->ud, kind, ns, name, st)
+                                                 : NULL;
+    if (r)
+        return r;
+    if (stanza_resolve(st, ns, v->lookup_policy, v->ud, store))
+        return NULL;
+    *owned = true;
+    return store;
+}
+
+/* "<ns>-<name>": the namespace of a hosted control plane and its CAPI objects. */
+static void hcp_namespace(char *buf, size_t len, const char *ns, const char *name)
+{
+    snprintf(buf, len, "%s-%s", ns, name);
+}
+
+static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,
+                   decide_plan_t *p, char *err, size_t errlen)
+{
+    const decide_hc_t *hc = p->self.data;
+    p->managed = &hc->m;
+    p->capi_kind = DECIDE_CLUSTER;
+    p->res = resolve(v, DECIDE_HC, ns, name, &hc->m.stanza, &p->own_res, &p->owns_res);
+    if (!p->res)
+        return hcp_errf(err, errlen, HCP_ENOMEM, "HostedCluster %s/%s: resolving its stanza",
+                        ns, name);
+    if (hc->infra_id) {
+        hcp_namespace(p->capi_ns, sizeof(p->capi_ns), ns, name);
+        if (get(v, DECIDE_CLUSTER, p->capi_ns, hc->infra_id, &p->capi))
+            p->capi_name = hc->infra_id;
+    }
+    int rc = decide_hc(hc, p->res, p->capi.data, now, &p->d);
+    if (rc)
+        return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
+                        ns, name, rc);
+    if (v->projection) {
+        decide_projection_t pr = {0};
+        v->projection(v->ud, ns, name, &p->d, &pr);
+        /* While the projection has learnt nothing yet (a fresh process), the
+         * condition as written stays: it is not known to be wrong. */
+        if (pr.known) {
+            p->d.has_projected = true;
+            p->d.projected_status = pr.ok;
+            p->d.projected_reason = pr.reason;
+            snprintf(p->d.projected_message, sizeof(p->d.projected_message), "%s", pr.message);
+        }
+    }
+    p->status_doc = decide_status_doc(&p->d, &hc->m.stanza, p->res, NULL);
+    return 0;
+}
+
+/* The MachineDeployment (or MachineSet for InPlace pools) of a NodePool:
+ * the object of the pool's name in its cluster's control-plane namespace,
+ * whose link annotation, when there is one, names this pool. */
+static void nodepool_machines(const decide_view_t *v, const char *ns, const char *name,
+                              const decide_np_t *np, decide_plan_t *p)
+{
+    char want[DECIDE_NSLEN];
+    p->capi_kind = np->in_place ? DECIDE_MS : DECIDE_MD;
+    if (!np->cluster_name)
+        return;
+    hcp_namespace(p->capi_ns, sizeof(p->capi_ns), ns, np->cluster_name);
+    snprintf(want, sizeof(want), "%s/%s", ns, name);
+    if (!get(v, p->capi_kind, p->capi_ns, name, &p->capi))
+        return;
+    const decide_capi_t *m = p->capi.data;
+    if (m->nodepool && strcmp(m->nodepool, want) != 0) {
+        memset(&p->capi, 0, sizeof(p->capi));
+        return;
+    }
+    p->capi_name = name;
+}
+
+static int plan_np(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,
+                   decide_plan_t *p, char *err, size_t errlen)
+{
+    const decide_np_t *np = p->self.data;
+    decide_ref_t hco;
+    p->managed = &np->m;
+    p->res = resolve(v, DECIDE_NP, ns, name, &np->m.stanza, &p->own_res, &p->owns_res);
+    if (!p->res)
+        return hcp_errf(err, errlen, HCP_ENOMEM, "NodePool %s/%s: resolving its stanza", ns,
+                        name);
+    if (np->cluster_name && get(v, DECIDE_HC, ns, np->cluster_name, &hco))
+        p->cluster = resolve(v, DECIDE_HC, ns, np->cluster_name,
+                             &((const decide_hc_t *)hco.data)->m.stanza, &p->own_cluster,
+                             &p->owns_cluster);
+    /* No HostedCluster (or none resolved): nothing may change. */
+    sched_t *cs = p->cluster ? p->cluster->sched : sched_never();
+    p->inter = v->intersection ? v->intersection(v->ud, ns, name, p->res->sched, cs, now) : NULL;
+    if (!p->inter) {
+        if (stanza_resolve_nodepool(p->res->sched, cs, now, &p->own_inter))
+            return hcp_errf(err, errlen, HCP_ENOMEM,
+                            "NodePool %s/%s: intersecting with its HostedCluster", ns, name);
+        p->owns_inter = true;
+        p->inter = &p->own_inter;
+    }
+    nodepool_machines(v, ns, name, np, p);
+    int rc = decide_np(np, p->res, p->inter, p->capi.data, now, &p->d);
+    if (rc)
+        return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
+                        name, rc);
+    p->status_doc = decide_status_doc(&p->d, &np->m.stanza, p->res, p->inter);
+    return 0;
+}
+
+int decide_plan(const decide_view_t *v, decide_kind_t kind, const char *ns, const char *name,
+                sched_time_t now, decide_plan_t *out, char *err, size_t errlen)
+{
+    int rc;
+    memset(out, 0, sizeof(*out));
+    out->kind = kind;
+    if (kind != DECIDE_HC && kind != DECIDE_NP)
+        return hcp_errf(err, errlen, HCP_EINVAL, "only HostedClusters and NodePools are planned");
+    if (!get(v, kind, ns, name, &out->self))
+        return 0;
+    out->present = true;
+    rc = kind == DECIDE_HC ? plan_hc(v, ns, name, now, out, err, errlen)
+                           : plan_np(v, ns, name, now, out, err, errlen);
+    out->decided = rc == 0;
+    return rc;
+}
+
+void decide_plan_free(decide_plan_t *p)
+{
+    json_decref(p->status_doc);
+    p->status_doc = NULL;
+    if (p->owns_inter)
+        stanza_nodepool_free(&p->own_inter);
+    if (p->owns_cluster)
+        stanza_resolution_free(&p->own_cluster);
+    if (p->owns_res)
+        stanza_resolution_free(&p->own_res);
+    p->owns_inter = p->owns_cluster = p->owns_res = false;
+}

@@ -1,0 +1,104 @@
+/* plan: one object's closed decision, gathered from a read-only view.
+ *
+ * Reconcile, the /metrics scrape and (later) admission all ask the same
+ * question about a HostedCluster or NodePool: given the cache as it is and
+ * the instant now, what should this object look like? decide_plan() is the
+ * one answer. It reads the object, the objects it depends on (its policy
+ * through the stanza, its HostedCluster's timeline for a NodePool, its CAPI
+ * Cluster, MachineDeployment or MachineSet, the hosted projection's state)
+ * through a decide_view_t of callbacks, and returns a decide_plan_t that
+ * nobody edits afterwards: the shell writes what it says, the scrape reports
+ * it. The view only reads; where the shell keeps memoized resolutions it may
+ * hand them out, otherwise the plan resolves into storage of its own, so
+ * the answer is the same either way.
+ */
+#ifndef HCP_DECIDE_PLAN_H
+#define HCP_DECIDE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "decide/decide.h"
+#include "decide/model.h"
+#include "policy/stanza.h"
+#include "schedule/schedule.h"
+
+#define DECIDE_NSLEN 600 /* "<namespace>-<name>" of a control plane, NUL included */
+
+
+/* One object as the view holds it; everything borrowed from the view and
+ * valid until the cache changes. */
+typedef struct decide_ref {
+    const void *data;   /* the slim view, NULL when the object is not there */
+    const char *rv;     /* metadata.resourceVersion */
+    const char *uid;    /* metadata.uid */
+} decide_ref_t;
+
+/* The hosted ClusterVersion projection's state, as a view reports it. */
+typedef struct decide_projection {
+    bool known;                 /* false: nothing learnt yet, keep what is written */
+    bool ok;                    /* the conditions are on the ClusterVersion */
+    const char *reason;         /* static CamelCase */
+    char message[DECIDE_MSGLEN];
+} decide_projection_t;
+
+/* A read-only view of the cache. Only get and lookup_policy are required. */
+typedef struct decide_view {
+    void *ud; /* passed to every callback */
+    /* Fills *out with the object of kind in ns/name; false when absent. */
+    bool (*get)(void *ud, decide_kind_t kind, const char *ns, const char *name,
+                decide_ref_t *out);
+    /* Finds a policy for stanza_resolve(). */
+    stanza_lookup_fn lookup_policy;
+    /* Optional memo: the resolution of st for the object kind ns/name as the
+     * shell keeps it (borrowed until the cache changes), or NULL to let the
+     * plan resolve it. It must equal what stanza_resolve() gives. */
+    const stanza_resolution_t *(*resolution)(void *ud, decide_kind_t kind, const char *ns,
+                                             const char *name, const stanza_t *st);
+    /* Optional memo: NodePool ns/name's intersection of own with cluster at
+     * now, or NULL to let the plan compute it. It must equal what
+     * stanza_resolve_nodepool() gives. */
+    const stanza_nodepool_t *(*intersection)(void *ud, const char *ns, const char *name,
+                                             sched_t *own, sched_t *cluster, sched_time_t now);
+    /* Optional: the state HostedCluster ns/name's projection reports once it
+     * is asked for the decision's ChangesPaused/ChangesPending. */
+    void (*projection)(void *ud, const char *ns, const char *name, const decide_decision_t *d,
+                       decide_projection_t *out);
+} decide_view_t;
+
+/* A closed decision about one HostedCluster or NodePool. */
+typedef struct decide_plan {
+    bool present;                 /* the object is in the view (else nothing else is set) */
+    bool decided;                 /* d and status_doc are set */
+    decide_kind_t kind;           /* DECIDE_HC or DECIDE_NP */
+    decide_ref_t self;            /* the object as read */
+    const decide_managed_t *managed; /* its shared part (borrowed from self.data) */
+    decide_kind_t capi_kind;      /* DECIDE_CLUSTER, DECIDE_MD or DECIDE_MS */
+    decide_ref_t capi;            /* its CAPI object as read; data NULL when none */
+    char capi_ns[DECIDE_NSLEN];   /* the CAPI object's namespace, "" when none */
+    const char *capi_name;        /* its name (borrowed), NULL when none */
+    const stanza_resolution_t *res;     /* the object's own timeline (NULL: failed) */
+    const stanza_resolution_t *cluster; /* NodePools: the HostedCluster's, or NULL */
+    const stanza_nodepool_t *inter;     /* NodePools: own within the cluster's */
+    decide_decision_t d;          /* what the object should look like */
+    json_t *status_doc;           /* status.changeManagement (owned), NULL when out of memory */
+    /* Storage for what the view keeps no memo of. */
+    stanza_resolution_t own_res, own_cluster;
+    stanza_nodepool_t own_inter;
+    bool owns_res, owns_cluster, owns_inter;
+} decide_plan_t;
+
+/* Plans HostedCluster or NodePool (kind) ns/name at now from the view v.
+ * Returns 0 with *out filled (out->present false when the object is not in
+ * the view), or a negative HCP_E* code with err filled when resolution or
+ * the schedule engine failed (out->res may then still be set). Always
+ * release *out with decide_plan_free(). */
+int decide_plan(const decide_view_t *v, decide_kind_t kind, const char *ns, const char *name,
+                sched_time_t now, decide_plan_t *out, char *err, size_t errlen);
+
+/* Releases what the plan owns. */
+void decide_plan_free(decide_plan_t *p);
+
+#endif

@@ -1,0 +1,285 @@
+/* test_plan.c: decide_plan() gathers an object's inputs from a view. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide/plan.h"
+
+#define MAXOBJ 8
+
+static sched_time_t T(const char *s)
+{
+    sched_time_t t;
+    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
+    return t;
+}
+
+static json_t *J(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+    if (!j)
+        fail_msg("bad test JSON: %s (%s)", e.text, text);
+    return j;
+}
+
+/* An in-memory view: a few objects and one policy ("weekend": Saturdays). */
+typedef struct fake {
+    struct {
+        decide_kind_t kind;
+        const char *ns, *name;
+        void *data;
+    } obj[MAXOBJ];
+    int n;
+    sched_t *weekend;
+    /* memo callbacks keep what they resolved here */
+    stanza_resolution_t memo_res[32];
+    int nmemo;
+    stanza_nodepool_t memo_inter[32];
+    int ninter;
+    decide_projection_t proj; /* what the projection callback reports */
+    int proj_calls;
+} fake_t;
+
+static bool fget(void *ud, decide_kind_t kind, const char *ns, const char *name, decide_ref_t *out)
+{
+    fake_t *f = ud;
+    for (int i = 0; i < f->n; i++)
+        if (f->obj[i].kind == kind && strcmp(f->obj[i].ns, ns) == 0 &&
+            strcmp(f->obj[i].name, name) == 0) {
+            *out = (decide_ref_t){f->obj[i].data, "7", "uid-1"};
+            return true;
+        }
+    return false;
+}
+
+static int flookup(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
+{
+    fake_t *f = ud;
+    (void)ns;
+    if (strcmp(name, "weekend") == 0) {
+        out->found = out->ready = 1;
+        out->sched = f->weekend;
+    }
+    return 0;
+}
+
+static const stanza_resolution_t *fmemo_res(void *ud, decide_kind_t kind, const char *ns,
+                                            const char *name, const stanza_t *st)
+{
+    fake_t *f = ud;
+    (void)kind;
+    (void)name;
+    assert_true(f->nmemo < 32);
+    assert_int_equal(stanza_resolve(st, ns, flookup, f, &f->memo_res[f->nmemo]), 0);
+    return &f->memo_res[f->nmemo++];
+}
+
+static const stanza_nodepool_t *fmemo_inter(void *ud, const char *ns, const char *name,
+                                            sched_t *own, sched_t *cluster, sched_time_t now)
+{
+    fake_t *f = ud;
+    (void)ns;
+    (void)name;
+    assert_true(f->ninter < 32);
+    assert_int_equal(stanza_resolve_nodepool(own, cluster, now, &f->memo_inter[f->ninter]), 0);
+    return &f->memo_inter[f->ninter++];
+}
+
+static void fproj(void *ud, const char *ns, const char *name, const decide_decision_t *d,
+                  decide_projection_t *out)
+{
+    fake_t *f = ud;
+    (void)ns;
+    (void)name;
+    (void)d;
+    f->proj_calls++;
+    *out = f->proj;
+}
+
+static void add(fake_t *f, decide_kind_t kind, const char *ns, const char *name, void *data)
+{
+    assert_true(f->n < MAXOBJ);
+    f->obj[f->n].kind = kind;
+    f->obj[f->n].ns = ns;
+    f->obj[f->n].name = name;
+    f->obj[f->n].data = data;
+    f->n++;
+}
+
+static void *from_json(decide_kind_t kind, const char *text)
+{
+    json_t *j = J(text);
+    void *d = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
+              : kind == DECIDE_NP ? (void *)decide_np_extract(j)
+                                  : (void *)decide_capi_extract(j);
+    json_decref(j);
+    assert_non_null(d);
+    return d;
+}
+
+#define HC_JSON                                                                                \
+    "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":"     \
+    "\"weekend\"}},\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:2\"}},"             \
+    "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"}}}}"
+#define NP_JSON                                                                                \
+    "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/strategy\":"   \
+    "\"Permissive\"}},\"spec\":{\"clusterName\":\"a\"}}"
+
+static void fake_setup(fake_t *f)
+{
+    sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, NULL, 0};
+    char err[128];
+    memset(f, 0, sizeof(*f));
+    assert_int_equal(sched_compile(&sp, T("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
+                     0);
+    add(f, DECIDE_HC, "clusters", "a", from_json(DECIDE_HC, HC_JSON));
+    add(f, DECIDE_NP, "clusters", "np1", from_json(DECIDE_NP, NP_JSON));
+    add(f, DECIDE_CLUSTER, "clusters-a", "a-x1", from_json(DECIDE_CLUSTER, "{}"));
+}
+
+static void fake_teardown(fake_t *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        if (f->obj[i].kind == DECIDE_HC)
+            decide_hc_free(f->obj[i].data);
+        else if (f->obj[i].kind == DECIDE_NP)
+            decide_np_free(f->obj[i].data);
+        else
+            decide_capi_free(f->obj[i].data);
+    }
+    for (int i = 0; i < f->nmemo; i++)
+        stanza_resolution_free(&f->memo_res[i]);
+    for (int i = 0; i < f->ninter; i++)
+        stanza_nodepool_free(&f->memo_inter[i]);
+    sched_unref(f->weekend);
+}
+
+static decide_view_t plain_view(fake_t *f)
+{
+    return (decide_view_t){.ud = f, .get = fget, .lookup_policy = flookup};
+}
+
+static void test_plan_absent_object(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    decide_view_t v = plain_view(&f);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "nope", 0, &p, NULL, 0), 0);
+    assert_false(p.present);
+    assert_false(p.decided);
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
+static void test_plan_hostedcluster(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    decide_view_t v = plain_view(&f);
+    v.projection = fproj;
+    f.proj = (decide_projection_t){.known = true, .ok = true, .reason = "Projected"};
+    snprintf(f.proj.message, sizeof(f.proj.message), "carried");
+    /* Wednesday: outside the Saturday window, a release is pending. */
+    sched_time_t now = T("2026-03-04T12:00:00Z");
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", now, &p, NULL, 0), 0);
+    assert_true(p.present && p.decided);
+    assert_string_equal(p.self.rv, "7");
+    assert_non_null(p.capi.data); /* its CAPI Cluster, found in "<ns>-<name>" */
+    assert_string_equal(p.capi_ns, "clusters-a");
+    assert_string_equal(p.capi_name, "a-x1");
+    assert_int_equal(p.capi_kind, DECIDE_CLUSTER);
+    assert_true(p.d.restricted);
+    assert_int_equal(p.d.action, DECIDE_PAUSE_ADD);
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_int_equal(p.d.wake, T("2026-03-07T00:00:00Z"));
+    /* The projection's state is part of the returned decision. */
+    assert_int_equal(f.proj_calls, 1);
+    assert_true(p.d.has_projected);
+    assert_string_equal(p.d.projected_reason, "Projected");
+    assert_string_equal(p.d.projected_message, "carried");
+    assert_string_equal(json_string_value(json_object_get(p.status_doc, "policy")), "weekend");
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
+static void test_plan_nodepool_within_cluster(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    /* A MachineDeployment of the pool's name whose link names another pool
+     * is not the pool's. */
+    add(&f, DECIDE_MD, "clusters-a", "np1",
+        from_json(DECIDE_MD, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/"
+                             "nodePool\":\"clusters/other\"}}}"));
+    decide_view_t v = plain_view(&f);
+    sched_time_t now = T("2026-03-04T12:00:00Z");
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    assert_true(p.decided);
+    assert_int_equal(p.capi_kind, DECIDE_MD);
+    assert_null(p.capi.data);
+    assert_non_null(p.cluster);
+    assert_true(p.owns_res && p.owns_cluster && p.owns_inter);
+    /* Permissive on its own, restricted by its HostedCluster's window. */
+    assert_true(p.d.restricted);
+    assert_string_equal(p.d.restricted_reason, "HostedClusterRestricted");
+    assert_non_null(json_object_get(p.status_doc, "clusterConstraint"));
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
+/* The same answer whether the view memoizes resolutions or not. */
+static void test_plan_memo_parity(void **state)
+{
+    (void)state;
+    fake_t f;
+    fake_setup(&f);
+    decide_view_t plain = plain_view(&f), memo = plain;
+    memo.resolution = fmemo_res;
+    memo.intersection = fmemo_inter;
+    const char *instants[] = {"2026-03-04T12:00:00Z", "2026-03-07T01:00:00Z",
+                              "2026-03-07T06:00:00Z"};
+    for (size_t i = 0; i < sizeof(instants) / sizeof(instants[0]); i++) {
+        for (decide_kind_t k = DECIDE_HC; k <= DECIDE_NP; k++) {
+            decide_plan_t a, b;
+            const char *name = k == DECIDE_HC ? "a" : "np1";
+            sched_time_t now = T(instants[i]);
+            assert_int_equal(decide_plan(&plain, k, "clusters", name, now, &a, NULL, 0), 0);
+            assert_int_equal(decide_plan(&memo, k, "clusters", name, now, &b, NULL, 0), 0);
+            assert_false(b.owns_res);
+            assert_int_equal(a.d.restricted, b.d.restricted);
+            assert_int_equal(a.d.action, b.d.action);
+            assert_int_equal(a.d.wake, b.d.wake);
+            assert_int_equal(a.d.pending_metric, b.d.pending_metric);
+            assert_string_equal(a.d.paused_message, b.d.paused_message);
+            assert_string_equal(a.d.pending_message, b.d.pending_message);
+            assert_true(json_equal(a.status_doc, b.status_doc));
+            decide_plan_free(&a);
+            decide_plan_free(&b);
+        }
+    }
+    fake_teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_absent_object),
+        cmocka_unit_test(test_plan_hostedcluster),
+        cmocka_unit_test(test_plan_nodepool_within_cluster),
+        cmocka_unit_test(test_plan_memo_parity),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

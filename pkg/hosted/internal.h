@@ -1,0 +1,121 @@
+/* internal: what the files of pkg/hosted share (not part of its API).
+ *
+ *   hosted.c   entries, their state (evaluate), the public functions
+ *   link.c     the hosted API server: client, ClusterVersion watch, patcher
+ *   secret.c   reading the kubeconfig Secret, with periodic re-reads and backoff
+ */
+#ifndef HCP_HOSTED_INTERNAL_H
+#define HCP_HOSTED_INTERNAL_H
+
+#include "hosted/hosted.h"
+#include "kube/cache.h"
+#include "kube/objmap.h"
+#include "kube/ratelimit.h"
+#include "kube/watch.h"
+
+#define CV_COLLECTION "/apis/config.openshift.io/v1/clusterversions"
+#define CV_PATH CV_COLLECTION "/" HOSTED_CV_NAME
+#define COND_PAUSED "ChangesPaused"
+#define COND_PENDING "ChangesPending"
+#define PATH_LEN 512
+#define NS_LEN 64            /* a namespace name is at most 63 bytes */
+#define HEALTH_INTERVAL 2.0  /* seconds between recovery checks after an API error */
+#define REASSERT_QUIET 60.0  /* re-asserts this far apart are not a fight */
+
+/* The slim view of ClusterVersion `version`: only its conditions, which a
+ * merge patch must carry back whole. */
+typedef struct cv_view {
+    json_t *conditions;   /* deep copy of status.conditions, or NULL */
+} cv_view_t;
+
+/* A wanted condition, owned copy. */
+typedef struct want_cond {
+    bool status;
+    char *reason, *message;
+    sched_time_t since;   /* lastTransitionTime when the status changes */
+} want_cond_t;
+
+/* One HostedCluster. */
+typedef struct entry {
+    kube_objkey_t key;          /* ns and name in the module's map */
+    struct entry *znext;       /* forgotten entries awaiting release */
+    hosted_t *p;
+    char *ns, *name;           /* owned */
+    char hcpns[NS_LEN * 2 + 2]; /* "<ns>-<name>" */
+    bool gone;                 /* forgotten; released from the reaper */
+
+    bool have_want;
+    want_cond_t paused, pending;
+
+    /* The Secret. */
+    kube_request *secret_req;  /* GET in flight */
+    ev_timer secret_timer;     /* periodic re-read or retry */
+    bool secret_retry;         /* the timer is an error retry (not the periodic re-read) */
+    kube_backoff secret_backoff;
+    kube_backoff absent_backoff; /* the same while the Secret is missing or invalid */
+    char secret_rv[64];        /* resourceVersion of the Secret in use */
+    const char *secret_reason; /* static, NULL while the Secret is usable */
+    char secret_msg[512];
+
+    /* The hosted API server; everything below is valid while `connected`. */
+    bool connected;
+    char *kubeconfig;          /* decoded bytes in use (owned) */
+    size_t kubeconfig_len;
+    kube_config cfg;
+    kube_client client;
+    kube_cache cache;
+    kube_watch watch;
+    const char *api_reason;    /* static, NULL while the server answers */
+    char api_msg[512];
+    ev_timer health;           /* recovery check while api_reason is set */
+    uint64_t health_errors;    /* watch error count at the last check */
+
+    /* Writes. */
+    bool writing;              /* a patch is in flight */
+    char sent_rv[64];          /* resourceVersion the patch was conditional on */
+    ev_timer write_timer;      /* retry after a failed write */
+    bool write_wait;           /* a failed write is backing off */
+    kube_backoff write_backoff;
+    const char *write_reason;  /* static, NULL when the last write succeeded */
+    char write_msg[512];
+    bool seen_right;           /* the ClusterVersion was seen as wanted since the
+                                  wanted conditions last changed */
+    double last_reassert;      /* ev_now() of the last re-assert, 0 = never */
+    double reassert_at;        /* no re-assert before this ev_now() */
+    kube_backoff reassert_backoff; /* paces a fight with another writer */
+
+    hosted_status_t st;   /* last evaluated state */
+} entry_t;
+
+struct hosted {
+    struct ev_loop *loop;
+    kube_http *http;
+    kube_client *mgmt;
+    hosted_opts_t opts;
+    bool leading;
+    kube_objmap_t entries;      /* entry_t by ns/name */
+    entry_t *zombies;          /* forgotten, released by `reap` */
+    ev_timer reap;
+    uint64_t rng;
+    hosted_stats_t stats;
+};
+
+
+/* hosted.c */
+double hosted__rnd01(hosted_t *p);
+void hosted__evaluate(entry_t *e);
+
+/* link.c */
+void hosted__sync(entry_t *e);
+void hosted__disconnect(entry_t *e);
+int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
+                    size_t errlen);
+void hosted__write_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+void hosted__health_cb(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* secret.c */
+void hosted__secret_fetch(entry_t *e);
+void hosted__secret_retry_soon(entry_t *e);
+void hosted__secret_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+
+#endif

@@ -1,0 +1,161 @@
+/* secret.c: the kubeconfig Secret of a hosted cluster, read and re-read. */
+#include "hosted/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "hosted/kubeconfig.h"
+#include "kube/error.h"
+#include "log/log.h"
+
+/* ---- the Secret ------------------------------------------------------------ */
+
+static void arm_secret(entry_t *e, double delay, bool retry)
+{
+    ev_timer_stop(e->p->loop, &e->secret_timer);
+    ev_timer_set(&e->secret_timer, delay, 0.);
+    ev_timer_start(e->p->loop, &e->secret_timer);
+    e->secret_retry = retry;
+}
+
+static void arm_recheck(entry_t *e)
+{
+    arm_secret(e, e->p->opts.recheck * (0.8 + 0.4 * hosted__rnd01(e->p)), false);
+}
+
+static void arm_secret_retry(entry_t *e)
+{
+    arm_secret(e, kube_backoff_next(&e->secret_backoff, hosted__rnd01(e->p)), true);
+}
+
+/* After a hosted API failure: read the Secret again after the backoff,
+ * unless a read is in flight or already scheduled as a retry. */
+void hosted__secret_retry_soon(entry_t *e)
+{
+    if (e->secret_req || e->secret_retry)
+        return;
+    arm_secret_retry(e);
+}
+
+static void secret_fail(entry_t *e, const char *reason, bool drop)
+{
+    if (drop)
+        hosted__disconnect(e);
+    e->secret_reason = reason;
+    e->secret_rv[0] = '\0';
+    if (strcmp(reason, HOSTED_SECRET_NOT_FOUND) == 0 ||
+        strcmp(reason, HOSTED_KUBECONFIG_INVALID) == 0)
+        arm_secret(e, kube_backoff_next(&e->absent_backoff, hosted__rnd01(e->p)), true);
+    else
+        arm_secret_retry(e);
+}
+
+static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
+{
+    entry_t *e = ud;
+    hosted_t *p = e->p;
+    char msg[512] = "";
+    (void)c;
+    e->secret_req = NULL;
+    if (e->gone)
+        return;
+    p->stats.secret_reads++;
+    if (err) {
+        if (err->http_status == 404) {
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s not found.",
+                           e->hcpns,
+                           HOSTED_SECRET);
+            secret_fail(e, HOSTED_SECRET_NOT_FOUND, true);
+        } else if (e->connected) {
+            /* The management API hiccuped; the client in use still works. */
+            log_kv(LOG_WARN, "reading kubeconfig Secret failed", "namespace", e->hcpns,
+                   "error", err->message, NULL);
+            arm_secret_retry(e);
+        } else {
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
+                           e->hcpns,
+                           HOSTED_SECRET, err->message);
+            secret_fail(e, HOSTED_SECRET_UNREADABLE, false);
+        }
+        hosted__evaluate(e);
+        return;
+    }
+    const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
+                                                       "resourceVersion"));
+    if (e->connected && rv && strcmp(rv, e->secret_rv) == 0) {
+        arm_recheck(e); /* unchanged */
+        return;
+    }
+    char *yaml = NULL;
+    size_t len = 0;
+    kube_config cfg;
+    int rc = hosted_kubeconfig_from_secret(obj, &yaml, &len, msg, sizeof(msg));
+    if (rc == 0 && e->connected && len == e->kubeconfig_len &&
+        memcmp(yaml, e->kubeconfig, len) == 0) {
+        free(yaml); /* same kubeconfig, new resourceVersion */
+        snprintf(e->secret_rv, sizeof(e->secret_rv), "%s", rv ? rv : "");
+        arm_recheck(e);
+        return;
+    }
+    if (rc == 0)
+        rc = hosted_kubeconfig_load(yaml, len, e->hcpns, p->opts.rewrite_server, &cfg, msg,
+                                         sizeof(msg));
+    if (rc == 0) {
+        hosted__disconnect(e);
+        rc = hosted__connect(e, &cfg, yaml, len, msg, sizeof(msg));
+        yaml = NULL; /* owned by hosted__connect() */
+    }
+    free(yaml);
+    if (rc < 0) {
+        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s: %s", e->hcpns,
+                       HOSTED_SECRET, msg);
+        secret_fail(e, HOSTED_KUBECONFIG_INVALID, true);
+        hosted__evaluate(e);
+        return;
+    }
+    log_kv(LOG_INFO, "hosted API client ready", "namespace", e->ns, "name", e->name, "server",
+           e->cfg.server, NULL);
+    snprintf(e->secret_rv, sizeof(e->secret_rv), "%s", rv ? rv : "");
+    e->secret_reason = NULL;
+    kube_backoff_reset(&e->absent_backoff);
+    arm_recheck(e);
+    hosted__sync(e);
+}
+
+void hosted__secret_fetch(entry_t *e)
+{
+    char path[PATH_LEN];
+    kube_error ke;
+    if (e->secret_req)
+        return;
+    if (kube_path(path, sizeof(path), NULL, "v1", "secrets", e->hcpns, HOSTED_SECRET,
+                  NULL) < 0) {
+        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "\"%s\" is not a usable namespace",
+                       e->hcpns);
+        e->secret_reason = HOSTED_SECRET_NOT_FOUND;
+        return; /* permanent: no retry */
+    }
+    kube_call call = {.verb = KUBE_VERB_GET, .path = path, .on_done = secret_done, .ud = e};
+    if (kube_client_call(e->p->mgmt, &call, &e->secret_req, &ke) < 0) {
+        e->secret_req = NULL;
+        if (!e->connected) {
+            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
+                           e->hcpns, HOSTED_SECRET, ke.message);
+            e->secret_reason = HOSTED_SECRET_UNREADABLE;
+        }
+        arm_secret_retry(e);
+    }
+}
+
+void hosted__secret_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    entry_t *e = w->data;
+    (void)loop;
+    (void)revents;
+    e->secret_retry = false;
+    hosted__secret_fetch(e);
+    hosted__evaluate(e);
+}
+
