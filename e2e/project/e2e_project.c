@@ -627,7 +627,7 @@ static void test_cv_deleted_and_forget(void **state)
     }
     ctl_project_forget(P, ns, "hc1");
     ctl_project_status_t st;
-    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), KUBE_EINVAL);
+    assert_int_equal(ctl_project_status(P, ns, "hc1", &st), HCP_EINVAL);
     harness_run_for(&H, 0.5);
 }
 

@@ -92,40 +92,40 @@ int ctl_project_secret_kubeconfig(const json_t *secret, char **out, size_t *outl
     const json_t *data = json_object_get(secret, "data");
     if (!json_is_object(data)) {
         errf(err, errlen, "Secret %s has no data", CTL_PROJECT_SECRET);
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     const json_t *v = json_object_get(data, CTL_PROJECT_SECRET_KEY);
     if (!v) {
         errf(err, errlen, "Secret %s has no key %s", CTL_PROJECT_SECRET, CTL_PROJECT_SECRET_KEY);
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     if (!json_is_string(v)) {
         errf(err, errlen, "Secret %s key %s is not a string", CTL_PROJECT_SECRET,
              CTL_PROJECT_SECRET_KEY);
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     size_t inlen = json_string_length(v);
     if (inlen == 0) {
         errf(err, errlen, "Secret %s key %s is empty", CTL_PROJECT_SECRET, CTL_PROJECT_SECRET_KEY);
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     if (inlen / 4 * 3 > CTL_PROJECT_KUBECONFIG_MAX + 3) {
         errf(err, errlen, "Secret %s key %s is larger than %d bytes", CTL_PROJECT_SECRET,
              CTL_PROJECT_SECRET_KEY, CTL_PROJECT_KUBECONFIG_MAX);
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     char *buf = NULL;
     size_t n = 0;
     int rc = kube_base64_decode(json_string_value(v), inlen, &buf, &n);
-    if (rc == KUBE_ENOMEM) {
+    if (rc == HCP_ENOMEM) {
         errf(err, errlen, "out of memory");
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     }
     if (rc < 0 || !buf) {
         errf(err, errlen, "Secret %s key %s is not valid base64", CTL_PROJECT_SECRET,
              CTL_PROJECT_SECRET_KEY);
         free(buf);
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     if (n == 0 || n > CTL_PROJECT_KUBECONFIG_MAX || memchr(buf, '\0', n)) {
         errf(err, errlen, "Secret %s key %s %s", CTL_PROJECT_SECRET, CTL_PROJECT_SECRET_KEY,
@@ -133,7 +133,7 @@ int ctl_project_secret_kubeconfig(const json_t *secret, char **out, size_t *outl
                                                  ? "is too large"
                                                  : "is binary, not a kubeconfig");
         free(buf);
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     *out = buf;
     *outlen = n;
@@ -148,7 +148,7 @@ int ctl_project_rewrite_server(const char *server, const char *hcpns, char *out,
 
     if (!server || !hcpns || !valid_namespace(hcpns)) {
         errf(err, errlen, "namespace \"%s\" is not a valid namespace name", hcpns ? hcpns : "");
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     }
     if (strncmp(server, "https://", 8) == 0) {
         scheme = "https";
@@ -158,14 +158,14 @@ int ctl_project_rewrite_server(const char *server, const char *hcpns, char *out,
         p = server + 7;
     } else {
         errf(err, errlen, "server \"%.200s\" is not an http(s) URL", server);
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     }
     /* Host: a bracketed IPv6 literal or up to ':' or '/'. */
     if (*p == '[') {
         host_end = strchr(p, ']');
         if (!host_end) {
             errf(err, errlen, "server \"%.200s\" has an unterminated IPv6 address", server);
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
         }
         host_end++;
     } else {
@@ -173,7 +173,7 @@ int ctl_project_rewrite_server(const char *server, const char *hcpns, char *out,
     }
     if (host_end == p) {
         errf(err, errlen, "server \"%.200s\" has no host", server);
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     }
     path = host_end;
     if (*host_end == ':') {
@@ -185,18 +185,18 @@ int ctl_project_rewrite_server(const char *server, const char *hcpns, char *out,
             v = v * 10 + (port[i] - '0');
         if (port_len == 0 || port_len > 5 || v < 1 || v > 65535) {
             errf(err, errlen, "server \"%.200s\" has an invalid port", server);
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
         }
     }
     if (*path != '\0' && *path != '/') {
         errf(err, errlen, "server \"%.200s\" is not of the form scheme://host[:port][/path]",
              server);
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     }
     for (const char *q = path; *q; q++)
         if ((unsigned char)*q <= ' ' || *q == '?' || *q == '#' || *q == 0x7f) {
             errf(err, errlen, "server \"%.200s\" has a query, fragment or control byte", server);
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
         }
     int n;
     if (port)
@@ -207,7 +207,7 @@ int ctl_project_rewrite_server(const char *server, const char *hcpns, char *out,
                      scheme[4] == 's' ? "443" : "80", path);
     if (n < 0 || (size_t)n >= outlen) {
         errf(err, errlen, "rewritten server address is too long");
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     }
     return 0;
 }
@@ -282,7 +282,7 @@ static int vet_kubeconfig(const char *yaml, size_t len, char *err, size_t errlen
         errf(err, errlen, "kubeconfig refers to a local file (%s); only inline credentials "
                           "(*-data, token) are accepted", bad);
     fy_document_destroy(fyd);
-    return bad ? KUBE_ECONFIG : 0;
+    return bad ? HCP_ECONFIG : 0;
 }
 
 int ctl_project_load_kubeconfig(const char *yaml, size_t len, const char *hcpns, bool rewrite,
@@ -295,7 +295,7 @@ int ctl_project_load_kubeconfig(const char *yaml, size_t len, const char *hcpns,
     memset(cfg, 0, sizeof(*cfg));
     if (!yaml || len == 0) {
         errf(err, errlen, "kubeconfig is empty");
-        return KUBE_ECONFIG;
+        return HCP_ECONFIG;
     }
     rc = vet_kubeconfig(yaml, len, err, errlen);
     if (rc < 0)
@@ -307,19 +307,19 @@ int ctl_project_load_kubeconfig(const char *yaml, size_t len, const char *hcpns,
     }
     if (cfg->token_file) { /* defense in depth: vet_kubeconfig refuses these */
         errf(err, errlen, "kubeconfig refers to a local token file");
-        rc = KUBE_ECONFIG;
+        rc = HCP_ECONFIG;
         goto fail;
     }
     if (rewrite) {
         rc = ctl_project_rewrite_server(cfg->server, hcpns, server, sizeof(server), err, errlen);
         if (rc < 0) {
-            rc = KUBE_ECONFIG;
+            rc = HCP_ECONFIG;
             goto fail;
         }
         char *s = strdup(server);
         if (!s) {
             errf(err, errlen, "out of memory");
-            rc = KUBE_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
         free(cfg->server);
@@ -590,7 +590,7 @@ static void secret_retry_soon(entry_t *e);
 
 static bool transport_or_auth(const kube_error *err)
 {
-    return err->code == KUBE_ETRANSPORT || err->code == KUBE_ETLS || err->http_status == 401 ||
+    return err->code == HCP_ETRANSPORT || err->code == HCP_ETLS || err->http_status == 401 ||
            err->http_status == 403;
 }
 
@@ -598,7 +598,7 @@ static void set_api_error(entry_t *e, const kube_error *err)
 {
     e->api_reason = CTL_PROJECT_UNREACHABLE;
     errf(e->api_msg, sizeof(e->api_msg), "Hosted API server %.200s: %s%s%s", e->cfg.server,
-             err->http_status ? err->reason : kube_strerror(err->code),
+             err->http_status ? err->reason : hcp_strerror(err->code),
              err->message[0] ? ": " : "", err->message);
     e->health_errors = e->watch.stats.errors;
     if (!ev_is_active(&e->health)) {
@@ -774,13 +774,13 @@ static int cv_extract(const json_t *obj, kube_intern *strings, void **out, void 
     (void)ud;
     cv_view_t *v = calloc(1, sizeof(*v));
     if (!v)
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
     if (json_is_array(conds)) {
         v->conditions = json_deep_copy(conds);
         if (!v->conditions) {
             free(v);
-            return KUBE_ENOMEM;
+            return HCP_ENOMEM;
         }
     }
     *out = v;
@@ -847,7 +847,7 @@ static void watch_error(kube_watch *w, const kube_error *err, void *ud)
             ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
             ev_timer_start(e->p->loop, &e->health);
         }
-    } else if (transport_or_auth(err) || err->code == KUBE_EHTTP || err->code == KUBE_EPARSE) {
+    } else if (transport_or_auth(err) || err->code == HCP_EHTTP || err->code == HCP_EPARSE) {
         set_api_error(e, err);
     } else {
         return; /* out of memory and the like: retried by the watch */
@@ -924,7 +924,7 @@ static int connect_hosted(entry_t *e, kube_config *cfg, char *kubeconfig, size_t
         goto fail;
     client = true;
     if (kube_cache_init(&e->cache, &ops, e) < 0) {
-        kube_error_set(&ke, KUBE_ENOMEM, 0, NULL, "out of memory");
+        kube_error_set(&ke, HCP_ENOMEM, 0, NULL, "out of memory");
         goto fail;
     }
     cache = true;
@@ -945,7 +945,7 @@ fail:
     free(e->kubeconfig);
     e->kubeconfig = NULL;
     e->kubeconfig_len = 0;
-    return ke.code ? ke.code : KUBE_ECONFIG;
+    return ke.code ? ke.code : HCP_ECONFIG;
 }
 
 /* ---- the Secret ------------------------------------------------------------ */
@@ -1182,7 +1182,7 @@ static int want_set(want_cond_t *w, const ctl_project_cond_t *c, bool first, sch
     if (!reason || !message) {
         free(reason);
         free(message);
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     }
     if (first || w->status != c->status)
         w->since = now;
@@ -1210,7 +1210,7 @@ int ctl_project_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
     *out = NULL;
     if (!loop || !http || !mgmt) {
         errf(err, errlen, "project needs a loop, an http multi handle and a client");
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     }
     p = calloc(1, sizeof(*p));
     if (!p)
@@ -1249,7 +1249,7 @@ nomem:
     if (p)
         ctl_objmap_free(&p->entries);
     free(p);
-    return KUBE_ENOMEM;
+    return HCP_ENOMEM;
 }
 
 void ctl_project_free(ctl_project_t *p)
@@ -1296,7 +1296,7 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
 {
     if (!p || !ns || !name || !conds || !ns[0] || !name[0]) {
         errf(err, errlen, "ctl_project_update: missing argument");
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     }
     ctl_objkey_t **slot = ctl_objmap_slot(&p->entries, 0, ns, name);
     entry_t *e = (entry_t *)*slot;
@@ -1304,7 +1304,7 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
     if (!e) {
         e = entry_new(p, ns, name, err, errlen);
         if (!e)
-            return KUBE_ENOMEM;
+            return HCP_ENOMEM;
         e->key = (ctl_objkey_t){.ns = e->ns, .name = e->name};
         ctl_objmap_insert(&p->entries, slot, &e->key);
         created = true;
@@ -1315,7 +1315,7 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
     if (want_set(&e->paused, &conds->paused, !e->have_want, now) < 0 ||
         want_set(&e->pending, &conds->pending, !e->have_want, now) < 0) {
         errf(err, errlen, "out of memory");
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     }
     e->have_want = true;
     e->seen_right = false;
@@ -1352,10 +1352,10 @@ int ctl_project_status(const ctl_project_t *p, const char *ns, const char *name,
                        ctl_project_status_t *st)
 {
     if (!p || !ns || !name)
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     const entry_t *e = (const entry_t *)*ctl_objmap_slot(&p->entries, 0, ns, name);
     if (!e)
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     *st = e->st;
     if (!st->reason) {
         st->reason = CTL_PROJECT_PENDING;

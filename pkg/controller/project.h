@@ -156,7 +156,7 @@ int ctl_project_update(ctl_project_t *p, const char *ns, const char *name,
  * Unknown names are ignored. */
 void ctl_project_forget(ctl_project_t *p, const char *ns, const char *name);
 
-/* Copies HostedCluster ns/name's state into *st. Returns 0, or KUBE_EINVAL
+/* Copies HostedCluster ns/name's state into *st. Returns 0, or HCP_EINVAL
  * when ns/name is not known (never updated, or forgotten). */
 int ctl_project_status(const ctl_project_t *p, const char *ns, const char *name,
                        ctl_project_status_t *st);
@@ -168,16 +168,16 @@ const ctl_project_stats_t *ctl_project_stats(const ctl_project_t *p);
 
 /* Extracts and decodes data.kubeconfig of a Secret (the whole API object,
  * untrusted). On success *out is a new NUL-terminated buffer (caller frees)
- * of *outlen bytes. Returns 0, or KUBE_ECONFIG with err saying what is wrong
+ * of *outlen bytes. Returns 0, or HCP_ECONFIG with err saying what is wrong
  * (no data, no key, not a string, not base64, empty, too large), or
- * KUBE_ENOMEM. */
+ * HCP_ENOMEM. */
 int ctl_project_secret_kubeconfig(const json_t *secret, char **out, size_t *outlen, char *err,
                                   size_t errlen);
 
 /* Rewrites an API server URL ("https://host[:port][/path]") to
  * "https://kube-apiserver.<hcpns>.svc:<port>[/path]", keeping the scheme,
  * the port (443 / 80 when absent) and any path. hcpns must be a valid
- * namespace name. Returns 0, or KUBE_EINVAL with err filled. */
+ * namespace name. Returns 0, or HCP_EINVAL with err filled. */
 int ctl_project_rewrite_server(const char *server, const char *hcpns, char *out, size_t outlen,
                                char *err, size_t errlen);
 

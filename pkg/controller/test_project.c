@@ -83,7 +83,7 @@ static void expect_secret_error(const char *data_json, const char *want_substr)
     char *out = (char *)1, err[256] = "";
     size_t len = 99;
     assert_int_equal(ctl_project_secret_kubeconfig(s, &out, &len, err, sizeof(err)),
-                     KUBE_ECONFIG);
+                     HCP_ECONFIG);
     assert_null(out);
     assert_int_equal(len, 0);
     if (!strstr(err, want_substr))
@@ -130,7 +130,7 @@ static void expect_rewrite_error(const char *in, const char *ns, const char *wan
 {
     char out[256], err[256] = "";
     assert_int_equal(ctl_project_rewrite_server(in, ns, out, sizeof(out), err, sizeof(err)),
-                     KUBE_EINVAL);
+                     HCP_EINVAL);
     if (!strstr(err, want_substr))
         fail_msg("error \"%s\" does not say \"%s\"", err, want_substr);
 }
@@ -161,7 +161,7 @@ static void test_rewrite_server(void **state)
     char small[16], err[128];
     assert_int_equal(ctl_project_rewrite_server("https://x:1", "ns", small, sizeof(small), err,
                                                 sizeof(err)),
-                     KUBE_EINVAL);
+                     HCP_EINVAL);
 }
 
 /* ---- kubeconfig loading --------------------------------------------------- */
@@ -201,7 +201,7 @@ static void test_load_kubeconfig(void **state)
         err[0] = '\0';
         assert_int_equal(ctl_project_load_kubeconfig(yaml, strlen(yaml), "ns", false, &cfg, err,
                                                      sizeof(err)),
-                         KUBE_ECONFIG);
+                         HCP_ECONFIG);
         if (!strstr(err, "local file"))
             fail_msg("case %zu: error \"%s\" does not mention the local file", i, err);
         assert_null(cfg.server);
@@ -211,22 +211,22 @@ static void test_load_kubeconfig(void **state)
     const char *bad = "clusters: [ {";
     assert_int_equal(ctl_project_load_kubeconfig(bad, strlen(bad), "ns", false, &cfg, err,
                                                  sizeof(err)),
-                     KUBE_ECONFIG);
+                     HCP_ECONFIG);
     assert_non_null(strstr(err, "not valid YAML"));
     const char *nocontext = "clusters: []\n";
     assert_int_equal(ctl_project_load_kubeconfig(nocontext, strlen(nocontext), "ns", false, &cfg,
                                                  err, sizeof(err)),
-                     KUBE_ECONFIG);
+                     HCP_ECONFIG);
     assert_non_null(strstr(err, "current-context"));
     assert_int_equal(ctl_project_load_kubeconfig("", 0, "ns", false, &cfg, err, sizeof(err)),
-                     KUBE_ECONFIG);
+                     HCP_ECONFIG);
 
     /* A server that cannot be rewritten makes the kubeconfig invalid. */
     const char *ftp = "clusters:\n- name: c\n  cluster:\n    server: https://:6443\n"
                       "contexts:\n- name: x\n  context: {cluster: c}\ncurrent-context: x\n";
     assert_int_equal(ctl_project_load_kubeconfig(ftp, strlen(ftp), "ns", true, &cfg, err,
                                                  sizeof(err)),
-                     KUBE_ECONFIG);
+                     HCP_ECONFIG);
     assert_non_null(strstr(err, "no host"));
 }
 
@@ -449,13 +449,13 @@ static void test_unreachable_management_api(void **state)
     w.p = p;
 
     ctl_project_status_t st;
-    assert_int_equal(ctl_project_status(p, "clusters", "hc1", &st), KUBE_EINVAL);
+    assert_int_equal(ctl_project_status(p, "clusters", "hc1", &st), HCP_EINVAL);
     assert_int_equal(ctl_project_update(p, "clusters", "hc1", &WANT, 1000, err, sizeof(err)), 0);
     assert_int_equal(ctl_project_update(p, "clusters", "hc2", &WANT, 1000, err, sizeof(err)), 0);
     assert_int_equal(ctl_project_status(p, "clusters", "hc1", &st), 0);
     assert_false(st.ok);
     assert_string_equal(st.reason, CTL_PROJECT_PENDING);
-    assert_int_equal(ctl_project_update(p, "", "x", &WANT, 1000, err, sizeof(err)), KUBE_EINVAL);
+    assert_int_equal(ctl_project_update(p, "", "x", &WANT, 1000, err, sizeof(err)), HCP_EINVAL);
 
     run_until_reason(loop, p, "clusters", "hc1", CTL_PROJECT_SECRET_UNREADABLE);
     run_until_reason(loop, p, "clusters", "hc2", CTL_PROJECT_SECRET_UNREADABLE);
@@ -472,10 +472,10 @@ static void test_unreachable_management_api(void **state)
 
     /* Forgetting from inside the change callback. */
     ctl_project_forget(p, "clusters", "hc1");
-    assert_int_equal(ctl_project_status(p, "clusters", "hc1", &st), KUBE_EINVAL);
+    assert_int_equal(ctl_project_status(p, "clusters", "hc1", &st), HCP_EINVAL);
     w.forget_in_callback = true;
     assert_int_equal(ctl_project_update(p, "clusters", "hc4", &WANT, 2000, err, sizeof(err)), 0);
-    assert_int_equal(ctl_project_status(p, "clusters", "hc4", &st), KUBE_EINVAL);
+    assert_int_equal(ctl_project_status(p, "clusters", "hc4", &st), HCP_EINVAL);
     run_for(loop, 0.5);
     /* hc2's state does not change any more (same error): no callback. */
     assert_int_equal(ctl_project_status(p, "clusters", "hc2", &st), 0);

@@ -21,7 +21,7 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
 
     f = fopen(path, "rb");
     if (f == NULL) {
-        kube_error_set(err, KUBE_EIO, 0, NULL, "cannot open %s: %s", path, strerror(errno));
+        kube_error_set(err, HCP_EIO, 0, NULL, "cannot open %s: %s", path, strerror(errno));
         goto fail;
     }
     buf = malloc(cap);
@@ -32,7 +32,7 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
         if (len + 1 == cap) {
             char *nb;
             if (cap >= MAX_FILE_BYTES) {
-                kube_error_set(err, KUBE_EIO, 0, NULL, "%s is larger than %u bytes", path,
+                kube_error_set(err, HCP_EIO, 0, NULL, "%s is larger than %u bytes", path,
                                MAX_FILE_BYTES);
                 goto fail;
             }
@@ -44,7 +44,7 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
         }
     }
     if (ferror(f)) {
-        kube_error_set(err, KUBE_EIO, 0, NULL, "cannot read %s", path);
+        kube_error_set(err, HCP_EIO, 0, NULL, "cannot read %s", path);
         goto fail;
     }
     fclose(f);
@@ -54,12 +54,12 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
         *outlen = len;
     return 0;
 nomem:
-    kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory reading %s", path);
+    kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory reading %s", path);
 fail:
     free(buf);
     if (f)
         fclose(f);
-    return err ? err->code : KUBE_EIO;
+    return err ? err->code : HCP_EIO;
 }
 
 int kube_config_read_token(const char *path, char **token, kube_error *err)
@@ -78,7 +78,7 @@ int kube_config_read_token(const char *path, char **token, kube_error *err)
         start++;
     if (start == len) {
         free(buf);
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "token file %s is empty", path);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "token file %s is empty", path);
     }
     memmove(buf, buf + start, len - start + 1);
     *token = buf;
@@ -104,7 +104,7 @@ int kube_base64_decode(const char *in, size_t inlen, char **out, size_t *outlen)
 
     buf = malloc(inlen / 4 * 3 + 4);
     if (buf == NULL)
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     for (i = 0; i < inlen; i++) {
         unsigned char c = (unsigned char)in[i];
         int v;
@@ -133,7 +133,7 @@ int kube_base64_decode(const char *in, size_t inlen, char **out, size_t *outlen)
     return 0;
 bad:
     free(buf);
-    return KUBE_EINVAL;
+    return HCP_EINVAL;
 }
 
 void kube_config_free(kube_config *cfg)
@@ -213,7 +213,7 @@ static int load_pem(struct fy_node *map, const char *field, const char *basedir,
     if (data != NULL && data[0] != '\0') {
         rc = kube_base64_decode(data, strlen(data), out, outlen);
         if (rc < 0)
-            return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "%s is not valid base64", datakey);
+            return kube_error_set(err, HCP_ECONFIG, 0, NULL, "%s is not valid base64", datakey);
         return 0;
     }
     file = scalar(map, field);
@@ -221,7 +221,7 @@ static int load_pem(struct fy_node *map, const char *field, const char *basedir,
         return 0;
     path = join_path(basedir, file);
     if (path == NULL)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
     rc = read_file(path, out, outlen, err);
     free(path);
     return rc;
@@ -232,13 +232,13 @@ static int set_server(kube_config *cfg, const char *server, kube_error *err)
     size_t n;
 
     if (server == NULL || server[0] == '\0')
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "cluster has no server");
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "cluster has no server");
     if (strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "server %s is not an http(s) URL", server);
     cfg->server = strdup(server);
     if (cfg->server == NULL)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
     n = strlen(cfg->server);
     while (n > 0 && cfg->server[n - 1] == '/')
         cfg->server[--n] = '\0';
@@ -255,22 +255,22 @@ static int load_doc(kube_config *cfg, struct fy_document *fyd, const char *based
 
     root = fy_document_root(fyd);
     if (root == NULL || !fy_node_is_mapping(root))
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "kubeconfig is not a YAML mapping");
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "kubeconfig is not a YAML mapping");
     cname = context ? context : scalar(root, "current-context");
     if (cname == NULL || cname[0] == '\0')
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "kubeconfig has no current-context and none was given");
     snprintf(cfg->context, sizeof(cfg->context), "%s", cname);
     ctx = named(root, "contexts", cname, "context");
     if (ctx == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "context %s not found", cname);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "context %s not found", cname);
     clname = scalar(ctx, "cluster");
     uname = scalar(ctx, "user");
     if (clname == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "context %s names no cluster", cname);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "context %s names no cluster", cname);
     cluster = named(root, "clusters", clname, "cluster");
     if (cluster == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "cluster %s not found", clname);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "cluster %s not found", clname);
     rc = set_server(cfg, scalar(cluster, "server"), err);
     if (rc < 0)
         return rc;
@@ -283,7 +283,7 @@ static int load_doc(kube_config *cfg, struct fy_document *fyd, const char *based
         return 0; /* anonymous */
     user = named(root, "users", uname, "user");
     if (user == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "user %s not found", uname);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "user %s not found", uname);
     rc = load_pem(user, "client-certificate", basedir, &cfg->cert, &cfg->cert_len, err);
     if (rc < 0)
         return rc;
@@ -291,21 +291,21 @@ static int load_doc(kube_config *cfg, struct fy_document *fyd, const char *based
     if (rc < 0)
         return rc;
     if ((cfg->cert == NULL) != (cfg->key == NULL))
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "user %s has a client certificate without a key or vice versa",
                               uname);
     v = scalar(user, "token");
     if (v != NULL && v[0] != '\0') {
         cfg->token = strdup(v);
         if (cfg->token == NULL)
-            return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+            return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         return 0;
     }
     v = scalar(user, "tokenFile");
     if (v != NULL && v[0] != '\0') {
         path = join_path(basedir, v);
         if (path == NULL)
-            return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+            return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         cfg->token_file = path;
         return kube_config_read_token(path, &cfg->token, err);
     }
@@ -339,7 +339,7 @@ int kube_config_load_yaml(kube_config *cfg, const char *yaml, size_t len, const 
     memset(cfg, 0, sizeof(*cfg));
     kube_error_clear(err);
     if (yaml == NULL)
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "no kubeconfig text");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "no kubeconfig text");
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
     dcfg.output_fn = diag_capture;
@@ -349,7 +349,7 @@ int kube_config_load_yaml(kube_config *cfg, const char *yaml, size_t len, const 
     fyd = fy_document_build_from_string(&pcfg, yaml, len);
     fy_diag_unref(pcfg.diag);
     if (fyd == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "kubeconfig is not valid YAML%s%s",
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "kubeconfig is not valid YAML%s%s",
                               why[0] ? ": " : "", why);
     rc = load_doc(cfg, fyd, basedir, context, err);
     fy_document_destroy(fyd);
@@ -371,7 +371,7 @@ int kube_config_load_file(kube_config *cfg, const char *path, const char *contex
         return rc;
     dir = strdup(path);
     if (dir == NULL) {
-        rc = kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        rc = kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         goto out;
     }
     slash = strrchr(dir, '/');
@@ -403,7 +403,7 @@ int kube_config_load_incluster(kube_config *cfg, const char *dir, kube_error *er
     if (dir == NULL)
         dir = KUBE_INCLUSTER_DIR;
     if (host == NULL || host[0] == '\0' || port == NULL || port[0] == '\0')
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "not in a cluster: KUBERNETES_SERVICE_HOST/PORT are not set");
     /* IPv6 service addresses need brackets in a URL. */
     if (asprintf(&url, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port) < 0) {
@@ -432,7 +432,7 @@ int kube_config_load_incluster(kube_config *cfg, const char *dir, kube_error *er
     free(url);
     return 0;
 nomem:
-    rc = kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+    rc = kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
 fail:
     free(cafile);
     free(url);
@@ -461,7 +461,7 @@ int kube_config_load_default(kube_config *cfg, const char *path, const char *con
     if (stat(buf, &st) == 0)
         return kube_config_load_file(cfg, buf, context, err);
     memset(cfg, 0, sizeof(*cfg));
-    return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+    return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                           "no kubeconfig given, $KUBECONFIG unset, not in a cluster and %s "
                           "does not exist", buf);
 }

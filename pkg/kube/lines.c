@@ -31,14 +31,14 @@ int kube_lines_feed(kube_lines *l, const char *data, size_t len)
             ncap *= 2;
         nb = realloc(l->buf, ncap);
         if (nb == NULL)
-            return KUBE_ENOMEM;
+            return HCP_ENOMEM;
         l->buf = nb;
         l->cap = ncap;
     }
     memcpy(l->buf + l->len, data, len);
     l->len += len;
     if (memchr(l->buf, '\n', l->len) == NULL && l->len > l->max)
-        return KUBE_EPARSE;
+        return HCP_EPARSE;
     return 0;
 }
 

@@ -640,7 +640,7 @@ static void test_429_backoff_gives_up(void **state)
     assert_true(r.done);
     assert_true(r.failed);
     assert_null(r.obj);
-    assert_int_equal(r.err.code, KUBE_EHTTP);
+    assert_int_equal(r.err.code, HCP_EHTTP);
     assert_int_equal(r.err.http_status, 429);
     assert_string_equal(r.err.reason, "TooManyRequests");
     assert_string_equal(r.err.message, "storage is busy, slow down");
@@ -703,7 +703,7 @@ static void test_broken_json_response(void **state)
         RUN_UNTIL(&f, r.done);
         assert_true(r.done && r.failed);
         assert_null(r.obj);
-        assert_int_equal(r.err.code, KUBE_EPARSE);
+        assert_int_equal(r.err.code, HCP_EPARSE);
         assert_int_equal(r.err.http_status, 200);
         if (strstr(r.err.message, "invalid JSON response") == NULL ||
             strstr(r.err.message, CM_PATH "/x") == NULL)
@@ -719,7 +719,7 @@ static void test_broken_json_response(void **state)
         assert_int_equal(kube_get(&f.client, CM_PATH "/x", store, &r, &e), 0);
         RUN_UNTIL(&f, r.done);
         assert_true(r.done && r.failed);
-        assert_int_equal(r.err.code, KUBE_EHTTP);
+        assert_int_equal(r.err.code, HCP_EHTTP);
         assert_int_equal(r.err.http_status, 500);
         assert_string_equal(r.err.message,
                             "HTTP 500 without a Status message: <html>upstream failed</html>");
@@ -883,7 +883,7 @@ static void test_list_items_not_array(void **state)
     assert_non_null(f.srv.stream);
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, false), 2);
     assert_true(wd.nerrors >= 1);
-    assert_int_equal(wd.errors[0].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[0].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[0].message, "has no items or metadata"));
     assert_int_equal(wd.count_at_first_error, 0);
     assert_false(wd.synced_at_first_error);
@@ -928,9 +928,9 @@ static void test_watch_malformed_event(void **state)
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, true), 2);
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, false), 1); /* no relist */
     assert_int_equal(wd.nerrors, 2);
-    assert_int_equal(wd.errors[0].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[0].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[0].message, "event without type or object"));
-    assert_int_equal(wd.errors[1].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[1].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[1].message, "bad event JSON"));
     assert_int_equal(wd.w.stats.restarts, 1);
     assert_string_equal(query_param(fake_nth(&f.srv, "GET", CM_PATH, true, 1), "resourceVersion",
@@ -978,7 +978,7 @@ static void test_watch_silent_watchdog(void **state)
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, true), 2);
     assert_int_equal(wd.w.stats.watchdog_fired, 1);
     assert_int_equal(wd.nerrors, 1);
-    assert_int_equal(wd.errors[0].code, KUBE_ETRANSPORT);
+    assert_int_equal(wd.errors[0].code, HCP_ETRANSPORT);
     assert_non_null(strstr(wd.errors[0].message, "no data for"));
     w1 = fake_nth(&f.srv, "GET", CM_PATH, true, 0);
     w2 = fake_nth(&f.srv, "GET", CM_PATH, true, 1);
@@ -1108,7 +1108,7 @@ static void test_watch_empty_stream_backs_off(void **state)
         fail_msg("%d watches in 1 s", watches);
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, false), 1);
     assert_true(wd.nerrors >= watches - 1);
-    assert_int_equal(wd.errors[0].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[0].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[0].message, "ended the stream at once without data"));
     assert_int_equal(kube_cache_count(&wd.cache), 1);
     watched_stop(&wd);

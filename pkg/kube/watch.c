@@ -103,7 +103,7 @@ static void list_done(kube_client *c, const kube_error *err, json_t *obj, void *
     items = json_object_get(obj, "items");
     md = json_object_get(obj, "metadata");
     if (!json_is_array(items) || !json_is_object(md)) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "list of %s has no items or metadata", w->path);
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "list of %s has no items or metadata", w->path);
         report(w, &e);
         kube_cache_relist_abort(w->cache);
         retry_later(w, true);
@@ -121,7 +121,7 @@ static void list_done(kube_client *c, const kube_error *err, json_t *obj, void *
     if (cont != NULL && cont[0] != '\0') {
         w->cont = strdup(cont);
         if (w->cont == NULL) {
-            kube_error_set(&e, KUBE_ENOMEM, 0, NULL, "out of memory");
+            kube_error_set(&e, HCP_ENOMEM, 0, NULL, "out of memory");
             report(w, &e);
             kube_cache_relist_abort(w->cache);
             retry_later(w, true);
@@ -152,7 +152,7 @@ static int append_escaped(char *buf, size_t len, size_t *n, const char *s)
         bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.' || *p == '~';
         if (*n + (plain ? 1 : 3) >= len)
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
         if (plain) {
             buf[(*n)++] = (char)*p;
         } else {
@@ -206,7 +206,7 @@ static int build_query(kube_watch *w, char *q, size_t len, bool watch, kube_erro
     }
     return 0;
 toolong:
-    return kube_error_set(err, KUBE_EINVAL, 0, NULL, "query for %s too long", w->path);
+    return kube_error_set(err, HCP_EINVAL, 0, NULL, "query for %s too long", w->path);
 }
 
 static void start_list(kube_watch *w)
@@ -253,7 +253,7 @@ static int handle_event(kube_watch *w, const char *line, size_t len)
     int keep = 1;
 
     if (ev == NULL) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "watch %s: bad event JSON: %s", w->path,
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: bad event JSON: %s", w->path,
                        jerr.text);
         report(w, &e);
         w->stats.restarts++;
@@ -263,7 +263,7 @@ static int handle_event(kube_watch *w, const char *line, size_t len)
     type = json_string_value(json_object_get(ev, "type"));
     obj = json_object_get(ev, "object");
     if (type == NULL || !json_is_object(obj)) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "watch %s: event without type or object",
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: event without type or object",
                        w->path);
         report(w, &e);
         goto out;
@@ -276,7 +276,7 @@ static int handle_event(kube_watch *w, const char *line, size_t len)
         long code = (long)json_integer_value(json_object_get(obj, "code"));
         const char *msg = json_string_value(json_object_get(obj, "message"));
         const char *reason = json_string_value(json_object_get(obj, "reason"));
-        kube_error_set(&e, KUBE_EHTTP, (int)code, reason, "watch %s: %s", w->path,
+        kube_error_set(&e, HCP_EHTTP, (int)code, reason, "watch %s: %s", w->path,
                        msg ? msg : "error event");
         report(w, &e);
         w->stats.restarts++;
@@ -322,7 +322,7 @@ static void watch_data(kube_client *c, const char *data, size_t len, void *ud)
     w->last_bytes = ev_now(w->c->http->loop);
     w->stream_data = true;
     if (kube_lines_feed(&w->lines, data, len) < 0) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "watch %s: event line too long", w->path);
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: event line too long", w->path);
         report(w, &e);
         resume(w, false);
         return;
@@ -344,7 +344,7 @@ static void watch_done(kube_client *c, const kube_error *err, json_t *obj, void 
     ev_timer_stop(w->c->http->loop, &w->watchdog);
     if (err == NULL && !w->stream_data &&
         ev_now(w->c->http->loop) - w->stream_started < SHORT_WATCH) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL,
+        kube_error_set(&e, HCP_EPARSE, 200, NULL,
                        "watch %s: the server ended the stream at once without data", w->path);
         err = &e;
     }
@@ -375,7 +375,7 @@ static void watchdog_cb(struct ev_loop *loop, ev_timer *t, int revents)
         return;
     if (ev_now(loop) - w->last_bytes < w->opts.silence)
         return;
-    kube_error_set(&e, KUBE_ETRANSPORT, 0, NULL,
+    kube_error_set(&e, HCP_ETRANSPORT, 0, NULL,
                    "watch %s: no data for %.0f s, restarting the stream", w->path,
                    w->opts.silence);
     w->stats.watchdog_fired++;
@@ -430,7 +430,7 @@ int kube_watch_start(kube_watch *w, kube_client *c, kube_cache *cache,
     memset(w, 0, sizeof(*w));
     kube_error_clear(err);
     if (c == NULL || cache == NULL || opts == NULL || opts->path == NULL || opts->path[0] != '/')
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "watch needs a client, cache and path");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "watch needs a client, cache and path");
     w->c = c;
     w->cache = cache;
     w->opts = *opts;
@@ -481,15 +481,15 @@ int kube_watch_start(kube_watch *w, kube_client *c, kube_cache *cache,
     }
     return 0;
 toolong:
-    kube_error_set(err, KUBE_EINVAL, 0, NULL, "selectors too long");
+    kube_error_set(err, HCP_EINVAL, 0, NULL, "selectors too long");
     goto fail;
 nomem:
-    kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+    kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
 fail:
     free(w->path);
     free(w->query_sel);
     memset(w, 0, sizeof(*w));
-    return err ? err->code : KUBE_EINVAL;
+    return err ? err->code : HCP_EINVAL;
 }
 
 void kube_watch_stop(kube_watch *w)

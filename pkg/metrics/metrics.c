@@ -46,7 +46,7 @@ void metrics_buf_free(metrics_buf *b)
 int metrics_buf_append(metrics_buf *b, const char *data, size_t len)
 {
     if (b->failed)
-        return METRICS_ENOMEM;
+        return HCP_ENOMEM;
     if (len == 0)
         return 0;
     if (len >= b->cap - b->len || b->data == NULL) {
@@ -73,7 +73,7 @@ int metrics_buf_append(metrics_buf *b, const char *data, size_t len)
     return 0;
 fail:
     b->failed = 1;
-    return METRICS_ENOMEM;
+    return HCP_ENOMEM;
 }
 
 static int append_str(metrics_buf *b, const char *s)
@@ -97,7 +97,7 @@ int metrics_format_value(double v, char *out, size_t outlen)
     int n, prec;
 
     if (outlen == 0)
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     if (isnan(v))
         n = snprintf(out, outlen, "NaN");
     else if (isinf(v))
@@ -115,7 +115,7 @@ int metrics_format_value(double v, char *out, size_t outlen)
         }
     }
     if (n < 0 || (size_t)n >= outlen)
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     return n;
 }
 
@@ -248,7 +248,7 @@ static const char *type_name(metrics_type t)
 int metrics_write_header(metrics_buf *b, const char *name, const char *help, metrics_type type)
 {
     if (!metrics_valid_name(name))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     append_str(b, "# HELP ");
     append_str(b, name);
     append_str(b, " ");
@@ -324,17 +324,6 @@ static int write_histogram(metrics_buf *b, const metrics_family *f, const char *
 
 /* ---- registry ------------------------------------------------------------ */
 
-static void set_err(metrics_registry *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_err(metrics_registry *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof(r->err), fmt, ap);
-    va_end(ap);
-}
-
 void metrics_registry_init(metrics_registry *r)
 {
     memset(r, 0, sizeof(*r));
@@ -382,60 +371,59 @@ int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc 
 {
     metrics_family *it;
     size_t i, n = 0;
-    int rc = METRICS_EINVAL;
+    int rc = HCP_EINVAL;
 
     for (it = r->head; it; it = it->next) {
         if (it == f) {
-            set_err(r, "%s: this family is already registered", f->name);
-            return METRICS_EEXIST;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EEXIST,
+                            "%s: this family is already registered", f->name);
         }
     }
     if (d == NULL || !metrics_valid_name(d->name)) {
-        set_err(r, "invalid metric name \"%s\"", d && d->name ? d->name : "(null)");
-        return METRICS_EINVAL;
+        return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "invalid metric name \"%s\"",
+                        d && d->name ? d->name : "(null)");
     }
     if (d->type != METRICS_COUNTER && d->type != METRICS_GAUGE && d->type != METRICS_HISTOGRAM) {
-        set_err(r, "%s: unknown metric type", d->name);
-        return METRICS_EINVAL;
+        return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: unknown metric type", d->name);
     }
     for (it = r->head; it; it = it->next) {
         if (strcmp(it->name, d->name) == 0) {
-            set_err(r, "%s: already registered", d->name);
-            return METRICS_EEXIST;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EEXIST, "%s: already registered", d->name);
         }
     }
     while (d->labels && d->labels[n]) {
         if (n == METRICS_MAX_LABELS) {
-            set_err(r, "%s: more than %d labels", d->name, METRICS_MAX_LABELS);
-            return METRICS_EINVAL;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: more than %d labels", d->name,
+                            METRICS_MAX_LABELS);
         }
         if (!metrics_valid_label_name(d->labels[n]) ||
             (d->type == METRICS_HISTOGRAM && strcmp(d->labels[n], "le") == 0)) {
-            set_err(r, "%s: invalid label name \"%s\"", d->name, d->labels[n]);
-            return METRICS_EINVAL;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: invalid label name \"%s\"",
+                            d->name, d->labels[n]);
         }
         for (i = 0; i < n; i++) {
             if (strcmp(d->labels[i], d->labels[n]) == 0) {
-                set_err(r, "%s: duplicate label name \"%s\"", d->name, d->labels[n]);
-                return METRICS_EINVAL;
+                return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL,
+                                "%s: duplicate label name \"%s\"", d->name, d->labels[n]);
             }
         }
         n++;
     }
     if (d->type == METRICS_HISTOGRAM) {
         if (d->nbuckets > 0 && d->buckets == NULL) {
-            set_err(r, "%s: bucket bounds missing", d->name);
-            return METRICS_EINVAL;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: bucket bounds missing",
+                            d->name);
         }
         for (i = 0; i < d->nbuckets; i++) {
             if (!isfinite(d->buckets[i]) || (i > 0 && !(d->buckets[i] > d->buckets[i - 1]))) {
-                set_err(r, "%s: bucket bounds must be finite and strictly increasing", d->name);
-                return METRICS_EINVAL;
+                return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL,
+                                "%s: bucket bounds must be finite and strictly increasing",
+                                d->name);
             }
         }
     }
 
-    rc = METRICS_ENOMEM;
+    rc = HCP_ENOMEM;
     memset(f, 0, sizeof(*f));
     f->type = d->type;
     f->collect = d->collect;
@@ -465,7 +453,7 @@ int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc 
     r->tail = f;
     return 0;
 fail:
-    set_err(r, "%s: out of memory", d->name);
+    hcp_errf(r->err, sizeof(r->err), rc, "%s: out of memory", d->name);
     family_free(f);
     return rc;
 }
@@ -504,7 +492,7 @@ static int rebuild_index(metrics_family *f, size_t size)
     size_t i, slot;
 
     if (idx == NULL)
-        return METRICS_ENOMEM;
+        return HCP_ENOMEM;
     for (i = 0; i < f->nchildren; i++) {
         slot = f->children[i]->hash & (size - 1);
         while (idx[slot])
@@ -620,10 +608,10 @@ int metrics_child_remove(metrics_family *f, const char *const *values)
     long pos;
 
     if (f == NULL || f->collect != NULL || !values_ok(f, values))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     pos = find_child(f, values, hash_values(f, values));
     if (pos < 0)
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     free(f->children[pos]);
     memmove(&f->children[pos], &f->children[pos + 1],
             (f->nchildren - (size_t)pos - 1) * sizeof(f->children[0]));
@@ -646,7 +634,7 @@ int metrics_child_remove(metrics_family *f, const char *const *values)
 int metrics_child_add(metrics_child *c, double delta)
 {
     if (c == NULL || c->family->type != METRICS_COUNTER || !(delta >= 0) || isinf(delta))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     c->value += delta;
     return 0;
 }
@@ -654,7 +642,7 @@ int metrics_child_add(metrics_child *c, double delta)
 int metrics_child_set(metrics_child *c, double v)
 {
     if (c == NULL || c->family->type != METRICS_GAUGE)
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     c->value = v;
     return 0;
 }
@@ -662,7 +650,7 @@ int metrics_child_set(metrics_child *c, double v)
 int metrics_child_gauge_add(metrics_child *c, double delta)
 {
     if (c == NULL || c->family->type != METRICS_GAUGE)
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     c->value += delta;
     return 0;
 }
@@ -673,7 +661,7 @@ int metrics_child_observe(metrics_child *c, double v)
     size_t i;
 
     if (c == NULL || c->family->type != METRICS_HISTOGRAM || isnan(v))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     f = c->family;
     for (i = 0; i < f->nbuckets; i++) {
         if (v <= f->buckets[i]) {
@@ -701,9 +689,9 @@ int metrics_counter_add(metrics_family *f, const char *const *values, double del
     metrics_child *c;
 
     if (f == NULL || f->type != METRICS_COUNTER || f->collect || !values_ok(f, values))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     c = metrics_child_get(f, values);
-    return c ? metrics_child_add(c, delta) : METRICS_ENOMEM;
+    return c ? metrics_child_add(c, delta) : HCP_ENOMEM;
 }
 
 int metrics_gauge_set(metrics_family *f, const char *const *values, double v)
@@ -711,9 +699,9 @@ int metrics_gauge_set(metrics_family *f, const char *const *values, double v)
     metrics_child *c;
 
     if (f == NULL || f->type != METRICS_GAUGE || f->collect || !values_ok(f, values))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     c = metrics_child_get(f, values);
-    return c ? metrics_child_set(c, v) : METRICS_ENOMEM;
+    return c ? metrics_child_set(c, v) : HCP_ENOMEM;
 }
 
 int metrics_histogram_observe(metrics_family *f, const char *const *values, double v)
@@ -721,9 +709,9 @@ int metrics_histogram_observe(metrics_family *f, const char *const *values, doub
     metrics_child *c;
 
     if (f == NULL || f->type != METRICS_HISTOGRAM || f->collect || !values_ok(f, values) || isnan(v))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     c = metrics_child_get(f, values);
-    return c ? metrics_child_observe(c, v) : METRICS_ENOMEM;
+    return c ? metrics_child_observe(c, v) : HCP_ENOMEM;
 }
 
 int metrics_emit(metrics_emitter *e, const char *const *values, double value)
@@ -732,7 +720,7 @@ int metrics_emit(metrics_emitter *e, const char *const *values, double value)
     int rc;
 
     if (f->type == METRICS_HISTOGRAM || !values_ok(f, values))
-        rc = METRICS_EINVAL;
+        rc = HCP_EINVAL;
     else
         rc = metrics_write_sample(e->out, f->name, NULL, (const char *const *)f->labels, values,
                                   f->nlabels, NULL, value);
@@ -746,7 +734,7 @@ int metrics_emit_histogram(metrics_emitter *e, const char *const *values,
 {
     const metrics_family *f = e->family;
     size_t i;
-    int rc = METRICS_EINVAL;
+    int rc = HCP_EINVAL;
 
     if (f->type != METRICS_HISTOGRAM || !values_ok(f, values) ||
         (f->nbuckets > 0 && cumulative == NULL))
@@ -783,7 +771,7 @@ static int render_owned(metrics_buf *out, const metrics_family *f)
             metrics_write_sample(out, f->name, NULL, (const char *const *)f->labels,
                                  (const char *const *)c->values, f->nlabels, NULL, c->value);
     }
-    return out->failed ? METRICS_ENOMEM : 0;
+    return out->failed ? HCP_ENOMEM : 0;
 }
 
 int metrics_registry_render(metrics_registry *r, metrics_buf *out)
@@ -801,8 +789,8 @@ int metrics_registry_render(metrics_registry *r, metrics_buf *out)
             e.out = out;
             e.rc = 0;
             rc = f->collect(&e, f->collect_ud);
-            if (rc < 0 || e.rc == METRICS_EINVAL) {
-                rc = METRICS_ECALLBACK;
+            if (rc < 0 || e.rc == HCP_EINVAL) {
+                rc = HCP_ECALLBACK;
                 goto fail;
             }
             if (e.rc != 0) {
@@ -815,12 +803,11 @@ int metrics_registry_render(metrics_registry *r, metrics_buf *out)
                 goto fail;
         }
     }
-    return out->failed ? METRICS_ENOMEM : 0;
+    return out->failed ? HCP_ENOMEM : 0;
 fail:
-    if (rc == METRICS_ENOMEM || out->failed) {
-        set_err(r, "%s: out of memory while rendering", f->name);
-        return METRICS_ENOMEM;
+    if (rc == HCP_ENOMEM || out->failed) {
+        return hcp_errf(r->err, sizeof(r->err), HCP_ENOMEM, "%s: out of memory while rendering",
+                        f->name);
     }
-    set_err(r, "%s: collector failed", f->name);
-    return METRICS_ECALLBACK;
+    return hcp_errf(r->err, sizeof(r->err), HCP_ECALLBACK, "%s: collector failed", f->name);
 }

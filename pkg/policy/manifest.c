@@ -12,13 +12,6 @@
 
 #define SCALAR_MAX 64 /* longest scalar considered as a number */
 
-static int seterr(char *err, size_t errlen, int rc, const char *msg)
-{
-    if (err != NULL && errlen > 0)
-        snprintf(err, errlen, "%s", msg);
-    return rc;
-}
-
 static int eq(const char *s, size_t len, const char *lit)
 {
     return strlen(lit) == len && memcmp(s, lit, len) == 0;
@@ -119,8 +112,8 @@ static int is_str_tag(const char *tag, size_t len)
     return eq(tag, len, "!!str") || eq(tag, len, "tag:yaml.org,2002:str") || eq(tag, len, "!");
 }
 
-/* Converts a YAML node to a new JSON value. Returns 0, MANIFEST_EINVAL with
- * err filled, or MANIFEST_ENOMEM. */
+/* Converts a YAML node to a new JSON value. Returns 0, HCP_EINVAL with
+ * err filled, or HCP_ENOMEM. */
 static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t errlen)
 {
     json_t *v = NULL;
@@ -128,9 +121,9 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
 
     *out = NULL;
     if (depth > MANIFEST_MAX_DEPTH)
-        return seterr(err, errlen, MANIFEST_EINVAL, "YAML nesting is too deep");
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML nesting is too deep");
     if (n != NULL && fy_node_is_alias(n))
-        return seterr(err, errlen, MANIFEST_EINVAL, "YAML aliases are not supported");
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML aliases are not supported");
     switch (fy_node_get_type(n)) {
     case FYNT_SCALAR: {
         size_t len = 0, taglen = 0;
@@ -150,9 +143,9 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
              * allocate; the former is the user's problem. */
             v = json_stringn_nocheck("", 0);
             if (v == NULL)
-                return MANIFEST_ENOMEM;
+                return HCP_ENOMEM;
             json_decref(v);
-            return seterr(err, errlen, MANIFEST_EINVAL, "a YAML scalar is not valid UTF-8");
+            return hcp_errf(err, errlen, HCP_EINVAL, "a YAML scalar is not valid UTF-8");
         }
         *out = v;
         return 0;
@@ -161,13 +154,13 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
         void *it = NULL;
         struct fy_node *item;
         if ((v = json_array()) == NULL)
-            return MANIFEST_ENOMEM;
+            return HCP_ENOMEM;
         while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
             json_t *c;
             if ((rc = convert(item, depth + 1, &c, err, errlen)) < 0)
                 goto fail;
             if (json_array_append_new(v, c) != 0) {
-                rc = MANIFEST_ENOMEM;
+                rc = HCP_ENOMEM;
                 goto fail;
             }
         }
@@ -178,7 +171,7 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
         void *it = NULL;
         struct fy_node_pair *pair;
         if ((v = json_object()) == NULL)
-            return MANIFEST_ENOMEM;
+            return HCP_ENOMEM;
         while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
             struct fy_node *k = fy_node_pair_key(pair);
             const char *ks;
@@ -186,16 +179,16 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
             char *key;
             json_t *c;
             if (k == NULL || fy_node_get_type(k) != FYNT_SCALAR || fy_node_is_alias(k)) {
-                rc = seterr(err, errlen, MANIFEST_EINVAL, "YAML mapping keys must be scalars");
+                rc = hcp_errf(err, errlen, HCP_EINVAL, "YAML mapping keys must be scalars");
                 goto fail;
             }
             ks = fy_node_get_scalar(k, &klen);
             if (ks == NULL || memchr(ks, '\0', klen) != NULL) {
-                rc = seterr(err, errlen, MANIFEST_EINVAL, "a YAML mapping key is not a string");
+                rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not a string");
                 goto fail;
             }
             if ((key = strndup(ks, klen)) == NULL) {
-                rc = MANIFEST_ENOMEM;
+                rc = HCP_ENOMEM;
                 goto fail;
             }
             if (json_object_get(v, key) != NULL) {
@@ -203,7 +196,7 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
                 quote_string(key, q, sizeof q);
                 snprintf(msg, sizeof msg, "duplicate key %s", q);
                 free(key);
-                rc = seterr(err, errlen, MANIFEST_EINVAL, msg);
+                rc = hcp_errf(err, errlen, HCP_EINVAL, "%s", msg);
                 goto fail;
             }
             if ((rc = convert(fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0) {
@@ -213,7 +206,7 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
             /* json_object_set_new() validates the key as UTF-8. */
             if (json_object_set_new(v, key, c) != 0) {
                 free(key);
-                rc = seterr(err, errlen, MANIFEST_EINVAL, "a YAML mapping key is not valid UTF-8");
+                rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not valid UTF-8");
                 goto fail;
             }
             free(key);
@@ -222,7 +215,7 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
         return 0;
     }
     }
-    return seterr(err, errlen, MANIFEST_EINVAL, "unknown YAML node type");
+    return hcp_errf(err, errlen, HCP_EINVAL, "unknown YAML node type");
 fail:
     json_decref(v);
     return rc;
@@ -313,18 +306,18 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
     dcfg.output_fn = silent;
     diag = fy_diag_create(&dcfg);
     if (diag == NULL)
-        return MANIFEST_ENOMEM;
+        return HCP_ENOMEM;
     fy_diag_set_collect_errors(diag, true);
     memset(&cfg, 0, sizeof cfg);
     cfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE;
     cfg.diag = diag;
     fyp = fy_parser_create(&cfg);
     if (fyp == NULL) {
-        rc = MANIFEST_ENOMEM;
+        rc = HCP_ENOMEM;
         goto fail;
     }
     if (fy_parser_set_string(fyp, data, len) != 0) {
-        rc = seterr(err, errlen, MANIFEST_EINVAL, "cannot read the YAML input");
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "cannot read the YAML input");
         goto fail;
     }
     for (;;) {
@@ -337,7 +330,7 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
                 goto fail;
             if (!json_is_null(doc) && json_array_append(docs, doc) != 0) {
                 json_decref(doc);
-                rc = MANIFEST_ENOMEM;
+                rc = HCP_ENOMEM;
                 goto fail;
             }
             json_decref(doc);
@@ -347,7 +340,7 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
     }
     if (fy_parser_get_stream_error(fyp)) {
         diag_error(diag, err, errlen);
-        rc = MANIFEST_EINVAL;
+        rc = HCP_EINVAL;
         goto fail;
     }
     fy_parser_destroy(fyp);
@@ -373,7 +366,7 @@ int manifest_load(const char *data, size_t len, json_t **docs, char *err, size_t
         err[0] = '\0';
     arr = json_array();
     if (arr == NULL)
-        return MANIFEST_ENOMEM;
+        return HCP_ENOMEM;
     while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
         i++;
     if (i < len && data[i] == '{') {
@@ -383,17 +376,17 @@ int manifest_load(const char *data, size_t len, json_t **docs, char *err, size_t
             if (err != NULL && errlen > 0)
                 snprintf(err, errlen, "JSON line %d, column %d: %s", je.line, je.column,
                          je.text);
-            rc = MANIFEST_EINVAL;
+            rc = HCP_EINVAL;
             goto fail;
         }
         if (json_array_append_new(arr, doc) != 0) {
-            rc = MANIFEST_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
     } else if ((i = bad_utf8((const unsigned char *)data, len)) < len) {
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "YAML input is not valid UTF-8 text (byte %zu)", i);
-        rc = MANIFEST_EINVAL;
+        rc = HCP_EINVAL;
         goto fail;
     } else if ((rc = load_yaml(data, len, arr, err, errlen)) < 0) {
         goto fail;

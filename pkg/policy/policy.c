@@ -30,40 +30,18 @@ static const char *const MONTH_NAMES[12] = {"January", "February", "March",     
 static const char *const WEEK_NAMES[6] = {"First", "Second", "Third", "Fourth", "Fifth", "Last"};
 static const int WEEK_ORDINALS[6] = {1, 2, 3, 4, 5, -1};
 
-/* snprintf() for messages and paths: a cut-off message is acceptable, so it
- * goes through vsnprintf(), which the compiler does not second-guess. */
-__attribute__((format(printf, 3, 4))) static void put(char *dst, size_t len, const char *fmt,
-                                                      ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(dst, len, fmt, ap);
-    va_end(ap);
-}
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen,
-                                                      const char *path, const char *fmt, ...)
-{
-    char msg[POLICY_ERRLEN];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (err != NULL && errlen > 0)
-        put(err, errlen, "%s: %s", path, msg);
-    return POLICY_EINVAL;
-}
-
+/* The path of a field or an element below parent; a path cut off at len
+ * still names the place well enough. */
 static void join(char *buf, size_t len, const char *parent, const char *key)
 {
-    put(buf, len, "%s.%s", parent, key);
+    if (snprintf(buf, len, "%s.%s", parent, key) < 0)
+        buf[0] = '\0';
 }
 
 static void join_index(char *buf, size_t len, const char *parent, size_t i)
 {
-    put(buf, len, "%s[%zu]", parent, i);
+    if (snprintf(buf, len, "%s[%zu]", parent, i) < 0)
+        buf[0] = '\0';
 }
 
 /* Rejects any key of obj that is not in the NULL-terminated allowed list:
@@ -87,14 +65,14 @@ static int check_fields(const json_t *obj, const char *path, const char *const *
             char name[QUOTE_BUFLEN], p[PATHLEN];
             quote_name(key, name, sizeof name);
             join(p, sizeof p, path, name);
-            return fail(err, errlen, p, "unknown field");
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: unknown field", p);
         }
     }
     return 0;
 }
 
 /* Looks up key in obj. Returns 1 with *out set when present and not null, 0
- * when absent or null, or POLICY_EINVAL when it has a type other than want
+ * when absent or null, or HCP_EINVAL when it has a type other than want
  * (JSON_INTEGER also rejects reals). */
 static int get(const json_t *obj, const char *key, json_type want, const char *path,
                json_t **out, char *err, size_t errlen)
@@ -112,8 +90,10 @@ static int get(const json_t *obj, const char *key, json_type want, const char *p
                                               : "an integer";
         join(p, sizeof p, path, key);
         if (want == JSON_INTEGER && json_is_real(v))
-            return fail(err, errlen, p, "must be an integer, not %g", json_real_value(v));
-        return fail(err, errlen, p, "must be %s, not %s", w, quote_json_type(v));
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an integer, not %g", p,
+                            json_real_value(v));
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be %s, not %s", p, w,
+                        quote_json_type(v));
     }
     *out = v;
     return 1;
@@ -127,7 +107,7 @@ static int required(const json_t *obj, const char *key, json_type want, const ch
 
     if (rc == 0) {
         join(p, sizeof p, path, key);
-        return fail(err, errlen, p, "required field is missing");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: required field is missing", p);
     }
     return rc < 0 ? rc : 0;
 }
@@ -140,9 +120,9 @@ static int check_string(const json_t *v, const char *path, size_t max, char *err
     size_t len = json_string_length(v);
 
     if (strlen(json_string_value(v)) != len)
-        return fail(err, errlen, path, "must not contain NUL characters");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must not contain NUL characters", path);
     if (len > max)
-        return fail(err, errlen, path, "is longer than %zu characters", max);
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: is longer than %zu characters", path, max);
     return 0;
 }
 
@@ -173,8 +153,9 @@ static int get_int(const json_t *obj, const char *key, const char *path, long lo
     }
     if (json_integer_value(v) < lo || json_integer_value(v) > hi) {
         join(p, sizeof p, path, key);
-        return fail(err, errlen, p, "%" JSON_INTEGER_FORMAT " is out of range %ld..%ld",
-                    json_integer_value(v), lo, hi);
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "%s: %" JSON_INTEGER_FORMAT " is out of range %ld..%ld", p,
+                        json_integer_value(v), lo, hi);
     }
     *out = (long)json_integer_value(v);
     return 0;
@@ -196,7 +177,7 @@ static int get_enum(const json_t *obj, const char *key, const char *path,
     *idx = lookup(json_string_value(v), names, n);
     if (*idx < 0 || strlen(json_string_value(v)) != json_string_length(v)) {
         quote_string(json_string_value(v), q, sizeof q);
-        return fail(err, errlen, p, "%s is not %s", q, what);
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not %s", p, q, what);
     }
     return 0;
 }
@@ -328,20 +309,22 @@ static int days_of_week(const json_t *arr, const char *path, rbuf_t *b, char *er
     json_t *v;
 
     if (json_array_size(arr) == 0)
-        return fail(err, errlen, path, "must list at least one day");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must list at least one day", path);
     rb_add(b, ";BYDAY=");
     json_array_foreach((json_t *)arr, i, v) {
         int d;
         join_index(p, sizeof p, path, i);
         if (!json_is_string(v))
-            return fail(err, errlen, p, "must be a string, not %s", quote_json_type(v));
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a string, not %s", p,
+                            quote_json_type(v));
         d = lookup(json_string_value(v), DAY_NAMES, 7);
         if (d < 0 || strlen(json_string_value(v)) != json_string_length(v)) {
             quote_string(json_string_value(v), q, sizeof q);
-            return fail(err, errlen, p, "%s is not a day of the week (Monday..Sunday)", q);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s: %s is not a day of the week (Monday..Sunday)", p, q);
         }
         if (seen & (1u << d))
-            return fail(err, errlen, p, "\"%s\" is listed twice", DAY_NAMES[d]);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: \"%s\" is listed twice", p, DAY_NAMES[d]);
         seen |= 1u << d;
         rb_add(b, "%s%s", i ? "," : "", DAY_CODES[d]);
     }
@@ -358,20 +341,24 @@ static int dates_of_month(const json_t *arr, const char *path, rbuf_t *b, char *
     json_t *v;
 
     if (json_array_size(arr) == 0)
-        return fail(err, errlen, path, "must list at least one date");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must list at least one date", path);
     rb_add(b, ";BYMONTHDAY=");
     json_array_foreach((json_t *)arr, i, v) {
         json_int_t d;
         join_index(p, sizeof p, path, i);
         if (json_is_real(v))
-            return fail(err, errlen, p, "must be an integer, not %g", json_real_value(v));
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an integer, not %g", p,
+                            json_real_value(v));
         if (!json_is_integer(v))
-            return fail(err, errlen, p, "must be an integer, not %s", quote_json_type(v));
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an integer, not %s", p,
+                            quote_json_type(v));
         d = json_integer_value(v);
         if (d < 1 || d > 31)
-            return fail(err, errlen, p, "%" JSON_INTEGER_FORMAT " is out of range 1..31", d);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s: %" JSON_INTEGER_FORMAT " is out of range 1..31", p, d);
         if (seen & ((uint64_t)1 << d))
-            return fail(err, errlen, p, "%" JSON_INTEGER_FORMAT " is listed twice", d);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %" JSON_INTEGER_FORMAT " is listed twice",
+                            p, d);
         seen |= (uint64_t)1 << d;
         rb_add(b, "%s%d", i ? "," : "", (int)d);
     }
@@ -391,13 +378,14 @@ static int week_days(const json_t *arr, const char *path, rbuf_t *b, char *err,
     int rc;
 
     if (json_array_size(arr) == 0)
-        return fail(err, errlen, path, "must list at least one day");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must list at least one day", path);
     rb_add(b, ";BYDAY=");
     json_array_foreach((json_t *)arr, i, v) {
         int w, d;
         join_index(p, sizeof p, path, i);
         if (!json_is_object(v))
-            return fail(err, errlen, p, "must be an object, not %s", quote_json_type(v));
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an object, not %s", p,
+                            quote_json_type(v));
         if ((rc = check_fields(v, p, fields, err, errlen)) < 0)
             return rc;
         if ((rc = get_enum(v, "weekOfMonth", p, WEEK_NAMES, 6,
@@ -408,7 +396,8 @@ static int week_days(const json_t *arr, const char *path, rbuf_t *b, char *err,
                            "a day of the week (Monday..Sunday)", &d, err, errlen)) < 0)
             return rc;
         if (seen[w] & (1u << d))
-            return fail(err, errlen, p, "%s %s is listed twice", WEEK_NAMES[w], DAY_NAMES[d]);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s %s is listed twice", p, WEEK_NAMES[w],
+                            DAY_NAMES[d]);
         seen[w] |= 1u << d;
         rb_add(b, "%s%d%s", i ? "," : "", WEEK_ORDINALS[w], DAY_CODES[d]);
     }
@@ -442,13 +431,13 @@ static int by_day_or_date(const json_t *obj, const char *path, int yearly, rbuf_
         return rc;
     if (rc > 0) {
         join(p, sizeof p, path, by ? "day" : "date");
-        return fail(err, errlen, p, "not allowed when by is %s", BY_NAMES[by]);
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: not allowed when by is %s", p, BY_NAMES[by]);
     }
     if ((rc = get(obj, by ? "date" : "day", JSON_OBJECT, path, &sub, err, errlen)) < 0)
         return rc;
     join(p, sizeof p, path, by ? "date" : "day");
     if (rc == 0)
-        return fail(err, errlen, p, "required when by is %s", BY_NAMES[by]);
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: required when by is %s", p, BY_NAMES[by]);
     if ((rc = check_fields(sub, p,
                            yearly ? (by ? yearly_date : yearly_day)
                                   : (by ? monthly_date : monthly_day),
@@ -495,13 +484,15 @@ static int recurrence(const json_t *rec, const char *path, rbuf_t *b, char *err,
             return rc;
         join(p, sizeof p, path, FREQ_KEYS[i]);
         if (i != freq && rc > 0)
-            return fail(err, errlen, p, "not allowed when frequency is %s", FREQ_NAMES[freq]);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: not allowed when frequency is %s", p,
+                            FREQ_NAMES[freq]);
         if (i == freq)
             sub = v;
     }
     join(p, sizeof p, path, FREQ_KEYS[freq]);
     if (sub == NULL && freq != 0)
-        return fail(err, errlen, p, "required when frequency is %s", FREQ_NAMES[freq]);
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: required when frequency is %s", p,
+                        FREQ_NAMES[freq]);
     switch (freq) {
     case 0: /* Daily: the sub-object only carries the interval */
         interval = 1;
@@ -550,34 +541,39 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
     if ((rc = get(obj, "rrule", JSON_STRING, path, &rule, err, errlen)) < 0)
         return rc;
     if (rec != NULL && rule != NULL)
-        return fail(err, errlen, path, "recurrence and rrule are mutually exclusive");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: recurrence and rrule are mutually exclusive",
+                        path);
     if (rec == NULL && rule == NULL)
-        return fail(err, errlen, path, "one of recurrence or rrule is required");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: one of recurrence or rrule is required",
+                        path);
     if (rec != NULL) {
         join(fp, sizeof fp, path, "recurrence");
         if ((rc = recurrence(rec, fp, &b, err, errlen)) < 0)
             return rc;
         if (b.overflow)
-            return fail(err, errlen, fp, "translates to a rule longer than %d characters",
-                        RRULE_MAX - 1);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s: translates to a rule longer than %d characters", fp,
+                            RRULE_MAX - 1);
         /* The translation is ours; the gate still checks it so that the
          * engine never sees a rule it does not support. */
         if (sched_rrule_check(b.s, msg, sizeof msg) != 0)
-            return fail(err, errlen, fp, "translates to %s, which is rejected: %s", b.s, msg);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: translates to %s, which is rejected: %s",
+                            fp, b.s, msg);
     } else {
         join(fp, sizeof fp, path, "rrule");
         if ((rc = check_string(rule, fp, RRULE_MAX - 1, err, errlen)) < 0)
             return rc;
         if (json_string_length(rule) == 0)
-            return fail(err, errlen, fp, "must not be empty");
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must not be empty", fp);
         msg[0] = '\0';
         if (sched_rrule_check(json_string_value(rule), msg, sizeof msg) != 0)
-            return fail(err, errlen, fp, "%s", msg[0] ? msg : "is not a supported rule");
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s", fp,
+                            msg[0] ? msg : "is not a supported rule");
         memcpy(b.s, json_string_value(rule), json_string_length(rule) + 1);
     }
     p->rrule = strdup(b.s);
     if (p->rrule == NULL)
-        return POLICY_ENOMEM;
+        return HCP_ENOMEM;
 
     p->start_minute = 0;
     if ((rc = get(obj, "startTime", JSON_STRING, path, &v, err, errlen)) < 0)
@@ -587,7 +583,7 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
         if (parse_hhmm(json_string_value(v), &p->start_minute) != 0 ||
             strlen(json_string_value(v)) != json_string_length(v)) {
             quote_string(json_string_value(v), q, sizeof q);
-            return fail(err, errlen, fp, "%s is not a valid HH:MM time", q);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not a valid HH:MM time", fp, q);
         }
     }
 
@@ -599,14 +595,14 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
         quote_string(json_string_value(v), q, sizeof q);
         if (parse_duration(json_string_value(v), &minutes) != 0 ||
             strlen(json_string_value(v)) != json_string_length(v))
-            return fail(err, errlen, fp,
-                        "%s is not a valid duration (hours and minutes, e.g. 8h, 90m or 1h30m)",
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: "
+                        "%s is not a valid duration (hours and minutes, e.g. 8h, 90m or 1h30m)", fp,
                         q);
         if (minutes <= 0)
-            return fail(err, errlen, fp, "%s must be longer than zero", q);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s must be longer than zero", fp, q);
         if (minutes > DURATION_MAX_MIN)
-            return fail(err, errlen, fp, "%s is longer than the maximum of %dh", q,
-                        DURATION_MAX_MIN / 60);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is longer than the maximum of %dh", fp,
+                            q, DURATION_MAX_MIN / 60);
         p->duration = (int32_t)(minutes * 60);
     }
     return 0;
@@ -621,7 +617,8 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
     int rc;
 
     if (!json_is_object(obj))
-        return fail(err, errlen, path, "must be an object, not %s", quote_json_type(obj));
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an object, not %s", path,
+                        quote_json_type(obj));
     if ((rc = check_fields(obj, path, fields, err, errlen)) < 0)
         return rc;
     if ((rc = required(obj, "fromDate", JSON_STRING, path, &from, err, errlen)) < 0)
@@ -630,7 +627,8 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
     quote_string(json_string_value(from), q, sizeof q);
     if (strlen(json_string_value(from)) != json_string_length(from) ||
         parse_date(json_string_value(from), &x->from_day) != 0)
-        return fail(err, errlen, fp, "%s is not a valid date (YYYY-MM-DD, years 1970..9999)", q);
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "%s: %s is not a valid date (YYYY-MM-DD, years 1970..9999)", fp, q);
     if ((rc = get(obj, "untilDate", JSON_STRING, path, &until, err, errlen)) < 0)
         return rc;
     x->until_day = x->from_day + 1;
@@ -639,11 +637,11 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
         quote_string(json_string_value(until), q2, sizeof q2);
         if (strlen(json_string_value(until)) != json_string_length(until) ||
             parse_date(json_string_value(until), &x->until_day) != 0)
-            return fail(err, errlen, fp,
-                        "%s is not a valid date (YYYY-MM-DD, years 1970..9999)", q2);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: "
+                        "%s is not a valid date (YYYY-MM-DD, years 1970..9999)", fp, q2);
         if (x->until_day <= x->from_day)
-            return fail(err, errlen, fp,
-                        "%s must be after fromDate %s (untilDate is exclusive)", q2, q);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: "
+                        "%s must be after fromDate %s (untilDate is exclusive)", fp, q2, q);
     }
     if ((rc = get(obj, "reason", JSON_STRING, path, &reason, err, errlen)) < 0)
         return rc;
@@ -653,7 +651,7 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
             return rc;
     }
     x->reason = strdup(reason != NULL ? json_string_value(reason) : "");
-    return x->reason == NULL ? POLICY_ENOMEM : 0;
+    return x->reason == NULL ? HCP_ENOMEM : 0;
 }
 
 static int maintenance_schedule(const json_t *obj, const char *path, policy_t *p, char *err,
@@ -677,14 +675,14 @@ static int maintenance_schedule(const json_t *obj, const char *path, policy_t *p
             return rc;
         quote_string(json_string_value(tz), q, sizeof q);
         if (json_string_length(tz) == 0)
-            return fail(err, errlen, fp, "must not be empty (omit it for UTC)");
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must not be empty (omit it for UTC)", fp);
         if (sched_utc_to_local(json_string_value(tz), 0, &day, &sec, &off) != 0)
-            return fail(err, errlen, fp, "%s is not a known IANA time zone", q);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not a known IANA time zone", fp, q);
     }
     free(p->time_zone);
     p->time_zone = strdup(tz != NULL ? json_string_value(tz) : "UTC");
     if (p->time_zone == NULL)
-        return POLICY_ENOMEM;
+        return HCP_ENOMEM;
 
     if ((rc = get(obj, "permit", JSON_OBJECT, path, &perm, err, errlen)) < 0)
         return rc;
@@ -701,11 +699,11 @@ static int maintenance_schedule(const json_t *obj, const char *path, policy_t *p
         return 0;
     join(fp, sizeof fp, path, "exclude");
     if (json_array_size(excl) > EXCLUSIONS_MAX)
-        return fail(err, errlen, fp, "has %zu entries; at most %d are supported",
-                    json_array_size(excl), EXCLUSIONS_MAX);
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: has %zu entries; at most %d are supported",
+                        fp, json_array_size(excl), EXCLUSIONS_MAX);
     p->exclusions = calloc(json_array_size(excl), sizeof *p->exclusions);
     if (p->exclusions == NULL)
-        return POLICY_ENOMEM;
+        return HCP_ENOMEM;
     json_array_foreach(excl, i, v) {
         char ip[PATHLEN];
         join_index(ip, sizeof ip, fp, i);
@@ -725,7 +723,8 @@ static int metadata(const json_t *doc, policy_t *p, char *err, size_t errlen)
     if (md == NULL || json_is_null(md))
         return 0;
     if (!json_is_object(md))
-        return fail(err, errlen, "metadata", "must be an object, not %s", quote_json_type(md));
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an object, not %s", "metadata",
+                        quote_json_type(md));
     if ((rc = get(md, "name", JSON_STRING, "metadata", &v, err, errlen)) < 0)
         return rc;
     if (v != NULL) {
@@ -733,7 +732,7 @@ static int metadata(const json_t *doc, policy_t *p, char *err, size_t errlen)
             return rc;
         free(p->name);
         if ((p->name = strdup(json_string_value(v))) == NULL)
-            return POLICY_ENOMEM;
+            return HCP_ENOMEM;
     }
     if ((rc = get(md, "namespace", JSON_STRING, "metadata", &v, err, errlen)) < 0)
         return rc;
@@ -742,13 +741,14 @@ static int metadata(const json_t *doc, policy_t *p, char *err, size_t errlen)
             return rc;
         free(p->namespace_);
         if ((p->namespace_ = strdup(json_string_value(v))) == NULL)
-            return POLICY_ENOMEM;
+            return HCP_ENOMEM;
     }
     if ((rc = get(md, "generation", JSON_INTEGER, "metadata", &v, err, errlen)) < 0)
         return rc;
     if (v != NULL) {
         if (json_integer_value(v) < 0)
-            return fail(err, errlen, "metadata.generation", "must not be negative");
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must not be negative",
+                            "metadata.generation");
         p->generation = json_integer_value(v);
     }
     return 0;
@@ -766,7 +766,8 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
     int rc, strategy;
 
     if (!json_is_object(doc))
-        return fail(err, errlen, "document", "must be a JSON object, not %s", quote_json_type(doc));
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a JSON object, not %s", "document",
+                        quote_json_type(doc));
     if ((rc = metadata(doc, p, err, errlen)) < 0)
         return rc;
     /* Report unknown top-level fields by their own name, not "document.x". */
@@ -777,34 +778,38 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
             if (lookup(key, fields, 5) < 0) {
                 char name[QUOTE_BUFLEN];
                 quote_name(key, name, sizeof name);
-                return fail(err, errlen, name, "unknown field");
+                return hcp_errf(err, errlen, HCP_EINVAL, "%s: unknown field", name);
             }
         }
     }
     v = json_object_get(doc, "apiVersion");
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v))
-            return fail(err, errlen, "apiVersion", "must be a string, not %s", quote_json_type(v));
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a string, not %s", "apiVersion",
+                            quote_json_type(v));
         if (strcmp(json_string_value(v), API_VERSION) != 0 ||
             json_string_length(v) != strlen(API_VERSION)) {
             quote_string(json_string_value(v), q, sizeof q);
-            return fail(err, errlen, "apiVersion", "%s is not %s", q, API_VERSION);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not %s", "apiVersion", q,
+                            API_VERSION);
         }
     }
     v = json_object_get(doc, "kind");
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v))
-            return fail(err, errlen, "kind", "must be a string, not %s", quote_json_type(v));
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a string, not %s", "kind",
+                            quote_json_type(v));
         if (strcmp(json_string_value(v), KIND) != 0 || json_string_length(v) != strlen(KIND)) {
             quote_string(json_string_value(v), q, sizeof q);
-            return fail(err, errlen, "kind", "%s is not %s", q, KIND);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not %s", "kind", q, KIND);
         }
     }
     spec = json_object_get(doc, "spec");
     if (spec == NULL || json_is_null(spec))
-        return fail(err, errlen, "spec", "required field is missing");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: required field is missing", "spec");
     if (!json_is_object(spec))
-        return fail(err, errlen, "spec", "must be an object, not %s", quote_json_type(spec));
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an object, not %s", "spec",
+                        quote_json_type(spec));
     if ((rc = check_fields(spec, "spec", spec_fields, err, errlen)) < 0)
         return rc;
     if ((rc = get_enum(spec, "strategy", "spec", STRATEGIES, 3,
@@ -835,12 +840,12 @@ static int compile(policy_t *p, sched_time_t now, char *err, size_t errlen)
         /* A maintenanceSchedule next to another strategy is validated but
          * has no effect; MaintenanceSchedule without one never permits. */
         p->sched = p->strategy == POLICY_PERMISSIVE ? sched_always() : sched_never();
-        return p->sched == NULL ? POLICY_ENOMEM : 0;
+        return p->sched == NULL ? HCP_ENOMEM : 0;
     }
     if (p->n_exclusions > 0) {
         x = calloc(p->n_exclusions, sizeof *x);
         if (x == NULL)
-            return POLICY_ENOMEM;
+            return HCP_ENOMEM;
     }
     for (i = 0; i < p->n_exclusions; i++) {
         x[i].from_day = p->exclusions[i].from_day;
@@ -856,12 +861,12 @@ static int compile(policy_t *p, sched_time_t now, char *err, size_t errlen)
     spec.n_exclusions = p->n_exclusions;
     msg[0] = '\0';
     rc = sched_compile(&spec, now, &s, msg, sizeof msg);
-    if (rc == SCHED_ENOMEM) {
-        rc = POLICY_ENOMEM;
+    if (rc == HCP_ENOMEM) {
+        rc = HCP_ENOMEM;
         goto fail;
     }
     if (rc != 0) {
-        rc = fail(err, errlen, "spec.maintenanceSchedule", "%s",
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "%s: %s", "spec.maintenanceSchedule",
                   msg[0] ? msg : "cannot be compiled");
         goto fail;
     }
@@ -888,18 +893,18 @@ int policy_parse(const json_t *doc, sched_time_t now, policy_t **out, char *err,
     err[0] = '\0';
     p = calloc(1, sizeof *p);
     if (p == NULL)
-        return POLICY_ENOMEM;
+        return HCP_ENOMEM;
     p->name = strdup("");
     p->namespace_ = strdup("");
     p->time_zone = strdup("UTC");
     if (p->name == NULL || p->namespace_ == NULL || p->time_zone == NULL) {
-        rc = POLICY_ENOMEM;
+        rc = HCP_ENOMEM;
         goto fail;
     }
     rc = document(doc, p, err, errlen);
     if (rc == 0)
         rc = compile(p, now, err, errlen);
-    if (rc == POLICY_ENOMEM)
+    if (rc == HCP_ENOMEM)
         goto fail;
     if (rc != 0) {
         /* Invalid: keep the metadata for status, behave as Restrictive. */
@@ -909,16 +914,16 @@ int policy_parse(const json_t *doc, sched_time_t now, policy_t **out, char *err,
         p->sched = sched_never();
         p->message = strdup(err);
         if (p->sched == NULL || p->message == NULL) {
-            rc = POLICY_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
         *out = p;
-        return POLICY_EINVAL;
+        return HCP_EINVAL;
     }
     p->valid = 1;
     p->message = strdup("");
     if (p->message == NULL) {
-        rc = POLICY_ENOMEM;
+        rc = HCP_ENOMEM;
         goto fail;
     }
     *out = p;

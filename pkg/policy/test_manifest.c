@@ -30,7 +30,7 @@ static void load_bad(const char *text, const char *want_prefix)
     json_t *docs = (json_t *)1;
 
     assert_int_equal(manifest_load(text, strlen(text), &docs, err, sizeof err),
-                     MANIFEST_EINVAL);
+                     HCP_EINVAL);
     assert_null(docs);
     if (strncmp(err, want_prefix, strlen(want_prefix)) != 0)
         fail_msg("error \"%s\" does not start with \"%s\"", err, want_prefix);
@@ -149,7 +149,7 @@ static void test_yaml_rejected(void **state)
         char err[128];
         json_t *docs;
         assert_int_equal(manifest_load(nul, sizeof nul - 1, &docs, err, sizeof err),
-                         MANIFEST_EINVAL);
+                         HCP_EINVAL);
         assert_string_equal(err, "YAML input is not valid UTF-8 text (byte 4)");
     }
     for (i = 0; i < 70; i++)
@@ -200,7 +200,7 @@ static void test_yaml_policy(void **state)
     docs = load_ok("spec: {strategy: MaintenanceSchedule, maintenanceSchedule: {permit: "
                    "{rrule: FREQ=DAILY, duration: 8}}}\n");
     assert_int_equal(policy_parse(json_array_get(docs, 0), 0, &p, err, sizeof err),
-                     POLICY_EINVAL);
+                     HCP_EINVAL);
     assert_string_equal(err, "spec.maintenanceSchedule.permit.duration: must be a string, not a "
                              "number");
     policy_free(p);

@@ -91,20 +91,6 @@ struct sched {
 static sched_t always_node = {K_ALWAYS, -1, 0, NULL, NULL, NULL, {0}};
 static sched_t never_node = {K_NEVER, -1, 0, NULL, NULL, NULL, {0}};
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return SCHED_EINVAL;
-}
-
 static int32_t floor_div32(int32_t a, int32_t b)
 {
     int32_t q = a / b;
@@ -280,7 +266,7 @@ static int expand(struct rule *r, int32_t d0, int32_t d1)
         return 0;
     icalrecur_iterator *it = icalrecur_iterator_new(r->recur, local_date(0));
     if (!it)
-        return SCHED_ENOMEM; /* sched_compile() has made sure libical accepts the rule */
+        return HCP_ENOMEM; /* sched_compile() has made sure libical accepts the rule */
     if (d0 > 0)
         icalrecur_iterator_set_start(it, local_date(d0));
     int rc = 0;
@@ -704,21 +690,21 @@ static int in_range(sched_time_t t)
 int sched_containing(sched_t *s, sched_time_t t, sched_interval_t *iv)
 {
     if (!in_range(t))
-        return SCHED_ERANGE;
+        return HCP_ERANGE;
     return node_next(s, t, t + 1, t + SCHED_LOOKAHEAD, iv);
 }
 
 int sched_next(sched_t *s, sched_time_t t, sched_interval_t *iv)
 {
     if (!in_range(t))
-        return SCHED_ERANGE;
+        return HCP_ERANGE;
     return node_next(s, t, t + SCHED_LOOKAHEAD, t + SCHED_LOOKAHEAD, iv);
 }
 
 int sched_prev(sched_t *s, sched_time_t t, sched_interval_t *iv)
 {
     if (!in_range(t))
-        return SCHED_ERANGE;
+        return HCP_ERANGE;
     return node_prev(s, t, t - SCHED_LOOKAHEAD, t + SCHED_LOOKAHEAD, iv);
 }
 
@@ -759,7 +745,7 @@ static int member(sched_t *s, sched_time_t t)
 int sched_permitted(sched_t *s, sched_time_t t)
 {
     if (!in_range(t))
-        return SCHED_ERANGE;
+        return HCP_ERANGE;
     return member(s, t);
 }
 
@@ -842,7 +828,7 @@ int sched_state_at(sched_t *s, sched_time_t t, sched_state_t *st)
 int sched_between(sched_t *s, sched_time_t from, sched_time_t to, sched_set_t *out)
 {
     if (!in_range(from) || !in_range(to))
-        return SCHED_ERANGE;
+        return HCP_ERANGE;
     sched_time_t cur = from;
     while (cur < to) {
         sched_interval_t iv;
@@ -904,20 +890,21 @@ int sched_compile(const sched_spec_t *spec, sched_time_t now, sched_t **out, cha
 
     *out = NULL;
     if (!in_range(now))
-        return SCHED_ERANGE;
+        return HCP_ERANGE;
     r = calloc(1, sizeof(*r));
     if (!r)
-        return SCHED_ENOMEM;
+        return HCP_ENOMEM;
     if (sched_zone_lookup(spec->time_zone, &r->zone) != 0) {
-        rc = errf(err, errlen, "unknown time zone \"%s\"", spec->time_zone);
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "unknown time zone \"%s\"", spec->time_zone);
         goto fail;
     }
     if (spec->start_minute < 0 || spec->start_minute > 1439) {
-        rc = errf(err, errlen, "start minute %d is outside 0..1439", spec->start_minute);
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "start minute %d is outside 0..1439",
+                      spec->start_minute);
         goto fail;
     }
     if (spec->duration < 0) {
-        rc = errf(err, errlen, "duration must not be negative");
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "duration must not be negative");
         goto fail;
     }
     r->start_second = spec->start_minute * 60;
@@ -936,9 +923,10 @@ int sched_compile(const sched_spec_t *spec, sched_time_t now, sched_t **out, cha
         icalrecur_iterator *probe = icalrecur_iterator_new(r->recur, local_date(0));
         if (!probe) {
             rc = icalerrno == ICAL_NEWFAILED_ERROR
-                     ? SCHED_ENOMEM
-                     : errf(err, errlen, "the rule selects no date (its INTERVAL, BYMONTH and "
-                                         "BYMONTHDAY never coincide from 1970 on)");
+                     ? HCP_ENOMEM
+                     : hcp_errf(err, errlen, HCP_EINVAL,
+                                "the rule selects no date (its INTERVAL, BYMONTH and "
+                                "BYMONTHDAY never coincide from 1970 on)");
             icalerror_clear_errno();
             goto fail;
         }
@@ -955,14 +943,15 @@ int sched_compile(const sched_spec_t *spec, sched_time_t now, sched_t **out, cha
     if (spec->n_exclusions > 0) {
         r->ex = calloc(spec->n_exclusions, sizeof(*r->ex));
         if (!r->ex) {
-            rc = SCHED_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
     }
     for (size_t i = 0; i < spec->n_exclusions; i++) {
         const sched_exclusion_t *x = &spec->exclusions[i];
         if (x->until_day <= x->from_day) {
-            rc = errf(err, errlen, "exclusion %zu ends on or before its first day", i);
+            rc = hcp_errf(err, errlen, HCP_EINVAL, "exclusion %zu ends on or before its first day",
+                          i);
             goto fail;
         }
         struct exclusion *e = &r->ex[r->nex];
@@ -970,7 +959,7 @@ int sched_compile(const sched_spec_t *spec, sched_time_t now, sched_t **out, cha
         e->until = sched_zone_local_to_utc(r->zone, x->until_day, 0);
         e->reason = strdup(x->reason ? x->reason : "");
         if (!e->reason) {
-            rc = SCHED_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
         r->nex++;
@@ -998,7 +987,7 @@ int sched_compile(const sched_spec_t *spec, sched_time_t now, sched_t **out, cha
 
     s = node_new(K_RULE);
     if (!s) {
-        rc = SCHED_ENOMEM;
+        rc = HCP_ENOMEM;
         goto fail;
     }
     s->rule = r;

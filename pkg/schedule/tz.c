@@ -80,9 +80,9 @@ int sched_parse_date(const char *s, int32_t *day)
     const char *p = s;
     if (!s || digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &m) || *p++ != '-' ||
         digits(&p, 2, &d) || *p != '\0')
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     if (y < 1970 || m < 1 || m > 12 || d < 1 || d > sched_days_in_month(y, m))
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     *day = sched_days_from_civil(y, m, d);
     return 0;
 }
@@ -93,17 +93,17 @@ int sched_parse_rfc3339(const char *s, sched_time_t *t)
     const char *p = s;
     if (!s || digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' ||
         digits(&p, 2, &d))
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     if (*p != 'T' && *p != 't' && *p != ' ')
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     p++;
     if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi) || *p++ != ':' ||
         digits(&p, 2, &sec))
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     if (*p == '.') {
         p++;
         if (*p < '0' || *p > '9')
-            return SCHED_EINVAL;
+            return HCP_EINVAL;
         while (*p >= '0' && *p <= '9')
             p++;
     }
@@ -113,16 +113,16 @@ int sched_parse_rfc3339(const char *s, sched_time_t *t)
     } else if (*p == '+' || *p == '-') {
         int sign = *p++ == '-' ? -1 : 1, oh, om;
         if (digits(&p, 2, &oh) || *p++ != ':' || digits(&p, 2, &om) || oh > 23 || om > 59)
-            return SCHED_EINVAL;
+            return HCP_EINVAL;
         offset = sign * (oh * 3600 + om * 60);
     } else {
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     }
     if (*p != '\0')
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > sched_days_in_month(y, mo) || h > 23 ||
         mi > 59 || sec > 60)
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     if (sec == 60)
         sec = 59; /* a leap second is read as the last second of the minute */
     *t = (sched_time_t)sched_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
@@ -151,10 +151,10 @@ int sched_zone_lookup(const char *name, sched_zone_t *zone)
         return 0;
     }
     if (!valid_zone_name(name))
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     const sched_tzdata_t *z;
     if (sched_tzfile_load(name, &z) != 0)
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     *zone = (sched_zone_t)z;
     return 0;
 }
@@ -193,7 +193,7 @@ int sched_local_to_utc(const char *tz, int32_t day, int minute_of_day, sched_tim
 {
     sched_zone_t zone;
     if (sched_zone_lookup(tz, &zone))
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     *t = sched_zone_local_to_utc(zone, day, minute_of_day * 60);
     return 0;
 }
@@ -203,7 +203,7 @@ int sched_utc_to_local(const char *tz, sched_time_t t, int32_t *day, int *second
 {
     sched_zone_t zone;
     if (sched_zone_lookup(tz, &zone))
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     int off = sched_zone_offset(zone, t);
     sched_time_t local = t + off;
     int64_t d = floor_div(local, 86400);

@@ -15,7 +15,7 @@
 typedef const void *sched_zone_t;
 
 /* Finds the IANA zone `name` ("", NULL, "UTC" and "Etc/UTC" give UTC).
- * Returns 0 or SCHED_EINVAL for a name that is malformed or unknown. */
+ * Returns 0 or HCP_EINVAL for a name that is malformed or unknown. */
 int sched_zone_lookup(const char *name, sched_zone_t *zone);
 
 /* UTC offset in seconds in force at instant t. */
@@ -31,7 +31,7 @@ sched_time_t sched_zone_local_to_utc(sched_zone_t zone, int32_t day, int second_
 int sched_days_in_month(int year, int month);
 
 /* Parses "YYYY-MM-DD" (a real calendar date, year >= 1970) into days since
- * 1970-01-01. Returns 0 or SCHED_EINVAL. */
+ * 1970-01-01. Returns 0 or HCP_EINVAL. */
 int sched_parse_date(const char *s, int32_t *day);
 
 #endif
