@@ -8,6 +8,7 @@
 
 #include <libfyaml.h>
 
+#include "base/yaml.h"
 #include "policy/quote.h"
 
 #define SCALAR_MAX 64 /* longest scalar considered as a number */
@@ -112,9 +113,16 @@ static int is_str_tag(const char *tag, size_t len)
     return eq(tag, len, "!!str") || eq(tag, len, "tag:yaml.org,2002:str") || eq(tag, len, "!");
 }
 
+/* The bytes a YAML stream was parsed from (scalars are read from them). */
+typedef struct source {
+    const char *data; /* borrowed */
+    size_t len;
+} source;
+
 /* Converts a YAML node to a new JSON value. Returns 0, HCP_EINVAL with
  * err filled, or HCP_ENOMEM. */
-static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t errlen)
+static int convert(const source *src, struct fy_node *n, int depth, json_t **out, char *err,
+                   size_t errlen)
 {
     json_t *v = NULL;
     int rc;
@@ -127,17 +135,16 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
     switch (fy_node_get_type(n)) {
     case FYNT_SCALAR: {
         size_t len = 0, taglen = 0;
-        const char *s = n != NULL ? fy_node_get_scalar(n, &len) : NULL;
+        char *s = n != NULL ? hcp_yaml_scalar(n, src->data, src->len, &len) : strdup("");
         const char *tag = n != NULL ? fy_node_get_tag(n, &taglen) : NULL;
-        if (s == NULL) {
-            s = "";
-            len = 0;
-        }
+        if (s == NULL)
+            return HCP_ENOMEM;
         if (n != NULL && (fy_node_get_style(n) != FYNS_PLAIN ||
                           (tag != NULL && is_str_tag(tag, taglen))))
             v = json_stringn(s, len);
         else
             v = plain_scalar(s, len);
+        free(s);
         if (v == NULL) {
             /* json_stringn() refuses invalid UTF-8 as well as failing to
              * allocate; the former is the user's problem. */
@@ -157,7 +164,7 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
             return HCP_ENOMEM;
         while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
             json_t *c;
-            if ((rc = convert(item, depth + 1, &c, err, errlen)) < 0)
+            if ((rc = convert(src, item, depth + 1, &c, err, errlen)) < 0)
                 goto fail;
             if (json_array_append_new(v, c) != 0) {
                 rc = HCP_ENOMEM;
@@ -174,7 +181,7 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
             return HCP_ENOMEM;
         while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
             struct fy_node *k = fy_node_pair_key(pair);
-            const char *ks;
+            char *ks;
             size_t klen = 0;
             char *key;
             json_t *c;
@@ -182,15 +189,16 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
                 rc = hcp_errf(err, errlen, HCP_EINVAL, "YAML mapping keys must be scalars");
                 goto fail;
             }
-            ks = fy_node_get_scalar(k, &klen);
-            if (ks == NULL || memchr(ks, '\0', klen) != NULL) {
-                rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not a string");
-                goto fail;
-            }
-            if ((key = strndup(ks, klen)) == NULL) {
+            if ((ks = hcp_yaml_scalar(k, src->data, src->len, &klen)) == NULL) {
                 rc = HCP_ENOMEM;
                 goto fail;
             }
+            if (memchr(ks, '\0', klen) != NULL) {
+                free(ks);
+                rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not a string");
+                goto fail;
+            }
+            key = ks;
             if (json_object_get(v, key) != NULL) {
                 char q[QUOTE_BUFLEN], msg[QUOTE_BUFLEN + 32];
                 quote_string(key, q, sizeof q);
@@ -199,7 +207,7 @@ static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t
                 rc = hcp_errf(err, errlen, HCP_EINVAL, "%s", msg);
                 goto fail;
             }
-            if ((rc = convert(fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0) {
+            if ((rc = convert(src, fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0) {
                 free(key);
                 goto fail;
             }
@@ -299,6 +307,7 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
     struct fy_diag *diag;
     struct fy_parser *fyp = NULL;
     struct fy_document *fyd = NULL;
+    source src = {data, len};
     int rc = 0;
 
     fy_diag_cfg_default(&dcfg);
@@ -326,7 +335,7 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
         if (fyd == NULL)
             break;
         if (fy_document_root(fyd) != NULL) {
-            if ((rc = convert(fy_document_root(fyd), 0, &doc, err, errlen)) < 0)
+            if ((rc = convert(&src, fy_document_root(fyd), 0, &doc, err, errlen)) < 0)
                 goto fail;
             if (!json_is_null(doc) && json_array_append(docs, doc) != 0) {
                 json_decref(doc);
