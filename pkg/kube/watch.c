@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/event.h"
+
 /* Seconds; a watch that ends cleanly sooner without any data counts as a failure. */
 #define SHORT_WATCH 1.0
 
@@ -246,41 +248,32 @@ fail:
 /* Applies one event line. Returns 1 to keep going, 0 when the stream was replaced. */
 static int handle_event(kube_watch *w, const char *line, size_t len)
 {
-    json_error_t jerr;
-    json_t *ev = json_loadb(line, len, 0, &jerr), *obj;
-    const char *type;
+    kube_watch_event ev;
     kube_error e;
-    int keep = 1;
+    char why[256];
+    int rc, keep = 1;
 
-    if (ev == NULL) {
-        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: bad event JSON: %s", w->path,
-                       jerr.text);
+    rc = kube_watch_event_parse(line, len, &ev, why, sizeof(why));
+    if (rc < 0) {
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: %s", w->path, why);
         report(w, &e);
+        if (rc == HCP_EINVAL)
+            return 1;
         w->stats.restarts++;
         resume(w, false);
         return 0;
     }
-    type = json_string_value(json_object_get(ev, "type"));
-    obj = json_object_get(ev, "object");
-    if (type == NULL || !json_is_object(obj)) {
-        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: event without type or object",
-                       w->path);
-        report(w, &e);
-        goto out;
-    }
-    if (strcmp(type, "BOOKMARK") == 0) {
+    switch (ev.type) {
+    case KUBE_WATCH_BOOKMARK:
         w->stats.bookmarks++;
-        set_rv(w, json_string_value(
-                      json_object_get(json_object_get(obj, "metadata"), "resourceVersion")));
-    } else if (strcmp(type, "ERROR") == 0) {
-        long code = (long)json_integer_value(json_object_get(obj, "code"));
-        const char *msg = json_string_value(json_object_get(obj, "message"));
-        const char *reason = json_string_value(json_object_get(obj, "reason"));
-        kube_error_set(&e, HCP_EHTTP, (int)code, reason, "watch %s: %s", w->path,
-                       msg ? msg : "error event");
+        set_rv(w, ev.rv);
+        break;
+    case KUBE_WATCH_ERROR:
+        kube_error_set(&e, HCP_EHTTP, (int)ev.code, ev.reason, "watch %s: %s", w->path,
+                       ev.message ? ev.message : "error event");
         report(w, &e);
         w->stats.restarts++;
-        if (code == 410) {
+        if (ev.code == 410) {
             w->stats.gone++;
             resume(w, true);
         } else {
@@ -289,24 +282,17 @@ static int handle_event(kube_watch *w, const char *line, size_t len)
             retry_later(w, false);
         }
         keep = 0;
-    } else {
-        kube_event_type t;
-        if (strcmp(type, "ADDED") == 0)
-            t = KUBE_EVENT_ADDED;
-        else if (strcmp(type, "MODIFIED") == 0)
-            t = KUBE_EVENT_MODIFIED;
-        else if (strcmp(type, "DELETED") == 0)
-            t = KUBE_EVENT_DELETED;
-        else
-            goto out;
+        break;
+    case KUBE_WATCH_OBJECT:
         w->stats.events++;
-        if (kube_cache_apply(w->cache, t, obj, &e) < 0)
+        if (kube_cache_apply(w->cache, ev.change, ev.obj, &e) < 0)
             report(w, &e);
-        set_rv(w, json_string_value(
-                      json_object_get(json_object_get(obj, "metadata"), "resourceVersion")));
+        set_rv(w, ev.rv);
+        break;
+    case KUBE_WATCH_UNKNOWN:
+        break;
     }
-out:
-    json_decref(ev);
+    kube_watch_event_free(&ev);
     return keep;
 }
 
