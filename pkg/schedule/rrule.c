@@ -3,7 +3,7 @@
  * naming the part, before libical ever sees the string. */
 #include "schedule/rrule.h"
 
-#include "schedule/tz.h"
+#include "schedule/civil.h"
 
 #include <libical/ical.h>
 #include <stdarg.h>

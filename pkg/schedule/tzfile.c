@@ -11,6 +11,8 @@
  */
 #include "schedule/tzfile.h"
 
+#include "schedule/civil.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

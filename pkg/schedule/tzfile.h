@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "schedule/tz.h"
+#include "schedule/schedule.h"
 
 typedef struct sched_tzdata sched_tzdata_t;
 
