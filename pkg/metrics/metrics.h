@@ -166,6 +166,18 @@ struct metrics_family {
     size_t index_size;             /* slots in index, a power of two (0 before the first child) */
 };
 
+/* One label set of an owned family (created by the tests' helpers,
+ * testutil_metrics.h; rendered and freed here): one allocation holding the
+ * struct, the bucket counts and the values. Fields are private. */
+struct metrics_child {
+    metrics_family *family;            /* owner, for type checks */
+    uint32_t hash;                     /* hash of the label values */
+    double value;                      /* counter or gauge value; histogram sum */
+    uint64_t count;                    /* histogram observations */
+    uint64_t *buckets;                 /* histogram per-bucket (not cumulative) counts, nbuckets */
+    char *values[METRICS_MAX_LABELS];  /* label values, in the family's label order */
+};
+
 /* Bucket bounds suited to latencies in seconds (5 ms .. 10 s, as Prometheus clients use). */
 extern const double metrics_default_buckets[];
 #define METRICS_DEFAULT_NBUCKETS 11
@@ -193,50 +205,10 @@ void metrics_registry_free(metrics_registry *r);
 int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *desc);
 
 /*
- * Returns the child of an owned family for these label values (one per
- * label name, in order; NULL when the family has no labels), creating it
- * with value 0 on first use. Borrowed: valid until the family's registry is
- * freed or the label set is removed. Values are copied. Returns NULL for a
- * collector family, a NULL value, or when memory runs out.
+ * True when values holds one non-NULL value per label name of f, in order
+ * (values may be NULL for a family without labels).
  */
-metrics_child *metrics_child_get(metrics_family *f, const char *const *values);
-
-/* Adds delta (>= 0, finite) to a counter child. Returns 0 or HCP_EINVAL. */
-int metrics_child_add(metrics_child *c, double delta);
-
-/* Sets a gauge child to v. Returns 0 or HCP_EINVAL (not a gauge). */
-int metrics_child_set(metrics_child *c, double v);
-
-/* Adds delta (any sign) to a gauge child. Returns 0 or HCP_EINVAL. */
-int metrics_child_gauge_add(metrics_child *c, double delta);
-
-/*
- * Records one observation in a histogram child: the smallest bucket whose
- * bound is >= v, the sum and the count. NaN is refused (HCP_EINVAL)
- * because it would poison _sum for the life of the process.
- */
-int metrics_child_observe(metrics_child *c, double v);
-
-/* Current value of a counter or gauge child (histograms: the sum). */
-double metrics_child_value(const metrics_child *c);
-
-/* Observations recorded by a histogram child (0 for other types). */
-uint64_t metrics_child_count(const metrics_child *c);
-
-/*
- * Shorthands: find or create the child, then add/set/observe. Return 0,
- * HCP_EINVAL or HCP_ENOMEM.
- */
-int metrics_counter_add(metrics_family *f, const char *const *values, double delta);
-int metrics_gauge_set(metrics_family *f, const char *const *values, double v);
-int metrics_histogram_observe(metrics_family *f, const char *const *values, double v);
-
-/*
- * Forgets one label set of an owned family (an object that was deleted), so
- * it is no longer rendered. Any metrics_child pointer to it becomes invalid.
- * Returns 0, or HCP_EINVAL when the label set is unknown.
- */
-int metrics_child_remove(metrics_family *f, const char *const *values);
+int metrics_label_values_ok(const metrics_family *f, const char *const *values);
 
 /*
  * Emits one sample of a counter or gauge collector family. values has one

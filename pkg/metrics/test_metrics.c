@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "metrics/metrics.h"
+#include "metrics/testutil_metrics.h"
 
 #define LABELS(...) ((const char *const[]){__VA_ARGS__})
 
