@@ -31,4 +31,12 @@
  */
 char *hcp_yaml_scalar(struct fy_node *n, const char *input, size_t inputlen, size_t *lenp);
 
+/*
+ * Checks YAML input before it is given to libfyaml, which loops forever on
+ * some malformed UTF-8 (in a directive, for example "%:\x91"): strict UTF-8
+ * (no overlong forms, surrogates or code points past U+10FFFF) and no NUL
+ * bytes. Returns the offset of the first bad byte, or len when all are good.
+ */
+size_t hcp_yaml_bad_utf8(const char *bytes, size_t len);
+
 #endif

@@ -373,12 +373,16 @@ int kube_config_load_yaml(kube_config *cfg, const char *yaml, size_t len, const 
     struct fy_diag_cfg dcfg;
     struct fy_document *fyd;
     char why[256] = "";
+    size_t bad;
     int rc;
 
     memset(cfg, 0, sizeof(*cfg));
     kube_error_clear(err);
     if (yaml == NULL)
         return kube_error_set(err, HCP_EINVAL, 0, NULL, "no kubeconfig text");
+    if ((bad = hcp_yaml_bad_utf8(yaml, len)) < len)
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
+                              "kubeconfig is not valid UTF-8 text (byte %zu)", bad);
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
     dcfg.output_fn = diag_capture;
@@ -422,7 +426,7 @@ int kube_config_load_file(kube_config *cfg, const char *path, const char *contex
     if (rc < 0 && err != NULL) {
         char msg[sizeof(err->message)];
         snprintf(msg, sizeof(msg), "%s", err->message);
-        snprintf(err->message, sizeof(err->message), "%.200s: %.300s", path, msg);
+        hcp_errf(err->message, sizeof(err->message), rc, "%.200s: %.300s", path, msg);
     }
 out:
     free(dir);

@@ -126,6 +126,30 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/*
+ * Bytes libfyaml must never see: malformed UTF-8 in a directive makes it
+ * loop forever, so a Secret holding them would hang the controller. Escaped
+ * quotes in single-quoted names come out whole (libfyaml's own text cache
+ * gets them wrong and leaks).
+ */
+static void test_untrusted_yaml(void **state)
+{
+    static const char hang[] = "%:\x91qd";
+    static const char quotes[] = "current-context: c\n"
+                                 "contexts:\n- name: c\n  context: {cluster: 'q''''x'}\n"
+                                 "clusters:\n- name: 'q''''x'\n  cluster: {server: 'https://h:1/'}\n";
+    kube_config cfg;
+    kube_error e;
+
+    (void)state;
+    assert_int_equal(kube_config_load_yaml(&cfg, hang, sizeof hang - 1, NULL, NULL, &e),
+                     HCP_ECONFIG);
+    assert_non_null(strstr(e.message, "not valid UTF-8 text (byte 2)"));
+    assert_int_equal(kube_config_load_yaml(&cfg, quotes, sizeof quotes - 1, NULL, NULL, &e), 0);
+    assert_string_equal(cfg.server, "https://h:1");
+    kube_config_free(&cfg);
+}
+
 static void test_token_file_relative_to_kubeconfig(void **state)
 {
     char dir[] = "/tmp/kubecfgXXXXXX", path[256], tok[256];
@@ -211,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_current_context_token_and_ca),
         cmocka_unit_test(test_named_context_cert_insecure),
         cmocka_unit_test(test_errors_are_specific),
+        cmocka_unit_test(test_untrusted_yaml),
         cmocka_unit_test(test_token_file_relative_to_kubeconfig),
         cmocka_unit_test(test_incluster),
         cmocka_unit_test(test_base64),

@@ -200,11 +200,10 @@ static int convert(const source *src, struct fy_node *n, int depth, json_t **out
             }
             key = ks;
             if (json_object_get(v, key) != NULL) {
-                char q[QUOTE_BUFLEN], msg[QUOTE_BUFLEN + 32];
+                char q[QUOTE_BUFLEN];
                 quote_string(key, q, sizeof q);
-                snprintf(msg, sizeof msg, "duplicate key %s", q);
                 free(key);
-                rc = hcp_errf(err, errlen, HCP_EINVAL, "%s", msg);
+                rc = hcp_errf(err, errlen, HCP_EINVAL, "duplicate key %s", q);
                 goto fail;
             }
             if ((rc = convert(src, fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0) {
@@ -229,52 +228,6 @@ fail:
     return rc;
 }
 
-/* Strict UTF-8 (no overlong forms, surrogates or code points past
- * U+10FFFF) and no NUL bytes. Returns the offset of the first bad byte, or
- * len when all are good. libfyaml is only ever given input that passes: some
- * of its versions loop forever on malformed UTF-8 in directives. */
-static size_t bad_utf8(const unsigned char *s, size_t len)
-{
-    size_t i = 0;
-
-    while (i < len) {
-        unsigned char c = s[i];
-        size_t n, k;
-        uint32_t cp;
-
-        if (c == 0)
-            return i;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (len - i <= n)
-            return i;
-        for (k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return i;
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return i;
-        i += n + 1;
-    }
-    return len;
-}
-
 /* Diagnostics are collected, never printed: the caller decides what to say. */
 static void silent(struct fy_diag *diag, void *user, const char *buf, size_t len)
 {
@@ -284,20 +237,17 @@ static void silent(struct fy_diag *diag, void *user, const char *buf, size_t len
     (void)len;
 }
 
-/* Copies the first collected error into err. */
-static void diag_error(struct fy_diag *diag, char *err, size_t errlen)
+/* Copies the first collected error into err; returns HCP_EINVAL. */
+static int diag_error(struct fy_diag *diag, char *err, size_t errlen)
 {
     struct fy_diag_error *e;
     void *it = NULL;
 
-    if (err == NULL || errlen == 0)
-        return;
     e = fy_diag_errors_iterate(diag, &it);
     if (e != NULL && e->msg != NULL)
-        snprintf(err, errlen, "YAML line %d, column %d: %s", e->line, e->column,
-                 e->msg);
-    else
-        snprintf(err, errlen, "YAML line ?: not valid YAML");
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML line %d, column %d: %s", e->line,
+                        e->column, e->msg);
+    return hcp_errf(err, errlen, HCP_EINVAL, "YAML line ?: not valid YAML");
 }
 
 static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size_t errlen)
@@ -348,8 +298,7 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
         fyd = NULL;
     }
     if (fy_parser_get_stream_error(fyp)) {
-        diag_error(diag, err, errlen);
-        rc = HCP_EINVAL;
+        rc = diag_error(diag, err, errlen);
         goto fail;
     }
     fy_parser_destroy(fyp);
@@ -382,20 +331,16 @@ int manifest_load(const char *data, size_t len, json_t **docs, char *err, size_t
         json_error_t je;
         json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
         if (doc == NULL) {
-            if (err != NULL && errlen > 0)
-                snprintf(err, errlen, "JSON line %d, column %d: %s", je.line, je.column,
-                         je.text);
-            rc = HCP_EINVAL;
+            rc = hcp_errf(err, errlen, HCP_EINVAL, "JSON line %d, column %d: %s", je.line,
+                          je.column, je.text);
             goto fail;
         }
         if (json_array_append_new(arr, doc) != 0) {
             rc = HCP_ENOMEM;
             goto fail;
         }
-    } else if ((i = bad_utf8((const unsigned char *)data, len)) < len) {
-        if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "YAML input is not valid UTF-8 text (byte %zu)", i);
-        rc = HCP_EINVAL;
+    } else if ((i = hcp_yaml_bad_utf8(data, len)) < len) {
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "YAML input is not valid UTF-8 text (byte %zu)", i);
         goto fail;
     } else if ((rc = load_yaml(data, len, arr, err, errlen)) < 0) {
         goto fail;
