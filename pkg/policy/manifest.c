@@ -119,113 +119,141 @@ typedef struct source {
     size_t len;
 } source;
 
+static int convert(const source *src, struct fy_node *n, int depth, json_t **out, char *err,
+                   size_t errlen);
+
+/* A scalar (n may be NULL: an empty document) as a new JSON value, typed by
+ * the YAML 1.2 core schema unless quoted or tagged !!str. */
+static int convert_scalar(const source *src, struct fy_node *n, json_t **out, char *err,
+                          size_t errlen)
+{
+    size_t len = 0, taglen = 0;
+    char *s = n != NULL ? hcp_yaml_scalar(n, src->data, src->len, &len) : strdup("");
+    const char *tag = n != NULL ? fy_node_get_tag(n, &taglen) : NULL;
+    json_t *v;
+
+    if (s == NULL)
+        return HCP_ENOMEM;
+    if (n != NULL &&
+        (fy_node_get_style(n) != FYNS_PLAIN || (tag != NULL && is_str_tag(tag, taglen))))
+        v = json_stringn(s, len);
+    else
+        v = plain_scalar(s, len);
+    free(s);
+    if (v == NULL) {
+        /* json_stringn() refuses invalid UTF-8 as well as failing to
+         * allocate; the former is the user's problem. */
+        v = json_stringn_nocheck("", 0);
+        if (v == NULL)
+            return HCP_ENOMEM;
+        json_decref(v);
+        return hcp_errf(err, errlen, HCP_EINVAL, "a YAML scalar is not valid UTF-8");
+    }
+    *out = v;
+    return 0;
+}
+
+static int convert_sequence(const source *src, struct fy_node *n, int depth, json_t **out,
+                            char *err, size_t errlen)
+{
+    void *it = NULL;
+    struct fy_node *item;
+    json_t *v, *c;
+    int rc;
+
+    if ((v = json_array()) == NULL)
+        return HCP_ENOMEM;
+    while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
+        if ((rc = convert(src, item, depth + 1, &c, err, errlen)) < 0)
+            goto fail;
+        if (json_array_append_new(v, c) != 0) {
+            rc = HCP_ENOMEM;
+            goto fail;
+        }
+    }
+    *out = v;
+    return 0;
+fail:
+    json_decref(v);
+    return rc;
+}
+
+/* The key of a mapping pair as a new C string (no NUL inside). */
+static int mapping_key(const source *src, struct fy_node *k, char **key, char *err,
+                       size_t errlen)
+{
+    size_t klen = 0;
+
+    *key = NULL;
+    if (k == NULL || fy_node_get_type(k) != FYNT_SCALAR || fy_node_is_alias(k))
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML mapping keys must be scalars");
+    if ((*key = hcp_yaml_scalar(k, src->data, src->len, &klen)) == NULL)
+        return HCP_ENOMEM;
+    if (memchr(*key, '\0', klen) != NULL) {
+        free(*key);
+        *key = NULL;
+        return hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not a string");
+    }
+    return 0;
+}
+
+static int convert_mapping(const source *src, struct fy_node *n, int depth, json_t **out,
+                           char *err, size_t errlen)
+{
+    void *it = NULL;
+    struct fy_node_pair *pair;
+    char *key = NULL;
+    json_t *v, *c;
+    int rc;
+
+    if ((v = json_object()) == NULL)
+        return HCP_ENOMEM;
+    while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
+        if ((rc = mapping_key(src, fy_node_pair_key(pair), &key, err, errlen)) < 0)
+            goto fail;
+        if (json_object_get(v, key) != NULL) {
+            char q[QUOTE_BUFLEN];
+            quote_string(key, q, sizeof q);
+            rc = hcp_errf(err, errlen, HCP_EINVAL, "duplicate key %s", q);
+            goto fail;
+        }
+        if ((rc = convert(src, fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0)
+            goto fail;
+        /* json_object_set_new() validates the key as UTF-8. */
+        if (json_object_set_new(v, key, c) != 0) {
+            rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not valid UTF-8");
+            goto fail;
+        }
+        free(key);
+        key = NULL;
+    }
+    *out = v;
+    return 0;
+fail:
+    free(key);
+    json_decref(v);
+    return rc;
+}
+
 /* Converts a YAML node to a new JSON value. Returns 0, HCP_EINVAL with
  * err filled, or HCP_ENOMEM. */
 static int convert(const source *src, struct fy_node *n, int depth, json_t **out, char *err,
                    size_t errlen)
 {
-    json_t *v = NULL;
-    int rc;
-
     *out = NULL;
     if (depth > MANIFEST_MAX_DEPTH)
         return hcp_errf(err, errlen, HCP_EINVAL, "YAML nesting is too deep");
     if (n != NULL && fy_node_is_alias(n))
         return hcp_errf(err, errlen, HCP_EINVAL, "YAML aliases are not supported");
     switch (fy_node_get_type(n)) {
-    case FYNT_SCALAR: {
-        size_t len = 0, taglen = 0;
-        char *s = n != NULL ? hcp_yaml_scalar(n, src->data, src->len, &len) : strdup("");
-        const char *tag = n != NULL ? fy_node_get_tag(n, &taglen) : NULL;
-        if (s == NULL)
-            return HCP_ENOMEM;
-        if (n != NULL && (fy_node_get_style(n) != FYNS_PLAIN ||
-                          (tag != NULL && is_str_tag(tag, taglen))))
-            v = json_stringn(s, len);
-        else
-            v = plain_scalar(s, len);
-        free(s);
-        if (v == NULL) {
-            /* json_stringn() refuses invalid UTF-8 as well as failing to
-             * allocate; the former is the user's problem. */
-            v = json_stringn_nocheck("", 0);
-            if (v == NULL)
-                return HCP_ENOMEM;
-            json_decref(v);
-            return hcp_errf(err, errlen, HCP_EINVAL, "a YAML scalar is not valid UTF-8");
-        }
-        *out = v;
-        return 0;
-    }
-    case FYNT_SEQUENCE: {
-        void *it = NULL;
-        struct fy_node *item;
-        if ((v = json_array()) == NULL)
-            return HCP_ENOMEM;
-        while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
-            json_t *c;
-            if ((rc = convert(src, item, depth + 1, &c, err, errlen)) < 0)
-                goto fail;
-            if (json_array_append_new(v, c) != 0) {
-                rc = HCP_ENOMEM;
-                goto fail;
-            }
-        }
-        *out = v;
-        return 0;
-    }
-    case FYNT_MAPPING: {
-        void *it = NULL;
-        struct fy_node_pair *pair;
-        if ((v = json_object()) == NULL)
-            return HCP_ENOMEM;
-        while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
-            struct fy_node *k = fy_node_pair_key(pair);
-            char *ks;
-            size_t klen = 0;
-            char *key;
-            json_t *c;
-            if (k == NULL || fy_node_get_type(k) != FYNT_SCALAR || fy_node_is_alias(k)) {
-                rc = hcp_errf(err, errlen, HCP_EINVAL, "YAML mapping keys must be scalars");
-                goto fail;
-            }
-            if ((ks = hcp_yaml_scalar(k, src->data, src->len, &klen)) == NULL) {
-                rc = HCP_ENOMEM;
-                goto fail;
-            }
-            if (memchr(ks, '\0', klen) != NULL) {
-                free(ks);
-                rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not a string");
-                goto fail;
-            }
-            key = ks;
-            if (json_object_get(v, key) != NULL) {
-                char q[QUOTE_BUFLEN];
-                quote_string(key, q, sizeof q);
-                free(key);
-                rc = hcp_errf(err, errlen, HCP_EINVAL, "duplicate key %s", q);
-                goto fail;
-            }
-            if ((rc = convert(src, fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0) {
-                free(key);
-                goto fail;
-            }
-            /* json_object_set_new() validates the key as UTF-8. */
-            if (json_object_set_new(v, key, c) != 0) {
-                free(key);
-                rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not valid UTF-8");
-                goto fail;
-            }
-            free(key);
-        }
-        *out = v;
-        return 0;
-    }
+    case FYNT_SCALAR:
+        return convert_scalar(src, n, out, err, errlen);
+    case FYNT_SEQUENCE:
+        return convert_sequence(src, n, depth, out, err, errlen);
+    case FYNT_MAPPING:
+        return convert_mapping(src, n, depth, out, err, errlen);
     }
     return hcp_errf(err, errlen, HCP_EINVAL, "unknown YAML node type");
-fail:
-    json_decref(v);
-    return rc;
 }
 
 /* Diagnostics are collected, never printed: the caller decides what to say. */
