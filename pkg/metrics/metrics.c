@@ -357,11 +357,14 @@ static char *dup_str(const char *s)
     return p;
 }
 
-int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *d)
+/* Checks a family description against the exposition grammar and the
+ * registry; *nlabels gets its label count. Returns 0, HCP_EINVAL or
+ * HCP_EEXIST with r->err filled. */
+static int check_desc(metrics_registry *r, const metrics_family *f, const metrics_desc *d,
+                      size_t *nlabels)
 {
-    metrics_family *it;
+    const metrics_family *it;
     size_t i, n = 0;
-    int rc = HCP_EINVAL;
 
     for (it = r->head; it; it = it->next) {
         if (it == f) {
@@ -412,7 +415,17 @@ int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc 
             }
         }
     }
+    *nlabels = n;
+    return 0;
+}
 
+int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *d)
+{
+    size_t i, n = 0;
+    int rc;
+
+    if ((rc = check_desc(r, f, d, &n)) != 0)
+        return rc;
     rc = HCP_ENOMEM;
     memset(f, 0, sizeof(*f));
     f->type = d->type;
