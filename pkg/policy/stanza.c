@@ -274,10 +274,62 @@ static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn looku
     return *out == NULL ? HCP_ENOMEM : 0;
 }
 
+/* The PermissiveUntil and RestrictiveUntil strategies: permitted (or
+ * restricted) before the instant, then the referenced policy or the
+ * opposite fixed strategy. Returns 0, the lookup's error, or HCP_ENOMEM. */
+static int resolve_until(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
+                         const char *qn, stanza_resolution_t *out)
+{
+    char why[STANZA_MSGLEN], when[32];
+    const char *bad = NULL;
+    sched_t *base = NULL, *edge = NULL;
+    int permissive = st->strategy == STANZA_PERMISSIVE_UNTIL, rc = HCP_ENOMEM;
+    sched_time_t t = permissive ? st->permissive_until : st->restrictive_until;
+
+    sched_format_utc(t, when, sizeof when);
+    out->reason = permissive ? "PermissiveUntil" : "RestrictiveUntil";
+    if (st->policy[0] != '\0') {
+        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
+            goto fail;
+        if (bad != NULL) {
+            out->reason = bad;
+            out->degraded = 1;
+            base = sched_never();
+            if (snprintf(out->message, sizeof out->message,
+                         "%s until %s, then restricted because %s",
+                         permissive ? "permitted" : "restricted", when, why) < 0)
+                out->message[0] = '\0';
+        } else {
+            snprintf(out->message, sizeof out->message, "%s until %s, then policy %s",
+                     permissive ? "permitted" : "restricted", when, qn);
+        }
+    } else {
+        base = permissive ? sched_never() : sched_always();
+        snprintf(out->message, sizeof out->message, "%s until %s, then %s",
+                 permissive ? "permitted" : "restricted", when,
+                 permissive ? "Restrictive" : "Permissive");
+    }
+    if (base == NULL) {
+        rc = HCP_ENOMEM;
+        goto fail;
+    }
+    edge = permissive ? sched_before(t) : sched_after(t);
+    if (edge == NULL) {
+        rc = HCP_ENOMEM;
+        goto fail;
+    }
+    out->sched = permissive ? sched_or(edge, base) : sched_and(edge, base);
+    rc = out->sched == NULL ? HCP_ENOMEM : 0;
+fail:
+    sched_unref(edge);
+    sched_unref(base);
+    return rc;
+}
+
 int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
                    stanza_resolution_t *out)
 {
-    char why[STANZA_MSGLEN], when[32], qn[QUOTE_BUFLEN];
+    char why[STANZA_MSGLEN], qn[QUOTE_BUFLEN];
     const char *bad = NULL;
     sched_t *base = NULL, *edge = NULL;
     int rc = HCP_ENOMEM;
@@ -332,44 +384,10 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
         }
         break;
     case STANZA_PERMISSIVE_UNTIL:
-    case STANZA_RESTRICTIVE_UNTIL: {
-        int permissive = st->strategy == STANZA_PERMISSIVE_UNTIL;
-        sched_time_t t = permissive ? st->permissive_until : st->restrictive_until;
-        sched_format_utc(t, when, sizeof when);
-        out->reason = permissive ? "PermissiveUntil" : "RestrictiveUntil";
-        if (st->policy[0] != '\0') {
-            if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
-                goto fail;
-            if (bad != NULL) {
-                out->reason = bad;
-                out->degraded = 1;
-                base = sched_never();
-                snprintf(out->message, sizeof out->message,
-                         "%s until %s, then restricted because %s", permissive ? "permitted"
-                                                                                 : "restricted",
-                         when, why);
-            } else {
-                snprintf(out->message, sizeof out->message, "%s until %s, then policy %s",
-                         permissive ? "permitted" : "restricted", when, qn);
-            }
-        } else {
-            base = permissive ? sched_never() : sched_always();
-            snprintf(out->message, sizeof out->message, "%s until %s, then %s",
-                     permissive ? "permitted" : "restricted", when,
-                     permissive ? "Restrictive" : "Permissive");
-        }
-        if (base == NULL) {
-            rc = HCP_ENOMEM;
+    case STANZA_RESTRICTIVE_UNTIL:
+        if ((rc = resolve_until(st, ns, lookup, ctx, qn, out)) < 0)
             goto fail;
-        }
-        edge = permissive ? sched_before(t) : sched_after(t);
-        if (edge == NULL) {
-            rc = HCP_ENOMEM;
-            goto fail;
-        }
-        out->sched = permissive ? sched_or(edge, base) : sched_and(edge, base);
         break;
-    }
     }
     if (out->sched == NULL) {
         rc = HCP_ENOMEM;
