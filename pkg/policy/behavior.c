@@ -312,12 +312,45 @@ fail:
     return rc;
 }
 
+/* The Ready and ChangesRestricted conditions, added to status (which owns
+ * them from then on). Returns 0 or HCP_ENOMEM. */
+static int conditions(const policy_t *p, sched_t *s, sched_time_t now, int permitted,
+                      const json_t *prev_status, json_t *status)
+{
+    char reason[REASONLEN], token[64], msg[REASONLEN + 128];
+    json_t *conds, *v;
+    int rc;
+
+    if ((conds = json_array()) == NULL)
+        return HCP_ENOMEM;
+    if ((rc = set(status, "conditions", conds)) < 0)
+        return rc;
+    if ((rc = condition("Ready", p->valid, p->valid ? "PolicyValid" : "InvalidSpec",
+                        p->valid ? "the policy is valid and its schedule is computed"
+                                 : p->message,
+                        p->generation, now, prev_status, &v)) < 0 ||
+        json_array_append_new(conds, v) != 0) {
+        return rc < 0 ? rc : HCP_ENOMEM;
+    }
+    reason_at(p, s, now, permitted, reason, sizeof reason);
+    reason_token(reason, token, sizeof token);
+    if (permitted)
+        snprintf(msg, sizeof msg, "changes are permitted (%s)", reason);
+    else
+        snprintf(msg, sizeof msg, "changes are paused (%s)", reason);
+    if ((rc = condition("ChangesRestricted", !permitted, token, msg, p->generation, now,
+                        prev_status, &v)) < 0 ||
+        json_array_append_new(conds, v) != 0) {
+        return rc < 0 ? rc : HCP_ENOMEM;
+    }
+    return 0;
+}
+
 int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_status,
                     json_t **out)
 {
-    char reason[REASONLEN], token[64], msg[REASONLEN + 128];
     sched_time_t start = SCHED_NEG_INF, end = SCHED_POS_INF, after = SCHED_POS_INF;
-    json_t *status = NULL, *beh = NULL, *cur = NULL, *nxt = NULL, *v = NULL, *conds = NULL;
+    json_t *status = NULL, *beh = NULL, *cur = NULL, *nxt = NULL, *v = NULL;
     sched_t *s;
     int permitted, rc;
 
@@ -369,32 +402,8 @@ int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_stat
     if (rc < 0)
         goto fail;
 
-    if ((conds = json_array()) == NULL) {
-        rc = HCP_ENOMEM;
+    if ((rc = conditions(p, s, now, permitted, prev_status, status)) < 0)
         goto fail;
-    }
-    if ((rc = set(status, "conditions", conds)) < 0)
-        goto fail;
-    if ((rc = condition("Ready", p->valid, p->valid ? "PolicyValid" : "InvalidSpec",
-                        p->valid ? "the policy is valid and its schedule is computed"
-                                 : p->message,
-                        p->generation, now, prev_status, &v)) < 0 ||
-        json_array_append_new(conds, v) != 0) {
-        rc = rc < 0 ? rc : HCP_ENOMEM;
-        goto fail;
-    }
-    reason_at(p, s, now, permitted, reason, sizeof reason);
-    reason_token(reason, token, sizeof token);
-    if (permitted)
-        snprintf(msg, sizeof msg, "changes are permitted (%s)", reason);
-    else
-        snprintf(msg, sizeof msg, "changes are paused (%s)", reason);
-    if ((rc = condition("ChangesRestricted", !permitted, token, msg, p->generation, now,
-                        prev_status, &v)) < 0 ||
-        json_array_append_new(conds, v) != 0) {
-        rc = rc < 0 ? rc : HCP_ENOMEM;
-        goto fail;
-    }
     sched_unref(s);
     *out = status;
     return 0;
