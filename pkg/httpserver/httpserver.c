@@ -212,6 +212,49 @@ static int parse_port(const char *s, int *port)
     return 0;
 }
 
+/* The socket address of a parsed bind address: [ipv6]:port, :port (every
+ * address, IPv6 and IPv4) or ipv4:port (localhost is 127.0.0.1). */
+static int fill_address(const char *bind_address, const char *host, int bracketed, int port,
+                        struct sockaddr_storage *addr, socklen_t *len, int *any, char *err,
+                        size_t errlen)
+{
+    if (bracketed) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
+
+        if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1) {
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "bind address \"%.80s\": \"%s\" is not an IPv6 address", bind_address,
+                            host);
+        }
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *len = sizeof(*a6);
+    } else if (host[0] == '\0') {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
+
+        a6->sin6_family = AF_INET6;
+        a6->sin6_addr = in6addr_any;
+        a6->sin6_port = htons((uint16_t)port);
+        *len = sizeof(*a6);
+        *any = 1;
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *)addr;
+
+        if (strcmp(host, "localhost") == 0)
+            a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        else if (inet_pton(AF_INET, host, &a4->sin_addr) != 1) {
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "bind address \"%.80s\": host \"%s\" is not an IPv4 address (use [addr] "
+                            "for IPv6; names other than localhost are not resolved)",
+                            bind_address, host);
+        }
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        *len = sizeof(*a4);
+    }
+    return 0;
+}
+
 int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *addr,
                             socklen_t *len, int *any, char *err, size_t errlen)
 {
@@ -265,41 +308,7 @@ int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *a
                         bind_address, port_str);
     }
 
-    if (bracketed) {
-        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
-
-        if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1) {
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "bind address \"%.80s\": \"%s\" is not an IPv6 address", bind_address,
-                            host);
-        }
-        a6->sin6_family = AF_INET6;
-        a6->sin6_port = htons((uint16_t)port);
-        *len = sizeof(*a6);
-    } else if (host[0] == '\0') {
-        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
-
-        a6->sin6_family = AF_INET6;
-        a6->sin6_addr = in6addr_any;
-        a6->sin6_port = htons((uint16_t)port);
-        *len = sizeof(*a6);
-        *any = 1;
-    } else {
-        struct sockaddr_in *a4 = (struct sockaddr_in *)addr;
-
-        if (strcmp(host, "localhost") == 0)
-            a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        else if (inet_pton(AF_INET, host, &a4->sin_addr) != 1) {
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "bind address \"%.80s\": host \"%s\" is not an IPv4 address (use [addr] "
-                            "for IPv6; names other than localhost are not resolved)",
-                            bind_address, host);
-        }
-        a4->sin_family = AF_INET;
-        a4->sin_port = htons((uint16_t)port);
-        *len = sizeof(*a4);
-    }
-    return 0;
+    return fill_address(bind_address, host, bracketed, port, addr, len, any, err, errlen);
 }
 
 /* ---- server ------------------------------------------------------------------ */
