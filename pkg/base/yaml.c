@@ -1,6 +1,8 @@
 /* base/yaml.c - scalar text without libfyaml's text cache (see yaml.h). */
 #include "base/yaml.h"
 
+#include "base/buf.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,23 +16,7 @@ typedef struct text {
 
 static int text_put(text *t, const char *s, size_t n)
 {
-    char *p;
-    size_t cap = t->cap ? t->cap : 64;
-
-    if (n >= SIZE_MAX / 2 - t->len)
-        return -1;
-    while (n >= cap - t->len)
-        cap *= 2;
-    if (cap != t->cap) {
-        if ((p = realloc(t->s, cap)) == NULL)
-            return -1;
-        t->s = p;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->len, s, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-    return 0;
+    return hcp_buf_append(&t->s, &t->len, &t->cap, 64, s, n) == 0 ? 0 : -1;
 }
 
 static int is_blank(char c)

@@ -2,6 +2,7 @@
  * httpserver/httpserver.c - libmicrohttpd in epoll mode, driven by libev.
  */
 #include "httpserver/httpserver.h"
+#include "base/buf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -500,21 +501,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             ctx->len = ctx->cap = 0;
             return MHD_YES;
         }
-        if (ctx->len + n + 1 > ctx->cap) {
-            size_t cap = ctx->cap ? ctx->cap : 1024;
-            char *p;
-
-            while (cap < ctx->len + n + 1)
-                cap *= 2;
-            p = realloc(ctx->body, cap);
-            if (p == NULL)
-                return MHD_NO;
-            ctx->body = p;
-            ctx->cap = cap;
-        }
-        memcpy(ctx->body + ctx->len, upload_data, n);
-        ctx->len += n;
-        ctx->body[ctx->len] = '\0';
+        if (hcp_buf_append(&ctx->body, &ctx->len, &ctx->cap, 1024, upload_data, n) != 0)
+            return MHD_NO;
         return MHD_YES;
     }
     if (ctx->too_large)

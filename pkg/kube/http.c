@@ -2,6 +2,7 @@
  * kube/http.c - curl multi socket API on libev (see http.h for the rules).
  */
 #include "kube/http.h"
+#include "base/buf.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -261,21 +262,7 @@ static int multi_sock_cb(CURL *easy, curl_socket_t fd, int what, void *userp, vo
 
 static int buf_append(struct kube_transfer *t, const char *data, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t ncap = t->cap ? t->cap : 16384;
-        char *nb;
-        while (ncap < t->len + n + 1)
-            ncap *= 2;
-        nb = realloc(t->buf, ncap);
-        if (nb == NULL)
-            return -1;
-        t->buf = nb;
-        t->cap = ncap;
-    }
-    memcpy(t->buf + t->len, data, n);
-    t->len += n;
-    t->buf[t->len] = '\0';
-    return 0;
+    return hcp_buf_append(&t->buf, &t->len, &t->cap, 16384, data, n) == 0 ? 0 : -1;
 }
 
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)

@@ -2,6 +2,7 @@
  * metrics/metrics.c - Prometheus text exposition writer and registry.
  */
 #include "metrics/metrics.h"
+#include "base/buf.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -39,31 +40,11 @@ int metrics_buf_append(metrics_buf *b, const char *data, size_t len)
         return HCP_ENOMEM;
     if (len == 0)
         return 0;
-    if (len >= b->cap - b->len || b->data == NULL) {
-        size_t want = b->len + len + 1;
-        size_t cap = b->cap ? b->cap : 256;
-        char *p;
-
-        if (want < b->len) /* overflow */
-            goto fail;
-        while (cap < want) {
-            if (cap > ((size_t)-1) / 2)
-                goto fail;
-            cap *= 2;
-        }
-        p = realloc(b->data, cap);
-        if (p == NULL)
-            goto fail;
-        b->data = p;
-        b->cap = cap;
+    if (hcp_buf_append(&b->data, &b->len, &b->cap, 256, data, len) != 0) {
+        b->failed = 1;
+        return HCP_ENOMEM;
     }
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-    b->data[b->len] = '\0';
     return 0;
-fail:
-    b->failed = 1;
-    return HCP_ENOMEM;
 }
 
 static int append_str(metrics_buf *b, const char *s)
