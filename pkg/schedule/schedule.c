@@ -417,42 +417,36 @@ int sched_permitted(sched_t *s, sched_time_t t)
     return member(s, t);
 }
 
-int sched_prev_transition(sched_t *s, sched_time_t t, sched_time_t *when)
+/* The edge of the window holding t (its end going forward, its start going
+ * back), or else of the nearest window in that direction. */
+static int transition(sched_t *s, sched_time_t t, int forward, sched_time_t *when)
 {
     sched_interval_t iv;
     int rc = sched_containing(s, t, &iv);
     if (rc < 0)
         return rc;
     if (rc) {
-        if (iv.start == SCHED_NEG_INF)
+        sched_time_t edge = forward ? iv.end : iv.start;
+        if (edge == (forward ? SCHED_POS_INF : SCHED_NEG_INF))
             return 0;
-        *when = iv.start;
+        *when = edge;
         return 1;
     }
-    rc = sched_prev(s, t, &iv);
+    rc = forward ? sched_next(s, t, &iv) : sched_prev(s, t, &iv);
     if (rc <= 0)
         return rc;
-    *when = iv.end;
+    *when = forward ? iv.start : iv.end;
     return 1;
+}
+
+int sched_prev_transition(sched_t *s, sched_time_t t, sched_time_t *when)
+{
+    return transition(s, t, 0, when);
 }
 
 int sched_next_transition(sched_t *s, sched_time_t t, sched_time_t *when)
 {
-    sched_interval_t iv;
-    int rc = sched_containing(s, t, &iv);
-    if (rc < 0)
-        return rc;
-    if (rc) {
-        if (iv.end == SCHED_POS_INF)
-            return 0;
-        *when = iv.end;
-        return 1;
-    }
-    rc = sched_next(s, t, &iv);
-    if (rc <= 0)
-        return rc;
-    *when = iv.start;
-    return 1;
+    return transition(s, t, 1, when);
 }
 
 int sched_state_at(sched_t *s, sched_time_t t, sched_state_t *st)
