@@ -14,6 +14,7 @@
 
 static void start_list(kube_watch *w);
 static void start_watch(kube_watch *w);
+static int request(kube_watch *w, bool watch, kube_error *err);
 
 static double rnd01(kube_watch *w)
 {
@@ -213,9 +214,7 @@ toolong:
 
 static void start_list(kube_watch *w)
 {
-    kube_call call;
     kube_error e;
-    char q[4096];
 
     w->state = KUBE_WATCH_LISTING;
     if (w->cont == NULL) {
@@ -223,16 +222,7 @@ static void start_list(kube_watch *w)
             w->stats.relists++;
         kube_cache_relist_begin(w->cache);
     }
-    if (build_query(w, q, sizeof(q), false, &e) < 0)
-        goto fail;
-    memset(&call, 0, sizeof(call));
-    call.verb = KUBE_VERB_LIST;
-    call.path = w->path;
-    call.query = q;
-    call.on_done = list_done;
-    call.ud = w;
-    w->stats.lists++;
-    if (kube_client_call(w->c, &call, &w->req, &e) < 0)
+    if (request(w, false, &e) < 0)
         goto fail;
     return;
 fail:
@@ -370,26 +360,38 @@ static void watchdog_cb(struct ev_loop *loop, ev_timer *t, int revents)
     resume(w, false);
 }
 
-static void start_watch(kube_watch *w)
+/* Sends the next list page or a watch request (w->req). Returns 0 or
+ * negative with err filled. */
+static int request(kube_watch *w, bool watch, kube_error *err)
 {
     kube_call call;
-    kube_error e;
     char q[4096];
+    int rc;
+
+    if ((rc = build_query(w, q, sizeof(q), watch, err)) < 0)
+        return rc;
+    memset(&call, 0, sizeof(call));
+    call.verb = watch ? KUBE_VERB_WATCH : KUBE_VERB_LIST;
+    call.path = w->path;
+    call.query = q;
+    call.on_data = watch ? watch_data : NULL;
+    call.on_done = watch ? watch_done : list_done;
+    call.ud = w;
+    if (watch)
+        w->stats.watches++;
+    else
+        w->stats.lists++;
+    return kube_client_call(w->c, &call, &w->req, err);
+}
+
+static void start_watch(kube_watch *w)
+{
+    kube_error e;
     double check;
 
     w->state = KUBE_WATCH_WATCHING;
     kube_lines_reset(&w->lines);
-    if (build_query(w, q, sizeof(q), true, &e) < 0)
-        goto fail;
-    memset(&call, 0, sizeof(call));
-    call.verb = KUBE_VERB_WATCH;
-    call.path = w->path;
-    call.query = q;
-    call.on_data = watch_data;
-    call.on_done = watch_done;
-    call.ud = w;
-    w->stats.watches++;
-    if (kube_client_call(w->c, &call, &w->req, &e) < 0)
+    if (request(w, true, &e) < 0)
         goto fail;
     w->last_bytes = w->stream_started = ev_now(w->c->http->loop);
     w->stream_data = false;
