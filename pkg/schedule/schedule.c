@@ -258,6 +258,26 @@ static int and_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
     return 1;
 }
 
+/* The answer of a union from its operands' answers ra/ia and rb/ib: the
+ * window nearer t (first to start going forward, last to end going back),
+ * merged with whatever touches it. */
+static int or_pick(sched_t *s, int ra, const sched_interval_t *ia, int rb,
+                   const sched_interval_t *ib, int forward, sched_time_t E, sched_interval_t *iv)
+{
+    int rc;
+
+    if (rb < 0)
+        return rb;
+    if (!ra && !rb)
+        return 0;
+    if (ra && (!rb || (forward ? ia->start <= ib->start : ia->end >= ib->end)))
+        *iv = *ia;
+    else
+        *iv = *ib;
+    rc = or_merge(s, E, iv);
+    return rc ? rc : 1;
+}
+
 static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
                      sched_interval_t *iv)
 {
@@ -284,15 +304,8 @@ static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
     case K_OR:
         if ((ra = node_next(s->a, t, H, E, &ia)) < 0)
             return ra;
-        if ((rb = node_next(s->b, t, H, E, &ib)) < 0)
-            return rb;
-        if (!ra && !rb)
-            return 0;
-        *iv = (ra && (!rb || ia.start <= ib.start)) ? ia : ib;
-        {
-        int rc = or_merge(s, E, iv);
-        return rc ? rc : 1;
-    }
+        rb = node_next(s->b, t, H, E, &ib);
+        return or_pick(s, ra, &ia, rb, &ib, 1, E, iv);
     case K_RULE:
         return sched_rule_next(s->rule, t, H, E, iv);
     }
@@ -341,15 +354,8 @@ static int node_prev(sched_t *s, sched_time_t t, sched_time_t L, sched_time_t E,
     case K_OR:
         if ((ra = node_prev(s->a, t, L, E, &ia)) < 0)
             return ra;
-        if ((rb = node_prev(s->b, t, L, E, &ib)) < 0)
-            return rb;
-        if (!ra && !rb)
-            return 0;
-        *iv = (ra && (!rb || ia.end >= ib.end)) ? ia : ib;
-        {
-        int rc = or_merge(s, E, iv);
-        return rc ? rc : 1;
-    }
+        rb = node_prev(s->b, t, L, E, &ib);
+        return or_pick(s, ra, &ia, rb, &ib, 0, E, iv);
     case K_RULE:
         return sched_rule_prev(s->rule, t, L, E, iv);
     }
