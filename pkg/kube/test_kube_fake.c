@@ -1090,7 +1090,7 @@ static void test_watch_empty_stream_backs_off(void **state)
     script sc = {.lists = {NULL}, .nlists = 1};
     watched wd;
     fixture f;
-    int watches;
+    int watches, seen;
 
     (void)state;
     sc.lists[0] = cm_list(listbuf, sizeof(listbuf), "5", items, 1);
@@ -1098,8 +1098,10 @@ static void test_watch_empty_stream_backs_off(void **state)
     watched_start(&wd, &f, 0);
     run_for(&f, 1.0);
     watches = (int)wd.w.stats.watches;
-    assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, true), watches);
-    assert_int_equal(f.srv.requests, (unsigned long)watches + 1); /* and the one list */
+    seen = fake_count(&f.srv, "GET", CM_PATH, true);
+    /* The last watch may have been sent but not yet received when time ran out. */
+    assert_true(seen == watches || seen + 1 == watches);
+    assert_int_equal(f.srv.requests, (unsigned long)seen + 1); /* and the one list */
     /*
      * Backoff from 0.05 s doubling to 0.2 s, each wait at least half of that:
      * 0.025 + 0.05 + 0.1 + 0.1 + ... fit at most 11 retries into 1 s.
