@@ -2,7 +2,6 @@
  * httpserver/httpserver.c - libmicrohttpd in epoll mode, driven by libev.
  */
 #include "httpserver/httpserver.h"
-#include "base/buf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "base/buf.h"
 
 #define DEFAULT_MAX_BODY (1024 * 1024)
 #define DEFAULT_TIMEOUT 30

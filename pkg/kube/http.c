@@ -2,12 +2,13 @@
  * kube/http.c - curl multi socket API on libev (see http.h for the rules).
  */
 #include "kube/http.h"
-#include "base/buf.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "base/buf.h"
 
 struct kube_transfer {
     kube_http *h;

@@ -2,11 +2,11 @@
  * kube/lines.c - newline splitter for watch streams.
  */
 #include "kube/lines.h"
-#include "base/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "kube/error.h"
 
 void kube_lines_init(kube_lines *l, size_t max_line)

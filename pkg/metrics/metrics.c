@@ -2,13 +2,14 @@
  * metrics/metrics.c - Prometheus text exposition writer and registry.
  */
 #include "metrics/metrics.h"
-#include "base/buf.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/buf.h"
 
 /* Passed to collectors: where their samples go. */
 struct metrics_emitter {
