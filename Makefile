@@ -37,7 +37,7 @@ UNIT_BINS := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(UNIT_SRCS)))
 BENCH_BINS := $(patsubst %.c,$(BUILD)/bench/%,$(notdir $(BENCH_SRCS)))
 
 
-.PHONY: all deps build test unit unit-run asan valgrind cli-test bench fuzz \
+.PHONY: all deps build test unit unit-run asan valgrind cli-test bench fuzz fuzz-lib fuzz-smoke \
 	e2e cluster-up cluster-down demo clean fmt
 
 deps:
@@ -78,6 +78,7 @@ test: deps
 	@$(MAKE) --no-print-directory cli-test
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory valgrind
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory e2e
 	@scripts/run-tests.sh --summary $(TALLY)
 
@@ -107,10 +108,21 @@ valgrind: $(UNIT_BINS)
 # ---- fuzzing and benchmarks ------------------------------------------------
 
 FUZZ_SECONDS ?= 60
-fuzz: deps
+FUZZ_SMOKE_SECONDS ?= 5
+fuzz-lib:
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang CFLAGS="-O1 -g" \
 		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" build/fuzz/libhcp.a
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-lib
 	@scripts/fuzz.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS)
+
+# Every fuzz target for a few seconds from its seeds and the kept corpus, so
+# that a regression on a known input (or a quick find) fails `make test`;
+# counted in the tally, one test per target.
+fuzz-smoke: fuzz-lib
+	@FUZZ_ARGS="build/fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRCS)" \
+		scripts/run-tests.sh --tally $(TALLY) --label fuzz scripts/fuzz-smoke.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory BUILD=build/bench-build CFLAGS="-O2 -g -DNDEBUG" \

@@ -230,7 +230,7 @@ static int load(const char *path, sched_time_t from, loaded_t *l)
     if (read_file(path, &data, &len) != 0)
         return EXIT_RUNTIME;
     rc = manifest_load(data, len, &docs, err, sizeof err);
-    if (rc == MANIFEST_ENOMEM) {
+    if (rc == HCP_ENOMEM) {
         fprintf(stderr, "%s: out of memory\n", PROG);
         status = EXIT_RUNTIME;
         goto done;
@@ -252,7 +252,7 @@ static int load(const char *path, sched_time_t from, loaded_t *l)
             goto done;
         }
         rc = policy_parse(doc, from, &p, err, sizeof err);
-        if (rc == POLICY_ENOMEM) {
+        if (rc == HCP_ENOMEM) {
             fprintf(stderr, "%s: out of memory\n", PROG);
             status = EXIT_RUNTIME;
             goto done;

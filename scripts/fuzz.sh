@@ -73,6 +73,7 @@ for src in "$@"; do
   fi
 done
 
+echo "$(( $# - ${#failed[@]} )) passed, ${#failed[@]} failed"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]}" >&2
   exit 1

@@ -392,7 +392,7 @@ static void test_wrong_ca_is_a_tls_error(void **state)
     free(cfg.ca);
     cfg.ca = pem;
     cfg.ca_len = len;
-    assert_int_equal(get_with(&cfg, "/api/v1/namespaces", &e), KUBE_ETLS);
+    assert_int_equal(get_with(&cfg, "/api/v1/namespaces", &e), HCP_ETLS);
     fprintf(stderr, "  %s\n", e.message);
     assert_int_equal(e.http_status, 0);
     assert_non_null(strstr(e.message, "TLS error"));
@@ -413,7 +413,7 @@ static void test_bad_token_is_401(void **state)
     cfg.cert = cfg.key = NULL;
     free(cfg.token);
     cfg.token = strdup("not-a-valid-token");
-    assert_int_equal(get_with(&cfg, "/api/v1/namespaces", &e), KUBE_EHTTP);
+    assert_int_equal(get_with(&cfg, "/api/v1/namespaces", &e), HCP_EHTTP);
     fprintf(stderr, "  HTTP %d %s: %s\n", e.http_status, e.reason, e.message);
     assert_int_equal(e.http_status, 401);
     assert_string_equal(e.reason, "Unauthorized");
@@ -434,7 +434,7 @@ static void test_rbac_denial_is_403_with_message(void **state)
     if (getenv("HCP_E2E_KUBECONFIG_NOPERM")) {
         /* The cluster's user without any RoleBinding. */
         assert_int_equal(kube_config_load_file(&cfg, getenv("HCP_E2E_KUBECONFIG_NOPERM"), NULL, &e), 0);
-        assert_int_equal(get_with(&cfg, "/api/v1/namespaces/kube-system/configmaps", &e), KUBE_EHTTP);
+        assert_int_equal(get_with(&cfg, "/api/v1/namespaces/kube-system/configmaps", &e), HCP_EHTTP);
         fprintf(stderr, "  HTTP %d %s: %s\n", e.http_status, e.reason, e.message);
         assert_int_equal(e.http_status, 403);
         assert_string_equal(e.reason, "Forbidden");
@@ -470,7 +470,7 @@ static void test_rbac_denial_is_403_with_message(void **state)
     free(cfg.token);
     cfg.token = strdup(token);
     sync_result_clear(&r);
-    assert_int_equal(get_with(&cfg, "/api/v1/namespaces/kube-system/configmaps", &e), KUBE_EHTTP);
+    assert_int_equal(get_with(&cfg, "/api/v1/namespaces/kube-system/configmaps", &e), HCP_EHTTP);
     fprintf(stderr, "  HTTP %d %s: %s\n", e.http_status, e.reason, e.message);
     assert_int_equal(e.http_status, 403);
     assert_string_equal(e.reason, "Forbidden");
@@ -557,14 +557,14 @@ static void test_requests_apply_and_errors(void **state)
     /* GET of a missing object: 404 with the API's message. */
     cm_path(path, sizeof(path), ns, "missing");
     assert_int_equal(kube_get(&H.client, path, harness_store, &r, NULL), 0);
-    assert_int_equal(harness_wait(&H, &r, 30), KUBE_EHTTP);
+    assert_int_equal(harness_wait(&H, &r, 30), HCP_EHTTP);
     assert_int_equal(r.err.http_status, 404);
     assert_string_equal(r.err.reason, "NotFound");
     assert_string_equal(r.err.message, "configmaps \"missing\" not found");
     sync_result_clear(&r);
     /* Create twice: 409 AlreadyExists. */
     assert_int_equal(cm_create(&H.client, ns, "dup", "1", NULL), 0);
-    assert_int_equal(cm_create(&H.client, ns, "dup", "1", &e), KUBE_EHTTP);
+    assert_int_equal(cm_create(&H.client, ns, "dup", "1", &e), HCP_EHTTP);
     assert_int_equal(e.http_status, 409);
     assert_string_equal(e.reason, "AlreadyExists");
     /* Statistics count by verb and code. */

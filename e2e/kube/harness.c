@@ -84,7 +84,7 @@ void harness_store(kube_client *c, const kube_error *err, json_t *obj, void *ud)
 int harness_wait(harness *h, sync_result *r, double seconds)
 {
     if (!harness_run_until(h, &r->done, seconds)) {
-        r->code = KUBE_ETRANSPORT;
+        r->code = HCP_ETRANSPORT;
         snprintf(r->err.message, sizeof(r->err.message), "timed out after %.0f s", seconds);
     }
     return r->code;

@@ -28,6 +28,7 @@ const char *hcp_strerror(int code)
     case HCP_ENOMEM: return "out of memory";
     case HCP_EIO: return "I/O error";
     case HCP_EEXIST: return "already exists";
+    case HCP_ERANGE: return "out of range";
     case HCP_ECANCELED: return "cancelled";
     case HCP_ECONFIG: return "configuration error";
     case HCP_ETRANSPORT: return "transport error";

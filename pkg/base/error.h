@@ -32,6 +32,7 @@ enum {
     HCP_ENOMEM = -ENOMEM,       /* allocation failed */
     HCP_EIO = -EIO,             /* local I/O (reading a file) failed */
     HCP_EEXIST = -EEXIST,       /* already present (a name registered twice) */
+    HCP_ERANGE = -ERANGE,       /* a value outside the supported range */
     HCP_ECANCELED = -ECANCELED, /* cancelled before it finished */
     HCP_ECONFIG = -4001,        /* configuration unusable (kubeconfig, flags) */
     HCP_ETRANSPORT = -4002,     /* connection refused, reset, DNS, timeout */

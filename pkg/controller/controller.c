@@ -88,7 +88,7 @@ static int start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, co
     kube_watch_opts o = {.path = path, .page_size = LIST_PAGE, .on_synced = watch_synced,
                          .on_error = watch_error, .ud = c};
     if (kube_watch_start(w, c->client, cache, &o, &e))
-        return hcp_errf(err, errlen, e.code == KUBE_ENOMEM ? HCP_ENOMEM : HCP_EINVAL,
+        return hcp_errf(err, errlen, e.code == HCP_ENOMEM ? HCP_ENOMEM : HCP_EINVAL,
                         "watch %s: %s", path, e.message);
     return 0;
 }

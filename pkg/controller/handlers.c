@@ -217,7 +217,7 @@ static int extract_policy(const json_t *obj, kube_intern *strings, void **out, v
         }
         int rc = policy_parse(obj, ctl_clock_now(&c->opts.clock, c->loop), &e->shared->p, NULL,
                               0);
-        if (rc == POLICY_ENOMEM || !e->shared->p) {
+        if (rc == HCP_ENOMEM || !e->shared->p) {
             policy_free(e->shared->p);
             free(e->shared);
             free(e);

@@ -53,7 +53,7 @@ int hosted_kubeconfig_from_secret(const json_t *secret, char **out, size_t *outl
     char *buf = NULL;
     size_t n = 0;
     int rc = kube_base64_decode(json_string_value(v), inlen, &buf, &n);
-    if (rc == KUBE_ENOMEM)
+    if (rc == HCP_ENOMEM)
         return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
     if (rc < 0 || !buf) {
         hcp_errf(err, errlen, HCP_ECONFIG, "Secret %s key %s is not valid base64", HOSTED_SECRET,
@@ -233,7 +233,7 @@ int hosted_kubeconfig_load(const char *yaml, size_t len, const char *hcpns, bool
         return rc;
     rc = kube_config_load_yaml(cfg, yaml, len, NULL, NULL, &ke);
     if (rc < 0) {
-        return hcp_errf(err, errlen, rc == KUBE_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG, "%s",
+        return hcp_errf(err, errlen, rc == HCP_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG, "%s",
                         ke.message);
     }
     if (cfg->token_file) { /* defense in depth: vet_kubeconfig refuses these */

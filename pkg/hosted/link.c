@@ -15,7 +15,7 @@
 
 static bool transport_or_auth(const kube_error *err)
 {
-    return err->code == KUBE_ETRANSPORT || err->code == KUBE_ETLS || err->http_status == 401 ||
+    return err->code == HCP_ETRANSPORT || err->code == HCP_ETLS || err->http_status == 401 ||
            err->http_status == 403;
 }
 
@@ -24,7 +24,7 @@ static void set_api_error(entry_t *e, const kube_error *err)
     e->api_reason = HOSTED_UNREACHABLE;
     (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0, "Hosted API server %.200s: %s%s%s",
                    e->cfg.server,
-                   err->http_status ? err->reason : kube_strerror(err->code),
+                   err->http_status ? err->reason : hcp_strerror(err->code),
                    err->message[0] ? ": " : "", err->message);
     e->health_errors = e->watch.stats.errors;
     if (!ev_is_active(&e->health)) {
@@ -272,7 +272,7 @@ static void watch_error(kube_watch *w, const kube_error *err, void *ud)
             ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
             ev_timer_start(e->p->loop, &e->health);
         }
-    } else if (transport_or_auth(err) || err->code == KUBE_EHTTP || err->code == KUBE_EPARSE) {
+    } else if (transport_or_auth(err) || err->code == HCP_EHTTP || err->code == HCP_EPARSE) {
         set_api_error(e, err);
     } else {
         return; /* out of memory and the like: retried by the watch */
@@ -349,7 +349,7 @@ int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, 
         goto fail;
     client = true;
     if (kube_cache_init(&e->cache, &ops, e) < 0) {
-        kube_error_set(&ke, KUBE_ENOMEM, 0, NULL, "out of memory");
+        kube_error_set(&ke, HCP_ENOMEM, 0, NULL, "out of memory");
         goto fail;
     }
     cache = true;
@@ -370,6 +370,6 @@ fail:
     free(e->kubeconfig);
     e->kubeconfig = NULL;
     e->kubeconfig_len = 0;
-    return ke.code == KUBE_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
+    return ke.code == HCP_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
 }
 

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/buf.h"
+
 #define DEFAULT_MAX_BODY (1024 * 1024)
 #define DEFAULT_TIMEOUT 30
 #define DEFAULT_MAX_CONNECTIONS 64
@@ -29,20 +31,6 @@ typedef struct req_ctx {
     size_t cap;              /* body bytes allocated */
 } req_ctx;
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- response helpers ------------------------------------------------------ */
 
 static int reserve_body(http_response *resp, size_t extra)
@@ -51,7 +39,7 @@ static int reserve_body(http_response *resp, size_t extra)
     char *p;
 
     if (resp->failed)
-        return HTTP_ENOMEM;
+        return HCP_ENOMEM;
     if (extra > SIZE_MAX - resp->body_len - 1)
         goto fail;
     want = resp->body_len + extra + 1;
@@ -71,15 +59,15 @@ static int reserve_body(http_response *resp, size_t extra)
     return 0;
 fail:
     resp->failed = 1;
-    return HTTP_ENOMEM;
+    return HCP_ENOMEM;
 }
 
 int http_response_append(http_response *resp, const void *data, size_t len)
 {
     if (len == 0)
-        return resp->failed ? HTTP_ENOMEM : 0;
+        return resp->failed ? HCP_ENOMEM : 0;
     if (reserve_body(resp, len) != 0)
-        return HTTP_ENOMEM;
+        return HCP_ENOMEM;
     memcpy(resp->body + resp->body_len, data, len);
     resp->body_len += len;
     resp->body[resp->body_len] = '\0';
@@ -102,10 +90,10 @@ int http_response_printf(http_response *resp, const char *fmt, ...)
     va_end(ap);
     if (n < 0) {
         resp->failed = 1;
-        return HTTP_ENOMEM;
+        return HCP_ENOMEM;
     }
     if (reserve_body(resp, (size_t)n) != 0)
-        return HTTP_ENOMEM;
+        return HCP_ENOMEM;
     va_start(ap, fmt);
     vsnprintf(resp->body + resp->body_len, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -148,7 +136,7 @@ int http_response_set_content_type(http_response *resp, const char *content_type
     size_t n = strlen(content_type);
 
     if (n == 0 || n >= sizeof(resp->content_type) || has_crlf(content_type))
-        return HTTP_EINVAL;
+        return HCP_EINVAL;
     memcpy(resp->content_type, content_type, n + 1);
     return 0;
 }
@@ -159,9 +147,9 @@ int http_response_add_header(http_response *resp, const char *name, const char *
 
     if (!is_token(name) || value == NULL || has_crlf(value) ||
         strcasecmp(name, "Content-Type") == 0 || strcasecmp(name, "Content-Length") == 0)
-        return HTTP_EINVAL;
+        return HCP_EINVAL;
     if (resp->nheaders == HTTP_RESPONSE_MAX_HEADERS)
-        return HTTP_EFULL;
+        return HCP_EFULL;
     h = &resp->headers[resp->nheaders];
     h->name = strdup(name);
     h->value = strdup(value);
@@ -169,7 +157,7 @@ int http_response_add_header(http_response *resp, const char *name, const char *
         free(h->name);
         free(h->value);
         h->name = h->value = NULL;
-        return HTTP_ENOMEM;
+        return HCP_ENOMEM;
     }
     resp->nheaders++;
     return 0;
@@ -226,66 +214,19 @@ static int parse_port(const char *s, int *port)
     return 0;
 }
 
-int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *addr,
-                            socklen_t *len, int *any, char *err, size_t errlen)
+/* The socket address of a parsed bind address: [ipv6]:port, :port (every
+ * address, IPv6 and IPv4) or ipv4:port (localhost is 127.0.0.1). */
+static int fill_address(const char *bind_address, const char *host, int bracketed, int port,
+                        struct sockaddr_storage *addr, socklen_t *len, int *any, char *err,
+                        size_t errlen)
 {
-    char host[64];
-    const char *port_str, *colon;
-    size_t hlen;
-    int port, bracketed = 0;
-
-    memset(addr, 0, sizeof(*addr));
-    *any = 0;
-    if (bind_address == NULL || *bind_address == '\0') {
-        set_err(err, errlen, "empty bind address (want host:port, e.g. \":8080\")");
-        return HTTP_EINVAL;
-    }
-    if (bind_address[0] == '[') {
-        const char *close = strchr(bind_address, ']');
-
-        if (close == NULL || close[1] != ':') {
-            set_err(err, errlen, "bind address \"%.80s\": want [ipv6]:port", bind_address);
-            return HTTP_EINVAL;
-        }
-        hlen = (size_t)(close - bind_address - 1);
-        if (hlen == 0 || hlen >= sizeof(host)) {
-            set_err(err, errlen, "bind address \"%.80s\": bad IPv6 address", bind_address);
-            return HTTP_EINVAL;
-        }
-        memcpy(host, bind_address + 1, hlen);
-        host[hlen] = '\0';
-        port_str = close + 2;
-        bracketed = 1;
-    } else {
-        colon = strrchr(bind_address, ':');
-        if (colon == NULL) {
-            set_err(err, errlen, "bind address \"%.80s\": missing port (want host:port, e.g. \":8080\")",
-                    bind_address);
-            return HTTP_EINVAL;
-        }
-        hlen = (size_t)(colon - bind_address);
-        if (hlen >= sizeof(host) || memchr(bind_address, ':', hlen) != NULL) {
-            set_err(err, errlen, "bind address \"%.80s\": IPv6 addresses need brackets, e.g. \"[::1]:8080\"",
-                    bind_address);
-            return HTTP_EINVAL;
-        }
-        memcpy(host, bind_address, hlen);
-        host[hlen] = '\0';
-        port_str = colon + 1;
-    }
-    if (parse_port(port_str, &port) != 0) {
-        set_err(err, errlen, "bind address \"%.80s\": port \"%.16s\" is not a number in 0..65535",
-                bind_address, port_str);
-        return HTTP_EINVAL;
-    }
-
     if (bracketed) {
         struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)addr;
 
         if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1) {
-            set_err(err, errlen, "bind address \"%.80s\": \"%s\" is not an IPv6 address", bind_address,
-                    host);
-            return HTTP_EINVAL;
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "bind address \"%.80s\": \"%s\" is not an IPv6 address", bind_address,
+                            host);
         }
         a6->sin6_family = AF_INET6;
         a6->sin6_port = htons((uint16_t)port);
@@ -304,17 +245,72 @@ int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *a
         if (strcmp(host, "localhost") == 0)
             a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         else if (inet_pton(AF_INET, host, &a4->sin_addr) != 1) {
-            set_err(err, errlen,
-                    "bind address \"%.80s\": host \"%s\" is not an IPv4 address (use [addr] for IPv6; "
-                    "names other than localhost are not resolved)",
-                    bind_address, host);
-            return HTTP_EINVAL;
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "bind address \"%.80s\": host \"%s\" is not an IPv4 address (use [addr] "
+                            "for IPv6; names other than localhost are not resolved)",
+                            bind_address, host);
         }
         a4->sin_family = AF_INET;
         a4->sin_port = htons((uint16_t)port);
         *len = sizeof(*a4);
     }
     return 0;
+}
+
+int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *addr,
+                            socklen_t *len, int *any, char *err, size_t errlen)
+{
+    char host[64];
+    const char *port_str, *colon;
+    size_t hlen;
+    int port, bracketed = 0;
+
+    memset(addr, 0, sizeof(*addr));
+    *any = 0;
+    if (bind_address == NULL || *bind_address == '\0') {
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "empty bind address (want host:port, e.g. \":8080\")");
+    }
+    if (bind_address[0] == '[') {
+        const char *close = strchr(bind_address, ']');
+
+        if (close == NULL || close[1] != ':') {
+            return hcp_errf(err, errlen, HCP_EINVAL, "bind address \"%.80s\": want [ipv6]:port",
+                            bind_address);
+        }
+        hlen = (size_t)(close - bind_address - 1);
+        if (hlen == 0 || hlen >= sizeof(host)) {
+            return hcp_errf(err, errlen, HCP_EINVAL, "bind address \"%.80s\": bad IPv6 address",
+                            bind_address);
+        }
+        memcpy(host, bind_address + 1, hlen);
+        host[hlen] = '\0';
+        port_str = close + 2;
+        bracketed = 1;
+    } else {
+        colon = strrchr(bind_address, ':');
+        if (colon == NULL) {
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "bind address \"%.80s\": missing port (want host:port, e.g. \":8080\")",
+                            bind_address);
+        }
+        hlen = (size_t)(colon - bind_address);
+        if (hlen >= sizeof(host) || memchr(bind_address, ':', hlen) != NULL) {
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "bind address \"%.80s\": IPv6 addresses need brackets, e.g. \"[::1]:8080\"",
+                            bind_address);
+        }
+        memcpy(host, bind_address, hlen);
+        host[hlen] = '\0';
+        port_str = colon + 1;
+    }
+    if (parse_port(port_str, &port) != 0) {
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "bind address \"%.80s\": port \"%.16s\" is not a number in 0..65535",
+                        bind_address, port_str);
+    }
+
+    return fill_address(bind_address, host, bracketed, port, addr, len, any, err, errlen);
 }
 
 /* ---- server ------------------------------------------------------------------ */
@@ -341,12 +337,12 @@ int http_server_route(http_server *s, const char *method, const char *path,
     if (!is_token(method) || strlen(method) >= sizeof(r->method) || path == NULL ||
         path[0] != '/' || strlen(path) >= HTTP_SERVER_MAX_PATH || handler == NULL ||
         strcmp(method, "HEAD") == 0)
-        return HTTP_EINVAL;
+        return HCP_EINVAL;
     for (i = 0; i < s->nroutes; i++)
         if (strcmp(s->routes[i].method, method) == 0 && strcmp(s->routes[i].path, path) == 0)
-            return HTTP_EINVAL;
+            return HCP_EINVAL;
     if (s->nroutes == HTTP_SERVER_MAX_ROUTES)
-        return HTTP_EFULL;
+        return HCP_EFULL;
     r = &s->routes[s->nroutes++];
     snprintf(r->method, sizeof(r->method), "%s", method);
     snprintf(r->path, sizeof(r->path), "%s", path);
@@ -506,21 +502,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             ctx->len = ctx->cap = 0;
             return MHD_YES;
         }
-        if (ctx->len + n + 1 > ctx->cap) {
-            size_t cap = ctx->cap ? ctx->cap : 1024;
-            char *p;
-
-            while (cap < ctx->len + n + 1)
-                cap *= 2;
-            p = realloc(ctx->body, cap);
-            if (p == NULL)
-                return MHD_NO;
-            ctx->body = p;
-            ctx->cap = cap;
-        }
-        memcpy(ctx->body + ctx->len, upload_data, n);
-        ctx->len += n;
-        ctx->body[ctx->len] = '\0';
+        if (hcp_buf_append(&ctx->body, &ctx->len, &ctx->cap, 1024, upload_data, n) != 0)
+            return MHD_NO;
         return MHD_YES;
     }
     if (ctx->too_large)
@@ -628,8 +611,7 @@ int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_add
     int any, rc;
 
     if (s->daemon) {
-        set_err(err, errlen, "server already started");
-        return HTTP_ESTATE;
+        return hcp_errf(err, errlen, HCP_ESTATE, "server already started");
     }
     rc = http_parse_bind_address(bind_address, &addr, &len, &any, err, errlen);
     if (rc != 0)
@@ -651,15 +633,13 @@ int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_add
         s->daemon = start_daemon(s, flags | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), &addr);
     }
     if (s->daemon == NULL) {
-        set_err(err, errlen, "cannot listen on %s: %s", bind_address,
+        rc = hcp_errf(err, errlen, HCP_ELISTEN, "cannot listen on %s: %s", bind_address,
                 s->mhd_log[0] ? s->mhd_log : "libmicrohttpd failed to start");
-        rc = HTTP_ELISTEN;
         goto fail;
     }
     info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD);
     if (info == NULL || info->epoll_fd < 0) {
-        set_err(err, errlen, "libmicrohttpd has no epoll descriptor");
-        rc = HTTP_ELISTEN;
+        rc = hcp_errf(err, errlen, HCP_ELISTEN, "libmicrohttpd has no epoll descriptor");
         goto fail;
     }
     s->loop = loop;

@@ -25,14 +25,13 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-enum {
-    HTTP_OK = 0,
-    HTTP_EINVAL = -1,  /* bad argument: address, route, header */
-    HTTP_ENOMEM = -2,  /* allocation failed */
-    HTTP_ELISTEN = -3, /* the daemon could not start (address in use, ...) */
-    HTTP_EFULL = -4,   /* no room for another route or header */
-    HTTP_ESTATE = -5   /* wrong state: already started, not started */
-};
+#include "base/error.h"
+
+/* Errors: functions return 0 or a negative HCP_E* code (base/error.h):
+ * HCP_EINVAL for a bad argument (address, route, header), HCP_ENOMEM when
+ * allocation fails, HCP_ELISTEN when the daemon could not start (address in
+ * use, ...), HCP_EFULL when there is no room for another route or header,
+ * HCP_ESTATE in the wrong state (already started, not started). */
 
 #define HTTP_SERVER_MAX_ROUTES 16       /* routes per server */
 #define HTTP_SERVER_MAX_PATH 128        /* bytes of a route path, with the NUL */
@@ -111,13 +110,13 @@ typedef struct http_server {
 
 /* ---- response helpers (for handlers) ------------------------------------ */
 
-/* Replaces the body with a copy of len bytes. Returns 0 or HTTP_ENOMEM. */
+/* Replaces the body with a copy of len bytes. Returns 0 or HCP_ENOMEM. */
 int http_response_set_body(http_response *resp, const void *data, size_t len);
 
-/* Appends len bytes to the body. Returns 0 or HTTP_ENOMEM. */
+/* Appends len bytes to the body. Returns 0 or HCP_ENOMEM. */
 int http_response_append(http_response *resp, const void *data, size_t len);
 
-/* Appends printf-formatted text to the body. Returns 0 or HTTP_ENOMEM. */
+/* Appends printf-formatted text to the body. Returns 0 or HCP_ENOMEM. */
 int http_response_printf(http_response *resp, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -128,13 +127,13 @@ int http_response_printf(http_response *resp, const char *fmt, ...)
  */
 void http_response_take_body(http_response *resp, char *body, size_t len);
 
-/* Sets the Content-Type. Returns 0, or HTTP_EINVAL when too long or containing CR/LF. */
+/* Sets the Content-Type. Returns 0, or HCP_EINVAL when too long or containing CR/LF. */
 int http_response_set_content_type(http_response *resp, const char *content_type);
 
 /*
  * Adds a response header (copied). Names must be tokens and values free of
  * CR/LF, so handler input cannot split the response. Returns 0,
- * HTTP_EINVAL, HTTP_EFULL or HTTP_ENOMEM.
+ * HCP_EINVAL, HCP_EFULL or HCP_ENOMEM.
  */
 int http_response_add_header(http_response *resp, const char *name, const char *value);
 
@@ -153,7 +152,7 @@ const char *http_request_query(const http_request *req, const char *key);
  * "[::1]:9000", "localhost:8081". The host must be a numeric IPv4 or IPv6
  * address or "localhost" (no DNS lookups on the event loop); the port
  * 0..65535 (0 asks the kernel for a free one). On success fills addr/len and
- * sets *any when no host was given. Returns 0 or HTTP_EINVAL with err
+ * sets *any when no host was given. Returns 0 or HCP_EINVAL with err
  * explaining.
  */
 int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *addr,
@@ -165,8 +164,8 @@ void http_server_init(http_server *s, const http_server_options *opts);
 /*
  * Registers handler for requests with this method and exact path. A route
  * for GET also serves HEAD. Routes may be added before or after start.
- * Returns 0, HTTP_EINVAL (method not a token, path not starting with '/',
- * too long, or the same method and path twice) or HTTP_EFULL.
+ * Returns 0, HCP_EINVAL (method not a token, path not starting with '/',
+ * too long, or the same method and path twice) or HCP_EFULL.
  */
 int http_server_route(http_server *s, const char *method, const char *path,
                       http_handler_fn handler, void *ud);
@@ -174,9 +173,9 @@ int http_server_route(http_server *s, const char *method, const char *path,
 /*
  * Starts listening on bind_address and serving from loop. ":port" binds
  * every IPv6 and IPv4 address (IPv4 only when the host has no IPv6).
- * Returns 0; HTTP_EINVAL for an unparsable address, HTTP_ELISTEN when the
+ * Returns 0; HCP_EINVAL for an unparsable address, HCP_ELISTEN when the
  * socket cannot be bound (err says why, e.g. address in use) or
- * HTTP_ESTATE when already started. A stopped server may be started again.
+ * HCP_ESTATE when already started. A stopped server may be started again.
  */
 int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_address, char *err,
                       size_t errlen);

@@ -361,13 +361,13 @@ static void test_parse_bind_address(void **state)
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
-        if (http_parse_bind_address(bad[i][0], &a, &len, &any, err, sizeof(err)) != HTTP_EINVAL ||
+        if (http_parse_bind_address(bad[i][0], &a, &len, &any, err, sizeof(err)) != HCP_EINVAL ||
             strstr(err, bad[i][1]) == NULL)
             fail_msg("\"%s\": want an error mentioning \"%s\", got \"%s\"", bad[i][0], bad[i][1], err);
     }
-    assert_int_equal(http_parse_bind_address(NULL, &a, &len, &any, err, sizeof(err)), HTTP_EINVAL);
+    assert_int_equal(http_parse_bind_address(NULL, &a, &len, &any, err, sizeof(err)), HCP_EINVAL);
     /* A NULL error buffer is allowed. */
-    assert_int_equal(http_parse_bind_address("x", &a, &len, &any, NULL, 0), HTTP_EINVAL);
+    assert_int_equal(http_parse_bind_address("x", &a, &len, &any, NULL, 0), HCP_EINVAL);
 }
 
 static void test_routes_and_errors(void **state)
@@ -536,7 +536,7 @@ static void test_stop_restart(void **state)
     assert_int_equal(http_server_route(&s, "GET", "/stop", h_stop, &s), 0);
     start_local(&s, loop);
     port = http_server_port(&s);
-    assert_int_equal(http_server_start(&s, loop, "127.0.0.1:0", err, sizeof(err)), HTTP_ESTATE);
+    assert_int_equal(http_server_start(&s, loop, "127.0.0.1:0", err, sizeof(err)), HCP_ESTATE);
     assert_int_equal(http_server_port(&s), port);
 
     memset(r, 0, sizeof(r));
@@ -648,16 +648,16 @@ static void test_bad_bind(void **state)
     (void)state;
     http_server_init(&a, NULL);
     http_server_init(&b, NULL);
-    assert_int_equal(http_server_start(&a, loop, ":99999", err, sizeof(err)), HTTP_EINVAL);
+    assert_int_equal(http_server_start(&a, loop, ":99999", err, sizeof(err)), HCP_EINVAL);
     assert_non_null(strstr(err, "99999"));
-    assert_int_equal(http_server_start(&a, loop, "nonsense", err, sizeof(err)), HTTP_EINVAL);
+    assert_int_equal(http_server_start(&a, loop, "nonsense", err, sizeof(err)), HCP_EINVAL);
     assert_non_null(strstr(err, "nonsense"));
     assert_int_equal(http_server_port(&a), 0);
 
     start_local(&a, loop);
     snprintf(addr, sizeof(addr), "127.0.0.1:%d", http_server_port(&a));
     err[0] = '\0';
-    assert_int_equal(http_server_start(&b, loop, addr, err, sizeof(err)), HTTP_ELISTEN);
+    assert_int_equal(http_server_start(&b, loop, addr, err, sizeof(err)), HCP_ELISTEN);
     assert_non_null(strstr(err, addr));
     assert_non_null(strcasestr(err, "in use"));
     assert_null(b.daemon);
@@ -713,22 +713,22 @@ static void test_route_validation(void **state)
     (void)state;
     http_server_init(&s, NULL);
     assert_int_equal(http_server_route(&s, "GET", "/a", h_empty, NULL), 0);
-    assert_int_equal(http_server_route(&s, "GET", "/a", h_empty, NULL), HTTP_EINVAL);
+    assert_int_equal(http_server_route(&s, "GET", "/a", h_empty, NULL), HCP_EINVAL);
     assert_int_equal(http_server_route(&s, "POST", "/a", h_empty, NULL), 0);
-    assert_int_equal(http_server_route(&s, "HEAD", "/b", h_empty, NULL), HTTP_EINVAL);
-    assert_int_equal(http_server_route(&s, "G T", "/b", h_empty, NULL), HTTP_EINVAL);
-    assert_int_equal(http_server_route(&s, "", "/b", h_empty, NULL), HTTP_EINVAL);
-    assert_int_equal(http_server_route(&s, "GET", "b", h_empty, NULL), HTTP_EINVAL);
-    assert_int_equal(http_server_route(&s, "GET", "/b", NULL, NULL), HTTP_EINVAL);
+    assert_int_equal(http_server_route(&s, "HEAD", "/b", h_empty, NULL), HCP_EINVAL);
+    assert_int_equal(http_server_route(&s, "G T", "/b", h_empty, NULL), HCP_EINVAL);
+    assert_int_equal(http_server_route(&s, "", "/b", h_empty, NULL), HCP_EINVAL);
+    assert_int_equal(http_server_route(&s, "GET", "b", h_empty, NULL), HCP_EINVAL);
+    assert_int_equal(http_server_route(&s, "GET", "/b", NULL, NULL), HCP_EINVAL);
     memset(path, 'x', sizeof(path));
     path[0] = '/';
     path[sizeof(path) - 1] = '\0';
-    assert_int_equal(http_server_route(&s, "GET", path, h_empty, NULL), HTTP_EINVAL);
+    assert_int_equal(http_server_route(&s, "GET", path, h_empty, NULL), HCP_EINVAL);
     for (i = 2; i < HTTP_SERVER_MAX_ROUTES; i++) {
         snprintf(path, sizeof(path), "/r%d", i);
         assert_int_equal(http_server_route(&s, "GET", path, h_empty, NULL), 0);
     }
-    assert_int_equal(http_server_route(&s, "GET", "/one-too-many", h_empty, NULL), HTTP_EFULL);
+    assert_int_equal(http_server_route(&s, "GET", "/one-too-many", h_empty, NULL), HCP_EFULL);
 }
 
 static void test_response_helpers(void **state)
@@ -756,19 +756,19 @@ static void test_response_helpers(void **state)
 
     assert_int_equal(http_response_set_content_type(&resp, "text/html"), 0);
     assert_string_equal(resp.content_type, "text/html");
-    assert_int_equal(http_response_set_content_type(&resp, "text/html\r\nX-Evil: 1"), HTTP_EINVAL);
+    assert_int_equal(http_response_set_content_type(&resp, "text/html\r\nX-Evil: 1"), HCP_EINVAL);
     memset(long_ct, 'a', sizeof(long_ct));
     long_ct[sizeof(long_ct) - 1] = '\0';
-    assert_int_equal(http_response_set_content_type(&resp, long_ct), HTTP_EINVAL);
+    assert_int_equal(http_response_set_content_type(&resp, long_ct), HCP_EINVAL);
     assert_string_equal(resp.content_type, "text/html");
 
     assert_int_equal(http_response_add_header(&resp, "X-Ok", "v"), 0);
-    assert_int_equal(http_response_add_header(&resp, "X-Bad", "v\r\nSet-Cookie: x"), HTTP_EINVAL);
-    assert_int_equal(http_response_add_header(&resp, "X Bad", "v"), HTTP_EINVAL);
-    assert_int_equal(http_response_add_header(&resp, "content-type", "v"), HTTP_EINVAL);
+    assert_int_equal(http_response_add_header(&resp, "X-Bad", "v\r\nSet-Cookie: x"), HCP_EINVAL);
+    assert_int_equal(http_response_add_header(&resp, "X Bad", "v"), HCP_EINVAL);
+    assert_int_equal(http_response_add_header(&resp, "content-type", "v"), HCP_EINVAL);
     for (i = 1; i < HTTP_RESPONSE_MAX_HEADERS; i++)
         assert_int_equal(http_response_add_header(&resp, "X-More", "v"), 0);
-    assert_int_equal(http_response_add_header(&resp, "X-Full", "v"), HTTP_EFULL);
+    assert_int_equal(http_response_add_header(&resp, "X-Full", "v"), HCP_EFULL);
     for (i = 0; i < (int)resp.nheaders; i++) {
         free(resp.headers[i].name);
         free(resp.headers[i].value);

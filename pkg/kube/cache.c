@@ -36,11 +36,11 @@ int kube_cache_init(kube_cache *c, const kube_cache_ops *ops, void *ud)
     c->nbuckets = 64;
     c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
     if (c->buckets == NULL)
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     if (kube_intern_init(&c->strings) < 0) {
         free(c->buckets);
         c->buckets = NULL;
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     }
     return 0;
 }
@@ -145,13 +145,13 @@ static int read_meta(const json_t *obj, meta *m, kube_error *err)
     const json_t *md = json_object_get(obj, "metadata");
 
     if (!json_is_object(md))
-        return kube_error_set(err, KUBE_EPARSE, 0, NULL, "object without metadata");
+        return kube_error_set(err, HCP_EPARSE, 0, NULL, "object without metadata");
     m->ns = str_or(md, "namespace", "");
     m->name = str_or(md, "name", NULL);
     m->uid = str_or(md, "uid", "");
     m->rv = str_or(md, "resourceVersion", "");
     if (m->name == NULL || m->name[0] == '\0')
-        return kube_error_set(err, KUBE_EPARSE, 0, NULL, "object without metadata.name");
+        return kube_error_set(err, HCP_EPARSE, 0, NULL, "object without metadata.name");
     return 0;
 }
 
@@ -163,7 +163,7 @@ static struct kube_centry *entry_new(kube_cache *c, const json_t *obj, const met
     struct kube_centry *e = malloc(sizeof(*e) + ln + lu + lr + 3);
 
     if (e == NULL) {
-        kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         return NULL;
     }
     memcpy(e->s, m->name, ln + 1);
@@ -179,13 +179,13 @@ static struct kube_centry *entry_new(kube_cache *c, const json_t *obj, const met
     e->obj.ns = kube_intern_get(&c->strings, m->ns);
     if (e->obj.ns == NULL) {
         free(e);
-        kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         return NULL;
     }
     if (c->ops.extract && c->ops.extract(obj, &c->strings, &e->obj.data, c->ud) < 0) {
         kube_intern_put(&c->strings, e->obj.ns);
         free(e);
-        kube_error_set(err, KUBE_EPARSE, 0, NULL, "extractor rejected %s/%s", m->ns, m->name);
+        kube_error_set(err, HCP_EPARSE, 0, NULL, "extractor rejected %s/%s", m->ns, m->name);
         return NULL;
     }
     return e;
@@ -203,7 +203,7 @@ static int upsert(kube_cache *c, const json_t *obj, const meta *m, kube_error *e
     }
     e = entry_new(c, obj, m, h, err);
     if (e == NULL)
-        return err ? err->code : KUBE_ENOMEM;
+        return err ? err->code : HCP_ENOMEM;
     if (old != NULL) {
         e->next = old->next;
         *link = e;

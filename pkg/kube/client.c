@@ -108,7 +108,7 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
     memset(c, 0, sizeof(*c));
     kube_error_clear(err);
     if (http == NULL || cfg == NULL || cfg->server == NULL)
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "client needs an http engine and a server");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "client needs an http engine and a server");
     c->http = http;
     c->cfg = cfg;
     if (opts)
@@ -129,7 +129,7 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
     if (cfg->token) {
         c->token = strdup(cfg->token);
         if (c->token == NULL)
-            return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+            return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
     }
     if (cfg->token_file) {
         struct stat st;
@@ -269,7 +269,7 @@ static void on_transfer_done(kube_transfer *t, const kube_transfer_result *res, 
     if (res->code < 0) {
         count(c, r->verb, 0);
         kube_error_set(&e, res->code, 0, NULL, "%s %s: %s%s", method_of(r->verb), r->url,
-                       res->code == KUBE_ETLS ? "TLS error: " : "", res->errmsg);
+                       res->code == HCP_ETLS ? "TLS error: " : "", res->errmsg);
         finish(r, &e, NULL);
         return;
     }
@@ -304,7 +304,7 @@ static void on_transfer_done(kube_transfer *t, const kube_transfer_result *res, 
         json_error_t jerr;
         obj = json_loadb(res->body, res->body_len, 0, &jerr);
         if (obj == NULL) {
-            kube_error_set(&e, KUBE_EPARSE, status, NULL, "%s %s: invalid JSON response: %s",
+            kube_error_set(&e, HCP_EPARSE, status, NULL, "%s %s: invalid JSON response: %s",
                            method_of(r->verb), r->url, jerr.text);
             finish(r, &e, NULL);
             return;
@@ -326,7 +326,7 @@ static int launch(kube_request *r, kube_error *err)
     r->attempts++;
     e = curl_easy_init();
     if (e == NULL)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "curl_easy_init failed");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "curl_easy_init failed");
     curl_easy_setopt(e, CURLOPT_URL, r->url);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
@@ -372,7 +372,7 @@ static int launch(kube_request *r, kube_error *err)
     if (c->token) {
         if ((size_t)snprintf(line, sizeof(line), "Authorization: Bearer %s", c->token) >=
             sizeof(line)) {
-            kube_error_set(err, KUBE_ECONFIG, 0, NULL, "bearer token is too long");
+            kube_error_set(err, HCP_ECONFIG, 0, NULL, "bearer token is too long");
             goto fail;
         }
         tmp = curl_slist_append(hdrs, line);
@@ -384,14 +384,14 @@ static int launch(kube_request *r, kube_error *err)
     r->t = kube_http_start(c->http, e, hdrs, r->on_data != NULL,
                            r->on_data ? on_stream_data : NULL, on_transfer_done, r, err);
     if (r->t == NULL)
-        return err ? err->code : KUBE_ETRANSPORT; /* e and hdrs were freed */
+        return err ? err->code : HCP_ETRANSPORT; /* e and hdrs were freed */
     return 0;
 nomem:
-    kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+    kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
 fail:
     curl_slist_free_all(hdrs);
     curl_easy_cleanup(e);
-    return err ? err->code : KUBE_ENOMEM;
+    return err ? err->code : HCP_ENOMEM;
 }
 
 int kube_client_call(kube_client *c, const kube_call *call, kube_request **out, kube_error *err)
@@ -403,7 +403,8 @@ int kube_client_call(kube_client *c, const kube_call *call, kube_request **out, 
     if (out)
         *out = NULL;
     if (call == NULL || call->path == NULL || call->path[0] != '/' || call->on_done == NULL)
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "request needs an absolute path and on_done");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL,
+                              "request needs an absolute path and on_done");
     r = calloc(1, sizeof(*r));
     if (r == NULL)
         goto nomem;
@@ -448,7 +449,7 @@ nomem:
         free(r->body);
         free(r);
     }
-    return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+    return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
 }
 
 void kube_request_cancel(kube_request *r)
@@ -480,7 +481,7 @@ static int call_json(kube_client *c, kube_verb verb, const char *path, const cha
     if (obj) {
         body = json_dumps(obj, JSON_COMPACT);
         if (body == NULL)
-            return kube_error_set(err, KUBE_EINVAL, 0, NULL, "cannot serialise request body");
+            return kube_error_set(err, HCP_EINVAL, 0, NULL, "cannot serialise request body");
         call.body = body;
         call.body_len = strlen(body);
     }
@@ -525,7 +526,7 @@ int kube_merge_patch_status(kube_client *c, const char *path, const json_t *patc
     char full[2048];
 
     if ((size_t)snprintf(full, sizeof(full), "%s/status", path) >= sizeof(full))
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "path too long");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "path too long");
     return kube_merge_patch(c, full, patch, cb, ud, err);
 }
 
@@ -563,41 +564,41 @@ int kube_path(char *buf, size_t len, const char *group, const char *version,
     int w;
 
     if (buf == NULL || len == 0 || !segment_ok(version) || !segment_ok(resource))
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     if (group && group[0] && !segment_ok(group))
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     if ((ns && ns[0] && !segment_ok(ns)) || (name && name[0] && !segment_ok(name)) ||
         (sub && sub[0] && !segment_ok(sub)))
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     if (sub && sub[0] && !(name && name[0]))
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     if (group && group[0])
         w = snprintf(buf, len, "/apis/%s/%s", group, version);
     else
         w = snprintf(buf, len, "/api/%s", version);
     if (w < 0 || (size_t)w >= len)
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     n = (size_t)w;
     if (ns && ns[0]) {
         w = snprintf(buf + n, len - n, "/namespaces/%s", ns);
         if (w < 0 || (size_t)w >= len - n)
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
         n += (size_t)w;
     }
     w = snprintf(buf + n, len - n, "/%s", resource);
     if (w < 0 || (size_t)w >= len - n)
-        return KUBE_EINVAL;
+        return HCP_EINVAL;
     n += (size_t)w;
     if (name && name[0]) {
         w = snprintf(buf + n, len - n, "/%s", name);
         if (w < 0 || (size_t)w >= len - n)
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
         n += (size_t)w;
     }
     if (sub && sub[0]) {
         w = snprintf(buf + n, len - n, "/%s", sub);
         if (w < 0 || (size_t)w >= len - n)
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
     }
     return 0;
 }

@@ -169,7 +169,7 @@ int kube_delete(kube_client *c, const char *path, kube_done_cb cb, void *ud, kub
  * else "/apis/<group>/<version>", then "/namespaces/<ns>" when ns is
  * non-empty, "/<resource>", "/<name>" and "/<sub>" when given. Rejects
  * segments containing '/', '?', '#', '%' or control bytes. Returns 0 or
- * KUBE_EINVAL (also when buf is too small).
+ * HCP_EINVAL (also when buf is too small).
  */
 int kube_path(char *buf, size_t len, const char *group, const char *version,
               const char *resource, const char *ns, const char *name, const char *sub);

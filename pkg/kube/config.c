@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/yaml.h"
+
 #define MAX_FILE_BYTES (4u << 20)
 
 /* Reads a whole regular file into a new NUL-terminated buffer. */
@@ -21,7 +23,7 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
 
     f = fopen(path, "rb");
     if (f == NULL) {
-        kube_error_set(err, KUBE_EIO, 0, NULL, "cannot open %s: %s", path, strerror(errno));
+        kube_error_set(err, HCP_EIO, 0, NULL, "cannot open %s: %s", path, strerror(errno));
         goto fail;
     }
     buf = malloc(cap);
@@ -32,7 +34,7 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
         if (len + 1 == cap) {
             char *nb;
             if (cap >= MAX_FILE_BYTES) {
-                kube_error_set(err, KUBE_EIO, 0, NULL, "%s is larger than %u bytes", path,
+                kube_error_set(err, HCP_EIO, 0, NULL, "%s is larger than %u bytes", path,
                                MAX_FILE_BYTES);
                 goto fail;
             }
@@ -44,7 +46,7 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
         }
     }
     if (ferror(f)) {
-        kube_error_set(err, KUBE_EIO, 0, NULL, "cannot read %s", path);
+        kube_error_set(err, HCP_EIO, 0, NULL, "cannot read %s", path);
         goto fail;
     }
     fclose(f);
@@ -54,12 +56,12 @@ static int read_file(const char *path, char **out, size_t *outlen, kube_error *e
         *outlen = len;
     return 0;
 nomem:
-    kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory reading %s", path);
+    kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory reading %s", path);
 fail:
     free(buf);
     if (f)
         fclose(f);
-    return err ? err->code : KUBE_EIO;
+    return err ? err->code : HCP_EIO;
 }
 
 int kube_config_read_token(const char *path, char **token, kube_error *err)
@@ -78,7 +80,7 @@ int kube_config_read_token(const char *path, char **token, kube_error *err)
         start++;
     if (start == len) {
         free(buf);
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "token file %s is empty", path);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "token file %s is empty", path);
     }
     memmove(buf, buf + start, len - start + 1);
     *token = buf;
@@ -104,7 +106,7 @@ int kube_base64_decode(const char *in, size_t inlen, char **out, size_t *outlen)
 
     buf = malloc(inlen / 4 * 3 + 4);
     if (buf == NULL)
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     for (i = 0; i < inlen; i++) {
         unsigned char c = (unsigned char)in[i];
         int v;
@@ -133,7 +135,7 @@ int kube_base64_decode(const char *in, size_t inlen, char **out, size_t *outlen)
     return 0;
 bad:
     free(buf);
-    return KUBE_EINVAL;
+    return HCP_EINVAL;
 }
 
 void kube_config_free(kube_config *cfg)
@@ -152,22 +154,47 @@ void kube_config_free(kube_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
-/* Looks up a scalar value under a mapping; NULL when absent or not a scalar. */
-static const char *scalar(struct fy_node *map, const char *key)
+/* The texts of the scalars one kubeconfig load has read: scalar() returns
+ * pointers into it, and they are freed together when the load ends. */
+#define HELD_MAX 32
+typedef struct held {
+    const char *input; /* the kubeconfig bytes the document was parsed from */
+    size_t inputlen;
+    char *s[HELD_MAX]; /* owned texts */
+    size_t n;          /* used entries */
+} held;
+
+static void held_free(held *h)
+{
+    while (h->n > 0)
+        free(h->s[--h->n]);
+}
+
+/* The value node of key under a mapping; NULL when absent or not a scalar. */
+static struct fy_node *scalar_node(struct fy_node *map, const char *key)
 {
     struct fy_node *v;
 
     if (map == NULL || !fy_node_is_mapping(map))
         return NULL;
     v = fy_node_mapping_lookup_value_by_simple_key(map, key, strlen(key));
-    if (v == NULL || !fy_node_is_scalar(v))
+    return v != NULL && fy_node_is_scalar(v) ? v : NULL;
+}
+
+/* Looks up a scalar value under a mapping and keeps its text in h until the
+ * load ends; NULL when absent, not a scalar, or out of memory. */
+static const char *scalar(held *h, struct fy_node *map, const char *key)
+{
+    struct fy_node *v = scalar_node(map, key);
+
+    if (v == NULL || h->n == HELD_MAX || (h->s[h->n] = hcp_yaml_scalar(v, h->input, h->inputlen, NULL)) == NULL)
         return NULL;
-    return fy_node_get_scalar0(v);
+    return h->s[h->n++];
 }
 
 /* Finds the entry of a named list (clusters, users, contexts) and returns its `inner` mapping. */
-static struct fy_node *named(struct fy_node *root, const char *list, const char *name,
-                             const char *inner)
+static struct fy_node *named(const held *h, struct fy_node *root, const char *list,
+                             const char *name, const char *inner)
 {
     struct fy_node *seq, *item;
     void *iter = NULL;
@@ -176,8 +203,10 @@ static struct fy_node *named(struct fy_node *root, const char *list, const char 
     if (seq == NULL || !fy_node_is_sequence(seq))
         return NULL;
     while ((item = fy_node_sequence_iterate(seq, &iter)) != NULL) {
-        const char *n = scalar(item, "name");
-        if (n != NULL && strcmp(n, name) == 0) {
+        char *n = hcp_yaml_scalar(scalar_node(item, "name"), h->input, h->inputlen, NULL);
+        int match = n != NULL && strcmp(n, name) == 0;
+        free(n);
+        if (match) {
             struct fy_node *v =
                 fy_node_mapping_lookup_value_by_simple_key(item, inner, strlen(inner));
             return (v != NULL && fy_node_is_mapping(v)) ? v : NULL;
@@ -201,27 +230,27 @@ static char *join_path(const char *basedir, const char *p)
  * Loads one PEM item: `<field>-data` (base64) wins over `<field>` (a file).
  * Leaves *out NULL when neither is present.
  */
-static int load_pem(struct fy_node *map, const char *field, const char *basedir, char **out,
-                    size_t *outlen, kube_error *err)
+static int load_pem(held *h, struct fy_node *map, const char *field, const char *basedir,
+                    char **out, size_t *outlen, kube_error *err)
 {
     char datakey[64], *path = NULL;
     const char *data, *file;
     int rc;
 
     snprintf(datakey, sizeof(datakey), "%s-data", field);
-    data = scalar(map, datakey);
+    data = scalar(h, map, datakey);
     if (data != NULL && data[0] != '\0') {
         rc = kube_base64_decode(data, strlen(data), out, outlen);
         if (rc < 0)
-            return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "%s is not valid base64", datakey);
+            return kube_error_set(err, HCP_ECONFIG, 0, NULL, "%s is not valid base64", datakey);
         return 0;
     }
-    file = scalar(map, field);
+    file = scalar(h, map, field);
     if (file == NULL || file[0] == '\0')
         return 0;
     path = join_path(basedir, file);
     if (path == NULL)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
     rc = read_file(path, out, outlen, err);
     free(path);
     return rc;
@@ -232,21 +261,21 @@ static int set_server(kube_config *cfg, const char *server, kube_error *err)
     size_t n;
 
     if (server == NULL || server[0] == '\0')
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "cluster has no server");
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "cluster has no server");
     if (strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "server %s is not an http(s) URL", server);
     cfg->server = strdup(server);
     if (cfg->server == NULL)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
     n = strlen(cfg->server);
     while (n > 0 && cfg->server[n - 1] == '/')
         cfg->server[--n] = '\0';
     return 0;
 }
 
-static int load_doc(kube_config *cfg, struct fy_document *fyd, const char *basedir,
-                    const char *context, kube_error *err)
+static int load_held(kube_config *cfg, struct fy_document *fyd, const char *basedir,
+                     const char *context, held *h, kube_error *err)
 {
     struct fy_node *root, *ctx, *cluster, *user;
     const char *cname, *clname, *uname, *v;
@@ -255,61 +284,71 @@ static int load_doc(kube_config *cfg, struct fy_document *fyd, const char *based
 
     root = fy_document_root(fyd);
     if (root == NULL || !fy_node_is_mapping(root))
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "kubeconfig is not a YAML mapping");
-    cname = context ? context : scalar(root, "current-context");
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "kubeconfig is not a YAML mapping");
+    cname = context ? context : scalar(h, root, "current-context");
     if (cname == NULL || cname[0] == '\0')
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "kubeconfig has no current-context and none was given");
     snprintf(cfg->context, sizeof(cfg->context), "%s", cname);
-    ctx = named(root, "contexts", cname, "context");
+    ctx = named(h, root, "contexts", cname, "context");
     if (ctx == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "context %s not found", cname);
-    clname = scalar(ctx, "cluster");
-    uname = scalar(ctx, "user");
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "context %s not found", cname);
+    clname = scalar(h, ctx, "cluster");
+    uname = scalar(h, ctx, "user");
     if (clname == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "context %s names no cluster", cname);
-    cluster = named(root, "clusters", clname, "cluster");
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "context %s names no cluster", cname);
+    cluster = named(h, root, "clusters", clname, "cluster");
     if (cluster == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "cluster %s not found", clname);
-    rc = set_server(cfg, scalar(cluster, "server"), err);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "cluster %s not found", clname);
+    rc = set_server(cfg, scalar(h, cluster, "server"), err);
     if (rc < 0)
         return rc;
-    v = scalar(cluster, "insecure-skip-tls-verify");
+    v = scalar(h, cluster, "insecure-skip-tls-verify");
     cfg->insecure = v != NULL && strcmp(v, "true") == 0;
-    rc = load_pem(cluster, "certificate-authority", basedir, &cfg->ca, &cfg->ca_len, err);
+    rc = load_pem(h, cluster, "certificate-authority", basedir, &cfg->ca, &cfg->ca_len, err);
     if (rc < 0)
         return rc;
     if (uname == NULL)
         return 0; /* anonymous */
-    user = named(root, "users", uname, "user");
+    user = named(h, root, "users", uname, "user");
     if (user == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "user %s not found", uname);
-    rc = load_pem(user, "client-certificate", basedir, &cfg->cert, &cfg->cert_len, err);
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "user %s not found", uname);
+    rc = load_pem(h, user, "client-certificate", basedir, &cfg->cert, &cfg->cert_len, err);
     if (rc < 0)
         return rc;
-    rc = load_pem(user, "client-key", basedir, &cfg->key, &cfg->key_len, err);
+    rc = load_pem(h, user, "client-key", basedir, &cfg->key, &cfg->key_len, err);
     if (rc < 0)
         return rc;
     if ((cfg->cert == NULL) != (cfg->key == NULL))
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "user %s has a client certificate without a key or vice versa",
                               uname);
-    v = scalar(user, "token");
+    v = scalar(h, user, "token");
     if (v != NULL && v[0] != '\0') {
         cfg->token = strdup(v);
         if (cfg->token == NULL)
-            return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+            return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         return 0;
     }
-    v = scalar(user, "tokenFile");
+    v = scalar(h, user, "tokenFile");
     if (v != NULL && v[0] != '\0') {
         path = join_path(basedir, v);
         if (path == NULL)
-            return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+            return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         cfg->token_file = path;
         return kube_config_read_token(path, &cfg->token, err);
     }
     return 0;
+}
+
+static int load_doc(kube_config *cfg, struct fy_document *fyd, const char *yaml, size_t len,
+                    const char *basedir, const char *context, kube_error *err)
+{
+    held h = {.input = yaml, .inputlen = len, .n = 0};
+    int rc = load_held(cfg, fyd, basedir, context, &h, err);
+
+    held_free(&h);
+    return rc;
 }
 
 /* Keeps the first line of libfyaml's diagnostics instead of printing them. */
@@ -334,12 +373,16 @@ int kube_config_load_yaml(kube_config *cfg, const char *yaml, size_t len, const 
     struct fy_diag_cfg dcfg;
     struct fy_document *fyd;
     char why[256] = "";
+    size_t bad;
     int rc;
 
     memset(cfg, 0, sizeof(*cfg));
     kube_error_clear(err);
     if (yaml == NULL)
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "no kubeconfig text");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "no kubeconfig text");
+    if ((bad = hcp_yaml_bad_utf8(yaml, len)) < len)
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
+                              "kubeconfig is not valid UTF-8 text (byte %zu)", bad);
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
     dcfg.output_fn = diag_capture;
@@ -349,9 +392,9 @@ int kube_config_load_yaml(kube_config *cfg, const char *yaml, size_t len, const 
     fyd = fy_document_build_from_string(&pcfg, yaml, len);
     fy_diag_unref(pcfg.diag);
     if (fyd == NULL)
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL, "kubeconfig is not valid YAML%s%s",
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL, "kubeconfig is not valid YAML%s%s",
                               why[0] ? ": " : "", why);
-    rc = load_doc(cfg, fyd, basedir, context, err);
+    rc = load_doc(cfg, fyd, yaml, len, basedir, context, err);
     fy_document_destroy(fyd);
     if (rc < 0)
         kube_config_free(cfg);
@@ -371,7 +414,7 @@ int kube_config_load_file(kube_config *cfg, const char *path, const char *contex
         return rc;
     dir = strdup(path);
     if (dir == NULL) {
-        rc = kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        rc = kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         goto out;
     }
     slash = strrchr(dir, '/');
@@ -383,7 +426,7 @@ int kube_config_load_file(kube_config *cfg, const char *path, const char *contex
     if (rc < 0 && err != NULL) {
         char msg[sizeof(err->message)];
         snprintf(msg, sizeof(msg), "%s", err->message);
-        snprintf(err->message, sizeof(err->message), "%.200s: %.300s", path, msg);
+        hcp_errf(err->message, sizeof(err->message), rc, "%.200s: %.300s", path, msg);
     }
 out:
     free(dir);
@@ -403,7 +446,7 @@ int kube_config_load_incluster(kube_config *cfg, const char *dir, kube_error *er
     if (dir == NULL)
         dir = KUBE_INCLUSTER_DIR;
     if (host == NULL || host[0] == '\0' || port == NULL || port[0] == '\0')
-        return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+        return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                               "not in a cluster: KUBERNETES_SERVICE_HOST/PORT are not set");
     /* IPv6 service addresses need brackets in a URL. */
     if (asprintf(&url, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port) < 0) {
@@ -432,7 +475,7 @@ int kube_config_load_incluster(kube_config *cfg, const char *dir, kube_error *er
     free(url);
     return 0;
 nomem:
-    rc = kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+    rc = kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
 fail:
     free(cafile);
     free(url);
@@ -461,7 +504,7 @@ int kube_config_load_default(kube_config *cfg, const char *path, const char *con
     if (stat(buf, &st) == 0)
         return kube_config_load_file(cfg, buf, context, err);
     memset(cfg, 0, sizeof(*cfg));
-    return kube_error_set(err, KUBE_ECONFIG, 0, NULL,
+    return kube_error_set(err, HCP_ECONFIG, 0, NULL,
                           "no kubeconfig given, $KUBECONFIG unset, not in a cluster and %s "
                           "does not exist", buf);
 }

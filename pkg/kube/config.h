@@ -53,7 +53,7 @@ int kube_config_load_yaml(kube_config *cfg, const char *yaml, size_t len,
  * Loads the in-cluster service account: KUBERNETES_SERVICE_HOST and
  * KUBERNETES_SERVICE_PORT from the environment, `dir`/token (kept as
  * token_file so rotation is noticed) and `dir`/ca.crt. dir NULL means
- * KUBE_INCLUSTER_DIR. Fails with KUBE_ECONFIG when not running in a pod.
+ * KUBE_INCLUSTER_DIR. Fails with HCP_ECONFIG when not running in a pod.
  */
 int kube_config_load_incluster(kube_config *cfg, const char *dir, kube_error *err);
 

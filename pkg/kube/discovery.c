@@ -17,13 +17,13 @@ int kube_discovery_pick(const json_t *group, const char *const *prefer, char *ou
     int k;
 
     if (!json_is_array(versions))
-        return kube_error_set(err, KUBE_EPARSE, 0, NULL, "not an APIGroup: no versions list");
+        return kube_error_set(err, HCP_EPARSE, 0, NULL, "not an APIGroup: no versions list");
     for (k = 0; prefer && prefer[k]; k++) {
         json_array_foreach(versions, i, v) {
             const char *name = json_string_value(json_object_get(v, "version"));
             if (name && strcmp(name, prefer[k]) == 0) {
                 if ((size_t)snprintf(out, outlen, "%s", name) >= outlen)
-                    return kube_error_set(err, KUBE_EINVAL, 0, NULL, "version name too long");
+                    return kube_error_set(err, HCP_EINVAL, 0, NULL, "version name too long");
                 return 0;
             }
         }
@@ -32,7 +32,7 @@ int kube_discovery_pick(const json_t *group, const char *const *prefer, char *ou
         json_object_get(json_object_get(group, "preferredVersion"), "version"));
     if (prefer == NULL && preferred != NULL) {
         if ((size_t)snprintf(out, outlen, "%s", preferred) >= outlen)
-            return kube_error_set(err, KUBE_EINVAL, 0, NULL, "version name too long");
+            return kube_error_set(err, HCP_EINVAL, 0, NULL, "version name too long");
         return 0;
     }
     served[0] = '\0';
@@ -46,7 +46,7 @@ int kube_discovery_pick(const json_t *group, const char *const *prefer, char *ou
             break;
         n += (size_t)w;
     }
-    return kube_error_set(err, KUBE_EINVAL, 0, NULL,
+    return kube_error_set(err, HCP_EINVAL, 0, NULL,
                           "group %s serves none of the supported versions (served: %s)",
                           json_string_value(json_object_get(group, "name"))
                               ? json_string_value(json_object_get(group, "name"))
@@ -85,12 +85,12 @@ int kube_discover_version(kube_client *c, const char *group, const char *const *
     int rc;
 
     if (group == NULL || group[0] == '\0' || strchr(group, '/') || cb == NULL)
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "discovery needs a group name");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "discovery needs a group name");
     if ((size_t)snprintf(path, sizeof(path), "/apis/%s", group) >= sizeof(path))
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "group name too long");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "group name too long");
     d = calloc(1, sizeof(*d));
     if (d == NULL)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
     snprintf(d->group, sizeof(d->group), "%s", group);
     d->prefer = prefer;
     d->cb = cb;

@@ -19,8 +19,8 @@
  * Pure part: picks from an APIGroup document (`group`, as returned by GET
  * /apis/<name>). prefer is a NULL-terminated list, most wanted first, or
  * NULL to take the server's preferredVersion. Writes the version ("v1beta2")
- * into out. Returns 0, KUBE_EPARSE when the document is not an APIGroup, or
- * KUBE_EINVAL when nothing acceptable is served (err says what is served).
+ * into out. Returns 0, HCP_EPARSE when the document is not an APIGroup, or
+ * HCP_EINVAL when nothing acceptable is served (err says what is served).
  */
 int kube_discovery_pick(const json_t *group, const char *const *prefer, char *out, size_t outlen,
                         kube_error *err);

@@ -29,7 +29,7 @@ int kube_error_set(kube_error *err, int code, int http_status, const char *reaso
     err->http_status = http_status;
     snprintf(err->reason, sizeof(err->reason), "%s", reason ? reason : "");
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    hcp_verrf(err->message, sizeof(err->message), code, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -63,30 +63,13 @@ int kube_error_from_response(kube_error *err, int http_status, const char *body,
             message = json_string_value(m);
     }
     if (message != NULL) {
-        kube_error_set(err, KUBE_EHTTP, http_status, reason, "%s", message);
+        kube_error_set(err, HCP_EHTTP, http_status, reason, "%s", message);
     } else {
         quote_prefix(snippet, sizeof(snippet), body ? body : "", body ? len : 0);
-        kube_error_set(err, KUBE_EHTTP, http_status, reason,
+        kube_error_set(err, HCP_EHTTP, http_status, reason,
                        "HTTP %d without a Status message%s%s", http_status,
                        snippet[0] ? ": " : "", snippet);
     }
     json_decref(doc);
-    return KUBE_EHTTP;
-}
-
-const char *kube_strerror(int code)
-{
-    switch (code) {
-    case KUBE_OK: return "success";
-    case KUBE_EINVAL: return "invalid argument";
-    case KUBE_ENOMEM: return "out of memory";
-    case KUBE_ECONFIG: return "configuration error";
-    case KUBE_ETRANSPORT: return "transport error";
-    case KUBE_ETLS: return "TLS error";
-    case KUBE_EHTTP: return "HTTP error";
-    case KUBE_EPARSE: return "malformed response";
-    case KUBE_ECANCELED: return "cancelled";
-    case KUBE_EIO: return "I/O error";
-    default: return "unknown error";
-    }
+    return HCP_EHTTP;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/buf.h"
+
 struct kube_transfer {
     kube_http *h;
     CURL *easy;                   /* owned */
@@ -170,7 +172,7 @@ static void dispatch(kube_http *h)
         r.retry_after = t->retry_after;
         r.warnings = t->warnings;
         if (msg->data.result != CURLE_OK) {
-            r.code = is_tls_error(msg->data.result) ? KUBE_ETLS : KUBE_ETRANSPORT;
+            r.code = is_tls_error(msg->data.result) ? HCP_ETLS : HCP_ETRANSPORT;
             r.errmsg = t->errbuf[0] ? t->errbuf : curl_easy_strerror(msg->data.result);
         }
         retire(h, t); /* removes the handle: safe, we are not inside libcurl */
@@ -265,21 +267,7 @@ static int multi_sock_cb(CURL *easy, curl_socket_t fd, int what, void *userp, vo
 
 static int buf_append(struct kube_transfer *t, const char *data, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t ncap = t->cap ? t->cap : 16384;
-        char *nb;
-        while (ncap < t->len + n + 1)
-            ncap *= 2;
-        nb = realloc(t->buf, ncap);
-        if (nb == NULL)
-            return -1;
-        t->buf = nb;
-        t->cap = ncap;
-    }
-    memcpy(t->buf + t->len, data, n);
-    t->len += n;
-    t->buf[t->len] = '\0';
-    return 0;
+    return hcp_buf_append(&t->buf, &t->len, &t->cap, 16384, data, n) == 0 ? 0 : -1;
 }
 
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
@@ -389,12 +377,12 @@ int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err)
     memset(h, 0, sizeof(*h));
     pthread_once(&global_once, global_init);
     if (global_rc != CURLE_OK)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "curl_global_init failed: %s",
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "curl_global_init failed: %s",
                               curl_easy_strerror(global_rc));
     h->loop = loop;
     h->multi = curl_multi_init();
     if (h->multi == NULL)
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "curl_multi_init failed");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "curl_multi_init failed");
     curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, multi_sock_cb);
     curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
     curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, multi_timer_cb);
@@ -431,7 +419,7 @@ kube_transfer *kube_http_start(kube_http *h, CURL *easy, struct curl_slist *head
     if (t == NULL) {
         curl_easy_cleanup(easy);
         curl_slist_free_all(headers);
-        kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         return NULL;
     }
     t->h = h;
@@ -452,7 +440,7 @@ kube_transfer *kube_http_start(kube_http *h, CURL *easy, struct curl_slist *head
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     mrc = curl_multi_add_handle(h->multi, easy);
     if (mrc != CURLM_OK) {
-        kube_error_set(err, KUBE_ETRANSPORT, 0, NULL, "curl_multi_add_handle: %s",
+        kube_error_set(err, HCP_ETRANSPORT, 0, NULL, "curl_multi_add_handle: %s",
                        curl_multi_strerror(mrc));
         transfer_free(t);
         return NULL;

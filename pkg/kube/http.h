@@ -26,7 +26,7 @@ typedef struct kube_transfer kube_transfer;
 
 /* What a finished transfer reports. Pointers are valid during the callback only. */
 typedef struct kube_transfer_result {
-    int code;            /* 0, KUBE_ETRANSPORT or KUBE_ETLS */
+    int code;            /* 0, HCP_ETRANSPORT or HCP_ETLS */
     long http_status;    /* 0 when no response arrived */
     const char *body;    /* buffered body (for streams: only when not 2xx) */
     size_t body_len;
@@ -69,7 +69,7 @@ size_t kube_http_warning_text(const char *value, size_t len, char *out, size_t o
 
 /*
  * Creates the multi handle on `loop` with HTTP/2 multiplexing enabled.
- * Calls curl_global_init() once per process. Returns 0 or KUBE_ENOMEM.
+ * Calls curl_global_init() once per process. Returns 0 or HCP_ENOMEM.
  */
 int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err);
 

@@ -34,7 +34,7 @@ int kube_intern_init(kube_intern *p)
     memset(p, 0, sizeof(*p));
     p->nbuckets = 16;
     p->buckets = calloc(p->nbuckets, sizeof(*p->buckets));
-    return p->buckets ? 0 : KUBE_ENOMEM;
+    return p->buckets ? 0 : HCP_ENOMEM;
 }
 
 static void grow(kube_intern *p)

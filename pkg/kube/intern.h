@@ -19,7 +19,7 @@ typedef struct kube_intern {
     size_t bytes;               /* bytes allocated for strings and nodes */
 } kube_intern;
 
-/* Prepares an empty pool. Returns 0 or KUBE_ENOMEM. */
+/* Prepares an empty pool. Returns 0 or HCP_ENOMEM. */
 int kube_intern_init(kube_intern *p);
 
 /*

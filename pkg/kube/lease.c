@@ -63,7 +63,7 @@ static int call(kube_lease *l, kube_verb verb, const char *path, const json_t *d
     kube_error e;
     char *body = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
     if (doc && !body)
-        return KUBE_ENOMEM;
+        return HCP_ENOMEM;
     kube_call k = {.verb = verb, .path = path, .body = body, .body_len = body ? strlen(body) : 0,
                    .on_done = cb, .ud = l};
     int rc = kube_client_call(l->c, &k, &l->req, &e);
@@ -172,7 +172,7 @@ int kube_lease_start(kube_lease *l, kube_client *c, const kube_lease_opts *opts,
 {
     memset(l, 0, sizeof(*l));
     if (!opts->ns || !opts->name || !opts->identity || !*opts->identity)
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL,
+        return kube_error_set(err, HCP_EINVAL, 0, NULL,
                               "leader election needs a namespace, a name and an identity");
     l->c = c;
     l->loop = c->http->loop;
@@ -187,13 +187,13 @@ int kube_lease_start(kube_lease *l, kube_client *c, const kube_lease_opts *opts,
                   opts->name, NULL) ||
         kube_path(l->collection, sizeof(l->collection), "coordination.k8s.io", "v1", "leases",
                   opts->ns, NULL, NULL))
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "invalid lease namespace or name");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "invalid lease namespace or name");
     l->opts.ns = dup_opt(opts->ns);
     l->opts.name = dup_opt(opts->name);
     l->opts.identity = dup_opt(opts->identity);
     if (!l->opts.ns || !l->opts.name || !l->opts.identity) {
         kube_lease_stop(l);
-        return kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+        return kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
     }
     ev_timer_init(&l->tick, tick, 0., 0.);
     l->tick.data = l;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "kube/error.h"
 
 void kube_lines_init(kube_lines *l, size_t max_line)
@@ -24,21 +25,10 @@ int kube_lines_feed(kube_lines *l, const char *data, size_t len)
         l->len -= l->start;
         l->start = 0;
     }
-    if (l->len + len > l->cap) {
-        size_t ncap = l->cap ? l->cap : 4096;
-        char *nb;
-        while (ncap < l->len + len)
-            ncap *= 2;
-        nb = realloc(l->buf, ncap);
-        if (nb == NULL)
-            return KUBE_ENOMEM;
-        l->buf = nb;
-        l->cap = ncap;
-    }
-    memcpy(l->buf + l->len, data, len);
-    l->len += len;
+    if (hcp_buf_append(&l->buf, &l->len, &l->cap, 4096, data, len) != 0)
+        return HCP_ENOMEM;
     if (memchr(l->buf, '\n', l->len) == NULL && l->len > l->max)
-        return KUBE_EPARSE;
+        return HCP_EPARSE;
     return 0;
 }
 

@@ -21,7 +21,7 @@ typedef struct kube_lines {
 /* max_line bounds memory when the peer never sends a newline. */
 void kube_lines_init(kube_lines *l, size_t max_line);
 
-/* Appends a chunk. Returns 0, KUBE_ENOMEM, or KUBE_EPARSE when the pending line exceeds max. */
+/* Appends a chunk. Returns 0, HCP_ENOMEM, or HCP_EPARSE when the pending line exceeds max. */
 int kube_lines_feed(kube_lines *l, const char *data, size_t len);
 
 /*

@@ -200,15 +200,15 @@ static void test_bad_objects(void **state)
     (void)state;
     assert_int_equal(kube_cache_init(&c, &ops, &l), 0);
     o = json_pack("{s:{s:s}}", "metadata", "namespace", "x");
-    assert_int_equal(kube_cache_apply(&c, KUBE_EVENT_ADDED, o, &e), KUBE_EPARSE);
+    assert_int_equal(kube_cache_apply(&c, KUBE_EVENT_ADDED, o, &e), HCP_EPARSE);
     assert_non_null(strstr(e.message, "name"));
     json_decref(o);
     o = json_pack("{s:s}", "kind", "Thing");
-    assert_int_equal(kube_cache_apply(&c, KUBE_EVENT_ADDED, o, &e), KUBE_EPARSE);
+    assert_int_equal(kube_cache_apply(&c, KUBE_EVENT_ADDED, o, &e), HCP_EPARSE);
     json_decref(o);
     o = mk("ns", "r", "1", 1);
     json_object_set_new(o, "reject", json_true());
-    assert_int_equal(kube_cache_apply(&c, KUBE_EVENT_ADDED, o, &e), KUBE_EPARSE);
+    assert_int_equal(kube_cache_apply(&c, KUBE_EVENT_ADDED, o, &e), HCP_EPARSE);
     json_decref(o);
     assert_int_equal(l.n, 0);
     assert_int_equal(kube_cache_count(&c), 0);

@@ -92,19 +92,19 @@ static void test_errors_are_specific(void **state)
 
     (void)state;
     assert_int_equal(kube_config_load_yaml(&cfg, kubeconfig, strlen(kubeconfig), NULL, "nope", &e),
-                     KUBE_ECONFIG);
+                     HCP_ECONFIG);
     assert_non_null(strstr(e.message, "context nope not found"));
     assert_int_equal(kube_config_load_yaml(&cfg, kubeconfig, strlen(kubeconfig), NULL, "broken", &e),
-                     KUBE_ECONFIG);
+                     HCP_ECONFIG);
     assert_non_null(strstr(e.message, "cluster nowhere not found"));
-    assert_int_equal(kube_config_load_yaml(&cfg, "a: [", 4, NULL, NULL, &e), KUBE_ECONFIG);
+    assert_int_equal(kube_config_load_yaml(&cfg, "a: [", 4, NULL, NULL, &e), HCP_ECONFIG);
     assert_non_null(strstr(e.message, "not valid YAML: "));
-    assert_int_equal(kube_config_load_yaml(&cfg, "- 1\n", 4, NULL, NULL, &e), KUBE_ECONFIG);
+    assert_int_equal(kube_config_load_yaml(&cfg, "- 1\n", 4, NULL, NULL, &e), HCP_ECONFIG);
     {
         const char *bad = "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n"
                           "clusters:\n- name: c\n  cluster: {server: 'ftp://x'}\n";
         assert_int_equal(kube_config_load_yaml(&cfg, bad, strlen(bad), NULL, NULL, &e),
-                         KUBE_ECONFIG);
+                         HCP_ECONFIG);
         assert_non_null(strstr(e.message, "not an http(s) URL"));
     }
     {
@@ -112,7 +112,7 @@ static void test_errors_are_specific(void **state)
                           "clusters:\n- name: c\n  cluster: {server: 'https://x', "
                           "certificate-authority-data: '!!!'}\n";
         assert_int_equal(kube_config_load_yaml(&cfg, bad, strlen(bad), NULL, NULL, &e),
-                         KUBE_ECONFIG);
+                         HCP_ECONFIG);
         assert_non_null(strstr(e.message, "base64"));
     }
     assert_null(cfg.server);
@@ -124,6 +124,30 @@ static void write_file(const char *path, const char *text)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+}
+
+/*
+ * Bytes libfyaml must never see: malformed UTF-8 in a directive makes it
+ * loop forever, so a Secret holding them would hang the controller. Escaped
+ * quotes in single-quoted names come out whole (libfyaml's own text cache
+ * gets them wrong and leaks).
+ */
+static void test_untrusted_yaml(void **state)
+{
+    static const char hang[] = "%:\x91qd";
+    static const char quotes[] = "current-context: c\n"
+                                 "contexts:\n- name: c\n  context: {cluster: 'q''''x'}\n"
+                                 "clusters:\n- name: 'q''''x'\n  cluster: {server: 'https://h:1/'}\n";
+    kube_config cfg;
+    kube_error e;
+
+    (void)state;
+    assert_int_equal(kube_config_load_yaml(&cfg, hang, sizeof hang - 1, NULL, NULL, &e),
+                     HCP_ECONFIG);
+    assert_non_null(strstr(e.message, "not valid UTF-8 text (byte 2)"));
+    assert_int_equal(kube_config_load_yaml(&cfg, quotes, sizeof quotes - 1, NULL, NULL, &e), 0);
+    assert_string_equal(cfg.server, "https://h:1");
+    kube_config_free(&cfg);
 }
 
 static void test_token_file_relative_to_kubeconfig(void **state)
@@ -143,7 +167,7 @@ static void test_token_file_relative_to_kubeconfig(void **state)
     assert_string_equal(cfg.token_file, tok);
     kube_config_free(&cfg);
     unlink(tok);
-    assert_int_equal(kube_config_load_file(&cfg, path, "filetok", &e), KUBE_EIO);
+    assert_int_equal(kube_config_load_file(&cfg, path, "filetok", &e), HCP_EIO);
     assert_non_null(strstr(e.message, "tok.txt"));
     unlink(path);
     rmdir(dir);
@@ -158,7 +182,7 @@ static void test_incluster(void **state)
     (void)state;
     assert_non_null(mkdtemp(dir));
     unsetenv("KUBERNETES_SERVICE_HOST");
-    assert_int_equal(kube_config_load_incluster(&cfg, dir, &e), KUBE_ECONFIG);
+    assert_int_equal(kube_config_load_incluster(&cfg, dir, &e), HCP_ECONFIG);
     assert_non_null(strstr(e.message, "not in a cluster"));
     setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
     setenv("KUBERNETES_SERVICE_PORT", "443", 1);
@@ -200,9 +224,9 @@ static void test_base64(void **state)
     assert_int_equal(kube_base64_decode("", 0, &out, &n), 0);
     assert_int_equal(n, 0);
     free(out);
-    assert_int_equal(kube_base64_decode("a=b=", 4, &out, &n), KUBE_EINVAL);
-    assert_int_equal(kube_base64_decode("a", 1, &out, &n), KUBE_EINVAL);
-    assert_int_equal(kube_base64_decode("ab$c", 4, &out, &n), KUBE_EINVAL);
+    assert_int_equal(kube_base64_decode("a=b=", 4, &out, &n), HCP_EINVAL);
+    assert_int_equal(kube_base64_decode("a", 1, &out, &n), HCP_EINVAL);
+    assert_int_equal(kube_base64_decode("ab$c", 4, &out, &n), HCP_EINVAL);
 }
 
 int main(void)
@@ -211,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_current_context_token_and_ca),
         cmocka_unit_test(test_named_context_cert_insecure),
         cmocka_unit_test(test_errors_are_specific),
+        cmocka_unit_test(test_untrusted_yaml),
         cmocka_unit_test(test_token_file_relative_to_kubeconfig),
         cmocka_unit_test(test_incluster),
         cmocka_unit_test(test_base64),

@@ -640,7 +640,7 @@ static void test_429_backoff_gives_up(void **state)
     assert_true(r.done);
     assert_true(r.failed);
     assert_null(r.obj);
-    assert_int_equal(r.err.code, KUBE_EHTTP);
+    assert_int_equal(r.err.code, HCP_EHTTP);
     assert_int_equal(r.err.http_status, 429);
     assert_string_equal(r.err.reason, "TooManyRequests");
     assert_string_equal(r.err.message, "storage is busy, slow down");
@@ -777,7 +777,7 @@ static void test_broken_json_response(void **state)
         RUN_UNTIL(&f, r.done);
         assert_true(r.done && r.failed);
         assert_null(r.obj);
-        assert_int_equal(r.err.code, KUBE_EPARSE);
+        assert_int_equal(r.err.code, HCP_EPARSE);
         assert_int_equal(r.err.http_status, 200);
         if (strstr(r.err.message, "invalid JSON response") == NULL ||
             strstr(r.err.message, CM_PATH "/x") == NULL)
@@ -793,7 +793,7 @@ static void test_broken_json_response(void **state)
         assert_int_equal(kube_get(&f.client, CM_PATH "/x", store, &r, &e), 0);
         RUN_UNTIL(&f, r.done);
         assert_true(r.done && r.failed);
-        assert_int_equal(r.err.code, KUBE_EHTTP);
+        assert_int_equal(r.err.code, HCP_EHTTP);
         assert_int_equal(r.err.http_status, 500);
         assert_string_equal(r.err.message,
                             "HTTP 500 without a Status message: <html>upstream failed</html>");
@@ -957,7 +957,7 @@ static void test_list_items_not_array(void **state)
     assert_non_null(f.srv.stream);
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, false), 2);
     assert_true(wd.nerrors >= 1);
-    assert_int_equal(wd.errors[0].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[0].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[0].message, "has no items or metadata"));
     assert_int_equal(wd.count_at_first_error, 0);
     assert_false(wd.synced_at_first_error);
@@ -1002,9 +1002,9 @@ static void test_watch_malformed_event(void **state)
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, true), 2);
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, false), 1); /* no relist */
     assert_int_equal(wd.nerrors, 2);
-    assert_int_equal(wd.errors[0].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[0].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[0].message, "event without type or object"));
-    assert_int_equal(wd.errors[1].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[1].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[1].message, "bad event JSON"));
     assert_int_equal(wd.w.stats.restarts, 1);
     assert_string_equal(query_param(fake_nth(&f.srv, "GET", CM_PATH, true, 1), "resourceVersion",
@@ -1052,7 +1052,7 @@ static void test_watch_silent_watchdog(void **state)
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, true), 2);
     assert_int_equal(wd.w.stats.watchdog_fired, 1);
     assert_int_equal(wd.nerrors, 1);
-    assert_int_equal(wd.errors[0].code, KUBE_ETRANSPORT);
+    assert_int_equal(wd.errors[0].code, HCP_ETRANSPORT);
     assert_non_null(strstr(wd.errors[0].message, "no data for"));
     w1 = fake_nth(&f.srv, "GET", CM_PATH, true, 0);
     w2 = fake_nth(&f.srv, "GET", CM_PATH, true, 1);
@@ -1164,7 +1164,7 @@ static void test_watch_empty_stream_backs_off(void **state)
     script sc = {.lists = {NULL}, .nlists = 1};
     watched wd;
     fixture f;
-    int watches;
+    int watches, seen;
 
     (void)state;
     sc.lists[0] = cm_list(listbuf, sizeof(listbuf), "5", items, 1);
@@ -1172,8 +1172,10 @@ static void test_watch_empty_stream_backs_off(void **state)
     watched_start(&wd, &f, 0);
     run_for(&f, 1.0);
     watches = (int)wd.w.stats.watches;
-    assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, true), watches);
-    assert_int_equal(f.srv.requests, (unsigned long)watches + 1); /* and the one list */
+    seen = fake_count(&f.srv, "GET", CM_PATH, true);
+    /* The last watch may have been sent but not yet received when time ran out. */
+    assert_true(seen == watches || seen + 1 == watches);
+    assert_int_equal(f.srv.requests, (unsigned long)seen + 1); /* and the one list */
     /*
      * Backoff from 0.05 s doubling to 0.2 s, each wait at least half of that:
      * 0.025 + 0.05 + 0.1 + 0.1 + ... fit at most 11 retries into 1 s.
@@ -1182,7 +1184,7 @@ static void test_watch_empty_stream_backs_off(void **state)
         fail_msg("%d watches in 1 s", watches);
     assert_int_equal(fake_count(&f.srv, "GET", CM_PATH, false), 1);
     assert_true(wd.nerrors >= watches - 1);
-    assert_int_equal(wd.errors[0].code, KUBE_EPARSE);
+    assert_int_equal(wd.errors[0].code, HCP_EPARSE);
     assert_non_null(strstr(wd.errors[0].message, "ended the stream at once without data"));
     assert_int_equal(kube_cache_count(&wd.cache), 1);
     watched_stop(&wd);

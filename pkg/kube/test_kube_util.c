@@ -59,7 +59,7 @@ static void test_lines_limit(void **state)
     memset(big, 'x', sizeof(big));
     kube_lines_init(&l, 64);
     assert_int_equal(kube_lines_feed(&l, big, 50), 0);
-    assert_int_equal(kube_lines_feed(&l, big, 50), KUBE_EPARSE);
+    assert_int_equal(kube_lines_feed(&l, big, 50), HCP_EPARSE);
     kube_lines_reset(&l);
     assert_int_equal(kube_lines_pending(&l), 0);
     kube_lines_free(&l);
@@ -113,10 +113,10 @@ static void test_paths(void **state)
     assert_string_equal(p, "/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/nodepools/np/status");
     assert_int_equal(kube_path(p, sizeof(p), NULL, "v1", "namespaces", NULL, NULL, NULL), 0);
     assert_string_equal(p, "/api/v1/namespaces");
-    assert_int_equal(kube_path(p, sizeof(p), "", "v1", "configmaps", "ns", "../x", NULL), KUBE_EINVAL);
-    assert_int_equal(kube_path(p, sizeof(p), "", "v1", "configmaps", "n s", "x", NULL), KUBE_EINVAL);
-    assert_int_equal(kube_path(p, sizeof(p), "", "v1", "configmaps", NULL, NULL, "status"), KUBE_EINVAL);
-    assert_int_equal(kube_path(p, 10, "", "v1", "configmaps", "ns", "x", NULL), KUBE_EINVAL);
+    assert_int_equal(kube_path(p, sizeof(p), "", "v1", "configmaps", "ns", "../x", NULL), HCP_EINVAL);
+    assert_int_equal(kube_path(p, sizeof(p), "", "v1", "configmaps", "n s", "x", NULL), HCP_EINVAL);
+    assert_int_equal(kube_path(p, sizeof(p), "", "v1", "configmaps", NULL, NULL, "status"), HCP_EINVAL);
+    assert_int_equal(kube_path(p, 10, "", "v1", "configmaps", "ns", "x", NULL), HCP_EINVAL);
 }
 
 static void test_status_errors(void **state)
@@ -128,15 +128,15 @@ static void test_status_errors(void **state)
         "\"reason\":\"Forbidden\",\"code\":403}";
 
     (void)state;
-    assert_int_equal(kube_error_from_response(&e, 403, forbidden, strlen(forbidden)), KUBE_EHTTP);
+    assert_int_equal(kube_error_from_response(&e, 403, forbidden, strlen(forbidden)), HCP_EHTTP);
     assert_int_equal(e.http_status, 403);
     assert_string_equal(e.reason, "Forbidden");
     assert_string_equal(e.message, "configmaps is forbidden: User \"bob\" cannot list resource");
-    assert_int_equal(kube_error_from_response(&e, 502, "<html>\nbad gateway", 18), KUBE_EHTTP);
+    assert_int_equal(kube_error_from_response(&e, 502, "<html>\nbad gateway", 18), HCP_EHTTP);
     assert_string_equal(e.reason, "");
     assert_string_equal(e.message, "HTTP 502 without a Status message: <html> bad gateway");
-    kube_error_set(&e, KUBE_ETLS, 0, NULL, "%s", "x");
-    assert_string_equal(kube_strerror(e.code), "TLS error");
+    kube_error_set(&e, HCP_ETLS, 0, NULL, "%s", "x");
+    assert_string_equal(hcp_strerror(e.code), "TLS error");
     kube_error_clear(&e);
     assert_int_equal(e.code, 0);
     assert_string_equal(e.message, "");
@@ -163,10 +163,10 @@ static void test_discovery_pick(void **state)
     assert_string_equal(v, "v1beta1");
     assert_int_equal(kube_discovery_pick(old, capi, v, sizeof(v), &e), 0);
     assert_string_equal(v, "v1beta1");
-    assert_int_equal(kube_discovery_pick(alpha, capi, v, sizeof(v), &e), KUBE_EINVAL);
+    assert_int_equal(kube_discovery_pick(alpha, capi, v, sizeof(v), &e), HCP_EINVAL);
     assert_non_null(strstr(e.message, "served: v1alpha4"));
     assert_int_equal(kube_discovery_pick(json_object_get(both, "name"), capi, v, sizeof(v), &e),
-                     KUBE_EPARSE);
+                     HCP_EPARSE);
     json_decref(both);
     json_decref(old);
     json_decref(alpha);

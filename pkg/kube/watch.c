@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/event.h"
+
 /* Seconds; a watch that ends cleanly sooner without any data counts as a failure. */
 #define SHORT_WATCH 1.0
 
 static void start_list(kube_watch *w);
 static void start_watch(kube_watch *w);
+static int request(kube_watch *w, bool watch, kube_error *err);
 
 static double rnd01(kube_watch *w)
 {
@@ -103,7 +106,7 @@ static void list_done(kube_client *c, const kube_error *err, json_t *obj, void *
     items = json_object_get(obj, "items");
     md = json_object_get(obj, "metadata");
     if (!json_is_array(items) || !json_is_object(md)) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "list of %s has no items or metadata", w->path);
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "list of %s has no items or metadata", w->path);
         report(w, &e);
         kube_cache_relist_abort(w->cache);
         retry_later(w, true);
@@ -121,7 +124,7 @@ static void list_done(kube_client *c, const kube_error *err, json_t *obj, void *
     if (cont != NULL && cont[0] != '\0') {
         w->cont = strdup(cont);
         if (w->cont == NULL) {
-            kube_error_set(&e, KUBE_ENOMEM, 0, NULL, "out of memory");
+            kube_error_set(&e, HCP_ENOMEM, 0, NULL, "out of memory");
             report(w, &e);
             kube_cache_relist_abort(w->cache);
             retry_later(w, true);
@@ -152,7 +155,7 @@ static int append_escaped(char *buf, size_t len, size_t *n, const char *s)
         bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.' || *p == '~';
         if (*n + (plain ? 1 : 3) >= len)
-            return KUBE_EINVAL;
+            return HCP_EINVAL;
         if (plain) {
             buf[(*n)++] = (char)*p;
         } else {
@@ -206,14 +209,12 @@ static int build_query(kube_watch *w, char *q, size_t len, bool watch, kube_erro
     }
     return 0;
 toolong:
-    return kube_error_set(err, KUBE_EINVAL, 0, NULL, "query for %s too long", w->path);
+    return kube_error_set(err, HCP_EINVAL, 0, NULL, "query for %s too long", w->path);
 }
 
 static void start_list(kube_watch *w)
 {
-    kube_call call;
     kube_error e;
-    char q[4096];
 
     w->state = KUBE_WATCH_LISTING;
     if (w->cont == NULL) {
@@ -221,16 +222,7 @@ static void start_list(kube_watch *w)
             w->stats.relists++;
         kube_cache_relist_begin(w->cache);
     }
-    if (build_query(w, q, sizeof(q), false, &e) < 0)
-        goto fail;
-    memset(&call, 0, sizeof(call));
-    call.verb = KUBE_VERB_LIST;
-    call.path = w->path;
-    call.query = q;
-    call.on_done = list_done;
-    call.ud = w;
-    w->stats.lists++;
-    if (kube_client_call(w->c, &call, &w->req, &e) < 0)
+    if (request(w, false, &e) < 0)
         goto fail;
     return;
 fail:
@@ -246,41 +238,32 @@ fail:
 /* Applies one event line. Returns 1 to keep going, 0 when the stream was replaced. */
 static int handle_event(kube_watch *w, const char *line, size_t len)
 {
-    json_error_t jerr;
-    json_t *ev = json_loadb(line, len, 0, &jerr), *obj;
-    const char *type;
+    kube_watch_event ev;
     kube_error e;
-    int keep = 1;
+    char why[256];
+    int rc, keep = 1;
 
-    if (ev == NULL) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "watch %s: bad event JSON: %s", w->path,
-                       jerr.text);
+    rc = kube_watch_event_parse(line, len, &ev, why, sizeof(why));
+    if (rc < 0) {
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: %s", w->path, why);
         report(w, &e);
+        if (rc == HCP_EINVAL)
+            return 1;
         w->stats.restarts++;
         resume(w, false);
         return 0;
     }
-    type = json_string_value(json_object_get(ev, "type"));
-    obj = json_object_get(ev, "object");
-    if (type == NULL || !json_is_object(obj)) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "watch %s: event without type or object",
-                       w->path);
-        report(w, &e);
-        goto out;
-    }
-    if (strcmp(type, "BOOKMARK") == 0) {
+    switch (ev.type) {
+    case KUBE_WATCH_BOOKMARK:
         w->stats.bookmarks++;
-        set_rv(w, json_string_value(
-                      json_object_get(json_object_get(obj, "metadata"), "resourceVersion")));
-    } else if (strcmp(type, "ERROR") == 0) {
-        long code = (long)json_integer_value(json_object_get(obj, "code"));
-        const char *msg = json_string_value(json_object_get(obj, "message"));
-        const char *reason = json_string_value(json_object_get(obj, "reason"));
-        kube_error_set(&e, KUBE_EHTTP, (int)code, reason, "watch %s: %s", w->path,
-                       msg ? msg : "error event");
+        set_rv(w, ev.rv);
+        break;
+    case KUBE_WATCH_ERROR:
+        kube_error_set(&e, HCP_EHTTP, (int)ev.code, ev.reason, "watch %s: %s", w->path,
+                       ev.message ? ev.message : "error event");
         report(w, &e);
         w->stats.restarts++;
-        if (code == 410) {
+        if (ev.code == 410) {
             w->stats.gone++;
             resume(w, true);
         } else {
@@ -289,24 +272,17 @@ static int handle_event(kube_watch *w, const char *line, size_t len)
             retry_later(w, false);
         }
         keep = 0;
-    } else {
-        kube_event_type t;
-        if (strcmp(type, "ADDED") == 0)
-            t = KUBE_EVENT_ADDED;
-        else if (strcmp(type, "MODIFIED") == 0)
-            t = KUBE_EVENT_MODIFIED;
-        else if (strcmp(type, "DELETED") == 0)
-            t = KUBE_EVENT_DELETED;
-        else
-            goto out;
+        break;
+    case KUBE_WATCH_OBJECT:
         w->stats.events++;
-        if (kube_cache_apply(w->cache, t, obj, &e) < 0)
+        if (kube_cache_apply(w->cache, ev.change, ev.obj, &e) < 0)
             report(w, &e);
-        set_rv(w, json_string_value(
-                      json_object_get(json_object_get(obj, "metadata"), "resourceVersion")));
+        set_rv(w, ev.rv);
+        break;
+    case KUBE_WATCH_UNKNOWN:
+        break;
     }
-out:
-    json_decref(ev);
+    kube_watch_event_free(&ev);
     return keep;
 }
 
@@ -322,7 +298,7 @@ static void watch_data(kube_client *c, const char *data, size_t len, void *ud)
     w->last_bytes = ev_now(w->c->http->loop);
     w->stream_data = true;
     if (kube_lines_feed(&w->lines, data, len) < 0) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL, "watch %s: event line too long", w->path);
+        kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: event line too long", w->path);
         report(w, &e);
         resume(w, false);
         return;
@@ -344,7 +320,7 @@ static void watch_done(kube_client *c, const kube_error *err, json_t *obj, void 
     ev_timer_stop(w->c->http->loop, &w->watchdog);
     if (err == NULL && !w->stream_data &&
         ev_now(w->c->http->loop) - w->stream_started < SHORT_WATCH) {
-        kube_error_set(&e, KUBE_EPARSE, 200, NULL,
+        kube_error_set(&e, HCP_EPARSE, 200, NULL,
                        "watch %s: the server ended the stream at once without data", w->path);
         err = &e;
     }
@@ -375,7 +351,7 @@ static void watchdog_cb(struct ev_loop *loop, ev_timer *t, int revents)
         return;
     if (ev_now(loop) - w->last_bytes < w->opts.silence)
         return;
-    kube_error_set(&e, KUBE_ETRANSPORT, 0, NULL,
+    kube_error_set(&e, HCP_ETRANSPORT, 0, NULL,
                    "watch %s: no data for %.0f s, restarting the stream", w->path,
                    w->opts.silence);
     w->stats.watchdog_fired++;
@@ -384,26 +360,38 @@ static void watchdog_cb(struct ev_loop *loop, ev_timer *t, int revents)
     resume(w, false);
 }
 
-static void start_watch(kube_watch *w)
+/* Sends the next list page or a watch request (w->req). Returns 0 or
+ * negative with err filled. */
+static int request(kube_watch *w, bool watch, kube_error *err)
 {
     kube_call call;
-    kube_error e;
     char q[4096];
+    int rc;
+
+    if ((rc = build_query(w, q, sizeof(q), watch, err)) < 0)
+        return rc;
+    memset(&call, 0, sizeof(call));
+    call.verb = watch ? KUBE_VERB_WATCH : KUBE_VERB_LIST;
+    call.path = w->path;
+    call.query = q;
+    call.on_data = watch ? watch_data : NULL;
+    call.on_done = watch ? watch_done : list_done;
+    call.ud = w;
+    if (watch)
+        w->stats.watches++;
+    else
+        w->stats.lists++;
+    return kube_client_call(w->c, &call, &w->req, err);
+}
+
+static void start_watch(kube_watch *w)
+{
+    kube_error e;
     double check;
 
     w->state = KUBE_WATCH_WATCHING;
     kube_lines_reset(&w->lines);
-    if (build_query(w, q, sizeof(q), true, &e) < 0)
-        goto fail;
-    memset(&call, 0, sizeof(call));
-    call.verb = KUBE_VERB_WATCH;
-    call.path = w->path;
-    call.query = q;
-    call.on_data = watch_data;
-    call.on_done = watch_done;
-    call.ud = w;
-    w->stats.watches++;
-    if (kube_client_call(w->c, &call, &w->req, &e) < 0)
+    if (request(w, true, &e) < 0)
         goto fail;
     w->last_bytes = w->stream_started = ev_now(w->c->http->loop);
     w->stream_data = false;
@@ -430,7 +418,7 @@ int kube_watch_start(kube_watch *w, kube_client *c, kube_cache *cache,
     memset(w, 0, sizeof(*w));
     kube_error_clear(err);
     if (c == NULL || cache == NULL || opts == NULL || opts->path == NULL || opts->path[0] != '/')
-        return kube_error_set(err, KUBE_EINVAL, 0, NULL, "watch needs a client, cache and path");
+        return kube_error_set(err, HCP_EINVAL, 0, NULL, "watch needs a client, cache and path");
     w->c = c;
     w->cache = cache;
     w->opts = *opts;
@@ -481,15 +469,15 @@ int kube_watch_start(kube_watch *w, kube_client *c, kube_cache *cache,
     }
     return 0;
 toolong:
-    kube_error_set(err, KUBE_EINVAL, 0, NULL, "selectors too long");
+    kube_error_set(err, HCP_EINVAL, 0, NULL, "selectors too long");
     goto fail;
 nomem:
-    kube_error_set(err, KUBE_ENOMEM, 0, NULL, "out of memory");
+    kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
 fail:
     free(w->path);
     free(w->query_sel);
     memset(w, 0, sizeof(*w));
-    return err ? err->code : KUBE_EINVAL;
+    return err ? err->code : HCP_EINVAL;
 }
 
 void kube_watch_stop(kube_watch *w)

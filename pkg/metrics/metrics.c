@@ -9,15 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One label set of an owned family: one allocation holding the struct, the bucket counts and the values. */
-struct metrics_child {
-    metrics_family *family;            /* owner, for type checks */
-    uint32_t hash;                     /* hash of the label values */
-    double value;                      /* counter or gauge value; histogram sum */
-    uint64_t count;                    /* histogram observations */
-    uint64_t *buckets;                 /* histogram per-bucket (not cumulative) counts, nbuckets */
-    char *values[METRICS_MAX_LABELS];  /* label values, in the family's label order */
-};
+#include "base/buf.h"
 
 /* Passed to collectors: where their samples go. */
 struct metrics_emitter {
@@ -46,34 +38,14 @@ void metrics_buf_free(metrics_buf *b)
 int metrics_buf_append(metrics_buf *b, const char *data, size_t len)
 {
     if (b->failed)
-        return METRICS_ENOMEM;
+        return HCP_ENOMEM;
     if (len == 0)
         return 0;
-    if (len >= b->cap - b->len || b->data == NULL) {
-        size_t want = b->len + len + 1;
-        size_t cap = b->cap ? b->cap : 256;
-        char *p;
-
-        if (want < b->len) /* overflow */
-            goto fail;
-        while (cap < want) {
-            if (cap > ((size_t)-1) / 2)
-                goto fail;
-            cap *= 2;
-        }
-        p = realloc(b->data, cap);
-        if (p == NULL)
-            goto fail;
-        b->data = p;
-        b->cap = cap;
+    if (hcp_buf_append(&b->data, &b->len, &b->cap, 256, data, len) != 0) {
+        b->failed = 1;
+        return HCP_ENOMEM;
     }
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-    b->data[b->len] = '\0';
     return 0;
-fail:
-    b->failed = 1;
-    return METRICS_ENOMEM;
 }
 
 static int append_str(metrics_buf *b, const char *s)
@@ -97,7 +69,7 @@ int metrics_format_value(double v, char *out, size_t outlen)
     int n, prec;
 
     if (outlen == 0)
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     if (isnan(v))
         n = snprintf(out, outlen, "NaN");
     else if (isinf(v))
@@ -115,7 +87,7 @@ int metrics_format_value(double v, char *out, size_t outlen)
         }
     }
     if (n < 0 || (size_t)n >= outlen)
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     return n;
 }
 
@@ -248,7 +220,7 @@ static const char *type_name(metrics_type t)
 int metrics_write_header(metrics_buf *b, const char *name, const char *help, metrics_type type)
 {
     if (!metrics_valid_name(name))
-        return METRICS_EINVAL;
+        return HCP_EINVAL;
     append_str(b, "# HELP ");
     append_str(b, name);
     append_str(b, " ");
@@ -324,17 +296,6 @@ static int write_histogram(metrics_buf *b, const metrics_family *f, const char *
 
 /* ---- registry ------------------------------------------------------------ */
 
-static void set_err(metrics_registry *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_err(metrics_registry *r, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof(r->err), fmt, ap);
-    va_end(ap);
-}
-
 void metrics_registry_init(metrics_registry *r)
 {
     memset(r, 0, sizeof(*r));
@@ -378,64 +339,76 @@ static char *dup_str(const char *s)
     return p;
 }
 
-int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *d)
+/* Checks a family description against the exposition grammar and the
+ * registry; *nlabels gets its label count. Returns 0, HCP_EINVAL or
+ * HCP_EEXIST with r->err filled. */
+static int check_desc(metrics_registry *r, const metrics_family *f, const metrics_desc *d,
+                      size_t *nlabels)
 {
-    metrics_family *it;
+    const metrics_family *it;
     size_t i, n = 0;
-    int rc = METRICS_EINVAL;
 
     for (it = r->head; it; it = it->next) {
         if (it == f) {
-            set_err(r, "%s: this family is already registered", f->name);
-            return METRICS_EEXIST;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EEXIST,
+                            "%s: this family is already registered", f->name);
         }
     }
     if (d == NULL || !metrics_valid_name(d->name)) {
-        set_err(r, "invalid metric name \"%s\"", d && d->name ? d->name : "(null)");
-        return METRICS_EINVAL;
+        return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "invalid metric name \"%s\"",
+                        d && d->name ? d->name : "(null)");
     }
     if (d->type != METRICS_COUNTER && d->type != METRICS_GAUGE && d->type != METRICS_HISTOGRAM) {
-        set_err(r, "%s: unknown metric type", d->name);
-        return METRICS_EINVAL;
+        return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: unknown metric type", d->name);
     }
     for (it = r->head; it; it = it->next) {
         if (strcmp(it->name, d->name) == 0) {
-            set_err(r, "%s: already registered", d->name);
-            return METRICS_EEXIST;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EEXIST, "%s: already registered", d->name);
         }
     }
     while (d->labels && d->labels[n]) {
         if (n == METRICS_MAX_LABELS) {
-            set_err(r, "%s: more than %d labels", d->name, METRICS_MAX_LABELS);
-            return METRICS_EINVAL;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: more than %d labels", d->name,
+                            METRICS_MAX_LABELS);
         }
         if (!metrics_valid_label_name(d->labels[n]) ||
             (d->type == METRICS_HISTOGRAM && strcmp(d->labels[n], "le") == 0)) {
-            set_err(r, "%s: invalid label name \"%s\"", d->name, d->labels[n]);
-            return METRICS_EINVAL;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: invalid label name \"%s\"",
+                            d->name, d->labels[n]);
         }
         for (i = 0; i < n; i++) {
             if (strcmp(d->labels[i], d->labels[n]) == 0) {
-                set_err(r, "%s: duplicate label name \"%s\"", d->name, d->labels[n]);
-                return METRICS_EINVAL;
+                return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL,
+                                "%s: duplicate label name \"%s\"", d->name, d->labels[n]);
             }
         }
         n++;
     }
     if (d->type == METRICS_HISTOGRAM) {
         if (d->nbuckets > 0 && d->buckets == NULL) {
-            set_err(r, "%s: bucket bounds missing", d->name);
-            return METRICS_EINVAL;
+            return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: bucket bounds missing",
+                            d->name);
         }
         for (i = 0; i < d->nbuckets; i++) {
             if (!isfinite(d->buckets[i]) || (i > 0 && !(d->buckets[i] > d->buckets[i - 1]))) {
-                set_err(r, "%s: bucket bounds must be finite and strictly increasing", d->name);
-                return METRICS_EINVAL;
+                return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL,
+                                "%s: bucket bounds must be finite and strictly increasing",
+                                d->name);
             }
         }
     }
+    *nlabels = n;
+    return 0;
+}
 
-    rc = METRICS_ENOMEM;
+int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *d)
+{
+    size_t i, n = 0;
+    int rc;
+
+    if ((rc = check_desc(r, f, d, &n)) != 0)
+        return rc;
+    rc = HCP_ENOMEM;
     memset(f, 0, sizeof(*f));
     f->type = d->type;
     f->collect = d->collect;
@@ -465,77 +438,12 @@ int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc 
     r->tail = f;
     return 0;
 fail:
-    set_err(r, "%s: out of memory", d->name);
+    hcp_errf(r->err, sizeof(r->err), rc, "%s: out of memory", d->name);
     family_free(f);
     return rc;
 }
 
-static uint32_t hash_values(const metrics_family *f, const char *const *values)
-{
-    uint32_t h = 2166136261u;
-    size_t i;
-    const unsigned char *p;
-
-    for (i = 0; i < f->nlabels; i++) {
-        for (p = (const unsigned char *)values[i]; *p; p++) {
-            h ^= *p;
-            h *= 16777619u;
-        }
-        h ^= 0xff; /* separator: ("a","bc") and ("ab","c") differ */
-        h *= 16777619u;
-    }
-    return h;
-}
-
-static int same_values(const metrics_family *f, const metrics_child *c, const char *const *values)
-{
-    size_t i;
-
-    for (i = 0; i < f->nlabels; i++)
-        if (strcmp(c->values[i], values[i]) != 0)
-            return 0;
-    return 1;
-}
-
-/* Rebuilds the index with `size` slots (a power of two larger than nchildren). */
-static int rebuild_index(metrics_family *f, size_t size)
-{
-    uint32_t *idx = calloc(size, sizeof(uint32_t));
-    size_t i, slot;
-
-    if (idx == NULL)
-        return METRICS_ENOMEM;
-    for (i = 0; i < f->nchildren; i++) {
-        slot = f->children[i]->hash & (size - 1);
-        while (idx[slot])
-            slot = (slot + 1) & (size - 1);
-        idx[slot] = (uint32_t)(i + 1);
-    }
-    free(f->index);
-    f->index = idx;
-    f->index_size = size;
-    return 0;
-}
-
-/* Position of the child with these values, or -1. */
-static long find_child(const metrics_family *f, const char *const *values, uint32_t h)
-{
-    size_t slot;
-
-    if (f->index_size == 0)
-        return -1;
-    slot = h & (f->index_size - 1);
-    while (f->index[slot]) {
-        const metrics_child *c = f->children[f->index[slot] - 1];
-
-        if (c->hash == h && same_values(f, c, values))
-            return (long)f->index[slot] - 1;
-        slot = (slot + 1) & (f->index_size - 1);
-    }
-    return -1;
-}
-
-static int values_ok(const metrics_family *f, const char *const *values)
+int metrics_label_values_ok(const metrics_family *f, const char *const *values)
 {
     size_t i;
 
@@ -547,192 +455,13 @@ static int values_ok(const metrics_family *f, const char *const *values)
     return 1;
 }
 
-metrics_child *metrics_child_get(metrics_family *f, const char *const *values)
-{
-    metrics_child *c = NULL;
-    uint32_t h;
-    long pos;
-    size_t i, size, need, off, lens[METRICS_MAX_LABELS];
-    char *p;
-
-    if (f == NULL || f->collect != NULL || f->name == NULL || !values_ok(f, values))
-        return NULL;
-    h = hash_values(f, values);
-    pos = find_child(f, values, h);
-    if (pos >= 0)
-        return f->children[pos];
-    if (f->nchildren >= UINT32_MAX - 1)
-        return NULL;
-
-    /* One allocation: struct, bucket counts, then the NUL-terminated values. */
-    off = sizeof(metrics_child) + f->nbuckets * sizeof(uint64_t);
-    need = off;
-    for (i = 0; i < f->nlabels; i++) {
-        lens[i] = strlen(values[i]) + 1;
-        need += lens[i];
-    }
-    c = calloc(1, need);
-    if (c == NULL)
-        goto fail;
-    c->family = f;
-    c->hash = h;
-    c->buckets = f->nbuckets ? (uint64_t *)(void *)(c + 1) : NULL;
-    p = (char *)c + off;
-    for (i = 0; i < f->nlabels; i++) {
-        memcpy(p, values[i], lens[i]);
-        c->values[i] = p;
-        p += lens[i];
-    }
-    if (f->nchildren == f->cchildren) {
-        size_t cap = f->cchildren ? f->cchildren * 2 : 8;
-        metrics_child **arr = realloc(f->children, cap * sizeof(*arr));
-
-        if (arr == NULL)
-            goto fail;
-        f->children = arr;
-        f->cchildren = cap;
-    }
-    f->children[f->nchildren++] = c;
-    /* Keep the table at most half full. */
-    size = f->index_size ? f->index_size : 16;
-    while (size < 2 * f->nchildren)
-        size *= 2;
-    if (size != f->index_size) {
-        if (rebuild_index(f, size) != 0) {
-            f->nchildren--;
-            goto fail;
-        }
-    } else {
-        size_t slot = h & (size - 1);
-
-        while (f->index[slot])
-            slot = (slot + 1) & (size - 1);
-        f->index[slot] = (uint32_t)f->nchildren;
-    }
-    return c;
-fail:
-    free(c);
-    return NULL;
-}
-
-int metrics_child_remove(metrics_family *f, const char *const *values)
-{
-    long pos;
-
-    if (f == NULL || f->collect != NULL || !values_ok(f, values))
-        return METRICS_EINVAL;
-    pos = find_child(f, values, hash_values(f, values));
-    if (pos < 0)
-        return METRICS_EINVAL;
-    free(f->children[pos]);
-    memmove(&f->children[pos], &f->children[pos + 1],
-            (f->nchildren - (size_t)pos - 1) * sizeof(f->children[0]));
-    f->nchildren--;
-    /* Positions shifted: rebuild in place (same size, cannot need more room). */
-    memset(f->index, 0, f->index_size * sizeof(uint32_t));
-    {
-        size_t i, slot;
-
-        for (i = 0; i < f->nchildren; i++) {
-            slot = f->children[i]->hash & (f->index_size - 1);
-            while (f->index[slot])
-                slot = (slot + 1) & (f->index_size - 1);
-            f->index[slot] = (uint32_t)(i + 1);
-        }
-    }
-    return 0;
-}
-
-int metrics_child_add(metrics_child *c, double delta)
-{
-    if (c == NULL || c->family->type != METRICS_COUNTER || !(delta >= 0) || isinf(delta))
-        return METRICS_EINVAL;
-    c->value += delta;
-    return 0;
-}
-
-int metrics_child_set(metrics_child *c, double v)
-{
-    if (c == NULL || c->family->type != METRICS_GAUGE)
-        return METRICS_EINVAL;
-    c->value = v;
-    return 0;
-}
-
-int metrics_child_gauge_add(metrics_child *c, double delta)
-{
-    if (c == NULL || c->family->type != METRICS_GAUGE)
-        return METRICS_EINVAL;
-    c->value += delta;
-    return 0;
-}
-
-int metrics_child_observe(metrics_child *c, double v)
-{
-    const metrics_family *f;
-    size_t i;
-
-    if (c == NULL || c->family->type != METRICS_HISTOGRAM || isnan(v))
-        return METRICS_EINVAL;
-    f = c->family;
-    for (i = 0; i < f->nbuckets; i++) {
-        if (v <= f->buckets[i]) {
-            c->buckets[i]++;
-            break;
-        }
-    }
-    c->count++;
-    c->value += v;
-    return 0;
-}
-
-double metrics_child_value(const metrics_child *c)
-{
-    return c->value;
-}
-
-uint64_t metrics_child_count(const metrics_child *c)
-{
-    return c->family->type == METRICS_HISTOGRAM ? c->count : 0;
-}
-
-int metrics_counter_add(metrics_family *f, const char *const *values, double delta)
-{
-    metrics_child *c;
-
-    if (f == NULL || f->type != METRICS_COUNTER || f->collect || !values_ok(f, values))
-        return METRICS_EINVAL;
-    c = metrics_child_get(f, values);
-    return c ? metrics_child_add(c, delta) : METRICS_ENOMEM;
-}
-
-int metrics_gauge_set(metrics_family *f, const char *const *values, double v)
-{
-    metrics_child *c;
-
-    if (f == NULL || f->type != METRICS_GAUGE || f->collect || !values_ok(f, values))
-        return METRICS_EINVAL;
-    c = metrics_child_get(f, values);
-    return c ? metrics_child_set(c, v) : METRICS_ENOMEM;
-}
-
-int metrics_histogram_observe(metrics_family *f, const char *const *values, double v)
-{
-    metrics_child *c;
-
-    if (f == NULL || f->type != METRICS_HISTOGRAM || f->collect || !values_ok(f, values) || isnan(v))
-        return METRICS_EINVAL;
-    c = metrics_child_get(f, values);
-    return c ? metrics_child_observe(c, v) : METRICS_ENOMEM;
-}
-
 int metrics_emit(metrics_emitter *e, const char *const *values, double value)
 {
     const metrics_family *f = e->family;
     int rc;
 
-    if (f->type == METRICS_HISTOGRAM || !values_ok(f, values))
-        rc = METRICS_EINVAL;
+    if (f->type == METRICS_HISTOGRAM || !metrics_label_values_ok(f, values))
+        rc = HCP_EINVAL;
     else
         rc = metrics_write_sample(e->out, f->name, NULL, (const char *const *)f->labels, values,
                                   f->nlabels, NULL, value);
@@ -746,9 +475,9 @@ int metrics_emit_histogram(metrics_emitter *e, const char *const *values,
 {
     const metrics_family *f = e->family;
     size_t i;
-    int rc = METRICS_EINVAL;
+    int rc = HCP_EINVAL;
 
-    if (f->type != METRICS_HISTOGRAM || !values_ok(f, values) ||
+    if (f->type != METRICS_HISTOGRAM || !metrics_label_values_ok(f, values) ||
         (f->nbuckets > 0 && cumulative == NULL))
         goto fail;
     for (i = 0; i < f->nbuckets; i++)
@@ -783,7 +512,7 @@ static int render_owned(metrics_buf *out, const metrics_family *f)
             metrics_write_sample(out, f->name, NULL, (const char *const *)f->labels,
                                  (const char *const *)c->values, f->nlabels, NULL, c->value);
     }
-    return out->failed ? METRICS_ENOMEM : 0;
+    return out->failed ? HCP_ENOMEM : 0;
 }
 
 int metrics_registry_render(metrics_registry *r, metrics_buf *out)
@@ -801,8 +530,8 @@ int metrics_registry_render(metrics_registry *r, metrics_buf *out)
             e.out = out;
             e.rc = 0;
             rc = f->collect(&e, f->collect_ud);
-            if (rc < 0 || e.rc == METRICS_EINVAL) {
-                rc = METRICS_ECALLBACK;
+            if (rc < 0 || e.rc == HCP_EINVAL) {
+                rc = HCP_ECALLBACK;
                 goto fail;
             }
             if (e.rc != 0) {
@@ -815,12 +544,11 @@ int metrics_registry_render(metrics_registry *r, metrics_buf *out)
                 goto fail;
         }
     }
-    return out->failed ? METRICS_ENOMEM : 0;
+    return out->failed ? HCP_ENOMEM : 0;
 fail:
-    if (rc == METRICS_ENOMEM || out->failed) {
-        set_err(r, "%s: out of memory while rendering", f->name);
-        return METRICS_ENOMEM;
+    if (rc == HCP_ENOMEM || out->failed) {
+        return hcp_errf(r->err, sizeof(r->err), HCP_ENOMEM, "%s: out of memory while rendering",
+                        f->name);
     }
-    set_err(r, "%s: collector failed", f->name);
-    return METRICS_ECALLBACK;
+    return hcp_errf(r->err, sizeof(r->err), HCP_ECALLBACK, "%s: collector failed", f->name);
 }

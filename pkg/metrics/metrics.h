@@ -27,13 +27,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-    METRICS_OK = 0,
-    METRICS_EINVAL = -1, /* bad name, label, value or argument */
-    METRICS_ENOMEM = -2, /* allocation failed */
-    METRICS_EEXIST = -3, /* a family of that name is already registered */
-    METRICS_ECALLBACK = -4 /* a collector callback reported failure */
-};
+#include "base/error.h"
+
+/* Errors: functions return 0 or a negative HCP_E* code (base/error.h):
+ * HCP_EINVAL for a bad name, label, value or argument, HCP_ENOMEM when
+ * allocation fails, HCP_EEXIST when a family of that name is already
+ * registered, HCP_ECALLBACK when a collector callback reported failure. */
 
 #define METRICS_MAX_LABELS 8 /* label names per family (histograms: plus "le") */
 
@@ -48,7 +47,7 @@ typedef enum metrics_type {
 /*
  * A growable byte buffer holding rendered text. Appends never fail halfway
  * silently: after an allocation failure `failed` stays set, later appends do
- * nothing and return METRICS_ENOMEM, so a caller may check once at the end.
+ * nothing and return HCP_ENOMEM, so a caller may check once at the end.
  */
 typedef struct metrics_buf {
     char *data;  /* owned, NUL-terminated when len > 0; NULL until first append */
@@ -63,7 +62,7 @@ void metrics_buf_init(metrics_buf *b);
 /* Frees the data and returns the buffer to its initial state. */
 void metrics_buf_free(metrics_buf *b);
 
-/* Appends len bytes (copied). Returns 0 or METRICS_ENOMEM. */
+/* Appends len bytes (copied). Returns 0 or HCP_ENOMEM. */
 int metrics_buf_append(metrics_buf *b, const char *data, size_t len);
 
 /*
@@ -81,7 +80,7 @@ char *metrics_buf_take(metrics_buf *b, size_t *len);
  * the shortest of %.15g/%.16g/%.17g that reads back exactly, and "+Inf",
  * "-Inf", "NaN". Negative zero prints as "0". out receives a NUL-terminated
  * string; 32 bytes always suffice. Returns the length written, or
- * METRICS_EINVAL when outlen is too small.
+ * HCP_EINVAL when outlen is too small.
  */
 int metrics_format_value(double v, char *out, size_t outlen);
 
@@ -96,8 +95,8 @@ int metrics_valid_label_name(const char *name);
 
 /*
  * Writes "# HELP name help" (help escaped: backslash and newline) and
- * "# TYPE name type". Returns 0, METRICS_EINVAL for an invalid name or
- * METRICS_ENOMEM.
+ * "# TYPE name type". Returns 0, HCP_EINVAL for an invalid name or
+ * HCP_ENOMEM.
  */
 int metrics_write_header(metrics_buf *b, const char *name, const char *help, metrics_type type);
 
@@ -108,7 +107,7 @@ int metrics_write_header(metrics_buf *b, const char *name, const char *help, met
  * value is NULL is left out. `le` (may be NULL) is appended as the last
  * label with its bound formatted by metrics_format_value(). Names are
  * assumed valid (checked at registration); values are escaped here.
- * Returns 0 or METRICS_ENOMEM.
+ * Returns 0 or HCP_ENOMEM.
  */
 int metrics_write_sample(metrics_buf *b, const char *name, const char *suffix,
                          const char *const *label_names, const char *const *label_values,
@@ -124,7 +123,7 @@ typedef struct metrics_emitter metrics_emitter;
  * A collector: called once per render of its family, after the family's
  * # HELP and # TYPE lines; it emits samples with metrics_emit() or
  * metrics_emit_histogram(). Each label set should be emitted once. Returning
- * a negative value aborts the render with METRICS_ECALLBACK.
+ * a negative value aborts the render with HCP_ECALLBACK.
  */
 typedef int (*metrics_collect_fn)(metrics_emitter *e, void *ud);
 
@@ -167,6 +166,18 @@ struct metrics_family {
     size_t index_size;             /* slots in index, a power of two (0 before the first child) */
 };
 
+/* One label set of an owned family (created by the tests' helpers,
+ * testutil_metrics.h; rendered and freed here): one allocation holding the
+ * struct, the bucket counts and the values. Fields are private. */
+struct metrics_child {
+    metrics_family *family;            /* owner, for type checks */
+    uint32_t hash;                     /* hash of the label values */
+    double value;                      /* counter or gauge value; histogram sum */
+    uint64_t count;                    /* histogram observations */
+    uint64_t *buckets;                 /* histogram per-bucket (not cumulative) counts, nbuckets */
+    char *values[METRICS_MAX_LABELS];  /* label values, in the family's label order */
+};
+
 /* Bucket bounds suited to latencies in seconds (5 ms .. 10 s, as Prometheus clients use). */
 extern const double metrics_default_buckets[];
 #define METRICS_DEFAULT_NBUCKETS 11
@@ -185,64 +196,24 @@ void metrics_registry_free(metrics_registry *r);
  * Validates desc and links f into r. Names and label names are checked
  * against the exposition grammar; a histogram may not use the label "le"
  * and needs finite, strictly increasing bounds. Registering the same name
- * twice fails with METRICS_EEXIST, so two parts of the program cannot
+ * twice fails with HCP_EEXIST, so two parts of the program cannot
  * silently emit a family twice; so does passing a family already linked
  * into r. On failure r->err explains and nothing is allocated or linked
- * (f's contents are unspecified unless it was already registered). Returns 0, METRICS_EINVAL,
- * METRICS_EEXIST or METRICS_ENOMEM.
+ * (f's contents are unspecified unless it was already registered). Returns 0, HCP_EINVAL,
+ * HCP_EEXIST or HCP_ENOMEM.
  */
 int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc *desc);
 
 /*
- * Returns the child of an owned family for these label values (one per
- * label name, in order; NULL when the family has no labels), creating it
- * with value 0 on first use. Borrowed: valid until the family's registry is
- * freed or the label set is removed. Values are copied. Returns NULL for a
- * collector family, a NULL value, or when memory runs out.
+ * True when values holds one non-NULL value per label name of f, in order
+ * (values may be NULL for a family without labels).
  */
-metrics_child *metrics_child_get(metrics_family *f, const char *const *values);
-
-/* Adds delta (>= 0, finite) to a counter child. Returns 0 or METRICS_EINVAL. */
-int metrics_child_add(metrics_child *c, double delta);
-
-/* Sets a gauge child to v. Returns 0 or METRICS_EINVAL (not a gauge). */
-int metrics_child_set(metrics_child *c, double v);
-
-/* Adds delta (any sign) to a gauge child. Returns 0 or METRICS_EINVAL. */
-int metrics_child_gauge_add(metrics_child *c, double delta);
-
-/*
- * Records one observation in a histogram child: the smallest bucket whose
- * bound is >= v, the sum and the count. NaN is refused (METRICS_EINVAL)
- * because it would poison _sum for the life of the process.
- */
-int metrics_child_observe(metrics_child *c, double v);
-
-/* Current value of a counter or gauge child (histograms: the sum). */
-double metrics_child_value(const metrics_child *c);
-
-/* Observations recorded by a histogram child (0 for other types). */
-uint64_t metrics_child_count(const metrics_child *c);
-
-/*
- * Shorthands: find or create the child, then add/set/observe. Return 0,
- * METRICS_EINVAL or METRICS_ENOMEM.
- */
-int metrics_counter_add(metrics_family *f, const char *const *values, double delta);
-int metrics_gauge_set(metrics_family *f, const char *const *values, double v);
-int metrics_histogram_observe(metrics_family *f, const char *const *values, double v);
-
-/*
- * Forgets one label set of an owned family (an object that was deleted), so
- * it is no longer rendered. Any metrics_child pointer to it becomes invalid.
- * Returns 0, or METRICS_EINVAL when the label set is unknown.
- */
-int metrics_child_remove(metrics_family *f, const char *const *values);
+int metrics_label_values_ok(const metrics_family *f, const char *const *values);
 
 /*
  * Emits one sample of a counter or gauge collector family. values has one
- * entry per label name of the family, in order. Returns 0, METRICS_EINVAL
- * (wrong family type, NULL value) or METRICS_ENOMEM.
+ * entry per label name of the family, in order. Returns 0, HCP_EINVAL
+ * (wrong family type, NULL value) or HCP_ENOMEM.
  */
 int metrics_emit(metrics_emitter *e, const char *const *values, double value);
 
@@ -250,7 +221,7 @@ int metrics_emit(metrics_emitter *e, const char *const *values, double value);
  * Emits one label set of a histogram collector family: cumulative[i] is the
  * number of observations <= the family's bucket i, count the total (the +Inf
  * bucket) and sum their sum. Counts must be non-decreasing and end <= count.
- * Returns 0, METRICS_EINVAL or METRICS_ENOMEM.
+ * Returns 0, HCP_EINVAL or HCP_ENOMEM.
  */
 int metrics_emit_histogram(metrics_emitter *e, const char *const *values,
                            const uint64_t *cumulative, uint64_t count, double sum);
@@ -259,8 +230,8 @@ int metrics_emit_histogram(metrics_emitter *e, const char *const *values,
  * Appends the whole registry to out, family by family in registration order,
  * owned children in creation order; collectors run now. An owned family
  * without labels always shows one sample (0 before first use); a labelled one
- * with no children shows only its header. Returns 0, METRICS_ENOMEM or
- * METRICS_ECALLBACK (r->err names the family); on failure out holds a
+ * with no children shows only its header. Returns 0, HCP_ENOMEM or
+ * HCP_ECALLBACK (r->err names the family); on failure out holds a
  * partial rendering that must not be served.
  */
 int metrics_registry_render(metrics_registry *r, metrics_buf *out);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "metrics/metrics.h"
+#include "metrics/testutil_metrics.h"
 
 #define LABELS(...) ((const char *const[]){__VA_ARGS__})
 
@@ -69,8 +70,8 @@ static void test_format_value(void **state)
             assert_true(strtod(out, NULL) == vs[i]);
         }
     }
-    assert_int_equal(metrics_format_value(123456, small, sizeof(small)), METRICS_EINVAL);
-    assert_int_equal(metrics_format_value(1, small, 0), METRICS_EINVAL);
+    assert_int_equal(metrics_format_value(123456, small, sizeof(small)), HCP_EINVAL);
+    assert_int_equal(metrics_format_value(1, small, 0), HCP_EINVAL);
 }
 
 static void test_names(void **state)
@@ -119,7 +120,7 @@ static void test_write_escaping(void **state)
                         "m_bucket{le=\"0.25\"} 3\n"
                         "m -1\n");
     assert_int_equal(b.len, strlen(b.data));
-    assert_int_equal(metrics_write_header(&b, "bad name", "", METRICS_GAUGE), METRICS_EINVAL);
+    assert_int_equal(metrics_write_header(&b, "bad name", "", METRICS_GAUGE), HCP_EINVAL);
     metrics_buf_free(&b);
 }
 
@@ -191,14 +192,14 @@ static void test_counter_vec_golden(void **state)
     assert_non_null(c);
     assert_true(metrics_child_value(c) == 3);
     assert_ptr_equal(c, metrics_child_get(&req, LABELS("GET", "200")));
-    assert_int_equal(metrics_child_add(c, -1), METRICS_EINVAL);
-    assert_int_equal(metrics_child_add(c, NAN), METRICS_EINVAL);
-    assert_int_equal(metrics_child_add(c, INFINITY), METRICS_EINVAL);
-    assert_int_equal(metrics_child_set(c, 5), METRICS_EINVAL); /* not a gauge */
-    assert_int_equal(metrics_child_observe(c, 5), METRICS_EINVAL);
-    assert_int_equal(metrics_gauge_set(&req, LABELS("GET", "200"), 1), METRICS_EINVAL);
-    assert_int_equal(metrics_counter_add(&req, LABELS("GET", NULL), 1), METRICS_EINVAL);
-    assert_int_equal(metrics_counter_add(&req, NULL, 1), METRICS_EINVAL);
+    assert_int_equal(metrics_child_add(c, -1), HCP_EINVAL);
+    assert_int_equal(metrics_child_add(c, NAN), HCP_EINVAL);
+    assert_int_equal(metrics_child_add(c, INFINITY), HCP_EINVAL);
+    assert_int_equal(metrics_child_set(c, 5), HCP_EINVAL); /* not a gauge */
+    assert_int_equal(metrics_child_observe(c, 5), HCP_EINVAL);
+    assert_int_equal(metrics_gauge_set(&req, LABELS("GET", "200"), 1), HCP_EINVAL);
+    assert_int_equal(metrics_counter_add(&req, LABELS("GET", NULL), 1), HCP_EINVAL);
+    assert_int_equal(metrics_counter_add(&req, NULL, 1), HCP_EINVAL);
     assert_true(metrics_child_value(c) == 3);
 
     metrics_buf_init(&b);
@@ -215,7 +216,7 @@ static void test_counter_vec_golden(void **state)
 
     assert_int_equal(metrics_counter_add(&restarts, NULL, 4), 0);
     assert_int_equal(metrics_child_remove(&req, LABELS("PATCH", "200")), 0);
-    assert_int_equal(metrics_child_remove(&req, LABELS("PATCH", "200")), METRICS_EINVAL);
+    assert_int_equal(metrics_child_remove(&req, LABELS("PATCH", "200")), HCP_EINVAL);
     assert_true(metrics_child_value(metrics_child_get(&req, LABELS("GET", "404"))) == 0.5);
     metrics_buf_init(&b);
     assert_int_equal(metrics_registry_render(&r, &b), 0);
@@ -270,7 +271,7 @@ static void test_gauge_and_histogram_golden(void **state)
     c = metrics_child_get(&g, NULL);
     assert_int_equal(metrics_child_set(c, 7), 0);
     assert_int_equal(metrics_child_gauge_add(c, -9.5), 0);
-    assert_int_equal(metrics_child_add(c, 1), METRICS_EINVAL); /* not a counter */
+    assert_int_equal(metrics_child_add(c, 1), HCP_EINVAL); /* not a counter */
 
     /* A value equal to a bound falls in that bucket; above all bounds only in +Inf. */
     assert_int_equal(metrics_histogram_observe(&h, LABELS("NodePool"), 0.05), 0);
@@ -278,7 +279,7 @@ static void test_gauge_and_histogram_golden(void **state)
     assert_int_equal(metrics_histogram_observe(&h, LABELS("NodePool"), 5), 0);
     assert_int_equal(metrics_histogram_observe(&h, LABELS("NodePool"), 20), 0);
     assert_int_equal(metrics_histogram_observe(&h, LABELS("HostedCluster"), 1), 0);
-    assert_int_equal(metrics_histogram_observe(&h, LABELS("HostedCluster"), NAN), METRICS_EINVAL);
+    assert_int_equal(metrics_histogram_observe(&h, LABELS("HostedCluster"), NAN), HCP_EINVAL);
     c = metrics_child_get(&h, LABELS("NodePool"));
     assert_int_equal(metrics_child_count(c), 4);
     assert_true(fabs(metrics_child_value(c) - 25.15) < 1e-9);
@@ -325,24 +326,24 @@ static void test_register_errors(void **state)
     metrics_registry_init(&r);
     assert_int_equal(metrics_register(&r, &a,
                                       &(metrics_desc){.name = "bad-name", .type = METRICS_GAUGE}),
-                     METRICS_EINVAL);
+                     HCP_EINVAL);
     assert_non_null(strstr(r.err, "bad-name"));
     assert_int_equal(
         metrics_register(&r, &a,
                          &(metrics_desc){.name = "m", .type = METRICS_GAUGE,
                                          .labels = LABELS("ok", "not-ok", NULL)}),
-        METRICS_EINVAL);
+        HCP_EINVAL);
     assert_non_null(strstr(r.err, "not-ok"));
     assert_int_equal(
         metrics_register(&r, &a,
                          &(metrics_desc){.name = "m", .type = METRICS_GAUGE,
                                          .labels = LABELS("__reserved", NULL)}),
-        METRICS_EINVAL);
+        HCP_EINVAL);
     assert_int_equal(
         metrics_register(&r, &a,
                          &(metrics_desc){.name = "m", .type = METRICS_GAUGE,
                                          .labels = LABELS("x", "x", NULL)}),
-        METRICS_EINVAL);
+        HCP_EINVAL);
     assert_non_null(strstr(r.err, "duplicate"));
     assert_int_equal(
         metrics_register(&r, &a,
@@ -350,27 +351,27 @@ static void test_register_errors(void **state)
                                          .type = METRICS_GAUGE,
                                          .labels = LABELS("a", "b", "c", "d", "e", "f", "g", "h",
                                                           "i", NULL)}),
-        METRICS_EINVAL);
+        HCP_EINVAL);
     assert_int_equal(metrics_register(&r, &a,
                                       &(metrics_desc){.name = "m_seconds",
                                                       .type = METRICS_HISTOGRAM,
                                                       .labels = LABELS("le", NULL)}),
-                     METRICS_EINVAL);
+                     HCP_EINVAL);
     assert_int_equal(metrics_register(&r, &a,
                                       &(metrics_desc){.name = "m_seconds",
                                                       .type = METRICS_HISTOGRAM,
                                                       .buckets = bad_bounds,
                                                       .nbuckets = 2}),
-                     METRICS_EINVAL);
+                     HCP_EINVAL);
     assert_non_null(strstr(r.err, "increasing"));
     assert_int_equal(metrics_register(&r, &a,
                                       &(metrics_desc){.name = "m_seconds",
                                                       .type = METRICS_HISTOGRAM,
                                                       .buckets = inf_bounds,
                                                       .nbuckets = 2}),
-                     METRICS_EINVAL);
+                     HCP_EINVAL);
     assert_int_equal(metrics_register(&r, &a, &(metrics_desc){.name = "m", .type = 42}),
-                     METRICS_EINVAL);
+                     HCP_EINVAL);
     assert_null(r.head);
 
     /* A label named "le" is fine outside histograms; names must be unique. */
@@ -379,11 +380,11 @@ static void test_register_errors(void **state)
                                                       .labels = LABELS("le", NULL)}),
                      0);
     assert_int_equal(metrics_register(&r, &b, &(metrics_desc){.name = "m", .type = METRICS_COUNTER}),
-                     METRICS_EEXIST);
+                     HCP_EEXIST);
     assert_non_null(strstr(r.err, "already registered"));
     /* The same struct twice must not corrupt the list. */
     assert_int_equal(metrics_register(&r, &a, &(metrics_desc){.name = "other", .type = METRICS_GAUGE}),
-                     METRICS_EEXIST);
+                     HCP_EEXIST);
     assert_string_equal(a.name, "m");
     assert_ptr_equal(r.head, &a);
     assert_ptr_equal(r.tail, &a);
@@ -417,8 +418,8 @@ static int collect_hist(metrics_emitter *e, void *ud)
     const uint64_t bad[] = {3, 1};
 
     (void)ud;
-    assert_int_equal(metrics_emit(e, NULL, 1), METRICS_EINVAL); /* histograms need emit_histogram */
-    assert_int_equal(metrics_emit_histogram(e, NULL, bad, 3, 1), METRICS_EINVAL);
+    assert_int_equal(metrics_emit(e, NULL, 1), HCP_EINVAL); /* histograms need emit_histogram */
+    assert_int_equal(metrics_emit_histogram(e, NULL, bad, 3, 1), HCP_EINVAL);
     return 0;
 }
 
@@ -460,7 +461,7 @@ static void test_collectors(void **state)
                      0);
     /* Collector families own no children. */
     assert_null(metrics_child_get(&pending, LABELS("a", "b", "c", "d")));
-    assert_int_equal(metrics_gauge_set(&pending, LABELS("a", "b", "c", "d"), 1), METRICS_EINVAL);
+    assert_int_equal(metrics_gauge_set(&pending, LABELS("a", "b", "c", "d"), 1), HCP_EINVAL);
 
     /* Values are computed per render: the second NodePool sample counts the calls. */
     want_head = "# HELP change_management_change_pending 0 none, 1 initiated, 2 blocked.\n"
@@ -493,13 +494,13 @@ static void test_collectors(void **state)
 
     st.fail = 1;
     metrics_buf_init(&b);
-    assert_int_equal(metrics_registry_render(&r, &b), METRICS_ECALLBACK);
+    assert_int_equal(metrics_registry_render(&r, &b), HCP_ECALLBACK);
     assert_non_null(strstr(r.err, "change_management_change_pending"));
     metrics_buf_free(&b);
     st.fail = 0;
     st.bad_emit = 1;
     metrics_buf_init(&b);
-    assert_int_equal(metrics_registry_render(&r, &b), METRICS_ECALLBACK);
+    assert_int_equal(metrics_registry_render(&r, &b), HCP_ECALLBACK);
     metrics_buf_free(&b);
 
     assert_int_equal(metrics_register(&r, &bad_hist,
@@ -511,7 +512,7 @@ static void test_collectors(void **state)
                      0);
     st.bad_emit = 0;
     metrics_buf_init(&b);
-    assert_int_equal(metrics_registry_render(&r, &b), METRICS_ECALLBACK);
+    assert_int_equal(metrics_registry_render(&r, &b), HCP_ECALLBACK);
     assert_non_null(strstr(r.err, "bad_seconds"));
     metrics_buf_free(&b);
     metrics_registry_free(&r);
@@ -562,7 +563,7 @@ static void test_many_label_sets(void **state)
         v[0] = i % 2 ? "a" : "b";
         v[1] = name;
         if (i % 3 == 0)
-            assert_int_equal(metrics_child_remove(&f, v), METRICS_EINVAL);
+            assert_int_equal(metrics_child_remove(&f, v), HCP_EINVAL);
         else
             assert_true(metrics_child_value(metrics_child_get(&f, v)) == i);
     }

@@ -88,8 +88,8 @@ static void reason_token(const char *reason, char *buf, size_t len)
 static int set(json_t *obj, const char *key, json_t *v)
 {
     if (v == NULL)
-        return BEHAVIOR_ENOMEM;
-    return json_object_set_new(obj, key, v) == 0 ? 0 : BEHAVIOR_ENOMEM;
+        return HCP_ENOMEM;
+    return json_object_set_new(obj, key, v) == 0 ? 0 : HCP_ENOMEM;
 }
 
 /* {"state", "startTime", "endTime", "reason"} for the period [start, end)
@@ -103,7 +103,7 @@ static int state_json(const policy_t *p, sched_t *s, int permitted, sched_time_t
 
     *out = NULL;
     if (o == NULL)
-        return BEHAVIOR_ENOMEM;
+        return HCP_ENOMEM;
     reason_at(p, s, at, permitted, reason, sizeof reason);
     if ((rc = set(o, "state", json_string(state_name(permitted)))) < 0 ||
         (rc = set(o, "startTime", time_json(start))) < 0 ||
@@ -217,11 +217,11 @@ static int history(const policy_t *p, sched_t *s, sched_time_t now, const json_t
     }
 
     if ((arr = json_array()) == NULL)
-        return BEHAVIOR_ENOMEM;
+        return HCP_ENOMEM;
     for (i = 0; i < nm; i++) {
         json_t *e = json_object();
         if (e == NULL || json_array_append_new(arr, e) != 0) {
-            rc = BEHAVIOR_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
         if ((rc = set(e, "strategy", json_string(merged[i].strategy))) < 0 ||
@@ -246,7 +246,7 @@ static int upcoming(sched_t *s, sched_time_t now, json_t **out)
 
     *out = NULL;
     if (arr == NULL)
-        return BEHAVIOR_ENOMEM;
+        return HCP_ENOMEM;
     for (n = 0; n < BEHAVIOR_UPCOMING; n++) {
         json_t *e;
         if ((rc = sched_next(s, t, &iv)) < 0)
@@ -255,7 +255,7 @@ static int upcoming(sched_t *s, sched_time_t now, json_t **out)
             break;
         e = json_object();
         if (e == NULL || json_array_append_new(arr, e) != 0) {
-            rc = BEHAVIOR_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
         if ((rc = set(e, "startTime", time_json(iv.start))) < 0 ||
@@ -285,7 +285,7 @@ static int condition(const char *type, int status, const char *reason, const cha
 
     *out = NULL;
     if (c == NULL)
-        return BEHAVIOR_ENOMEM;
+        return HCP_ENOMEM;
     for (i = 0; json_is_array(conds) && i < json_array_size(conds); i++) {
         const json_t *pc = json_array_get(conds, i);
         const json_t *pt = json_object_get(pc, "type"), *ps = json_object_get(pc, "status");
@@ -312,18 +312,51 @@ fail:
     return rc;
 }
 
+/* The Ready and ChangesRestricted conditions, added to status (which owns
+ * them from then on). Returns 0 or HCP_ENOMEM. */
+static int conditions(const policy_t *p, sched_t *s, sched_time_t now, int permitted,
+                      const json_t *prev_status, json_t *status)
+{
+    char reason[REASONLEN], token[64], msg[REASONLEN + 128];
+    json_t *conds, *v;
+    int rc;
+
+    if ((conds = json_array()) == NULL)
+        return HCP_ENOMEM;
+    if ((rc = set(status, "conditions", conds)) < 0)
+        return rc;
+    if ((rc = condition("Ready", p->valid, p->valid ? "PolicyValid" : "InvalidSpec",
+                        p->valid ? "the policy is valid and its schedule is computed"
+                                 : p->message,
+                        p->generation, now, prev_status, &v)) < 0 ||
+        json_array_append_new(conds, v) != 0) {
+        return rc < 0 ? rc : HCP_ENOMEM;
+    }
+    reason_at(p, s, now, permitted, reason, sizeof reason);
+    reason_token(reason, token, sizeof token);
+    if (permitted)
+        snprintf(msg, sizeof msg, "changes are permitted (%s)", reason);
+    else
+        snprintf(msg, sizeof msg, "changes are paused (%s)", reason);
+    if ((rc = condition("ChangesRestricted", !permitted, token, msg, p->generation, now,
+                        prev_status, &v)) < 0 ||
+        json_array_append_new(conds, v) != 0) {
+        return rc < 0 ? rc : HCP_ENOMEM;
+    }
+    return 0;
+}
+
 int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_status,
                     json_t **out)
 {
-    char reason[REASONLEN], token[64], msg[REASONLEN + 128];
     sched_time_t start = SCHED_NEG_INF, end = SCHED_POS_INF, after = SCHED_POS_INF;
-    json_t *status = NULL, *beh = NULL, *cur = NULL, *nxt = NULL, *v = NULL, *conds = NULL;
+    json_t *status = NULL, *beh = NULL, *cur = NULL, *nxt = NULL, *v = NULL;
     sched_t *s;
     int permitted, rc;
 
     *out = NULL;
     if ((s = policy_schedule(p)) == NULL)
-        return BEHAVIOR_ENOMEM;
+        return HCP_ENOMEM;
     if ((rc = permitted = sched_permitted(s, now)) < 0)
         goto fail;
     if ((rc = sched_prev_transition(s, now, &start)) < 0)
@@ -341,7 +374,7 @@ int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_stat
             after = SCHED_POS_INF;
     }
 
-    rc = BEHAVIOR_ENOMEM;
+    rc = HCP_ENOMEM;
     if ((status = json_object()) == NULL || (beh = json_object()) == NULL)
         goto fail;
     if ((rc = state_json(p, s, permitted, start, end, now, &cur)) < 0)
@@ -352,7 +385,7 @@ int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_stat
         if ((rc = state_json(p, s, !permitted, end, after, end, &nxt)) < 0)
             goto fail;
     } else if ((nxt = json_null()) == NULL) {
-        rc = BEHAVIOR_ENOMEM;
+        rc = HCP_ENOMEM;
         goto fail;
     }
     if ((rc = set(beh, "next", nxt)) < 0)
@@ -369,32 +402,8 @@ int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_stat
     if (rc < 0)
         goto fail;
 
-    if ((conds = json_array()) == NULL) {
-        rc = BEHAVIOR_ENOMEM;
+    if ((rc = conditions(p, s, now, permitted, prev_status, status)) < 0)
         goto fail;
-    }
-    if ((rc = set(status, "conditions", conds)) < 0)
-        goto fail;
-    if ((rc = condition("Ready", p->valid, p->valid ? "PolicyValid" : "InvalidSpec",
-                        p->valid ? "the policy is valid and its schedule is computed"
-                                 : p->message,
-                        p->generation, now, prev_status, &v)) < 0 ||
-        json_array_append_new(conds, v) != 0) {
-        rc = rc < 0 ? rc : BEHAVIOR_ENOMEM;
-        goto fail;
-    }
-    reason_at(p, s, now, permitted, reason, sizeof reason);
-    reason_token(reason, token, sizeof token);
-    if (permitted)
-        snprintf(msg, sizeof msg, "changes are permitted (%s)", reason);
-    else
-        snprintf(msg, sizeof msg, "changes are paused (%s)", reason);
-    if ((rc = condition("ChangesRestricted", !permitted, token, msg, p->generation, now,
-                        prev_status, &v)) < 0 ||
-        json_array_append_new(conds, v) != 0) {
-        rc = rc < 0 ? rc : BEHAVIOR_ENOMEM;
-        goto fail;
-    }
     sched_unref(s);
     *out = status;
     return 0;

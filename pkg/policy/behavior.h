@@ -11,10 +11,11 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "policy/policy.h"
 #include "schedule/schedule.h"
 
-#define BEHAVIOR_ENOMEM (-12) /* allocation failed */
+/* Errors: HCP_ENOMEM (base/error.h) when allocation fails. */
 
 #define BEHAVIOR_UPCOMING 5 /* permitted windows listed in `upcoming` */
 #define BEHAVIOR_HISTORY 5  /* transitions kept in `history` */
@@ -50,7 +51,7 @@
  * behaves as Restrictive. prev_status (borrowed, may be NULL) is the object
  * previously written; malformed parts of it are ignored. Condition
  * lastTransitionTime is carried over while a condition's status is
- * unchanged. Returns 0 with *out a new reference, or BEHAVIOR_ENOMEM or an
+ * unchanged. Returns 0 with *out a new reference, or HCP_ENOMEM or an
  * engine error with *out NULL. */
 int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_status,
                     json_t **out);

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         policy_t *p = NULL;
         stanza_t st;
 
-        if (policy_parse(doc, NOW, &p, err, sizeof err) != POLICY_ENOMEM)
+        if (policy_parse(doc, NOW, &p, err, sizeof err) != HCP_ENOMEM)
             policy_free(p);
         (void)stanza_parse(doc, &st);
         if (stanza_resolve(&st, "ns", NULL, NULL, &r) == 0) {

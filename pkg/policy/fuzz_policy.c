@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     doc = json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (doc == NULL)
         return 0;
-    if (policy_parse(doc, NOW, &p, err, sizeof err) != POLICY_ENOMEM && p != NULL) {
+    if (policy_parse(doc, NOW, &p, err, sizeof err) != HCP_ENOMEM && p != NULL) {
         if (p->valid) {
             sched_t *sc = policy_schedule(p);
             if (sc != NULL) {

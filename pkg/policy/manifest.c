@@ -8,16 +8,10 @@
 
 #include <libfyaml.h>
 
+#include "base/yaml.h"
 #include "policy/quote.h"
 
 #define SCALAR_MAX 64 /* longest scalar considered as a number */
-
-static int seterr(char *err, size_t errlen, int rc, const char *msg)
-{
-    if (err != NULL && errlen > 0)
-        snprintf(err, errlen, "%s", msg);
-    return rc;
-}
 
 static int eq(const char *s, size_t len, const char *lit)
 {
@@ -119,159 +113,147 @@ static int is_str_tag(const char *tag, size_t len)
     return eq(tag, len, "!!str") || eq(tag, len, "tag:yaml.org,2002:str") || eq(tag, len, "!");
 }
 
-/* Converts a YAML node to a new JSON value. Returns 0, MANIFEST_EINVAL with
- * err filled, or MANIFEST_ENOMEM. */
-static int convert(struct fy_node *n, int depth, json_t **out, char *err, size_t errlen)
+/* The bytes a YAML stream was parsed from (scalars are read from them). */
+typedef struct source {
+    const char *data; /* borrowed */
+    size_t len;
+} source;
+
+static int convert(const source *src, struct fy_node *n, int depth, json_t **out, char *err,
+                   size_t errlen);
+
+/* A scalar (n may be NULL: an empty document) as a new JSON value, typed by
+ * the YAML 1.2 core schema unless quoted or tagged !!str. */
+static int convert_scalar(const source *src, struct fy_node *n, json_t **out, char *err,
+                          size_t errlen)
 {
-    json_t *v = NULL;
+    size_t len = 0, taglen = 0;
+    char *s = n != NULL ? hcp_yaml_scalar(n, src->data, src->len, &len) : strdup("");
+    const char *tag = n != NULL ? fy_node_get_tag(n, &taglen) : NULL;
+    json_t *v;
+
+    if (s == NULL)
+        return HCP_ENOMEM;
+    if (n != NULL &&
+        (fy_node_get_style(n) != FYNS_PLAIN || (tag != NULL && is_str_tag(tag, taglen))))
+        v = json_stringn(s, len);
+    else
+        v = plain_scalar(s, len);
+    free(s);
+    if (v == NULL) {
+        /* json_stringn() refuses invalid UTF-8 as well as failing to
+         * allocate; the former is the user's problem. */
+        v = json_stringn_nocheck("", 0);
+        if (v == NULL)
+            return HCP_ENOMEM;
+        json_decref(v);
+        return hcp_errf(err, errlen, HCP_EINVAL, "a YAML scalar is not valid UTF-8");
+    }
+    *out = v;
+    return 0;
+}
+
+static int convert_sequence(const source *src, struct fy_node *n, int depth, json_t **out,
+                            char *err, size_t errlen)
+{
+    void *it = NULL;
+    struct fy_node *item;
+    json_t *v, *c;
     int rc;
 
-    *out = NULL;
-    if (depth > MANIFEST_MAX_DEPTH)
-        return seterr(err, errlen, MANIFEST_EINVAL, "YAML nesting is too deep");
-    if (n != NULL && fy_node_is_alias(n))
-        return seterr(err, errlen, MANIFEST_EINVAL, "YAML aliases are not supported");
-    switch (fy_node_get_type(n)) {
-    case FYNT_SCALAR: {
-        size_t len = 0, taglen = 0;
-        const char *s = n != NULL ? fy_node_get_scalar(n, &len) : NULL;
-        const char *tag = n != NULL ? fy_node_get_tag(n, &taglen) : NULL;
-        if (s == NULL) {
-            s = "";
-            len = 0;
+    if ((v = json_array()) == NULL)
+        return HCP_ENOMEM;
+    while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
+        if ((rc = convert(src, item, depth + 1, &c, err, errlen)) < 0)
+            goto fail;
+        if (json_array_append_new(v, c) != 0) {
+            rc = HCP_ENOMEM;
+            goto fail;
         }
-        if (n != NULL && (fy_node_get_style(n) != FYNS_PLAIN ||
-                          (tag != NULL && is_str_tag(tag, taglen))))
-            v = json_stringn(s, len);
-        else
-            v = plain_scalar(s, len);
-        if (v == NULL) {
-            /* json_stringn() refuses invalid UTF-8 as well as failing to
-             * allocate; the former is the user's problem. */
-            v = json_stringn_nocheck("", 0);
-            if (v == NULL)
-                return MANIFEST_ENOMEM;
-            json_decref(v);
-            return seterr(err, errlen, MANIFEST_EINVAL, "a YAML scalar is not valid UTF-8");
-        }
-        *out = v;
-        return 0;
     }
-    case FYNT_SEQUENCE: {
-        void *it = NULL;
-        struct fy_node *item;
-        if ((v = json_array()) == NULL)
-            return MANIFEST_ENOMEM;
-        while ((item = fy_node_sequence_iterate(n, &it)) != NULL) {
-            json_t *c;
-            if ((rc = convert(item, depth + 1, &c, err, errlen)) < 0)
-                goto fail;
-            if (json_array_append_new(v, c) != 0) {
-                rc = MANIFEST_ENOMEM;
-                goto fail;
-            }
-        }
-        *out = v;
-        return 0;
-    }
-    case FYNT_MAPPING: {
-        void *it = NULL;
-        struct fy_node_pair *pair;
-        if ((v = json_object()) == NULL)
-            return MANIFEST_ENOMEM;
-        while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
-            struct fy_node *k = fy_node_pair_key(pair);
-            const char *ks;
-            size_t klen = 0;
-            char *key;
-            json_t *c;
-            if (k == NULL || fy_node_get_type(k) != FYNT_SCALAR || fy_node_is_alias(k)) {
-                rc = seterr(err, errlen, MANIFEST_EINVAL, "YAML mapping keys must be scalars");
-                goto fail;
-            }
-            ks = fy_node_get_scalar(k, &klen);
-            if (ks == NULL || memchr(ks, '\0', klen) != NULL) {
-                rc = seterr(err, errlen, MANIFEST_EINVAL, "a YAML mapping key is not a string");
-                goto fail;
-            }
-            if ((key = strndup(ks, klen)) == NULL) {
-                rc = MANIFEST_ENOMEM;
-                goto fail;
-            }
-            if (json_object_get(v, key) != NULL) {
-                char q[QUOTE_BUFLEN], msg[QUOTE_BUFLEN + 32];
-                quote_string(key, q, sizeof q);
-                snprintf(msg, sizeof msg, "duplicate key %s", q);
-                free(key);
-                rc = seterr(err, errlen, MANIFEST_EINVAL, msg);
-                goto fail;
-            }
-            if ((rc = convert(fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0) {
-                free(key);
-                goto fail;
-            }
-            /* json_object_set_new() validates the key as UTF-8. */
-            if (json_object_set_new(v, key, c) != 0) {
-                free(key);
-                rc = seterr(err, errlen, MANIFEST_EINVAL, "a YAML mapping key is not valid UTF-8");
-                goto fail;
-            }
-            free(key);
-        }
-        *out = v;
-        return 0;
-    }
-    }
-    return seterr(err, errlen, MANIFEST_EINVAL, "unknown YAML node type");
+    *out = v;
+    return 0;
 fail:
     json_decref(v);
     return rc;
 }
 
-/* Strict UTF-8 (no overlong forms, surrogates or code points past
- * U+10FFFF) and no NUL bytes. Returns the offset of the first bad byte, or
- * len when all are good. libfyaml is only ever given input that passes: some
- * of its versions loop forever on malformed UTF-8 in directives. */
-static size_t bad_utf8(const unsigned char *s, size_t len)
+/* The key of a mapping pair as a new C string (no NUL inside). */
+static int mapping_key(const source *src, struct fy_node *k, char **key, char *err,
+                       size_t errlen)
 {
-    size_t i = 0;
+    size_t klen = 0;
 
-    while (i < len) {
-        unsigned char c = s[i];
-        size_t n, k;
-        uint32_t cp;
-
-        if (c == 0)
-            return i;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (len - i <= n)
-            return i;
-        for (k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return i;
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return i;
-        i += n + 1;
+    *key = NULL;
+    if (k == NULL || fy_node_get_type(k) != FYNT_SCALAR || fy_node_is_alias(k))
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML mapping keys must be scalars");
+    if ((*key = hcp_yaml_scalar(k, src->data, src->len, &klen)) == NULL)
+        return HCP_ENOMEM;
+    if (memchr(*key, '\0', klen) != NULL) {
+        free(*key);
+        *key = NULL;
+        return hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not a string");
     }
-    return len;
+    return 0;
+}
+
+static int convert_mapping(const source *src, struct fy_node *n, int depth, json_t **out,
+                           char *err, size_t errlen)
+{
+    void *it = NULL;
+    struct fy_node_pair *pair;
+    char *key = NULL;
+    json_t *v, *c;
+    int rc;
+
+    if ((v = json_object()) == NULL)
+        return HCP_ENOMEM;
+    while ((pair = fy_node_mapping_iterate(n, &it)) != NULL) {
+        if ((rc = mapping_key(src, fy_node_pair_key(pair), &key, err, errlen)) < 0)
+            goto fail;
+        if (json_object_get(v, key) != NULL) {
+            char q[QUOTE_BUFLEN];
+            quote_string(key, q, sizeof q);
+            rc = hcp_errf(err, errlen, HCP_EINVAL, "duplicate key %s", q);
+            goto fail;
+        }
+        if ((rc = convert(src, fy_node_pair_value(pair), depth + 1, &c, err, errlen)) < 0)
+            goto fail;
+        /* json_object_set_new() validates the key as UTF-8. */
+        if (json_object_set_new(v, key, c) != 0) {
+            rc = hcp_errf(err, errlen, HCP_EINVAL, "a YAML mapping key is not valid UTF-8");
+            goto fail;
+        }
+        free(key);
+        key = NULL;
+    }
+    *out = v;
+    return 0;
+fail:
+    free(key);
+    json_decref(v);
+    return rc;
+}
+
+/* Converts a YAML node to a new JSON value. Returns 0, HCP_EINVAL with
+ * err filled, or HCP_ENOMEM. */
+static int convert(const source *src, struct fy_node *n, int depth, json_t **out, char *err,
+                   size_t errlen)
+{
+    *out = NULL;
+    if (depth > MANIFEST_MAX_DEPTH)
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML nesting is too deep");
+    if (n != NULL && fy_node_is_alias(n))
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML aliases are not supported");
+    switch (fy_node_get_type(n)) {
+    case FYNT_SCALAR:
+        return convert_scalar(src, n, out, err, errlen);
+    case FYNT_SEQUENCE:
+        return convert_sequence(src, n, depth, out, err, errlen);
+    case FYNT_MAPPING:
+        return convert_mapping(src, n, depth, out, err, errlen);
+    }
+    return hcp_errf(err, errlen, HCP_EINVAL, "unknown YAML node type");
 }
 
 /* Diagnostics are collected, never printed: the caller decides what to say. */
@@ -283,20 +265,17 @@ static void silent(struct fy_diag *diag, void *user, const char *buf, size_t len
     (void)len;
 }
 
-/* Copies the first collected error into err. */
-static void diag_error(struct fy_diag *diag, char *err, size_t errlen)
+/* Copies the first collected error into err; returns HCP_EINVAL. */
+static int diag_error(struct fy_diag *diag, char *err, size_t errlen)
 {
     struct fy_diag_error *e;
     void *it = NULL;
 
-    if (err == NULL || errlen == 0)
-        return;
     e = fy_diag_errors_iterate(diag, &it);
     if (e != NULL && e->msg != NULL)
-        snprintf(err, errlen, "YAML line %d, column %d: %s", e->line, e->column,
-                 e->msg);
-    else
-        snprintf(err, errlen, "YAML line ?: not valid YAML");
+        return hcp_errf(err, errlen, HCP_EINVAL, "YAML line %d, column %d: %s", e->line,
+                        e->column, e->msg);
+    return hcp_errf(err, errlen, HCP_EINVAL, "YAML line ?: not valid YAML");
 }
 
 static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size_t errlen)
@@ -306,6 +285,7 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
     struct fy_diag *diag;
     struct fy_parser *fyp = NULL;
     struct fy_document *fyd = NULL;
+    source src = {data, len};
     int rc = 0;
 
     fy_diag_cfg_default(&dcfg);
@@ -313,18 +293,18 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
     dcfg.output_fn = silent;
     diag = fy_diag_create(&dcfg);
     if (diag == NULL)
-        return MANIFEST_ENOMEM;
+        return HCP_ENOMEM;
     fy_diag_set_collect_errors(diag, true);
     memset(&cfg, 0, sizeof cfg);
     cfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE;
     cfg.diag = diag;
     fyp = fy_parser_create(&cfg);
     if (fyp == NULL) {
-        rc = MANIFEST_ENOMEM;
+        rc = HCP_ENOMEM;
         goto fail;
     }
     if (fy_parser_set_string(fyp, data, len) != 0) {
-        rc = seterr(err, errlen, MANIFEST_EINVAL, "cannot read the YAML input");
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "cannot read the YAML input");
         goto fail;
     }
     for (;;) {
@@ -333,11 +313,11 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
         if (fyd == NULL)
             break;
         if (fy_document_root(fyd) != NULL) {
-            if ((rc = convert(fy_document_root(fyd), 0, &doc, err, errlen)) < 0)
+            if ((rc = convert(&src, fy_document_root(fyd), 0, &doc, err, errlen)) < 0)
                 goto fail;
             if (!json_is_null(doc) && json_array_append(docs, doc) != 0) {
                 json_decref(doc);
-                rc = MANIFEST_ENOMEM;
+                rc = HCP_ENOMEM;
                 goto fail;
             }
             json_decref(doc);
@@ -346,8 +326,7 @@ static int load_yaml(const char *data, size_t len, json_t *docs, char *err, size
         fyd = NULL;
     }
     if (fy_parser_get_stream_error(fyp)) {
-        diag_error(diag, err, errlen);
-        rc = MANIFEST_EINVAL;
+        rc = diag_error(diag, err, errlen);
         goto fail;
     }
     fy_parser_destroy(fyp);
@@ -373,27 +352,23 @@ int manifest_load(const char *data, size_t len, json_t **docs, char *err, size_t
         err[0] = '\0';
     arr = json_array();
     if (arr == NULL)
-        return MANIFEST_ENOMEM;
+        return HCP_ENOMEM;
     while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
         i++;
     if (i < len && data[i] == '{') {
         json_error_t je;
         json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
         if (doc == NULL) {
-            if (err != NULL && errlen > 0)
-                snprintf(err, errlen, "JSON line %d, column %d: %s", je.line, je.column,
-                         je.text);
-            rc = MANIFEST_EINVAL;
+            rc = hcp_errf(err, errlen, HCP_EINVAL, "JSON line %d, column %d: %s", je.line,
+                          je.column, je.text);
             goto fail;
         }
         if (json_array_append_new(arr, doc) != 0) {
-            rc = MANIFEST_ENOMEM;
+            rc = HCP_ENOMEM;
             goto fail;
         }
-    } else if ((i = bad_utf8((const unsigned char *)data, len)) < len) {
-        if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "YAML input is not valid UTF-8 text (byte %zu)", i);
-        rc = MANIFEST_EINVAL;
+    } else if ((i = hcp_yaml_bad_utf8(data, len)) < len) {
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "YAML input is not valid UTF-8 text (byte %zu)", i);
         goto fail;
     } else if ((rc = load_yaml(data, len, arr, err, errlen)) < 0) {
         goto fail;

@@ -15,8 +15,10 @@
 
 #include <jansson.h>
 
-#define MANIFEST_EINVAL (-22) /* not parseable; detail in err */
-#define MANIFEST_ENOMEM (-12) /* allocation failed */
+#include "base/error.h"
+
+/* Errors: HCP_EINVAL (base/error.h) when the bytes are not parseable
+ * (detail in err), HCP_ENOMEM when allocation fails. */
 
 /* Deepest nesting of mappings and sequences accepted. */
 #define MANIFEST_MAX_DEPTH 64
@@ -24,8 +26,8 @@
 /* Parses len bytes (need not be NUL-terminated) as JSON when they start with
  * '{' after optional white space, otherwise as a YAML stream. Returns 0 with
  * *docs a new JSON array (caller owns it; release with json_decref()) of the
- * non-empty documents in file order, or MANIFEST_EINVAL with err naming the
- * line and column, or MANIFEST_ENOMEM. *docs is NULL on failure. */
+ * non-empty documents in file order, or HCP_EINVAL with err naming the
+ * line and column, or HCP_ENOMEM. *docs is NULL on failure. */
 int manifest_load(const char *data, size_t len, json_t **docs, char *err, size_t errlen);
 
 #endif

@@ -21,11 +21,12 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "schedule/schedule.h"
 
-/* Error codes (negative return values). */
-#define POLICY_EINVAL (-22) /* the document is not a valid policy; detail in err */
-#define POLICY_ENOMEM (-12) /* allocation failed */
+/* Errors: functions return 0 or a negative HCP_E* code (base/error.h):
+ * HCP_EINVAL when the document is not a valid policy (detail in err),
+ * HCP_ENOMEM when allocation fails. */
 
 /* Room for any validation message policy_parse() writes. */
 #define POLICY_ERRLEN 512
@@ -76,11 +77,11 @@ typedef struct policy {
  * `now` only tells the engine where to expand first; results never depend
  * on it.
  *
- * Returns 0 with *out a new valid policy; POLICY_EINVAL with *out a new
+ * Returns 0 with *out a new valid policy; HCP_EINVAL with *out a new
  * policy whose `valid` is 0, whose `message` (and err) name the offending
  * field path and the reason, e.g.
  *   spec.maintenanceSchedule.permit.startTime: "25:00" is not a valid HH:MM time
- * and whose metadata is filled as far as it could be read; or POLICY_ENOMEM
+ * and whose metadata is filled as far as it could be read; or HCP_ENOMEM
  * with *out NULL. The caller owns *out and frees it with policy_free(). err
  * may be NULL. The document is borrowed and not modified. */
 int policy_parse(const json_t *doc, sched_time_t now, policy_t **out, char *err,

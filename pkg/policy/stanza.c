@@ -18,33 +18,6 @@ const char *stanza_strategy_name(stanza_strategy_t s)
     return STRATEGY_NAMES[s];
 }
 
-/* snprintf() into a message buffer; truncation of a long message is
- * acceptable, so it goes through vsnprintf() where the compiler does not
- * second-guess it. */
-__attribute__((format(printf, 3, 4))) static void put(char *dst, size_t len, const char *fmt,
-                                                      ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(dst, len, fmt, ap);
-    va_end(ap);
-}
-
-__attribute__((format(printf, 3, 4))) static int invalid(stanza_t *st, const char *path,
-                                                         const char *fmt, ...)
-{
-    char msg[STANZA_MSGLEN];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    put(st->error, sizeof st->error, "%s: %s", path, msg);
-    st->valid = 0;
-    return STANZA_EINVAL;
-}
-
 /* The raw text of the four stanza fields and where each came from, so that
  * both forms are validated by the same code with paths that name the field
  * the user actually wrote. */
@@ -63,9 +36,11 @@ static int string_of(stanza_t *st, const json_t *v, const char *path, const char
     if (v == NULL || json_is_null(v))
         return 0;
     if (!json_is_string(v))
-        return invalid(st, path, "must be a string, not %s", quote_json_type(v));
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL, "%s: must be a string, not %s",
+                        path, quote_json_type(v));
     if (strlen(json_string_value(v)) != json_string_length(v))
-        return invalid(st, path, "must not contain NUL characters");
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                        "%s: must not contain NUL characters", path);
     *out = json_string_value(v);
     return 0;
 }
@@ -98,7 +73,8 @@ static int until(stanza_t *st, const json_t *v, const char *path, int *has, sche
         return rc;
     if (sched_parse_rfc3339(s, t) != 0) {
         quote_string(s, q, sizeof q);
-        return invalid(st, path, "%s is not an RFC 3339 time (e.g. 2026-01-03T00:00:00Z)", q);
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                        "%s: %s is not an RFC 3339 time (e.g. 2026-01-03T00:00:00Z)", path, q);
     }
     *has = 1;
     return 0;
@@ -117,7 +93,8 @@ static int interpret(stanza_t *st, const raw_t *r)
     if (policy != NULL) {
         if (!valid_name(policy)) {
             quote_string(policy, q, sizeof q);
-            return invalid(st, r->policy_path, "%s is not a valid policy name", q);
+            return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                            "%s: %s is not a valid policy name", r->policy_path, q);
         }
         snprintf(st->policy, sizeof st->policy, "%s", policy);
     }
@@ -129,7 +106,8 @@ static int interpret(stanza_t *st, const raw_t *r)
         return rc;
     if (strategy == NULL) {
         if (policy == NULL)
-            return invalid(st, r->strategy_path, "required field is missing");
+            return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                            "%s: required field is missing", r->strategy_path);
         st->strategy = STANZA_BY_POLICY;
         return 0;
     }
@@ -138,18 +116,21 @@ static int interpret(stanza_t *st, const raw_t *r)
             break;
     if (i == 5) {
         quote_string(strategy, q, sizeof q);
-        return invalid(st, r->strategy_path,
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL, "%s: "
                        "%s is not one of ByPolicy, Permissive, Restrictive, PermissiveUntil, "
-                       "RestrictiveUntil",
+                       "RestrictiveUntil", r->strategy_path,
                        q);
     }
     st->strategy = (stanza_strategy_t)i;
     if (st->strategy == STANZA_BY_POLICY && policy == NULL)
-        return invalid(st, r->policy_path, "required when strategy is ByPolicy");
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                        "%s: required when strategy is ByPolicy", r->policy_path);
     if (st->strategy == STANZA_PERMISSIVE_UNTIL && !st->has_permissive_until)
-        return invalid(st, r->permissive_path, "required when strategy is PermissiveUntil");
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                        "%s: required when strategy is PermissiveUntil", r->permissive_path);
     if (st->strategy == STANZA_RESTRICTIVE_UNTIL && !st->has_restrictive_until)
-        return invalid(st, r->restrictive_path, "required when strategy is RestrictiveUntil");
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                        "%s: required when strategy is RestrictiveUntil", r->restrictive_path);
     return 0;
 }
 
@@ -160,14 +141,15 @@ static int from_spec(stanza_t *st, const json_t *cm, raw_t *r)
     json_t *val, *bp;
 
     if (!json_is_object(cm))
-        return invalid(st, P, "must be an object, not %s", quote_json_type(cm));
+        return hcp_errf(st->error, sizeof st->error, HCP_EINVAL, "%s: must be an object, not %s", P,
+                        quote_json_type(cm));
     json_object_foreach((json_t *)cm, key, val) {
         if (strcmp(key, "strategy") != 0 && strcmp(key, "byPolicy") != 0 &&
             strcmp(key, "permissiveUntil") != 0 && strcmp(key, "restrictiveUntil") != 0) {
             char name[QUOTE_BUFLEN], path[PATHLEN + QUOTE_BUFLEN];
             quote_name(key, name, sizeof name);
-            put(path, sizeof path, "%s.%s", P, name);
-            return invalid(st, path, "unknown field");
+            snprintf(path, sizeof path, "%s.%s", P, name);
+            return hcp_errf(st->error, sizeof st->error, HCP_EINVAL, "%s: unknown field", path);
         }
     }
     snprintf(r->strategy_path, PATHLEN, "%s.strategy", P);
@@ -180,19 +162,29 @@ static int from_spec(stanza_t *st, const json_t *cm, raw_t *r)
     bp = json_object_get(cm, "byPolicy");
     if (bp != NULL && !json_is_null(bp)) {
         if (!json_is_object(bp))
-            return invalid(st, "spec.changeManagement.byPolicy", "must be an object, not %s",
-                           quote_json_type(bp));
+            return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
+                            "%s: must be an object, not %s", "spec.changeManagement.byPolicy",
+                            quote_json_type(bp));
         json_object_foreach(bp, key, val) {
             if (strcmp(key, "name") != 0) {
                 char name[QUOTE_BUFLEN], path[PATHLEN + QUOTE_BUFLEN];
                 quote_name(key, name, sizeof name);
-                put(path, sizeof path, "spec.changeManagement.byPolicy.%s", name);
-                return invalid(st, path, "unknown field");
+                snprintf(path, sizeof path, "spec.changeManagement.byPolicy.%s", name);
+                return hcp_errf(st->error, sizeof st->error, HCP_EINVAL, "%s: unknown field", path);
             }
         }
         r->policy = json_object_get(bp, "name");
     }
     return 0;
+}
+
+/* Passes rc through; an invalid stanza (HCP_EINVAL, message already in
+ * st->error) is marked so that resolution restricts changes. */
+static int settle(stanza_t *st, int rc)
+{
+    if (rc == HCP_EINVAL)
+        st->valid = 0;
+    return rc;
 }
 
 int stanza_parse(const json_t *obj, stanza_t *out)
@@ -213,8 +205,8 @@ int stanza_parse(const json_t *obj, stanza_t *out)
         out->present = 1;
         out->from_spec = 1;
         if ((rc = from_spec(out, cm, &r)) < 0)
-            return rc;
-        return interpret(out, &r);
+            return settle(out, rc);
+        return settle(out, interpret(out, &r));
     }
     md = json_object_get(obj, "metadata");
     ann = json_is_object(md) ? json_object_get(md, "annotations") : NULL;
@@ -239,14 +231,14 @@ int stanza_parse(const json_t *obj, stanza_t *out)
         r.restrictive_until == NULL)
         return 0;
     out->present = 1;
-    return interpret(out, &r);
+    return settle(out, interpret(out, &r));
 }
 
 /* ---- resolution ----------------------------------------------------------- */
 
 /* The referenced policy's timeline (new reference), or NULL with *reason and
  * msg describing why it cannot be used. Returns 0, the lookup's error, or
- * STANZA_ENOMEM. */
+ * HCP_ENOMEM. */
 static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
                       sched_t **out, const char **reason, char *msg, size_t msglen)
 {
@@ -266,27 +258,81 @@ static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn looku
     }
     if (!ref.found) {
         *reason = "PolicyNotFound";
-        put(msg, msglen, "policy %s not found in namespace %s", qn, qs);
+        if (snprintf(msg, msglen, "policy %s not found in namespace %s", qn, qs) < 0)
+            msg[0] = '\0';
         return 0;
     }
     if (!ref.ready || ref.sched == NULL) {
         *reason = "PolicyNotReady";
-        put(msg, msglen, "policy %s in namespace %s is not Ready%s%s", qn, qs,
-                 ref.message != NULL && ref.message[0] ? ": " : "",
-                 ref.message != NULL ? ref.message : "");
+        if (snprintf(msg, msglen, "policy %s in namespace %s is not Ready%s%s", qn, qs,
+                     ref.message != NULL && ref.message[0] ? ": " : "",
+                     ref.message != NULL ? ref.message : "") < 0)
+            msg[0] = '\0';
         return 0;
     }
     *out = sched_ref(ref.sched);
-    return *out == NULL ? STANZA_ENOMEM : 0;
+    return *out == NULL ? HCP_ENOMEM : 0;
+}
+
+/* The PermissiveUntil and RestrictiveUntil strategies: permitted (or
+ * restricted) before the instant, then the referenced policy or the
+ * opposite fixed strategy. Returns 0, the lookup's error, or HCP_ENOMEM. */
+static int resolve_until(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
+                         const char *qn, stanza_resolution_t *out)
+{
+    char why[STANZA_MSGLEN], when[32];
+    const char *bad = NULL;
+    sched_t *base = NULL, *edge = NULL;
+    int permissive = st->strategy == STANZA_PERMISSIVE_UNTIL, rc = HCP_ENOMEM;
+    sched_time_t t = permissive ? st->permissive_until : st->restrictive_until;
+
+    sched_format_utc(t, when, sizeof when);
+    out->reason = permissive ? "PermissiveUntil" : "RestrictiveUntil";
+    if (st->policy[0] != '\0') {
+        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
+            goto fail;
+        if (bad != NULL) {
+            out->reason = bad;
+            out->degraded = 1;
+            base = sched_never();
+            if (snprintf(out->message, sizeof out->message,
+                         "%s until %s, then restricted because %s",
+                         permissive ? "permitted" : "restricted", when, why) < 0)
+                out->message[0] = '\0';
+        } else {
+            snprintf(out->message, sizeof out->message, "%s until %s, then policy %s",
+                     permissive ? "permitted" : "restricted", when, qn);
+        }
+    } else {
+        base = permissive ? sched_never() : sched_always();
+        snprintf(out->message, sizeof out->message, "%s until %s, then %s",
+                 permissive ? "permitted" : "restricted", when,
+                 permissive ? "Restrictive" : "Permissive");
+    }
+    if (base == NULL) {
+        rc = HCP_ENOMEM;
+        goto fail;
+    }
+    edge = permissive ? sched_before(t) : sched_after(t);
+    if (edge == NULL) {
+        rc = HCP_ENOMEM;
+        goto fail;
+    }
+    out->sched = permissive ? sched_or(edge, base) : sched_and(edge, base);
+    rc = out->sched == NULL ? HCP_ENOMEM : 0;
+fail:
+    sched_unref(edge);
+    sched_unref(base);
+    return rc;
 }
 
 int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
                    stanza_resolution_t *out)
 {
-    char why[STANZA_MSGLEN], when[32], qn[QUOTE_BUFLEN];
+    char why[STANZA_MSGLEN], qn[QUOTE_BUFLEN];
     const char *bad = NULL;
     sched_t *base = NULL, *edge = NULL;
-    int rc = STANZA_ENOMEM;
+    int rc = HCP_ENOMEM;
 
     memset(out, 0, sizeof *out);
     why[0] = '\0';
@@ -295,29 +341,31 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
     if (!st->present) {
         out->strategy = STANZA_PERMISSIVE;
         out->reason = "Permissive";
-        put(out->message, sizeof out->message,
+        snprintf(out->message, sizeof out->message,
                  "no changeManagement stanza: changes are always permitted");
         out->sched = sched_always();
-        return out->sched == NULL ? STANZA_ENOMEM : 0;
+        return out->sched == NULL ? HCP_ENOMEM : 0;
     }
     if (!st->valid) {
         out->strategy = STANZA_RESTRICTIVE;
         out->reason = "InvalidChangeManagement";
         out->degraded = 1;
-        put(out->message, sizeof out->message, "%s; changes are restricted", st->error);
+        if (snprintf(out->message, sizeof out->message, "%s; changes are restricted",
+                     st->error) < 0)
+            out->message[0] = '\0';
         out->sched = sched_never();
-        return out->sched == NULL ? STANZA_ENOMEM : 0;
+        return out->sched == NULL ? HCP_ENOMEM : 0;
     }
     switch (st->strategy) {
     case STANZA_PERMISSIVE:
         out->reason = "Permissive";
-        put(out->message, sizeof out->message,
+        snprintf(out->message, sizeof out->message,
                  "strategy Permissive: changes are always permitted");
         out->sched = sched_always();
         break;
     case STANZA_RESTRICTIVE:
         out->reason = "Restrictive";
-        put(out->message, sizeof out->message,
+        snprintf(out->message, sizeof out->message,
                  "strategy Restrictive: changes are never permitted");
         out->sched = sched_never();
         break;
@@ -327,56 +375,22 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
         if (bad != NULL) {
             out->reason = bad;
             out->degraded = 1;
-            put(out->message, sizeof out->message, "%s; changes are restricted", why);
+            snprintf(out->message, sizeof out->message, "%s; changes are restricted", why);
             out->sched = sched_never();
         } else {
             out->reason = "ByPolicy";
-            put(out->message, sizeof out->message, "following policy %s", qn);
+            snprintf(out->message, sizeof out->message, "following policy %s", qn);
             out->sched = sched_ref(base);
         }
         break;
     case STANZA_PERMISSIVE_UNTIL:
-    case STANZA_RESTRICTIVE_UNTIL: {
-        int permissive = st->strategy == STANZA_PERMISSIVE_UNTIL;
-        sched_time_t t = permissive ? st->permissive_until : st->restrictive_until;
-        sched_format_utc(t, when, sizeof when);
-        out->reason = permissive ? "PermissiveUntil" : "RestrictiveUntil";
-        if (st->policy[0] != '\0') {
-            if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
-                goto fail;
-            if (bad != NULL) {
-                out->reason = bad;
-                out->degraded = 1;
-                base = sched_never();
-                put(out->message, sizeof out->message,
-                         "%s until %s, then restricted because %s", permissive ? "permitted"
-                                                                                 : "restricted",
-                         when, why);
-            } else {
-                put(out->message, sizeof out->message, "%s until %s, then policy %s",
-                         permissive ? "permitted" : "restricted", when, qn);
-            }
-        } else {
-            base = permissive ? sched_never() : sched_always();
-            put(out->message, sizeof out->message, "%s until %s, then %s",
-                     permissive ? "permitted" : "restricted", when,
-                     permissive ? "Restrictive" : "Permissive");
-        }
-        if (base == NULL) {
-            rc = STANZA_ENOMEM;
+    case STANZA_RESTRICTIVE_UNTIL:
+        if ((rc = resolve_until(st, ns, lookup, ctx, qn, out)) < 0)
             goto fail;
-        }
-        edge = permissive ? sched_before(t) : sched_after(t);
-        if (edge == NULL) {
-            rc = STANZA_ENOMEM;
-            goto fail;
-        }
-        out->sched = permissive ? sched_or(edge, base) : sched_and(edge, base);
         break;
     }
-    }
     if (out->sched == NULL) {
-        rc = STANZA_ENOMEM;
+        rc = HCP_ENOMEM;
         goto fail;
     }
     sched_unref(edge);
@@ -407,7 +421,7 @@ int stanza_resolve_nodepool(sched_t *own, sched_t *cluster, sched_time_t now,
     memset(out, 0, sizeof *out);
     out->sched = sched_and(own, cluster);
     if (out->sched == NULL)
-        return STANZA_ENOMEM;
+        return HCP_ENOMEM;
     if ((rc = sched_next(cluster, now, &out->cluster_next)) < 0)
         goto fail;
     out->cluster_has_window = rc;
@@ -423,19 +437,19 @@ int stanza_resolve_nodepool(sched_t *own, sched_t *cluster, sched_time_t now,
         goto fail;
     own_has = rc;
     if (!own_has && !out->cluster_has_window)
-        put(out->message, sizeof out->message,
+        snprintf(out->message, sizeof out->message,
                  "no permitted window within 10 years: neither the node pool nor its "
                  "hosted cluster permits changes");
     else if (!own_has)
-        put(out->message, sizeof out->message,
+        snprintf(out->message, sizeof out->message,
                  "no permitted window within 10 years: the node pool's own schedule "
                  "permits no changes");
     else if (!out->cluster_has_window)
-        put(out->message, sizeof out->message,
+        snprintf(out->message, sizeof out->message,
                  "no permitted window within 10 years: the hosted cluster permits no "
                  "changes");
     else
-        put(out->message, sizeof out->message,
+        snprintf(out->message, sizeof out->message,
                  "no permitted window within 10 years: the node pool's windows never "
                  "overlap its hosted cluster's");
     return 0;

@@ -19,10 +19,11 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "schedule/schedule.h"
 
-#define STANZA_EINVAL (-22) /* the stanza is invalid; detail in the stanza */
-#define STANZA_ENOMEM (-12) /* allocation failed */
+/* Errors: HCP_EINVAL (base/error.h) when the stanza is invalid (detail in
+ * the stanza), HCP_ENOMEM when allocation fails. */
 
 #define STANZA_MSGLEN 512  /* room for any message of this module */
 #define STANZA_NAMELEN 254 /* Kubernetes names are at most 253 bytes */
@@ -60,7 +61,7 @@ typedef struct stanza {
  * = 0). The strategy may be omitted when a policy is named (ByPolicy).
  * Unknown fields, unknown strategies, missing or unparsable RFC 3339 times
  * for the chosen Until strategy, and ByPolicy without a name make the stanza
- * invalid. Returns 0, or STANZA_EINVAL with out->valid = 0 and out->error
+ * invalid. Returns 0, or HCP_EINVAL with out->valid = 0 and out->error
  * set. Never allocates. */
 int stanza_parse(const json_t *obj, stanza_t *out);
 
@@ -106,7 +107,7 @@ typedef struct stanza_resolution {
  *   invalid stanza          never
  * The policy is named by byPolicy, which is kept while another strategy is
  * forced. Returns 0 with out filled (release with
- * stanza_resolution_free()), STANZA_ENOMEM, or the lookup's error. */
+ * stanza_resolution_free()), HCP_ENOMEM, or the lookup's error. */
 int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
                    stanza_resolution_t *out);
 
@@ -130,7 +131,7 @@ typedef struct stanza_nodepool {
  * intersection has no window starting within SCHED_LOOKAHEAD of now the
  * result says NoPermittedWindow instead of a date, and the message tells
  * whether the pool's own windows, the cluster's, or their overlap is the
- * problem. Returns 0 (release with stanza_nodepool_free()), STANZA_ENOMEM or
+ * problem. Returns 0 (release with stanza_nodepool_free()), HCP_ENOMEM or
  * an engine error. */
 int stanza_resolve_nodepool(sched_t *own, sched_t *cluster, sched_time_t now,
                             stanza_nodepool_t *out);

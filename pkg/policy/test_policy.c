@@ -301,7 +301,7 @@ static void test_bad(void **state)
 
     memset(err, 'x', sizeof err);
     rc = policy_parse(doc, NOW, &p, err, sizeof err);
-    assert_int_equal(rc, POLICY_EINVAL);
+    assert_int_equal(rc, HCP_EINVAL);
     assert_string_equal(err, c->message);
     assert_non_null(p);
     assert_int_equal(p->valid, 0);
@@ -334,7 +334,7 @@ static void test_bad_rrule(void **state)
         json_t *j;
         snprintf(doc, sizeof doc, PERMIT("{'rrule':'%s'}"), rules[i]);
         j = q(doc);
-        assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), POLICY_EINVAL);
+        assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), HCP_EINVAL);
         assert_memory_equal(err, prefix, strlen(prefix));
         assert_true(strlen(err) > strlen(prefix) + 5);
         assert_int_equal(p->valid, 0);
@@ -345,7 +345,7 @@ static void test_bad_rrule(void **state)
     {
         policy_t *p;
         json_t *j = q(PERMIT("{'rrule':'FREQ=DAILY;COUNT=3'}"));
-        assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), POLICY_EINVAL);
+        assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), HCP_EINVAL);
         assert_non_null(strstr(err, "COUNT"));
         policy_free(p);
         json_decref(j);
@@ -370,7 +370,7 @@ static void test_bad_generated(void **state)
         buf[o++] = 'a';
     snprintf(buf + o, 80000 - o, "'}}");
     j = q(buf);
-    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), POLICY_EINVAL);
+    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), HCP_EINVAL);
     assert_string_equal(err, "metadata.name: is longer than 253 characters");
     policy_free(p);
     json_decref(j);
@@ -383,7 +383,7 @@ static void test_bad_generated(void **state)
         o += (size_t)snprintf(buf + o, 80000 - o, "%s{'fromDate':'2026-01-01'}", i ? "," : "");
     snprintf(buf + o, 80000 - o, "]}}}");
     j = q(buf);
-    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), POLICY_EINVAL);
+    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), HCP_EINVAL);
     assert_string_equal(err,
                         "spec.maintenanceSchedule.exclude: has 1001 entries; at most 1000 are "
                         "supported");
@@ -398,7 +398,7 @@ static void test_bad_generated(void **state)
         buf[o++] = 'r';
     snprintf(buf + o, 80000 - o, "'}]}}}");
     j = q(buf);
-    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), POLICY_EINVAL);
+    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), HCP_EINVAL);
     assert_string_equal(err,
                         "spec.maintenanceSchedule.exclude[0].reason: is longer than 1024 "
                         "characters");
@@ -411,7 +411,7 @@ static void test_bad_generated(void **state)
         buf[o++] = 'z';
     snprintf(buf + o, 80000 - o, "'}}");
     j = q(buf);
-    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), POLICY_EINVAL);
+    assert_int_equal(policy_parse(j, NOW, &p, err, sizeof err), HCP_EINVAL);
     assert_string_equal(err, "spec.strategy: \"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
                              "zzzzzzzzzzzzzz...\" is not one of Permissive, Restrictive, "
                              "MaintenanceSchedule");
@@ -427,7 +427,7 @@ static void test_null_err(void **state)
     policy_t *p;
 
     (void)state;
-    assert_int_equal(policy_parse(j, NOW, &p, NULL, 0), POLICY_EINVAL);
+    assert_int_equal(policy_parse(j, NOW, &p, NULL, 0), HCP_EINVAL);
     assert_string_equal(p->message, "spec.strategy: \"Nope\" is not one of Permissive, "
                                     "Restrictive, MaintenanceSchedule");
     /* metadata read before the error are kept for the status */

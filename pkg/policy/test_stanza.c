@@ -112,7 +112,7 @@ static void test_annotation_form(void **state)
 
     /* until alone is still a stanza (restricted until given a strategy) */
     parse("{'metadata':{'annotations':{'" A "permissive-until':'2026-02-01T00:00:00Z'}}}", &st,
-          STANZA_EINVAL);
+          HCP_EINVAL);
     assert_int_equal(st.present, 1);
 }
 
@@ -132,7 +132,7 @@ static void test_spec_wins(void **state)
     /* an invalid spec stanza is not rescued by valid annotations */
     parse("{'metadata':{'annotations':{'" A "strategy':'Permissive'}},"
           "'spec':{'changeManagement':{'strategy':'Whenever'}}}",
-          &st, STANZA_EINVAL);
+          &st, HCP_EINVAL);
     assert_int_equal(st.from_spec, 1);
     assert_int_equal(st.valid, 0);
 }
@@ -214,7 +214,7 @@ static void test_bad(void **state)
     const bad_stanza_t *c = *state;
     stanza_t st;
 
-    parse(c->obj, &st, STANZA_EINVAL);
+    parse(c->obj, &st, HCP_EINVAL);
     assert_int_equal(st.present, 1);
     assert_int_equal(st.valid, 0);
     assert_string_equal(st.error, c->error);

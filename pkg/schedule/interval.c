@@ -31,7 +31,7 @@ static int reserve(sched_set_t *set, size_t want)
         cap *= 2;
     sched_interval_t *iv = realloc(set->iv, cap * sizeof(*iv));
     if (!iv)
-        return SCHED_ENOMEM;
+        return HCP_ENOMEM;
     set->iv = iv;
     set->cap = cap;
     return 0;
@@ -57,7 +57,7 @@ int sched_set_add(sched_set_t *set, sched_time_t start, sched_time_t end)
     /* Appending in order is the common case (expansion walks forward). */
     if (set->len > 0 && set->iv[set->len - 1].end < start) {
         if (reserve(set, set->len + 1))
-            return SCHED_ENOMEM;
+            return HCP_ENOMEM;
         set->iv[set->len++] = (sched_interval_t){start, end};
         return 0;
     }
@@ -80,7 +80,7 @@ int sched_set_add(sched_set_t *set, sched_time_t start, sched_time_t end)
     }
     if (first == last) {
         if (reserve(set, set->len + 1))
-            return SCHED_ENOMEM;
+            return HCP_ENOMEM;
         memmove(&set->iv[first + 1], &set->iv[first], (set->len - first) * sizeof(set->iv[0]));
         set->len++;
     } else if (last - first > 1) {
@@ -102,7 +102,7 @@ static int push(sched_set_t *out, sched_time_t s, sched_time_t e)
         return 0;
     }
     if (reserve(out, out->len + 1))
-        return SCHED_ENOMEM;
+        return HCP_ENOMEM;
     out->iv[out->len++] = (sched_interval_t){s, e};
     return 0;
 }
@@ -118,7 +118,7 @@ int sched_set_union(const sched_set_t *a, const sched_set_t *b, sched_set_t *out
         else
             x = &b->iv[j++];
         if (push(out, x->start, x->end))
-            return SCHED_ENOMEM;
+            return HCP_ENOMEM;
     }
     return 0;
 }
@@ -131,7 +131,7 @@ int sched_set_intersect(const sched_set_t *a, const sched_set_t *b, sched_set_t 
         sched_time_t s = a->iv[i].start > b->iv[j].start ? a->iv[i].start : b->iv[j].start;
         sched_time_t e = a->iv[i].end < b->iv[j].end ? a->iv[i].end : b->iv[j].end;
         if (push(out, s, e))
-            return SCHED_ENOMEM;
+            return HCP_ENOMEM;
         if (a->iv[i].end < b->iv[j].end)
             i++;
         else
@@ -151,13 +151,13 @@ int sched_set_subtract(const sched_set_t *a, const sched_set_t *b, sched_set_t *
         size_t k = j;
         while (s < e && k < b->len && b->iv[k].start < e) {
             if (push(out, s, b->iv[k].start))
-                return SCHED_ENOMEM;
+                return HCP_ENOMEM;
             if (b->iv[k].end > s)
                 s = b->iv[k].end;
             k++;
         }
         if (push(out, s, e))
-            return SCHED_ENOMEM;
+            return HCP_ENOMEM;
     }
     return 0;
 }

@@ -3,7 +3,7 @@
  * naming the part, before libical ever sees the string. */
 #include "schedule/rrule.h"
 
-#include "schedule/tz.h"
+#include "schedule/civil.h"
 
 #include <libical/ical.h>
 #include <stdarg.h>
@@ -14,20 +14,6 @@
 #define MAX_RRULE_LEN 1024
 #define MAX_LIST_ITEMS 64
 #define MAX_INTERVAL 1000
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return SCHED_EINVAL;
-}
 
 static const char *const weekdays[] = {"MO", "TU", "WE", "TH", "FR", "SA", "SU"};
 
@@ -127,12 +113,14 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
 {
     memset(info, 0, sizeof(*info));
     if (!rrule || !*rrule)
-        return fail(err, errlen, "the rule is empty; expected e.g. FREQ=WEEKLY;BYDAY=SA,SU");
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "the rule is empty; expected e.g. FREQ=WEEKLY;BYDAY=SA,SU");
     size_t len = strlen(rrule);
     if (len > MAX_RRULE_LEN)
-        return fail(err, errlen, "the rule is longer than %d characters", MAX_RRULE_LEN);
+        return hcp_errf(err, errlen, HCP_EINVAL, "the rule is longer than %d characters",
+                        MAX_RRULE_LEN);
     if (strncmp(rrule, "RRULE:", 6) == 0)
-        return fail(err, errlen, "write the rule without the \"RRULE:\" prefix");
+        return hcp_errf(err, errlen, HCP_EINVAL, "write the rule without the \"RRULE:\" prefix");
 
     enum { P_FREQ, P_INTERVAL, P_BYDAY, P_BYMONTHDAY, P_BYMONTH, P_BYSETPOS, P_WKST, P_UNTIL, P_N };
     static const char *const names[P_N] = {"FREQ",    "INTERVAL", "BYDAY", "BYMONTHDAY",
@@ -149,10 +137,11 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
         size_t plen = j - i;
         const char *eq = memchr(part, '=', plen);
         if (plen == 0)
-            return fail(err, errlen, "empty part at offset %zu (two ';' in a row?)", i);
+            return hcp_errf(err, errlen, HCP_EINVAL, "empty part at offset %zu (two ';' in a row?)",
+                            i);
         if (!eq || eq == part)
-            return fail(err, errlen, "part \"%.*s\" is not NAME=VALUE", (int)(plen > 40 ? 40 : plen),
-                        part);
+            return hcp_errf(err, errlen, HCP_EINVAL, "part \"%.*s\" is not NAME=VALUE",
+                            (int)(plen > 40 ? 40 : plen), part);
         size_t nlen = (size_t)(eq - part);
         int which = -1;
         for (int k = 0; k < P_N; k++)
@@ -175,23 +164,24 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
             };
             for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
                 if (strlen(known[k].name) == nlen && memcmp(known[k].name, part, nlen) == 0)
-                    return fail(err, errlen, "%s", known[k].why);
-            return fail(err, errlen, "unknown rule part \"%.*s\"", (int)(nlen > 40 ? 40 : nlen),
-                        part);
+                    return hcp_errf(err, errlen, HCP_EINVAL, "%s", known[k].why);
+            return hcp_errf(err, errlen, HCP_EINVAL, "unknown rule part \"%.*s\"",
+                            (int)(nlen > 40 ? 40 : nlen), part);
         }
         if (val[which])
-            return fail(err, errlen, "%s appears more than once", names[which]);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s appears more than once", names[which]);
         val[which] = eq + 1;
         vlen[which] = plen - nlen - 1;
         if (vlen[which] == 0)
-            return fail(err, errlen, "%s has an empty value", names[which]);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s has an empty value", names[which]);
         i = j + 1;
         if (j + 1 == len && rrule[j] == ';')
-            return fail(err, errlen, "the rule ends with ';'");
+            return hcp_errf(err, errlen, HCP_EINVAL, "the rule ends with ';'");
     }
 
     if (!val[P_FREQ])
-        return fail(err, errlen, "FREQ is required (DAILY, WEEKLY, MONTHLY or YEARLY)");
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "FREQ is required (DAILY, WEEKLY, MONTHLY or YEARLY)");
     static const char *const freqs[] = {"DAILY", "WEEKLY", "MONTHLY", "YEARLY"};
     static const char *const subdaily[] = {"HOURLY", "MINUTELY", "SECONDLY"};
     info->freq = -1;
@@ -202,10 +192,11 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
         for (int k = 0; k < 3; k++)
             if (strlen(subdaily[k]) == vlen[P_FREQ] &&
                 memcmp(subdaily[k], val[P_FREQ], vlen[P_FREQ]) == 0)
-                return fail(err, errlen,
+                return hcp_errf(err, errlen, HCP_EINVAL,
                             "FREQ=%s is not supported: windows recur at most daily", subdaily[k]);
-        return fail(err, errlen, "FREQ=%.*s is not one of DAILY, WEEKLY, MONTHLY, YEARLY",
-                    (int)(vlen[P_FREQ] > 20 ? 20 : vlen[P_FREQ]), val[P_FREQ]);
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "FREQ=%.*s is not one of DAILY, WEEKLY, MONTHLY, YEARLY",
+                        (int)(vlen[P_FREQ] > 20 ? 20 : vlen[P_FREQ]), val[P_FREQ]);
     }
     const int monthly_or_yearly = info->freq >= SCHED_FREQ_MONTHLY;
 
@@ -217,17 +208,19 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
         long v;
         if (parse_int(val[P_INTERVAL], vlen[P_INTERVAL], &v) || v < 1 || v > MAX_INTERVAL ||
             val[P_INTERVAL][0] == '+' || val[P_INTERVAL][0] == '-')
-            return fail(err, errlen, "INTERVAL=%.*s is not a whole number from 1 to %d",
-                        (int)(vlen[P_INTERVAL] > 20 ? 20 : vlen[P_INTERVAL]), val[P_INTERVAL],
-                        MAX_INTERVAL);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "INTERVAL=%.*s is not a whole number from 1 to %d",
+                            (int)(vlen[P_INTERVAL] > 20 ? 20 : vlen[P_INTERVAL]), val[P_INTERVAL],
+                            MAX_INTERVAL);
     }
     int month_mask = 0x1fff; /* bit m set when month m may be selected */
     if (val[P_BYMONTH]) {
         int n = parse_int_list(val[P_BYMONTH], vlen[P_BYMONTH], 12, 0, nums, &bad_item, &bad_len,
                                &bad_at);
         if (n < 0)
-            return fail(err, errlen, "BYMONTH item %d \"%.*s\" is not a month number 1..12",
-                        bad_item + 1, (int)(bad_len > 20 ? 20 : bad_len), bad_at);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "BYMONTH item %d \"%.*s\" is not a month number 1..12", bad_item + 1,
+                            (int)(bad_len > 20 ? 20 : bad_len), bad_at);
         month_mask = 0;
         for (int k = 0; k < n; k++)
             month_mask |= 1 << nums[k];
@@ -235,11 +228,12 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
     int has_bymonthday = 0;
     if (val[P_BYMONTHDAY]) {
         if (info->freq == SCHED_FREQ_WEEKLY)
-            return fail(err, errlen, "BYMONTHDAY cannot be used with FREQ=WEEKLY (RFC 5545)");
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "BYMONTHDAY cannot be used with FREQ=WEEKLY (RFC 5545)");
         int n = parse_int_list(val[P_BYMONTHDAY], vlen[P_BYMONTHDAY], 31, 1, nums, &bad_item,
                                &bad_len, &bad_at);
         if (n < 0)
-            return fail(err, errlen,
+            return hcp_errf(err, errlen, HCP_EINVAL,
                         "BYMONTHDAY item %d \"%.*s\" is not a day of the month 1..31 or -31..-1",
                         bad_item + 1, (int)(bad_len > 20 ? 20 : bad_len), bad_at);
         has_bymonthday = 1;
@@ -255,7 +249,8 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
                     possible = 1;
         }
         if (!possible)
-            return fail(err, errlen, "BYMONTHDAY and BYMONTH together select no date");
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "BYMONTHDAY and BYMONTH together select no date");
     }
     int has_byday = 0;
     if (val[P_BYDAY]) {
@@ -269,7 +264,7 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
             size_t ilen = e - k;
             item++;
             if (item > MAX_LIST_ITEMS || ilen < 2 || weekday_index(v + e - 2, 2) < 0)
-                return fail(err, errlen,
+                return hcp_errf(err, errlen, HCP_EINVAL,
                             "BYDAY item %d \"%.*s\" is not a weekday (MO, TU, WE, TH, FR, SA, SU "
                             "with an optional ordinal like 1MO or -1FR)",
                             item, (int)(ilen > 20 ? 20 : ilen), v + k);
@@ -277,12 +272,12 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
                 long ord;
                 long max = info->freq == SCHED_FREQ_YEARLY ? 53 : 5;
                 if (!monthly_or_yearly)
-                    return fail(err, errlen,
+                    return hcp_errf(err, errlen, HCP_EINVAL,
                                 "BYDAY ordinal \"%.*s\" is only allowed with FREQ=MONTHLY or "
                                 "FREQ=YEARLY",
                                 (int)ilen, v + k);
                 if (parse_int(v + k, ilen - 2, &ord) || ord == 0 || ord > max || ord < -max)
-                    return fail(err, errlen,
+                    return hcp_errf(err, errlen, HCP_EINVAL,
                                 "BYDAY item %d \"%.*s\" has an ordinal outside 1..%ld / -%ld..-1",
                                 item, (int)(ilen > 20 ? 20 : ilen), v + k, max, max);
             }
@@ -292,20 +287,23 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
     }
     if (val[P_BYSETPOS]) {
         if (!monthly_or_yearly)
-            return fail(err, errlen, "BYSETPOS is only allowed with FREQ=MONTHLY or FREQ=YEARLY");
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "BYSETPOS is only allowed with FREQ=MONTHLY or FREQ=YEARLY");
         if (!has_byday && !has_bymonthday && !val[P_BYMONTH])
-            return fail(err, errlen, "BYSETPOS needs another BYxxx part to select from");
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "BYSETPOS needs another BYxxx part to select from");
         int n = parse_int_list(val[P_BYSETPOS], vlen[P_BYSETPOS], 366, 1, nums, &bad_item,
                                &bad_len, &bad_at);
         if (n < 0)
-            return fail(err, errlen, "BYSETPOS item %d \"%.*s\" is not within 1..366 or -366..-1",
-                        bad_item + 1, (int)(bad_len > 20 ? 20 : bad_len), bad_at);
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "BYSETPOS item %d \"%.*s\" is not within 1..366 or -366..-1",
+                            bad_item + 1, (int)(bad_len > 20 ? 20 : bad_len), bad_at);
     }
     if (val[P_WKST] && weekday_index(val[P_WKST], vlen[P_WKST]) < 0)
-        return fail(err, errlen, "WKST=%.*s is not a weekday (MO..SU)",
+        return hcp_errf(err, errlen, HCP_EINVAL, "WKST=%.*s is not a weekday (MO..SU)",
                     (int)(vlen[P_WKST] > 20 ? 20 : vlen[P_WKST]), val[P_WKST]);
     if (val[P_UNTIL] && parse_until(val[P_UNTIL], vlen[P_UNTIL], &info->until))
-        return fail(err, errlen,
+        return hcp_errf(err, errlen, HCP_EINVAL,
                     "UNTIL=%.*s is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z]) "
                     "from 1970 on",
                     (int)(vlen[P_UNTIL] > 20 ? 20 : vlen[P_UNTIL]), val[P_UNTIL]);
@@ -333,13 +331,13 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
         int w = snprintf(info->libical_rule + out, sizeof(info->libical_rule) - out, "%s%s=%.*s",
                          out ? ";" : "", names[k], (int)vlen[k], val[k]);
         if (w < 0 || (size_t)w >= sizeof(info->libical_rule) - out)
-            return fail(err, errlen, "the rule is too long");
+            return hcp_errf(err, errlen, HCP_EINVAL, "the rule is too long");
         out += (size_t)w;
     }
     struct icalrecurrencetype rt = icalrecurrencetype_from_string(info->libical_rule);
     icalerror_clear_errno();
     if (rt.freq == ICAL_NO_RECURRENCE)
-        return fail(err, errlen, "the rule is not a valid RFC 5545 recurrence");
+        return hcp_errf(err, errlen, HCP_EINVAL, "the rule is not a valid RFC 5545 recurrence");
     return 0;
 }
 

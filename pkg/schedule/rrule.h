@@ -33,7 +33,7 @@ typedef struct sched_rrule_info {
 } sched_rrule_info_t;
 
 /* Validates rrule like sched_rrule_check() and fills *info. Returns 0 or
- * SCHED_EINVAL with a sentence in err. */
+ * HCP_EINVAL with a sentence in err. */
 int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, size_t errlen);
 
 #endif

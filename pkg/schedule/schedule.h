@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/error.h"
+
 /* Seconds since 1970-01-01T00:00:00Z. */
 typedef int64_t sched_time_t;
 
@@ -36,10 +38,10 @@ typedef int64_t sched_time_t;
  * reported. 10 years of 365.25 days. */
 #define SCHED_LOOKAHEAD ((sched_time_t)315576000)
 
-/* Error codes (negative return values). */
-#define SCHED_EINVAL (-22) /* invalid specification; detail in the error buffer */
-#define SCHED_ENOMEM (-12) /* allocation failed */
-#define SCHED_ERANGE (-34) /* instant outside the supported years 1970..2500 */
+/* Errors: functions return 0 or a negative HCP_E* code (base/error.h):
+ * HCP_EINVAL for an invalid specification (detail in the error buffer),
+ * HCP_ENOMEM when allocation fails, HCP_ERANGE for an instant outside the
+ * supported years 1970..2500. */
 
 typedef struct sched_interval {
     sched_time_t start; /* inclusive; SCHED_NEG_INF when unbounded */
@@ -61,11 +63,11 @@ void sched_set_clear(sched_set_t *set);
 
 /* Adds [start, end) to the set, merging with overlapping or touching
  * intervals. Empty intervals (start >= end) are ignored. Returns 0 or
- * SCHED_ENOMEM. */
+ * HCP_ENOMEM. */
 int sched_set_add(sched_set_t *set, sched_time_t start, sched_time_t end);
 
 /* out = a ∪ b, a ∩ b, a \ b. out must be distinct from a and b; its previous
- * contents are replaced. Return 0 or SCHED_ENOMEM. */
+ * contents are replaced. Return 0 or HCP_ENOMEM. */
 int sched_set_union(const sched_set_t *a, const sched_set_t *b, sched_set_t *out);
 int sched_set_intersect(const sched_set_t *a, const sched_set_t *b, sched_set_t *out);
 int sched_set_subtract(const sched_set_t *a, const sched_set_t *b, sched_set_t *out);
@@ -98,7 +100,7 @@ typedef struct sched_spec {
 typedef struct sched sched_t;
 
 /* Checks that rrule is inside the supported RFC 5545 subset (DESIGN.md 3.2)
- * and that libical accepts it. On failure returns SCHED_EINVAL and writes a
+ * and that libical accepts it. On failure returns HCP_EINVAL and writes a
  * sentence naming the offending part into err (e.g. "COUNT is not supported;
  * use UNTIL"). Pure string inspection; never allocates on success paths that
  * the caller must free. */
@@ -112,8 +114,8 @@ int sched_rrule_check(const char *rrule, char *err, size_t errlen);
  * never permitted; no rrule with exclusions: permitted outside them).
  * `now` only chooses where the initial expansion is done so that queries
  * around it are cheap; results never depend on it. Returns 0 and *out, or
- * SCHED_EINVAL with err filled (unknown time zone, rule rejected), or
- * SCHED_ENOMEM. */
+ * HCP_EINVAL with err filled (unknown time zone, rule rejected), or
+ * HCP_ENOMEM. */
 int sched_compile(const sched_spec_t *spec, sched_time_t now, sched_t **out,
                   char *err, size_t errlen);
 
@@ -203,16 +205,16 @@ void sched_civil_from_days(int32_t days, int *year, int *month, int *day);
 void sched_format_utc(sched_time_t t, char *buf, size_t buflen);
 
 /* Parses an RFC 3339 timestamp ("2026-01-03T00:00:00Z", fractional seconds
- * and numeric offsets accepted) into *t. Returns 0 or SCHED_EINVAL. */
+ * and numeric offsets accepted) into *t. Returns 0 or HCP_EINVAL. */
 int sched_parse_rfc3339(const char *s, sched_time_t *t);
 
 /* Converts a local wall-clock time in the IANA zone tz to UTC with the rules
  * of DESIGN.md 3.1 (gap: offset before the gap; overlap: first occurrence).
- * Returns 0 or SCHED_EINVAL for an unknown zone. */
+ * Returns 0 or HCP_EINVAL for an unknown zone. */
 int sched_local_to_utc(const char *tz, int32_t day, int minute_of_day, sched_time_t *t);
 
 /* The UTC offset in seconds in force in zone tz at instant t, and the local
- * date (days since epoch) and second of day. Returns 0 or SCHED_EINVAL. */
+ * date (days since epoch) and second of day. Returns 0 or HCP_EINVAL. */
 int sched_utc_to_local(const char *tz, sched_time_t t, int32_t *day, int *second_of_day,
                        int *utc_offset);
 

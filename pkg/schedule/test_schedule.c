@@ -625,7 +625,7 @@ static void test_never_selecting_rules(void **state)
         char err[256] = "";
         sched_time_t now = T("2026-01-01T00:00:00Z");
         int rc = sched_compile(&spec, now, &s, err, sizeof err);
-        if (rc == SCHED_EINVAL) {
+        if (rc == HCP_EINVAL) {
             assert_true(err[0] != '\0');
             continue;
         }
@@ -1364,8 +1364,8 @@ static void test_rrule_check_rejects(void **state)
     for (size_t i = 0; i < N_CASES(bad); i++) {
         char err[256] = "";
         int rc = sched_rrule_check(bad[i].rrule, err, sizeof err);
-        if (rc != SCHED_EINVAL)
-            fail_msg("sched_rrule_check(\"%s\") = %d, want SCHED_EINVAL", bad[i].rrule, rc);
+        if (rc != HCP_EINVAL)
+            fail_msg("sched_rrule_check(\"%s\") = %d, want HCP_EINVAL", bad[i].rrule, rc);
         if (err[0] == '\0')
             fail_msg("sched_rrule_check(\"%s\"): empty error message", bad[i].rrule);
         if (bad[i].names != NULL && strstr(err, bad[i].names) == NULL)
@@ -1375,7 +1375,7 @@ static void test_rrule_check_rejects(void **state)
     /* A short buffer is truncated, never overrun. */
     char small[8];
     memset(small, 'Z', sizeof small);
-    assert_int_equal(sched_rrule_check("FREQ=DAILY;COUNT=10", small, 6), SCHED_EINVAL);
+    assert_int_equal(sched_rrule_check("FREQ=DAILY;COUNT=10", small, 6), HCP_EINVAL);
     assert_true(memchr(small, '\0', 6) != NULL);
     assert_int_equal(small[6], 'Z');
     assert_int_equal(small[7], 'Z');
@@ -1403,8 +1403,8 @@ static void test_compile_rejects(void **state)
         sched_t *s = NULL;
         char err[256] = "";
         int rc = sched_compile(&spec, T("2026-01-01T00:00:00Z"), &s, err, sizeof err);
-        if (rc != SCHED_EINVAL)
-            fail_msg("sched_compile(tz=%s, rrule=%s) = %d, want SCHED_EINVAL", bad[i].tz,
+        if (rc != HCP_EINVAL)
+            fail_msg("sched_compile(tz=%s, rrule=%s) = %d, want HCP_EINVAL", bad[i].tz,
                      bad[i].rrule ? bad[i].rrule : "(null)", rc);
         if (err[0] == '\0')
             fail_msg("sched_compile(tz=%s): empty error message", bad[i].tz);
@@ -1423,10 +1423,10 @@ static void test_compile_rejects(void **state)
         sched_unref(s);
     }
     sched_time_t t;
-    assert_int_equal(sched_local_to_utc("Mars/Olympus_Mons", 0, 0, &t), SCHED_EINVAL);
+    assert_int_equal(sched_local_to_utc("Mars/Olympus_Mons", 0, 0, &t), HCP_EINVAL);
     int32_t day;
     int sod, off;
-    assert_int_equal(sched_utc_to_local("Mars/Olympus_Mons", 0, &day, &sod, &off), SCHED_EINVAL);
+    assert_int_equal(sched_utc_to_local("Mars/Olympus_Mons", 0, &day, &sod, &off), HCP_EINVAL);
 }
 
 /* ---- time helpers ---------------------------------------------------------- */
@@ -1513,8 +1513,8 @@ static void test_format_and_parse(void **state)
     for (size_t i = 0; i < N_CASES(bad); i++) {
         sched_time_t t = 0;
         int rc = sched_parse_rfc3339(bad[i], &t);
-        if (rc != SCHED_EINVAL)
-            fail_msg("sched_parse_rfc3339(\"%s\") = %d, want SCHED_EINVAL", bad[i], rc);
+        if (rc != HCP_EINVAL)
+            fail_msg("sched_parse_rfc3339(\"%s\") = %d, want HCP_EINVAL", bad[i], rc);
     }
 }
 

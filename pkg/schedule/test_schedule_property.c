@@ -658,7 +658,7 @@ static int compile_policy(const policy_t *p, int64_t now, sched_t **out)
     char err[256] = "";
     int rc = sched_compile(&spec, now, out, err, sizeof err);
     /* Rejecting a rule that can never select a date is fine. */
-    if (rc == SCHED_EINVAL && p->has_rule && err[0] != '\0' && !selects_anything(p))
+    if (rc == HCP_EINVAL && p->has_rule && err[0] != '\0' && !selects_anything(p))
         return 1;
     if (rc != 0) {
         char d[512];

@@ -1,4 +1,4 @@
-/* tz: calendar arithmetic and time zones for the schedule module.
+/* tz: time zones for the schedule module (the calendar is in civil.h).
  *
  * The public helpers sched_days_from_civil(), sched_format_utc(),
  * sched_parse_rfc3339(), sched_local_to_utc() and sched_utc_to_local() are
@@ -9,13 +9,14 @@
 #ifndef HCP_SCHEDULE_TZ_H
 #define HCP_SCHEDULE_TZ_H
 
+#include "schedule/civil.h"
 #include "schedule/schedule.h"
 
 /* An opaque time zone; NULL means UTC. */
 typedef const void *sched_zone_t;
 
 /* Finds the IANA zone `name` ("", NULL, "UTC" and "Etc/UTC" give UTC).
- * Returns 0 or SCHED_EINVAL for a name that is malformed or unknown. */
+ * Returns 0 or HCP_EINVAL for a name that is malformed or unknown. */
 int sched_zone_lookup(const char *name, sched_zone_t *zone);
 
 /* UTC offset in seconds in force at instant t. */
@@ -26,12 +27,5 @@ int sched_zone_offset(sched_zone_t zone, sched_time_t t);
  * offset before the gap; ambiguous times take the first occurrence
  * (RFC 5545 3.3.5). */
 sched_time_t sched_zone_local_to_utc(sched_zone_t zone, int32_t day, int second_of_day);
-
-/* 28..31 for the Gregorian month (1..12) of year. */
-int sched_days_in_month(int year, int month);
-
-/* Parses "YYYY-MM-DD" (a real calendar date, year >= 1970) into days since
- * 1970-01-01. Returns 0 or SCHED_EINVAL. */
-int sched_parse_date(const char *s, int32_t *day);
 
 #endif

@@ -11,6 +11,8 @@
  */
 #include "schedule/tzfile.h"
 
+#include "schedule/civil.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,22 +283,22 @@ int sched_tzfile_load(const char *name, const sched_tzdata_t **out)
             return 0;
         }
     if (strlen(name) >= sizeof(loaded->name))
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     const char *dir = getenv("TZDIR");
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return SCHED_EINVAL;
+        return HCP_EINVAL;
     unsigned char *buf = malloc(MAX_TZFILE);
     struct sched_tzdata *z = calloc(1, sizeof(*z));
-    int rc = SCHED_ENOMEM;
+    int rc = HCP_ENOMEM;
     if (!buf || !z)
         goto fail;
     size_t len = fread(buf, 1, MAX_TZFILE, f);
     rc = parse_tzif(buf, len, z);
     if (rc != 0) {
-        rc = rc == -2 ? SCHED_ENOMEM : SCHED_EINVAL;
+        rc = rc == -2 ? HCP_ENOMEM : HCP_EINVAL;
         goto fail;
     }
     snprintf(z->name, sizeof(z->name), "%s", name);

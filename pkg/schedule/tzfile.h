@@ -10,13 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "schedule/tz.h"
+#include "schedule/schedule.h"
 
 typedef struct sched_tzdata sched_tzdata_t;
 
 /* Loads zone `name` (an already validated IANA name) once per process and
- * returns it (borrowed; lives until exit). Returns 0, SCHED_EINVAL when no
- * valid TZif file has that name, or SCHED_ENOMEM. */
+ * returns it (borrowed; lives until exit). Returns 0, HCP_EINVAL when no
+ * valid TZif file has that name, or HCP_ENOMEM. */
 int sched_tzfile_load(const char *name, const sched_tzdata_t **out);
 
 /* The UTC offset in seconds in force at instant t. */
