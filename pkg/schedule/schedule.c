@@ -278,11 +278,10 @@ static int or_pick(sched_t *s, int ra, const sched_interval_t *ia, int rb,
     return rc ? rc : 1;
 }
 
-static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
-                     sched_interval_t *iv)
+/* The whole interval of a leaf without a calendar (ALWAYS, BEFORE, AFTER):
+ * 1 with *iv set; 0 for NEVER; -1 when s is not such a leaf. */
+static int leaf(const sched_t *s, sched_interval_t *iv)
 {
-    sched_interval_t ia, ib;
-    int ra, rb;
     switch (s->kind) {
     case K_ALWAYS:
         *iv = (sched_interval_t){SCHED_NEG_INF, SCHED_POS_INF};
@@ -290,15 +289,24 @@ static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
     case K_NEVER:
         return 0;
     case K_BEFORE:
-        if (t >= s->t)
-            return 0;
         *iv = (sched_interval_t){SCHED_NEG_INF, s->t};
         return 1;
     case K_AFTER:
-        if (s->t >= H)
-            return 0;
         *iv = (sched_interval_t){s->t, SCHED_POS_INF};
         return 1;
+    default:
+        return -1;
+    }
+}
+
+static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
+                     sched_interval_t *iv)
+{
+    sched_interval_t ia, ib;
+    int ra, rb;
+    if ((ra = leaf(s, iv)) >= 0) /* the interval ends after t and starts before H */
+        return ra && iv->end > t && iv->start < H;
+    switch (s->kind) {
     case K_AND:
         return and_next(s, t, H, E, iv);
     case K_OR:
@@ -308,6 +316,8 @@ static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
         return or_pick(s, ra, &ia, rb, &ib, 1, E, iv);
     case K_RULE:
         return sched_rule_next(s->rule, t, H, E, iv);
+    default: /* the leaves above */
+        break;
     }
     return 0;
 }
@@ -317,22 +327,9 @@ static int node_prev(sched_t *s, sched_time_t t, sched_time_t L, sched_time_t E,
 {
     sched_interval_t ia, ib;
     int ra, rb;
+    if ((ra = leaf(s, iv)) >= 0) /* the interval starts by t and ends after L */
+        return ra && iv->start <= t && iv->end > L;
     switch (s->kind) {
-    case K_ALWAYS:
-        *iv = (sched_interval_t){SCHED_NEG_INF, SCHED_POS_INF};
-        return 1;
-    case K_NEVER:
-        return 0;
-    case K_BEFORE:
-        if (s->t <= L)
-            return 0;
-        *iv = (sched_interval_t){SCHED_NEG_INF, s->t};
-        return 1;
-    case K_AFTER:
-        if (s->t > t)
-            return 0;
-        *iv = (sched_interval_t){s->t, SCHED_POS_INF};
-        return 1;
     case K_AND: {
         sched_time_t cur = t;
         for (;;) {
@@ -358,6 +355,8 @@ static int node_prev(sched_t *s, sched_time_t t, sched_time_t L, sched_time_t E,
         return or_pick(s, ra, &ia, rb, &ib, 0, E, iv);
     case K_RULE:
         return sched_rule_prev(s->rule, t, L, E, iv);
+    default: /* the leaves above */
+        break;
     }
     return 0;
 }
