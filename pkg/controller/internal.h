@@ -126,7 +126,8 @@ void ctl_reconcile(ctl_controller_t *c, record_t *r);
 int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out);
 /* The controller's read-only view for decide_plan(); memoize: whether the
  * resolutions it computes are kept on the records (reconcile) or only
- * those already kept are handed out (scrape). */
+ * those already kept are handed out (scrape); reconcile's view also asks
+ * for the status document, which a scrape does not need. */
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v);
 
 /* handlers.c */

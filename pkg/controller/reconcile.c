@@ -142,6 +142,7 @@ static void view_projection(void *ud, const char *ns, const char *name,
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
 {
     *v = (decide_view_t){.ud = c,
+                         .status_doc = memoize,
                          .get = view_get,
                          .lookup_policy = ctl_lookup_policy,
                          .resolution = memoize ? memo_resolution : peek_resolution,

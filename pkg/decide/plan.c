@@ -69,7 +69,8 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
             snprintf(p->d.projected_message, sizeof(p->d.projected_message), "%s", pr.message);
         }
     }
-    p->status_doc = decide_status_doc(&p->d, &hc->m.stanza, p->res, NULL);
+    if (v->status_doc)
+        p->status_doc = decide_status_doc(&p->d, &hc->m.stanza, p->res, NULL);
     return 0;
 }
 
@@ -124,7 +125,8 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
                         name, rc);
-    p->status_doc = decide_status_doc(&p->d, &np->m.stanza, p->res, p->inter);
+    if (v->status_doc)
+        p->status_doc = decide_status_doc(&p->d, &np->m.stanza, p->res, p->inter);
     return 0;
 }
 

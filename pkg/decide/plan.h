@@ -47,6 +47,9 @@ typedef struct decide_projection {
 /* A read-only view of the cache. Only get and lookup_policy are required. */
 typedef struct decide_view {
     void *ud; /* passed to every callback */
+    /* Build the plan's status_doc (a caller that writes status); a scrape,
+     * which only reads the decision, leaves it false and saves the JSON. */
+    bool status_doc;
     /* Fills *out with the object of kind in ns/name; false when absent. */
     bool (*get)(void *ud, decide_kind_t kind, const char *ns, const char *name,
                 decide_ref_t *out);
@@ -71,7 +74,7 @@ typedef struct decide_view {
 /* A closed decision about one HostedCluster or NodePool. */
 typedef struct decide_plan {
     bool present;                 /* the object is in the view (else nothing else is set) */
-    bool decided;                 /* d and status_doc are set */
+    bool decided;                 /* d is set, and status_doc when the view asked for it */
     decide_kind_t kind;           /* DECIDE_HC or DECIDE_NP */
     decide_ref_t self;            /* the object as read */
     const decide_managed_t *managed; /* its shared part (borrowed from self.data) */
@@ -83,7 +86,8 @@ typedef struct decide_plan {
     const stanza_resolution_t *cluster; /* NodePools: the HostedCluster's, or NULL */
     const stanza_nodepool_t *inter;     /* NodePools: own within the cluster's */
     decide_decision_t d;          /* what the object should look like */
-    json_t *status_doc;           /* status.changeManagement (owned), NULL when out of memory */
+    json_t *status_doc;           /* status.changeManagement (owned); NULL when the view did
+                                     not ask for it or out of memory */
     /* Storage for what the view keeps no memo of. */
     stanza_resolution_t own_res, own_cluster;
     stanza_nodepool_t own_inter;

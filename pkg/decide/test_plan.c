@@ -163,7 +163,7 @@ static void fake_teardown(fake_t *f)
 
 static decide_view_t plain_view(fake_t *f)
 {
-    return (decide_view_t){.ud = f, .get = fget, .lookup_policy = flookup};
+    return (decide_view_t){.ud = f, .status_doc = true, .get = fget, .lookup_policy = flookup};
 }
 
 static void test_plan_absent_object(void **state)
