@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -321,12 +322,35 @@ func (m *model) patch(ctx context.Context, g schema.GroupVersionResource, kind, 
 	if err != nil {
 		return err
 	}
-	_, err = m.dyn.Resource(g).Namespace(ns).Patch(ctx, name, types.MergePatchType, b, metav1.PatchOptions{}, sub...)
+	out, err := m.dyn.Resource(g).Namespace(ns).Patch(ctx, name, types.MergePatchType, b, metav1.PatchOptions{}, sub...)
 	if err != nil {
 		return fmt.Errorf("patch %s %s/%s: %w", kind, ns, name, err)
 	}
 	m.rec.wrote(kind, ns+"/"+name)
+	m.waitVersion(g, ns, name, out.GetResourceVersion())
 	return nil
+}
+
+// waitVersion waits (at most 2 s) until the informer holds the object at
+// resourceVersion rv or later, so that the next reconcile does not act on
+// what it has just changed (a machine started twice). resourceVersions are
+// opaque to clients; this test model relies on etcd's being increasing
+// integers, as they are on the test API server.
+func (m *model) waitVersion(g schema.GroupVersionResource, ns, name, rv string) {
+	want, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	for i := 0; i < 100; i++ {
+		u := m.get(g, ns, name)
+		if u == nil {
+			return
+		}
+		if have, err := strconv.ParseUint(u.GetResourceVersion(), 10, 64); err != nil || have >= want {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // create creates an object, counts the write and waits until the informer

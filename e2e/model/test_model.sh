@@ -103,9 +103,10 @@ np_replace_rollout() {
   EVENTUALLY=10 eventually "the MachineDeployment gets the pool's 3 replicas" 3 md_get "$NS" hc2 rp .spec.replicas
   EVENTUALLY=10 eventually "3 machines run" 3 machines "$NS" hc2 '[.[] | select(.data.state == "Running")] | length'
   now_is "the MachineDeployment template has the release's version" 4.17.0 md_get "$NS" hc2 rp .spec.template.spec.version
+  now_is "one MachineSet so far" 1 count machineset-created "$NS-hc2/rp"
   must np_set "$NS" rp "{\"release\": {\"image\": \"$REL1\"}}" || return
   eventually "the MachineDeployment template moves to 4.17.1" 4.17.1 md_get "$NS" hc2 rp .spec.template.spec.version
-  eventually "a new MachineSet is created for it" 1 count machineset-created "$NS-hc2/rp"
+  eventually "a new MachineSet is created for it" 2 count machineset-created "$NS-hc2/rp"
   EVENTUALLY=20 eventually "3 replacements done" 3 count replacement-done "$NS-hc2/rp"
   now_is "3 replacements started" 3 count replacement-start "$NS-hc2/rp"
   now_is "all 3 machines run 4.17.1" 3 machines "$NS" hc2 '[.[] | select(.data.version == "4.17.1" and .data.state == "Running")] | length'
@@ -164,7 +165,7 @@ np_scale_and_remediation() {
   eventually "5 machines" 5 machines "$NS" hc5 'length'
   eventually "the scale is recorded 3 -> 5" "3->5" \
     bash -c "curl -sf http://127.0.0.1:$MODEL_PORT/records | jq -rs '[.[] | select(.event == \"scale\" and .object == \"$NS-hc5/sc\")][0] | \"\(.from)->\(.to)\"'"
-  now_is "2 machines created by the scale-up" 2 count machine-created "$NS-hc5/sc"
+  now_is "2 machines created by the scale-up (after the first 3)" 5 count machine-created "$NS-hc5/sc"
   now_is "the MachineDeployment status says 5" 5 md_get "$NS" hc5 sc .status.replicas
   local victim
   victim=$(machines "$NS" hc5 '.[0].metadata.name')
@@ -220,7 +221,9 @@ paused_until() {
 
   # The HostedCluster: paused indefinitely, nothing is initiated, and the
   # Cluster stops Cluster API: a scale does not reach the machines.
-  EVENTUALLY=10 eventually "the NodePool's rollout has settled" 2 machines "$NS" hc7 '[.[] | select(.data.version == "4.17.1")] | length'
+  EVENTUALLY=10 eventually "the NodePool's rollout has finished" 2 count replacement-done "$NS-hc7/pu"
+  eventually "2 machines, both 4.17.1" 2 machines "$NS" hc7 '[.[] | select(.data.version == "4.17.1")] | length'
+  now_is "and no other" 2 machines "$NS" hc7 'length'
   must hc_set "$NS" hc7 '{"pausedUntil": "true"}' || return
   eventually "the Cluster gets spec.paused" true cluster_spec_paused "$NS" hc7
   must hc_set "$NS" hc7 "{\"release\": {\"image\": \"$REL1\"}}" || return
