@@ -34,6 +34,7 @@ func main() {
 		namespace   = flag.String("namespace", "", "only HostedClusters and NodePools of this namespace (and their control-plane namespaces <ns>-<cluster>); all when empty")
 		simStart    = flag.String("simulated-start-time", "", "RFC 3339 instant the simulated clock starts at (default: the real clock)")
 		timeScale   = flag.Float64("time-scale", 1, "simulated seconds per real second")
+		anchor      = flag.Float64("clock-anchor", 0, "real instant (Unix seconds, decimals allowed) at which the simulated clock reads --simulated-start-time; default: when the model starts. Give the instant another program's clock started at to share it")
 		recordFile  = flag.String("record-file", "", "append the record (JSON lines) to this file")
 		listen      = flag.String("listen", "127.0.0.1:0", "address of the HTTP endpoint (/readyz, /summary, /records)")
 		portFile    = flag.String("port-file", "", "write the HTTP port chosen to this file once ready")
@@ -45,7 +46,7 @@ func main() {
 	log.SetFlags(log.Lmicroseconds | log.LUTC)
 	log.SetPrefix("hcp-model: ")
 
-	clk, err := newClock(*simStart, *timeScale)
+	clk, err := newClock(*simStart, *timeScale, *anchor)
 	if err != nil {
 		log.Fatalf("%v", err)
 	}

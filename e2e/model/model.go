@@ -155,9 +155,9 @@ func (m *model) start(ctx context.Context) error {
 // ... all enqueue the parent NodePool); hostedcluster_controller.go watches
 // the HostedCluster, its NodePools and what it owns in the control-plane
 // namespace (managedResources: HostedControlPlane, ConfigMaps, NodePools;
-// support/k8sutil/resources.go BaseResources: the CAPI Cluster). Cluster API's MachineDeployment
-// controller watches its MachineSets and Cluster pause transitions; the
-// MachineSet controller its Machines.
+// support/k8sutil/resources.go BaseResources: the CAPI Cluster). Cluster
+// API's MachineDeployment controller watches its MachineSets and Cluster
+// pause transitions; the MachineSet controller its Machines.
 func (m *model) onEvent(g schema.GroupVersionResource, o interface{}, deleted bool) {
 	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
 		o = t.Obj

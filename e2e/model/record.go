@@ -21,12 +21,18 @@ type clock struct {
 	scale float64   // simulated seconds per real second
 }
 
-func newClock(start string, scale float64) (*clock, error) {
+// newClock starts the clock at start (RFC 3339; "" for the real time now)
+// with the given scale; anchor, when not 0, is the real instant (Unix
+// seconds) the clock reads start at instead of now.
+func newClock(start string, scale, anchor float64) (*clock, error) {
 	if scale <= 0 {
 		return nil, fmt.Errorf("--time-scale must be positive, not %g", scale)
 	}
 	now := time.Now()
 	c := &clock{start: now, t0: now, scale: scale}
+	if anchor != 0 {
+		c.t0 = time.Unix(0, int64(anchor*1e9))
+	}
 	if start != "" {
 		t, err := time.Parse(time.RFC3339, start)
 		if err != nil {

@@ -13,8 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 CTL_E2E_INSTANCE=${MODEL_E2E_INSTANCE:-${CTL_E2E_INSTANCE:-main}}
 # shellcheck source=e2e/controller/lib.sh
 . "$here/../controller/lib.sh"
+# shellcheck source=e2e/model/lib.sh
+. "$here/lib.sh"
 
-MODEL_BIN=${HCP_MODEL_BIN:-$("$here/build.sh" --path)}
 SIM0=2026-03-06T12:00:00Z # the model's simulated clock starts here
 SCALE=60                  # one real second is a simulated minute
 REPLACE=2m                # one machine replacement: 2 real seconds
@@ -24,28 +25,8 @@ MDAPI=/apis/cluster.x-k8s.io/v1beta2
 
 # ---- the model process ------------------------------------------------------------
 
-MODEL_PID="" MODEL_PORT="" MODEL_T0=""
-start_model() { # NS
-  local rec=$CTL_TMP/record.jsonl pf=$CTL_TMP/model.port
-  rm -f "$pf"
-  MODEL_T0=$(now_us)
-  "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$1" --simulated-start-time "$SIM0" \
-    --time-scale "$SCALE" --replacement-duration "$REPLACE" --record-file "$rec" \
-    --port-file "$pf" >"$CTL_TMP/model.out" 2>"$CTL_TMP/model.log" &
-  MODEL_PID=$!
-  wait_for 30 test -s "$pf" || { tail -20 "$CTL_TMP/model.log" | sed 's/^/#   /'; return 1; }
-  MODEL_PORT=$(cat "$pf")
-}
-stop_model() {
-  [ -n "$MODEL_PID" ] || return 0
-  kill -TERM "$MODEL_PID" 2>/dev/null
-  wait "$MODEL_PID"
-  MODEL_RC=$?
-  MODEL_PID=""
-}
-records() { curl -sf --max-time 5 "http://127.0.0.1:$MODEL_PORT/records"; }
-# count EVENT OBJECT: how many records of EVENT about OBJECT ("ns/name").
-count() { records | jq -s --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o)] | length'; }
+records() { model_records; }
+count() { model_count "$@"; }
 # sim_now: the model's simulated time now, epoch seconds (upper bound).
 sim_now() { awk -v s="$(epoch "$SIM0")" -v t="$(now_us)" -v t0="$MODEL_T0" -v k="$SCALE" \
   'BEGIN { printf "%d", s + (t - t0) / 1e6 * k + 1 }'; }
@@ -89,7 +70,8 @@ hc_release_bump() {
   EVENTUALLY=3 eventually "the bump is initiated despite the Cluster's pause annotation" 1 \
     count controlplane-initiation "$NS/hc1"
   now_is "the HostedControlPlane stand-in runs the new release" "$REL1" hcp_running "$NS" hc1
-  at=$(records | jq -rs --arg o "$NS/hc1" '[.[] | select(.event == "controlplane-initiation" and .object == $o)][0].at')
+  at=$(model_times controlplane-initiation "$NS/hc1" | head -1)
+  [ -n "$at" ] || at=1970-01-01T00:00:00Z
   in_range "initiated within 3 simulated minutes of the bump (at $at)" "$(($(epoch "$at") - t0))" -60 180
   must api PATCH "$(cluster_path "$NS" hc1)" '{"spec": {"paused": true}}' || return
   eventually "a hand-set Cluster.spec.paused is set back to false" false cluster_spec_paused "$NS" hc1
@@ -243,18 +225,43 @@ paused_until() {
 record_and_exit() {
   local n f
   n=$(records | wc -l)
-  f=$(wc -l <"$CTL_TMP/record.jsonl")
+  f=$(wc -l <"$MODEL_REC")
   check_eq "the record file holds every record" "$n" "$f"
   check "the summary counts writes to the MachineDeployment of rp" test \
     "$(curl -sf "http://127.0.0.1:$MODEL_PORT/summary" | jq --arg k "MachineDeployment $NS-hc2/rp" '.writes[$k] // 0')" -gt 0
-  stop_model
+  model_stop
   check_eq "SIGTERM: the model exits 0" 0 "$MODEL_RC"
-  check_eq "the final summary is printed" "$n" "$(jq '[.events[]] | add' "$CTL_TMP/model.out" 2>/dev/null)"
+  check_eq "the final summary is printed" "$n" "$(jq '[.events[]] | add' "$MODEL_OUT" 2>/dev/null)"
+}
+
+# The clock: --clock-anchor puts the simulated start at a given real instant
+# (to share a controller's clock), and the summary reports that clock.
+clock_anchor() {
+  local pf=$CTL_TMP/anchor.port pid port now
+  "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$NS-none" --simulated-start-time "$SIM0" \
+    --time-scale 2 --clock-anchor "$(($(date +%s) - 100))" --port-file "$pf" \
+    >/dev/null 2>"$CTL_TMP/anchor.log" &
+  pid=$!
+  if wait_for 30 test -s "$pf"; then
+    port=$(cat "$pf")
+    now=$(curl -sf "http://127.0.0.1:$port/summary" | jq -r '.now | sub("\\.[0-9]+Z$"; "Z")')
+    # 100 real seconds before now at scale 2: 200 simulated seconds in.
+    in_range "a clock anchored 100 s ago at scale 2 reads START+200s (reads $now)" \
+      "$(($(epoch "$now") - $(epoch "$SIM0")))" 199 205
+  else
+    not_ok "the anchored model starts" "$(tail -3 "$CTL_TMP/anchor.log")"
+  fi
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+  check_eq "it exits 0 on SIGTERM" 0 "$?"
+  local d
+  d=$(($(epoch "$(model_summary | jq -r '.now | sub("\\.[0-9]+Z$"; "Z")')") - $(sim_now)))
+  in_range "the summary's clock is the test's (${d}s apart, simulated)" "$d" -6 1
 }
 
 # ---- main -----------------------------------------------------------------------------
 
-trap 'stop_model; cleanup_all' EXIT
+trap 'model_stop; cleanup_all' EXIT
 trap 'exit 130' INT TERM
 if ! load_cluster_env; then
   echo "instance $CTL_E2E_INSTANCE not running (e2e/cluster.sh up $CTL_E2E_INSTANCE)"
@@ -267,21 +274,21 @@ if [ ! -x "$MODEL_BIN" ]; then
   exit 1
 fi
 NS=$(new_ns model) || { echo "0 passed, 1 failed"; exit 1; }
-if ! start_model "$NS"; then
+if ! model_start "$NS" "$SIM0" "$SCALE" "" --replacement-duration "$REPLACE"; then
   not_ok "the model starts"
   summary
   exit 1
 fi
-for fn in hc_release_bump np_replace_rollout md_pause_deleted md_spec_paused np_scale_and_remediation \
+for fn in clock_anchor hc_release_bump np_replace_rollout md_pause_deleted md_spec_paused np_scale_and_remediation \
   np_inplace paused_until record_and_exit; do
   if [ -n "${MODEL_E2E_ONLY:-}" ] && [[ " $MODEL_E2E_ONLY " != *" $fn "* ]]; then continue; fi
   SCENARIO=$fn
   echo "# ---- $fn"
   f0=$failed
   "$fn"
-  if [ "$failed" -gt "$f0" ] && [ -f "$CTL_TMP/model.log" ]; then
+  if [ "$failed" -gt "$f0" ] && [ -f "$MODEL_LOG" ]; then
     echo "# model log:"
-    tail -15 "$CTL_TMP/model.log" | sed 's/^/#   /'
+    tail -15 "$MODEL_LOG" | sed 's/^/#   /'
   fi
   SCENARIO=""
 done
