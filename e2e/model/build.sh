@@ -6,7 +6,7 @@
 #   e2e/model/build.sh --path   print the binary's path
 #
 # The binary is $HCP_CACHE_DIR/model/hcp-model; it is rebuilt when the
-# module's go.mod, go.sum or any .go file changes (a digest of them is kept
+# module's go.mod, go.sum, any .go file or this script changes (a digest of them is kept
 # beside it). The module pins k8s.io/client-go and k8s.io/apimachinery to the
 # versions of e2e/apiserver/go.mod, so on a machine that has built the API
 # server the Go module cache already holds them; otherwise they come from the
@@ -27,7 +27,7 @@ fi
 [ $# -eq 0 ] || e2e_die "usage: $0 [--path]"
 
 stamp() {
-  (cd "$here" && cat go.mod go.sum $(ls ./*.go | sort)) | sha256sum | cut -d' ' -f1
+  (cd "$here" && cat build.sh go.mod go.sum $(ls ./*.go | sort)) | sha256sum | cut -d' ' -f1
 }
 current() { [ -x "$MODEL_BIN" ] && [ "$(cat "$MODEL_DIR/stamp" 2>/dev/null)" = "$(stamp)" ]; }
 

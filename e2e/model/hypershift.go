@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // pausedUntil decides spec.pausedUntil against the simulated clock: a
@@ -163,7 +166,77 @@ func (m *model) reconcileHostedCluster(ctx context.Context, ns, name string) (ti
 	if err := m.setClusterPaused(ctx, cpNS, infraID, false); err != nil {
 		return 0, err
 	}
-	return 0, nil
+	if !m.opt.hcStatus {
+		return 0, nil
+	}
+	return m.hostedClusterVersionStatus(ctx, hc, running)
+}
+
+// hostedClusterVersionStatus writes status.version as HyperShift does for a
+// control plane that takes --controlplane-update-duration to roll out: a new
+// release gets desired.image and a Partial history entry at once; the entry
+// is Completed when the duration has passed (simulated). Returns the real
+// delay to the completion.
+//
+// Upstream: hostedcluster_controller.go, computeClusterVersionStatus (the
+// legacy path without HostedControlPlane.status.versionStatus: "If a new
+// rollout is needed, update the desired version and prepend a new partial
+// history entry"; Completed once the HostedControlPlane runs the image).
+func (m *model) hostedClusterVersionStatus(ctx context.Context, hc *unstructured.Unstructured, running string) (time.Duration, error) {
+	now := m.clk.now()
+	version, _, _ := unstructured.NestedMap(hc.Object, "status", "version")
+	history, _, _ := unstructured.NestedSlice(hc.Object, "status", "version", "history")
+	desired := str(hc, "status", "version", "desired", "image")
+	var requeue time.Duration
+	changed := false
+	if version == nil {
+		version = map[string]interface{}{"availableUpdates": nil}
+	}
+	if desired != running {
+		version["desired"] = map[string]interface{}{"image": running, "version": releaseVersion(running)}
+		version["observedGeneration"] = hc.GetGeneration()
+		history = append([]interface{}{map[string]interface{}{
+			"state": "Partial", "image": running, "version": releaseVersion(running),
+			"startedTime": now.UTC().Format(time.RFC3339), "completionTime": nil, "verified": false,
+		}}, history...)
+		changed = true
+	}
+	if len(history) > 0 {
+		h0, _ := history[0].(map[string]interface{})
+		if h0 != nil && h0["state"] == "Partial" && h0["image"] == running {
+			started, err := time.Parse(time.RFC3339, fmt.Sprint(h0["startedTime"]))
+			if err != nil {
+				started = now
+			}
+			if done := started.Add(m.opt.cpUpdate); !now.Before(done) {
+				h0["state"] = "Completed"
+				h0["completionTime"] = now.UTC().Format(time.RFC3339)
+				changed = true
+			} else {
+				requeue = m.requeueFor(done.Sub(now))
+			}
+		}
+	}
+	if !changed {
+		return requeue, nil
+	}
+	version["history"] = history
+	op := map[string]interface{}{"op": "add", "path": "/status/version", "value": version}
+	if _, ok := hc.Object["status"]; !ok {
+		op = map[string]interface{}{"op": "add", "path": "/status", "value": map[string]interface{}{"version": version}}
+	}
+	b, err := json.Marshal([]interface{}{op})
+	if err != nil {
+		return 0, err
+	}
+	out, err := m.dyn.Resource(gvrHC).Namespace(hc.GetNamespace()).Patch(ctx, hc.GetName(), types.JSONPatchType, b,
+		metav1.PatchOptions{}, "status")
+	if err != nil {
+		return 0, fmt.Errorf("status of HostedCluster %s: %w", obj(hc), err)
+	}
+	m.rec.wrote("HostedCluster", obj(hc))
+	m.waitVersion(gvrHC, hc.GetNamespace(), hc.GetName(), out.GetResourceVersion())
+	return requeue, nil
 }
 
 // setClusterPaused writes Cluster.spec.paused when it differs.

@@ -41,6 +41,8 @@ func main() {
 		replaceDur  = flag.Duration("replacement-duration", 10*time.Minute, "simulated time one machine replacement (or in-place update) takes")
 		machineDur  = flag.Duration("provision-duration", 0, "simulated time a machine added by a scale-up or remediation takes to become ready")
 		writeStatus = flag.Bool("capi-status", true, "write MachineDeployment and MachineSet status as Cluster API does")
+		hcStatus    = flag.Bool("hc-status", false, "write HostedCluster status.version as HyperShift does (desired image, history Partial then Completed)")
+		cpUpdate    = flag.Duration("controlplane-update-duration", 30*time.Minute, "simulated time a control-plane update takes to complete (with --hc-status)")
 	)
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds | log.LUTC)
@@ -71,6 +73,8 @@ func main() {
 		replacement: *replaceDur,
 		provision:   *machineDur,
 		capiStatus:  *writeStatus,
+		hcStatus:    *hcStatus,
+		cpUpdate:    *cpUpdate,
 	})
 
 	ln, err := net.Listen("tcp", *listen)

@@ -55,6 +55,8 @@ type options struct {
 	replacement time.Duration // simulated duration of one replacement / in-place update
 	provision   time.Duration // simulated duration of a scale-up machine
 	capiStatus  bool          // write CAPI status counters
+	hcStatus    bool          // write HostedCluster status.version
+	cpUpdate    time.Duration // simulated duration of a control-plane update
 }
 
 // model holds the informers of every kind HyperShift and Cluster API watch

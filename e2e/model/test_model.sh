@@ -73,6 +73,17 @@ hc_release_bump() {
   at=$(model_times controlplane-initiation "$NS/hc1" | head -1)
   [ -n "$at" ] || at=1970-01-01T00:00:00Z
   in_range "initiated within 3 simulated minutes of the bump (at $at)" "$(($(epoch "$at") - t0))" -60 180
+  # --hc-status: status.version as HyperShift writes it, Partial for the
+  # control plane's update duration (5 simulated minutes), then Completed.
+  eventually "status.version.desired is the new release" "$REL1" get "$(hc_path "$NS" hc1)" .status.version.desired.image
+  now_is "history[0] is Partial for it" "Partial $REL1 2" \
+    get "$(hc_path "$NS" hc1)" '.status.version.history | "\(.[0].state) \(.[0].image) \(length)"'
+  EVENTUALLY=10 eventually "history[0] is Completed after the update's duration" Completed \
+    get "$(hc_path "$NS" hc1)" '.status.version.history[0].state'
+  local done
+  done=$(get "$(hc_path "$NS" hc1)" '.status.version.history[0] | "\(.startedTime) \(.completionTime)"')
+  in_range "it took the update's 5 simulated minutes ($done)" \
+    "$(($(epoch "${done#* }") - $(epoch "${done%% *}")))" 300 330
   must api PATCH "$(cluster_path "$NS" hc1)" '{"spec": {"paused": true}}' || return
   eventually "a hand-set Cluster.spec.paused is set back to false" false cluster_spec_paused "$NS" hc1
 }
@@ -274,7 +285,8 @@ if [ ! -x "$MODEL_BIN" ]; then
   exit 1
 fi
 NS=$(new_ns model) || { echo "0 passed, 1 failed"; exit 1; }
-if ! model_start "$NS" "$SIM0" "$SCALE" "" --replacement-duration "$REPLACE"; then
+if ! model_start "$NS" "$SIM0" "$SCALE" "" --replacement-duration "$REPLACE" \
+  --hc-status --controlplane-update-duration 5m; then
   not_ok "the model starts"
   summary
   exit 1
