@@ -1,0 +1,64 @@
+# Helpers to run the HyperShift / Cluster API behaviour model (hcp-model)
+# beside a test: start it, read its record, stop it. Sourced after
+# e2e/controller/lib.sh (it uses KCFG, CTL_TMP, wait_for, now_us).
+# shellcheck shell=bash disable=SC2034
+
+MODEL_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MODEL_BIN=${HCP_MODEL_BIN:-$("$MODEL_LIB_DIR/build.sh" --path)}
+MODEL_PID="" MODEL_PORT="" MODEL_T0="" MODEL_RC=""
+MODEL_REC=$CTL_TMP/model-record.jsonl
+MODEL_LOG=$CTL_TMP/model.log
+MODEL_OUT=$CTL_TMP/model.out
+
+# model_start NS START SCALE [ANCHOR-US [FLAGS...]]: runs the model for
+# namespace NS with the simulated clock reading START (RFC 3339) at the real
+# instant ANCHOR-US (microseconds since the epoch, as now_us prints; default
+# now) and running SCALE times real time; waits until its informers have
+# synced. To share a controller's clock, pass the controller's CTL_T0 (the
+# instant just before it was launched) with its START and SCALE.
+model_start() {
+  local ns=$1 start=$2 scale=$3 anchor=${4:-}
+  shift 3
+  [ $# -gt 0 ] && shift
+  [ -n "$anchor" ] || anchor=$(now_us)
+  local pf=$CTL_TMP/model.port
+  rm -f "$pf"
+  MODEL_T0=$anchor
+  "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$ns" --simulated-start-time "$start" \
+    --time-scale "$scale" --clock-anchor "${anchor:0:-6}.${anchor: -6}" --record-file "$MODEL_REC" \
+    --port-file "$pf" "$@" >"$MODEL_OUT" 2>"$MODEL_LOG" &
+  MODEL_PID=$!
+  if ! wait_for 30 test -s "$pf"; then
+    tail -20 "$MODEL_LOG" | sed 's/^/#   /' >&2
+    return 1
+  fi
+  MODEL_PORT=$(cat "$pf")
+}
+
+# model_stop: SIGTERM, waits; the exit status goes to MODEL_RC and the final
+# summary (JSON) is in $MODEL_OUT.
+model_stop() {
+  [ -n "$MODEL_PID" ] || return 0
+  kill -TERM "$MODEL_PID" 2>/dev/null
+  wait "$MODEL_PID"
+  MODEL_RC=$?
+  MODEL_PID=""
+}
+
+# model_alive: the model still runs.
+model_alive() { [ -n "$MODEL_PID" ] && kill -0 "$MODEL_PID" 2>/dev/null; }
+
+# model_records: the record so far, one JSON object a line.
+model_records() { curl -sf --max-time 5 "http://127.0.0.1:$MODEL_PORT/records"; }
+# model_summary: counts per event and object, writes per object (JSON).
+model_summary() { curl -sf --max-time 5 "http://127.0.0.1:$MODEL_PORT/summary"; }
+# model_count EVENT OBJECT: records of EVENT about OBJECT ("ns/name"); the
+# object is the HostedCluster for control-plane events, the
+# MachineDeployment or MachineSet (control-plane namespace) for machines.
+model_count() {
+  model_records | jq -s --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o)] | length'
+}
+# model_times EVENT OBJECT: the simulated times of those records, one a line.
+model_times() {
+  model_records | jq -r --arg e "$1" --arg o "$2" 'select(.event == $e and .object == $o) | .at'
+}
