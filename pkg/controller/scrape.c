@@ -2,13 +2,37 @@
  *
  * A scrape asks the same plan as reconcile (decide_plan()), through a view
  * that only reads: it hands out the resolutions the records keep when they
- * are current and lets the plan resolve the rest into storage it frees
- * again. A scrape creates no record and keeps nothing. */
+ * are current. The rest (objects not reconciled yet, or since a policy
+ * changed) are resolved once per distinct stanza and namespace, and
+ * NodePool intersections once per pair of timelines, for the whole scrape:
+ * a fleet shares a few policies, so a cold scrape costs what its distinct
+ * stanzas cost, not what its objects do. Those answers are freed when the
+ * scrape ends. A scrape creates no record and keeps nothing. */
+#include <stdlib.h>
+
 #include "controller/internal.h"
+
+/* A resolution shared by every object of ns with an equal stanza. */
+typedef struct shared_res {
+    struct shared_res *next;
+    const char *ns;           /* borrowed from the cache for the scrape */
+    stanza_t st;
+    stanza_resolution_t res;
+} shared_res_t;
+
+/* An intersection shared by every NodePool of the same two timelines. */
+typedef struct shared_inter {
+    struct shared_inter *next;
+    sched_t *own, *cluster;   /* identities only: the resolutions hold them */
+    stanza_nodepool_t inter;
+} shared_inter_t;
 
 typedef struct metrics_ctx {
     ctl_controller_t *c;
-    decide_view_t view;
+    decide_view_t view;       /* the scrape's: records first, then the shared answers */
+    decide_view_t records;    /* the controller's read-only view of the records */
+    shared_res_t *res;        /* owned list */
+    shared_inter_t *inter;    /* owned list */
     sched_time_t now;
     void (*fn)(const ctl_object_metrics_t *m, void *ud);
     void *ud;
@@ -45,6 +69,116 @@ static void plan_metrics(const decide_plan_t *p, sched_time_t now, ctl_object_me
     m->change_pending = p->d.pending_metric;
 }
 
+static bool same_stanza(const stanza_t *a, const stanza_t *b)
+{
+    return a->present == b->present && a->from_spec == b->from_spec && a->valid == b->valid &&
+           strcmp(a->error, b->error) == 0 && a->strategy == b->strategy &&
+           strcmp(a->policy, b->policy) == 0 &&
+           a->has_permissive_until == b->has_permissive_until &&
+           (!a->has_permissive_until || a->permissive_until == b->permissive_until) &&
+           a->has_restrictive_until == b->has_restrictive_until &&
+           (!a->has_restrictive_until || a->restrictive_until == b->restrictive_until);
+}
+
+static bool scrape_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
+                       decide_ref_t *out)
+{
+    metrics_ctx_t *x = ud;
+    return x->records.get(x->records.ud, kind, ns, name, out);
+}
+
+static int scrape_lookup(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
+{
+    metrics_ctx_t *x = ud;
+    return x->records.lookup_policy(x->records.ud, ns, name, out);
+}
+
+static void scrape_projection(void *ud, const char *ns, const char *name,
+                              const decide_decision_t *d, decide_projection_t *out)
+{
+    metrics_ctx_t *x = ud;
+    x->records.projection(x->records.ud, ns, name, d, out);
+}
+
+static const stanza_resolution_t *scrape_resolution(void *ud, decide_kind_t kind, const char *ns,
+                                                    const char *name, const stanza_t *st)
+{
+    metrics_ctx_t *x = ud;
+    const stanza_resolution_t *r = x->records.resolution(x->records.ud, kind, ns, name, st);
+    shared_res_t *s;
+    if (r)
+        return r;
+    for (s = x->res; s; s = s->next)
+        if (strcmp(s->ns, ns) == 0 && same_stanza(&s->st, st))
+            return &s->res;
+    if ((s = calloc(1, sizeof(*s))) == NULL)
+        return NULL; /* the plan resolves it itself */
+    if (stanza_resolve(st, ns, ctl_lookup_policy, x->c, &s->res)) {
+        free(s);
+        return NULL;
+    }
+    s->ns = ns;
+    s->st = *st;
+    s->next = x->res;
+    x->res = s;
+    return &s->res;
+}
+
+static const stanza_nodepool_t *scrape_intersection(void *ud, const char *ns, const char *name,
+                                                    sched_t *own, sched_t *cluster,
+                                                    sched_time_t now)
+{
+    metrics_ctx_t *x = ud;
+    const stanza_nodepool_t *r =
+        x->records.intersection(x->records.ud, ns, name, own, cluster, now);
+    shared_inter_t *s;
+    if (r)
+        return r;
+    for (s = x->inter; s; s = s->next)
+        if (s->own == own && s->cluster == cluster)
+            return &s->inter;
+    if ((s = calloc(1, sizeof(*s))) == NULL)
+        return NULL;
+    if (stanza_resolve_nodepool(own, cluster, now, &s->inter)) {
+        free(s);
+        return NULL;
+    }
+    s->own = own;
+    s->cluster = cluster;
+    s->next = x->inter;
+    x->inter = s;
+    return &s->inter;
+}
+
+static void scrape_view_init(metrics_ctx_t *x)
+{
+    ctl_view_init(x->c, false, &x->records);
+    x->view = (decide_view_t){.ud = x,
+                              .get = scrape_get,
+                              .lookup_policy = scrape_lookup,
+                              .resolution = scrape_resolution,
+                              .intersection = scrape_intersection,
+                              .projection = scrape_projection};
+}
+
+/* Frees the shared answers; intersections first (they refer to the
+ * timelines the resolutions hold). */
+static void scrape_view_free(metrics_ctx_t *x)
+{
+    while (x->inter) {
+        shared_inter_t *s = x->inter;
+        x->inter = s->next;
+        stanza_nodepool_free(&s->inter);
+        free(s);
+    }
+    while (x->res) {
+        shared_res_t *s = x->res;
+        x->res = s->next;
+        stanza_resolution_free(&s->res);
+        free(s);
+    }
+}
+
 static void object_metrics(const kube_obj *o, metrics_ctx_t *x, decide_kind_t kind)
 {
     bool hc = kind == DECIDE_HC;
@@ -73,9 +207,10 @@ void ctl_foreach_object_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_object_metrics_t *m, void *ud), void *ud)
 {
     metrics_ctx_t x = {.c = c, .now = ctl_clock_now(&c->opts.clock, c->loop), .fn = fn, .ud = ud};
-    ctl_view_init(c, false, &x.view);
+    scrape_view_init(&x);
     kube_cache_foreach(&c->hcs, hc_metrics, &x);
     kube_cache_foreach(&c->nps, np_metrics, &x);
+    scrape_view_free(&x);
 }
 
 typedef struct policy_metrics_ctx {
