@@ -60,8 +60,7 @@ static void policy_update(const kube_obj *old, const kube_obj *o, void *ud)
 }
 static void policy_delete(const kube_obj *o, void *ud) { policy_changed(o, ud); }
 
-/* The two stanzas resolve alike (same fields, same times, same policy). */
-static bool stanza_same(const stanza_t *a, const stanza_t *b)
+bool ctl_stanza_same(const stanza_t *a, const stanza_t *b)
 {
     return a->present == b->present && a->from_spec == b->from_spec && a->valid == b->valid &&
            strcmp(a->error, b->error) == 0 && a->strategy == b->strategy &&
@@ -96,7 +95,7 @@ static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_hc_t *a = old->data, *b = o->data;
-    hc_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
+    hc_changed(o, ud, !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza));
 }
 static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 
@@ -110,7 +109,7 @@ static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
 static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_np_t *a = old->data, *b = o->data;
-    np_changed(o, ud, !a || !b || !stanza_same(&a->m.stanza, &b->m.stanza));
+    np_changed(o, ud, !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza));
 }
 static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
 

@@ -130,6 +130,9 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
  * for the status document, which a scrape does not need. */
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v);
 
+/* The two stanzas resolve alike (same fields, same times, same policy). */
+bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
+
 /* handlers.c */
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
     ctl_machines_ops;

@@ -69,17 +69,6 @@ static void plan_metrics(const decide_plan_t *p, sched_time_t now, ctl_object_me
     m->change_pending = p->d.pending_metric;
 }
 
-static bool same_stanza(const stanza_t *a, const stanza_t *b)
-{
-    return a->present == b->present && a->from_spec == b->from_spec && a->valid == b->valid &&
-           strcmp(a->error, b->error) == 0 && a->strategy == b->strategy &&
-           strcmp(a->policy, b->policy) == 0 &&
-           a->has_permissive_until == b->has_permissive_until &&
-           (!a->has_permissive_until || a->permissive_until == b->permissive_until) &&
-           a->has_restrictive_until == b->has_restrictive_until &&
-           (!a->has_restrictive_until || a->restrictive_until == b->restrictive_until);
-}
-
 static bool scrape_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
                        decide_ref_t *out)
 {
@@ -109,7 +98,7 @@ static const stanza_resolution_t *scrape_resolution(void *ud, decide_kind_t kind
     if (r)
         return r;
     for (s = x->res; s; s = s->next)
-        if (strcmp(s->ns, ns) == 0 && same_stanza(&s->st, st))
+        if (strcmp(s->ns, ns) == 0 && ctl_stanza_same(&s->st, st))
             return &s->res;
     if ((s = calloc(1, sizeof(*s))) == NULL)
         return NULL; /* the plan resolves it itself */
