@@ -139,6 +139,16 @@ static void view_projection(void *ud, const char *ns, const char *name,
     snprintf(out->message, sizeof(out->message), "%s", st.message);
 }
 
+/* Reconcile's staleness check: the object or its CAPI object is older than
+ * a write of ours that the watch has yet to deliver. */
+static bool view_stale(void *ud, decide_kind_t kind, const char *ns, const char *name,
+                       const decide_ref_t *self, const decide_ref_t *capi)
+{
+    record_t *r = ctl_record_find(ud, kind == DECIDE_HC ? R_HC : R_NP, ns, name);
+    return r && (ctl_write_stale(r->wt.stale_own, self->rv) ||
+                 (capi->data && ctl_write_stale(r->wt.stale_capi, capi->rv)));
+}
+
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
 {
     *v = (decide_view_t){.ud = c,
@@ -147,7 +157,8 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
                          .lookup_policy = ctl_lookup_policy,
                          .resolution = memoize ? memo_resolution : peek_resolution,
                          .intersection = memoize ? memo_intersection : peek_intersection,
-                         .projection = view_projection};
+                         .projection = view_projection,
+                         .stale = memoize ? view_stale : NULL};
 }
 
 /* ---- carrying a plan out ----------------------------------------------- */
@@ -247,13 +258,12 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
                NULL);
         goto done;
     }
+    if (p.stale)
+        goto done; /* the watch has yet to catch up with our writes */
     capi_cache(c, p.capi_kind, &resource);
     if (p.capi.data && kube_path(capi_path, sizeof(capi_path), CAPI_GROUP, c->capi_version,
                                  resource, p.capi_ns, p.capi_name, NULL))
         capi_path[0] = '\0';
-    if (ctl_write_stale(r->wt.stale_own, p.self.rv) ||
-        (capi_path[0] && ctl_write_stale(r->wt.stale_capi, p.capi.rv)))
-        goto done; /* the watch has yet to catch up with our writes */
     if (kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, hc ? "hostedclusters" : "nodepools",
                   r->ns, r->name, NULL))
         goto done;

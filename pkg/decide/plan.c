@@ -53,6 +53,10 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
         if (get(v, DECIDE_CLUSTER, p->capi_ns, hc->infra_id, &p->capi))
             p->capi_name = hc->infra_id;
     }
+    if (v->stale && v->stale(v->ud, DECIDE_HC, ns, name, &p->self, &p->capi)) {
+        p->stale = true;
+        return 0;
+    }
     int rc = decide_hc(hc, p->res, p->capi.data, now, &p->d);
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
@@ -121,6 +125,10 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
         p->inter = &p->own_inter;
     }
     nodepool_machines(v, ns, name, np, p);
+    if (v->stale && v->stale(v->ud, DECIDE_NP, ns, name, &p->self, &p->capi)) {
+        p->stale = true;
+        return 0;
+    }
     int rc = decide_np(np, p->res, p->inter, p->capi.data, now, &p->d);
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
@@ -143,7 +151,7 @@ int decide_plan(const decide_view_t *v, decide_kind_t kind, const char *ns, cons
     out->present = true;
     rc = kind == DECIDE_HC ? plan_hc(v, ns, name, now, out, err, errlen)
                            : plan_np(v, ns, name, now, out, err, errlen);
-    out->decided = rc == 0;
+    out->decided = rc == 0 && !out->stale;
     return rc;
 }
 

@@ -69,12 +69,19 @@ typedef struct decide_view {
      * is asked for the decision's ChangesPaused/ChangesPending. */
     void (*projection)(void *ud, const char *ns, const char *name, const decide_decision_t *d,
                        decide_projection_t *out);
+    /* Optional: true when the object (self) or its CAPI object (capi, data
+     * NULL when none), as read, is older than what the caller itself wrote
+     * (its watch has yet to catch up). The plan then stops before deciding:
+     * deciding costs schedule queries, and its answer would be thrown away. */
+    bool (*stale)(void *ud, decide_kind_t kind, const char *ns, const char *name,
+                  const decide_ref_t *self, const decide_ref_t *capi);
 } decide_view_t;
 
 /* A closed decision about one HostedCluster or NodePool. */
 typedef struct decide_plan {
     bool present;                 /* the object is in the view (else nothing else is set) */
     bool decided;                 /* d is set, and status_doc when the view asked for it */
+    bool stale;                   /* the view called the inputs stale: nothing decided */
     decide_kind_t kind;           /* DECIDE_HC or DECIDE_NP */
     decide_ref_t self;            /* the object as read */
     const decide_managed_t *managed; /* its shared part (borrowed from self.data) */

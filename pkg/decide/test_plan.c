@@ -180,6 +180,50 @@ static void test_plan_absent_object(void **state)
     fake_teardown(&f);
 }
 
+/* Stale when the object is at resourceVersion 7 (what the fake holds) and
+ * the CAPI object was found: counts its calls. */
+static int stale_calls;
+static bool fstale(void *ud, decide_kind_t kind, const char *ns, const char *name,
+                   const decide_ref_t *self, const decide_ref_t *capi)
+{
+    (void)ud;
+    (void)kind;
+    (void)ns;
+    (void)name;
+    stale_calls++;
+    return strcmp(self->rv, "7") == 0 && capi->data != NULL;
+}
+
+/* A view that calls the inputs stale stops the plan after gathering them:
+ * the object and its CAPI object are read, nothing is decided and no status
+ * document is built; a view that does not gets the full decision. */
+static void test_plan_stale_stops_before_deciding(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    decide_view_t v = plain_view(&f);
+    v.stale = fstale;
+    sched_time_t now = T("2026-03-04T12:00:00Z");
+    stale_calls = 0;
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", now, &p, NULL, 0), 0);
+    assert_int_equal(stale_calls, 1);
+    assert_true(p.present);
+    assert_true(p.stale);
+    assert_false(p.decided);
+    assert_non_null(p.capi.data);
+    assert_null(p.status_doc);
+    assert_int_equal(p.d.wake, 0);
+    decide_plan_free(&p);
+    v.stale = NULL;
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", now, &p, NULL, 0), 0);
+    assert_true(p.decided && !p.stale);
+    assert_non_null(p.status_doc);
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
 static void test_plan_hostedcluster(void **state)
 {
     (void)state;
@@ -278,6 +322,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_absent_object),
         cmocka_unit_test(test_plan_hostedcluster),
+        cmocka_unit_test(test_plan_stale_stops_before_deciding),
         cmocka_unit_test(test_plan_nodepool_within_cluster),
         cmocka_unit_test(test_plan_memo_parity),
     };
