@@ -30,19 +30,6 @@ case "${1:-}" in
   *) e2e_die "usage: $0 [--path | --pin VERSION]" ;;
 esac
 
-find_go() {
-  local g v
-  for g in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go; do
-    [ -n "$g" ] && [ -x "$g" ] || continue
-    v=$("$g" env GOVERSION 2>/dev/null) || continue
-    # go1.21 and later can fetch the toolchain the module asks for.
-    if [[ "$v" =~ ^go1\.([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 21 ]; then
-      echo "$g"
-      return 0
-    fi
-  done
-  return 1
-}
 GO=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it builds the test cluster's kube-apiserver"
 export GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0 GOTOOLCHAIN=auto \
   GOWORK=off GO111MODULE=on

@@ -19,6 +19,22 @@ ETCD_BIN=$KUBE_BIN_DIR/etcd
 e2e_log() { echo "$(basename "$0"): $*" >&2; }
 e2e_die() { e2e_log "$*"; exit 1; }
 
+# find_go prints the path of a Go of 1.21 or later (PATH first, then
+# /usr/local/go), which can fetch the toolchain a module's go line asks for
+# from the module proxy; fails when there is none.
+find_go() {
+  local g v
+  for g in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go; do
+    [ -n "$g" ] && [ -x "$g" ] || continue
+    v=$("$g" env GOVERSION 2>/dev/null) || continue
+    if [[ "$v" =~ ^go1\.([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 21 ]; then
+      echo "$g"
+      return 0
+    fi
+  done
+  return 1
+}
+
 # ensure_packages PKG... installs the Debian packages that are missing, and
 # nothing else. apt-get runs only when something is missing; it waits for the
 # dpkg lock rather than failing when another install is under way.

@@ -32,18 +32,6 @@ stamp() {
 current() { [ -x "$MODEL_BIN" ] && [ "$(cat "$MODEL_DIR/stamp" 2>/dev/null)" = "$(stamp)" ]; }
 
 current && exit 0
-find_go() {
-  local g v
-  for g in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go; do
-    [ -n "$g" ] && [ -x "$g" ] || continue
-    v=$("$g" env GOVERSION 2>/dev/null) || continue
-    if [[ "$v" =~ ^go1\.([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 21 ]; then
-      echo "$g"
-      return 0
-    fi
-  done
-  return 1
-}
 GO=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it builds the e2e model"
 
 mkdir -p "$MODEL_DIR"
