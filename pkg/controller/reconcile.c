@@ -268,6 +268,10 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
                   r->ns, r->name, NULL))
         goto done;
     ctl_arm(c, r, p.d.wake);
+    ctl_plan_inputs(&p, &r->metrics);
+    r->have_metrics = true;
+    r->metrics_epoch = c->policy_epoch;
+    r->metrics_until = p.d.wake;
     if (hc && c->proj) {
         hosted_conds_t want = hosted_want(&p.d);
         hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);

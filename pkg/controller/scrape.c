@@ -54,19 +54,33 @@ static void timeline_metrics(const sched_state_t *st, sched_time_t now, ctl_obje
     }
 }
 
-/* The metric values of a plan (DESIGN.md 3.8): -2 where a timeline is in
- * error (a degraded resolution, of the object or of its HostedCluster). */
-static void plan_metrics(const decide_plan_t *p, sched_time_t now, ctl_object_metrics_t *m)
+void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
 {
+    *out = (ctl_metric_inputs_t){0};
     if (!p->res)
         return;
-    m->strategy = stanza_strategy_name(p->res->strategy);
-    bool degraded = p->res->degraded || (p->cluster && p->cluster->degraded);
-    if (!p->decided)
+    out->strategy = stanza_strategy_name(p->res->strategy);
+    out->degraded = p->res->degraded || (p->cluster && p->cluster->degraded);
+    out->decided = p->decided;
+    if (p->decided) {
+        out->state = p->d.state;
+        out->pending = p->d.pending_metric;
+    }
+}
+
+/* The metric values (DESIGN.md 3.8) at now: -2 where a timeline is in
+ * error (a degraded resolution, of the object or of its HostedCluster). */
+static void input_metrics(const ctl_metric_inputs_t *in, sched_time_t now,
+                          ctl_object_metrics_t *m)
+{
+    if (!in->strategy)
         return;
-    if (!degraded)
-        timeline_metrics(&p->d.state, now, m);
-    m->change_pending = p->d.pending_metric;
+    m->strategy = in->strategy;
+    if (!in->decided)
+        return;
+    if (!in->degraded)
+        timeline_metrics(&in->state, now, m);
+    m->change_pending = in->pending;
 }
 
 static bool scrape_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
@@ -168,17 +182,28 @@ static void scrape_view_free(metrics_ctx_t *x)
     }
 }
 
+/* The metric inputs reconcile left on the object's record when they are
+ * still current, else a plan made now: the same answer, as a plan changes
+ * only at its wake instant or when an event queues the record. */
 static void object_metrics(const kube_obj *o, metrics_ctx_t *x, decide_kind_t kind)
 {
     bool hc = kind == DECIDE_HC;
     ctl_object_metrics_t m = {hc ? "HostedCluster" : "NodePool", o->ns, o->name,
                               hc ? "control-plane" : "worker-nodes", "", 0, -2, -2, -1};
-    decide_plan_t p;
+    const record_t *r = ctl_record_find(x->c, hc ? R_HC : R_NP, o->ns, o->name);
     if (!o->data)
         return;
-    decide_plan(&x->view, kind, o->ns, o->name, x->now, &p, NULL, 0);
-    plan_metrics(&p, x->now, &m);
-    decide_plan_free(&p);
+    if (r && r->have_metrics && !r->q.queued && r->metrics_epoch == x->c->policy_epoch &&
+        x->now < r->metrics_until) {
+        input_metrics(&r->metrics, x->now, &m);
+    } else {
+        decide_plan_t p;
+        ctl_metric_inputs_t in;
+        decide_plan(&x->view, kind, o->ns, o->name, x->now, &p, NULL, 0);
+        ctl_plan_inputs(&p, &in);
+        input_metrics(&in, x->now, &m);
+        decide_plan_free(&p);
+    }
     x->fn(&m, x->ud);
 }
 

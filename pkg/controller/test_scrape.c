@@ -184,12 +184,74 @@ static void test_scrape_matches_reconcile_plan(void **state)
     }
 }
 
+static void set_clock(ctl_controller_t *c, sched_time_t now)
+{
+    c->opts.clock = (ctl_clock_t){true, now, ev_now(c->loop), 1.0};
+}
+
+/* A scrape reads the inputs reconcile left on a record while they are
+ * current, and plans afresh once the plan's wake instant has passed (its
+ * timer not fired yet), the record is queued again, or a policy changed. */
+static void test_scrape_reuses_current_reconcile(void **state)
+{
+    (void)state;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    sched_time_t wed = T("2026-03-04T12:00:00Z");
+    ctl_controller_t *c = controller(loop, wed);
+    while (!ctl_queue_empty(&c->queue)) /* as the drain does, without the sync check */
+        ctl_queue_pop(&c->queue);
+    const char *names[] = {"a", "b"};
+    for (int i = 0; i < 2; i++)
+        ctl_reconcile(c, ctl_record_get(c, R_HC, "clusters", names[i]));
+    record_t *a = ctl_record_find(c, R_HC, "clusters", "a");
+    assert_non_null(a);
+    assert_true(a->have_metrics);
+    assert_true(a->metrics_until == T("2026-03-07T01:00:00Z"));
+    a->metrics.pending = 7; /* only a scrape that reads the record reports this */
+
+    seen_t s = {0};
+    set_clock(c, wed + 3600);
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 7);
+    assert_true(find(&s, "a")->next_change_eta ==
+                (double)(T("2026-03-07T01:00:00Z") - (wed + 3600)));
+
+    /* Past the wake instant: Saturday's window is open. */
+    s = (seen_t){0};
+    set_clock(c, T("2026-03-07T01:00:30Z"));
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 1);
+    assert_true(find(&s, "a")->next_change_eta == 0);
+
+    /* Queued again (an event arrived): planned afresh. */
+    s = (seen_t){0};
+    set_clock(c, wed + 3600);
+    a->metrics.pending = 7;
+    a->have_metrics = true;
+    ctl_enqueue(c, R_HC, "clusters", "a");
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 2);
+
+    /* A policy changed since the record's plan. */
+    s = (seen_t){0};
+    a->metrics.pending = 7;
+    a->have_metrics = true;
+    while (!ctl_queue_empty(&c->queue))
+        ctl_queue_pop(&c->queue);
+    c->policy_epoch++;
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 2);
+    ctl_stop(c);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     log_setup(false, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scrape_creates_no_records),
         cmocka_unit_test(test_scrape_matches_reconcile_plan),
+        cmocka_unit_test(test_scrape_reuses_current_reconcile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
