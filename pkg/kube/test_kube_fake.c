@@ -39,7 +39,9 @@
 
 #define CM_PATH "/api/v1/namespaces/default/configmaps"
 #define FAKE_MAX_LOG 64
-#define WAIT_LIMIT 20.0 /* seconds any single wait may take before the test fails (valgrind on a loaded machine is slow) */
+/* Seconds any single wait may take before the test fails (valgrind on a
+ * loaded machine is slow). */
+#define WAIT_LIMIT 20.0
 
 /* ---- the fake API server ------------------------------------------------- */
 
