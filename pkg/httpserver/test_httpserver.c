@@ -699,7 +699,9 @@ static void test_any_and_ipv6(void **state)
     r[1].host = "127.0.0.1"; /* bound to ::1 only */
     run_requests(loop, http_server_port(&s), r, 2, 1);
     assert_int_equal(r[0].status, 200);
-    assert_int_equal(r[1].curl_rc, CURLE_COULDNT_CONNECT);
+    /* Not served by us. Usually nothing listens there at all; on a shared
+     * machine another program may hold the same port number on 127.0.0.1. */
+    assert_true(r[1].curl_rc != CURLE_OK || r[1].status != 200);
     free_reqs(r, 2);
     http_server_stop(&s);
 }
