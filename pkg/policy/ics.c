@@ -18,20 +18,21 @@ static void put(ics_t *c, const char *s, size_t n)
  * (continuation bytes 10xxxxxx stay with their lead byte). */
 static void line(ics_t *c, const char *s)
 {
-    size_t n = strlen(s), col = 0, i = 0;
+    size_t n = strlen(s), room = FOLD;
 
-    while (i < n) {
-        size_t take = 1;
-        while (i + take < n && ((unsigned char)s[i + take] & 0xC0) == 0x80)
-            take++;
-        if (col + take > FOLD) {
-            put(c, "\r\n ", 3);
-            col = 1;
-        }
-        put(c, s + i, take);
-        col += take;
-        i += take;
+    while (n > room) {
+        size_t cut = room;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+            cut--;
+        if (cut == 0)
+            cut = room; /* not UTF-8 at all: any cut will do */
+        put(c, s, cut);
+        put(c, "\r\n ", 3);
+        s += cut;
+        n -= cut;
+        room = FOLD - 1; /* the leading space counts */
     }
+    put(c, s, n);
     put(c, "\r\n", 2);
 }
 
