@@ -6,6 +6,8 @@ iCalendar parser (Debian's python3-icalendar).
   ics_compare.py generate DIR N SEED      writes DIR/p000.json .. policies
   ics_compare.py compare-all DIR FROM     each DIR/pNNN.json against its
       DIR/pNNN.ics and DIR/pNNN.windows.json; prints the totals
+  ics_compare.py compare-feed ICS LIST FROM UNTIL   a feed: each line of LIST is
+      "SUMMARY-PREFIX|WINDOWS-JSON|POLICY[,POLICY]"; prints the totals
   ics_compare.py compare ICS JSON POLICY FROM [PREFIX]
       the VEVENTs of ICS whose SUMMARY starts with PREFIX (default: all):
       windows must equal JSON's windows, exclusions the policy's
@@ -83,15 +85,16 @@ def day_floor(t):
     return t.replace(hour=0, minute=0, second=0)
 
 
-def expected(js, pol, start, until):
+def expected(js, pols, start, until):
     """(windows, exclusions) as sets of comparable tuples."""
     wins = set()
     for w in json.loads(js)["windows"]:
         a = utc(w["start"]) if w["start"] else day_floor(start)
         b = utc(w["end"]) if w["end"] else day_floor(until)
-        wins.add((a, b))
+        if a < until:
+            wins.add((a, b))
     excl = set()
-    if pol is not None:
+    for pol in pols:
         ms = pol["spec"].get("maintenanceSchedule") or {}
         tz = zoneinfo.ZoneInfo(ms.get("timeZone", "UTC"))
         for e in ms.get("exclude", []):
@@ -126,14 +129,13 @@ def events(ics, prefix):
 def compare(ics_path, json_path, pol_path, frm, prefix="", until=None):
     start = utc(frm)
     until = utc(until) if until else start + dt.timedelta(seconds=LOOKAHEAD)
-    pol = json.load(open(pol_path)) if pol_path != "-" else None
-    want_w, want_e = expected(open(json_path).read(), pol, start, until)
+    pols = [json.load(open(p)) for p in pol_path.split(",")]
+    want_w, want_e = expected(open(json_path).read(), pols, start, until)
     got_w, got_e = events(open(ics_path, "rb").read(), prefix)
     diffs = [("missing window", x) for x in want_w - got_w] + \
-            [("extra window", x) for x in got_w - want_w]
-    if pol is not None:
-        diffs += [("missing exclusion", x) for x in want_e - got_e] + \
-                 [("extra exclusion", x) for x in got_e - want_e]
+            [("extra window", x) for x in got_w - want_w] + \
+            [("missing exclusion", x) for x in want_e - got_e] + \
+            [("extra exclusion", x) for x in got_e - want_e]
     for d in sorted(diffs, key=str)[:5]:
         print("%s: %s %s" % (pol_path, d[0], d[1]))
     return len(got_w) + len(got_e), len(diffs)
@@ -143,6 +145,20 @@ def compare_one(*args):
     n, d = compare(*args)
     print("%d events, %d differences" % (n, d))
     return 1 if d else 0
+
+
+def compare_feed(ics, listing, frm, until):
+    events_n = diffs = timelines = 0
+    for line in open(listing):
+        prefix, js, pols = line.rstrip("\n").split("|")
+        n, k = compare(ics, js, pols, frm, prefix, until)
+        events_n, diffs, timelines = events_n + n, diffs + k, timelines + 1
+    total = len(Calendar.from_ical(open(ics, "rb").read()).walk("VEVENT"))
+    if total != events_n:
+        print("the feed has %d events, the timelines account for %d" % (total, events_n))
+        diffs += 1
+    print("%d timelines, %d events, %d differences" % (timelines, events_n, diffs))
+    return 1 if diffs else 0
 
 
 def compare_all(d, frm):
@@ -160,6 +176,8 @@ if __name__ == "__main__":
         generate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "compare":
         sys.exit(compare_one(*sys.argv[2:]))
+    elif sys.argv[1] == "compare-feed":
+        sys.exit(compare_feed(*sys.argv[2:]))
     elif sys.argv[1] == "compare-all":
         sys.exit(compare_all(*sys.argv[2:]))
     else:
