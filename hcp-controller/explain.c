@@ -353,27 +353,6 @@ static void pending(const subject_t *x, int permitted, char *buf, size_t len)
         snprintf(buf, len, "no control-plane change pending");
 }
 
-/* The next windows of the effective timeline from at. */
-static int next_windows(sched_t *s, sched_time_t at, long count, sched_set_t *out)
-{
-    sched_interval_t iv;
-    sched_time_t t = at;
-    int rc;
-
-    while ((long)out->len < count) {
-        if ((rc = sched_next(s, t, &iv)) < 0)
-            return rc;
-        if (rc == 0 || (iv.start != SCHED_NEG_INF && iv.start - at >= SCHED_LOOKAHEAD))
-            break;
-        if ((rc = sched_set_add(out, iv.start, iv.end)) < 0)
-            return rc;
-        if (iv.end == SCHED_POS_INF || iv.end <= t)
-            break;
-        t = iv.end;
-    }
-    return 0;
-}
-
 static void fmt_time(sched_time_t t, char *buf, size_t len)
 {
     if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
@@ -645,7 +624,7 @@ static int explain(const opts_t *o, const subject_t *x, const subject_t *hc)
 
     sched_set_init(&w);
     if ((rc = explain_state(x, hc, o->at, &e)) != 0 ||
-        (rc = next_windows(e.sched, o->at, o->count, &w)) != 0) {
+        (rc = sched_windows(e.sched, o->at, (size_t)o->count, &w)) != 0) {
         fprintf(stderr, "%s: cannot compute the schedule (%s)\n", PROG, hcp_strerror(rc));
         goto done;
     }

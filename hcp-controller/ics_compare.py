@@ -4,6 +4,9 @@ events with `hcp-controller preview -o json`, read with an independent
 iCalendar parser (Debian's python3-icalendar).
 
   ics_compare.py generate DIR N SEED      writes DIR/p000.json .. policies
+  ics_compare.py objects DIR N NS EVERY     a List of the policies DIR/pNNN.json
+      in namespace NS, HostedCluster hcNNN following pNNN, and every EVERY-th
+      one a NodePool npNNN following the next policy
   ics_compare.py compare-all DIR FROM     each DIR/pNNN.json against its
       DIR/pNNN.ics and DIR/pNNN.windows.json; prints the totals
   ics_compare.py compare-feed ICS LIST FROM UNTIL   a feed: each line of LIST is
@@ -77,6 +80,28 @@ def generate(d, n, seed):
             json.dump(policy(r, i), f)
 
 
+def objects(d, n, ns, every):
+    cm = "changemanagement.hypershift.openshift.io/policy"
+    items = []
+    for i in range(n):
+        p = json.load(open("%s/p%03d.json" % (d, i)))
+        p["metadata"]["namespace"] = ns
+        items.append(p)
+        items.append({"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+                      "metadata": {"namespace": ns, "name": "hc%03d" % i,
+                                   "annotations": {cm: "p%03d" % i}},
+                      "spec": {"release": {"image": "r:1"}, "infraID": "hc%03d-infra" % i,
+                               "platform": {"type": "None"}}})
+        if i % every == 0:
+            items.append({"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "NodePool",
+                          "metadata": {"namespace": ns, "name": "np%03d" % i,
+                                       "annotations": {cm: "p%03d" % ((i + 1) % n)}},
+                          "spec": {"clusterName": "hc%03d" % i, "replicas": 1,
+                                   "management": {"upgradeType": "Replace"},
+                                   "release": {"image": "r:1"}}})
+    json.dump({"apiVersion": "v1", "kind": "List", "items": items}, sys.stdout)
+
+
 def utc(s):
     return dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
 
@@ -107,31 +132,39 @@ def expected(js, pols, start, until):
     return wins, excl
 
 
-def events(ics, prefix):
-    wins, excl = set(), set()
+def parse(ics):
+    """Every VEVENT as (summary, start, end, description)."""
+    out = []
     for ev in Calendar.from_ical(ics).walk("VEVENT"):
-        summary = str(ev.get("SUMMARY"))
-        if prefix and not summary.startswith(prefix + ":"):
-            continue
-        a, b = ev.decoded("DTSTART"), ev.decoded("DTEND")
         for k in ("UID", "DTSTAMP"):
             if ev.get(k) is None:
-                raise SystemExit("event without %s: %s" % (k, summary))
+                raise SystemExit("event without %s: %s" % (k, ev.get("SUMMARY")))
+        out.append((str(ev.get("SUMMARY")), ev.decoded("DTSTART"), ev.decoded("DTEND"),
+                    str(ev.get("DESCRIPTION"))))
+    return out
+
+
+def events(parsed, prefix):
+    wins, excl = set(), set()
+    for summary, a, b, desc in parsed:
+        if prefix and not summary.startswith(prefix + ":"):
+            continue
         if summary.endswith(": changes permitted"):
             wins.add((a, b))
         else:
-            desc = str(ev.get("DESCRIPTION"))
             reason = desc.split(". Reason: ", 1)[1] if ". Reason: " in desc else ""
             excl.add((a, b, reason))
     return wins, excl
 
 
-def compare(ics_path, json_path, pol_path, frm, prefix="", until=None):
+def compare(ics_path, json_path, pol_path, frm, prefix="", until=None, parsed=None):
     start = utc(frm)
     until = utc(until) if until else start + dt.timedelta(seconds=LOOKAHEAD)
     pols = [json.load(open(p)) for p in pol_path.split(",")]
     want_w, want_e = expected(open(json_path).read(), pols, start, until)
-    got_w, got_e = events(open(ics_path, "rb").read(), prefix)
+    if parsed is None:
+        parsed = parse(open(ics_path, "rb").read())
+    got_w, got_e = events(parsed, prefix)
     diffs = [("missing window", x) for x in want_w - got_w] + \
             [("extra window", x) for x in got_w - want_w] + \
             [("missing exclusion", x) for x in want_e - got_e] + \
@@ -149,11 +182,12 @@ def compare_one(*args):
 
 def compare_feed(ics, listing, frm, until):
     events_n = diffs = timelines = 0
+    parsed = parse(open(ics, "rb").read())
     for line in open(listing):
         prefix, js, pols = line.rstrip("\n").split("|")
-        n, k = compare(ics, js, pols, frm, prefix, until)
+        n, k = compare(ics, js, pols, frm, prefix, until, parsed)
         events_n, diffs, timelines = events_n + n, diffs + k, timelines + 1
-    total = len(Calendar.from_ical(open(ics, "rb").read()).walk("VEVENT"))
+    total = len(parsed)
     if total != events_n:
         print("the feed has %d events, the timelines account for %d" % (total, events_n))
         diffs += 1
@@ -176,6 +210,8 @@ if __name__ == "__main__":
         generate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "compare":
         sys.exit(compare_one(*sys.argv[2:]))
+    elif sys.argv[1] == "objects":
+        objects(sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]))
     elif sys.argv[1] == "compare-feed":
         sys.exit(compare_feed(*sys.argv[2:]))
     elif sys.argv[1] == "compare-all":

@@ -361,31 +361,6 @@ static void format_time(sched_time_t t, const char *tz, char *buf, size_t len)
         sched_format_utc(t, buf, len);
 }
 
-/* Collects the windows to print. Returns 0 or an engine error. */
-static int windows(sched_t *s, sched_time_t from, long count, sched_set_t *out)
-{
-    sched_interval_t iv;
-    sched_time_t t = from;
-    int rc;
-
-    while ((long)out->len < count) {
-        if ((rc = sched_next(s, t, &iv)) < 0)
-            return rc;
-        if (rc == 0 || (iv.start != SCHED_NEG_INF && iv.start - from >= SCHED_LOOKAHEAD))
-            break;
-        if (iv.start <= t && iv.end <= t)
-            break; /* defensive: the engine must move forward */
-        /* Appended directly: the engine returns maximal, disjoint,
-         * ascending intervals, so merging must not change them. */
-        if ((rc = sched_set_add(out, iv.start, iv.end)) < 0)
-            return rc;
-        if (iv.end == SCHED_POS_INF)
-            break;
-        t = iv.end;
-    }
-    return 0;
-}
-
 /* A JSON timestamp string, or null for an unbounded end. */
 static void json_time(sched_time_t t, char *buf, size_t len)
 {
@@ -523,7 +498,7 @@ static int output(const opts_t *o, const loaded_t *l, sched_t *s, sched_set_t *w
             return rc;
     } else if (o->format == FMT_ICS) {
         rc = print_ics(l, s, o);
-    } else if ((rc = windows(s, o->from, o->count, w)) == 0) {
+    } else if ((rc = sched_windows(s, o->from, (size_t)o->count, w)) == 0) {
         if (o->format == FMT_JSON)
             print_json(w);
         else

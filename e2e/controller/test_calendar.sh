@@ -16,37 +16,31 @@ PY=/usr/bin/python3
 COMPARE=$CTL_REPO/hcp-controller/ics_compare.py
 N=${CAL_E2E_POLICIES:-300}
 NP_EVERY=10 # every tenth HostedCluster has a NodePool with the next policy
-FROM=2026-11-23T09:30:00Z
-UNTIL=2027-02-21T09:30:00Z # FROM + 90 days, the feed's range
+# Windows start and end on quarter hours; the controller's clock starts at
+# FROM and runs on while the test reads the feeds (well under 14 minutes), so
+# both ends of the feed's range stay between the same quarter hours.
+FROM=2026-11-23T09:31:00Z
+UNTIL=2027-02-21T09:31:00Z # FROM + 90 days, the feed's range
 
 calendar() { curl -s --max-time 20 -o "$2" -w '%{http_code}' "http://127.0.0.1:${CTL_MPORT[a]}$1"; }
 
 feed_equals_preview() {
-  local ns dir=$CTL_TMP/cal i j code list=$CTL_TMP/cal.list
+  local ns dir=$CTL_TMP/cal i j q code out list=$CTL_TMP/cal.list
   ns=$(new_ns cal) || return
   mkdir -p "$dir"
   "$PY" "$COMPARE" generate "$dir" "$N" 1515 || { not_ok "setup: policies"; return; }
   # One List of the policies, HostedClusters and NodePools, created at once.
-  for ((i = 0; i < N; i++)); do
-    j=$(printf %03d "$i")
-    jq -c --arg ns "$ns" '.metadata.namespace = $ns' "$dir/p$j.json"
-    jq -nc --arg ns "$ns" --arg n "hc$j" --arg p "p$j" --arg cm "$CM" '{apiVersion:
-      "hypershift.openshift.io/v1beta1", kind: "HostedCluster", metadata: {namespace: $ns,
-      name: $n, annotations: {($cm + "/policy"): $p}}, spec: {release: {image: "r:1"},
-      infraID: ($n + "-infra"), platform: {type: "None"}}}'
-    if ((i % NP_EVERY == 0)); then
-      jq -nc --arg ns "$ns" --arg n "np$j" --arg c "hc$j" --arg p "p$(printf %03d $(((i + 1) % N)))" \
-        --arg cm "$CM" '{apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-        metadata: {namespace: $ns, name: $n, annotations: {($cm + "/policy"): $p}},
-        spec: {clusterName: $c, replicas: 1, management: {upgradeType: "Replace"},
-               release: {image: "r:1"}}}'
-    fi
-  done | jq -s '{apiVersion: "v1", kind: "List", items: .}' >"$CTL_TMP/objects.json"
+  "$PY" "$COMPARE" objects "$dir" "$N" "$ns" "$NP_EVERY" >"$CTL_TMP/objects.json" ||
+    { not_ok "setup: objects"; return; }
   if ! k create -f "$CTL_TMP/objects.json" >"$CTL_TMP/create.log" 2>&1; then
     not_ok "setup: create $N policies and HostedClusters" "$(grep -v created "$CTL_TMP/create.log" | head -3)"
     return
   fi
   start_ctl a "$ns" "$FROM" 1 || { not_ok "controller starts"; return; }
+  code=$(calendar "/calendar/$ns.ics" "$CTL_TMP/ns.ics")
+  check_eq "GET /calendar/$ns.ics answers 200" 200 "$code"
+  code=$(calendar "/calendar/$ns/hc000.ics" "$CTL_TMP/hc.ics")
+  check_eq "GET /calendar/$ns/hc000.ics answers 200" 200 "$code"
 
   # What preview says of each timeline, from the same files.
   : >"$list"
@@ -55,23 +49,18 @@ feed_equals_preview() {
     "$HCP_BIN" preview -f "$dir/p$j.json" --from "$FROM" --count 100 -o json >"$dir/hc$j.json"
     echo "$ns/hc$j control plane|$dir/hc$j.json|$dir/p$j.json" >>"$list"
     if ((i % NP_EVERY == 0)); then
-      local q; q=$(printf %03d $(((i + 1) % N)))
+      q=$(printf %03d $(((i + 1) % N)))
       "$HCP_BIN" preview -f "$dir/p$j.json" -f "$dir/p$q.json" --from "$FROM" --count 100 \
         -o json >"$dir/np$j.json"
       echo "$ns/np$j worker nodes (HostedCluster hc$j)|$dir/np$j.json|$dir/p$q.json,$dir/p$j.json" >>"$list"
     fi
   done
-  code=$(calendar "/calendar/$ns.ics" "$CTL_TMP/ns.ics")
-  check_eq "GET /calendar/$ns.ics answers 200" 200 "$code"
-  local out
   out=$("$PY" "$COMPARE" compare-feed "$CTL_TMP/ns.ics" "$list" "$FROM" "$UNTIL" 2>&1)
   check "the namespace feed equals preview: ${out##*$'\n'}" \
     grep -q "^$((N + N / NP_EVERY)) timelines, [1-9][0-9]* events, 0 differences\$" <<<"$out"
   [[ "$out" == *" 0 differences" ]] || echo "$out" | head -5 | sed 's/^/#   /'
 
   # One HostedCluster's feed: its control plane and its NodePool only.
-  code=$(calendar "/calendar/$ns/hc000.ics" "$CTL_TMP/hc.ics")
-  check_eq "GET /calendar/$ns/hc000.ics answers 200" 200 "$code"
   grep -E "^$ns/hc000 control plane\||^$ns/np000 " "$list" >"$CTL_TMP/hc.list"
   out=$("$PY" "$COMPARE" compare-feed "$CTL_TMP/hc.ics" "$CTL_TMP/hc.list" "$FROM" "$UNTIL" 2>&1)
   check "the HostedCluster feed equals preview: ${out##*$'\n'}" \
