@@ -30,30 +30,32 @@ void guard_format_duration(sched_time_t secs, char *buf, size_t len)
         snprintf(buf, len, "0s");
 }
 
-/* The permitted blocks of at least min_block, clipped to [h0, h1). */
+/* The permitted blocks of at least min_block, clipped to [h0, h1). A block
+ * cut by either end of the horizon is judged by its whole length. */
 static int counted_blocks(sched_t *s, sched_time_t h0, sched_time_t h1, sched_time_t min_block,
                           sched_set_t *out)
 {
-    sched_interval_t iv;
-    sched_time_t t = h0;
+    sched_set_t raw;
+    size_t i;
     int rc;
 
-    while (t < h1) {
-        if ((rc = sched_next(s, t, &iv)) < 0)
-            return rc;
-        if (rc == 0 || iv.start >= h1)
-            break;
-        int whole = iv.start == SCHED_NEG_INF || iv.end == SCHED_POS_INF;
-        if (whole || iv.end - iv.start >= min_block) {
-            sched_time_t a = iv.start < h0 ? h0 : iv.start, b = iv.end > h1 ? h1 : iv.end;
-            if ((rc = sched_set_add(out, a, b)) < 0)
-                return rc;
-        }
-        if (iv.end == SCHED_POS_INF || iv.end <= t)
-            break;
-        t = iv.end;
+    sched_set_init(&raw);
+    if ((rc = sched_between(s, h0, h1, &raw)) < 0)
+        goto done;
+    for (i = 0; i < raw.len; i++) {
+        sched_interval_t iv = raw.iv[i], whole = iv;
+        /* the maximal interval holding the clipped one's start is the block */
+        if ((iv.start == h0 || iv.end == h1) && (rc = sched_containing(s, iv.start, &whole)) < 0)
+            goto done;
+        int unbounded = whole.start == SCHED_NEG_INF || whole.end == SCHED_POS_INF;
+        if ((unbounded || whole.end - whole.start >= min_block) &&
+            (rc = sched_set_add(out, iv.start, iv.end)) < 0)
+            goto done;
     }
-    return 0;
+    rc = 0;
+done:
+    sched_set_free(&raw);
+    return rc;
 }
 
 /* Permitted time counted before x: prefix[k] holds the lengths of blocks
