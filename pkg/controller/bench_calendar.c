@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "controller/internal.h"
 #include "log/log.h"
 #include "policy/ics.h"
+#include "schedule/testutil_sched.h"
 
 #define N_CLUSTERS 1000
 #define N_RUNS 9
@@ -35,19 +35,6 @@ static const char *const permits[10] = {
     "{\"rrule\":\"FREQ=WEEKLY;BYDAY=FR\",\"startTime\":\"18:00\",\"duration\":\"1d\"}",
 };
 static const char *const zones[] = {"UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"};
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y ? 1 : 0;
-}
 
 static int apply(kube_cache *cache, const char *text)
 {
@@ -134,9 +121,9 @@ int main(void)
     }
     for (i = -1; i < N_RUNS && rc == 0; i++) {
         ics_t ics = {0};
-        double t0 = now_ms();
+        double t0 = tu_now_ms();
         int status = ctl_calendar_render(c, "/calendar/fleet.ics", &ics);
-        double ms = now_ms() - t0;
+        double ms = tu_now_ms() - t0;
         if (status != 200) {
             fprintf(stderr, "calendar: render failed with %d\n", status);
             rc = 1;
@@ -151,7 +138,7 @@ int main(void)
         }
         ics_free(&ics);
     }
-    qsort(t, N_RUNS, sizeof t[0], cmp_double);
+    qsort(t, N_RUNS, sizeof t[0], tu_cmp_double);
     printf("calendar: /calendar/fleet.ics for %d HostedClusters and %d NodePools (10 policies, "
            "%d days): %zu events, %zu bytes\n",
            N_CLUSTERS, N_CLUSTERS, ICS_FEED_DAYS, events, bytes);

@@ -11,29 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/buf.h"
 #include "policy/guard.h"
 #include "policy/policy.h"
+#include "schedule/testutil_sched.h"
 
 #define N_EXCLUSIONS 1000
 #define N_RUNS 200
 #define LIMIT_MS 10.0
 #define NOW ((sched_time_t)1795435200) /* 2026-11-23T12:00:00Z */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y ? 1 : 0;
-}
 
 /* The policy's JSON (new, the caller frees it), or NULL when out of memory. */
 static char *policy_json(void)
@@ -74,7 +61,7 @@ static char *policy_json(void)
 static int admit(const char *text, const guard_config_t *cfg, double *both, double *check)
 {
     char err[POLICY_ERRLEN];
-    double t0 = now_ms(), t1;
+    double t0 = tu_now_ms(), t1;
     json_error_t je;
     json_t *doc = json_loads(text, 0, &je);
     policy_t *p = NULL;
@@ -87,14 +74,14 @@ static int admit(const char *text, const guard_config_t *cfg, double *both, doub
     }
     const policy_t *ps[1] = {p};
     guard_input_t in = {.effective = p->sched, .policies = ps, .n_policies = 1};
-    t1 = now_ms();
+    t1 = tu_now_ms();
     if (guard_check(cfg, &in, NOW, &v) != 0 || !v.allowed) {
         fprintf(stderr, "guard: the check failed or refused: %s\n",
                 v.n ? v.v[0].message : "engine error");
         goto done;
     }
-    *check = now_ms() - t1;
-    *both = now_ms() - t0;
+    *check = tu_now_ms() - t1;
+    *both = tu_now_ms() - t0;
     rc = 0;
 done:
     policy_free(p);
@@ -121,8 +108,8 @@ int main(void)
             return 1;
         }
     free(text);
-    qsort(both, N_RUNS, sizeof both[0], cmp_double);
-    qsort(check, N_RUNS, sizeof check[0], cmp_double);
+    qsort(both, N_RUNS, sizeof both[0], tu_cmp_double);
+    qsort(check, N_RUNS, sizeof check[0], tu_cmp_double);
     printf("guard: a policy with %d exclusions, every rule over 12 months, %d runs\n",
            N_EXCLUSIONS, N_RUNS);
     printf("guard: parse + check median %.2f ms, p99 %.2f ms (limit %.0f ms); check alone "

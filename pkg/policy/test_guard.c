@@ -1,6 +1,6 @@
 /* Tests of pkg/policy/guard: the guard rails' configuration and their
  * evaluation on effective schedules, each limit just inside and just
- * outside. Test JSON is single-quoted; q() converts it. */
+ * outside. Test JSON is single-quoted; tu_json() reads it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,28 +12,11 @@
 
 #include "policy/guard.h"
 #include "policy/policy.h"
+#include "policy/testutil_policy.h"
 #include "schedule/testutil_sched.h"
 
 #define H 3600
 #define D 86400
-
-static json_t *q(const char *text)
-{
-    char *s = strdup(text);
-    json_error_t je;
-    json_t *doc;
-    size_t i;
-
-    assert_non_null(s);
-    for (i = 0; s[i]; i++)
-        if (s[i] == '\'')
-            s[i] = '"';
-    doc = json_loads(s, 0, &je);
-    if (doc == NULL)
-        fail_msg("bad test JSON (%s): %s", je.text, s);
-    free(s);
-    return doc;
-}
 
 #define MS(ms)                                                                             \
     "{'apiVersion':'changemanagement.hypershift.openshift.io/v1alpha1',"                  \
@@ -42,7 +25,7 @@ static json_t *q(const char *text)
 
 static policy_t *pol(const char *text)
 {
-    json_t *doc = q(text);
+    json_t *doc = tu_json(text);
     char err[POLICY_ERRLEN];
     policy_t *p = NULL;
 
@@ -54,7 +37,7 @@ static policy_t *pol(const char *text)
 
 static guard_config_t config(const char *text)
 {
-    json_t *doc = q(text);
+    json_t *doc = tu_json(text);
     char err[512];
     guard_config_t cfg;
 
@@ -79,7 +62,7 @@ static guard_verdict_t check(const guard_config_t *cfg, const char *policy, cons
 
 static void bad_config(const char *text, const char *want)
 {
-    json_t *doc = q(text);
+    json_t *doc = tu_json(text);
     char err[512] = "";
     guard_config_t cfg;
 
