@@ -131,8 +131,7 @@ int main(void)
         if (i < 0) {
             first = ms;
             bytes = ics.len;
-            for (const char *p = ics.buf; p && (p = strstr(p, "BEGIN:VEVENT")); p++)
-                events++;
+            events = ics.buf ? (size_t)tu_count(ics.buf, "BEGIN:VEVENT") : 0;
         } else {
             t[i] = ms;
         }

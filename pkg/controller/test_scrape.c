@@ -13,6 +13,7 @@
 #include "controller/internal.h"
 #include "log/log.h"
 #include "policy/ics.h"
+#include "schedule/testutil_sched.h"
 
 static json_t *J(const char *text)
 {
@@ -255,14 +256,6 @@ static int feed(ctl_controller_t *c, const char *path, char **text)
     return status;
 }
 
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* The namespace feed holds each HostedCluster's control-plane windows and
  * its NodePools' intersections, planned without creating records; the
  * HostedCluster feed only that cluster's. */
@@ -278,10 +271,10 @@ static void test_calendar_feed(void **state)
     /* weekend: Saturdays 01:00-05:00 for 90 days from Wednesday 4 March:
      * 13 windows, for a and for np1 (Permissive within a); b is
      * Restrictive and np2's policy is missing: no windows. */
-    assert_int_equal(count(text, "SUMMARY:clusters/a control plane: changes permitted"), 13);
-    assert_int_equal(count(text, "SUMMARY:clusters/np1 worker nodes (HostedCluster a): "
+    assert_int_equal(tu_count(text, "SUMMARY:clusters/a control plane: changes permitted"), 13);
+    assert_int_equal(tu_count(text, "SUMMARY:clusters/np1 worker nodes (HostedCluster a): "
                                  "changes permitted"), 13);
-    assert_int_equal(count(text, "BEGIN:VEVENT"), 26);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 26);
     assert_non_null(strstr(text, "UID:window-20260307T010000Z-control-plane.clusters.a@"
                                  "hcp-controller\r\nDTSTAMP:20260304T120000Z\r\n"
                                  "DTSTART:20260307T010000Z\r\nDTEND:20260307T050000Z\r\n"));
@@ -289,11 +282,11 @@ static void test_calendar_feed(void **state)
     assert_non_null(strstr(text, "X-WR-CALNAME:Change management windows: clusters\r\n"));
     free(text);
     assert_int_equal(feed(c, "/calendar/clusters/b.ics", &text), 200);
-    assert_int_equal(count(text, "BEGIN:VEVENT"), 0); /* b and np2: never permitted */
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 0); /* b and np2: never permitted */
     assert_non_null(strstr(text, "END:VCALENDAR\r\n"));
     free(text);
     assert_int_equal(feed(c, "/calendar/other.ics", &text), 200); /* nothing there yet */
-    assert_int_equal(count(text, "BEGIN:VEVENT"), 0);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 0);
     free(text);
     const char *bad[] = {"/calendar/clusters/zzz.ics", "/calendar/Clusters.ics",
                          "/calendar/clusters", "/calendar/.ics", "/calendar/a/b/c.ics",

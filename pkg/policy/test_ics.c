@@ -49,20 +49,12 @@ static char *render(const policy_t *p, sched_t *s, const char *from, const char 
     return c.buf;
 }
 
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-        n++;
-    return n;
-}
-
 static void test_windows_and_range(void **state)
 {
     (void)state;
     policy_t *p = pol("{\"permit\":{\"rrule\":\"FREQ=WEEKLY;BYDAY=SA\",\"duration\":\"4h\"}}");
     char *text = render(p, p->sched, "2026-11-23T00:00:00Z", "2026-12-13T00:00:00Z", 100);
-    assert_int_equal(count(text, "BEGIN:VEVENT"), 3); /* Nov 28, Dec 5, Dec 12 */
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 3); /* Nov 28, Dec 5, Dec 12 */
     assert_non_null(strstr(text, "BEGIN:VEVENT\r\nUID:window-20261128T000000Z-x.ns.p@hcp-"
                                  "controller\r\nDTSTAMP:20261123T000000Z\r\nDTSTART:20261128T"
                                  "000000Z\r\nDTEND:20261128T040000Z\r\nSUMMARY:ns/p: changes "
@@ -71,7 +63,7 @@ static void test_windows_and_range(void **state)
     assert_non_null(strstr(text, "END:VCALENDAR\r\n"));
     free(text);
     text = render(p, p->sched, "2026-11-23T00:00:00Z", "2027-12-13T00:00:00Z", 2);
-    assert_int_equal(count(text, "BEGIN:VEVENT"), 2); /* at most max_windows */
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 2); /* at most max_windows */
     free(text);
     policy_free(p);
 }
@@ -82,7 +74,7 @@ static void test_unbounded(void **state)
     (void)state;
     sched_t *always = sched_always();
     char *text = render(NULL, always, "2026-11-23T09:30:00Z", "2026-12-01T12:00:00Z", 100);
-    assert_int_equal(count(text, "BEGIN:VEVENT"), 1);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 1);
     assert_non_null(strstr(text, "DTSTART:20261123T000000Z\r\nDTEND:20261201T000000Z\r\n"));
     assert_non_null(strstr(text, "DESCRIPTION:Material changes may start in this window (it"));
     free(text);
@@ -102,7 +94,7 @@ static void test_exclusion_escaped_folded(void **state)
                       "\u00e9\u00e9\"},{\"fromDate\":\"2027-06-01\"}]}");
     char *text = render(p, p->sched, "2026-12-20T00:00:00Z", "2027-01-01T00:00:00Z", 0);
     const char *l, *nl;
-    assert_int_equal(count(text, "BEGIN:VEVENT"), 1); /* the June one is out of range */
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 1); /* the June one is out of range */
     assert_non_null(strstr(text, "UID:exclusion-20261223T230000Z-x.ns.p@hcp-controller\r\n"));
     assert_non_null(strstr(text, "DTSTART:20261223T230000Z\r\nDTEND:20261226T230000Z\r\n"));
     assert_non_null(strstr(text, "SUMMARY:ns/p: changes excluded: a\\;b\\,c\\\\d\\ne "));

@@ -53,4 +53,7 @@ int tu_scale_small(void);
 double tu_now_ms(void);
 int tu_cmp_double(const void *a, const void *b);
 
+/* How many times needle occurs in hay (without overlaps). */
+int tu_count(const char *hay, const char *needle);
+
 #endif
