@@ -1,4 +1,4 @@
-/* serve.c: /metrics, /healthz and /readyz. */
+/* serve.c: /metrics and /calendar/, /healthz and /readyz. */
 #include "serve.h"
 
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "metrics/metrics.h"
+#include "policy/ics.h"
 #include "policy/stanza.h"
 
 static const char *const object_labels[] = {"kind", "namespace", "object", "system", NULL};
@@ -219,6 +220,28 @@ static int metrics_handler(const http_request *req, http_response *resp, void *u
     return http_response_set_content_type(resp, METRICS_CONTENT_TYPE);
 }
 
+/* /calendar/<namespace>.ics and /calendar/<namespace>/<hostedcluster>.ics
+ * (ctl_calendar_render()). */
+static int calendar_handler(const http_request *req, http_response *resp, void *ud)
+{
+    ics_t c = {0};
+    int status = ctl_calendar_render(ud, req->path, &c);
+
+    if (status == 500) {
+        ics_free(&c);
+        return -1;
+    }
+    if (status == 404) {
+        ics_free(&c);
+        resp->status = 404;
+        return http_response_printf(resp, "no calendar at %.300s (use /calendar/<namespace>.ics "
+                                          "or /calendar/<namespace>/<hostedcluster>.ics)\n",
+                                    req->path);
+    }
+    http_response_take_body(resp, c.buf, c.len);
+    return http_response_set_content_type(resp, "text/calendar; charset=utf-8");
+}
+
 static int healthz(const http_request *req, http_response *resp, void *ud)
 {
     (void)req;
@@ -356,6 +379,7 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
     if (enabled(metrics_addr)) {
         char e[200];
         if (http_server_route(&s->metrics_srv, "GET", "/metrics", metrics_handler, s) ||
+            http_server_route(&s->metrics_srv, "GET", "/calendar/*", calendar_handler, ctl) ||
             http_server_start(&s->metrics_srv, loop, metrics_addr, e, sizeof(e))) {
             rc = hcp_errf(err, errlen, HCP_ELISTEN, "metrics server on %s: %s", metrics_addr, e);
             goto fail;

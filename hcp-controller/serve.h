@@ -2,7 +2,8 @@
  *
  * /metrics (Prometheus text format: the change_management_* values computed
  * at scrape time from the controller's cache and clock, and the controller's
- * own request, watch, reconcile and re-assertion counters) on the metrics
+ * own request, watch, reconcile and re-assertion counters) and the
+ * calendar feed /calendar/<namespace>[/<hostedcluster>].ics on the metrics
  * address, /healthz and /readyz (ready once every cache has synced) on the
  * probe address. An address of "0" disables its server.
  */

@@ -35,6 +35,8 @@ typedef struct metrics_ctx {
     shared_inter_t *inter;    /* owned list */
     sched_time_t now;
     void (*fn)(const ctl_object_metrics_t *m, void *ud);
+    void (*tl_fn)(const ctl_timeline_t *t, void *ud); /* timelines instead of metrics */
+    const char *ns, *hc;      /* the timelines' namespace, and HostedCluster or NULL */
     void *ud;
 } metrics_ctx_t;
 
@@ -224,6 +226,70 @@ void ctl_foreach_object_metrics(ctl_controller_t *c,
     scrape_view_init(&x);
     kube_cache_foreach(&c->hcs, hc_metrics, &x);
     kube_cache_foreach(&c->nps, np_metrics, &x);
+    scrape_view_free(&x);
+}
+
+/* The policy a stanza names in ns, or NULL. */
+static const policy_t *stanza_policy(const ctl_controller_t *c, const char *ns, const stanza_t *st)
+{
+    const kube_obj *o = st->present && st->policy[0] ? kube_cache_get(&c->policies, ns, st->policy)
+                                                     : NULL;
+    const policy_entry_t *e = o ? o->data : NULL;
+    return e ? e->p : NULL;
+}
+
+/* Plans one object of the asked namespace (and HostedCluster) and hands
+ * its effective timeline to the callback. */
+static void object_timeline(const kube_obj *o, metrics_ctx_t *x, decide_kind_t kind)
+{
+    const decide_managed_t *m = o->data;
+    const char *hc = kind == DECIDE_HC ? o->name : ((const decide_np_t *)o->data)->cluster_name;
+    ctl_timeline_t t = {.kind = kind == DECIDE_HC ? "HostedCluster" : "NodePool",
+                        .ns = o->ns, .name = o->name,
+                        .system = kind == DECIDE_HC ? "control-plane" : "worker-nodes",
+                        .hostedcluster = hc};
+    decide_plan_t p;
+
+    if (!m || strcmp(o->ns, x->ns) != 0 || !hc || (x->hc && strcmp(hc, x->hc) != 0))
+        return;
+    decide_plan(&x->view, kind, o->ns, o->name, x->now, &p, NULL, 0);
+    t.sched = kind == DECIDE_HC ? (p.res ? p.res->sched : NULL) : (p.inter ? p.inter->sched : NULL);
+    if ((t.policies[0] = stanza_policy(x->c, o->ns, &m->stanza)) != NULL)
+        t.n_policies++;
+    if (kind == DECIDE_NP) {
+        const kube_obj *h = kube_cache_get(&x->c->hcs, o->ns, hc);
+        const decide_managed_t *hm = h ? h->data : NULL;
+        if (hm && (t.policies[t.n_policies] = stanza_policy(x->c, o->ns, &hm->stanza)) != NULL &&
+            t.policies[t.n_policies] != t.policies[0])
+            t.n_policies++;
+    }
+    if (t.sched)
+        x->tl_fn(&t, x->ud);
+    decide_plan_free(&p);
+}
+
+static void hc_timeline(const kube_obj *o, void *ud)
+{
+    object_timeline(o, ud, DECIDE_HC);
+}
+
+static void np_timeline(const kube_obj *o, void *ud)
+{
+    object_timeline(o, ud, DECIDE_NP);
+}
+
+sched_time_t ctl_now(const ctl_controller_t *c)
+{
+    return ctl_clock_now(&c->opts.clock, c->loop);
+}
+
+void ctl_foreach_timeline(ctl_controller_t *c, const char *ns, const char *hc, sched_time_t now,
+                          void (*fn)(const ctl_timeline_t *t, void *ud), void *ud)
+{
+    metrics_ctx_t x = {.c = c, .now = now, .tl_fn = fn, .ns = ns, .hc = hc, .ud = ud};
+    scrape_view_init(&x);
+    kube_cache_foreach(&c->hcs, hc_timeline, &x);
+    kube_cache_foreach(&c->nps, np_timeline, &x);
     scrape_view_free(&x);
 }
 

@@ -12,6 +12,8 @@
 
 #include "controller/internal.h"
 #include "log/log.h"
+#include "policy/ics.h"
+#include "schedule/testutil_sched.h"
 
 static json_t *J(const char *text)
 {
@@ -245,6 +247,59 @@ static void test_scrape_reuses_current_reconcile(void **state)
     ev_loop_destroy(loop);
 }
 
+/* Renders a feed path; returns the status, the text in *text (owned). */
+static int feed(ctl_controller_t *c, const char *path, char **text)
+{
+    ics_t ics = {0};
+    int status = ctl_calendar_render(c, path, &ics);
+    *text = ics.buf;
+    return status;
+}
+
+/* The namespace feed holds each HostedCluster's control-plane windows and
+ * its NodePools' intersections, planned without creating records; the
+ * HostedCluster feed only that cluster's. */
+static void test_calendar_feed(void **state)
+{
+    (void)state;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    ctl_controller_t *c = controller(loop, T("2026-03-04T12:00:00Z"));
+    char *text;
+    drop_records(c);
+    assert_int_equal(feed(c, "/calendar/clusters.ics", &text), 200);
+    assert_int_equal(c->records.count, 0);
+    /* weekend: Saturdays 01:00-05:00 for 90 days from Wednesday 4 March:
+     * 13 windows, for a and for np1 (Permissive within a); b is
+     * Restrictive and np2's policy is missing: no windows. */
+    assert_int_equal(tu_count(text, "SUMMARY:clusters/a control plane: changes permitted"), 13);
+    assert_int_equal(tu_count(text, "SUMMARY:clusters/np1 worker nodes (HostedCluster a): "
+                                 "changes permitted"), 13);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 26);
+    assert_non_null(strstr(text, "UID:window-20260307T010000Z-control-plane.clusters.a@"
+                                 "hcp-controller\r\nDTSTAMP:20260304T120000Z\r\n"
+                                 "DTSTART:20260307T010000Z\r\nDTEND:20260307T050000Z\r\n"));
+    assert_non_null(strstr(text, "UID:window-20260307T010000Z-worker-nodes.clusters.np1@"));
+    assert_non_null(strstr(text, "X-WR-CALNAME:Change management windows: clusters\r\n"));
+    free(text);
+    assert_int_equal(feed(c, "/calendar/clusters/b.ics", &text), 200);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 0); /* b and np2: never permitted */
+    assert_non_null(strstr(text, "END:VCALENDAR\r\n"));
+    free(text);
+    assert_int_equal(feed(c, "/calendar/other.ics", &text), 200); /* nothing there yet */
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 0);
+    free(text);
+    const char *bad[] = {"/calendar/clusters/zzz.ics", "/calendar/Clusters.ics",
+                         "/calendar/clusters", "/calendar/.ics", "/calendar/a/b/c.ics",
+                         "/calendar/clusters/.ics"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(feed(c, bad[i], &text), 404);
+        free(text);
+    }
+    assert_int_equal(c->records.count, 0);
+    ctl_stop(c);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     log_setup(false, 0);
@@ -252,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_scrape_creates_no_records),
         cmocka_unit_test(test_scrape_matches_reconcile_plan),
         cmocka_unit_test(test_scrape_reuses_current_reconcile),
+        cmocka_unit_test(test_calendar_feed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -351,6 +351,16 @@ int http_server_route(http_server *s, const char *method, const char *path,
     return 0;
 }
 
+/* A route path ending in '*' matches every path that starts with the rest. */
+static int path_matches(const char *route, const char *path)
+{
+    size_t n = strlen(route);
+
+    if (n > 0 && route[n - 1] == '*')
+        return strncmp(route, path, n - 1) == 0;
+    return strcmp(route, path) == 0;
+}
+
 /*
  * Finds the route for method and path. Returns it, or NULL with *status 404
  * (no route has this path) or 405 (another method does; allow lists them).
@@ -366,7 +376,7 @@ static const http_route *match(const http_server *s, const char *method, const c
     for (i = 0; i < s->nroutes; i++) {
         const http_route *r = &s->routes[i];
 
-        if (strcmp(r->path, path) != 0)
+        if (!path_matches(r->path, path))
             continue;
         if (strcmp(r->method, m) == 0)
             return r;

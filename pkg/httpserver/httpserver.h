@@ -9,9 +9,9 @@
  * MHD_run(). Handlers run on the loop, between other watchers, and may read
  * the controller's state without locks.
  *
- * Routes are exact paths with one method each ("GET /metrics"). A GET route
- * also answers HEAD (same status and headers, no body). An unknown path gets
- * 404, a known path with another method gets 405 with an Allow header.
+ * Routes are exact paths, or prefixes ending in '*', with one method each
+ * ("GET /metrics"). A GET route also answers HEAD (same status and headers,
+ * no body). An unknown path gets 404, a known path with another method gets 405 with an Allow header.
  * Request bodies (for POST routes such as admission webhooks) are collected
  * up to a limit before the handler runs; larger ones get 413.
  *
@@ -87,7 +87,8 @@ typedef struct http_server_options {
 /* A registered route. */
 typedef struct http_route {
     char method[16];                 /* "GET", "POST", ... */
-    char path[HTTP_SERVER_MAX_PATH]; /* exact path, starting with '/' */
+    char path[HTTP_SERVER_MAX_PATH]; /* exact path, starting with '/', or a
+                                        prefix followed by '*' */
     http_handler_fn handler;         /* called for matching requests */
     void *ud;                        /* handler's argument */
 } http_route;
@@ -162,8 +163,10 @@ int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *a
 void http_server_init(http_server *s, const http_server_options *opts);
 
 /*
- * Registers handler for requests with this method and exact path. A route
- * for GET also serves HEAD. Routes may be added before or after start.
+ * Registers handler for requests with this method and exact path, or with
+ * every path that starts with path's text before a final '*' ("/calendar/"
+ * then "*"; the handler reads req->path). A route for GET also serves HEAD.
+ * Routes may be added before or after start.
  * Returns 0, HCP_EINVAL (method not a token, path not starting with '/',
  * too long, or the same method and path twice) or HCP_EFULL.
  */

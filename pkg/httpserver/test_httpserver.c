@@ -395,6 +395,8 @@ static void test_routes_and_errors(void **state)
         {.method = "GET", .path = "/empty"},
         {.method = "GET", .path = "/hello/"},
         {.method = "GET", .path = "/hello"},
+        {.method = "GET", .path = "/pre/a/b.ics"},
+        {.method = "GET", .path = "/pre"},
     };
 
     (void)state;
@@ -405,6 +407,7 @@ static void test_routes_and_errors(void **state)
     assert_int_equal(http_server_route(&s, "GET", "/json", h_json, NULL), 0);
     assert_int_equal(http_server_route(&s, "POST", "/echo", h_echo, NULL), 0);
     assert_int_equal(http_server_route(&s, "PUT", "/echo", h_echo, NULL), 0);
+    assert_int_equal(http_server_route(&s, "GET", "/pre/*", h_echo, NULL), 0);
     start_local(&s, loop);
     /* Routes may be added after start. */
     assert_int_equal(http_server_route(&s, "GET", "/empty", h_empty, NULL), 0);
@@ -452,6 +455,9 @@ static void test_routes_and_errors(void **state)
     assert_null(r[14].resp);
     assert_int_equal(r[15].status, 404); /* exact paths only */
     assert_int_equal(r[16].status, 200);
+    assert_int_equal(r[17].status, 200); /* a prefix route gets the whole path */
+    assert_string_equal(r[17].resp, "GET /pre/a/b.ics 0:");
+    assert_int_equal(r[18].status, 404); /* the prefix, with its final '/' */
     /* GET twice, GET with query, HEAD and the last GET reached the handler. */
     assert_int_equal(calls, 4);
 

@@ -513,6 +513,29 @@ int sched_between(sched_t *s, sched_time_t from, sched_time_t to, sched_set_t *o
     return 0;
 }
 
+int sched_windows(sched_t *s, sched_time_t from, size_t count, sched_set_t *out)
+{
+    sched_time_t t = from;
+
+    while (out->len < count) {
+        sched_interval_t iv;
+        int rc = sched_next(s, t, &iv);
+        if (rc < 0)
+            return rc;
+        if (rc == 0 || (iv.start != SCHED_NEG_INF && iv.start - from >= SCHED_LOOKAHEAD))
+            break;
+        if (iv.start <= t && iv.end <= t)
+            break; /* defensive: the engine must move forward */
+        /* maximal, disjoint and ascending: adding never merges them */
+        if ((rc = sched_set_add(out, iv.start, iv.end)) < 0)
+            return rc;
+        if (iv.end == SCHED_POS_INF)
+            break;
+        t = iv.end;
+    }
+    return 0;
+}
+
 const char *sched_exclusion_reason(const sched_t *s, sched_time_t t)
 {
     if (!s || s->kind != K_RULE)
