@@ -124,6 +124,11 @@ typedef struct ctl_policy_metrics {
 void ctl_foreach_policy_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud);
 
+/* The webhook paths (the webhook configurations name them). */
+#define CTL_WEBHOOK_HOSTEDCLUSTERS "/hold/hostedclusters"
+#define CTL_WEBHOOK_MACHINEDEPLOYMENTS "/hold/machinedeployments"
+#define CTL_WEBHOOK_MACHINESETS "/hold/machinesets"
+
 /* Registers the controller's admission webhooks on r (DESIGN.md 3.6): each
  * answers from this replica's cache through a read-only view, leader or
  * not. Returns 0 or the router's HCP_E* code. */

@@ -286,3 +286,27 @@ json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_ve
     return json_pack("{s:{s:s, s:o}}", "metadata", "resourceVersion", resource_version,
                      "annotations", ann);
 }
+
+json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version)
+{
+    json_t *p, *spec;
+
+    if (!decide_hc_held(hc))
+        return NULL;
+    p = json_pack("{s:{s:s?, s:{s:n, s:n}}, s:{}}", "metadata", "resourceVersion",
+                  resource_version, "annotations", DECIDE_REQUESTED_RELEASE_ANNOTATION,
+                  DECIDE_REQUESTED_CP_RELEASE_ANNOTATION, "spec");
+    if (p == NULL)
+        return NULL;
+    spec = json_object_get(p, "spec");
+    if ((hc->requested_release &&
+         json_object_set_new(spec, "release", json_pack("{s:s}", "image",
+                                                        hc->requested_release))) ||
+        (hc->requested_cp_release &&
+         json_object_set_new(spec, "controlPlaneRelease",
+                             json_pack("{s:s}", "image", hc->requested_cp_release)))) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}

@@ -93,6 +93,13 @@ int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
  * when out of memory), conditional on resource_version. */
 json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version);
 
+/* The merge patch that applies a HostedCluster's held release requests
+ * (spec.release.image, spec.controlPlaneRelease.image from the requested-*
+ * annotations) and drops those annotations, conditional on
+ * resource_version; NULL when nothing is held or out of memory. Only for a
+ * HostedCluster whose changes are permitted now. */
+json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version);
+
 /* Formats an instant for status: RFC 3339 UTC, or "" for an unbounded end. */
 void decide_format_time(sched_time_t t, char *buf, size_t len);
 
