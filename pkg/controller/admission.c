@@ -197,6 +197,23 @@ static int keep_pause(adm_response_t *a, const adm_request_t *q)
     return rc;
 }
 
+/* The common part of the two pool holds: true when q updates the machines
+ * of a restricted NodePool (v filled) and our pause, if the write deleted
+ * it, is kept in a; false with *rc 0 when there is nothing to hold, or a
+ * negative *rc with err. */
+static bool pool_held(ctl_controller_t *c, const adm_request_t *q, adm_response_t *a,
+                      verdict_t *v, int *rc, char *err, size_t errlen)
+{
+    *rc = 0;
+    if (q->op != ADM_UPDATE || q->subresource[0] || !pool_verdict(c, q, v, rc, err, errlen))
+        return false;
+    if ((*rc = keep_pause(a, q)) != 0) {
+        *rc = hcp_errf(err, errlen, *rc, "keeping the pause");
+        return false;
+    }
+    return true;
+}
+
 static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, void *ud,
                                   char *err, size_t errlen)
 {
@@ -204,10 +221,8 @@ static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, voi
     verdict_t v;
     int rc;
 
-    if (q->op != ADM_UPDATE || q->subresource[0] || !pool_verdict(ud, q, &v, &rc, err, errlen))
+    if (!pool_held(ud, q, a, &v, &rc, err, errlen))
         return rc;
-    if ((rc = keep_pause(a, q)) != 0)
-        return hcp_errf(err, errlen, rc, "keeping the pause");
     old_tmpl = decide_json_path(q->old_object, "spec.template");
     new_tmpl = decide_json_path(q->object, "spec.template");
     if (old_tmpl && !decide_json_equal_stored(old_tmpl, new_tmpl)) {
@@ -231,10 +246,8 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
     verdict_t v;
     int rc;
 
-    if (q->op != ADM_UPDATE || q->subresource[0] || !pool_verdict(ud, q, &v, &rc, err, errlen))
+    if (!pool_held(ud, q, a, &v, &rc, err, errlen))
         return rc;
-    if ((rc = keep_pause(a, q)) != 0)
-        return hcp_errf(err, errlen, rc, "keeping the pause");
     was = annotation(q->old_object, TARGET_CONFIG_ANNOTATION);
     want = annotation(q->object, TARGET_CONFIG_ANNOTATION);
     if (same_str(was, want))

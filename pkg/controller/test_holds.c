@@ -14,6 +14,7 @@
 
 #include "admission/router.h"
 #include "controller/internal.h"
+#include "controller/testutil_ctl.h"
 #include "log/log.h"
 
 static json_t *parse_json(const char *text)
@@ -25,13 +26,7 @@ static json_t *parse_json(const char *text)
     return j;
 }
 
-static void add_object(kube_cache *cache, const char *text)
-{
-    kube_error e;
-    json_t *j = parse_json(text);
-    assert_int_equal(kube_cache_apply(cache, KUBE_EVENT_ADDED, j, &e), 0);
-    json_decref(j);
-}
+#define add_object testutil_ctl_add
 
 #define OBJ_META(kind, ns, name)                                                    \
     "\"kind\":\"" kind "\",\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"" name \
@@ -55,18 +50,7 @@ static const char ms_np2[] =
  * pools follow them, HostedCluster free has no stanza. */
 static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
 {
-    ctl_controller_t *c = calloc(1, sizeof(*c));
-    assert_non_null(c);
-    c->loop = loop;
-    c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
-    snprintf(c->capi_version, sizeof(c->capi_version), "v1beta1");
-    assert_int_equal(kube_objmap_init(&c->records, 16), 0);
-    assert_int_equal(kube_cache_init(&c->policies, &ctl_policy_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->hcs, &ctl_hc_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->nps, &ctl_np_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->clusters, &ctl_cluster_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->mds, &ctl_machines_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->mss, &ctl_machines_ops, c), 0);
+    ctl_controller_t *c = testutil_ctl_new(loop, now);
     add_object(&c->policies,
                "{" OBJ_META("HostedChangeManagementPolicy", "clusters", "weekend") "},\"spec\":{"
                "\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{\"permit\":{"
