@@ -177,10 +177,12 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
     int rc = sched_state_at(inter->sched, now, &out->state);
     if (rc)
         return rc;
-    bool rolling = md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
     bool by_cluster = !out->state.permitted && !res->degraded && res->sched &&
                       sched_permitted(res->sched, now) == 1;
-    decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), rolling, by_cluster,
+    /* A node rollout is not left running through a closing window: the
+     * worker-node update process is paused (nodes already being replaced
+     * finish; no new replacement starts) and resumes in the next window. */
+    decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), false, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
     /* The reason also depends on the pool's own timeline: wake when it
      * changes too (its window opening inside a closed cluster window). */

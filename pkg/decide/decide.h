@@ -67,8 +67,9 @@ int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decid
 
 /* Decides a NodePool: its timeline intersected with its HostedCluster's
  * (inter, from stanza_resolve_nodepool()); md is its MachineDeployment (or
- * MachineSet for InPlace pools) or NULL. A rollout in progress on an unpaused
- * MachineDeployment is never paused. Returns 0 or a negative engine error. */
+ * MachineSet for InPlace pools) or NULL. A rollout in progress is paused
+ * when the window closes (DESIGN.md 3.6: no new replacement starts; it
+ * resumes in the next window). Returns 0 or a negative engine error. */
 int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
               const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
               decide_decision_t *out);
