@@ -380,6 +380,29 @@ static int start_election(app_t *a)
     return 0;
 }
 
+/* Starts the admission webhooks, then /metrics and the probes. Returns 0,
+ * or -1 with nothing left running (logged). */
+static int start_servers(app_t *a)
+{
+    char err[512];
+    webhook_opts_t wo = {.bind_address = a->opts.webhook_addr, .cert_file = a->opts.webhook_cert,
+                         .key_file = a->opts.webhook_key,
+                         .fail_open = strcmp(a->opts.webhook_policy, "Ignore") == 0};
+
+    if (webhook_start(&a->webhook, a->loop, a->ctl, &wo, err, sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot serve the admission webhooks", "error", err, NULL);
+        return -1;
+    }
+    if (serve_start(&a->serve, a->loop, a->ctl, &a->client, webhook_stats(a->webhook),
+                    a->opts.metrics_addr, a->opts.health_addr, err, sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
+        webhook_stop(a->webhook);
+        a->webhook = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int run_main(int argc, char **argv)
 {
     app_t a;
@@ -423,18 +446,8 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot start the controller", "error", err, NULL);
         goto out_client;
     }
-    webhook_opts_t wo = {.bind_address = a.opts.webhook_addr, .cert_file = a.opts.webhook_cert,
-                         .key_file = a.opts.webhook_key,
-                         .fail_open = strcmp(a.opts.webhook_policy, "Ignore") == 0};
-    if (webhook_start(&a.webhook, a.loop, a.ctl, &wo, err, sizeof(err))) {
-        log_kv(LOG_ERROR, "cannot serve the admission webhooks", "error", err, NULL);
+    if (start_servers(&a))
         goto out_ctl;
-    }
-    if (serve_start(&a.serve, a.loop, a.ctl, &a.client, webhook_stats(a.webhook),
-                    a.opts.metrics_addr, a.opts.health_addr, err, sizeof(err))) {
-        log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
-        goto out_webhook;
-    }
     if (a.opts.leader_elect && start_election(&a))
         goto out_serve;
     ev_signal_init(&a.sigterm, on_signal, SIGTERM);
@@ -458,7 +471,6 @@ int run_main(int argc, char **argv)
         kube_lease_stop(&a.lease);
 out_serve:
     serve_stop(a.serve);
-out_webhook:
     webhook_stop(a.webhook);
 out_ctl:
     ctl_stop(a.ctl);

@@ -9,11 +9,13 @@
 #   1. A release requested on a Friday evening is held (spec stays, the
 #      request is recorded) and the control plane starts rolling only when
 #      Saturday's window opens; the figure is window open -> initiation.
-#   2. A NodePool version bump while restricted: HyperShift's template write
+#   2. A node rollout started in the window is paused when it closes: no
+#      replacement starts more than 1 s (real) after the boundary.
+#   3. A NodePool version bump while restricted: HyperShift's template write
 #      is held and its pause deletion undone in the same write (no gap, no
-#      fight), while a scale from 2 to 4 reaches Cluster API at once; the
-#      replacement starts only in the window.
-#   3. Bad input straight to the webhook (not JSON, another resource) gets a
+#      fight), while a scale from 4 to 5 reaches the MachineDeployment at
+#      once; no write loop.
+#   4. Bad input straight to the webhook (not JSON, another resource) gets a
 #      clear answer; every replica killed: with failurePolicy Fail the API
 #      server refuses HyperShift's and a person's writes to opted-in objects,
 #      and once a replica is back a held change still waits for the window.
@@ -26,6 +28,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
 REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
+REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
+CLOSE=2026-03-07T05:00:00Z
 SIM0=2026-03-06T20:00:00Z # Friday 20:00; the window opens Saturday 01:00
 OPEN=2026-03-07T01:00:00Z
 SCALE=600                 # a real second is ten simulated minutes: 30 s to the window
@@ -89,7 +93,7 @@ webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "web
 SCENARIO=start
 start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 30m || {
+model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 80m || {
   not_ok "model started"
   summary
   exit 1
@@ -139,28 +143,43 @@ check_eq "the held release is applied" "$REL1" "$(get "$(hc_path "$NS" a)" .spec
 check_eq "the request annotation is gone" "null" \
   "$(get "$(hc_path "$NS" a)" '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-release-image"]')"
 
-# ---- 2. workers: the template is held, scaling goes through ------------------------
+# ---- 2. a node rollout in the window, paused when it closes --------------------------
+
+SCENARIO=rollout
+# In the window: 4 machines to replace, one at a time, 80 simulated minutes
+# each: the rollout cannot finish before 05:00.
+np_patch() { api PATCH "$(np_path "$NS" np1)" "{\"spec\": $1}" >/dev/null; }
+np_patch "{\"release\": {\"image\": \"$REL1\"}, \"replicas\": 4}"
+rs_in_window() { [ "$(model_count replacement-start "$HCP_NS/np1")" -ge 1 ]; }
+check "the rollout starts in the window" wait_for 15 rs_in_window
+sleep_until_sim c "$CLOSE" 1
+wait_for 10 is_state "$MD" paused+marker
+check_eq "the window closed mid-rollout: the MachineDeployment is paused" "paused+marker" "$(pause_state "$MD")"
+sleep 4 # 40 simulated minutes
+starts=$(model_times replacement-start "$HCP_NS/np1")
+late=$(awk -v c="$(epoch "$CLOSE")" -v k="$SCALE" '{ cmd = "date -u -d " $1 " +%s.%N"; cmd | getline t; close(cmd);
+  if (t > c + 1 * k) print $1 }' <<<"$starts")
+echo "# figure: replacements started in the window: $(wc -l <<<"$starts") (last $(tail -1 <<<"$starts")), done: $(model_count replacement-done "$HCP_NS/np1"); after the close: ${late:-none}"
+check_eq "no replacement starts more than 1 s (real) after the window closed" "" "$late"
+
+# ---- 3. workers held while restricted ------------------------------------------------
 
 SCENARIO=workers
-# The window closes at 05:00; the next opens a week later. Wait for it to close.
-sleep_until_sim c 2026-03-07T05:00:00Z 1
-wait_for 10 is_state "$MD" paused+marker
 tmpl0=$(get "$MD" '.spec.template.spec.version // ""')
 rs0=$(model_count replacement-start "$HCP_NS/np1")
 md_key="MachineDeployment $HCP_NS/np1"
 writes_of() { model_summary | jq -r --arg k "$1" ".$2[\$k] // 0"; }
-np_patch() { api PATCH "$(np_path "$NS" np1)" "{\"spec\": $1}" >/dev/null; }
-np_patch "{\"release\": {\"image\": \"$REL1\"}, \"replicas\": 4}"
-scaled() { [ "$(get "$MD" .spec.replicas)" = 4 ]; }
+np_patch "{\"release\": {\"image\": \"$REL2\"}, \"replicas\": 5}"
+scaled() { [ "$(get "$MD" .spec.replicas)" = 5 ]; }
 t0=$(now_us)
-check "the scale from 2 to 4 reaches the MachineDeployment" wait_for 5 scaled
+check "the scale from 4 to 5 reaches the MachineDeployment" wait_for 5 scaled
 scale_ms=$((($(now_us) - t0) / 1000))
-echo "# figure: NodePool scale 2 -> 4 reached the MachineDeployment in $scale_ms ms"
+echo "# figure: NodePool scale 4 -> 5 reached the MachineDeployment in $scale_ms ms"
 sleep 3
 tmpl1=$(get "$MD" '.spec.template.spec.version // ""')
 WHY="template version was '$tmpl0', is '$tmpl1'"
-check "the template is held at 4.17.0 (HyperShift's write kept the old one)" \
-  eval '[[ $tmpl0 == *4.17.0* && $tmpl1 == "$tmpl0" ]]'
+check "the template is held at 4.17.1 (HyperShift's write kept the old one)" \
+  eval '[[ $tmpl0 == *4.17.1* && $tmpl1 == "$tmpl0" ]]'
 
 check_eq "the pause stayed through HyperShift's reconciles" "paused+marker" "$(pause_state "$MD")"
 check_eq "no replacement started outside the window" "$rs0" "$(model_count replacement-start "$HCP_NS/np1")"
@@ -175,7 +194,7 @@ in_range "no write loop on the held MachineDeployment" "$((o1 - o0))" 0 3
 in_range "the controller writes nothing in steady state" "$((${c1%.*} - ${c0%.*}))" 0 0
 check_eq "still no replacement" "$rs0" "$(model_count replacement-start "$HCP_NS/np1")"
 
-# ---- 3. bad input, and every replica down --------------------------------------------
+# ---- 4. bad input, and every replica down --------------------------------------------
 
 SCENARIO=webhook
 code=$(curl -s -o "$CTL_TMP/bad" -w '%{http_code}' --cacert "$CERT" -X POST \
