@@ -146,10 +146,19 @@ check_eq "the request annotation is gone" "null" \
 # ---- 2. a node rollout in the window, paused when it closes --------------------------
 
 SCENARIO=rollout
-# In the window: 4 machines to replace, one at a time, 80 simulated minutes
-# each: the rollout cannot finish before 05:00.
+# In the window: scale to 4 machines first, then a new release: 4
+# replacements, one at a time, 80 simulated minutes each, cannot finish
+# before 05:00 (the fourth would start after it).
 np_patch() { api PATCH "$(np_path "$NS" np1)" "{\"spec\": $1}" >/dev/null; }
-np_patch "{\"release\": {\"image\": \"$REL1\"}, \"replicas\": 4}"
+np_patch '{"replicas": 4}'
+four() { [ "$(machines_of np1)" -ge 4 ] 2>/dev/null; }
+machines_of() {
+  api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
+    jq -r --arg d "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
+      .metadata.labels["cluster.x-k8s.io/deployment-name"] == $d)] | length'
+}
+check "in the window, the scale to 4 machines goes through" wait_for 10 four
+np_patch "{\"release\": {\"image\": \"$REL1\"}}"
 rs_in_window() { [ "$(model_count replacement-start "$HCP_NS/np1")" -ge 1 ]; }
 check "the rollout starts in the window" wait_for 15 rs_in_window
 sleep_until_sim c "$CLOSE" 1
@@ -161,6 +170,8 @@ late=$(awk -v c="$(epoch "$CLOSE")" -v k="$SCALE" '{ cmd = "date -u -d " $1 " +%
   if (t > c + 1 * k) print $1 }' <<<"$starts")
 echo "# figure: replacements started in the window: $(wc -l <<<"$starts") (last $(tail -1 <<<"$starts")), done: $(model_count replacement-done "$HCP_NS/np1"); after the close: ${late:-none}"
 check_eq "no replacement starts more than 1 s (real) after the window closed" "" "$late"
+in_range "the window closed mid-rollout (replacements done of 4)" \
+  "$(model_count replacement-done "$HCP_NS/np1")" 0 3
 
 # ---- 3. workers held while restricted ------------------------------------------------
 
