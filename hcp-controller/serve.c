@@ -16,10 +16,11 @@ static const char *const strategy_labels[] = {"kind", "namespace", "object", "sy
                                               "strategy", NULL};
 static const char *const request_labels[] = {"verb", "code", NULL};
 static const char *const policy_labels[] = {"namespace", "policy", NULL};
+static const char *const admission_labels[] = {"result", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_COUNT };
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -43,6 +44,7 @@ struct serve {
     struct ev_loop *loop;
     ctl_controller_t *ctl;
     kube_client *client;
+    const adm_stats_t *adm; /* the webhooks' counters, NULL when off */
     http_server metrics_srv, health_srv;
     bool metrics_on, health_on;
     metrics_registry reg;
@@ -160,6 +162,21 @@ static int collect_requests(metrics_emitter *e, void *ud)
         snprintf(code, sizeof(code), "%d", st[i].code);
         const char *vals[] = {kube_verb_name(st[i].verb), code};
         if (metrics_emit(e, vals, (double)st[i].count))
+            return -1;
+    }
+    return 0;
+}
+
+static int collect_admission(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    const char *names[] = {"allowed", "patched", "denied", "invalid", "failed"};
+    adm_stats_t z = {0};
+    const adm_stats_t *a = s->adm ? s->adm : &z;
+    const uint64_t v[] = {a->allowed, a->patched, a->denied, a->invalid, a->failed};
+    for (int i = 0; i < 5; i++) {
+        const char *vals[] = {names[i]};
+        if (metrics_emit(e, vals, (double)v[i]))
             return -1;
     }
     return 0;
@@ -309,6 +326,12 @@ static int register_families(serve_t *s, char *err, size_t errlen)
           .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
           .type = METRICS_COUNTER, .labels = request_labels, .collect = collect_requests,
           .collect_ud = s}},
+        {F_ADMISSION,
+         {.name = "hcp_controller_admission_requests_total",
+          .help = "Admission requests by result: allowed, patched (a change held), denied, "
+                  "invalid (not an AdmissionReview), failed (answered by the failure policy)",
+          .type = METRICS_COUNTER, .labels = admission_labels, .collect = collect_admission,
+          .collect_ud = s}},
         {F_RECONCILE,
          {.name = "hcp_controller_reconcile_duration_seconds",
           .help = "Time spent deciding one object", .type = METRICS_HISTOGRAM,
@@ -362,7 +385,7 @@ static bool enabled(const char *addr)
 }
 
 int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
-                const char *metrics_addr, const char *health_addr, char *err, size_t errlen)
+                const adm_stats_t *adm, const char *metrics_addr, const char *health_addr, char *err, size_t errlen)
 {
     serve_t *s = calloc(1, sizeof(*s));
     int rc;
@@ -371,6 +394,7 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
     s->loop = loop;
     s->ctl = ctl;
     s->client = client;
+    s->adm = adm;
     metrics_registry_init(&s->reg);
     http_server_init(&s->metrics_srv, NULL);
     http_server_init(&s->health_srv, NULL);

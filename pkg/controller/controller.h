@@ -161,6 +161,17 @@ typedef struct ctl_policy_metrics {
 void ctl_foreach_policy_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud);
 
+/* The webhook paths (the webhook configurations name them). */
+#define CTL_WEBHOOK_HOSTEDCLUSTERS "/hold/hostedclusters"
+#define CTL_WEBHOOK_MACHINEDEPLOYMENTS "/hold/machinedeployments"
+#define CTL_WEBHOOK_MACHINESETS "/hold/machinesets"
+
+/* Registers the controller's admission webhooks on r (DESIGN.md 3.6): each
+ * answers from this replica's cache through a read-only view, leader or
+ * not. Returns 0 or the router's HCP_E* code. */
+struct adm_router;
+int ctl_admission_register(ctl_controller_t *c, struct adm_router *r);
+
 /* The hosted ClusterVersion projection's counters (borrowed, live). */
 const hosted_stats_t *ctl_get_hosted_stats(const ctl_controller_t *c);
 

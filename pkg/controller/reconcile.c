@@ -221,6 +221,18 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
             json_decref(patch);
         }
     }
+    /* A window is open: the held release goes through. The status write
+     * waits for the next reconcile (it would conflict with this one). */
+    if (p->kind == DECIDE_HC && !p->d.restricted) {
+        json_t *rp = decide_release_patch(p->self.data, p->self.rv);
+        if (rp) {
+            ctl_write_t w = {CTL_WRITE_PATCH, path, rp, &c->hcs, "held release",
+                             r->wt.stale_own, p->self.rv};
+            submit(c, r, &w);
+            json_decref(rp);
+            return;
+        }
+    }
     decide_managed_t view;
     json_t *sp = NULL;
     if (decide_managed_expand(p->managed, &view)) {

@@ -11,26 +11,12 @@
 #include <string.h>
 
 #include "controller/internal.h"
+#include "controller/testutil_ctl.h"
 #include "log/log.h"
 #include "policy/ics.h"
 #include "schedule/testutil_sched.h"
 
-static json_t *J(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
-
-static void apply(kube_cache *cache, const char *text)
-{
-    kube_error e;
-    json_t *j = J(text);
-    assert_int_equal(kube_cache_apply(cache, KUBE_EVENT_ADDED, j, &e), 0);
-    json_decref(j);
-}
+#define apply testutil_ctl_add
 
 #define META(kind, ns, name)                                                                   \
     "\"kind\":\"" kind "\",\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"" name           \
@@ -41,18 +27,7 @@ static void apply(kube_cache *cache, const char *text)
  * objects in its caches. */
 static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
 {
-    ctl_controller_t *c = calloc(1, sizeof(*c));
-    assert_non_null(c);
-    c->loop = loop;
-    c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
-    snprintf(c->capi_version, sizeof(c->capi_version), "v1beta1");
-    assert_int_equal(kube_objmap_init(&c->records, 16), 0);
-    assert_int_equal(kube_cache_init(&c->policies, &ctl_policy_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->hcs, &ctl_hc_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->nps, &ctl_np_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->clusters, &ctl_cluster_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->mds, &ctl_machines_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->mss, &ctl_machines_ops, c), 0);
+    ctl_controller_t *c = testutil_ctl_new(loop, now);
     apply(&c->policies,
           "{" META("HostedChangeManagementPolicy", "clusters", "weekend") "},\"spec\":{"
           "\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{\"permit\":{"

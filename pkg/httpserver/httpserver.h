@@ -15,8 +15,10 @@
  * Request bodies (for POST routes such as admission webhooks) are collected
  * up to a limit before the handler runs; larger ones get 413.
  *
- * TLS is not implemented yet; http_server_options is the place where the
- * certificate and key (PEM in memory, for MHD_USE_TLS) will go.
+ * TLS: with a certificate and key in the options (PEM in memory) the server
+ * speaks only HTTPS. The pair is read when the server starts; to serve a
+ * renewed certificate, stop the server, set the new pair with
+ * http_server_set_tls() and start it again.
  */
 #ifndef HTTPSERVER_HTTPSERVER_H
 #define HTTPSERVER_HTTPSERVER_H
@@ -82,6 +84,8 @@ typedef struct http_server_options {
     size_t max_body;               /* request body limit in bytes (default 1 MiB) */
     unsigned connection_timeout;   /* idle connection timeout in seconds (default 30) */
     unsigned max_connections;      /* concurrent connections (default 64) */
+    const char *tls_cert_pem;      /* borrowed; NULL: plain HTTP. Certificate chain, PEM */
+    const char *tls_key_pem;       /* borrowed; the certificate's private key, PEM */
 } http_server_options;
 
 /* A registered route. */
@@ -182,6 +186,15 @@ int http_server_route(http_server *s, const char *method, const char *path,
  */
 int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_address, char *err,
                       size_t errlen);
+
+/*
+ * Sets the TLS certificate chain and key (PEM, NUL-terminated, borrowed:
+ * they must stay valid while the server runs) for the next start; NULL for
+ * both serves plain HTTP. A pair that does not parse or match makes
+ * http_server_start() fail with HCP_ELISTEN and libmicrohttpd's reason.
+ * Returns 0, HCP_EINVAL (only one of the two given) or HCP_ESTATE (started).
+ */
+int http_server_set_tls(http_server *s, const char *cert_pem, const char *key_pem);
 
 /* The port actually bound (useful after ":0"), or 0 when stopped. */
 int http_server_port(const http_server *s);
