@@ -187,6 +187,21 @@ static void test_extract_nodepool_and_capi(void **state)
     decide_capi_free(md);
     json_decref(obj);
 
+    /* Scaling up (3 -> 5) with every existing machine on the current
+     * template is not a pending change; machines of an older template are. */
+    obj = J("{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}");
+    md = decide_capi_extract(obj);
+    assert_int_equal(md->existing, 3);
+    assert_false(decide_np_pending(np, md));
+    md->existing = 4; /* a surge machine of the new template, three old ones */
+    assert_true(decide_np_pending(np, md));
+    md->existing = 2; /* scaling down */
+    md->updated = 2;
+    md->replicas = 1;
+    assert_false(decide_np_pending(np, md));
+    decide_capi_free(md);
+    json_decref(obj);
+
     /* A marker with another value is not ours. */
     obj = J("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
             "paused-by\":\"someone-else\"}},\"status\":{\"updatedReplicas\":2},\"spec\":{}}");
