@@ -179,12 +179,18 @@ permissive_until_back_to_policy() {
     "$(cond "$(hc_path "$ns" hc1)" ChangesPaused message)"
   now_is "Cluster unpaused" unpaused pause_state "$c"
   now_is "MachineDeployment unpaused" unpaused pause_state "$md"
+  now_is "metric strategy_enabled{Permissive} 1 while the override is in force" 1 \
+    obj_metric a change_management_strategy_enabled HostedCluster hc1 ',strategy="Permissive"'
+  now_is "metric stanza_strategy{PermissiveUntil} 1" 1 \
+    obj_metric a change_management_stanza_strategy HostedCluster hc1 ',strategy="PermissiveUntil"'
   still_before a 2026-03-06T23:57:00Z "the permitted state"
 
   expect_at a "Cluster paused when PermissiveUntil expires" 2026-03-06T23:57:00Z "$TOL" is_state "$c" paused+marker
   expect_at a "MachineDeployment paused" 2026-03-06T23:57:00Z "$TOL" is_state "$md" paused+marker
   eventually "HostedCluster ChangesPaused=True (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \
     hc_cond_sr "$ns" hc1 ChangesPaused
+  now_is "metric strategy_enabled{MaintenanceSchedule} 1 once the policy took over" 1 \
+    obj_metric a change_management_strategy_enabled HostedCluster hc1 ',strategy="MaintenanceSchedule"'
   now_is "status next is the policy's window" 2026-03-07T00:00:00Z/2026-03-07T00:05:00Z \
     hc_cm "$ns" hc1 '.next | "\(.startTime)/\(.endTime)"'
   expect_at a "Cluster unpaused in the policy's window" 2026-03-07T00:00:00Z "$TOL" is_state "$c" unpaused

@@ -21,6 +21,7 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
     out->ready = e->p->valid;
     out->sched = e->p->sched;
     out->message = e->p->message;
+    out->strategy = policy_strategy_name(e->p->strategy);
     return 0;
 }
 

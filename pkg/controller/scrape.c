@@ -60,7 +60,8 @@ static void plan_metrics(const decide_plan_t *p, sched_time_t now, ctl_object_me
 {
     if (!p->res)
         return;
-    m->strategy = stanza_strategy_name(p->res->strategy);
+    m->strategy = stanza_enforced_strategy(&p->managed->stanza, p->res, now);
+    m->stanza = stanza_configured_strategy(&p->managed->stanza);
     bool degraded = p->res->degraded || (p->cluster && p->cluster->degraded);
     if (!p->decided)
         return;
@@ -172,7 +173,8 @@ static void object_metrics(const kube_obj *o, metrics_ctx_t *x, decide_kind_t ki
 {
     bool hc = kind == DECIDE_HC;
     ctl_object_metrics_t m = {hc ? "HostedCluster" : "NodePool", o->ns, o->name,
-                              hc ? "control-plane" : "worker-nodes", "", 0, -2, -2, -1};
+                              hc ? "control-plane" : "worker-nodes", "Restrictive", "Invalid",
+                              0, -2, -2, -1};
     decide_plan_t p;
     if (!o->data)
         return;
