@@ -253,6 +253,10 @@ exclusion_cuts_window() {
   expect_at a "Cluster paused at the exclusion" 2026-03-07T00:00:00Z "$TOL" is_state "$c" paused+marker
   check_contains "HCMP status gives the exclusion's reason" "release freeze" \
     "$(get "$(hcmp_path "$ns" friday)" .status.behavior.current.reason)"
+  eventually "HostedCluster ChangesPaused=True (Excluded)" True/Excluded hc_cond_sr "$ns" hc1 ChangesPaused
+  check_contains "HostedCluster condition names the exclusion and its end" \
+    'inside the exclusion "release freeze", which ends at 2026-03-08T00:00:00Z' \
+    "$(cond "$(hc_path "$ns" hc1)" ChangesPaused message)"
   eventually "status next window is a week later" 2026-03-13T23:50:00Z hc_cm "$ns" hc1 .next.startTime
   sleep_until_sim a 2026-03-07T00:05:00Z
   now_is "Cluster still paused in the cut-off part" paused+marker pause_state "$c"

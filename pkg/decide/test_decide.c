@@ -643,6 +643,66 @@ static void test_nodepool_restricted_by_cluster(void **state)
     sched_unref(sat);
 }
 
+/* Inside a policy's exclusion the HostedCluster says so with the reason and
+ * the exclusion's end, and so does a NodePool restricted by it through its
+ * HostedCluster; the status document carries both. */
+static void test_exclusion_in_conditions(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-12-26T12:00:00Z"); /* a Saturday, inside the freeze */
+    sched_exclusion_t ex = {sched_days_from_civil(2026, 12, 24),
+                            sched_days_from_civil(2027, 1, 2), "year-end freeze"};
+    sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, &ex, 1};
+    sched_t *s;
+    char err[128];
+    assert_int_equal(sched_compile(&sp, now, &s, err, sizeof(err)), 0);
+    stanza_resolution_t res = resolution(s, STANZA_BY_POLICY, "ByPolicy");
+    json_t *obj = J("{\"spec\":{\"release\":{\"image\":\"b\"}},"
+                    "\"status\":{\"version\":{\"desired\":{\"image\":\"a\"}}}}");
+    decide_hc_t *hc = decide_hc_extract(obj);
+    json_decref(obj);
+    decide_capi_t *cl = capi(false, false);
+    decide_decision_t d;
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_true(d.excluded);
+    assert_string_equal(d.excluded_reason, "year-end freeze");
+    assert_int_equal(d.excluded_until, T("2027-01-02T00:00:00Z"));
+    assert_string_equal(d.paused_reason, "Excluded");
+    assert_string_equal(d.paused_message,
+                        "Changes are paused until 2027-01-02T00:00:00Z (inside the exclusion "
+                        "\"year-end freeze\", which ends at 2027-01-02T00:00:00Z; test "
+                        "timeline).");
+    json_t *doc = decide_status_doc(&d, &hc->m.stanza, &res, NULL);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(doc, "current"), "exclusion"),
+                            "reason")),
+                        "year-end freeze");
+    json_decref(doc);
+
+    /* A NodePool free on its own, restricted by its HostedCluster's freeze. */
+    stanza_resolution_t own = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
+    stanza_nodepool_t inter;
+    assert_int_equal(stanza_resolve_nodepool(own.sched, s, now, &inter), 0);
+    obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    decide_np_t *np = decide_np_extract(obj);
+    json_decref(obj);
+    assert_int_equal(decide_np(np, &own, &inter, cl, now, &d), 0);
+    assert_string_equal(d.paused_reason, "HostedClusterRestricted");
+    assert_non_null(strstr(d.paused_message, "its HostedCluster's is inside the exclusion "
+                                             "\"year-end freeze\", which ends at "
+                                             "2027-01-02T00:00:00Z"));
+
+    /* After the freeze, in the Saturday window: nothing excluded. */
+    assert_int_equal(decide_hc(hc, &res, cl, T("2027-01-02T01:00:00Z"), &d), 0);
+    assert_false(d.excluded);
+    assert_null(strstr(d.paused_message, "exclusion"));
+    stanza_nodepool_free(&inter);
+    decide_np_free(np);
+    decide_capi_free(cl);
+    decide_hc_free(hc);
+    sched_unref(s);
+}
+
 /* A HostedCluster's conditions as HyperShift writes them, each with its own
  * reason, message and time: the cache keeps them deflated, exactly, in a
  * fraction of their text. */
@@ -723,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_nodepool_condition_severity),
         cmocka_unit_test(test_restrictive_until_reason),
         cmocka_unit_test(test_nodepool_restricted_by_cluster),
+        cmocka_unit_test(test_exclusion_in_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
