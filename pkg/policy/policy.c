@@ -541,3 +541,30 @@ int policy_is_hcmp(const json_t *doc)
     return json_is_object(doc) && json_is_string(kind) &&
            strcmp(json_string_value(kind), KIND) == 0;
 }
+
+void policy_problem_split(const char *text, policy_problem_t *out)
+{
+    const char *sep = strstr(text, ": ");
+
+    if (sep == NULL) {
+        snprintf(out->field, sizeof out->field, "document");
+        snprintf(out->message, sizeof out->message, "%s", text);
+        return;
+    }
+    snprintf(out->field, sizeof out->field, "%.*s", (int)(sep - text), text);
+    snprintf(out->message, sizeof out->message, "%s", sep + 2);
+}
+
+int policy_validate(const json_t *doc, sched_time_t now, policy_problem_t *out)
+{
+    char err[POLICY_ERRLEN];
+    policy_t *p = NULL;
+    int rc;
+
+    err[0] = '\0';
+    rc = policy_parse(doc, now, &p, err, sizeof err);
+    policy_free(p);
+    if (rc == HCP_EINVAL)
+        policy_problem_split(err, out);
+    return rc;
+}

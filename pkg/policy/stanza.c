@@ -508,3 +508,13 @@ const char *stanza_configured_strategy(const stanza_t *st)
         return "Invalid";
     return stanza_strategy_name(st->strategy);
 }
+
+int stanza_validate(const json_t *obj, policy_problem_t *out)
+{
+    stanza_t st;
+
+    if (stanza_parse(obj, &st) == 0)
+        return 0;
+    policy_problem_split(st.error, out);
+    return HCP_EINVAL;
+}

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "policy/policy.h"
 #include "schedule/schedule.h"
 
 /* Errors: HCP_EINVAL (base/error.h) when the stanza is invalid (detail in
@@ -64,6 +65,13 @@ typedef struct stanza {
  * invalid. Returns 0, or HCP_EINVAL with out->valid = 0 and out->error
  * set. Never allocates. */
 int stanza_parse(const json_t *obj, stanza_t *out);
+
+/* The validation a webhook calls for a HostedCluster or NodePool: parses
+ * its stanza as stanza_parse() does. Returns 0 when there is no stanza or a
+ * valid one, HCP_EINVAL with *out filled with the field path and what is
+ * wrong, in the words of the controller's InvalidChangeManagement
+ * condition. */
+int stanza_validate(const json_t *obj, policy_problem_t *out);
 
 /* The strategy's name as written in manifests ("Unknown" outside
  * 0 .. STANZA_NSTRATEGIES - 1). Static storage. */

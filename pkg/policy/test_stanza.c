@@ -218,6 +218,18 @@ static void test_bad(void **state)
     assert_int_equal(st.present, 1);
     assert_int_equal(st.valid, 0);
     assert_string_equal(st.error, c->error);
+    /* A webhook gets the same words, split into field path and message. */
+    {
+        policy_problem_t pr;
+        char joined[2 * POLICY_ERRLEN + 2];
+        json_t *o = q(c->obj);
+        assert_int_equal(stanza_validate(o, &pr), HCP_EINVAL);
+        json_decref(o);
+        snprintf(joined, sizeof joined, "%s: %s", pr.field, pr.message);
+        assert_string_equal(joined, c->error);
+        assert_true(strncmp(pr.field, "spec.changeManagement", 21) == 0 ||
+                    strncmp(pr.field, "metadata.annotations[", 21) == 0);
+    }
 }
 
 /* ---- resolution ------------------------------------------------------------ */
