@@ -19,6 +19,7 @@
 #include "controller/controller.h"
 #include "controller/queue.h"
 #include "controller/write.h"
+#include "decide/cv.h"
 #include "decide/plan.h"
 #include "hosted/hosted.h"
 #include "kube/cache.h"
@@ -129,6 +130,13 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
  * those already kept are handed out (scrape); reconcile's view also asks
  * for the status document, which a scrape does not need. */
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v);
+
+/* The conditions HostedCluster ns/name's projection writes into the hosted
+ * ClusterVersion, for its decision d: the control plane's and each of its
+ * NodePools' (their conditions as cached), built into *cv, which the
+ * returned strings point into (keep cv while they are used). */
+hosted_conds_t ctl_hosted_want(ctl_controller_t *c, const char *ns, const char *name,
+                               const decide_decision_t *d, decide_cv_t *cv);
 
 /* The two stanzas resolve alike (same fields, same times, same policy). */
 bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
