@@ -263,6 +263,28 @@ exclusion_cuts_window() {
   still_before a 2026-03-07T00:10:00Z "the cut-off part"
 }
 
+# HyperShift writes a HostedCluster's status with Status().Update: the whole
+# status from its own copy, where our conditions may be missing. Ours come
+# back, and HyperShift's own condition is kept.
+status_update_keeps_conditions() {
+  local ns obj code
+  ns=$(new_ns stupdate) || return
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 5m)" || return
+  must mk_hc "$ns" hc1 policy=weekly || return
+  start_ctl a "$ns" 2026-03-06T12:00:00Z 1 || { not_ok "controller starts"; return; }
+  EVENTUALLY=5 eventually "HostedCluster ChangesPaused=True (OutsideMaintenanceWindow)" \
+    True/OutsideMaintenanceWindow hc_cond_sr "$ns" hc1 ChangesPaused
+  obj=$(api GET "$(hc_path "$ns" hc1)") || { not_ok "read the HostedCluster"; return; }
+  obj=$(jq -c '.status.conditions = [{type: "Available", status: "True", reason: "AsExpected",
+    message: "The hosted control plane is available", lastTransitionTime: "2026-03-01T00:00:00Z"}]' <<<"$obj")
+  code=$(api PUT "$(hc_path "$ns" hc1)/status" "$obj" application/json >/dev/null 2>&1; echo $?)
+  check_eq "the whole-status update is accepted" 0 "$code"
+  eventually "ChangesPaused comes back (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \
+    hc_cond_sr "$ns" hc1 ChangesPaused
+  eventually "ChangesPending comes back" False/NoChangesPending hc_cond_sr "$ns" hc1 ChangesPending
+  now_is "HyperShift's own condition is kept" True/AsExpected hc_cond_sr "$ns" hc1 Available
+}
+
 begin_suite
 run_scenario no_stanza_never_pauses
 run_scenario bypolicy_weekly_window
@@ -271,4 +293,5 @@ run_scenario nodepool_wider_than_cluster
 run_scenario permissive_until_back_to_policy
 run_scenario restrictive_until_then_permissive
 run_scenario exclusion_cuts_window
+run_scenario status_update_keeps_conditions
 summary

@@ -249,10 +249,12 @@ json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
         return NULL;
     if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
         goto fail;
-    if (d->excluded &&
-        json_object_set_new(json_object_get(doc, "current"), "exclusion",
-                            json_pack("{s:s, s:o}", "reason", d->excluded_reason, "endTime",
-                                      json_time(d->excluded_until))))
+    /* Always present: null (which a merge patch deletes, and which compares
+     * as absent) once the exclusion is over, or the served key would stay. */
+    if (json_object_set_new(json_object_get(doc, "current"), "exclusion",
+                            d->excluded ? json_pack("{s:s, s:o}", "reason", d->excluded_reason,
+                                                    "endTime", json_time(d->excluded_until))
+                                        : json_null()))
         goto fail;
     json_t *next = s->has_next ? state_doc(!s->permitted, s->next,
                                            s->permitted ? "OutsideMaintenanceWindow"

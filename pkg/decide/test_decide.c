@@ -696,6 +696,17 @@ static void test_exclusion_in_conditions(void **state)
     assert_int_equal(decide_hc(hc, &res, cl, T("2027-01-02T01:00:00Z"), &d), 0);
     assert_false(d.excluded);
     assert_null(strstr(d.paused_message, "exclusion"));
+    /* The served exclusion must go: null in the merge patch (which deletes
+     * it), and null compares as absent, so the next plan writes nothing. */
+    doc = decide_status_doc(&d, &hc->m.stanza, &res, NULL);
+    json_t *cur = json_object_get(doc, "current");
+    assert_non_null(json_object_get(cur, "exclusion"));
+    assert_true(json_is_null(json_object_get(cur, "exclusion")));
+    json_t *served = json_deep_copy(doc);
+    json_object_del(json_object_get(served, "current"), "exclusion");
+    assert_true(decide_json_equal_stored(served, doc));
+    json_decref(served);
+    json_decref(doc);
     stanza_nodepool_free(&inter);
     decide_np_free(np);
     decide_capi_free(cl);
