@@ -1,12 +1,14 @@
 /* hcp-controller: change management for HyperShift hosted clusters.
  *
  * The program is a set of subcommands: `run` (the controller itself, and the
- * default when no subcommand is given) and `preview`, which shows the
- * windows of policy manifests offline.
+ * default when no subcommand is given), `preview`, which shows the
+ * windows of policy manifests offline, and `explain`, which tells what
+ * governs one HostedCluster or NodePool of a live cluster.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "explain.h"
 #include "preview.h"
 #include "run.h"
 
@@ -19,10 +21,11 @@ static void usage(FILE *f)
                "Commands:\n"
                "  run       run the controller (the default)\n"
                "  preview   show when change management policies permit changes\n"
+               "  explain   explain what governs a HostedCluster's or NodePool's changes\n"
                "  help      show this help\n"
                "\n"
-               "Run 'hcp-controller run --help' or 'hcp-controller preview --help' for their\n"
-               "options.\n");
+               "Run 'hcp-controller COMMAND --help' for the options of run, preview and\n"
+               "explain.\n");
 }
 
 int main(int argc, char **argv)
@@ -35,6 +38,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "preview") == 0)
         return preview_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "explain") == 0)
+        return explain_main(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return run_main(argc - 2, argv + 2);
     if (cmd[0] == '-')

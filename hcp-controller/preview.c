@@ -9,6 +9,8 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "policy/guard.h"
+#include "policy/ics.h"
 #include "policy/manifest.h"
 #include "policy/policy.h"
 #include "schedule/schedule.h"
@@ -20,6 +22,7 @@
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
+#define EXIT_REFUSED 3
 
 static const char *PROG = "hcp-controller preview";
 
@@ -27,7 +30,8 @@ void preview_usage(FILE *f)
 {
     fprintf(f,
             "Usage: hcp-controller preview -f POLICY [-f POLICY ...] [--from RFC3339]\n"
-            "                              [--count N] [-o table|json]\n"
+            "                              [--count N] [-o table|json|ics]\n"
+            "                              [--check --guard-config FILE [--restrictive-until TIME]]\n"
             "\n"
             "Shows when changes are permitted by HostedChangeManagementPolicy manifests.\n"
             "Several -f options mean the intersection of their schedules (as a NodePool\n"
@@ -38,13 +42,19 @@ void preview_usage(FILE *f)
             "                       every HostedChangeManagementPolicy document in it is used\n"
             "      --from TIME      RFC 3339 instant to start from (default: now)\n"
             "      --count N        list at most N windows (default: 10, at most %d)\n"
-            "  -o, --output FORMAT  table (default) or json\n"
+            "  -o, --output FORMAT  table (default), json, or ics (an RFC 5545 calendar of\n"
+            "                       the windows and of the exclusions with their reasons)\n"
+            "      --check          judge the schedule against the guard rails of\n"
+            "                       --guard-config (a ConfigMap or mapping, YAML or JSON)\n"
+            "                       over the 12 months from --from, as admission does\n"
+            "      --restrictive-until TIME  with --check: a stanza's RestrictiveUntil\n"
             "  -h, --help           show this help\n"
             "\n"
             "Windows are the maximal permitted intervals ending after --from; one that\n"
             "started earlier is shown with its true start. Windows starting 10 years or\n"
-            "more after --from are not listed. Exit status: 0 success, 1 I/O error,\n"
-            "2 bad usage or an invalid policy.\n",
+            "more after --from are not listed. Exit status: 0 success (with --check: no\n"
+            "guard rail fails), 1 I/O error, 2 bad usage or an invalid policy or guard\n"
+            "rail configuration, 3 a guard rail fails (--check).\n",
             MAX_COUNT);
 }
 
@@ -61,9 +71,7 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     return EXIT_USAGE;
 }
 
-/* Reads a whole file (or standard input for "-") into a new buffer. Returns
- * 0, or HCP_EIO with a message on stderr. */
-static int read_file(const char *path, char **data, size_t *len)
+int preview_read_file(const char *path, char **data, size_t *len)
 {
     FILE *f;
     char *buf = NULL;
@@ -123,8 +131,14 @@ typedef struct opts {
     int n_files;
     sched_time_t from;
     long count;
-    int json;                     /* 1: -o json, 0: table */
+    int format;                   /* FMT_TABLE, FMT_JSON or FMT_ICS */
+    int check;                    /* --check */
+    const char *guard_file;       /* --guard-config, borrowed from argv */
+    int has_restrictive_until;    /* --restrictive-until given */
+    sched_time_t restrictive_until;
 } opts_t;
+
+enum { FMT_TABLE, FMT_JSON, FMT_ICS };
 
 /* Takes an option's value from "--name=value" or the next argument. */
 static const char *value(int argc, char **argv, int *i, const char *arg, const char *name)
@@ -143,6 +157,17 @@ static int is_opt(const char *arg, const char *name)
     size_t n = strlen(name);
 
     return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || (name[1] == '-' && arg[n] == '='));
+}
+
+static int format_index(const char *v)
+{
+    static const char *const names[] = {"table", "json", "ics"};
+    int i;
+
+    for (i = 0; i < 3; i++)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    return -1;
 }
 
 /* Returns -1 to continue, or an exit status. */
@@ -181,19 +206,31 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->count = n;
         } else if (is_opt(a, "-o") || is_opt(a, "--output")) {
             if ((v = value(argc, argv, &i, a, "--output")) == NULL)
-                return usage_error("%s needs table or json", a);
-            if (strcmp(v, "json") == 0)
-                o->json = 1;
-            else if (strcmp(v, "table") == 0)
-                o->json = 0;
-            else
-                return usage_error("unknown output format \"%.64s\" (use table or json)", v);
+                return usage_error("%s needs table, json or ics", a);
+            if ((o->format = format_index(v)) < 0)
+                return usage_error("unknown output format \"%.64s\" (use table, json or ics)",
+                                   v);
+        } else if (strcmp(a, "--check") == 0) {
+            o->check = 1;
+        } else if (is_opt(a, "--guard-config")) {
+            if ((v = value(argc, argv, &i, a, "--guard-config")) == NULL || v[0] == '\0')
+                return usage_error("--guard-config needs a file name");
+            o->guard_file = v;
+        } else if (is_opt(a, "--restrictive-until")) {
+            if ((v = value(argc, argv, &i, a, "--restrictive-until")) == NULL ||
+                sched_parse_rfc3339(v, &o->restrictive_until) != 0)
+                return usage_error("--restrictive-until needs an RFC 3339 time");
+            o->has_restrictive_until = 1;
         } else {
             return usage_error("unknown argument \"%.64s\"", a);
         }
     }
     if (o->n_files == 0)
         return usage_error("at least one -f POLICY is required");
+    if (o->check != (o->guard_file != NULL))
+        return usage_error("--check and --guard-config go together");
+    if (o->has_restrictive_until && !o->check)
+        return usage_error("--restrictive-until is only used with --check");
     if (from != NULL) {
         if (sched_parse_rfc3339(from, &o->from) != 0)
             return usage_error("--from: \"%.64s\" is not an RFC 3339 time", from);
@@ -227,7 +264,7 @@ static int load(const char *path, sched_time_t from, loaded_t *l)
     json_t *docs = NULL;
     int rc, found = 0, status = -1;
 
-    if (read_file(path, &data, &len) != 0)
+    if (preview_read_file(path, &data, &len) != 0)
         return EXIT_RUNTIME;
     rc = manifest_load(data, len, &docs, err, sizeof err);
     if (rc == HCP_ENOMEM) {
@@ -322,31 +359,6 @@ static void format_time(sched_time_t t, const char *tz, char *buf, size_t len)
         format_local(tz, t, buf, len);
     else
         sched_format_utc(t, buf, len);
-}
-
-/* Collects the windows to print. Returns 0 or an engine error. */
-static int windows(sched_t *s, sched_time_t from, long count, sched_set_t *out)
-{
-    sched_interval_t iv;
-    sched_time_t t = from;
-    int rc;
-
-    while ((long)out->len < count) {
-        if ((rc = sched_next(s, t, &iv)) < 0)
-            return rc;
-        if (rc == 0 || (iv.start != SCHED_NEG_INF && iv.start - from >= SCHED_LOOKAHEAD))
-            break;
-        if (iv.start <= t && iv.end <= t)
-            break; /* defensive: the engine must move forward */
-        /* Appended directly: the engine returns maximal, disjoint,
-         * ascending intervals, so merging must not change them. */
-        if ((rc = sched_set_add(out, iv.start, iv.end)) < 0)
-            return rc;
-        if (iv.end == SCHED_POS_INF)
-            break;
-        t = iv.end;
-    }
-    return 0;
 }
 
 /* A JSON timestamp string, or null for an unbounded end. */
@@ -444,13 +456,72 @@ static int print_table(const loaded_t *l, sched_t *s, const sched_set_t *w, sche
     return rc < 0 ? rc : 0;
 }
 
+/* The ICS form: the same windows as the other formats (at most --count,
+ * starting within the look-ahead), and the policies' exclusions. */
+static int print_ics(const loaded_t *l, sched_t *s, const opts_t *o)
+{
+    char summary[512], uid[512];
+    size_t so = 0, uo = (size_t)snprintf(uid, sizeof uid, "preview");
+    ics_t c = {0};
+    int k, rc;
+
+    summary[0] = '\0';
+    for (k = 0; k < l->n; k++) {
+        const policy_t *p = l->p[k];
+        if (so < sizeof summary)
+            so += (size_t)snprintf(summary + so, sizeof summary - so, "%s%s%s%s",
+                                   k ? " and " : "", p->namespace_, p->namespace_[0] ? "/" : "",
+                                   p->name[0] ? p->name : "(unnamed)");
+        if (uo < sizeof uid)
+            uo += (size_t)snprintf(uid + uo, sizeof uid - uo, ".%s.%s", p->namespace_, p->name);
+    }
+    ics_timeline_t t = {.uid = uid, .summary = summary, .sched = s,
+                        .policies = (const policy_t *const *)l->p, .n_policies = (size_t)l->n,
+                        .from = o->from, .until = o->from + SCHED_LOOKAHEAD,
+                        .max_windows = o->count};
+    ics_begin(&c, summary);
+    if ((rc = ics_timeline(&c, &t, o->from)) == 0 && (rc = ics_end(&c)) == 0)
+        fwrite(c.buf, 1, c.len, stdout);
+    ics_free(&c);
+    return rc;
+}
+
+/* Prints what the options ask for. Returns the exit status. */
+static int output(const opts_t *o, const loaded_t *l, sched_t *s, sched_set_t *w)
+{
+    int rc;
+
+    if (o->check) {
+        rc = preview_check(o->guard_file, l->p, l->n, s, o->from, o->has_restrictive_until,
+                           o->restrictive_until, o->format == FMT_JSON);
+        if (rc == EXIT_USAGE || rc == EXIT_RUNTIME)
+            return rc;
+    } else if (o->format == FMT_ICS) {
+        rc = print_ics(l, s, o);
+    } else if ((rc = sched_windows(s, o->from, (size_t)o->count, w)) == 0) {
+        if (o->format == FMT_JSON)
+            print_json(w);
+        else
+            rc = print_table(l, s, w, o->from);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "%s: cannot compute the windows (error %d)\n", PROG, rc);
+        return EXIT_RUNTIME;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: cannot write the output: %s\n", PROG, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return o->check ? rc : 0;
+}
+
 int preview_main(int argc, char **argv)
 {
     sched_set_t w;
     sched_t *s = NULL;
     loaded_t l;
     opts_t o;
-    int status, i, rc;
+    int status, i;
 
     memset(&l, 0, sizeof l);
     sched_set_init(&w);
@@ -473,21 +544,7 @@ int preview_main(int argc, char **argv)
         if (s == NULL)
             goto oom;
     }
-    if ((rc = windows(s, o.from, o.count, &w)) < 0) {
-        fprintf(stderr, "%s: cannot compute the windows (error %d)\n", PROG, rc);
-        goto done;
-    }
-    if (o.json)
-        print_json(&w);
-    else if ((rc = print_table(&l, s, &w, o.from)) < 0) {
-        fprintf(stderr, "%s: cannot compute the windows (error %d)\n", PROG, rc);
-        goto done;
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "%s: cannot write the output: %s\n", PROG, strerror(errno));
-        goto done;
-    }
-    status = 0;
+    status = output(&o, &l, s, &w);
     goto done;
 oom:
     fprintf(stderr, "%s: out of memory\n", PROG);

@@ -24,6 +24,7 @@
 #include "kube/lease.h"
 #include "log/log.h"
 #include "serve.h"
+#include "webhook.h"
 
 #define EXIT_USAGE 2
 #define SHUTDOWN_GRACE 4.0 /* seconds; the process exits within 5 */
@@ -48,6 +49,16 @@ static const char usage_text[] =
     "  --metrics-bind-address ADDR        serve /metrics here (default :8080; 0 disables)\n"
     "  --health-probe-bind-address ADDR   serve /healthz and /readyz here (default :8081;\n"
     "                                     0 disables)\n"
+    "  --webhook-bind-address ADDR        serve the admission webhooks over TLS here\n"
+    "                                     (default 0: disabled); every replica serves them\n"
+    "  --webhook-cert-file PATH           the webhooks' certificate chain (PEM), read again\n"
+    "                                     when the file changes\n"
+    "  --webhook-key-file PATH            the certificate's private key (PEM)\n"
+    "  --webhook-failure-policy Fail|Ignore\n"
+    "                                     the failurePolicy of the webhook configurations:\n"
+    "                                     a request the webhooks cannot check (caches not\n"
+    "                                     synced, another resource) is refused (Fail, the\n"
+    "                                     default) or admitted with a warning (Ignore)\n"
     "  --hosted-apiserver auto|service|kubeconfig\n"
     "                                     how to reach a hosted cluster's API server for\n"
     "                                     its ClusterVersion: the in-cluster service\n"
@@ -132,6 +143,10 @@ static const struct vflag {
     {"--metrics-bind-address", V_STRING, offsetof(run_opts_t, metrics_addr)},
     {"--health-probe-bind-address", V_STRING, offsetof(run_opts_t, health_addr)},
     {"--hosted-apiserver", V_STRING, offsetof(run_opts_t, hosted_apiserver)},
+    {"--webhook-bind-address", V_STRING, offsetof(run_opts_t, webhook_addr)},
+    {"--webhook-cert-file", V_STRING, offsetof(run_opts_t, webhook_cert)},
+    {"--webhook-key-file", V_STRING, offsetof(run_opts_t, webhook_key)},
+    {"--webhook-failure-policy", V_STRING, offsetof(run_opts_t, webhook_policy)},
     {"--kube-api-qps", V_QPS, 0},
     {"--kube-api-burst", V_BURST, 0},
     {"--log-format", V_LOG_FORMAT, 0},
@@ -217,6 +232,8 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     o->burst = 30;
     o->time_scale = 1;
     o->hosted_apiserver = "auto";
+    o->webhook_addr = "0";
+    o->webhook_policy = "Fail";
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int r;
@@ -241,6 +258,10 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "--hosted-apiserver: \"%.40s\" is not auto, service or kubeconfig",
                         o->hosted_apiserver);
+    if (strcmp(o->webhook_policy, "Fail") != 0 && strcmp(o->webhook_policy, "Ignore") != 0)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--webhook-failure-policy: \"%.40s\" is not Fail or Ignore",
+                        o->webhook_policy);
     if (o->time_scale != 1 && !o->simulated)
         return hcp_errf(err, errlen, HCP_EINVAL, "--time-scale needs --simulated-start-time");
     return 0;
@@ -258,6 +279,7 @@ typedef struct app {
     kube_lease lease;
     bool lease_started;
     serve_t *serve;
+    webhook_t *webhook;
     ev_signal sigterm, sigint;
     ev_timer grace;
     bool stopping;
@@ -358,6 +380,29 @@ static int start_election(app_t *a)
     return 0;
 }
 
+/* Starts the admission webhooks, then /metrics and the probes. Returns 0,
+ * or -1 with nothing left running (logged). */
+static int start_servers(app_t *a)
+{
+    char err[512];
+    webhook_opts_t wo = {.bind_address = a->opts.webhook_addr, .cert_file = a->opts.webhook_cert,
+                         .key_file = a->opts.webhook_key,
+                         .fail_open = strcmp(a->opts.webhook_policy, "Ignore") == 0};
+
+    if (webhook_start(&a->webhook, a->loop, a->ctl, &wo, err, sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot serve the admission webhooks", "error", err, NULL);
+        return -1;
+    }
+    if (serve_start(&a->serve, a->loop, a->ctl, &a->client, webhook_stats(a->webhook),
+                    a->opts.metrics_addr, a->opts.health_addr, err, sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
+        webhook_stop(a->webhook);
+        a->webhook = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int run_main(int argc, char **argv)
 {
     app_t a;
@@ -401,11 +446,8 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot start the controller", "error", err, NULL);
         goto out_client;
     }
-    if (serve_start(&a.serve, a.loop, a.ctl, &a.client, a.opts.metrics_addr, a.opts.health_addr,
-                    err, sizeof(err))) {
-        log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
+    if (start_servers(&a))
         goto out_ctl;
-    }
     if (a.opts.leader_elect && start_election(&a))
         goto out_serve;
     ev_signal_init(&a.sigterm, on_signal, SIGTERM);
@@ -415,7 +457,9 @@ int run_main(int argc, char **argv)
     ev_signal_start(a.loop, &a.sigint);
     ev_timer_init(&a.grace, on_grace, SHUTDOWN_GRACE, 0.);
     log_kv(LOG_INFO, "hcp-controller started", "server", a.cfg.server, "leader-elect",
-           a.opts.leader_elect ? "true" : "false", NULL);
+           a.opts.leader_elect ? "true" : "false", "webhook-port",
+           a.webhook ? (snprintf(err, sizeof(err), "%d", webhook_port(a.webhook)), err) : "0",
+           NULL);
 
     ev_run(a.loop, 0);
     status = 0;
@@ -427,6 +471,7 @@ int run_main(int argc, char **argv)
         kube_lease_stop(&a.lease);
 out_serve:
     serve_stop(a.serve);
+    webhook_stop(a.webhook);
 out_ctl:
     ctl_stop(a.ctl);
 out_client:

@@ -25,6 +25,10 @@ typedef struct run_opts {
     sched_time_t sim_start;
     double time_scale;               /* --time-scale */
     const char *hosted_apiserver;    /* --hosted-apiserver: auto, service or kubeconfig */
+    const char *webhook_addr;        /* --webhook-bind-address ("0": disabled) */
+    const char *webhook_cert;        /* --webhook-cert-file or NULL */
+    const char *webhook_key;         /* --webhook-key-file or NULL */
+    const char *webhook_policy;      /* --webhook-failure-policy: Fail or Ignore */
     bool help;                       /* -h/--help */
 } run_opts_t;
 

@@ -1,4 +1,4 @@
-/* serve.c: /metrics, /healthz and /readyz. */
+/* serve.c: /metrics and /calendar/, /healthz and /readyz. */
 #include "serve.h"
 
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "metrics/metrics.h"
+#include "policy/ics.h"
 #include "policy/stanza.h"
 
 static const char *const object_labels[] = {"kind", "namespace", "object", "system", NULL};
@@ -15,10 +16,11 @@ static const char *const strategy_labels[] = {"kind", "namespace", "object", "sy
                                               "strategy", NULL};
 static const char *const request_labels[] = {"verb", "code", NULL};
 static const char *const policy_labels[] = {"namespace", "policy", NULL};
+static const char *const admission_labels[] = {"result", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_COUNT };
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -43,6 +45,7 @@ struct serve {
     struct ev_loop *loop;
     ctl_controller_t *ctl;
     kube_client *client;
+    const adm_stats_t *adm; /* the webhooks' counters, NULL when off */
     http_server metrics_srv, health_srv;
     bool metrics_on, health_on;
     metrics_registry reg;
@@ -179,6 +182,21 @@ static int collect_requests(metrics_emitter *e, void *ud)
     return 0;
 }
 
+static int collect_admission(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    const char *names[] = {"allowed", "patched", "denied", "invalid", "failed"};
+    adm_stats_t z = {0};
+    const adm_stats_t *a = s->adm ? s->adm : &z;
+    const uint64_t v[] = {a->allowed, a->patched, a->denied, a->invalid, a->failed};
+    for (int i = 0; i < 5; i++) {
+        const char *vals[] = {names[i]};
+        if (metrics_emit(e, vals, (double)v[i]))
+            return -1;
+    }
+    return 0;
+}
+
 static int collect_reconcile(metrics_emitter *e, void *ud)
 {
     serve_t *s = ud;
@@ -232,6 +250,28 @@ static int metrics_handler(const http_request *req, http_response *resp, void *u
     char *body = metrics_buf_take(&b, &len);
     http_response_take_body(resp, body, len);
     return http_response_set_content_type(resp, METRICS_CONTENT_TYPE);
+}
+
+/* /calendar/<namespace>.ics and /calendar/<namespace>/<hostedcluster>.ics
+ * (ctl_calendar_render()). */
+static int calendar_handler(const http_request *req, http_response *resp, void *ud)
+{
+    ics_t c = {0};
+    int status = ctl_calendar_render(ud, req->path, &c);
+
+    if (status == 500) {
+        ics_free(&c);
+        return -1;
+    }
+    if (status == 404) {
+        ics_free(&c);
+        resp->status = 404;
+        return http_response_printf(resp, "no calendar at %.300s (use /calendar/<namespace>.ics "
+                                          "or /calendar/<namespace>/<hostedcluster>.ics)\n",
+                                    req->path);
+    }
+    http_response_take_body(resp, c.buf, c.len);
+    return http_response_set_content_type(resp, "text/calendar; charset=utf-8");
 }
 
 static int healthz(const http_request *req, http_response *resp, void *ud)
@@ -308,6 +348,12 @@ static int register_families(serve_t *s, char *err, size_t errlen)
           .help = "Kubernetes API requests by verb and HTTP status (0: no answer)",
           .type = METRICS_COUNTER, .labels = request_labels, .collect = collect_requests,
           .collect_ud = s}},
+        {F_ADMISSION,
+         {.name = "hcp_controller_admission_requests_total",
+          .help = "Admission requests by result: allowed, patched (a change held), denied, "
+                  "invalid (not an AdmissionReview), failed (answered by the failure policy)",
+          .type = METRICS_COUNTER, .labels = admission_labels, .collect = collect_admission,
+          .collect_ud = s}},
         {F_RECONCILE,
          {.name = "hcp_controller_reconcile_duration_seconds",
           .help = "Time spent deciding one object", .type = METRICS_HISTOGRAM,
@@ -361,7 +407,7 @@ static bool enabled(const char *addr)
 }
 
 int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
-                const char *metrics_addr, const char *health_addr, char *err, size_t errlen)
+                const adm_stats_t *adm, const char *metrics_addr, const char *health_addr, char *err, size_t errlen)
 {
     serve_t *s = calloc(1, sizeof(*s));
     int rc;
@@ -370,6 +416,7 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
     s->loop = loop;
     s->ctl = ctl;
     s->client = client;
+    s->adm = adm;
     metrics_registry_init(&s->reg);
     http_server_init(&s->metrics_srv, NULL);
     http_server_init(&s->health_srv, NULL);
@@ -378,6 +425,7 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
     if (enabled(metrics_addr)) {
         char e[200];
         if (http_server_route(&s->metrics_srv, "GET", "/metrics", metrics_handler, s) ||
+            http_server_route(&s->metrics_srv, "GET", "/calendar/*", calendar_handler, ctl) ||
             http_server_start(&s->metrics_srv, loop, metrics_addr, e, sizeof(e))) {
             rc = hcp_errf(err, errlen, HCP_ELISTEN, "metrics server on %s: %s", metrics_addr, e);
             goto fail;

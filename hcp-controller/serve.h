@@ -2,7 +2,8 @@
  *
  * /metrics (Prometheus text format: the change_management_* values computed
  * at scrape time from the controller's cache and clock, and the controller's
- * own request, watch, reconcile and re-assertion counters) on the metrics
+ * own request, watch, reconcile and re-assertion counters) and the
+ * calendar feed /calendar/<namespace>[/<hostedcluster>].ics on the metrics
  * address, /healthz and /readyz (ready once every cache has synced) on the
  * probe address. An address of "0" disables its server.
  */
@@ -12,16 +13,18 @@
 #include <ev.h>
 #include <stddef.h>
 
+#include "admission/router.h"
 #include "controller/controller.h"
 #include "kube/client.h"
 
 typedef struct serve serve_t;
 
-/* Starts the servers. ctl and client are borrowed. Returns 0 with *out, or
+/* Starts the servers. ctl, client and adm (the webhooks' counters, NULL
+ * when the webhooks are off) are borrowed. Returns 0 with *out, or
  * a negative HCP_E* code with a sentence in err (HCP_ELISTEN: an address
  * already in use). */
 int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
-                const char *metrics_addr, const char *health_addr, char *err, size_t errlen);
+                const adm_stats_t *adm, const char *metrics_addr, const char *health_addr, char *err, size_t errlen);
 
 /* Stops the servers and frees them. NULL is accepted. */
 void serve_stop(serve_t *s);

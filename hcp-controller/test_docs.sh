@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp" "$CTL_TMP"' EXIT
 FROM=2026-01-01T00:00:00Z
 CM=changemanagement.hypershift.openshift.io
 STANZA_ANNOTATIONS=" strategy policy permissive-until restrictive-until "
-OTHER_ANNOTATIONS=" paused-by "
+OTHER_ANNOTATIONS=" paused-by requested-release-image requested-control-plane-release-image "
 STANZA_FIELDS=" strategy byPolicy permissiveUntil restrictiveUntil "
 STRATEGIES=" ByPolicy Permissive Restrictive PermissiveUntil RestrictiveUntil "
 
@@ -139,15 +139,20 @@ done
 
 # A ```text block whose first line is "$ hcp-controller preview ...": the
 # command runs in a directory holding policy.yaml (the last policy block above
-# it in the same file) and examples/; its output (stdout and stderr) must be
-# the rest of the block.
+# it in the same file), guard-rails.yaml (the last ConfigMap block above it)
+# and examples/; its output (stdout and stderr) must be the rest of the block.
 outputs=0
 last_policy=""
+last_guard=""
 last_doc=""
 while read -r n doc line lang marker; do
   [ "$n" = stray ] && continue
-  [ "$doc" = "$last_doc" ] || last_policy=""
+  [ "$doc" = "$last_doc" ] || { last_policy=""; last_guard=""; }
   last_doc=$doc
+  if [ "$lang" = yaml ] && grep -q '^kind: ConfigMap' "$tmp/blocks/$n"; then
+    last_guard=$tmp/blocks/$n
+    continue
+  fi
   if { [ "$lang" = yaml ] || [ "$lang" = json ]; } && is_policy "$tmp/blocks/$n"; then
     last_policy=$tmp/blocks/$n
     continue
@@ -160,6 +165,7 @@ while read -r n doc line lang marker; do
   mkdir -p "$work"
   ln -s "$REPO/examples" "$work/examples"
   [ -n "$last_policy" ] && cp "$last_policy" "$work/policy.yaml"
+  [ -n "$last_guard" ] && cp "$last_guard" "$work/guard-rails.yaml"
   read -r -a args <<<"${first#\$ hcp-controller }"
   want=$(tail -n +2 "$tmp/blocks/$n")
   got=$(cd "$work" && "$BIN" "${args[@]}" 2>&1)

@@ -159,6 +159,7 @@ objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies 
 objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies/status patch *
 objects hypershift.openshift.io hostedclusters list *
 objects hypershift.openshift.io hostedclusters watch *
+objects hypershift.openshift.io hostedclusters patch *
 objects hypershift.openshift.io hostedclusters/status patch *
 objects hypershift.openshift.io nodepools list *
 objects hypershift.openshift.io nodepools watch *
@@ -194,6 +195,31 @@ check_eq "PrometheusRule groups are files/alerts.yaml's" \
   "$(yq -c -S .groups "$CHART/files/alerts.yaml")" "$(jq -c -S .groups "$T/rule-spec.json")"
 yq -y . "$T/rule-spec.json" >"$T/rule-spec.yaml"
 check "promtool accepts the PrometheusRule's groups" quiet promtool check rules "$T/rule-spec.yaml"
+
+# The admission webhooks on: TLS Secret (a CA that verifies the serving
+# certificate for the Service's name), Service, the three holds with the
+# failure policy of the values, and flags the binary accepts.
+render "$T/wh.json" --set webhook.enabled=true ||
+  not_ok "helm template with webhook.enabled" "$(cat "$T/render.err")"
+W=$T/wh.json
+check_eq "webhooks: the three holds, UPDATE only, failurePolicy Fail, admission v1" \
+  "/hold/hostedclusters /hold/machinedeployments /hold/machinesets|UPDATE|Fail|v1" \
+  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
+    "\(map(.clientConfig.service.path) | join(" "))|\(map(.rules[0].operations[]) | unique | join(","))|\(map(.failurePolicy) | unique | join(","))|\(map(.admissionReviewVersions[]) | unique | join(","))"')"
+jqf "$W" 'map(select(.kind == "Secret"))[0].data["tls.crt"]' | base64 -d >"$T/wh.crt"
+jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0].clientConfig.caBundle' |
+  base64 -d >"$T/wh-ca.crt"
+check "the caBundle verifies the serving certificate" quiet openssl verify -CAfile "$T/wh-ca.crt" "$T/wh.crt"
+check_contains "the certificate names the webhook Service" "DNS:$REL-hcp-controller-webhook.$RELNS.svc" \
+  "$(openssl x509 -in "$T/wh.crt" -noout -ext subjectAltName 2>/dev/null)"
+mapfile -t WARGS < <(jqf "$W" 'map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args[]')
+check_contains "webhook flags" "--webhook-bind-address=:9443 --webhook-cert-file=/etc/hcp-controller/webhook/tls.crt --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail" "${WARGS[*]}"
+check "the binary accepts the webhook flags" quiet "$HCP_BIN" "${WARGS[@]}" --help
+check_eq "the webhook Service targets the pods' webhook port" "webhook 443" \
+  "$(jqf "$W" 'map(select(.kind == "Service" and (.metadata.name | endswith("-webhook"))))[0].spec.ports[0] | "\(.targetPort) \(.port)"')"
+render "$T/wh-bad.json" --set webhook.enabled=true --set webhook.failurePolicy=Sometimes &&
+  not_ok "a bad webhook.failurePolicy is refused"
+check_contains "a bad webhook.failurePolicy is refused, naming it" "webhook.failurePolicy" "$(cat "$T/render.err")"
 
 render "$T/ns.json" --set watchNamespace=clusters ||
   not_ok "helm template with watchNamespace" "$(cat "$T/render.err")"
@@ -324,7 +350,10 @@ check "cannot get another Secret" cannot get secret/unrelated -n "$HCP"
 check "cannot list Secrets" cannot list secrets -n "$HCP"
 check "cannot watch Secrets in any namespace" cannot watch secrets -A
 check "cannot delete a NodePool" cannot delete nodepools.hypershift.openshift.io/np1 -n "$NS"
-check "cannot patch a HostedCluster (spec)" cannot patch hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
+check "can-i patch a HostedCluster (a release held by the webhook, applied in a window)" \
+  can patch hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
+check "cannot update or delete a HostedCluster" \
+  bash -c "! kubectl --kubeconfig '$SAKCFG' auth can-i update hostedclusters.hypershift.openshift.io/hc1 -n '$NS' >/dev/null && ! kubectl --kubeconfig '$SAKCFG' auth can-i delete hostedclusters.hypershift.openshift.io/hc1 -n '$NS' >/dev/null"
 check "cannot get a HostedCluster by name (it only lists and watches)" cannot get hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
 check "cannot patch a policy (spec)" cannot patch hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io/pol -n "$NS"
 check "cannot delete CAPI objects" cannot delete clusters.cluster.x-k8s.io -n "$HCP"
@@ -349,8 +378,8 @@ check_eq "LIST Secrets of all namespaces: 403" 403 "$(as_sa GET /api/v1/secrets)
 check_eq "GET Secret $SECRET: 200" 200 "$(as_sa GET "/api/v1/namespaces/$HCP/secrets/$SECRET")"
 check_eq "DELETE a NodePool: 403" 403 "$(as_sa DELETE "$(np_path "$NS" np1)")"
 check_eq "the NodePool is still there" np1 "$(get "$(np_path "$NS" np1)" .metadata.name)"
-check_eq "PATCH a HostedCluster's spec: 403" 403 \
-  "$(as_sa PATCH "$(hc_path "$NS" hc1)" '{"spec":{"release":{"image":"quay.io/x:evil"}}}')"
+check_eq "UPDATE (PUT) a HostedCluster: 403 (a merge patch is all it may send)" 403 \
+  "$(as_sa PUT "$(hc_path "$NS" hc1)" '{"spec":{"release":{"image":"quay.io/x:evil"}}}')"
 check_eq "the HostedCluster's spec is unchanged" quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64 \
   "$(get "$(hc_path "$NS" hc1)" .spec.release.image)"
 check_eq "PATCH a HostedCluster's status: 200" 200 \

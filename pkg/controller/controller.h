@@ -21,6 +21,7 @@
 
 #include "hosted/hosted.h"
 #include "kube/client.h"
+#include "policy/policy.h"
 #include "schedule/schedule.h"
 
 /* The controller's clock: real time, or simulated time that starts at
@@ -117,6 +118,42 @@ typedef struct ctl_object_metrics {
 void ctl_foreach_object_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_object_metrics_t *m, void *ud), void *ud);
 
+/* One object's effective timeline, for the calendar feed. */
+typedef struct ctl_timeline {
+    const char *kind;          /* "HostedCluster" or "NodePool" */
+    const char *ns, *name;     /* borrowed for the duration of the callback */
+    const char *system;        /* "control-plane" or "worker-nodes" */
+    const char *hostedcluster; /* the HostedCluster (the object itself, or the
+                                  NodePool's spec.clusterName) */
+    sched_t *sched;            /* borrowed: the HostedCluster's timeline, or the
+                                  NodePool's intersection with it */
+    const policy_t *policies[2]; /* borrowed: the policies behind it (the
+                                    object's, then its HostedCluster's) */
+    size_t n_policies;
+} ctl_timeline_t;
+
+/* The controller's current instant (its clock: real or simulated). */
+sched_time_t ctl_now(const ctl_controller_t *c);
+
+/* Calls fn for every HostedCluster of namespace ns (only hc when not NULL)
+ * and every NodePool of those HostedClusters, with its effective timeline
+ * planned at now as the scrape plans (nothing created or kept). */
+void ctl_foreach_timeline(ctl_controller_t *c, const char *ns, const char *hc, sched_time_t now,
+                          void (*fn)(const ctl_timeline_t *t, void *ud), void *ud);
+
+/* The calendar feed of a path: "/calendar/<namespace>.ics" holds the
+ * effective windows of every HostedCluster of the namespace (control plane)
+ * and of each of their NodePools (the intersection with the cluster's), and
+ * "/calendar/<namespace>/<hostedcluster>.ics" those of one HostedCluster and
+ * its NodePools, from the controller's now for ICS_FEED_DAYS days, with the
+ * exclusions of the policies behind them (policy/ics.h). Planned per call
+ * as the scrape plans: nothing is created or kept. Renders into *out
+ * (zero-initialised by the caller; free with ics_free()) and returns 200,
+ * 404 for a path that names no feed or a HostedCluster not in the cache,
+ * or 500 when out of memory or the schedule engine failed. */
+struct ics;
+int ctl_calendar_render(ctl_controller_t *c, const char *path, struct ics *out);
+
 /* One HostedChangeManagementPolicy's readiness for the metrics endpoint. */
 typedef struct ctl_policy_metrics {
     const char *ns, *name;   /* borrowed for the duration of the callback */
@@ -126,6 +163,17 @@ typedef struct ctl_policy_metrics {
 /* Calls fn for every policy in the cache. */
 void ctl_foreach_policy_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud);
+
+/* The webhook paths (the webhook configurations name them). */
+#define CTL_WEBHOOK_HOSTEDCLUSTERS "/hold/hostedclusters"
+#define CTL_WEBHOOK_MACHINEDEPLOYMENTS "/hold/machinedeployments"
+#define CTL_WEBHOOK_MACHINESETS "/hold/machinesets"
+
+/* Registers the controller's admission webhooks on r (DESIGN.md 3.6): each
+ * answers from this replica's cache through a read-only view, leader or
+ * not. Returns 0 or the router's HCP_E* code. */
+struct adm_router;
+int ctl_admission_register(ctl_controller_t *c, struct adm_router *r);
 
 /* The hosted ClusterVersion projection's counters (borrowed, live). */
 const hosted_stats_t *ctl_get_hosted_stats(const ctl_controller_t *c);

@@ -37,6 +37,21 @@
 
 typedef enum rkind { R_POLICY, R_HC, R_NP } rkind_t;
 
+/* What an object's /metrics values are computed from, as one plan left it
+ * (scrape.c: ctl_plan_inputs()); the values themselves depend on now. */
+typedef struct ctl_metric_inputs {
+    const char *strategy;    /* static; NULL when the stanza did not resolve:
+                                the strategy in force before strategy_switch
+                                (stanza_enforced_strategy()) */
+    const char *strategy_after; /* static: the one in force from strategy_switch on */
+    sched_time_t strategy_switch; /* an override's instant; SCHED_NEG_INF when none */
+    const char *stanza;      /* static: the stanza as written (stanza_configured_strategy()) */
+    bool decided;            /* state and pending are set */
+    bool degraded;           /* a timeline (own or the HostedCluster's) is in error */
+    sched_state_t state;
+    int pending;
+} ctl_metric_inputs_t;
+
 /* What the controller remembers of one managed object between reconciles. */
 typedef struct record {
     kube_objkey_t key;       /* kind, ns and name in the controller's map */
@@ -65,6 +80,14 @@ typedef struct record {
     sched_t *inter_cluster;  /* reference: the cluster timeline intersected */
     sched_time_t inter_from, inter_until;
     stanza_nodepool_t inter;
+    /* HostedClusters and NodePools: the metric inputs of the last plan, for
+     * the scrape. Current until the plan's wake instant, while the policy
+     * epoch is the same and until the record is queued again (every event
+     * that can change its plan queues it). */
+    bool have_metrics;
+    uint64_t metrics_epoch;
+    sched_time_t metrics_until;
+    ctl_metric_inputs_t metrics;
 } record_t;
 
 /* A parsed policy, shared by the cache entries of one generation: a status
@@ -140,6 +163,10 @@ hosted_conds_t ctl_hosted_want(ctl_controller_t *c, const char *ns, const char *
 
 /* The two stanzas resolve alike (same fields, same times, same policy). */
 bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
+
+/* scrape.c */
+/* The metric inputs of plan p. */
+void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out);
 
 /* handlers.c */
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,

@@ -148,6 +148,8 @@ void ctl_queue_kick(ctl_controller_t *c)
 void ctl_enqueue(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
 {
     record_t *r = ctl_record_get(c, k, ns, name);
+    if (r)
+        r->have_metrics = false; /* its next plan may differ */
     if (r && ctl_queue_push(&c->queue, &r->q))
         ctl_queue_kick(c);
 }

@@ -217,6 +217,18 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
             json_decref(patch);
         }
     }
+    /* A window is open: the held release goes through. The status write
+     * waits for the next reconcile (it would conflict with this one). */
+    if (p->kind == DECIDE_HC && !p->d.restricted) {
+        json_t *rp = decide_release_patch(p->self.data, p->self.rv);
+        if (rp) {
+            ctl_write_t w = {CTL_WRITE_PATCH, path, rp, &c->hcs, "held release",
+                             r->wt.stale_own, p->self.rv};
+            submit(c, r, &w);
+            json_decref(rp);
+            return;
+        }
+    }
     decide_managed_t view;
     json_t *sp = NULL;
     if (decide_managed_expand(p->managed, &view)) {
@@ -264,6 +276,10 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
                   r->ns, r->name, NULL))
         goto done;
     ctl_arm(c, r, p.d.wake);
+    ctl_plan_inputs(&p, &r->metrics);
+    r->have_metrics = true;
+    r->metrics_epoch = c->policy_epoch;
+    r->metrics_until = p.d.wake;
     if (hc && c->proj) {
         decide_cv_t cv;
         hosted_conds_t want = ctl_hosted_want(c, r->ns, r->name, &p.d, &cv);

@@ -35,6 +35,8 @@ typedef struct metrics_ctx {
     shared_inter_t *inter;    /* owned list */
     sched_time_t now;
     void (*fn)(const ctl_object_metrics_t *m, void *ud);
+    void (*tl_fn)(const ctl_timeline_t *t, void *ud); /* timelines instead of metrics */
+    const char *ns, *hc;      /* the timelines' namespace, and HostedCluster or NULL */
     void *ud;
 } metrics_ctx_t;
 
@@ -54,20 +56,43 @@ static void timeline_metrics(const sched_state_t *st, sched_time_t now, ctl_obje
     }
 }
 
-/* The metric values of a plan (DESIGN.md 3.8): -2 where a timeline is in
- * error (a degraded resolution, of the object or of its HostedCluster). */
-static void plan_metrics(const decide_plan_t *p, sched_time_t now, ctl_object_metrics_t *m)
+void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
 {
+    *out = (ctl_metric_inputs_t){0};
     if (!p->res)
         return;
-    m->strategy = stanza_enforced_strategy(&p->managed->stanza, p->res, now);
-    m->stanza = stanza_configured_strategy(&p->managed->stanza);
-    bool degraded = p->res->degraded || (p->cluster && p->cluster->degraded);
-    if (!p->decided)
+    /* The strategy in force changes only at an override's instant: keep
+     * what holds before it and after it. */
+    const stanza_t *st = &p->managed->stanza;
+    out->strategy = stanza_enforced_strategy(st, p->res, SCHED_NEG_INF);
+    out->strategy_after = stanza_enforced_strategy(st, p->res, SCHED_POS_INF);
+    out->strategy_switch = !st->present || !st->valid         ? SCHED_NEG_INF
+                           : st->strategy == STANZA_PERMISSIVE_UNTIL ? st->permissive_until
+                           : st->strategy == STANZA_RESTRICTIVE_UNTIL ? st->restrictive_until
+                                                                      : SCHED_NEG_INF;
+    out->stanza = stanza_configured_strategy(st);
+    out->degraded = p->res->degraded || (p->cluster && p->cluster->degraded);
+    out->decided = p->decided;
+    if (p->decided) {
+        out->state = p->d.state;
+        out->pending = p->d.pending_metric;
+    }
+}
+
+/* The metric values (DESIGN.md 3.8) at now: -2 where a timeline is in
+ * error (a degraded resolution, of the object or of its HostedCluster). */
+static void input_metrics(const ctl_metric_inputs_t *in, sched_time_t now,
+                          ctl_object_metrics_t *m)
+{
+    if (!in->strategy)
         return;
-    if (!degraded)
-        timeline_metrics(&p->d.state, now, m);
-    m->change_pending = p->d.pending_metric;
+    m->strategy = now < in->strategy_switch ? in->strategy : in->strategy_after;
+    m->stanza = in->stanza;
+    if (!in->decided)
+        return;
+    if (!in->degraded)
+        timeline_metrics(&in->state, now, m);
+    m->change_pending = in->pending;
 }
 
 static bool scrape_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
@@ -169,18 +194,29 @@ static void scrape_view_free(metrics_ctx_t *x)
     }
 }
 
+/* The metric inputs reconcile left on the object's record when they are
+ * still current, else a plan made now: the same answer, as a plan changes
+ * only at its wake instant or when an event queues the record. */
 static void object_metrics(const kube_obj *o, metrics_ctx_t *x, decide_kind_t kind)
 {
     bool hc = kind == DECIDE_HC;
     ctl_object_metrics_t m = {hc ? "HostedCluster" : "NodePool", o->ns, o->name,
                               hc ? "control-plane" : "worker-nodes", "Restrictive", "Invalid",
                               0, -2, -2, -1};
-    decide_plan_t p;
+    const record_t *r = ctl_record_find(x->c, hc ? R_HC : R_NP, o->ns, o->name);
     if (!o->data)
         return;
-    decide_plan(&x->view, kind, o->ns, o->name, x->now, &p, NULL, 0);
-    plan_metrics(&p, x->now, &m);
-    decide_plan_free(&p);
+    if (r && r->have_metrics && !r->q.queued && r->metrics_epoch == x->c->policy_epoch &&
+        x->now < r->metrics_until) {
+        input_metrics(&r->metrics, x->now, &m);
+    } else {
+        decide_plan_t p;
+        ctl_metric_inputs_t in;
+        decide_plan(&x->view, kind, o->ns, o->name, x->now, &p, NULL, 0);
+        ctl_plan_inputs(&p, &in);
+        input_metrics(&in, x->now, &m);
+        decide_plan_free(&p);
+    }
     x->fn(&m, x->ud);
 }
 
@@ -201,6 +237,70 @@ void ctl_foreach_object_metrics(ctl_controller_t *c,
     scrape_view_init(&x);
     kube_cache_foreach(&c->hcs, hc_metrics, &x);
     kube_cache_foreach(&c->nps, np_metrics, &x);
+    scrape_view_free(&x);
+}
+
+/* The policy a stanza names in ns, or NULL. */
+static const policy_t *stanza_policy(const ctl_controller_t *c, const char *ns, const stanza_t *st)
+{
+    const kube_obj *o = st->present && st->policy[0] ? kube_cache_get(&c->policies, ns, st->policy)
+                                                     : NULL;
+    const policy_entry_t *e = o ? o->data : NULL;
+    return e ? e->p : NULL;
+}
+
+/* Plans one object of the asked namespace (and HostedCluster) and hands
+ * its effective timeline to the callback. */
+static void object_timeline(const kube_obj *o, metrics_ctx_t *x, decide_kind_t kind)
+{
+    const decide_managed_t *m = o->data;
+    const char *hc = kind == DECIDE_HC ? o->name : ((const decide_np_t *)o->data)->cluster_name;
+    ctl_timeline_t t = {.kind = kind == DECIDE_HC ? "HostedCluster" : "NodePool",
+                        .ns = o->ns, .name = o->name,
+                        .system = kind == DECIDE_HC ? "control-plane" : "worker-nodes",
+                        .hostedcluster = hc};
+    decide_plan_t p;
+
+    if (!m || strcmp(o->ns, x->ns) != 0 || !hc || (x->hc && strcmp(hc, x->hc) != 0))
+        return;
+    decide_plan(&x->view, kind, o->ns, o->name, x->now, &p, NULL, 0);
+    t.sched = kind == DECIDE_HC ? (p.res ? p.res->sched : NULL) : (p.inter ? p.inter->sched : NULL);
+    if ((t.policies[0] = stanza_policy(x->c, o->ns, &m->stanza)) != NULL)
+        t.n_policies++;
+    if (kind == DECIDE_NP) {
+        const kube_obj *h = kube_cache_get(&x->c->hcs, o->ns, hc);
+        const decide_managed_t *hm = h ? h->data : NULL;
+        if (hm && (t.policies[t.n_policies] = stanza_policy(x->c, o->ns, &hm->stanza)) != NULL &&
+            t.policies[t.n_policies] != t.policies[0])
+            t.n_policies++;
+    }
+    if (t.sched)
+        x->tl_fn(&t, x->ud);
+    decide_plan_free(&p);
+}
+
+static void hc_timeline(const kube_obj *o, void *ud)
+{
+    object_timeline(o, ud, DECIDE_HC);
+}
+
+static void np_timeline(const kube_obj *o, void *ud)
+{
+    object_timeline(o, ud, DECIDE_NP);
+}
+
+sched_time_t ctl_now(const ctl_controller_t *c)
+{
+    return ctl_clock_now(&c->opts.clock, c->loop);
+}
+
+void ctl_foreach_timeline(ctl_controller_t *c, const char *ns, const char *hc, sched_time_t now,
+                          void (*fn)(const ctl_timeline_t *t, void *ud), void *ud)
+{
+    metrics_ctx_t x = {.c = c, .now = now, .tl_fn = fn, .ns = ns, .hc = hc, .ud = ud};
+    scrape_view_init(&x);
+    kube_cache_foreach(&c->hcs, hc_timeline, &x);
+    kube_cache_foreach(&c->nps, np_timeline, &x);
     scrape_view_free(&x);
 }
 

@@ -11,24 +11,12 @@
 #include <string.h>
 
 #include "controller/internal.h"
+#include "controller/testutil_ctl.h"
 #include "log/log.h"
+#include "policy/ics.h"
+#include "schedule/testutil_sched.h"
 
-static json_t *J(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
-
-static void apply(kube_cache *cache, const char *text)
-{
-    kube_error e;
-    json_t *j = J(text);
-    assert_int_equal(kube_cache_apply(cache, KUBE_EVENT_ADDED, j, &e), 0);
-    json_decref(j);
-}
+#define apply testutil_ctl_add
 
 #define META(kind, ns, name)                                                                   \
     "\"kind\":\"" kind "\",\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"" name           \
@@ -39,18 +27,7 @@ static void apply(kube_cache *cache, const char *text)
  * objects in its caches. */
 static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
 {
-    ctl_controller_t *c = calloc(1, sizeof(*c));
-    assert_non_null(c);
-    c->loop = loop;
-    c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
-    snprintf(c->capi_version, sizeof(c->capi_version), "v1beta1");
-    assert_int_equal(kube_objmap_init(&c->records, 16), 0);
-    assert_int_equal(kube_cache_init(&c->policies, &ctl_policy_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->hcs, &ctl_hc_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->nps, &ctl_np_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->clusters, &ctl_cluster_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->mds, &ctl_machines_ops, c), 0);
-    assert_int_equal(kube_cache_init(&c->mss, &ctl_machines_ops, c), 0);
+    ctl_controller_t *c = testutil_ctl_new(loop, now);
     apply(&c->policies,
           "{" META("HostedChangeManagementPolicy", "clusters", "weekend") "},\"spec\":{"
           "\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{\"permit\":{"
@@ -187,12 +164,128 @@ static void test_scrape_matches_reconcile_plan(void **state)
     }
 }
 
+static void set_clock(ctl_controller_t *c, sched_time_t now)
+{
+    c->opts.clock = (ctl_clock_t){true, now, ev_now(c->loop), 1.0};
+}
+
+/* A scrape reads the inputs reconcile left on a record while they are
+ * current, and plans afresh once the plan's wake instant has passed (its
+ * timer not fired yet), the record is queued again, or a policy changed. */
+static void test_scrape_reuses_current_reconcile(void **state)
+{
+    (void)state;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    sched_time_t wed = T("2026-03-04T12:00:00Z");
+    ctl_controller_t *c = controller(loop, wed);
+    while (!ctl_queue_empty(&c->queue)) /* as the drain does, without the sync check */
+        ctl_queue_pop(&c->queue);
+    const char *names[] = {"a", "b"};
+    for (int i = 0; i < 2; i++)
+        ctl_reconcile(c, ctl_record_get(c, R_HC, "clusters", names[i]));
+    record_t *a = ctl_record_find(c, R_HC, "clusters", "a");
+    assert_non_null(a);
+    assert_true(a->have_metrics);
+    assert_true(a->metrics_until == T("2026-03-07T01:00:00Z"));
+    a->metrics.pending = 7; /* only a scrape that reads the record reports this */
+
+    seen_t s = {0};
+    set_clock(c, wed + 3600);
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 7);
+    assert_true(find(&s, "a")->next_change_eta ==
+                (double)(T("2026-03-07T01:00:00Z") - (wed + 3600)));
+
+    /* Past the wake instant: Saturday's window is open. */
+    s = (seen_t){0};
+    set_clock(c, T("2026-03-07T01:00:30Z"));
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 1);
+    assert_true(find(&s, "a")->next_change_eta == 0);
+
+    /* Queued again (an event arrived): planned afresh. */
+    s = (seen_t){0};
+    set_clock(c, wed + 3600);
+    a->metrics.pending = 7;
+    a->have_metrics = true;
+    ctl_enqueue(c, R_HC, "clusters", "a");
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 2);
+
+    /* A policy changed since the record's plan. */
+    s = (seen_t){0};
+    a->metrics.pending = 7;
+    a->have_metrics = true;
+    while (!ctl_queue_empty(&c->queue))
+        ctl_queue_pop(&c->queue);
+    c->policy_epoch++;
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "a")->change_pending, 2);
+    ctl_stop(c);
+    ev_loop_destroy(loop);
+}
+
+/* Renders a feed path; returns the status, the text in *text (owned). */
+static int feed(ctl_controller_t *c, const char *path, char **text)
+{
+    ics_t ics = {0};
+    int status = ctl_calendar_render(c, path, &ics);
+    *text = ics.buf;
+    return status;
+}
+
+/* The namespace feed holds each HostedCluster's control-plane windows and
+ * its NodePools' intersections, planned without creating records; the
+ * HostedCluster feed only that cluster's. */
+static void test_calendar_feed(void **state)
+{
+    (void)state;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    ctl_controller_t *c = controller(loop, T("2026-03-04T12:00:00Z"));
+    char *text;
+    drop_records(c);
+    assert_int_equal(feed(c, "/calendar/clusters.ics", &text), 200);
+    assert_int_equal(c->records.count, 0);
+    /* weekend: Saturdays 01:00-05:00 for 90 days from Wednesday 4 March:
+     * 13 windows, for a and for np1 (Permissive within a); b is
+     * Restrictive and np2's policy is missing: no windows. */
+    assert_int_equal(tu_count(text, "SUMMARY:clusters/a control plane: changes permitted"), 13);
+    assert_int_equal(tu_count(text, "SUMMARY:clusters/np1 worker nodes (HostedCluster a): "
+                                 "changes permitted"), 13);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 26);
+    assert_non_null(strstr(text, "UID:window-20260307T010000Z-control-plane.clusters.a@"
+                                 "hcp-controller\r\nDTSTAMP:20260304T120000Z\r\n"
+                                 "DTSTART:20260307T010000Z\r\nDTEND:20260307T050000Z\r\n"));
+    assert_non_null(strstr(text, "UID:window-20260307T010000Z-worker-nodes.clusters.np1@"));
+    assert_non_null(strstr(text, "X-WR-CALNAME:Change management windows: clusters\r\n"));
+    free(text);
+    assert_int_equal(feed(c, "/calendar/clusters/b.ics", &text), 200);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 0); /* b and np2: never permitted */
+    assert_non_null(strstr(text, "END:VCALENDAR\r\n"));
+    free(text);
+    assert_int_equal(feed(c, "/calendar/other.ics", &text), 200); /* nothing there yet */
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 0);
+    free(text);
+    const char *bad[] = {"/calendar/clusters/zzz.ics", "/calendar/Clusters.ics",
+                         "/calendar/clusters", "/calendar/.ics", "/calendar/a/b/c.ics",
+                         "/calendar/clusters/.ics"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(feed(c, bad[i], &text), 404);
+        free(text);
+    }
+    assert_int_equal(c->records.count, 0);
+    ctl_stop(c);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     log_setup(false, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scrape_creates_no_records),
         cmocka_unit_test(test_scrape_matches_reconcile_plan),
+        cmocka_unit_test(test_scrape_reuses_current_reconcile),
+        cmocka_unit_test(test_calendar_feed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

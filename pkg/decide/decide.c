@@ -217,10 +217,12 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
     if (rc)
         return rc;
     find_exclusion(inter->sched, now, out);
-    bool rolling = md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
     bool by_cluster = !out->state.permitted && !res->degraded && res->sched &&
                       sched_permitted(res->sched, now) == 1;
-    decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), rolling, by_cluster,
+    /* A node rollout is not left running through a closing window: the
+     * worker-node update process is paused (nodes already being replaced
+     * finish; no new replacement starts) and resumes in the next window. */
+    decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), false, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
     /* The reason also depends on the pool's own timeline: wake when it
      * changes too (its window opening inside a closed cluster window). */
@@ -332,4 +334,28 @@ json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_ve
         return NULL;
     return json_pack("{s:{s:s, s:o}}", "metadata", "resourceVersion", resource_version,
                      "annotations", ann);
+}
+
+json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version)
+{
+    json_t *p, *spec;
+
+    if (!decide_hc_held(hc))
+        return NULL;
+    p = json_pack("{s:{s:s?, s:{s:n, s:n}}, s:{}}", "metadata", "resourceVersion",
+                  resource_version, "annotations", DECIDE_REQUESTED_RELEASE_ANNOTATION,
+                  DECIDE_REQUESTED_CP_RELEASE_ANNOTATION, "spec");
+    if (p == NULL)
+        return NULL;
+    spec = json_object_get(p, "spec");
+    if ((hc->requested_release &&
+         json_object_set_new(spec, "release", json_pack("{s:s}", "image",
+                                                        hc->requested_release))) ||
+        (hc->requested_cp_release &&
+         json_object_set_new(spec, "controlPlaneRelease",
+                             json_pack("{s:s}", "image", hc->requested_cp_release)))) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
 }

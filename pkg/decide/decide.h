@@ -72,8 +72,9 @@ int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decid
 
 /* Decides a NodePool: its timeline intersected with its HostedCluster's
  * (inter, from stanza_resolve_nodepool()); md is its MachineDeployment (or
- * MachineSet for InPlace pools) or NULL. A rollout in progress on an unpaused
- * MachineDeployment is never paused. Returns 0 or a negative engine error. */
+ * MachineSet for InPlace pools) or NULL. A rollout in progress is paused
+ * when the window closes (DESIGN.md 3.6: no new replacement starts; it
+ * resumes in the next window). Returns 0 or a negative engine error. */
 int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
               const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
               decide_decision_t *out);
@@ -97,6 +98,13 @@ int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
 /* The metadata merge patch for a pause action (NULL for DECIDE_PAUSE_NONE or
  * when out of memory), conditional on resource_version. */
 json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version);
+
+/* The merge patch that applies a HostedCluster's held release requests
+ * (spec.release.image, spec.controlPlaneRelease.image from the requested-*
+ * annotations) and drops those annotations, conditional on
+ * resource_version; NULL when nothing is held or out of memory. Only for a
+ * HostedCluster whose changes are permitted now. */
+json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version);
 
 /* Formats an instant for status: RFC 3339 UTC, or "" for an unbounded end. */
 void decide_format_time(sched_time_t t, char *buf, size_t len);

@@ -331,6 +331,17 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
     hc->desired_image = dup_or_null(desired);
     if ((infra && !hc->infra_id) || (rel && !hc->release_image) || (desired && !hc->desired_image))
         goto fail;
+    const json_t *ann = decide_json_path(obj, "metadata.annotations");
+    const char *held[4] = {decide_json_str(obj, "spec.release.image"), cp,
+                           json_string_value(json_object_get(ann,
+                                                             DECIDE_REQUESTED_RELEASE_ANNOTATION)),
+                           json_string_value(json_object_get(
+                               ann, DECIDE_REQUESTED_CP_RELEASE_ANNOTATION))};
+    char **to[4] = {&hc->spec_release, &hc->spec_cp_release, &hc->requested_release,
+                    &hc->requested_cp_release};
+    for (int i = 0; i < 4; i++)
+        if (held[i] && (*to[i] = strdup(held[i])) == NULL)
+            goto fail;
     json_t *hist = decide_json_path(obj, "status.version.history");
     const char *state = json_is_array(hist) ? json_string_value(json_object_get(
                                                   json_array_get(hist, 0), "state"))
@@ -350,6 +361,10 @@ void decide_hc_free(decide_hc_t *hc)
     free(hc->infra_id);
     free(hc->release_image);
     free(hc->desired_image);
+    free(hc->spec_release);
+    free(hc->spec_cp_release);
+    free(hc->requested_release);
+    free(hc->requested_cp_release);
     free(hc);
 }
 
@@ -425,9 +440,20 @@ void decide_capi_free(decide_capi_t *c)
     free(c);
 }
 
+static bool differs(const char *requested, const char *running)
+{
+    return requested && (!running || strcmp(requested, running) != 0);
+}
+
+bool decide_hc_held(const decide_hc_t *hc)
+{
+    return hc->requested_release || hc->requested_cp_release;
+}
+
 bool decide_hc_pending(const decide_hc_t *hc)
 {
-    if (hc->history_partial)
+    if (hc->history_partial || differs(hc->requested_release, hc->spec_release) ||
+        differs(hc->requested_cp_release, hc->spec_cp_release))
         return true;
     if (!hc->release_image || !*hc->release_image)
         return false;

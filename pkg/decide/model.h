@@ -26,6 +26,14 @@
 /* Our ownership marker on every pause this controller adds (DESIGN.md 3.6). */
 #define DECIDE_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/paused-by"
 #define DECIDE_MARKER_VALUE "hcp-controller"
+/* A HostedCluster's release requests held while changes are restricted
+ * (DESIGN.md 3.6): the admission webhook keeps spec.release.image and
+ * spec.controlPlaneRelease.image at their running values and records the
+ * requested ones here; reconcile applies them when a window opens. */
+#define DECIDE_REQUESTED_RELEASE_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/requested-release-image"
+#define DECIDE_REQUESTED_CP_RELEASE_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/requested-control-plane-release-image"
 /* Links a MachineDeployment/MachineSet to its NodePool as "<ns>/<name>". */
 #define DECIDE_NODEPOOL_ANNOTATION "hypershift.openshift.io/nodePool"
 
@@ -66,6 +74,10 @@ typedef struct decide_hc {
     char *release_image;   /* spec.controlPlaneRelease.image, else spec.release.image */
     char *desired_image;   /* status.version.desired.image */
     bool history_partial;  /* status.version.history[0].state == "Partial" */
+    char *spec_release;    /* spec.release.image or NULL */
+    char *spec_cp_release; /* spec.controlPlaneRelease.image or NULL */
+    char *requested_release;    /* the held request for spec.release.image, or NULL */
+    char *requested_cp_release; /* the held request for spec.controlPlaneRelease.image */
 } decide_hc_t;
 
 typedef struct decide_np {
@@ -133,7 +145,8 @@ void decide_np_free(decide_np_t *np);
 decide_capi_t *decide_capi_extract(const json_t *obj);
 void decide_capi_free(decide_capi_t *c);
 
-/* Pending changes (DESIGN.md 3.5). A NodePool's change is pending while
+/* Pending changes (DESIGN.md 3.5): for a HostedCluster also a held request
+ * that differs from the running value. A NodePool's change is pending while
  * HyperShift says it is updating its version or configuration, or while its
  * MachineDeployment still has machines of an older template (status.replicas
  * above the updated count). A scale-up alone (spec.replicas above both) is
@@ -141,6 +154,9 @@ void decide_capi_free(decide_capi_t *c);
  * the MachineDeployment reports no status.replicas, any shortfall of updated
  * machines against spec.replicas counts, as nothing tells the two apart. */
 bool decide_hc_pending(const decide_hc_t *hc);
+
+/* True when the HostedCluster carries a held release request. */
+bool decide_hc_held(const decide_hc_t *hc);
 /* md may be NULL when the MachineDeployment is not (yet) known. */
 bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md);
 

@@ -36,6 +36,7 @@ static decide_capi_t *capi(bool paused, bool marker)
     c->marker = marker;
     c->replicas = -1;
     c->updated = -1;
+    c->existing = -1;
     return c;
 }
 
@@ -336,7 +337,9 @@ static void test_decide_degraded_reason(void **state)
     decide_hc_free(hc);
 }
 
-static void test_decide_np_rollout_not_interrupted(void **state)
+/* A window closing on a node rollout pauses it (nothing new starts; the
+ * rollout resumes in the next window), unlike a control-plane update. */
+static void test_decide_np_rollout_paused_at_close(void **state)
 {
     (void)state;
     sched_time_t now = T("2026-01-05T12:00:00Z");
@@ -352,9 +355,10 @@ static void test_decide_np_rollout_not_interrupted(void **state)
     md->updated = 1;
     decide_decision_t d;
     assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
-    assert_true(d.hold_open);
-    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
-    assert_non_null(strstr(d.paused_message, "MachineDeployment"));
+    assert_false(d.hold_open);
+    assert_int_equal(d.action, DECIDE_PAUSE_ADD);
+    assert_true(d.paused_status);
+    assert_int_equal(d.pending_metric, 2);
     md->updated = 3;
     assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
     assert_false(d.hold_open);
@@ -786,7 +790,7 @@ int main(void)
         cmocka_unit_test(test_decide_hc_update_in_progress_not_paused),
         cmocka_unit_test(test_decide_foreign_pause_left_alone),
         cmocka_unit_test(test_decide_degraded_reason),
-        cmocka_unit_test(test_decide_np_rollout_not_interrupted),
+        cmocka_unit_test(test_decide_np_rollout_paused_at_close),
         cmocka_unit_test(test_status_patch_zero_writes_when_right),
         cmocka_unit_test(test_compact_view_same_patches),
         cmocka_unit_test(test_compact_conditions_shrink),

@@ -328,6 +328,17 @@ void http_server_init(http_server *s, const http_server_options *opts)
         s->opts.max_connections = DEFAULT_MAX_CONNECTIONS;
 }
 
+int http_server_set_tls(http_server *s, const char *cert_pem, const char *key_pem)
+{
+    if ((cert_pem == NULL) != (key_pem == NULL))
+        return HCP_EINVAL;
+    if (s->daemon)
+        return HCP_ESTATE;
+    s->opts.tls_cert_pem = cert_pem;
+    s->opts.tls_key_pem = key_pem;
+    return 0;
+}
+
 int http_server_route(http_server *s, const char *method, const char *path,
                       http_handler_fn handler, void *ud)
 {
@@ -351,6 +362,16 @@ int http_server_route(http_server *s, const char *method, const char *path,
     return 0;
 }
 
+/* A route path ending in '*' matches every path that starts with the rest. */
+static int path_matches(const char *route, const char *path)
+{
+    size_t n = strlen(route);
+
+    if (n > 0 && route[n - 1] == '*')
+        return strncmp(route, path, n - 1) == 0;
+    return strcmp(route, path) == 0;
+}
+
 /*
  * Finds the route for method and path. Returns it, or NULL with *status 404
  * (no route has this path) or 405 (another method does; allow lists them).
@@ -366,7 +387,7 @@ static const http_route *match(const http_server *s, const char *method, const c
     for (i = 0; i < s->nroutes; i++) {
         const http_route *r = &s->routes[i];
 
-        if (strcmp(r->path, path) != 0)
+        if (!path_matches(r->path, path))
             continue;
         if (strcmp(r->method, m) == 0)
             return r;
@@ -591,8 +612,14 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 static struct MHD_Daemon *start_daemon(http_server *s, unsigned int flags,
                                        const struct sockaddr_storage *addr)
 {
+    struct MHD_OptionItem tls[] = {{MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)s->opts.tls_cert_pem},
+                                   {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)s->opts.tls_key_pem},
+                                   {MHD_OPTION_END, 0, NULL}};
+    int on = s->opts.tls_cert_pem != NULL;
+
     s->mhd_log[0] = '\0';
-    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+    return MHD_start_daemon(flags | (on ? MHD_USE_TLS : 0), 0, NULL, NULL, on_request, s,
+                            MHD_OPTION_ARRAY, on ? tls : tls + 2,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->opts.connection_timeout,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)s->opts.max_connections,

@@ -9,14 +9,16 @@
  * MHD_run(). Handlers run on the loop, between other watchers, and may read
  * the controller's state without locks.
  *
- * Routes are exact paths with one method each ("GET /metrics"). A GET route
- * also answers HEAD (same status and headers, no body). An unknown path gets
- * 404, a known path with another method gets 405 with an Allow header.
+ * Routes are exact paths, or prefixes ending in '*', with one method each
+ * ("GET /metrics"). A GET route also answers HEAD (same status and headers,
+ * no body). An unknown path gets 404, a known path with another method gets 405 with an Allow header.
  * Request bodies (for POST routes such as admission webhooks) are collected
  * up to a limit before the handler runs; larger ones get 413.
  *
- * TLS is not implemented yet; http_server_options is the place where the
- * certificate and key (PEM in memory, for MHD_USE_TLS) will go.
+ * TLS: with a certificate and key in the options (PEM in memory) the server
+ * speaks only HTTPS. The pair is read when the server starts; to serve a
+ * renewed certificate, stop the server, set the new pair with
+ * http_server_set_tls() and start it again.
  */
 #ifndef HTTPSERVER_HTTPSERVER_H
 #define HTTPSERVER_HTTPSERVER_H
@@ -82,12 +84,15 @@ typedef struct http_server_options {
     size_t max_body;               /* request body limit in bytes (default 1 MiB) */
     unsigned connection_timeout;   /* idle connection timeout in seconds (default 30) */
     unsigned max_connections;      /* concurrent connections (default 64) */
+    const char *tls_cert_pem;      /* borrowed; NULL: plain HTTP. Certificate chain, PEM */
+    const char *tls_key_pem;       /* borrowed; the certificate's private key, PEM */
 } http_server_options;
 
 /* A registered route. */
 typedef struct http_route {
     char method[16];                 /* "GET", "POST", ... */
-    char path[HTTP_SERVER_MAX_PATH]; /* exact path, starting with '/' */
+    char path[HTTP_SERVER_MAX_PATH]; /* exact path, starting with '/', or a
+                                        prefix followed by '*' */
     http_handler_fn handler;         /* called for matching requests */
     void *ud;                        /* handler's argument */
 } http_route;
@@ -162,8 +167,10 @@ int http_parse_bind_address(const char *bind_address, struct sockaddr_storage *a
 void http_server_init(http_server *s, const http_server_options *opts);
 
 /*
- * Registers handler for requests with this method and exact path. A route
- * for GET also serves HEAD. Routes may be added before or after start.
+ * Registers handler for requests with this method and exact path, or with
+ * every path that starts with path's text before a final '*' ("/calendar/"
+ * then "*"; the handler reads req->path). A route for GET also serves HEAD.
+ * Routes may be added before or after start.
  * Returns 0, HCP_EINVAL (method not a token, path not starting with '/',
  * too long, or the same method and path twice) or HCP_EFULL.
  */
@@ -179,6 +186,15 @@ int http_server_route(http_server *s, const char *method, const char *path,
  */
 int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_address, char *err,
                       size_t errlen);
+
+/*
+ * Sets the TLS certificate chain and key (PEM, NUL-terminated, borrowed:
+ * they must stay valid while the server runs) for the next start; NULL for
+ * both serves plain HTTP. A pair that does not parse or match makes
+ * http_server_start() fail with HCP_ELISTEN and libmicrohttpd's reason.
+ * Returns 0, HCP_EINVAL (only one of the two given) or HCP_ESTATE (started).
+ */
+int http_server_set_tls(http_server *s, const char *cert_pem, const char *key_pem);
 
 /* The port actually bound (useful after ":0"), or 0 when stopped. */
 int http_server_port(const http_server *s);

@@ -281,57 +281,73 @@ static int settle(struct sched_rule *r, sched_time_t p, sched_time_t E, sched_in
     return 0;
 }
 
+#define KEEP_LOOKING 2 /* the windows known so far cannot answer: extend them */
+
+/* Forward, over the windows known so far: the first ending after t and
+ * starting before H (1, *iv set), none (0), or KEEP_LOOKING. */
+static int next_known(struct sched_rule *r, sched_time_t t, sched_time_t H, sched_time_t E,
+                      sched_interval_t *iv)
+{
+    const sched_set_t *P = perm_of(r);
+    size_t i = sched_set_search(P, t);
+    if (i < P->len && P->iv[i].start < valid_hi(r)) {
+        if (P->iv[i].start >= H)
+            return 0;
+        int rc = settle(r, P->iv[i].start > t ? P->iv[i].start : t, E, iv);
+        return rc ? rc : 1;
+    }
+    return r->hi_end || valid_hi(r) >= H ? 0 : KEEP_LOOKING;
+}
+
+/* The index of P's last interval starting at or before t, P->len when none. */
+static size_t last_starting_by(const sched_set_t *P, sched_time_t t)
+{
+    size_t i = sched_set_search(P, t);
+    if (i < P->len && P->iv[i].start <= t)
+        return i;
+    return i > 0 ? i - 1 : P->len;
+}
+
+/* Backward, over the windows known so far: the last starting by t and
+ * ending after L (1, *iv set), none (0), or KEEP_LOOKING. */
+static int prev_known(struct sched_rule *r, sched_time_t t, sched_time_t L, sched_time_t E,
+                      sched_interval_t *iv)
+{
+    const sched_set_t *P = perm_of(r);
+    size_t c = last_starting_by(P, t);
+    if (c < P->len && (r->lo_origin || P->iv[c].end > valid_lo(r))) {
+        if (P->iv[c].end <= L)
+            return 0;
+        int rc = settle(r, P->iv[c].end > t ? t : P->iv[c].end - 1, E, iv);
+        return rc ? rc : iv->end > L;
+    }
+    return r->lo_origin || valid_lo(r) <= L ? 0 : KEEP_LOOKING;
+}
+
+/* The query in either direction, extending the known windows as needed. */
+static int find(struct sched_rule *r, sched_time_t t, sched_time_t bound, sched_time_t E,
+                int forward, sched_interval_t *iv)
+{
+    int rc = cover(r, t);
+    while (rc == 0) {
+        rc = forward ? next_known(r, t, bound, E, iv) : prev_known(r, t, bound, E, iv);
+        if (rc != KEEP_LOOKING)
+            return rc;
+        rc = forward ? extend_fwd(r) : extend_back(r);
+    }
+    return rc;
+}
+
 int sched_rule_next(struct sched_rule *r, sched_time_t t, sched_time_t H, sched_time_t E,
                     sched_interval_t *iv)
 {
-    int rc = cover(r, t);
-    if (rc)
-        return rc;
-    for (;;) {
-        const sched_set_t *P = perm_of(r);
-        size_t i = sched_set_search(P, t);
-        if (i < P->len && P->iv[i].start < valid_hi(r)) {
-            if (P->iv[i].start >= H)
-                return 0;
-            sched_time_t p = P->iv[i].start > t ? P->iv[i].start : t;
-            if ((rc = settle(r, p, E, iv)) != 0)
-                return rc;
-            return 1;
-        }
-        if (r->hi_end || valid_hi(r) >= H)
-            return 0;
-        if ((rc = extend_fwd(r)) != 0)
-            return rc;
-    }
+    return find(r, t, H, E, 1, iv);
 }
 
 int sched_rule_prev(struct sched_rule *r, sched_time_t t, sched_time_t L, sched_time_t E,
                     sched_interval_t *iv)
 {
-    int rc = cover(r, t);
-    if (rc)
-        return rc;
-    for (;;) {
-        const sched_set_t *P = perm_of(r);
-        size_t i = sched_set_search(P, t);
-        size_t c = P->len; /* candidate: last interval starting at or before t */
-        if (i < P->len && P->iv[i].start <= t)
-            c = i;
-        else if (i > 0)
-            c = i - 1;
-        if (c < P->len && (r->lo_origin || P->iv[c].end > valid_lo(r))) {
-            if (P->iv[c].end <= L)
-                return 0;
-            sched_time_t p = P->iv[c].end > t ? t : P->iv[c].end - 1;
-            if ((rc = settle(r, p, E, iv)) != 0)
-                return rc;
-            return iv->end > L;
-        }
-        if (r->lo_origin || valid_lo(r) <= L)
-            return 0;
-        if ((rc = extend_back(r)) != 0)
-            return rc;
-    }
+    return find(r, t, L, E, 0, iv);
 }
 
 int sched_rule_member(struct sched_rule *r, sched_time_t t)

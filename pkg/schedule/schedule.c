@@ -94,27 +94,27 @@ static sched_t *binary(enum kind kind, sched_t *a, sched_t *b)
     return s;
 }
 
-sched_t *sched_and(sched_t *a, sched_t *b)
+/* a op b with the constant cases folded so that per-object trees stay
+ * shallow: zero absorbs (NEVER for ∩, ALWAYS for ∪), one is the identity. */
+static sched_t *combine(enum kind op, enum kind zero, enum kind one, sched_t *a, sched_t *b)
 {
-    /* Simplify the constant cases so that per-object trees stay shallow. */
     if (a && b) {
-        if (a->kind == K_NEVER || b->kind == K_ALWAYS)
+        if (a->kind == zero || b->kind == one)
             return sched_ref(a);
-        if (b->kind == K_NEVER || a->kind == K_ALWAYS)
+        if (b->kind == zero || a->kind == one)
             return sched_ref(b);
     }
-    return binary(K_AND, a, b);
+    return binary(op, a, b);
+}
+
+sched_t *sched_and(sched_t *a, sched_t *b)
+{
+    return combine(K_AND, K_NEVER, K_ALWAYS, a, b);
 }
 
 sched_t *sched_or(sched_t *a, sched_t *b)
 {
-    if (a && b) {
-        if (a->kind == K_ALWAYS || b->kind == K_NEVER)
-            return sched_ref(a);
-        if (b->kind == K_ALWAYS || a->kind == K_NEVER)
-            return sched_ref(b);
-    }
-    return binary(K_OR, a, b);
+    return combine(K_OR, K_ALWAYS, K_NEVER, a, b);
 }
 
 sched_t *sched_ref(sched_t *s)
@@ -299,66 +299,66 @@ static int leaf(const sched_t *s, sched_interval_t *iv)
     }
 }
 
-static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
+/* The last window of a ∩ b starting by t and ending after L. */
+static int and_prev(sched_t *s, sched_time_t t, sched_time_t L, sched_time_t E,
+                    sched_interval_t *iv)
+{
+    sched_interval_t ia, ib;
+    int rc;
+    for (sched_time_t cur = t;;) {
+        if ((rc = node_prev(s->a, cur, L, E, &ia)) <= 0 ||
+            (rc = node_prev(s->b, cur, L, E, &ib)) <= 0)
+            return rc;
+        sched_time_t st = ia.start > ib.start ? ia.start : ib.start;
+        sched_time_t en = ia.end < ib.end ? ia.end : ib.end;
+        if (st < en) {
+            if (en <= L)
+                return 0;
+            *iv = (sched_interval_t){st, en};
+            return 1;
+        }
+        cur = st - 1;
+    }
+}
+
+/* One query of the tree in either direction. Forward: the first window
+ * ending after t and starting before the bound B. Backward: the last
+ * window starting by t and ending after B. E bounds how far a window's
+ * end is followed. */
+static int node_step(sched_t *s, sched_time_t t, sched_time_t B, sched_time_t E, int forward,
                      sched_interval_t *iv)
 {
     sched_interval_t ia, ib;
     int ra, rb;
-    if ((ra = leaf(s, iv)) >= 0) /* the interval ends after t and starts before H */
-        return ra && iv->end > t && iv->start < H;
+    if ((ra = leaf(s, iv)) >= 0)
+        return ra && (forward ? iv->end > t && iv->start < B : iv->start <= t && iv->end > B);
     switch (s->kind) {
     case K_AND:
-        return and_next(s, t, H, E, iv);
+        return forward ? and_next(s, t, B, E, iv) : and_prev(s, t, B, E, iv);
     case K_OR:
-        if ((ra = node_next(s->a, t, H, E, &ia)) < 0)
+        if ((ra = node_step(s->a, t, B, E, forward, &ia)) < 0)
             return ra;
-        rb = node_next(s->b, t, H, E, &ib);
-        return or_pick(s, ra, &ia, rb, &ib, 1, E, iv);
+        rb = node_step(s->b, t, B, E, forward, &ib);
+        return or_pick(s, ra, &ia, rb, &ib, forward, E, iv);
     case K_RULE:
-        return sched_rule_next(s->rule, t, H, E, iv);
+        return forward ? sched_rule_next(s->rule, t, B, E, iv)
+                       : sched_rule_prev(s->rule, t, B, E, iv);
     default: /* the leaves above */
         break;
     }
     return 0;
 }
 
+static int node_next(sched_t *s, sched_time_t t, sched_time_t H, sched_time_t E,
+                     sched_interval_t *iv)
+{
+    return node_step(s, t, H, E, 1, iv);
+}
+
 static int node_prev(sched_t *s, sched_time_t t, sched_time_t L, sched_time_t E,
                      sched_interval_t *iv)
 {
-    sched_interval_t ia, ib;
-    int ra, rb;
-    if ((ra = leaf(s, iv)) >= 0) /* the interval starts by t and ends after L */
-        return ra && iv->start <= t && iv->end > L;
-    switch (s->kind) {
-    case K_AND: {
-        sched_time_t cur = t;
-        for (;;) {
-            if ((ra = node_prev(s->a, cur, L, E, &ia)) <= 0)
-                return ra;
-            if ((rb = node_prev(s->b, cur, L, E, &ib)) <= 0)
-                return rb;
-            sched_time_t st = ia.start > ib.start ? ia.start : ib.start;
-            sched_time_t en = ia.end < ib.end ? ia.end : ib.end;
-            if (st < en) {
-                if (en <= L)
-                    return 0;
-                *iv = (sched_interval_t){st, en};
-                return 1;
-            }
-            cur = st - 1;
-        }
-    }
-    case K_OR:
-        if ((ra = node_prev(s->a, t, L, E, &ia)) < 0)
-            return ra;
-        rb = node_prev(s->b, t, L, E, &ib);
-        return or_pick(s, ra, &ia, rb, &ib, 0, E, iv);
-    case K_RULE:
-        return sched_rule_prev(s->rule, t, L, E, iv);
-    default: /* the leaves above */
-        break;
-    }
-    return 0;
+    return node_step(s, t, L, E, 0, iv);
 }
 
 static int in_range(sched_time_t t)
@@ -509,6 +509,29 @@ int sched_between(sched_t *s, sched_time_t from, sched_time_t to, sched_set_t *o
         if ((rc = sched_set_add(out, a, b)) != 0)
             return rc;
         cur = iv.end;
+    }
+    return 0;
+}
+
+int sched_windows(sched_t *s, sched_time_t from, size_t count, sched_set_t *out)
+{
+    sched_time_t t = from;
+
+    while (out->len < count) {
+        sched_interval_t iv;
+        int rc = sched_next(s, t, &iv);
+        if (rc < 0)
+            return rc;
+        if (rc == 0 || (iv.start != SCHED_NEG_INF && iv.start - from >= SCHED_LOOKAHEAD))
+            break;
+        if (iv.start <= t && iv.end <= t)
+            break; /* defensive: the engine must move forward */
+        /* maximal, disjoint and ascending: adding never merges them */
+        if ((rc = sched_set_add(out, iv.start, iv.end)) < 0)
+            return rc;
+        if (iv.end == SCHED_POS_INF)
+            break;
+        t = iv.end;
     }
     return 0;
 }

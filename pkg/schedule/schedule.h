@@ -185,6 +185,13 @@ int sched_state_at(sched_t *s, sched_time_t t, sched_state_t *st);
  * clipped to [from, to). Returns 0 or a negative error code. */
 int sched_between(sched_t *s, sched_time_t from, sched_time_t to, sched_set_t *out);
 
+/* Appends to out (empty or holding only earlier intervals) the permitted
+ * intervals ending after `from`, in order, until it holds `count`: the
+ * first may have started before `from` (its true start), and none starting
+ * SCHED_LOOKAHEAD or more after `from` is added. What `preview` and
+ * `explain` list as the next windows. Returns 0 or a negative error code. */
+int sched_windows(sched_t *s, sched_time_t from, size_t count, sched_set_t *out);
+
 /* For a compiled MaintenanceSchedule leaf: the reason of an exclusion
  * covering t (borrowed from the schedule, "" when it had none), or NULL when
  * t is not excluded or s is not such a leaf. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Howard Hinnant's days_from_civil, written out independently here. */
 int32_t tu_days_from_civil(int year, int month, int day)
@@ -147,4 +148,25 @@ int tu_scale_small(void)
 {
     const char *s = getenv("HCP_TEST_SCALE");
     return s != NULL && strcmp(s, "small") == 0;
+}
+
+double tu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int tu_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+int tu_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
 }

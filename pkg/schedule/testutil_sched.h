@@ -48,4 +48,12 @@ int tu_chance(uint64_t *state, int percent);
  * (HCP_TEST_SCALE=small, used by the sanitizer and valgrind runs). */
 int tu_scale_small(void);
 
+/* Benchmarks: a monotonic clock in milliseconds, and a qsort() comparison
+ * of doubles (for medians and percentiles). */
+double tu_now_ms(void);
+int tu_cmp_double(const void *a, const void *b);
+
+/* How many times needle occurs in hay (without overlaps). */
+int tu_count(const char *hay, const char *needle);
+
 #endif

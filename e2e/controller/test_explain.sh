@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# `hcp-controller explain` against the real API server: what governs a
+# HostedCluster or a NodePool (stanza, policy, permitted now and why: a
+# window, an exclusion with its reason, an override with its expiry, the
+# HostedCluster constraining a NodePool), the change held, the next windows,
+# -o json, and the documented exit statuses for a missing object, a missing
+# policy and missing access.
+#
+# Needs the "main" instance (e2e/cluster.sh up main) and build/hcp-controller.
+set -uo pipefail
+# shellcheck source=e2e/controller/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# explain ARGS...: runs explain with the admin kubeconfig; stdout in $out,
+# stderr in $err, status in $rc.
+explain() {
+  "$HCP_BIN" explain --kubeconfig "${EXPLAIN_KUBECONFIG:-$KCFG}" "$@" >"$CTL_TMP/out" 2>"$CTL_TMP/err"
+  rc=$?
+  out=$(cat "$CTL_TMP/out")
+  err=$(cat "$CTL_TMP/err")
+}
+
+WEEKEND='{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"timeZone": "Europe/Berlin",
+  "permit": {"recurrence": {"frequency": "Weekly", "weekly": {"daysOfWeek": ["Saturday", "Sunday"]}},
+             "startTime": "02:00", "duration": "6h"},
+  "exclude": [{"fromDate": "2026-12-19", "untilDate": "2027-01-04", "reason": "Year-end freeze"}]}}'
+SUNDAYS='{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"timeZone": "Europe/Berlin",
+  "permit": {"rrule": "FREQ=WEEKLY;BYDAY=SU", "startTime": "04:00", "duration": "8h"}}}'
+
+explain_objects() {
+  local ns
+  ns=$(new_ns explain) || return
+  must mk_policy "$ns" weekend "$WEEKEND" || return
+  must mk_policy "$ns" sundays "$SUNDAYS" || return
+  must mk_hc "$ns" prod policy=weekend || return
+  must set_hc_history "$ns" prod Completed quay.io/openshift-release-dev/ocp-release:4.16.9-x86_64 || return
+  must mk_np "$ns" workers prod policy=sundays || return
+  must mk_hc "$ns" forced strategy=PermissiveUntil permissive-until=2026-12-27T00:00:00Z policy=weekend || return
+  must mk_hc "$ns" orphan policy=gone || return
+
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z
+  check_eq "outside a window: exit 0" 0 "$rc"
+  check_contains "the stanza" "Stanza:     ByPolicy, policy weekend (from annotations)" "$out"
+  check_contains "the policy" "Policy:     $ns/weekend: MaintenanceSchedule, time zone Europe/Berlin, Ready" "$out"
+  check_contains "not permitted, outside the windows" \
+    "changes are NOT permitted: outside the windows of policy weekend" "$out"
+  check_contains "the next window (Saturday 02:00 Berlin)" "a window opens 2026-11-28T01:00:00Z (in 2d 15h)" "$out"
+  check_contains "the held release" "release quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64 requested, quay.io/openshift-release-dev/ocp-release:4.16.9-x86_64 running: held until changes are permitted" "$out"
+  check_contains "the next windows" "2. 2026-11-29T01:00:00Z - 2026-11-29T07:00:00Z  (6h)" "$out"
+
+  explain hostedcluster "$ns/prod" --at 2026-12-26T03:00:00Z -o json --count 1
+  check_eq "-o json: exit 0" 0 "$rc"
+  check_eq "-o json: an exclusion and its reason" \
+    'false|inside an exclusion of policy weekend, reason: Year-end freeze|2027-01-09T01:00:00Z|1' \
+    "$(jq -r '[.permitted, .why, .nextWindowStart, (.windows | length)] | join("|")' <<<"$out")"
+
+  explain hostedcluster "$ns/forced" --at 2026-12-26T03:00:00Z
+  check_contains "an override and its expiry" \
+    "changes are permitted: a PermissiveUntil override permits changes until 2026-12-27T00:00:00Z (in 21h)" "$out"
+
+  explain nodepool "$ns/workers" --at 2026-12-27T03:00:00Z
+  check_contains "the HostedCluster constrains the NodePool" \
+    "its own schedule permits changes (inside a window of policy sundays), but HostedCluster $ns/prod constrains it: inside an exclusion of policy weekend, reason: Year-end freeze" "$out"
+  check_contains "the intersection's next window" "1. 2027-01-10T03:00:00Z - 2027-01-10T07:00:00Z  (4h)" "$out"
+  explain nodepool "$ns/workers" --at 2026-11-29T05:00:00Z -o json
+  check_eq "a NodePool inside both windows: permitted until the cluster's end" "true|2026-11-29T07:00:00Z|prod" \
+    "$(jq -r '[.permitted, .until, .hostedCluster.name] | join("|")' <<<"$out")"
+
+  explain hostedcluster "$ns/orphan" --at 2026-11-25T10:00:00Z
+  check_eq "a missing policy: exit 2" 2 "$rc"
+  check_contains "a missing policy is explained" "policy gone does not exist in $ns: changes are held" "$out"
+  explain hostedcluster "$ns/nothere"
+  check_eq "a missing object: exit 2" 2 "$rc"
+  check_contains "a missing object: the message" "HostedCluster $ns/nothere not found" "$err"
+  EXPLAIN_KUBECONFIG=$E_KUBECONFIG_NOPERM explain hostedcluster "$ns/prod"
+  check_eq "no access: exit 1" 1 "$rc"
+  check_contains "no access: the message" "no access to HostedCluster $ns/prod (HTTP 403 Forbidden)" "$err"
+  explain hostedcluster "$ns"
+  check_eq "bad usage: exit 2" 2 "$rc"
+}
+
+begin_suite
+run_scenario explain_objects
+summary

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# End-to-end: the admission holds (DESIGN.md 3.6) with the HyperShift /
+# Cluster API behaviour model (e2e/model) beside the controller. The real
+# kube-apiserver calls the controller's webhooks over TLS (a
+# MutatingWebhookConfiguration with clientConfig.url, scoped to this test's
+# namespaces); the question each check answers is what HyperShift and
+# Cluster API would have started, read from the model's record.
+#
+#   1. A release requested on a Friday evening is held (spec stays, the
+#      request is recorded) and the control plane starts rolling only when
+#      Saturday's window opens; the figure is window open -> initiation.
+#   2. A node rollout started in the window is paused when it closes: no
+#      replacement starts more than 1 s (real) after the boundary.
+#   3. A NodePool version bump while restricted: HyperShift's template write
+#      is held and its pause deletion undone in the same write (no gap, no
+#      fight), while a scale from 4 to 5 reaches the MachineDeployment at
+#      once; no write loop.
+#   4. Bad input straight to the webhook (not JSON, another resource) gets a
+#      clear answer; every replica killed: with failurePolicy Fail the API
+#      server refuses HyperShift's and a person's writes to opted-in objects,
+#      and once a replica is back a held change still waits for the window.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=e2e/controller/lib.sh
+. "$here/lib.sh"
+# shellcheck source=e2e/model/lib.sh
+. "$here/../model/lib.sh"
+
+REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
+REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
+REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
+CLOSE=2026-03-07T05:00:00Z
+SIM0=2026-03-06T20:00:00Z # Friday 20:00; the window opens Saturday 01:00
+OPEN=2026-03-07T01:00:00Z
+SCALE=600                 # a real second is ten simulated minutes: 30 s to the window
+WH_NAME=hcp-e2e-holds-$$
+
+cleanup() {
+  stop_all_ctls
+  model_stop >/dev/null 2>&1
+  k delete mutatingwebhookconfiguration "$WH_NAME" --ignore-not-found >/dev/null 2>&1
+  [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
+    <"$CTL_NSFILE" >/dev/null 2>&1
+  rm -rf "$CTL_TMP"
+}
+trap cleanup EXIT
+
+if ! load_cluster_env; then
+  echo "# the e2e instance is not running (make cluster-up)"
+  not_ok "cluster reachable"
+  summary
+  exit 1
+fi
+
+# ---- the webhook's certificate and configuration ------------------------------------
+
+CERT=$CTL_TMP/webhook.crt KEY=$CTL_TMP/webhook.key
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
+  -subj /CN=hcp-controller-webhook -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$KEY" -out "$CERT" 2>/dev/null || { not_ok "test certificate"; summary; exit 1; }
+
+# webhook_config PORT NS...: the three holds, for the namespaces given only
+# (the HostedClusters' and their control-plane namespaces').
+webhook_config() {
+  local port=$1
+  shift
+  jq -nc --arg n "$WH_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https://127.0.0.1:$port" \
+    --argjson ns "$(printf '%s\n' "$@" | jq -R . | jq -sc .)" '
+    def hook($name; $path; $group; $res): {
+      name: ($name + ".hcp-controller.e2e"), clientConfig: {url: ($u + $path), caBundle: $ca},
+      rules: [{apiGroups: [$group], apiVersions: ["*"], operations: ["UPDATE"],
+               resources: [$res], scope: "Namespaced"}],
+      namespaceSelector: {matchExpressions: [{key: "kubernetes.io/metadata.name",
+                                              operator: "In", values: $ns}]},
+      failurePolicy: "Fail", sideEffects: "None", admissionReviewVersions: ["v1"],
+      timeoutSeconds: 5, reinvocationPolicy: "Never"};
+    {apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration",
+     metadata: {name: $n},
+     webhooks: [hook("hostedclusters"; "/hold/hostedclusters"; "hypershift.openshift.io"; "hostedclusters"),
+                hook("machinedeployments"; "/hold/machinedeployments"; "cluster.x-k8s.io"; "machinedeployments"),
+                hook("machinesets"; "/hold/machinesets"; "cluster.x-k8s.io"; "machinesets")]}'
+}
+
+NS=$(new_ns holds)
+HCP_NS=$NS-a
+WPORT=$(free_port)
+POLICY=$(weekly_policy Saturday 01:00 4h)
+mk_policy "$NS" weekend "$POLICY" || not_ok "policy"
+mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}' >/dev/null
+webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
+
+SCENARIO=start
+start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
+model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 80m || {
+  not_ok "model started"
+  summary
+  exit 1
+}
+# The pool: the model creates its MachineDeployment, as HyperShift does.
+api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
+  apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+  metadata: {name: "np1", annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
+  spec: {clusterName: "a", replicas: 2, management: {upgradeType: "Replace"},
+         release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool"
+MD=$CAPI/namespaces/$HCP_NS/machinedeployments/np1
+check "the model created the MachineDeployment" wait_for 20 test -n "$(get "$MD" .metadata.name 2>/dev/null; get "$MD" .metadata.name)"
+md_has_machines() { [ "$(model_count machine-created "$HCP_NS/np1")" -ge 2 ] 2>/dev/null; }
+wait_for 20 md_has_machines
+wait_for 20 is_state "$MD" paused+marker
+check_eq "restricted: the MachineDeployment carries our pause" "paused+marker" "$(pause_state "$MD")"
+
+# ---- 1. the release is held and starts when the window opens ------------------------
+
+SCENARIO=release
+# initiations TO [BEFORE]: the model's control-plane initiations to release
+# TO (simulated times, one a line), those before instant BEFORE only.
+initiations() {
+  model_records | jq -r --arg o "$NS/a" --arg to "$1" --arg b "${2:-9999}" \
+    'select(.event == "controlplane-initiation" and .object == $o and .to == $to and .at < $b) | .at'
+}
+out=$(api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL1"'"}}}')
+check_eq "the write is admitted; spec.release.image stays" "$REL0" "$(jq -r .spec.release.image <<<"$out")"
+check_eq "the request is recorded" "$REL1" \
+  "$(jq -r '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-release-image"]' <<<"$out")"
+pending() { [ "$(cond "$(hc_path "$NS" a)" ChangesPending status)" = True ]; }
+check "ChangesPending is True while held" wait_for 10 pending
+initiated() { [ -n "$(initiations "$REL1")" ]; }
+check "the control plane starts rolling to the held release" wait_for 60 initiated
+check_eq "no control-plane initiation before the window (model record)" "" "$(initiations "$REL1" "$OPEN")"
+# Real time from the controller's WindowOpened (its log line's timestamp)
+# to the model's initiation (the record's real time): no clock offset
+# between the two processes enters.
+at=$(initiations "$REL1" | head -1)
+real_init=$(model_records | jq -r --arg a "$at" 'select(.at == $a) | .real' | head -1)
+real_open=$(grep -m1 -E "WindowOpened kind=HostedCluster namespace=$NS name=a( |$)" "${CTL_LOG[c]}" | awk '{print $1}')
+lag=$(awk -v a="$(date -u -d "$real_init" +%s.%N 2>/dev/null || echo 0)" \
+  -v b="$(date -u -d "$real_open" +%s.%N 2>/dev/null || echo 0)" 'BEGIN { printf "%.3f", a - b }')
+echo "# figure: window open ($real_open, controller) -> control-plane initiation ($real_init, model): $lag s real"
+in_range "initiation within 1 s (real) of the window opening" "$lag" 0 1
+check_eq "the held release is applied" "$REL1" "$(get "$(hc_path "$NS" a)" .spec.release.image)"
+check_eq "the request annotation is gone" "null" \
+  "$(get "$(hc_path "$NS" a)" '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-release-image"]')"
+
+# ---- 2. a node rollout in the window, paused when it closes --------------------------
+
+SCENARIO=rollout
+# In the window: scale to 4 machines first, then a new release: 4
+# replacements, one at a time, 80 simulated minutes each, cannot finish
+# before 05:00 (the fourth would start after it).
+np_patch() { api PATCH "$(np_path "$NS" np1)" "{\"spec\": $1}" >/dev/null; }
+np_patch '{"replicas": 4}'
+four() { [ "$(machines_of np1)" -ge 4 ] 2>/dev/null; }
+machines_of() {
+  api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
+    jq -r --arg d "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
+      .metadata.labels["cluster.x-k8s.io/deployment-name"] == $d)] | length'
+}
+check "in the window, the scale to 4 machines goes through" wait_for 10 four
+np_patch "{\"release\": {\"image\": \"$REL1\"}}"
+rs_in_window() { [ "$(model_count replacement-start "$HCP_NS/np1")" -ge 1 ]; }
+check "the rollout starts in the window" wait_for 15 rs_in_window
+sleep_until_sim c "$CLOSE" 1
+wait_for 10 is_state "$MD" paused+marker
+check_eq "the window closed mid-rollout: the MachineDeployment is paused" "paused+marker" "$(pause_state "$MD")"
+sleep 4 # 40 simulated minutes
+starts=$(model_times replacement-start "$HCP_NS/np1")
+late=$(awk -v c="$(epoch "$CLOSE")" -v k="$SCALE" '{ cmd = "date -u -d " $1 " +%s.%N"; cmd | getline t; close(cmd);
+  if (t > c + 1 * k) print $1 }' <<<"$starts")
+echo "# figure: replacements started in the window: $(wc -l <<<"$starts") (last $(tail -1 <<<"$starts")), done: $(model_count replacement-done "$HCP_NS/np1"); after the close: ${late:-none}"
+check_eq "no replacement starts more than 1 s (real) after the window closed" "" "$late"
+in_range "the window closed mid-rollout (replacements done of 4)" \
+  "$(model_count replacement-done "$HCP_NS/np1")" 0 3
+
+# ---- 3. workers held while restricted ------------------------------------------------
+
+SCENARIO=workers
+tmpl0=$(get "$MD" '.spec.template.spec.version // ""')
+rs0=$(model_count replacement-start "$HCP_NS/np1")
+md_key="MachineDeployment $HCP_NS/np1"
+writes_of() { model_summary | jq -r --arg k "$1" ".$2[\$k] // 0"; }
+np_patch "{\"release\": {\"image\": \"$REL2\"}, \"replicas\": 5}"
+scaled() { [ "$(get "$MD" .spec.replicas)" = 5 ]; }
+t0=$(now_us)
+check "the scale from 4 to 5 reaches the MachineDeployment" wait_for 5 scaled
+scale_ms=$((($(now_us) - t0) / 1000))
+echo "# figure: NodePool scale 4 -> 5 reached the MachineDeployment in $scale_ms ms"
+sleep 3
+tmpl1=$(get "$MD" '.spec.template.spec.version // ""')
+WHY="template version was '$tmpl0', is '$tmpl1'"
+check "the template is held at 4.17.1 (HyperShift's write kept the old one)" \
+  eval '[[ $tmpl0 == *4.17.1* && $tmpl1 == "$tmpl0" ]]'
+
+check_eq "the pause stayed through HyperShift's reconciles" "paused+marker" "$(pause_state "$MD")"
+check_eq "no replacement started outside the window" "$rs0" "$(model_count replacement-start "$HCP_NS/np1")"
+# No write loop: restricted with the change held, over 10 real seconds (100
+# simulated minutes of HyperShift reconciling on every event), the
+# MachineDeployment and the NodePool are written at most 3 times by anyone.
+w0=$(writes_of "$md_key" writes) o0=$(writes_of "$md_key" observed) c0=$(metric c hcp_controller_writes_total)
+sleep 10
+w1=$(writes_of "$md_key" writes) o1=$(writes_of "$md_key" observed) c1=$(metric c hcp_controller_writes_total)
+echo "# figure: held for 100 simulated minutes: the model wrote the MachineDeployment $((w1 - w0)) times, it changed $((o1 - o0)) times, the controller wrote $((${c1%.*} - ${c0%.*})) objects"
+in_range "no write loop on the held MachineDeployment" "$((o1 - o0))" 0 3
+in_range "the controller writes nothing in steady state" "$((${c1%.*} - ${c0%.*}))" 0 0
+check_eq "still no replacement" "$rs0" "$(model_count replacement-start "$HCP_NS/np1")"
+
+# ---- 4. bad input, and every replica down --------------------------------------------
+
+SCENARIO=webhook
+code=$(curl -s -o "$CTL_TMP/bad" -w '%{http_code}' --cacert "$CERT" -X POST \
+  --data-binary '{"apiVersion":' "https://127.0.0.1:$WPORT/hold/hostedclusters")
+check_eq "a body that is not JSON: HTTP 400" 400 "$code"
+check_contains "the answer says why" "not JSON" "$(cat "$CTL_TMP/bad")"
+review=$(jq -nc '{apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
+  request: {uid: "x-1", operation: "UPDATE", resource: {group: "apps", version: "v1", resource: "deployments"},
+            kind: {group: "apps", version: "v1", kind: "Deployment"}, namespace: "n", name: "d",
+            object: {}, oldObject: {}}}')
+out=$(curl -s --cacert "$CERT" -X POST --data-binary "$review" "https://127.0.0.1:$WPORT/hold/hostedclusters")
+check_eq "another resource: refused (failurePolicy Fail), not silently admitted" false \
+  "$(jq -r .response.allowed <<<"$out")"
+check_contains "naming the resource" "not apps/deployments n/d" "$(jq -r .response.status.message <<<"$out")"
+check "logged" grep -q "refused unchecked" "${CTL_LOG[c]}"
+
+stop_ctl c KILL
+out=$(api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}' 2>&1)
+check_contains "every replica down: the API server refuses the release write" "failed calling webhook" "$out"
+out=$(api PATCH "$MD" '{"spec":{"replicas":3}}' 2>&1)
+check_contains "and HyperShift's MachineDeployment writes (scaling too)" "failed calling webhook" "$out"
+check_eq "nothing changed" "$REL1" "$(get "$(hc_path "$NS" a)" .spec.release.image)"
+
+start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || not_ok "replica back"
+# Its clock restarts at Friday 22:00: restricted again.
+cp0=$(model_count controlplane-initiation "$NS/a")
+out=$(api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}')
+check_eq "a replica back: the write is held again" "$REL1" "$(jq -r .spec.release.image <<<"$out")"
+sleep 2
+check_eq "and no initiation outside the window" "$cp0" "$(model_count controlplane-initiation "$NS/a")"
+adm=$(metric c 'hcp_controller_admission_requests_total\{result="patched"\}')
+in_range "the held writes are counted" "${adm:-0}" 1 1000
+
+stop_ctl c
+model_stop
+summary

@@ -1,0 +1,149 @@
+/* check.c: `hcp-controller preview --check`, the guard rails' verdict on
+ * policy files, offline (preview.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "policy/guard.h"
+#include "policy/manifest.h"
+#include "preview.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define EXIT_REFUSED 3
+
+static const char *PROG = "hcp-controller preview";
+
+/* Reads the first document of the guard rail file. Returns -1 to go on, or
+ * an exit status after saying why. */
+static int load_config(const char *path, guard_config_t *cfg)
+{
+    char err[512], *data = NULL;
+    json_t *docs = NULL;
+    size_t len;
+    int rc, status = -1;
+
+    if (preview_read_file(path, &data, &len) != 0)
+        return EXIT_RUNTIME;
+    rc = manifest_load(data, len, &docs, err, sizeof err);
+    if (rc == 0 && json_array_size(docs) != 1)
+        rc = hcp_errf(err, sizeof err, HCP_EINVAL, "expected one document, found %zu",
+                      json_array_size(docs));
+    if (rc == 0)
+        rc = guard_config_parse(json_array_get(docs, 0), cfg, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s: %s\n", PROG, path, err);
+        status = rc == HCP_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    json_decref(docs);
+    free(data);
+    return status;
+}
+
+static void print_limits(const char *path, const guard_config_t *c)
+{
+    char a[48], b[48], d[48];
+
+    printf("Guard rails (%s):", path);
+    if (c->min_permitted > 0) {
+        guard_format_duration(c->min_permitted, a, sizeof a);
+        guard_format_duration(c->period, b, sizeof b);
+        guard_format_duration(c->min_block, d, sizeof d);
+        printf(" minPermittedTime %s per rollingPeriod %s", a, b);
+        if (c->min_block > 0)
+            printf(" in blocks of at least %s", d);
+        printf(";");
+    }
+    if (c->max_exclusion > 0) {
+        guard_format_duration(c->max_exclusion, a, sizeof a);
+        printf(" maxExclusionLength %s;", a);
+    }
+    if (c->max_restrictive > 0) {
+        guard_format_duration(c->max_restrictive, a, sizeof a);
+        printf(" maxRestrictiveUntil %s;", a);
+    }
+    if (c->min_permitted == 0 && c->max_exclusion == 0 && c->max_restrictive == 0)
+        printf(" none enforced");
+    printf("\n");
+}
+
+static void print_text(const char *path, const guard_config_t *c, const guard_verdict_t *v,
+                       sched_time_t from)
+{
+    char t[32], least[48], per[48];
+    size_t i;
+
+    print_limits(path, c);
+    sched_format_utc(from, t, sizeof t);
+    printf("Checked the 12 months from %s.\n", t);
+    if (v->least_permitted >= 0) {
+        guard_format_duration(v->least_permitted, least, sizeof least);
+        guard_format_duration(c->period > GUARD_HORIZON ? GUARD_HORIZON : c->period, per,
+                              sizeof per);
+        printf("The least permitted time counted in any %s is %s.\n", per, least);
+    }
+    if (v->allowed) {
+        printf("Verdict: allowed.\n");
+        return;
+    }
+    printf("Verdict: refused, %zu rule%s failed:\n", v->n, v->n == 1 ? "" : "s");
+    for (i = 0; i < v->n; i++)
+        printf("  - %s\n", v->v[i].message);
+}
+
+static int print_json(const guard_verdict_t *v)
+{
+    json_t *doc = json_object(), *list = json_array();
+    char a[32], b[32];
+    size_t i;
+    int rc = -1;
+
+    if (doc == NULL || list == NULL)
+        goto done;
+    json_object_set_new(doc, "allowed", json_boolean(v->allowed));
+    json_object_set_new(doc, "leastPermittedSeconds",
+                        v->least_permitted >= 0 ? json_integer(v->least_permitted) : json_null());
+    for (i = 0; i < v->n; i++) {
+        sched_format_utc(v->v[i].period_start, a, sizeof a);
+        sched_format_utc(v->v[i].period_end, b, sizeof b);
+        json_array_append_new(list, json_pack("{s:s,s:I,s:s,s:s,s:s}", "rule",
+                                              guard_rule_name(v->v[i].rule), "bySeconds",
+                                              (json_int_t)v->v[i].by, "start", a, "end", b,
+                                              "message", v->v[i].message));
+    }
+    json_object_set(doc, "violations", list);
+    rc = json_dumpf(doc, stdout, JSON_COMPACT) == 0 && fputc('\n', stdout) != EOF ? 0 : -1;
+done:
+    json_decref(list);
+    json_decref(doc);
+    return rc;
+}
+
+int preview_check(const char *guard_file, policy_t *const *p, int n, sched_t *s,
+                  sched_time_t from, int has_restrictive_until, sched_time_t restrictive_until,
+                  int json)
+{
+    guard_config_t cfg;
+    guard_verdict_t v;
+    int status, rc;
+
+    if ((status = load_config(guard_file, &cfg)) >= 0)
+        return status;
+    guard_input_t in = {.effective = s, .policies = (const policy_t *const *)p,
+                        .n_policies = (size_t)n, .has_restrictive_until = has_restrictive_until,
+                        .restrictive_until = restrictive_until};
+    if ((rc = guard_check(&cfg, &in, from, &v)) < 0) {
+        fprintf(stderr, "%s: cannot evaluate the guard rails (%s)\n", PROG, hcp_strerror(rc));
+        return EXIT_RUNTIME;
+    }
+    if (json) {
+        if (print_json(&v) < 0) {
+            fprintf(stderr, "%s: out of memory\n", PROG);
+            return EXIT_RUNTIME;
+        }
+    } else {
+        print_text(guard_file, &cfg, &v, from);
+    }
+    return v.allowed ? 0 : EXIT_REFUSED;
+}

@@ -1,0 +1,680 @@
+#include "explain.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ev.h>
+#include <jansson.h>
+
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/http.h"
+#include "policy/guard.h"
+#include "policy/policy.h"
+#include "policy/stanza.h"
+
+#define EXIT_ACCESS 1
+#define EXIT_MISSING 2
+#define MAX_COUNT 100
+
+static const char *PROG = "hcp-controller explain";
+
+void explain_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: hcp-controller explain hostedcluster|nodepool NAMESPACE/NAME\n"
+            "                              [--kubeconfig PATH] [--context NAME]\n"
+            "                              [--at RFC3339] [--count N] [-o text|json]\n"
+            "\n"
+            "Reads a HostedCluster or NodePool from the cluster, with its policy (and a\n"
+            "NodePool's HostedCluster), and explains what governs its changes: the stanza\n"
+            "and policy in force, whether changes are permitted now and why (window,\n"
+            "exclusion, override, the HostedCluster constraining a NodePool), the change\n"
+            "held or in progress, and the next windows of its effective schedule.\n"
+            "\n"
+            "Options:\n"
+            "      --kubeconfig PATH  kubeconfig (default: $KUBECONFIG, else in-cluster,\n"
+            "                         else ~/.kube/config)\n"
+            "      --context NAME     kubeconfig context (default: current-context)\n"
+            "      --at TIME          explain at this RFC 3339 instant (default: now)\n"
+            "      --count N          next windows to list (default 5, at most %d)\n"
+            "  -o, --output FORMAT    text (default) or json\n"
+            "  -h, --help             show this help\n"
+            "\n"
+            "Exit status: 0 explained; 1 no access (credentials refused, forbidden) or\n"
+            "the API server unreachable; 2 bad usage, or the object, its HostedCluster\n"
+            "or its policy does not exist (a missing policy is still explained: it\n"
+            "holds every change, as the controller does).\n",
+            MAX_COUNT);
+}
+
+typedef struct opts {
+    int nodepool;             /* 1: nodepool, 0: hostedcluster */
+    char ns[254], name[254];
+    const char *kubeconfig, *context; /* borrowed from argv */
+    sched_time_t at;
+    long count;
+    int json;
+} opts_t;
+
+/* ---- fetching ---------------------------------------------------------- */
+
+typedef struct session {
+    struct ev_loop *loop;
+    kube_config cfg;
+    kube_http http;
+    kube_client client;
+} session_t;
+
+typedef struct fetch {
+    int done;
+    kube_error err;
+    json_t *obj;              /* owned */
+} fetch_t;
+
+static void fetched(kube_client *c, const kube_error *err, json_t *obj, void *ud)
+{
+    fetch_t *f = ud;
+    (void)c;
+    f->done = 1;
+    if (err)
+        f->err = *err;
+    else
+        f->obj = json_incref(obj);
+}
+
+/* GETs path. Returns the object (new), or NULL with *err filled. */
+static json_t *get(session_t *s, const char *path, kube_error *err)
+{
+    fetch_t f = {0};
+
+    if (kube_get(&s->client, path, fetched, &f, &f.err) != 0) {
+        *err = f.err;
+        return NULL;
+    }
+    while (!f.done)
+        ev_run(s->loop, EVRUN_ONCE);
+    *err = f.err;
+    return f.obj;
+}
+
+/* The exit status of a failed GET, after saying why. */
+static int get_failed(const char *what, const kube_error *e)
+{
+    if (e->http_status == 404) {
+        fprintf(stderr, "%s: %s not found\n", PROG, what);
+        return EXIT_MISSING;
+    }
+    if (e->http_status == 401 || e->http_status == 403)
+        fprintf(stderr, "%s: no access to %s (HTTP %d %s): %s\n", PROG, what, e->http_status,
+                e->reason, e->message);
+    else
+        fprintf(stderr, "%s: cannot read %s: %s\n", PROG, what, e->message);
+    return EXIT_ACCESS;
+}
+
+/* ---- what was read ------------------------------------------------------ */
+
+/* One HostedCluster or NodePool with its stanza and policy. */
+typedef struct subject {
+    const char *kind;         /* "HostedCluster" or "NodePool" */
+    char ns[254], name[254];
+    json_t *obj;              /* owned */
+    stanza_t st;
+    policy_t *policy;         /* owned; NULL when none is named or found */
+    int policy_missing;       /* the stanza names a policy that does not exist */
+    stanza_resolution_t res;
+    int resolved;
+} subject_t;
+
+static int lookup(void *ctx, const char *ns, const char *name, stanza_policy_ref_t *out)
+{
+    const subject_t *s = ctx;
+    (void)ns;
+    if (s->policy == NULL || strcmp(s->policy->name, name) != 0)
+        return 0;
+    out->found = 1;
+    out->ready = s->policy->valid;
+    out->sched = s->policy->sched;
+    out->message = s->policy->message;
+    return 0;
+}
+
+/* Reads the object and its policy, and resolves its stanza at `at`.
+ * Returns -1 to go on, or an exit status. */
+static int read_subject(session_t *s, subject_t *x, int nodepool, sched_time_t at)
+{
+    char path[1024], what[600], perr[POLICY_ERRLEN];
+    kube_error e;
+
+    x->kind = nodepool ? "NodePool" : "HostedCluster";
+    kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1",
+              nodepool ? "nodepools" : "hostedclusters", x->ns, x->name, NULL);
+    snprintf(what, sizeof what, "%s %s/%s", x->kind, x->ns, x->name);
+    if ((x->obj = get(s, path, &e)) == NULL)
+        return get_failed(what, &e);
+    (void)stanza_parse(x->obj, &x->st);
+    if (x->st.present && x->st.policy[0]) {
+        json_t *doc;
+        kube_path(path, sizeof path, "changemanagement.hypershift.openshift.io", "v1alpha1",
+                  "hostedchangemanagementpolicies", x->ns, x->st.policy, NULL);
+        if ((doc = get(s, path, &e)) == NULL && e.http_status != 404) {
+            snprintf(what, sizeof what, "HostedChangeManagementPolicy %s/%s", x->ns,
+                     x->st.policy);
+            return get_failed(what, &e);
+        }
+        x->policy_missing = doc == NULL;
+        if (doc && policy_parse(doc, at, &x->policy, perr, sizeof perr) == HCP_ENOMEM) {
+            json_decref(doc);
+            fprintf(stderr, "%s: out of memory\n", PROG);
+            return EXIT_ACCESS;
+        }
+        json_decref(doc);
+    }
+    if (stanza_resolve(&x->st, x->ns, lookup, x, &x->res) != 0) {
+        fprintf(stderr, "%s: out of memory\n", PROG);
+        return EXIT_ACCESS;
+    }
+    x->resolved = 1;
+    return -1;
+}
+
+static void subject_free(subject_t *x)
+{
+    if (x->resolved)
+        stanza_resolution_free(&x->res);
+    policy_free(x->policy);
+    json_decref(x->obj);
+}
+
+/* ---- explaining ---------------------------------------------------------- */
+
+static void fmt_in(sched_time_t from, sched_time_t t, char *buf, size_t len)
+{
+    char when[32], d[48];
+
+    sched_format_utc(t, when, sizeof when);
+    guard_format_duration(t > from ? t - from : from - t, d, sizeof d);
+    snprintf(buf, len, "%s (%s %s)", when, t > from ? "in" : "since", d);
+}
+
+/* Why the policy behind x permits changes at `at` or not. */
+static void why_policy(const subject_t *x, sched_time_t at, int permitted, char *buf, size_t len)
+{
+    const policy_t *p = x->policy;
+    const char *excl;
+
+    if (x->policy_missing)
+        snprintf(buf, len, "policy %s does not exist in %s: changes are held", x->st.policy,
+                 x->ns);
+    else if (p == NULL)
+        snprintf(buf, len, "no policy is named");
+    else if (!p->valid)
+        snprintf(buf, len, "policy %s is not Ready (%s): changes are held", p->name, p->message);
+    else if (p->strategy != POLICY_MAINTENANCE_SCHEDULE)
+        snprintf(buf, len, "policy %s is %s", p->name, policy_strategy_name(p->strategy));
+    else if (permitted)
+        snprintf(buf, len, "inside a window of policy %s", p->name);
+    else if ((excl = sched_exclusion_reason(p->sched, at)) != NULL)
+        snprintf(buf, len, "inside an exclusion of policy %s%s%.300s", p->name,
+                 excl[0] ? ", reason: " : "", excl);
+    else
+        snprintf(buf, len, "outside the windows of policy %s", p->name);
+}
+
+/* Why x's own timeline permits changes at `at` or not. */
+static void why_own(const subject_t *x, sched_time_t at, int permitted, char *buf, size_t len)
+{
+    const stanza_t *st = &x->st;
+    char t[96];
+
+    if (!st->present) {
+        snprintf(buf, len, "no changeManagement stanza: changes are never held");
+    } else if (!st->valid) {
+        snprintf(buf, len, "the stanza is invalid (%s): changes are held", st->error);
+    } else if (st->strategy == STANZA_PERMISSIVE || st->strategy == STANZA_RESTRICTIVE) {
+        snprintf(buf, len, "the stanza is %s", stanza_strategy_name(st->strategy));
+    } else if (st->strategy == STANZA_PERMISSIVE_UNTIL && at < st->permissive_until) {
+        fmt_in(at, st->permissive_until, t, sizeof t);
+        snprintf(buf, len, "a PermissiveUntil override permits changes until %s", t);
+    } else if (st->strategy == STANZA_RESTRICTIVE_UNTIL && at < st->restrictive_until) {
+        fmt_in(at, st->restrictive_until, t, sizeof t);
+        snprintf(buf, len, "a RestrictiveUntil override holds changes until %s", t);
+    } else if (!st->policy[0]) {
+        snprintf(buf, len, "the %s override has expired; without a policy changes are %s",
+                 stanza_strategy_name(st->strategy), permitted ? "permitted" : "held");
+    } else {
+        why_policy(x, at, permitted, buf, len);
+    }
+}
+
+/* The effective timeline: the object's own, or a NodePool's within its
+ * HostedCluster's. */
+typedef struct effective {
+    sched_t *sched;           /* borrowed (own) or from np */
+    stanza_nodepool_t np;
+    int is_np;
+    sched_state_t state, own, cluster;
+    char why[2048];
+} effective_t;
+
+static int explain_state(const subject_t *x, const subject_t *hc, sched_time_t at, effective_t *e)
+{
+    char own[700], cl[700];
+    int rc;
+
+    memset(e, 0, sizeof *e);
+    e->sched = x->res.sched;
+    if (hc) {
+        if ((rc = stanza_resolve_nodepool(x->res.sched, hc->res.sched, at, &e->np)) != 0)
+            return rc;
+        e->is_np = 1;
+        e->sched = e->np.sched;
+        if ((rc = sched_state_at(hc->res.sched, at, &e->cluster)) != 0)
+            return rc;
+    }
+    if ((rc = sched_state_at(x->res.sched, at, &e->own)) != 0 ||
+        (rc = sched_state_at(e->sched, at, &e->state)) != 0)
+        return rc;
+    why_own(x, at, e->own.permitted, own, sizeof own);
+    if (!hc) {
+        snprintf(e->why, sizeof e->why, "%s", own);
+        return 0;
+    }
+    why_own(hc, at, e->cluster.permitted, cl, sizeof cl);
+    if (e->own.permitted && !e->cluster.permitted)
+        snprintf(e->why, sizeof e->why,
+                 "its own schedule permits changes (%.600s), but HostedCluster %.253s/%.253s "
+                 "constrains it: %.600s",
+                 own, hc->ns, hc->name, cl);
+    else
+        snprintf(e->why, sizeof e->why, "%.600s; HostedCluster %.253s/%.253s: %.600s", own, hc->ns, hc->name,
+                 cl);
+    return 0;
+}
+
+static const json_t *condition(const json_t *obj, const char *type)
+{
+    const json_t *c;
+    size_t i;
+
+    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c)
+        if (json_is_string(json_object_get(c, "type")) &&
+            strcmp(json_string_value(json_object_get(c, "type")), type) == 0)
+            return c;
+    return NULL;
+}
+
+static const char *str_at(const json_t *obj, const char *a, const char *b, const char *c)
+{
+    const json_t *v = json_object_get(obj, a);
+    if (b)
+        v = json_object_get(v, b);
+    if (c)
+        v = json_object_get(v, c);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int cond_true(const json_t *obj, const char *type)
+{
+    const char *st = str_at(condition(obj, type), "status", NULL, NULL);
+    return st && strcmp(st, "True") == 0;
+}
+
+/* The change held or in progress (DESIGN.md 3.5), in a sentence. */
+static void pending(const subject_t *x, int permitted, char *buf, size_t len)
+{
+    const json_t *ver = json_object_get(json_object_get(x->obj, "status"), "version");
+    const char *want, *running, *state;
+
+    if (strcmp(x->kind, "NodePool") == 0) {
+        if (cond_true(x->obj, "UpdatingVersion") || cond_true(x->obj, "UpdatingConfig"))
+            snprintf(buf, len, "a worker-node %s update is in progress (nodes being replaced "
+                               "finish; while changes are held no new replacement starts)",
+                     cond_true(x->obj, "UpdatingVersion") ? "version" : "configuration");
+        else
+            snprintf(buf, len, "no worker-node rollout in progress");
+        return;
+    }
+    want = str_at(x->obj, "spec", "controlPlaneRelease", "image");
+    if (!want)
+        want = str_at(x->obj, "spec", "release", "image");
+    running = str_at(ver, "desired", "image", NULL);
+    state = str_at(json_array_get(json_object_get(ver, "history"), 0), "state", NULL, NULL);
+    if (state && strcmp(state, "Partial") == 0)
+        snprintf(buf, len, "a control-plane update to %s is in progress (never interrupted)",
+                 running ? running : "a new release");
+    else if (want && running && strcmp(want, running) != 0)
+        snprintf(buf, len, "release %s requested, %s running: %s", want, running,
+                 permitted ? "being initiated" : "held until changes are permitted");
+    else
+        snprintf(buf, len, "no control-plane change pending");
+}
+
+static void fmt_time(sched_time_t t, char *buf, size_t len)
+{
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
+        snprintf(buf, len, "%s", t == SCHED_NEG_INF ? "(always)" : "(never)");
+    else
+        sched_format_utc(t, buf, len);
+}
+
+static void stanza_line(const subject_t *x, char *buf, size_t len)
+{
+    const stanza_t *st = &x->st;
+
+    if (!st->present)
+        snprintf(buf, len, "none (changes are never held)");
+    else if (!st->valid)
+        snprintf(buf, len, "invalid: %s (from %s)", st->error,
+                 st->from_spec ? "spec.changeManagement" : "annotations");
+    else
+        snprintf(buf, len, "%s%s%s (from %s)", stanza_strategy_name(st->strategy),
+                 st->policy[0] ? ", policy " : "", st->policy,
+                 st->from_spec ? "spec.changeManagement" : "annotations");
+}
+
+static void policy_line(const subject_t *x, char *buf, size_t len)
+{
+    const policy_t *p = x->policy;
+
+    if (x->policy_missing)
+        snprintf(buf, len, "%s/%s does not exist", x->ns, x->st.policy);
+    else if (!p)
+        snprintf(buf, len, "none");
+    else
+        snprintf(buf, len, "%s/%s: %s, time zone %s, %s", p->namespace_, p->name,
+                 policy_strategy_name(p->strategy), p->time_zone,
+                 p->valid ? "Ready" : "not Ready");
+}
+
+static void controller_line(const subject_t *x, const char *type)
+{
+    const json_t *c = condition(x->obj, type);
+
+    if (c)
+        printf("  %-11s %s=%s (%s): %s\n", "Controller:", type, str_at(c, "status", NULL, NULL),
+               str_at(c, "reason", NULL, NULL) ? str_at(c, "reason", NULL, NULL) : "",
+               str_at(c, "message", NULL, NULL) ? str_at(c, "message", NULL, NULL) : "");
+}
+
+static void print_text(const subject_t *x, const subject_t *hc, const effective_t *e,
+                       const sched_set_t *w, sched_time_t at, const char *change)
+{
+    char line[1100], a[32], b[32], d[48];
+    size_t i;
+
+    printf("%s %s/%s\n", x->kind, x->ns, x->name);
+    stanza_line(x, line, sizeof line);
+    printf("  %-11s %s\n", "Stanza:", line);
+    policy_line(x, line, sizeof line);
+    printf("  %-11s %s\n", "Policy:", line);
+    printf("  %-11s %s\n", "Timeline:", x->res.message);
+    if (hc) {
+        stanza_line(hc, line, sizeof line);
+        printf("  %-11s HostedCluster %s/%s, stanza %s; %s\n", "Cluster:", hc->ns, hc->name, line,
+               hc->res.message);
+    }
+    sched_format_utc(at, a, sizeof a);
+    printf("  %-11s %s: changes are %s: %s\n", "Now:", a,
+           e->state.permitted ? "permitted" : "NOT permitted", e->why);
+    if (e->state.permitted && e->state.current.end != SCHED_POS_INF) {
+        fmt_in(at, e->state.current.end, line, sizeof line);
+        printf("  %-11s permitted until %s\n", "Until:", line);
+    } else if (!e->state.permitted) {
+        if (e->state.no_window || !e->state.has_next)
+            printf("  %-11s no window within 10 years\n", "Next:");
+        else {
+            fmt_in(at, e->state.next.start, line, sizeof line);
+            printf("  %-11s a window opens %s\n", "Next:", line);
+        }
+    }
+    printf("  %-11s %s\n", "Change:", change);
+    controller_line(x, "ChangesPaused");
+    controller_line(x, "ChangesPending");
+    printf("Next windows%s:\n", hc ? " (the intersection with the HostedCluster's)" : "");
+    for (i = 0; i < w->len; i++) {
+        fmt_time(w->iv[i].start, a, sizeof a);
+        fmt_time(w->iv[i].end, b, sizeof b);
+        if (w->iv[i].start == SCHED_NEG_INF || w->iv[i].end == SCHED_POS_INF)
+            snprintf(d, sizeof d, "unbounded");
+        else
+            guard_format_duration(w->iv[i].end - w->iv[i].start, d, sizeof d);
+        printf("  %zu. %s - %s  (%s)\n", i + 1, a, b, d);
+    }
+    if (w->len == 0)
+        printf("  (none within 10 years)\n");
+}
+
+static json_t *jtime(sched_time_t t)
+{
+    char buf[32];
+
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
+        return json_null();
+    sched_format_utc(t, buf, sizeof buf);
+    return json_string(buf);
+}
+
+static json_t *subject_json(const subject_t *x)
+{
+    const policy_t *p = x->policy;
+    json_t *pol = json_null();
+
+    if (x->st.present && x->st.policy[0])
+        pol = json_pack("{s:s,s:b,s:b,s:s?,s:s?,s:s?}", "name", x->st.policy, "found",
+                        !x->policy_missing, "ready", p && p->valid, "strategy",
+                        p ? policy_strategy_name(p->strategy) : NULL, "timeZone",
+                        p ? p->time_zone : NULL, "message", p ? p->message : NULL);
+    return json_pack("{s:s,s:s,s:s,s:{s:b,s:s,s:b,s:s,s:s?,s:o,s:o},s:o,s:{s:s,s:s,s:b,s:s}}",
+                     "kind", x->kind, "namespace", x->ns, "name", x->name, "stanza", "present",
+                     x->st.present, "source",
+                     x->st.present ? (x->st.from_spec ? "spec" : "annotations") : "none",
+                     "valid", x->st.valid || !x->st.present, "strategy",
+                     stanza_strategy_name(x->st.strategy), "error",
+                     x->st.error[0] ? x->st.error : NULL, "permissiveUntil",
+                     x->st.has_permissive_until ? jtime(x->st.permissive_until) : json_null(),
+                     "restrictiveUntil",
+                     x->st.has_restrictive_until ? jtime(x->st.restrictive_until) : json_null(),
+                     "policy", pol, "timeline", "strategy", stanza_strategy_name(x->res.strategy),
+                     "reason", x->res.reason, "degraded", x->res.degraded, "message",
+                     x->res.message);
+}
+
+static int print_json(const subject_t *x, const subject_t *hc, const effective_t *e,
+                      const sched_set_t *w, sched_time_t at, const char *change)
+{
+    json_t *doc = subject_json(x), *wins = json_array();
+    size_t i;
+    int rc = -1;
+
+    if (!doc || !wins)
+        goto done;
+    for (i = 0; i < w->len; i++)
+        json_array_append_new(wins, json_pack("{s:o,s:o}", "start", jtime(w->iv[i].start), "end",
+                                              jtime(w->iv[i].end)));
+    json_object_set_new(doc, "at", jtime(at));
+    json_object_set_new(doc, "hostedCluster", hc ? subject_json(hc) : json_null());
+    json_object_set_new(doc, "permitted", json_boolean(e->state.permitted));
+    json_object_set_new(doc, "why", json_string(e->why));
+    json_object_set_new(doc, "until", e->state.permitted ? jtime(e->state.current.end)
+                                                         : json_null());
+    json_object_set_new(doc, "nextWindowStart",
+                        !e->state.permitted && e->state.has_next && !e->state.no_window
+                            ? jtime(e->state.next.start) : json_null());
+    json_object_set_new(doc, "change", json_string(change));
+    json_object_set(doc, "windows", wins);
+    rc = json_dumpf(doc, stdout, JSON_INDENT(2)) == 0 && fputc('\n', stdout) != EOF ? 0 : -1;
+done:
+    json_decref(wins);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "%s: %s%s%.64s%s\n", PROG, msg, arg ? " \"" : "", arg ? arg : "",
+            arg ? "\"" : "");
+    explain_usage(stderr);
+    return EXIT_MISSING;
+}
+
+static int target(const char *kind, const char *ref, opts_t *o)
+{
+    const char *slash = strchr(ref, '/');
+
+    if (strcmp(kind, "hostedcluster") == 0 || strcmp(kind, "hc") == 0)
+        o->nodepool = 0;
+    else if (strcmp(kind, "nodepool") == 0 || strcmp(kind, "np") == 0)
+        o->nodepool = 1;
+    else
+        return usage_error("the kind must be hostedcluster or nodepool, not", kind);
+    if (!slash || slash == ref || !slash[1] || strchr(slash + 1, '/') ||
+        (size_t)(slash - ref) >= sizeof o->ns || strlen(slash + 1) >= sizeof o->name)
+        return usage_error("the object must be NAMESPACE/NAME, not", ref);
+    memcpy(o->ns, ref, (size_t)(slash - ref));
+    o->ns[slash - ref] = '\0';
+    snprintf(o->name, sizeof o->name, "%s", slash + 1);
+    return -1;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, opts_t *o)
+{
+    const char *pos[2] = {NULL, NULL};
+    int i, npos = 0;
+
+    memset(o, 0, sizeof *o);
+    o->count = 5;
+    o->at = (sched_time_t)time(NULL);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            explain_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--kubeconfig") == 0 && v) {
+            o->kubeconfig = argv[++i];
+        } else if (strcmp(a, "--context") == 0 && v) {
+            o->context = argv[++i];
+        } else if (strcmp(a, "--at") == 0 && v) {
+            if (sched_parse_rfc3339(argv[++i], &o->at) != 0)
+                return usage_error("--at needs an RFC 3339 time, not", v);
+        } else if (strcmp(a, "--count") == 0 && v) {
+            char *end;
+            errno = 0;
+            o->count = strtol(argv[++i], &end, 10);
+            if (errno || *end || end == v || o->count < 1 || o->count > MAX_COUNT)
+                return usage_error("--count needs a number from 1 to 100, not", v);
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v) {
+            if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
+                return usage_error("unknown output format", v);
+            o->json = strcmp(argv[++i], "json") == 0;
+        } else if (a[0] == '-' || npos == 2) {
+            return usage_error("unknown or incomplete argument", a);
+        } else {
+            pos[npos++] = a;
+        }
+    }
+    if (npos != 2)
+        return usage_error("needs hostedcluster|nodepool NAMESPACE/NAME", NULL);
+    return target(pos[0], pos[1], o);
+}
+
+static int session_open(session_t *s, const opts_t *o)
+{
+    kube_error e;
+
+    s->loop = ev_default_loop(0);
+    if (kube_config_load_default(&s->cfg, o->kubeconfig, o->context, &e) != 0) {
+        fprintf(stderr, "%s: cannot load credentials: %s\n", PROG, e.message);
+        return EXIT_ACCESS;
+    }
+    if (kube_http_init(&s->http, s->loop, &e) != 0) {
+        fprintf(stderr, "%s: cannot start the client: %s\n", PROG, e.message);
+        kube_config_free(&s->cfg);
+        return EXIT_ACCESS;
+    }
+    if (kube_client_init(&s->client, &s->http, &s->cfg, NULL, &e) != 0) {
+        fprintf(stderr, "%s: cannot start the client: %s\n", PROG, e.message);
+        kube_http_close(&s->http);
+        kube_config_free(&s->cfg);
+        return EXIT_ACCESS;
+    }
+    return -1;
+}
+
+static void session_close(session_t *s)
+{
+    kube_client_close(&s->client);
+    kube_http_close(&s->http);
+    kube_config_free(&s->cfg);
+}
+
+/* Explains the subjects read; returns the exit status. */
+static int explain(const opts_t *o, const subject_t *x, const subject_t *hc)
+{
+    char change[1024];
+    sched_set_t w;
+    effective_t e;
+    int rc, status = EXIT_ACCESS;
+
+    sched_set_init(&w);
+    if ((rc = explain_state(x, hc, o->at, &e)) != 0 ||
+        (rc = sched_windows(e.sched, o->at, (size_t)o->count, &w)) != 0) {
+        fprintf(stderr, "%s: cannot compute the schedule (%s)\n", PROG, hcp_strerror(rc));
+        goto done;
+    }
+    pending(x, e.state.permitted, change, sizeof change);
+    if (o->json ? print_json(x, hc, &e, &w, o->at, change) != 0
+                : (print_text(x, hc, &e, &w, o->at, change), 0)) {
+        fprintf(stderr, "%s: out of memory\n", PROG);
+        goto done;
+    }
+    status = x->policy_missing || (hc && hc->policy_missing) ? EXIT_MISSING : 0;
+done:
+    if (e.is_np)
+        stanza_nodepool_free(&e.np);
+    sched_set_free(&w);
+    return status;
+}
+
+int explain_main(int argc, char **argv)
+{
+    subject_t x = {0}, hc = {0};
+    session_t s;
+    opts_t o;
+    int status;
+
+    if ((status = parse_args(argc, argv, &o)) >= 0)
+        return status;
+    if ((status = session_open(&s, &o)) >= 0)
+        return status;
+    snprintf(x.ns, sizeof x.ns, "%s", o.ns);
+    snprintf(x.name, sizeof x.name, "%s", o.name);
+    if ((status = read_subject(&s, &x, o.nodepool, o.at)) >= 0)
+        goto done;
+    if (o.nodepool) {
+        const char *cluster = str_at(x.obj, "spec", "clusterName", NULL);
+        snprintf(hc.ns, sizeof hc.ns, "%s", o.ns);
+        snprintf(hc.name, sizeof hc.name, "%s", cluster ? cluster : "");
+        if (!cluster || !cluster[0]) {
+            fprintf(stderr, "%s: NodePool %s/%s has no spec.clusterName\n", PROG, o.ns, o.name);
+            status = EXIT_MISSING;
+            goto done;
+        }
+        if ((status = read_subject(&s, &hc, 0, o.at)) >= 0)
+            goto done;
+    }
+    status = explain(&o, &x, o.nodepool ? &hc : NULL);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        status = EXIT_ACCESS;
+done:
+    subject_free(&hc);
+    subject_free(&x);
+    session_close(&s);
+    return status;
+}

@@ -1,0 +1,202 @@
+/* webhook.c: the TLS listener of the admission webhooks and the reload of
+ * its certificate. */
+#include "webhook.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "httpserver/httpserver.h"
+#include "log/log.h"
+
+#define MAX_PEM (1024 * 1024)
+
+struct webhook {
+    struct ev_loop *loop;
+    ctl_controller_t *ctl;     /* borrowed */
+    webhook_opts_t opts;       /* flags (strings borrowed) */
+    char bind[300];            /* the address actually bound ("host:port") */
+    http_server srv;           /* the TLS server */
+    adm_router_t router;       /* the webhooks on srv */
+    char *cert, *key;          /* owned: the pair being served */
+    ev_stat cert_watch, key_watch; /* the files */
+};
+
+/* Reads a whole file of at most MAX_PEM bytes into a malloc'd string. */
+static int read_file(const char *flag, const char *path, char **out, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n;
+    int rc = 0;
+
+    *out = NULL;
+    if (f == NULL)
+        return hcp_errf(err, errlen, HCP_EIO, "%s %s: cannot open: %m", flag, path);
+    buf = malloc(MAX_PEM + 1);
+    if (buf == NULL) {
+        rc = hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
+        goto out;
+    }
+    n = fread(buf, 1, MAX_PEM + 1, f);
+    if (ferror(f) || n == 0 || n > MAX_PEM) {
+        rc = hcp_errf(err, errlen, HCP_EIO, "%s %s: %s", flag, path,
+                      ferror(f) ? "read error" : n == 0 ? "empty" : "larger than 1 MiB");
+        goto out;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    buf = NULL;
+out:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+/* Reads both files; on success the new pair is stored in *cert and *key. */
+static int read_pair(const webhook_opts_t *o, char **cert, char **key, char *err, size_t errlen)
+{
+    char *c, *k;
+    int rc = read_file("--webhook-cert-file", o->cert_file, &c, err, errlen);
+
+    if (rc)
+        return rc;
+    if ((rc = read_file("--webhook-key-file", o->key_file, &k, err, errlen))) {
+        free(c);
+        return rc;
+    }
+    *cert = c;
+    *key = k;
+    return 0;
+}
+
+/* (Re)starts the server with the pair cert/key. */
+static int listen_with(webhook_t *w, const char *cert, const char *key, char *err, size_t errlen)
+{
+    char e[300];
+    int rc;
+
+    http_server_stop(&w->srv);
+    if ((rc = http_server_set_tls(&w->srv, cert, key)) != 0 ||
+        (rc = http_server_start(&w->srv, w->loop, w->bind, e, sizeof(e))) != 0)
+        return hcp_errf(err, errlen, rc == HCP_ELISTEN ? HCP_ELISTEN : rc,
+                        "--webhook-bind-address %s: %s (certificate %s, key %s)", w->bind,
+                        rc == HCP_ELISTEN ? e : hcp_strerror(rc), w->opts.cert_file,
+                        w->opts.key_file);
+    return 0;
+}
+
+/* A file changed: serve the new pair when it loads, else keep the old. */
+static void on_file(struct ev_loop *loop, ev_stat *st, int revents)
+{
+    webhook_t *w = st->data;
+    char err[600], *cert, *key;
+
+    (void)loop;
+    (void)revents;
+    if (read_pair(&w->opts, &cert, &key, err, sizeof(err)) != 0) {
+        log_kv(LOG_ERROR, "cannot read the renewed webhook certificate; serving the old one",
+               "error", err, NULL);
+        return;
+    }
+    if (strcmp(cert, w->cert) == 0 && strcmp(key, w->key) == 0) {
+        free(cert);
+        free(key);
+        return;
+    }
+    if (listen_with(w, cert, key, err, sizeof(err)) != 0) {
+        log_kv(LOG_ERROR, "the renewed webhook certificate does not load; serving the old one",
+               "error", err, NULL);
+        free(cert);
+        free(key);
+        if (listen_with(w, w->cert, w->key, err, sizeof(err)) != 0)
+            log_kv(LOG_ERROR, "cannot serve the webhooks", "error", err, NULL);
+        return;
+    }
+    free(w->cert);
+    free(w->key);
+    w->cert = cert;
+    w->key = key;
+    log_kv(LOG_INFO, "serving the renewed webhook certificate", "file", w->opts.cert_file, NULL);
+}
+
+static bool synced(void *ud)
+{
+    return ctl_synced(ud);
+}
+
+static void watch_file(webhook_t *w, ev_stat *st, const char *path)
+{
+    ev_stat_init(st, on_file, path, w->opts.reload_interval);
+    st->data = w;
+    ev_stat_start(w->loop, st);
+}
+
+int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
+                  const webhook_opts_t *o, char *err, size_t errlen)
+{
+    webhook_t *w;
+    int rc;
+
+    *out = NULL;
+    if (o->bind_address == NULL || o->bind_address[0] == '\0' ||
+        strcmp(o->bind_address, "0") == 0)
+        return 0;
+    if (o->cert_file == NULL || o->key_file == NULL)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--webhook-bind-address needs --webhook-cert-file and "
+                        "--webhook-key-file (admission is served over TLS only)");
+    if ((w = calloc(1, sizeof(*w))) == NULL)
+        return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
+    w->loop = loop;
+    w->ctl = ctl;
+    w->opts = *o;
+    if (w->opts.reload_interval <= 0)
+        w->opts.reload_interval = 10;
+    snprintf(w->bind, sizeof(w->bind), "%s", o->bind_address);
+    http_server_init(&w->srv, NULL);
+    adm_router_init(&w->router, &w->srv, o->fail_open, synced, ctl);
+    if ((rc = ctl_admission_register(ctl, &w->router)) != 0) {
+        rc = hcp_errf(err, errlen, rc, "cannot register the webhooks: %s", hcp_strerror(rc));
+        goto fail;
+    }
+    if ((rc = read_pair(o, &w->cert, &w->key, err, errlen)) != 0 ||
+        (rc = listen_with(w, w->cert, w->key, err, errlen)) != 0)
+        goto fail;
+    /* A restart after a renewal binds the same port, also after ":0". */
+    size_t n = strlen(w->bind);
+    if (n >= 2 && strcmp(w->bind + n - 2, ":0") == 0)
+        snprintf(w->bind + n - 1, sizeof(w->bind) - (n - 1), "%d", http_server_port(&w->srv));
+    watch_file(w, &w->cert_watch, o->cert_file);
+    watch_file(w, &w->key_watch, o->key_file);
+    *out = w;
+    return 0;
+fail:
+    webhook_stop(w);
+    return rc;
+}
+
+int webhook_port(const webhook_t *w)
+{
+    return w ? http_server_port(&w->srv) : 0;
+}
+
+const adm_stats_t *webhook_stats(const webhook_t *w)
+{
+    return w ? &w->router.stats : NULL;
+}
+
+void webhook_stop(webhook_t *w)
+{
+    if (w == NULL)
+        return;
+    if (ev_is_active(&w->cert_watch))
+        ev_stat_stop(w->loop, &w->cert_watch);
+    if (ev_is_active(&w->key_watch))
+        ev_stat_stop(w->loop, &w->key_watch);
+    http_server_stop(&w->srv);
+    free(w->cert);
+    free(w->key);
+    free(w);
+}

@@ -1,0 +1,51 @@
+/* webhook: the admission webhooks over TLS, on the process's libev loop.
+ *
+ * Every replica serves admission, leader or not, from its own cache: the
+ * router (pkg/admission) answers "not ready" until the controller's caches
+ * have synced, as the failure policy says. The certificate and key are read
+ * from files given by flags and read again when either file changes (a
+ * renewed Secret), so a rotation needs no restart; a pair that does not
+ * load keeps the old one serving and is logged.
+ */
+#ifndef HCP_WEBHOOK_H
+#define HCP_WEBHOOK_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "admission/router.h"
+#include "controller/controller.h"
+
+typedef struct webhook webhook_t;
+
+/* The webhook flags of `hcp-controller run`. Strings are borrowed. */
+typedef struct webhook_opts {
+    const char *bind_address; /* --webhook-bind-address; NULL or "0": no webhooks */
+    const char *cert_file;    /* --webhook-cert-file: certificate chain, PEM */
+    const char *key_file;     /* --webhook-key-file: its private key, PEM */
+    bool fail_open;           /* --webhook-failure-policy Ignore (default Fail) */
+    double reload_interval;   /* seconds between checks of the files (0: 10 s) */
+} webhook_opts_t;
+
+/*
+ * Reads the certificate files, registers the controller's webhooks and
+ * starts listening. ctl is borrowed. Returns 0 with *out (NULL when the
+ * bind address disables the webhooks), or a negative HCP_E* code with a
+ * sentence naming the flag in err: HCP_EINVAL (a file flag missing),
+ * HCP_EIO (a file unreadable), HCP_ELISTEN (address in use, a pair that
+ * does not load).
+ */
+int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
+                  const webhook_opts_t *o, char *err, size_t errlen);
+
+/* The port the webhooks listen on (0 when stopped). */
+int webhook_port(const webhook_t *w);
+
+/* Counters of answered requests, for /metrics. NULL w gives NULL. */
+const adm_stats_t *webhook_stats(const webhook_t *w);
+
+/* Stops serving and frees. NULL is accepted. */
+void webhook_stop(webhook_t *w);
+
+#endif

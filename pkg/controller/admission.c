@@ -1,0 +1,282 @@
+/* admission.c: the holds of DESIGN.md 3.6, answered at admission.
+ *
+ * While an object's timeline restricts changes, a write that would start a
+ * material change is admitted with that change undone in the same write:
+ *
+ * - HostedCluster: spec.release.image and spec.controlPlaneRelease.image
+ *   stay at the running values; the requested ones are recorded in the
+ *   requested-* annotations, which reconcile applies when a window opens.
+ * - MachineDeployment (Replace pools): spec.template stays as it is. This
+ *   holds whether a rollout is under way or not, so a new template never
+ *   reaches a MachineDeployment that carries our pause (Cluster API v1.12.0
+ *   to v1.13.5 panic on a paused MachineDeployment whose template changed).
+ * - MachineSet (InPlace pools): the hypershift.openshift.io/
+ *   nodePoolTargetConfigVersion annotation stays as it is.
+ * - MachineDeployment and MachineSet: a pause of ours (the annotation with
+ *   our marker) that the write deletes, as HyperShift's NodePool reconcile
+ *   does on every pass, is kept: no fight, no gap.
+ *
+ * Replicas and everything else pass, so scaling and remediation go on.
+ * Each replica answers from its own cache through a read-only view
+ * (ctl_view_init() without memoizing: the plan resolves what no record
+ * keeps into storage of its own and frees it), so the answer is the one
+ * reconcile would give; nothing is written and no state is kept. */
+#include <stdio.h>
+#include <string.h>
+
+#include "admission/router.h"
+#include "controller/internal.h"
+#include "log/log.h"
+
+#define TARGET_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolTargetConfigVersion"
+
+/* What the plan says about the managed object ns/name of kind, at now. */
+typedef struct verdict {
+    bool restricted;          /* hold: the timeline does not permit changes */
+    char until[64];           /* the next window's start, RFC 3339, "" when none */
+    char capi_ns[DECIDE_NSLEN]; /* the plan's CAPI object (NodePools) */
+    char capi_name[254];
+} verdict_t;
+
+static int plan_verdict(ctl_controller_t *c, decide_kind_t kind, const char *ns,
+                        const char *name, verdict_t *out, char *err, size_t errlen)
+{
+    decide_view_t v;
+    decide_plan_t p;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    ctl_view_init(c, false, &v);
+    v.projection = NULL;
+    rc = decide_plan(&v, kind, ns, name, ctl_clock_now(&c->opts.clock, c->loop), &p, err,
+                     errlen);
+    if (rc == 0 && p.present && p.decided) {
+        out->restricted = p.d.restricted;
+        if (p.d.state.has_next)
+            decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
+        snprintf(out->capi_ns, sizeof(out->capi_ns), "%s", p.capi_ns);
+        snprintf(out->capi_name, sizeof(out->capi_name), "%s", p.capi_name ? p.capi_name : "");
+    }
+    decide_plan_free(&p);
+    return rc;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Sets annotation key to value in the object being admitted (obj). When
+ * obj has no annotations the first such call adds the map (an earlier
+ * operation of this response may have added it already). */
+static int patch_annotation(adm_response_t *a, const json_t *obj, const char *key,
+                            const char *value)
+{
+    const char *const seg[] = {"metadata", "annotations", key, NULL};
+    char path[PATH_MAX_LEN];
+    size_t i;
+    json_t *op;
+    int rc;
+
+    if (!json_is_object(decide_json_path(obj, "metadata.annotations"))) {
+        json_array_foreach(a->patch, i, op) {
+            if (same_str(json_string_value(json_object_get(op, "path")), "/metadata/annotations"))
+                break;
+        }
+        if (a->patch == NULL || i == json_array_size(a->patch))
+            if ((rc = adm_patch_op(a, "add", "/metadata/annotations", json_object())) != 0)
+                return rc;
+    }
+    if (adm_pointer(path, sizeof(path), seg))
+        return HCP_ERANGE;
+    return adm_patch_op(a, "add", path, json_string(value));
+}
+
+/* The value of annotation key of obj, or NULL. */
+static const char *annotation(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(decide_json_path(obj, "metadata.annotations"),
+                                             key));
+}
+
+/* Keeps one release field (spec.<field>.image) of a HostedCluster at its
+ * running value, recording the request in annotation key. */
+static int hold_release(adm_response_t *a, const adm_request_t *q, const char *field,
+                        const char *key)
+{
+    char path[128], jpath[128];
+    const char *want, *running;
+    int rc;
+
+    snprintf(jpath, sizeof(jpath), "spec.%s.image", field);
+    want = decide_json_str(q->object, jpath);
+    running = decide_json_str(q->old_object, jpath);
+    if (same_str(want, running))
+        return 0;
+    snprintf(path, sizeof(path), "/spec/%s/image", field);
+    snprintf(jpath, sizeof(jpath), "spec.%s", field);
+    if (running == NULL) {
+        /* Nothing runs there: the new field goes, with its parent when the
+         * running object had none (the CRD wants an image in it). */
+        if (!decide_json_path(q->old_object, jpath))
+            snprintf(path, sizeof(path), "/spec/%s", field);
+        rc = adm_patch_op(a, "remove", path, NULL);
+    } else if (json_is_object(decide_json_path(q->object, jpath))) {
+        rc = adm_patch_op(a, "add", path, json_string(running));
+    } else if (json_is_object(decide_json_path(q->object, "spec"))) {
+        snprintf(path, sizeof(path), "/spec/%s", field);
+        rc = adm_patch_op(a, "add", path, json_pack("{s:s}", "image", running));
+    } else {
+        rc = HCP_EINVAL; /* an update without a spec: the API server refuses it anyway */
+    }
+    if (rc == 0 && want)
+        rc = patch_annotation(a, q->object, key, want);
+    if (rc == 0)
+        adm_response_warn(a, "spec.%s.image: %s is held until changes are permitted; it "
+                             "stays %s and the request is recorded in annotation %s",
+                          field, want ? want : "(none)", running ? running : "(none)", key);
+    return rc;
+}
+
+static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
+                              size_t errlen)
+{
+    verdict_t v;
+    int rc;
+
+    if (q->op != ADM_UPDATE || q->subresource[0])
+        return 0;
+    if ((rc = plan_verdict(ud, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
+        return rc;
+    if (!v.restricted)
+        return 0;
+    if ((rc = hold_release(a, q, "release", DECIDE_REQUESTED_RELEASE_ANNOTATION)) != 0 ||
+        (rc = hold_release(a, q, "controlPlaneRelease", DECIDE_REQUESTED_CP_RELEASE_ANNOTATION)) != 0)
+        return hcp_errf(err, errlen, rc, "building the hold of the release");
+    return 0;
+}
+
+/* The NodePool of a MachineDeployment or MachineSet (link annotation
+ * "ns/name"), planned; false when the object belongs to no pool the cache
+ * knows, or the pool's plan does not name this very object. */
+static bool pool_verdict(ctl_controller_t *c, const adm_request_t *q, verdict_t *v, int *rc,
+                         char *err, size_t errlen)
+{
+    const char *link = annotation(q->old_object, DECIDE_NODEPOOL_ANNOTATION);
+    char ns[254], name[254];
+    const char *slash;
+
+    *rc = 0;
+    if (link == NULL || (slash = strchr(link, '/')) == NULL || slash == link ||
+        (size_t)(slash - link) >= sizeof(ns) || strlen(slash + 1) >= sizeof(name))
+        return false;
+    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - link), link);
+    snprintf(name, sizeof(name), "%s", slash + 1);
+    if ((*rc = plan_verdict(c, DECIDE_NP, ns, name, v, err, errlen)) != 0)
+        return false;
+    return v->restricted && strcmp(v->capi_ns, q->ns) == 0 && strcmp(v->capi_name, q->name) == 0;
+}
+
+/* Keeps our pause (annotation and marker) when the write deletes it. */
+static int keep_pause(adm_response_t *a, const adm_request_t *q)
+{
+    const char *paused = annotation(q->old_object, DECIDE_PAUSED_ANNOTATION);
+    const char *marker = annotation(q->old_object, DECIDE_MARKER_ANNOTATION);
+    int rc = 0;
+
+    if (paused == NULL || !same_str(marker, DECIDE_MARKER_VALUE))
+        return 0;
+    if (annotation(q->object, DECIDE_PAUSED_ANNOTATION) == NULL) {
+        rc = patch_annotation(a, q->object, DECIDE_PAUSED_ANNOTATION, paused);
+        if (rc == 0)
+            adm_response_warn(a, "annotation %s is kept: changes are restricted",
+                              DECIDE_PAUSED_ANNOTATION);
+    }
+    if (rc == 0 && annotation(q->object, DECIDE_MARKER_ANNOTATION) == NULL)
+        rc = patch_annotation(a, q->object, DECIDE_MARKER_ANNOTATION, marker);
+    return rc;
+}
+
+/* The common part of the two pool holds: true when q updates the machines
+ * of a restricted NodePool (v filled) and our pause, if the write deleted
+ * it, is kept in a; false with *rc 0 when there is nothing to hold, or a
+ * negative *rc with err. */
+static bool pool_held(ctl_controller_t *c, const adm_request_t *q, adm_response_t *a,
+                      verdict_t *v, int *rc, char *err, size_t errlen)
+{
+    *rc = 0;
+    if (q->op != ADM_UPDATE || q->subresource[0] || !pool_verdict(c, q, v, rc, err, errlen))
+        return false;
+    if ((*rc = keep_pause(a, q)) != 0) {
+        *rc = hcp_errf(err, errlen, *rc, "keeping the pause");
+        return false;
+    }
+    return true;
+}
+
+static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, void *ud,
+                                  char *err, size_t errlen)
+{
+    const json_t *old_tmpl, *new_tmpl;
+    verdict_t v;
+    int rc;
+
+    if (!pool_held(ud, q, a, &v, &rc, err, errlen))
+        return rc;
+    old_tmpl = decide_json_path(q->old_object, "spec.template");
+    new_tmpl = decide_json_path(q->object, "spec.template");
+    if (old_tmpl && !decide_json_equal_stored(old_tmpl, new_tmpl)) {
+        rc = adm_patch_op(a, new_tmpl ? "replace" : "add", "/spec/template",
+                          json_deep_copy(old_tmpl));
+        if (rc)
+            return hcp_errf(err, errlen, rc, "holding spec.template");
+        adm_response_warn(a, "spec.template is held until changes are permitted (next "
+                             "window %s); replicas and everything else are applied",
+                          v.until[0] ? v.until : "not scheduled");
+    }
+    return 0;
+}
+
+static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
+                           size_t errlen)
+{
+    const char *const seg[] = {"metadata", "annotations", TARGET_CONFIG_ANNOTATION, NULL};
+    const char *was, *want;
+    char path[PATH_MAX_LEN];
+    verdict_t v;
+    int rc;
+
+    if (!pool_held(ud, q, a, &v, &rc, err, errlen))
+        return rc;
+    was = annotation(q->old_object, TARGET_CONFIG_ANNOTATION);
+    want = annotation(q->object, TARGET_CONFIG_ANNOTATION);
+    if (same_str(was, want))
+        return 0;
+    if (adm_pointer(path, sizeof(path), seg))
+        return hcp_errf(err, errlen, HCP_ERANGE, "annotation path");
+    if (was)
+        rc = patch_annotation(a, q->object, TARGET_CONFIG_ANNOTATION, was);
+    else
+        rc = adm_patch_op(a, "remove", path, NULL);
+    if (rc)
+        return hcp_errf(err, errlen, rc, "holding annotation %s", TARGET_CONFIG_ANNOTATION);
+    adm_response_warn(a, "annotation %s is held at %s until changes are permitted (next "
+                         "window %s)",
+                      TARGET_CONFIG_ANNOTATION, was ? was : "(none)",
+                      v.until[0] ? v.until : "not scheduled");
+    return 0;
+}
+
+int ctl_admission_register(ctl_controller_t *c, struct adm_router *r)
+{
+    int rc;
+
+    if ((rc = adm_router_add(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters",
+                             hold_hostedcluster, c)) != 0 ||
+        (rc = adm_router_add(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+                             hold_machinedeployment, c)) != 0 ||
+        (rc = adm_router_add(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets",
+                             hold_machineset, c)) != 0)
+        return rc;
+    return 0;
+}

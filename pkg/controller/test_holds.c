@@ -1,0 +1,371 @@
+/* test_holds.c: the admission holds (DESIGN.md 3.6) answered from the
+ * controller's cache. The caches are filled directly, as the watch would;
+ * each request goes through the route table as the API server's would, and
+ * the JSON Patch of the answer is decoded and applied to the request's
+ * object to see what would be stored. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "admission/router.h"
+#include "controller/internal.h"
+#include "controller/testutil_ctl.h"
+#include "log/log.h"
+
+static json_t *parse_json(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+    if (!j)
+        fail_msg("bad test JSON: %s (%s)", e.text, text);
+    return j;
+}
+
+#define add_object testutil_ctl_add
+
+#define OBJ_META(kind, ns, name)                                                    \
+    "\"kind\":\"" kind "\",\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"" name \
+    "\",\"uid\":\"u-" name "\",\"resourceVersion\":\"7\",\"generation\":1"
+#define BY_WEEKEND "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\""
+#define OUR_PAUSE                                                            \
+    "\"cluster.x-k8s.io/paused\":\"true\","                                 \
+    "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\""
+
+static const char md_np1[] =
+    "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
+    "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"," OUR_PAUSE "}},"
+    "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.0\"}}}}";
+static const char ms_np2[] =
+    "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
+    "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
+    "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c1\"}},"
+    "\"spec\":{\"replicas\":2}}";
+
+/* Weekend windows (Saturday 01:00-05:00 UTC); HostedCluster a and its two
+ * pools follow them, HostedCluster free has no stanza. */
+static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
+{
+    ctl_controller_t *c = testutil_ctl_new(loop, now);
+    add_object(&c->policies,
+               "{" OBJ_META("HostedChangeManagementPolicy", "clusters", "weekend") "},\"spec\":{"
+               "\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{\"permit\":{"
+               "\"rrule\":\"FREQ=WEEKLY;BYDAY=SA\",\"startTime\":\"01:00\",\"duration\":\"4h\"}}}}");
+    add_object(&c->hcs, "{" OBJ_META("HostedCluster", "clusters", "a") ",\"annotations\":{"
+                        BY_WEEKEND "}},\"spec\":{\"infraID\":\"a-x1\",\"release\":{"
+                        "\"image\":\"r:1\"}}}");
+    add_object(&c->hcs, "{" OBJ_META("HostedCluster", "clusters", "free") "},"
+                        "\"spec\":{\"release\":{\"image\":\"r:1\"}}}");
+    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "np1") ",\"annotations\":{"
+                        BY_WEEKEND "}},\"spec\":{\"clusterName\":\"a\"}}");
+    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "np2") ",\"annotations\":{"
+                        BY_WEEKEND "}},\"spec\":{\"clusterName\":\"a\",\"management\":{"
+                        "\"upgradeType\":\"InPlace\"}}}");
+    add_object(&c->clusters, "{" OBJ_META("Cluster", "clusters-a", "a-x1") "}}");
+    add_object(&c->mds, md_np1);
+    add_object(&c->mss, ms_np2);
+    return c;
+}
+
+static sched_time_t T(const char *s)
+{
+    sched_time_t t;
+    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
+    return t;
+}
+
+static int b64val(char ch)
+{
+    const char *tab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char *p = strchr(tab, ch);
+    return p && ch ? (int)(p - tab) : -1;
+}
+
+/* The patch of an answer, decoded (NULL when none). */
+static json_t *decode_patch(const json_t *resp)
+{
+    const char *b = json_string_value(json_object_get(resp, "patch"));
+    size_t n, o = 0;
+    char *out;
+    json_t *j;
+
+    if (b == NULL)
+        return NULL;
+    n = strlen(b);
+    out = calloc(1, n);
+    assert_non_null(out);
+    for (size_t i = 0; i + 3 < n; i += 4) {
+        int v[4];
+        for (int k = 0; k < 4; k++)
+            v[k] = b[i + k] == '=' ? 0 : b64val(b[i + k]);
+        assert_true(v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0);
+        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 |
+                     (uint32_t)v[3];
+        out[o++] = (char)(w >> 16);
+        if (b[i + 2] != '=')
+            out[o++] = (char)(w >> 8 & 255);
+        if (b[i + 3] != '=')
+            out[o++] = (char)(w & 255);
+    }
+    j = json_loadb(out, o, 0, NULL);
+    free(out);
+    assert_non_null(j);
+    return j;
+}
+
+/* Applies the RFC 6902 operations the holds use (add, replace, remove) to
+ * doc, a JSON Pointer at a time. */
+static void apply_patch(json_t *doc, const json_t *patch)
+{
+    size_t i;
+    json_t *op;
+
+    json_array_foreach(patch, i, op) {
+        const char *path = json_string_value(json_object_get(op, "path"));
+        const char *kind = json_string_value(json_object_get(op, "op"));
+        char seg[256], key[256];
+        json_t *at = doc;
+        const char *p = path;
+        assert_non_null(path);
+        while (1) {
+            size_t n = strcspn(p + 1, "/"), k = 0;
+            snprintf(seg, sizeof(seg), "%.*s", (int)n, p + 1);
+            for (size_t s = 0; seg[s]; s++, k++) {
+                key[k] = seg[s];
+                if (seg[s] == '~')
+                    key[k] = seg[++s] == '1' ? '/' : '~';
+            }
+            key[k] = '\0';
+            if (p[1 + n] == '\0')
+                break;
+            at = json_object_get(at, key);
+            assert_non_null(at);
+            p += 1 + n;
+        }
+        if (strcmp(kind, "remove") == 0)
+            assert_int_equal(json_object_del(at, key), 0);
+        else
+            json_object_set(at, key, json_object_get(op, "value"));
+    }
+}
+
+typedef struct answer {
+    bool allowed;
+    json_t *stored;   /* the object as the API server would store it */
+    int nops;         /* operations in the patch */
+    char warning[256];
+} answer_t;
+
+/* Sends an UPDATE of ns/name from old to new through the webhook at path. */
+static answer_t update(adm_router_t *r, const char *path, const char *group,
+                       const char *resource, const char *ns, const char *name, const char *old,
+                       const char *new_obj)
+{
+    char *body;
+    http_response h = {.status = 200};
+    answer_t a = {0};
+    adm_route_t *rt = NULL;
+
+    for (size_t i = 0; i < r->nroutes; i++)
+        if (strcmp(r->routes[i].path, path) == 0)
+            rt = &r->routes[i];
+    assert_non_null(rt);
+    json_t *review = json_pack(
+        "{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s}, s:{s:s}, s:s, s:s, s:s, s:o, s:o}}",
+        "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid", "u",
+        "resource", "group", group, "version", "v1beta1", "resource", resource, "kind", "kind",
+        "X", "namespace", ns, "name", name, "operation", "UPDATE", "object",
+        parse_json(new_obj), "oldObject", parse_json(old));
+    body = json_dumps(review, JSON_COMPACT);
+    json_decref(review);
+    assert_int_equal(adm_router_serve(rt, body, strlen(body), &h), 0);
+    free(body);
+    assert_int_equal(h.status, 200);
+    json_t *root = parse_json(h.body);
+    json_t *resp = json_object_get(root, "response");
+    free(h.body);
+    a.allowed = json_is_true(json_object_get(resp, "allowed"));
+    a.stored = parse_json(new_obj);
+    json_t *patch = decode_patch(resp);
+    if (patch) {
+        a.nops = (int)json_array_size(patch);
+        apply_patch(a.stored, patch);
+        json_decref(patch);
+    }
+    snprintf(a.warning, sizeof(a.warning), "%s",
+             json_string_value(json_array_get(json_object_get(resp, "warnings"), 0))
+                 ? json_string_value(json_array_get(json_object_get(resp, "warnings"), 0))
+                 : "");
+    json_decref(root);
+    return a;
+}
+
+static const char hc_old[] =
+    "{" OBJ_META("HostedCluster", "clusters", "a") ",\"annotations\":{" BY_WEEKEND "}},"
+    "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:1\"}}}";
+static const char hc_new[] =
+    "{" OBJ_META("HostedCluster", "clusters", "a") ",\"annotations\":{" BY_WEEKEND "}},"
+    "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:2\"},"
+    "\"controlPlaneRelease\":{\"image\":\"c:2\"}}}";
+
+static void with_router(const char *when, void (*fn)(adm_router_t *r, ctl_controller_t *c))
+{
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    ctl_controller_t *c = controller(loop, T(when));
+    http_server srv;
+    adm_router_t r;
+
+    http_server_init(&srv, NULL);
+    adm_router_init(&r, &srv, false, NULL, NULL);
+    assert_int_equal(ctl_admission_register(c, &r), 0);
+    assert_int_equal(r.nroutes, 3);
+    fn(&r, c);
+    ctl_stop(c);
+    ev_loop_destroy(loop);
+}
+
+static const char *str_at(const json_t *o, const char *path)
+{
+    return decide_json_str(o, path);
+}
+
+static const char *ann(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(decide_json_path(o, "metadata.annotations"), key));
+}
+
+/* Tuesday: the release stays, the requests are recorded; the pending
+ * change then reads as held until a window opens. */
+static void hc_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+                        "a", hc_old, hc_new);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
+    assert_null(decide_json_path(a.stored, "spec.controlPlaneRelease"));
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_RELEASE_ANNOTATION), "r:2");
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_CP_RELEASE_ANNOTATION), "c:2");
+    assert_non_null(strstr(a.warning, "spec.release.image: r:2 is held"));
+    decide_hc_t *hc = decide_hc_extract(a.stored);
+    assert_true(decide_hc_pending(hc));
+    json_t *rp = decide_release_patch(hc, "8");
+    assert_string_equal(str_at(rp, "spec.release.image"), "r:2");
+    assert_string_equal(str_at(rp, "spec.controlPlaneRelease.image"), "c:2");
+    assert_true(json_is_null(json_object_get(decide_json_path(rp, "metadata.annotations"),
+                                             DECIDE_REQUESTED_RELEASE_ANNOTATION)));
+    assert_string_equal(str_at(rp, "metadata.resourceVersion"), "8");
+    json_decref(rp);
+    decide_hc_free(hc);
+    json_decref(a.stored);
+
+    /* An object without a stanza is never touched. */
+    a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "free",
+               "{\"spec\":{\"release\":{\"image\":\"r:1\"}}}",
+               "{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
+    assert_int_equal(a.nops, 0);
+    json_decref(a.stored);
+}
+
+static void test_hostedcluster_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", hc_restricted);
+}
+
+static void hc_permitted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+                        "a", hc_old, hc_new);
+    assert_true(a.allowed);
+    assert_int_equal(a.nops, 0);
+    json_decref(a.stored);
+}
+
+static void test_hostedcluster_in_window(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", hc_permitted);
+}
+
+/* HyperShift's NodePool reconcile writes a new template and drops the
+ * pause; the scale from 3 to 5 in the same write goes through. */
+static void md_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    const char *hs_write =
+        "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
+        "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
+        "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\"}},"
+        "\"spec\":{\"replicas\":5,\"template\":{\"spec\":{\"version\":\"4.17.1\"}}}}";
+    answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+                        "clusters-a", "np1", md_np1, hs_write);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.0");
+    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 5);
+    assert_string_equal(ann(a.stored, DECIDE_PAUSED_ANNOTATION), "true");
+    assert_string_equal(ann(a.stored, DECIDE_MARKER_ANNOTATION), DECIDE_MARKER_VALUE);
+    assert_int_equal(a.nops, 2);
+    json_decref(a.stored);
+
+    /* A MachineDeployment of no known pool passes untouched. */
+    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "other", "{\"spec\":{\"template\":{\"a\":1}}}",
+               "{\"spec\":{\"template\":{\"a\":2}}}");
+    assert_int_equal(a.nops, 0);
+    json_decref(a.stored);
+
+    /* InPlace: the target config version stays; a new one is not added. */
+    a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2", ms_np2,
+               "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
+               "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
+               "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c2\"}},"
+               "\"spec\":{\"replicas\":4}}");
+    assert_string_equal(ann(a.stored, "hypershift.openshift.io/nodePoolTargetConfigVersion"),
+                        "c1");
+    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 4);
+    json_decref(a.stored);
+}
+
+static void test_workers_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", md_restricted);
+}
+
+static void md_permitted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+                        "clusters-a", "np1", md_np1,
+                        "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
+                        "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"}},"
+                        "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":"
+                        "\"4.17.1\"}}}}");
+    assert_int_equal(a.nops, 0);
+    assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
+    json_decref(a.stored);
+}
+
+static void test_workers_in_window(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", md_permitted);
+}
+
+int main(void)
+{
+    log_setup(false, 0);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hostedcluster_restricted),
+        cmocka_unit_test(test_hostedcluster_in_window),
+        cmocka_unit_test(test_workers_restricted),
+        cmocka_unit_test(test_workers_in_window),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

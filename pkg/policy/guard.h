@@ -1,0 +1,137 @@
+/* guard: the guard rails Service Delivery sets on change management.
+ *
+ * A fleet's operator limits how far a policy or a changeManagement stanza
+ * may hold changes back, the way GKE enforces "48 hours of maintenance
+ * availability in any 32 days, in blocks of 4 hours or more" and at most 30
+ * days of "no upgrades" exclusion. The limits are a small configuration
+ * (guard_config_t, read from a ConfigMap's data or a YAML/JSON file by
+ * guard_config_parse()), and guard_check() evaluates them on an *effective*
+ * schedule: a HostedCluster's timeline, or a NodePool's intersection with
+ * its HostedCluster's, over the next 12 months. The verdict names each rule
+ * that fails, by how much, and the first period that falls short.
+ *
+ * Everything here is pure: `now` is a parameter, the caller reads files and
+ * the admission request. The validating webhook, `preview --check` and the
+ * tests share these functions.
+ */
+#ifndef HCP_POLICY_GUARD_H
+#define HCP_POLICY_GUARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "policy/policy.h"
+#include "schedule/schedule.h"
+
+/* Errors: HCP_EINVAL (base/error.h) for an invalid configuration (detail in
+ * err, naming the key), HCP_ENOMEM when allocation fails, and the schedule
+ * engine's codes from guard_check(). */
+
+/* How far ahead guard_check() looks: 12 months of 365 days. */
+#define GUARD_HORIZON ((sched_time_t)365 * 86400)
+
+#define GUARD_MAX_EXEMPT 32     /* exempt namespaces, and users, each */
+#define GUARD_NAMELEN 254       /* a namespace or user name, NUL included */
+#define GUARD_MSGLEN 512        /* room for one rule's message */
+
+/* The limits. A zero limit is not enforced. Plain data: copy it freely. */
+typedef struct guard_config {
+    sched_time_t min_permitted;     /* minPermittedTime: seconds permitted in
+                                       every rolling period */
+    sched_time_t period;            /* rollingPeriod: length of that period */
+    sched_time_t min_block;         /* minBlockLength: shorter permitted
+                                       blocks do not count */
+    sched_time_t max_exclusion;     /* maxExclusionLength: longest exclusion */
+    sched_time_t max_restrictive;   /* maxRestrictiveUntil: furthest
+                                       RestrictiveUntil from now */
+    char exempt_ns[GUARD_MAX_EXEMPT][GUARD_NAMELEN];    /* exemptNamespaces;
+                                       "prefix*" matches by prefix */
+    size_t n_exempt_ns;
+    char exempt_users[GUARD_MAX_EXEMPT][GUARD_NAMELEN]; /* exemptUsers */
+    size_t n_exempt_users;
+} guard_config_t;
+
+/* Reads the configuration from a JSON document: a ConfigMap (its `data`,
+ * whose values are strings) or a plain object with the same keys. Keys:
+ *   minPermittedTime, rollingPeriod, minBlockLength, maxExclusionLength,
+ *   maxRestrictiveUntil   durations such as "48h", "32d", "1h30m", "0"
+ *   exemptNamespaces, exemptUsers   comma- or space-separated names, or
+ *                                   (plain object only) arrays of strings
+ * Unknown keys are refused, so that a misspelt limit is never silently
+ * off; minPermittedTime needs rollingPeriod and may not exceed it. Returns
+ * 0 with *cfg filled, or HCP_EINVAL with err naming the key. */
+int guard_config_parse(const json_t *doc, guard_config_t *cfg, char *err, size_t errlen);
+
+/* Parses a guard duration ("48h", "32d", "90m", "1d12h", "0"). Returns 0 or
+ * HCP_EINVAL (err names `what`). Exposed for command-line flags. */
+int guard_duration_parse(const char *s, const char *what, sched_time_t *out, char *err,
+                         size_t errlen);
+
+/* 1 when a request in namespace ns by user (either may be NULL) is exempt
+ * from the guard rails, else 0. */
+int guard_exempt(const guard_config_t *cfg, const char *ns, const char *user);
+
+/* What guard_check() looks at. Everything is borrowed. */
+typedef struct guard_input {
+    sched_t *effective;                     /* the effective timeline */
+    const policy_t *const *policies;        /* policies behind it, for their
+                                               exclusions (may be NULL) */
+    size_t n_policies;
+    int has_restrictive_until;              /* a RestrictiveUntil stanza */
+    sched_time_t restrictive_until;
+} guard_input_t;
+
+typedef enum guard_rule {
+    GUARD_RULE_MIN_PERMITTED = 0, /* minPermittedTime per rollingPeriod */
+    GUARD_RULE_MAX_EXCLUSION,     /* maxExclusionLength */
+    GUARD_RULE_MAX_RESTRICTIVE,   /* maxRestrictiveUntil */
+    GUARD_NRULES
+} guard_rule_t;
+
+/* One failed rule. */
+typedef struct guard_violation {
+    guard_rule_t rule;
+    sched_time_t by;                 /* how much the limit is missed, seconds */
+    sched_time_t period_start;       /* the first period that falls short
+                                        (min-permitted; else the offending
+                                        interval) */
+    sched_time_t period_end;
+    char message[GUARD_MSGLEN];      /* one sentence naming the rule */
+} guard_violation_t;
+
+typedef struct guard_verdict {
+    int allowed;                     /* 1: no rule failed */
+    guard_violation_t v[GUARD_NRULES]; /* at most one per rule, in rule order */
+    size_t n;
+    sched_time_t least_permitted;    /* the smallest permitted time counted in
+                                        any rolling period (-1 when not
+                                        checked) */
+} guard_verdict_t;
+
+/* The rule's configuration key ("minPermittedTime", ...). Static storage. */
+const char *guard_rule_name(guard_rule_t r);
+
+/* Evaluates every enforced limit of cfg on in over [now, now +
+ * GUARD_HORIZON) and fills *out:
+ *   minPermittedTime  every period [s, s + rollingPeriod) inside the horizon
+ *                     (the whole horizon when the period is longer) holds
+ *                     at least that much permitted time, counting only
+ *                     permitted blocks of at least minBlockLength (a block's
+ *                     full length decides; the part inside the period
+ *                     counts). The earliest period with the least time is
+ *                     reported.
+ *   maxExclusionLength  no exclusion of the policies that ends after now
+ *                     is longer.
+ *   maxRestrictiveUntil  a RestrictiveUntil instant is at most that far
+ *                     after now.
+ * Returns 0 (the verdict says allowed or not) or a schedule engine error. */
+int guard_check(const guard_config_t *cfg, const guard_input_t *in, sched_time_t now,
+                guard_verdict_t *out);
+
+/* Formats a duration in seconds as "2d 3h 30m" (or "0s"). */
+void guard_format_duration(sched_time_t secs, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,197 @@
+/* guard_config.c: reading the guard rails' configuration (guard.h). Every
+ * byte comes from outside (a ConfigMap, a file), so each key is checked and
+ * a refusal names it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/field.h"
+#include "policy/guard.h"
+
+#define MAX_DURATION ((sched_time_t)3660 * 86400) /* ten years and a bit */
+
+int guard_duration_parse(const char *s, const char *what, sched_time_t *out, char *err,
+                         size_t errlen)
+{
+    static const char units[] = "dhms";
+    static const sched_time_t secs[] = {86400, 3600, 60, 1};
+    sched_time_t total = 0;
+    const char *p = s;
+    int last = -1;
+
+    if (s == NULL || s[0] == '\0')
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: a duration is required (e.g. \"48h\")",
+                        what);
+    if (strcmp(s, "0") == 0) {
+        *out = 0;
+        return 0;
+    }
+    while (*p) {
+        sched_time_t n = 0;
+        const char *u;
+        int digits = 0;
+        while (*p >= '0' && *p <= '9' && digits < 12) {
+            n = n * 10 + (*p++ - '0');
+            digits++;
+        }
+        u = *p ? strchr(units, *p) : NULL;
+        if (digits == 0 || u == NULL || (int)(u - units) <= last)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s: \"%.64s\" is not a duration (use d, h, m and s in that order, "
+                            "e.g. \"1d12h\")",
+                            what, s);
+        last = (int)(u - units);
+        total += n * secs[last];
+        if (total > MAX_DURATION)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: \"%.64s\" is longer than 3660d", what,
+                            s);
+        p++;
+    }
+    *out = total;
+    return 0;
+}
+
+/* Appends one name to a list, refusing what cannot be a name. */
+static int add_name(char list[][GUARD_NAMELEN], size_t *n, const char *name, size_t len,
+                    const char *key, char *err, size_t errlen)
+{
+    size_t i;
+
+    if (len == 0)
+        return 0;
+    if (len >= GUARD_NAMELEN)
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: a name is longer than %d bytes", key,
+                        GUARD_NAMELEN - 1);
+    for (i = 0; i < len; i++)
+        if ((unsigned char)name[i] < 0x21 || (unsigned char)name[i] == 0x7f)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: a name holds a control character",
+                            key);
+    if (*n == GUARD_MAX_EXEMPT)
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: at most %d names are supported", key,
+                        GUARD_MAX_EXEMPT);
+    memcpy(list[*n], name, len);
+    list[(*n)++][len] = '\0';
+    return 0;
+}
+
+/* A list of names: a string of comma- or space-separated names, or an array
+ * of strings. */
+static int name_list(const json_t *v, const char *key, char list[][GUARD_NAMELEN], size_t *n,
+                     char *err, size_t errlen)
+{
+    size_t i;
+    int rc;
+
+    *n = 0;
+    if (json_is_array(v)) {
+        for (i = 0; i < json_array_size(v); i++) {
+            const json_t *e = json_array_get(v, i);
+            if (!json_is_string(e) || json_string_length(e) != strlen(json_string_value(e)))
+                return hcp_errf(err, errlen, HCP_EINVAL, "%s[%zu]: must be a name", key, i);
+            if ((rc = add_name(list, n, json_string_value(e), json_string_length(e), key, err,
+                               errlen)) < 0)
+                return rc;
+        }
+        return 0;
+    }
+    if (!json_is_string(v) || json_string_length(v) != strlen(json_string_value(v)))
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "%s: must be a string of comma-separated names", key);
+    const char *s = json_string_value(v);
+    while (*s) {
+        size_t len = strcspn(s, ", \t\n");
+        if ((rc = add_name(list, n, s, len, key, err, errlen)) < 0)
+            return rc;
+        s += len;
+        if (*s)
+            s++;
+    }
+    return 0;
+}
+
+static int duration_value(const json_t *v, const char *key, sched_time_t *out, char *err,
+                          size_t errlen)
+{
+    if (!json_is_string(v) || json_string_length(v) != strlen(json_string_value(v)))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a duration string such as \"48h\"",
+                        key);
+    return guard_duration_parse(json_string_value(v), key, out, err, errlen);
+}
+
+static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"minPermittedTime",   "rollingPeriod",
+                                       "minBlockLength",     "maxExclusionLength",
+                                       "maxRestrictiveUntil", "exemptNamespaces",
+                                       "exemptUsers",        NULL};
+    sched_time_t *dur[] = {&cfg->min_permitted, &cfg->period, &cfg->min_block,
+                           &cfg->max_exclusion, &cfg->max_restrictive};
+    int rc, i;
+
+    if ((rc = policy_field_check_fields(data, "data", keys, err, errlen)) < 0)
+        return rc;
+    for (i = 0; i < 5; i++) {
+        const json_t *v = json_object_get(data, keys[i]);
+        if (v != NULL && (rc = duration_value(v, keys[i], dur[i], err, errlen)) < 0)
+            return rc;
+    }
+    const json_t *ns = json_object_get(data, "exemptNamespaces");
+    const json_t *users = json_object_get(data, "exemptUsers");
+    if (ns && (rc = name_list(ns, "exemptNamespaces", cfg->exempt_ns, &cfg->n_exempt_ns, err,
+                              errlen)) < 0)
+        return rc;
+    if (users && (rc = name_list(users, "exemptUsers", cfg->exempt_users, &cfg->n_exempt_users,
+                                 err, errlen)) < 0)
+        return rc;
+    return 0;
+}
+
+int guard_config_parse(const json_t *doc, guard_config_t *cfg, char *err, size_t errlen)
+{
+    const json_t *data = doc;
+    int rc;
+
+    memset(cfg, 0, sizeof *cfg);
+    if (!json_is_object(doc))
+        return hcp_errf(err, errlen, HCP_EINVAL, "the guard rail configuration must be a mapping");
+    const json_t *kind = json_object_get(doc, "kind");
+    if (kind != NULL) {
+        if (!json_is_string(kind) || strcmp(json_string_value(kind), "ConfigMap") != 0)
+            return hcp_errf(err, errlen, HCP_EINVAL, "kind: must be ConfigMap");
+        data = json_object_get(doc, "data");
+        if (data == NULL || json_is_null(data))
+            return 0; /* an empty ConfigMap enforces nothing */
+        if (!json_is_object(data))
+            return hcp_errf(err, errlen, HCP_EINVAL, "data: must be a mapping");
+    }
+    if ((rc = read_keys(data, cfg, err, errlen)) < 0)
+        return rc;
+    if (cfg->min_permitted > 0 && cfg->period == 0)
+        return hcp_errf(err, errlen, HCP_EINVAL, "rollingPeriod: required with minPermittedTime");
+    if (cfg->min_permitted > cfg->period && cfg->period > 0)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "minPermittedTime: longer than rollingPeriod, no schedule could pass");
+    return 0;
+}
+
+static int name_matches(const char *pattern, const char *name)
+{
+    size_t n = strlen(pattern);
+
+    if (n > 0 && pattern[n - 1] == '*')
+        return strncmp(pattern, name, n - 1) == 0;
+    return strcmp(pattern, name) == 0;
+}
+
+int guard_exempt(const guard_config_t *cfg, const char *ns, const char *user)
+{
+    size_t i;
+
+    for (i = 0; ns && i < cfg->n_exempt_ns; i++)
+        if (name_matches(cfg->exempt_ns[i], ns))
+            return 1;
+    for (i = 0; user && i < cfg->n_exempt_users; i++)
+        if (name_matches(cfg->exempt_users[i], user))
+            return 1;
+    return 0;
+}

@@ -1,0 +1,119 @@
+/* Tests of pkg/policy/ics: events of windows and exclusions, TEXT escaping,
+ * folding at 75 octets without splitting UTF-8, the clipping of unbounded
+ * intervals, and the range. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "policy/ics.h"
+#include "policy/policy.h"
+#include "schedule/testutil_sched.h"
+
+static policy_t *pol(const char *ms)
+{
+    char text[2048], err[POLICY_ERRLEN];
+    json_error_t je;
+    policy_t *p = NULL;
+    json_t *doc;
+
+    snprintf(text, sizeof text,
+             "{\"apiVersion\":\"changemanagement.hypershift.openshift.io/v1alpha1\","
+             "\"kind\":\"HostedChangeManagementPolicy\",\"metadata\":{\"name\":\"p\","
+             "\"namespace\":\"ns\"},\"spec\":{\"strategy\":\"MaintenanceSchedule\","
+             "\"maintenanceSchedule\":%s}}",
+             ms);
+    doc = json_loads(text, 0, &je);
+    assert_non_null(doc);
+    if (policy_parse(doc, tu_ts("2026-11-23T00:00:00Z"), &p, err, sizeof err) != 0)
+        fail_msg("policy: %s", err);
+    json_decref(doc);
+    return p;
+}
+
+static char *render(const policy_t *p, sched_t *s, const char *from, const char *until, long n)
+{
+    const policy_t *ps[1] = {p};
+    ics_timeline_t t = {.uid = "x.ns.p", .summary = "ns/p", .sched = s, .policies = ps,
+                        .n_policies = p ? 1 : 0, .from = tu_ts(from), .until = tu_ts(until),
+                        .max_windows = n};
+    ics_t c = {0};
+
+    ics_begin(&c, "cal");
+    assert_int_equal(ics_timeline(&c, &t, tu_ts(from)), 0);
+    assert_int_equal(ics_end(&c), 0);
+    return c.buf;
+}
+
+static void test_windows_and_range(void **state)
+{
+    (void)state;
+    policy_t *p = pol("{\"permit\":{\"rrule\":\"FREQ=WEEKLY;BYDAY=SA\",\"duration\":\"4h\"}}");
+    char *text = render(p, p->sched, "2026-11-23T00:00:00Z", "2026-12-13T00:00:00Z", 100);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 3); /* Nov 28, Dec 5, Dec 12 */
+    assert_non_null(strstr(text, "BEGIN:VEVENT\r\nUID:window-20261128T000000Z-x.ns.p@hcp-"
+                                 "controller\r\nDTSTAMP:20261123T000000Z\r\nDTSTART:20261128T"
+                                 "000000Z\r\nDTEND:20261128T040000Z\r\nSUMMARY:ns/p: changes "
+                                 "permitted\r\n"));
+    assert_true(strncmp(text, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n", 30) == 0);
+    assert_non_null(strstr(text, "END:VCALENDAR\r\n"));
+    free(text);
+    text = render(p, p->sched, "2026-11-23T00:00:00Z", "2027-12-13T00:00:00Z", 2);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 2); /* at most max_windows */
+    free(text);
+    policy_free(p);
+}
+
+/* Always permitted: one event clipped to the UTC days of the range. */
+static void test_unbounded(void **state)
+{
+    (void)state;
+    sched_t *always = sched_always();
+    char *text = render(NULL, always, "2026-11-23T09:30:00Z", "2026-12-01T12:00:00Z", 100);
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 1);
+    assert_non_null(strstr(text, "DTSTART:20261123T000000Z\r\nDTEND:20261201T000000Z\r\n"));
+    assert_non_null(strstr(text, "DESCRIPTION:Material changes may start in this window (it"));
+    free(text);
+    sched_unref(always);
+}
+
+/* An exclusion is its own event, with its reason escaped and its lines
+ * folded at 75 octets without splitting a UTF-8 sequence. */
+static void test_exclusion_escaped_folded(void **state)
+{
+    (void)state;
+    policy_t *p = pol("{\"timeZone\":\"Europe/Berlin\",\"permit\":{\"rrule\":\"FREQ=DAILY\"},"
+                      "\"exclude\":[{\"fromDate\":\"2026-12-24\",\"untilDate\":\"2026-12-27\","
+                      "\"reason\":\"a;b,c\\\\d\\ne \u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+                      "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+                      "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+                      "\u00e9\u00e9\"},{\"fromDate\":\"2027-06-01\"}]}");
+    char *text = render(p, p->sched, "2026-12-20T00:00:00Z", "2027-01-01T00:00:00Z", 0);
+    const char *l, *nl;
+    assert_int_equal(tu_count(text, "BEGIN:VEVENT"), 1); /* the June one is out of range */
+    assert_non_null(strstr(text, "UID:exclusion-20261223T230000Z-x.ns.p@hcp-controller\r\n"));
+    assert_non_null(strstr(text, "DTSTART:20261223T230000Z\r\nDTEND:20261226T230000Z\r\n"));
+    assert_non_null(strstr(text, "SUMMARY:ns/p: changes excluded: a\\;b\\,c\\\\d\\ne "));
+    for (l = text; (nl = strstr(l, "\r\n")) != NULL; l = nl + 2) {
+        assert_true(nl - l <= 75);
+        if (*l == ' ') /* a continuation never starts inside a UTF-8 sequence */
+            assert_true(((unsigned char)l[1] & 0xC0) != 0x80);
+    }
+    assert_non_null(strstr(text, "\r\n "));
+    free(text);
+    policy_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_windows_and_range),
+        cmocka_unit_test(test_unbounded),
+        cmocka_unit_test(test_exclusion_escaped_folded),
+    };
+    return cmocka_run_group_tests_name("ics", tests, NULL, NULL);
+}
