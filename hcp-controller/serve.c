@@ -18,13 +18,14 @@ static const char *const request_labels[] = {"verb", "code", NULL};
 static const char *const policy_labels[] = {"namespace", "policy", NULL};
 static const char *const admission_labels[] = {"result", NULL};
 
-enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_REQUESTS, F_RESTARTS, F_RECONCILE,
+enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
        F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
-    char *kind, *ns, *name, *system, *strategy; /* owned */
+    char *kind, *ns, *name, *system; /* owned */
+    const char *strategy, *stanza;   /* static (ctl_object_metrics_t says) */
     double v[4];                                 /* pending, eta, remaining, last */
 } row_t;
 
@@ -81,13 +82,14 @@ static void take_row(const ctl_object_metrics_t *m, void *ud)
     r->ns = dup_str(m->ns);
     r->name = dup_str(m->name);
     r->system = dup_str(m->system);
-    r->strategy = dup_str(m->strategy);
+    r->strategy = m->strategy;
+    r->stanza = m->stanza;
     r->v[0] = m->change_pending;
     r->v[1] = m->next_change_eta;
     r->v[2] = m->permissive_remaining;
     r->v[3] = m->last_change;
     s->nrows++;
-    if (!r->kind || !r->ns || !r->name || !r->system || !r->strategy)
+    if (!r->kind || !r->ns || !r->name || !r->system)
         s->oom = true;
 }
 
@@ -98,7 +100,6 @@ static void clear_rows(serve_t *s)
         free(s->rows[i].ns);
         free(s->rows[i].name);
         free(s->rows[i].system);
-        free(s->rows[i].strategy);
     }
     s->nrows = 0;
 }
@@ -116,17 +117,31 @@ static int collect_object(metrics_emitter *e, void *ud)
     return 0;
 }
 
+/* The enhancement's label values, one series each per object. */
 static int collect_strategy(metrics_emitter *e, void *ud)
+{
+    static const char *const names[] = {"MaintenanceSchedule", "Permissive", "Restrictive"};
+    serve_t *s = ud;
+    for (size_t i = 0; i < s->nrows; i++) {
+        row_t *r = &s->rows[i];
+        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+            const char *vals[] = {r->kind, r->ns, r->name, r->system, names[k]};
+            if (metrics_emit(e, vals, strcmp(r->strategy, names[k]) == 0))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The stanza as written: one series per object, value 1. */
+static int collect_stanza(metrics_emitter *e, void *ud)
 {
     serve_t *s = ud;
     for (size_t i = 0; i < s->nrows; i++) {
         row_t *r = &s->rows[i];
-        for (int k = 0; k < STANZA_NSTRATEGIES; k++) {
-            const char *name = stanza_strategy_name((stanza_strategy_t)k);
-            const char *vals[] = {r->kind, r->ns, r->name, r->system, name};
-            if (metrics_emit(e, vals, strcmp(r->strategy, name) == 0))
-                return -1;
-        }
+        const char *vals[] = {r->kind, r->ns, r->name, r->system, r->stanza};
+        if (metrics_emit(e, vals, 1))
+            return -1;
     }
     return 0;
 }
@@ -313,8 +328,15 @@ static int register_families(serve_t *s, char *err, size_t errlen)
     } fams[] = {
         {F_STRATEGY,
          {.name = "change_management_strategy_enabled",
-          .help = "1 for the change management strategy in force, else 0",
+          .help = "1 for the change management strategy in force (MaintenanceSchedule, "
+                  "Permissive or Restrictive, after resolving the stanza and its policy), else 0",
           .type = METRICS_GAUGE, .labels = strategy_labels, .collect = collect_strategy,
+          .collect_ud = s}},
+        {F_STANZA,
+         {.name = "change_management_stanza_strategy",
+          .help = "1, labelled with the changeManagement stanza's strategy as written (None "
+                  "without a stanza, Invalid when it does not parse)",
+          .type = METRICS_GAUGE, .labels = strategy_labels, .collect = collect_stanza,
           .collect_ud = s}},
         {F_POLICY_READY,
          {.name = "change_management_policy_ready",

@@ -96,6 +96,7 @@ hosted_clusterversion_conditions() {
   must reset_cv || return
   must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 5m)" || return
   must mk_hc "$ns" hc1 policy=weekly || return
+  must mk_np "$ns" np1 hc1 policy=weekly || return
   must mk_hc "$ns" hc2 policy=weekly || return
   must mk_hc "$ns" hc3 policy=weekly || return
   must put_secret "$ns" hc1 "$(cat "$H_KUBECONFIG")" || return
@@ -109,6 +110,12 @@ hosted_clusterversion_conditions() {
   now_is "hosted ClusterVersion ChangesPending=False" False/NoChangesPending cv_cond ChangesPending
   check_contains "the hosted admin sees when changes resume" "2026-03-07T00:00:00Z" \
     "$(cv_message ChangesPaused)"
+  check_contains "the message speaks of the control plane" "Control plane: changes are paused until" \
+    "$(cv_message ChangesPaused)"
+  eventually "the message speaks of each NodePool" yes \
+    eval '[[ "$(cv_message ChangesPaused)" == *"NodePool np1: changes are paused until 2026-03-07T00:00:00Z"* ]] && echo yes'
+  check_contains "ChangesPending speaks of each NodePool" "NodePool np1: no changes are pending." \
+    "$(cv_message ChangesPending)"
   eventually "HostedCluster $PROJECTED=True" True/Projected hc_cond_sr "$ns" hc1 "$PROJECTED"
   eventually "no Secret: $PROJECTED=False (KubeconfigSecretNotFound)" False/KubeconfigSecretNotFound \
     hc_cond_sr "$ns" hc2 "$PROJECTED"

@@ -64,8 +64,13 @@ metric_values_at_scrape() {
   in_range "hc1 last_change counts from the last window's end" "$(scraped change_management_last_change HostedCluster hc1)" \
     $(since_bounds 2026-02-28T00:10:00Z)
   check_eq "hc1 change_pending 2 (blocked)" 2 "$(scraped change_management_change_pending HostedCluster hc1)"
-  check_eq "hc1 strategy_enabled{ByPolicy} 1" 1 "$(scraped change_management_strategy_enabled HostedCluster hc1 ',strategy="ByPolicy"')"
+  check_eq "hc1 (ByPolicy) strategy_enabled{MaintenanceSchedule} 1" 1 \
+    "$(scraped change_management_strategy_enabled HostedCluster hc1 ',strategy="MaintenanceSchedule"')"
   check_eq "hc1 strategy_enabled{Permissive} 0" 0 "$(scraped change_management_strategy_enabled HostedCluster hc1 ',strategy="Permissive"')"
+  check_eq "hc1 strategy_enabled{Restrictive} 0" 0 "$(scraped change_management_strategy_enabled HostedCluster hc1 ',strategy="Restrictive"')"
+  check_eq "hc1 has no strategy_enabled{ByPolicy} (not an enhancement label)" "" \
+    "$(scraped change_management_strategy_enabled HostedCluster hc1 ',strategy="ByPolicy"')"
+  check_eq "hc1 stanza_strategy{ByPolicy} 1" 1 "$(scraped change_management_stanza_strategy HostedCluster hc1 ',strategy="ByPolicy"')"
   # shellcheck disable=SC2046
   in_range "np1 next_change_eta counts down to 00:00" "$(scraped change_management_next_change_eta NodePool np1)" \
     $(until_bounds 2026-03-07T00:00:00Z)
@@ -74,6 +79,12 @@ metric_values_at_scrape() {
   check_eq "hc2 (Restrictive) permissive_remaining 0" 0 "$(scraped change_management_permissive_remaining HostedCluster hc2)"
   check_eq "hc2 (Restrictive) strategy_enabled{Restrictive} 1" 1 \
     "$(scraped change_management_strategy_enabled HostedCluster hc2 ',strategy="Restrictive"')"
+  check_eq "hc2 stanza_strategy{Restrictive} 1" 1 "$(scraped change_management_stanza_strategy HostedCluster hc2 ',strategy="Restrictive"')"
+  check_eq "hc3 (no stanza) strategy_enabled{Permissive} 1" 1 \
+    "$(scraped change_management_strategy_enabled HostedCluster hc3 ',strategy="Permissive"')"
+  check_eq "hc3 stanza_strategy{None} 1" 1 "$(scraped change_management_stanza_strategy HostedCluster hc3 ',strategy="None"')"
+  check_eq "hc4 (missing policy) strategy_enabled{Restrictive} 1 (fail safe)" 1 \
+    "$(scraped change_management_strategy_enabled HostedCluster hc4 ',strategy="Restrictive"')"
   check_eq "hc3 (no stanza) next_change_eta 0" 0 "$(scraped change_management_next_change_eta HostedCluster hc3)"
   check_eq "hc3 (no stanza) permissive_remaining -1" -1 "$(scraped change_management_permissive_remaining HostedCluster hc3)"
   check_eq "hc3 (no stanza) last_change 0" 0 "$(scraped change_management_last_change HostedCluster hc3)"

@@ -179,12 +179,18 @@ permissive_until_back_to_policy() {
     "$(cond "$(hc_path "$ns" hc1)" ChangesPaused message)"
   now_is "Cluster unpaused" unpaused pause_state "$c"
   now_is "MachineDeployment unpaused" unpaused pause_state "$md"
+  now_is "metric strategy_enabled{Permissive} 1 while the override is in force" 1 \
+    obj_metric a change_management_strategy_enabled HostedCluster hc1 ',strategy="Permissive"'
+  now_is "metric stanza_strategy{PermissiveUntil} 1" 1 \
+    obj_metric a change_management_stanza_strategy HostedCluster hc1 ',strategy="PermissiveUntil"'
   still_before a 2026-03-06T23:57:00Z "the permitted state"
 
   expect_at a "Cluster paused when PermissiveUntil expires" 2026-03-06T23:57:00Z "$TOL" is_state "$c" paused+marker
   expect_at a "MachineDeployment paused" 2026-03-06T23:57:00Z "$TOL" is_state "$md" paused+marker
   eventually "HostedCluster ChangesPaused=True (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \
     hc_cond_sr "$ns" hc1 ChangesPaused
+  now_is "metric strategy_enabled{MaintenanceSchedule} 1 once the policy took over" 1 \
+    obj_metric a change_management_strategy_enabled HostedCluster hc1 ',strategy="MaintenanceSchedule"'
   now_is "status next is the policy's window" 2026-03-07T00:00:00Z/2026-03-07T00:05:00Z \
     hc_cm "$ns" hc1 '.next | "\(.startTime)/\(.endTime)"'
   expect_at a "Cluster unpaused in the policy's window" 2026-03-07T00:00:00Z "$TOL" is_state "$c" unpaused
@@ -247,10 +253,36 @@ exclusion_cuts_window() {
   expect_at a "Cluster paused at the exclusion" 2026-03-07T00:00:00Z "$TOL" is_state "$c" paused+marker
   check_contains "HCMP status gives the exclusion's reason" "release freeze" \
     "$(get "$(hcmp_path "$ns" friday)" .status.behavior.current.reason)"
+  eventually "HostedCluster ChangesPaused=True (Excluded)" True/Excluded hc_cond_sr "$ns" hc1 ChangesPaused
+  check_contains "HostedCluster condition names the exclusion and its end" \
+    'inside the exclusion "release freeze", which ends at 2026-03-08T00:00:00Z' \
+    "$(cond "$(hc_path "$ns" hc1)" ChangesPaused message)"
   eventually "status next window is a week later" 2026-03-13T23:50:00Z hc_cm "$ns" hc1 .next.startTime
   sleep_until_sim a 2026-03-07T00:05:00Z
   now_is "Cluster still paused in the cut-off part" paused+marker pause_state "$c"
   still_before a 2026-03-07T00:10:00Z "the cut-off part"
+}
+
+# HyperShift writes a HostedCluster's status with Status().Update: the whole
+# status from its own copy, where our conditions may be missing. Ours come
+# back, and HyperShift's own condition is kept.
+status_update_keeps_conditions() {
+  local ns obj code
+  ns=$(new_ns stupdate) || return
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 5m)" || return
+  must mk_hc "$ns" hc1 policy=weekly || return
+  start_ctl a "$ns" 2026-03-06T12:00:00Z 1 || { not_ok "controller starts"; return; }
+  EVENTUALLY=5 eventually "HostedCluster ChangesPaused=True (OutsideMaintenanceWindow)" \
+    True/OutsideMaintenanceWindow hc_cond_sr "$ns" hc1 ChangesPaused
+  obj=$(api GET "$(hc_path "$ns" hc1)") || { not_ok "read the HostedCluster"; return; }
+  obj=$(jq -c '.status.conditions = [{type: "Available", status: "True", reason: "AsExpected",
+    message: "The hosted control plane is available", lastTransitionTime: "2026-03-01T00:00:00Z"}]' <<<"$obj")
+  code=$(api PUT "$(hc_path "$ns" hc1)/status" "$obj" application/json >/dev/null 2>&1; echo $?)
+  check_eq "the whole-status update is accepted" 0 "$code"
+  eventually "ChangesPaused comes back (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \
+    hc_cond_sr "$ns" hc1 ChangesPaused
+  eventually "ChangesPending comes back" False/NoChangesPending hc_cond_sr "$ns" hc1 ChangesPending
+  now_is "HyperShift's own condition is kept" True/AsExpected hc_cond_sr "$ns" hc1 Available
 }
 
 begin_suite
@@ -261,4 +293,5 @@ run_scenario nodepool_wider_than_cluster
 run_scenario permissive_until_back_to_policy
 run_scenario restrictive_until_then_permissive
 run_scenario exclusion_cuts_window
+run_scenario status_update_keeps_conditions
 summary

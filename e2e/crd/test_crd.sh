@@ -70,7 +70,7 @@ refused() {
 
 P=spec.maintenanceSchedule.permit
 R=$P.recurrence
-refused both-recurrence-and-rrule "$P" "exactly one of recurrence or rrule must be set" '
+refused both-recurrence-and-rrule "$P" "recurrence and rrule are mutually exclusive" '
 permit:
   recurrence: {frequency: Daily}
   rrule: FREQ=DAILY'
@@ -100,6 +100,14 @@ refused duration-over-a-year "$P.duration" "duration must be at most 8760h" '
 permit:
   recurrence: {frequency: Daily}
   duration: 8761h'
+refused go-duration-over-a-year "$P.duration" "duration must be at most 8760h" '
+permit:
+  rrule: FREQ=DAILY
+  duration: 8760h0m1s'
+refused duration-zero "$P.duration" "should match '[1-9]'" '
+permit:
+  rrule: FREQ=DAILY
+  duration: 0h0m0s'
 refused exclusion-ends-before-it-starts "spec.maintenanceSchedule.exclude[0]" \
   "untilDate must be after fromDate (untilDate is exclusive)" '
 permit:
@@ -168,6 +176,23 @@ permit:
   rrule: FREQ=MONTHLY;BYDAY=TU;BYSETPOS=2
   startTime: "20:00"
   duration: 3h' "$S.permit.rrule == \"FREQ=MONTHLY;BYDAY=TU;BYSETPOS=2\""
+# Go clients write a metav1.Duration as Go formats it.
+accepted go-duration '
+permit:
+  recurrence: {frequency: Weekly, weekly: {daysOfWeek: [Saturday]}}
+  startTime: "20:00"
+  duration: 8h0m0s' "$S.permit.duration == \"8h0m0s\""
+accepted go-duration-seconds '
+permit:
+  rrule: FREQ=DAILY
+  duration: 1h30m45s' "$S.permit.duration == \"1h30m45s\""
+# A permit without a recurrence selects every date.
+accepted every-day '
+permit:
+  startTime: "22:00"
+  duration: 2h
+exclude:
+- {fromDate: "2026-12-24", untilDate: "2027-01-02", reason: "year-end freeze"}' "($S.permit | has(\"recurrence\") | not) and $S.permit.startTime == \"22:00\""
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

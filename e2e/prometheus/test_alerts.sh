@@ -128,13 +128,17 @@ mutant "window soon: any pending state" alerts_test.yaml \
 mutant "no window: 35 days exclusive" alerts_test.yaml 's/) >= 3024000$/) > 3024000/'
 mutant "forced permissive: 47 hours" alerts_long_test.yaml 's/for: 48h$/for: 47h/'
 mutant "forced permissive: no gap bridging" alerts_long_test.yaml \
-  's/last_over_time(change_management_strategy_enabled{strategy="PermissiveUntil"}\[10m\])/change_management_strategy_enabled{strategy="PermissiveUntil"}/'
-mutant "forced permissive: any namespace" alerts_long_test.yaml \
-  's/group by (namespace) (last_over_time(change_management_policy_ready\[10m\]))/group by (namespace) (last_over_time(change_management_next_change_eta[10m]))/'
+  's/last_over_time(change_management_stanza_strategy{strategy=~"Permissive|PermissiveUntil"}\[10m\])/change_management_stanza_strategy{strategy=~"Permissive|PermissiveUntil"}/'
+mutant "forced permissive: any stanza, or none" alerts_long_test.yaml \
+  's/change_management_stanza_strategy{strategy=~"Permissive|PermissiveUntil"}\[10m\]/change_management_stanza_strategy[10m]/'
+mutant "forced permissive: an expired override still counts" alerts_long_test.yaml \
+  's/last_over_time(change_management_strategy_enabled{strategy="Permissive"}\[10m\])/last_over_time(change_management_strategy_enabled[10m])/'
 mutant "policy not ready: one alert per replica" alerts_test.yaml \
   's/max by (namespace, policy) (change_management_policy_ready) == 0/change_management_policy_ready == 0/'
 mutant "no window: RestrictiveUntil excused" alerts_test.yaml \
-  's/strategy="Restrictive"}$/strategy=~"Restrictive|RestrictiveUntil"}/'
+  's/change_management_stanza_strategy{strategy="RestrictiveUntil"}/change_management_stanza_strategy{strategy="None"}/'
+mutant "no window: a Restrictive policy alerts" alerts_test.yaml \
+  's/change_management_strategy_enabled{strategy="Restrictive"}$/change_management_strategy_enabled{strategy="Restrictive",kind="none"}/'
 mutant "re-assertions: 5 in 30 minutes" alerts_test.yaml 's/\[30m\])) > 5$/[30m])) >= 5/'
 mutant "re-assertions: counter resets" alerts_test.yaml 's/(increase(hcp_controller_pause_reassertions_total/(delta(hcp_controller_pause_reassertions_total/'
 mutant "down: a target that is down counts as present" alerts_test.yaml \

@@ -102,7 +102,10 @@ typedef struct ctl_object_metrics {
     const char *kind;        /* "HostedCluster" or "NodePool" */
     const char *ns, *name;   /* borrowed for the duration of the callback */
     const char *system;      /* "control-plane" or "worker-nodes" */
-    const char *strategy;    /* the strategy in force (stanza name) */
+    const char *strategy;    /* static: the strategy in force,
+                                stanza_enforced_strategy() */
+    const char *stanza;      /* static: the stanza as written,
+                                stanza_configured_strategy() */
     int change_pending;      /* 0 none, 1 being initiated, 2 blocked */
     double next_change_eta;  /* seconds; -2 error, -1 paused indefinitely, 0 permitted */
     double permissive_remaining; /* seconds; -2 error, -1 indefinitely, 0 not permitted */

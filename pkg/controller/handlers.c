@@ -99,19 +99,36 @@ static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
 }
 static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 
-static void np_changed(const kube_obj *o, void *ud, bool stanza_changed)
+/* The hosted ClusterVersion of a NodePool's HostedCluster quotes the pool's
+ * conditions: the cluster is enqueued when they change (or the pool comes
+ * or goes). */
+static void np_changed(const kube_obj *o, void *ud, bool stanza_changed, bool conds_changed)
 {
+    const decide_np_t *np = o->data;
     if (stanza_changed)
         forget_resolution(ud, R_NP, o);
     ctl_enqueue(ud, R_NP, o->ns, o->name);
+    if (conds_changed && np && np->cluster_name)
+        ctl_enqueue(ud, R_HC, o->ns, np->cluster_name);
 }
-static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
+
+static bool seen_same(const decide_seen_cond_t *a, const decide_seen_cond_t *b)
+{
+    return a->present == b->present && a->status == b->status &&
+           (a->reason == b->reason || (a->reason && b->reason && !strcmp(a->reason, b->reason))) &&
+           (a->message == b->message ||
+            (a->message && b->message && !strcmp(a->message, b->message)));
+}
+
+static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud, true, true); }
 static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_np_t *a = old->data, *b = o->data;
-    np_changed(o, ud, !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza));
+    np_changed(o, ud, !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza),
+               !a || !b || !seen_same(&a->m.paused, &b->m.paused) ||
+                   !seen_same(&a->m.pending, &b->m.pending));
 }
-static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true); }
+static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true, true); }
 
 /* A control-plane namespace is "<hc-ns>-<hc-name>", and both parts may hold
  * dashes: for each split at a dash, enqueues the object of kind k in <hc-ns>

@@ -19,6 +19,7 @@
 #include "controller/controller.h"
 #include "controller/queue.h"
 #include "controller/write.h"
+#include "decide/cv.h"
 #include "decide/plan.h"
 #include "hosted/hosted.h"
 #include "kube/cache.h"
@@ -39,7 +40,12 @@ typedef enum rkind { R_POLICY, R_HC, R_NP } rkind_t;
 /* What an object's /metrics values are computed from, as one plan left it
  * (scrape.c: ctl_plan_inputs()); the values themselves depend on now. */
 typedef struct ctl_metric_inputs {
-    const char *strategy;    /* static; NULL when the stanza did not resolve */
+    const char *strategy;    /* static; NULL when the stanza did not resolve:
+                                the strategy in force before strategy_switch
+                                (stanza_enforced_strategy()) */
+    const char *strategy_after; /* static: the one in force from strategy_switch on */
+    sched_time_t strategy_switch; /* an override's instant; SCHED_NEG_INF when none */
+    const char *stanza;      /* static: the stanza as written (stanza_configured_strategy()) */
     bool decided;            /* state and pending are set */
     bool degraded;           /* a timeline (own or the HostedCluster's) is in error */
     sched_state_t state;
@@ -147,6 +153,13 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
  * those already kept are handed out (scrape); reconcile's view also asks
  * for the status document, which a scrape does not need. */
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v);
+
+/* The conditions HostedCluster ns/name's projection writes into the hosted
+ * ClusterVersion, for its decision d: the control plane's and each of its
+ * NodePools' (their conditions as cached), built into *cv, which the
+ * returned strings point into (keep cv while they are used). */
+hosted_conds_t ctl_hosted_want(ctl_controller_t *c, const char *ns, const char *name,
+                               const decide_decision_t *d, decide_cv_t *cv);
 
 /* The two stanzas resolve alike (same fields, same times, same policy). */
 bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);

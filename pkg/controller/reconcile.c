@@ -21,6 +21,7 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
     out->ready = e->p->valid;
     out->sched = e->p->sched;
     out->message = e->p->message;
+    out->strategy = policy_strategy_name(e->p->strategy);
     return 0;
 }
 
@@ -116,19 +117,14 @@ static const stanza_nodepool_t *peek_intersection(void *ud, const char *ns, cons
     return intersection(ud, false, ns, name, own, cluster, now);
 }
 
-static hosted_conds_t hosted_want(const decide_decision_t *d)
-{
-    return (hosted_conds_t){{d->paused_status, d->paused_reason, d->paused_message},
-                            {d->pending_status, d->pending_reason, d->pending_message}};
-}
-
 /* What the projection will report once handed the decision's conditions;
  * unknown while it has learnt nothing (a fresh process). */
 static void view_projection(void *ud, const char *ns, const char *name,
                             const decide_decision_t *d, decide_projection_t *out)
 {
     ctl_controller_t *c = ud;
-    hosted_conds_t want = hosted_want(d);
+    decide_cv_t cv;
+    hosted_conds_t want = ctl_hosted_want(c, ns, name, d, &cv);
     hosted_status_t st;
     if (!c->proj || hosted_preview(c->proj, ns, name, &want, &st) != 0 ||
         strcmp(st.reason, HOSTED_PENDING) == 0)
@@ -285,7 +281,8 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     r->metrics_epoch = c->policy_epoch;
     r->metrics_until = p.d.wake;
     if (hc && c->proj) {
-        hosted_conds_t want = hosted_want(&p.d);
+        decide_cv_t cv;
+        hosted_conds_t want = ctl_hosted_want(c, r->ns, r->name, &p.d, &cv);
         hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
     }
     if (c->leading && p.status_doc) {

@@ -61,7 +61,16 @@ void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
     *out = (ctl_metric_inputs_t){0};
     if (!p->res)
         return;
-    out->strategy = stanza_strategy_name(p->res->strategy);
+    /* The strategy in force changes only at an override's instant: keep
+     * what holds before it and after it. */
+    const stanza_t *st = &p->managed->stanza;
+    out->strategy = stanza_enforced_strategy(st, p->res, SCHED_NEG_INF);
+    out->strategy_after = stanza_enforced_strategy(st, p->res, SCHED_POS_INF);
+    out->strategy_switch = !st->present || !st->valid         ? SCHED_NEG_INF
+                           : st->strategy == STANZA_PERMISSIVE_UNTIL ? st->permissive_until
+                           : st->strategy == STANZA_RESTRICTIVE_UNTIL ? st->restrictive_until
+                                                                      : SCHED_NEG_INF;
+    out->stanza = stanza_configured_strategy(st);
     out->degraded = p->res->degraded || (p->cluster && p->cluster->degraded);
     out->decided = p->decided;
     if (p->decided) {
@@ -77,7 +86,8 @@ static void input_metrics(const ctl_metric_inputs_t *in, sched_time_t now,
 {
     if (!in->strategy)
         return;
-    m->strategy = in->strategy;
+    m->strategy = now < in->strategy_switch ? in->strategy : in->strategy_after;
+    m->stanza = in->stanza;
     if (!in->decided)
         return;
     if (!in->degraded)
@@ -191,7 +201,8 @@ static void object_metrics(const kube_obj *o, metrics_ctx_t *x, decide_kind_t ki
 {
     bool hc = kind == DECIDE_HC;
     ctl_object_metrics_t m = {hc ? "HostedCluster" : "NodePool", o->ns, o->name,
-                              hc ? "control-plane" : "worker-nodes", "", 0, -2, -2, -1};
+                              hc ? "control-plane" : "worker-nodes", "Restrictive", "Invalid",
+                              0, -2, -2, -1};
     const record_t *r = ctl_record_find(x->c, hc ? R_HC : R_NP, o->ns, o->name);
     if (!o->data)
         return;

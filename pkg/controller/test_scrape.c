@@ -108,7 +108,8 @@ static void test_scrape_creates_no_records(void **state)
     assert_int_equal(c->records.count, 0);
     assert_int_equal(s.n, 4);
     const ctl_object_metrics_t *a = find(&s, "a");
-    assert_string_equal(a->strategy, "ByPolicy");
+    assert_string_equal(a->strategy, "MaintenanceSchedule"); /* its policy's */
+    assert_string_equal(a->stanza, "ByPolicy");
     assert_int_equal(a->change_pending, 2);
     /* Wednesday 12:00 to Saturday 01:00. */
     assert_true(a->next_change_eta ==
@@ -146,7 +147,9 @@ static void test_scrape_matches_reconcile_plan(void **state)
                              0);
             assert_true(p.decided);
             assert_int_equal(m->change_pending, p.d.pending_metric);
-            assert_string_equal(m->strategy, stanza_strategy_name(p.res->strategy));
+            assert_string_equal(m->strategy,
+                                stanza_enforced_strategy(&p.managed->stanza, p.res, now));
+            assert_string_equal(m->stanza, stanza_configured_strategy(&p.managed->stanza));
             bool degraded = p.res->degraded || (p.cluster && p.cluster->degraded);
             if (!degraded && p.d.state.permitted)
                 assert_true(m->next_change_eta == 0);

@@ -67,6 +67,34 @@ static const char *more(const stanza_resolution_t *res, char *buf, size_t len)
     return buf;
 }
 
+/* Records in d the exclusion covering now in timeline, if any: a policy's
+ * exclusion says why changes are restricted better than "outside the
+ * window", and its reason is what the policy's author wrote for people. */
+static void find_exclusion(sched_t *timeline, sched_time_t now, decide_decision_t *d)
+{
+    const char *why = sched_exclusion_at(timeline, now, &d->excluded_until);
+    d->excluded = why != NULL && !d->state.permitted;
+    if (d->excluded)
+        snprintf(d->excluded_reason, sizeof(d->excluded_reason), "%s", why);
+}
+
+/* " (inside the exclusion "R", which ends at T; <more>)" for an excluded
+ * decision, else the resolution's own " (<more>)". */
+static void exclusion_extra(const decide_decision_t *d, const stanza_resolution_t *res,
+                            char *buf, size_t len)
+{
+    char until[32];
+    if (!d->excluded) {
+        more(res, buf, len);
+        return;
+    }
+    decide_format_time(d->excluded_until, until, sizeof(until));
+    snprintf(buf, len, " (inside the exclusion%s%s%s, which ends at %s%s%s)",
+             d->excluded_reason[0] ? " \"" : "", d->excluded_reason,
+             d->excluded_reason[0] ? "\"" : "", until, res->message[0] ? "; " : "",
+             res->message);
+}
+
 enum which { PAUSED, PENDING }; /* our two conditions in a decision */
 
 /* Sets condition `which` of d (the message through the shared formatter,
@@ -110,14 +138,24 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
                    const decide_capi_t *capi, bool pending, bool work_in_progress, bool by_cluster,
                    const char *what, const char *work, decide_decision_t *d)
 {
-    char when[32], until[32], extra[STANZA_MSGLEN + 96];
-    more(res, extra, sizeof(extra));
+    char when[32], until[32], xend[32], extra[STANZA_MSGLEN + DECIDE_REASONLEN + 96];
+    exclusion_extra(d, res, extra, sizeof(extra));
+    decide_format_time(d->excluded_until, xend, sizeof(xend));
     d->restricted = !d->state.permitted;
     d->restricted_reason = restricted_reason(res, st, &d->state, now);
+    if (d->excluded && strcmp(d->restricted_reason, "OutsideMaintenanceWindow") == 0)
+        d->restricted_reason = "Excluded";
     if (d->restricted && by_cluster && !d->state.no_window) {
         d->restricted_reason = "HostedClusterRestricted";
-        snprintf(extra, sizeof(extra),
-                 " (the NodePool's own schedule permits changes; its HostedCluster's does not)");
+        if (d->excluded)
+            snprintf(extra, sizeof(extra),
+                     " (the NodePool's own schedule permits changes; its HostedCluster's is "
+                     "inside the exclusion%s%s%s, which ends at %s)",
+                     d->excluded_reason[0] ? " \"" : "", d->excluded_reason,
+                     d->excluded_reason[0] ? "\"" : "", xend);
+        else
+            snprintf(extra, sizeof(extra), " (the NodePool's own schedule permits changes; its "
+                                           "HostedCluster's does not)");
     }
     /* Initiated work is never interrupted: an unpaused object whose update is
      * under way stays unpaused until the work completes. */
@@ -164,6 +202,7 @@ int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decid
     int rc = sched_state_at(res->sched, now, &out->state);
     if (rc)
         return rc;
+    find_exclusion(res->sched, now, out);
     decide(res, &hc->m.stanza, now, cluster, decide_hc_pending(hc), hc->history_partial, false,
            "CAPI Cluster", "a control-plane update", out);
     return 0;
@@ -177,6 +216,7 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
     int rc = sched_state_at(inter->sched, now, &out->state);
     if (rc)
         return rc;
+    find_exclusion(inter->sched, now, out);
     bool by_cluster = !out->state.permitted && !res->degraded && res->sched &&
                       sched_permitted(res->sched, now) == 1;
     /* A node rollout is not left running through a closing window: the
@@ -210,6 +250,13 @@ json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
     if (!doc)
         return NULL;
     if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
+        goto fail;
+    /* Always present: null (which a merge patch deletes, and which compares
+     * as absent) once the exclusion is over, or the served key would stay. */
+    if (json_object_set_new(json_object_get(doc, "current"), "exclusion",
+                            d->excluded ? json_pack("{s:s, s:o}", "reason", d->excluded_reason,
+                                                    "endTime", json_time(d->excluded_until))
+                                        : json_null()))
         goto fail;
     json_t *next = s->has_next ? state_doc(!s->permitted, s->next,
                                            s->permitted ? "OutsideMaintenanceWindow"

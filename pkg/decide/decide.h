@@ -21,6 +21,7 @@
 #include "schedule/schedule.h"
 
 #define DECIDE_MSGLEN 1024
+#define DECIDE_REASONLEN 256 /* an exclusion's reason as conditions quote it */
 
 typedef enum decide_pause_action {
     DECIDE_PAUSE_NONE,          /* the CAPI object is already right */
@@ -34,6 +35,10 @@ typedef struct decide_decision {
     sched_state_t state;   /* the object's timeline at now */
     bool restricted;       /* the timeline does not permit changes now */
     const char *restricted_reason; /* why, when restricted (static CamelCase) */
+    bool excluded;         /* now is inside an exclusion of a policy of the
+                              timeline (the object's, or its HostedCluster's) */
+    sched_time_t excluded_until;   /* when the excluded span ends */
+    char excluded_reason[DECIDE_REASONLEN]; /* its reason ("" when none given) */
     bool hold_open;        /* restricted, but initiated work is left running */
     bool paused_by_other;  /* the CAPI object carries a pause that is not ours */
     bool pending;          /* changes are pending (DESIGN.md 3.5) */

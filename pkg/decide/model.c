@@ -428,6 +428,7 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
         c->updated = int_or(obj, "status.upToDateReplicas", -1);
     if (c->updated < 0)
         c->updated = int_or(obj, "status.deprecated.v1beta1.updatedReplicas", -1);
+    c->existing = int_or(obj, "status.replicas", -1);
     return c;
 }
 
@@ -463,7 +464,11 @@ bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
 {
     if (np->updating_version || np->updating_config)
         return true;
-    return md && md->replicas >= 0 && md->updated >= 0 && md->updated < md->replicas;
+    if (!md || md->updated < 0)
+        return false;
+    if (md->existing >= 0)
+        return md->updated < md->existing;
+    return md->replicas >= 0 && md->updated < md->replicas;
 }
 
 void *decide_view_extract(decide_kind_t kind, const json_t *obj)

@@ -96,6 +96,8 @@ typedef struct decide_capi {
     char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
     int64_t replicas;       /* spec.replicas; -1 when absent */
     int64_t updated;        /* status.updatedReplicas; -1 when absent */
+    int64_t existing;       /* status.replicas: machines that exist, of any
+                               template; -1 when absent */
 } decide_capi_t;
 
 /* The kinds of slim views. */
@@ -144,7 +146,13 @@ decide_capi_t *decide_capi_extract(const json_t *obj);
 void decide_capi_free(decide_capi_t *c);
 
 /* Pending changes (DESIGN.md 3.5): for a HostedCluster also a held request
- * that differs from the running value. */
+ * that differs from the running value. A NodePool's change is pending while
+ * HyperShift says it is updating its version or configuration, or while its
+ * MachineDeployment still has machines of an older template (status.replicas
+ * above the updated count). A scale-up alone (spec.replicas above both) is
+ * not a pending change: the machines it adds use the current template. When
+ * the MachineDeployment reports no status.replicas, any shortfall of updated
+ * machines against spec.replicas counts, as nothing tells the two apart. */
 bool decide_hc_pending(const decide_hc_t *hc);
 
 /* True when the HostedCluster carries a held release request. */

@@ -36,6 +36,7 @@ static decide_capi_t *capi(bool paused, bool marker)
     c->marker = marker;
     c->replicas = -1;
     c->updated = -1;
+    c->existing = -1;
     return c;
 }
 
@@ -184,6 +185,21 @@ static void test_extract_nodepool_and_capi(void **state)
     assert_int_equal(md->replicas, 3);
     assert_int_equal(md->updated, 1);
     assert_true(decide_np_pending(np, md));
+    decide_capi_free(md);
+    json_decref(obj);
+
+    /* Scaling up (3 -> 5) with every existing machine on the current
+     * template is not a pending change; machines of an older template are. */
+    obj = J("{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}");
+    md = decide_capi_extract(obj);
+    assert_int_equal(md->existing, 3);
+    assert_false(decide_np_pending(np, md));
+    md->existing = 4; /* a surge machine of the new template, three old ones */
+    assert_true(decide_np_pending(np, md));
+    md->existing = 2; /* scaling down */
+    md->updated = 2;
+    md->replicas = 1;
+    assert_false(decide_np_pending(np, md));
     decide_capi_free(md);
     json_decref(obj);
 
@@ -631,6 +647,77 @@ static void test_nodepool_restricted_by_cluster(void **state)
     sched_unref(sat);
 }
 
+/* Inside a policy's exclusion the HostedCluster says so with the reason and
+ * the exclusion's end, and so does a NodePool restricted by it through its
+ * HostedCluster; the status document carries both. */
+static void test_exclusion_in_conditions(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-12-26T12:00:00Z"); /* a Saturday, inside the freeze */
+    sched_exclusion_t ex = {sched_days_from_civil(2026, 12, 24),
+                            sched_days_from_civil(2027, 1, 2), "year-end freeze"};
+    sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, &ex, 1};
+    sched_t *s;
+    char err[128];
+    assert_int_equal(sched_compile(&sp, now, &s, err, sizeof(err)), 0);
+    stanza_resolution_t res = resolution(s, STANZA_BY_POLICY, "ByPolicy");
+    json_t *obj = J("{\"spec\":{\"release\":{\"image\":\"b\"}},"
+                    "\"status\":{\"version\":{\"desired\":{\"image\":\"a\"}}}}");
+    decide_hc_t *hc = decide_hc_extract(obj);
+    json_decref(obj);
+    decide_capi_t *cl = capi(false, false);
+    decide_decision_t d;
+    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_true(d.excluded);
+    assert_string_equal(d.excluded_reason, "year-end freeze");
+    assert_int_equal(d.excluded_until, T("2027-01-02T00:00:00Z"));
+    assert_string_equal(d.paused_reason, "Excluded");
+    assert_string_equal(d.paused_message,
+                        "Changes are paused until 2027-01-02T00:00:00Z (inside the exclusion "
+                        "\"year-end freeze\", which ends at 2027-01-02T00:00:00Z; test "
+                        "timeline).");
+    json_t *doc = decide_status_doc(&d, &hc->m.stanza, &res, NULL);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(doc, "current"), "exclusion"),
+                            "reason")),
+                        "year-end freeze");
+    json_decref(doc);
+
+    /* A NodePool free on its own, restricted by its HostedCluster's freeze. */
+    stanza_resolution_t own = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
+    stanza_nodepool_t inter;
+    assert_int_equal(stanza_resolve_nodepool(own.sched, s, now, &inter), 0);
+    obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    decide_np_t *np = decide_np_extract(obj);
+    json_decref(obj);
+    assert_int_equal(decide_np(np, &own, &inter, cl, now, &d), 0);
+    assert_string_equal(d.paused_reason, "HostedClusterRestricted");
+    assert_non_null(strstr(d.paused_message, "its HostedCluster's is inside the exclusion "
+                                             "\"year-end freeze\", which ends at "
+                                             "2027-01-02T00:00:00Z"));
+
+    /* After the freeze, in the Saturday window: nothing excluded. */
+    assert_int_equal(decide_hc(hc, &res, cl, T("2027-01-02T01:00:00Z"), &d), 0);
+    assert_false(d.excluded);
+    assert_null(strstr(d.paused_message, "exclusion"));
+    /* The served exclusion must go: null in the merge patch (which deletes
+     * it), and null compares as absent, so the next plan writes nothing. */
+    doc = decide_status_doc(&d, &hc->m.stanza, &res, NULL);
+    json_t *cur = json_object_get(doc, "current");
+    assert_non_null(json_object_get(cur, "exclusion"));
+    assert_true(json_is_null(json_object_get(cur, "exclusion")));
+    json_t *served = json_deep_copy(doc);
+    json_object_del(json_object_get(served, "current"), "exclusion");
+    assert_true(decide_json_equal_stored(served, doc));
+    json_decref(served);
+    json_decref(doc);
+    stanza_nodepool_free(&inter);
+    decide_np_free(np);
+    decide_capi_free(cl);
+    decide_hc_free(hc);
+    sched_unref(s);
+}
+
 /* A HostedCluster's conditions as HyperShift writes them, each with its own
  * reason, message and time: the cache keeps them deflated, exactly, in a
  * fraction of their text. */
@@ -711,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_nodepool_condition_severity),
         cmocka_unit_test(test_restrictive_until_reason),
         cmocka_unit_test(test_nodepool_restricted_by_cluster),
+        cmocka_unit_test(test_exclusion_in_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

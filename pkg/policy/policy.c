@@ -20,7 +20,8 @@
 #define EXCLUSIONS_MAX 1000  /* bounds compile and query cost */
 /* A window longer than a year is better written as strategy Permissive; the
  * cap also keeps durations far from int32 overflow in the engine. */
-#define DURATION_MAX_MIN (8760 * 60)
+#define DURATION_MAX_H 8760
+#define DURATION_MAX_S (DURATION_MAX_H * 3600LL)
 
 /* ---- small grammars --------------------------------------------------- */
 
@@ -45,45 +46,50 @@ static int parse_hhmm(const char *s, int *minute)
     return 0;
 }
 
-/* "8h", "90m", "1h30m": an hours part and/or a minutes part, in that order,
- * each 1..6 digits. Stores total minutes (may be 0; the caller checks). */
-static int parse_duration(const char *s, long *minutes)
+/* Go's duration syntax as metav1.Duration writes it ("8h0m0s", "1h30m0s")
+ * and as people write it ("8h", "90m", "45s"): an hours, a minutes and a
+ * seconds part, each optional but in that order, each 1..9 digits, at least
+ * one part. Fractions, signs and sub-second units are not accepted: a window
+ * is measured in whole seconds. Stores total seconds (may be 0; the caller
+ * checks the range). */
+static int parse_duration(const char *s, long long *seconds)
 {
-    long total = 0;
-    int seen_h = 0, seen_m = 0;
+    static const struct {
+        char unit;
+        long long factor;
+    } parts[] = {{'h', 3600}, {'m', 60}, {'s', 1}};
+    long long total = 0;
+    size_t next = 0; /* index of the first unit still allowed */
     const char *p = s;
 
     if (*p == '\0')
         return -1;
     while (*p != '\0') {
-        char digits[8];
-        size_t n = 0;
+        char digits[12];
+        size_t n = 0, i;
         char *end;
-        long v;
+        long long v;
 
         while (is_digit(p[n]))
             n++;
-        if (n == 0 || n > 6)
+        if (n == 0 || n > 9)
             return -1;
         memcpy(digits, p, n);
         digits[n] = '\0';
         errno = 0;
-        v = strtol(digits, &end, 10);
+        v = strtoll(digits, &end, 10);
         if (errno != 0 || *end != '\0')
             return -1;
         p += n;
-        if (*p == 'h' && !seen_h && !seen_m) {
-            seen_h = 1;
-            total += v * 60;
-        } else if (*p == 'm' && !seen_m) {
-            seen_m = 1;
-            total += v;
-        } else {
+        for (i = next; i < sizeof parts / sizeof parts[0] && parts[i].unit != *p; i++)
+            ;
+        if (i == sizeof parts / sizeof parts[0])
             return -1;
-        }
+        total += v * parts[i].factor;
+        next = i + 1;
         p++;
     }
-    *minutes = total;
+    *seconds = total;
     return 0;
 }
 
@@ -96,7 +102,7 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
     json_t *rec, *rule, *v;
     char rrule[POLICY_RRULE_MAX];
     int rc;
-    long minutes;
+    long long seconds;
 
     if ((rc = policy_field_check_fields(obj, path, fields, err, errlen)) < 0)
         return rc;
@@ -107,10 +113,11 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
     if (rec != NULL && rule != NULL)
         return hcp_errf(err, errlen, HCP_EINVAL, "%s: recurrence and rrule are mutually exclusive",
                         path);
-    if (rec == NULL && rule == NULL)
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s: one of recurrence or rrule is required",
-                        path);
-    if (rec != NULL) {
+    if (rec == NULL && rule == NULL) {
+        /* The enhancement: a null recurrence permits every date, with
+         * startTime and duration applied to each day. */
+        snprintf(rrule, sizeof rrule, "FREQ=DAILY");
+    } else if (rec != NULL) {
         policy_field_join(fp, sizeof fp, path, "recurrence");
         if ((rc = policy_recurrence_rrule(rec, fp, rrule, err, errlen)) < 0)
             return rc;
@@ -153,17 +160,16 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
     if (rc > 0) {
         policy_field_join(fp, sizeof fp, path, "duration");
         quote_string(json_string_value(v), q, sizeof q);
-        if (parse_duration(json_string_value(v), &minutes) != 0 ||
+        if (parse_duration(json_string_value(v), &seconds) != 0 ||
             strlen(json_string_value(v)) != json_string_length(v))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: "
-                        "%s is not a valid duration (hours and minutes, e.g. 8h, 90m or 1h30m)", fp,
-                        q);
-        if (minutes <= 0)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not a valid duration "
+                            "(hours, minutes and seconds, e.g. 8h, 90m, 1h30m or 8h0m0s)", fp, q);
+        if (seconds <= 0)
             return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s must be longer than zero", fp, q);
-        if (minutes > DURATION_MAX_MIN)
+        if (seconds > DURATION_MAX_S)
             return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is longer than the maximum of %dh", fp,
-                            q, DURATION_MAX_MIN / 60);
-        p->duration = (int32_t)(minutes * 60);
+                            q, DURATION_MAX_H);
+        p->duration = (int32_t)seconds;
     }
     return 0;
 }
@@ -534,4 +540,31 @@ int policy_is_hcmp(const json_t *doc)
 
     return json_is_object(doc) && json_is_string(kind) &&
            strcmp(json_string_value(kind), KIND) == 0;
+}
+
+void policy_problem_split(const char *text, policy_problem_t *out)
+{
+    const char *sep = strstr(text, ": ");
+
+    if (sep == NULL) {
+        snprintf(out->field, sizeof out->field, "document");
+        snprintf(out->message, sizeof out->message, "%s", text);
+        return;
+    }
+    snprintf(out->field, sizeof out->field, "%.*s", (int)(sep - text), text);
+    snprintf(out->message, sizeof out->message, "%s", sep + 2);
+}
+
+int policy_validate(const json_t *doc, sched_time_t now, policy_problem_t *out)
+{
+    char err[POLICY_ERRLEN];
+    policy_t *p = NULL;
+    int rc;
+
+    err[0] = '\0';
+    rc = policy_parse(doc, now, &p, err, sizeof err);
+    policy_free(p);
+    if (rc == HCP_EINVAL)
+        policy_problem_split(err, out);
+    return rc;
 }

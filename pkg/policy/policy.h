@@ -87,6 +87,27 @@ typedef struct policy {
 int policy_parse(const json_t *doc, sched_time_t now, policy_t **out, char *err,
                  size_t errlen);
 
+/* What is wrong with an object, as an admission webhook answers it: the
+ * field path and the message, in the same words the controller writes into
+ * the policy's Ready condition (joined there as "<field>: <message>"). */
+typedef struct policy_problem {
+    char field[POLICY_ERRLEN];   /* e.g. spec.maintenanceSchedule.permit.duration */
+    char message[POLICY_ERRLEN]; /* e.g. "8 hours" is not a valid duration (...) */
+} policy_problem_t;
+
+/* The validation a webhook calls: parses and validates an HCMP document as
+ * policy_parse() does (the controller's own check stays the second line)
+ * and keeps nothing. Returns 0 when the policy is valid, HCP_EINVAL with
+ * *out filled when it is not, HCP_ENOMEM. `now` as for policy_parse(). A
+ * policy the controller accepts only after normalising it (a day listed
+ * twice) is valid here too; docs/user-guide.md lists the cases. */
+int policy_validate(const json_t *doc, sched_time_t now, policy_problem_t *out);
+
+/* Splits a "<field>: <message>" text of this module (policy_parse()'s
+ * message, an invalid stanza's error) at its first ": " into *out. A text
+ * without one becomes a message about the whole document ("document"). */
+void policy_problem_split(const char *text, policy_problem_t *out);
+
 /* Frees a policy and everything it owns. NULL is accepted. */
 void policy_free(policy_t *p);
 

@@ -42,7 +42,8 @@ __attribute__((format(printf, 2, 3))) static void rb_add(rbuf_t *b, const char *
     b->len += (size_t)n;
 }
 
-/* daysOfWeek: non-empty, distinct day names, appended as BYDAY codes. */
+/* daysOfWeek: non-empty day names, appended as BYDAY codes; a repeated day
+ * is dropped (normalised), as it selects nothing more. */
 static int days_of_week(const json_t *arr, const char *path, rbuf_t *b, char *err,
                         size_t errlen)
 {
@@ -67,14 +68,15 @@ static int days_of_week(const json_t *arr, const char *path, rbuf_t *b, char *er
                             "%s: %s is not a day of the week (Monday..Sunday)", p, q);
         }
         if (seen & (1u << d))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: \"%s\" is listed twice", p, DAY_NAMES[d]);
+            continue; /* a repeated day selects nothing more: normalised away */
+        rb_add(b, "%s%s", seen ? "," : "", DAY_CODES[d]);
         seen |= 1u << d;
-        rb_add(b, "%s%s", i ? "," : "", DAY_CODES[d]);
     }
     return 0;
 }
 
-/* datesOfMonth: non-empty, distinct integers 1..31, appended as BYMONTHDAY. */
+/* datesOfMonth: non-empty integers 1..31, appended as BYMONTHDAY; repeats
+ * dropped. */
 static int dates_of_month(const json_t *arr, const char *path, rbuf_t *b, char *err,
                           size_t errlen)
 {
@@ -100,15 +102,14 @@ static int dates_of_month(const json_t *arr, const char *path, rbuf_t *b, char *
             return hcp_errf(err, errlen, HCP_EINVAL,
                             "%s: %" JSON_INTEGER_FORMAT " is out of range 1..31", p, d);
         if (seen & ((uint64_t)1 << d))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %" JSON_INTEGER_FORMAT " is listed twice",
-                            p, d);
+            continue; /* normalised away, as for days of the week */
+        rb_add(b, "%s%d", seen ? "," : "", (int)d);
         seen |= (uint64_t)1 << d;
-        rb_add(b, "%s%d", i ? "," : "", (int)d);
     }
     return 0;
 }
 
-/* days: non-empty, distinct {weekOfMonth, dayOfWeek} pairs, appended as
+/* days: non-empty {weekOfMonth, dayOfWeek} pairs (repeats dropped), appended as
  * ordinal BYDAY entries (First => 1MO, Last => -1MO). */
 static int week_days(const json_t *arr, const char *path, rbuf_t *b, char *err,
                      size_t errlen)
@@ -116,7 +117,7 @@ static int week_days(const json_t *arr, const char *path, rbuf_t *b, char *err,
     static const char *const fields[] = {"weekOfMonth", "dayOfWeek", NULL};
     char p[POLICY_PATHLEN];
     unsigned seen[6] = {0};
-    size_t i;
+    size_t i, n = 0;
     json_t *v;
     int rc;
 
@@ -139,12 +140,29 @@ static int week_days(const json_t *arr, const char *path, rbuf_t *b, char *err,
                            "a day of the week (Monday..Sunday)", &d, err, errlen)) < 0)
             return rc;
         if (seen[w] & (1u << d))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s %s is listed twice", p, WEEK_NAMES[w],
-                            DAY_NAMES[d]);
+            continue; /* normalised away, as for days of the week */
+        rb_add(b, "%s%d%s", n++ ? "," : "", WEEK_ORDINALS[w], DAY_CODES[d]);
         seen[w] |= 1u << d;
-        rb_add(b, "%s%d%s", i ? "," : "", WEEK_ORDINALS[w], DAY_CODES[d]);
     }
     return 0;
+}
+
+/* Yearly by Date: at least one listed date exists in the month (February
+ * counts its 29th, which leap years have). A rule that can never select a
+ * date is a mistake, not a way to write Restrictive: it is refused. */
+static int some_date_exists(const json_t *list, int month, const char *path, char *err,
+                            size_t errlen)
+{
+    static const int DAYS[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    size_t i;
+    json_t *v;
+
+    json_array_foreach((json_t *)list, i, v)
+        if (json_integer_value(v) <= DAYS[month])
+            return 0;
+    return hcp_errf(err, errlen, HCP_EINVAL,
+                    "%s: %s has at most %d days, so none of these dates ever occurs", path,
+                    MONTH_NAMES[month], DAYS[month]);
 }
 
 static const char *const FREQ_NAMES[4] = {"Daily", "Weekly", "Monthly", "Yearly"};
@@ -163,7 +181,7 @@ static int by_day_or_date(const json_t *obj, const char *path, int yearly, rbuf_
     static const char *const BY_NAMES[2] = {"Day", "Date"};
     char p[POLICY_PATHLEN], lp[POLICY_PATHLEN];
     json_t *sub, *other, *list;
-    int by, rc, month;
+    int by, rc, month = 0;
     long interval;
 
     if ((rc = policy_field_check_fields(obj, path, fields, err, errlen)) < 0)
@@ -200,7 +218,11 @@ static int by_day_or_date(const json_t *obj, const char *path, int yearly, rbuf_
         rb_add(b, "FREQ=MONTHLY;INTERVAL=%ld", interval);
     }
     policy_field_join(lp, sizeof lp, p, by ? "datesOfMonth" : "days");
-    return by ? dates_of_month(list, lp, b, err, errlen) : week_days(list, lp, b, err, errlen);
+    if (!by)
+        return week_days(list, lp, b, err, errlen);
+    if ((rc = dates_of_month(list, lp, b, err, errlen)) < 0)
+        return rc;
+    return yearly ? some_date_exists(list, month, lp, err, errlen) : 0;
 }
 
 /* Translates permit.recurrence into the rrule subset of DESIGN.md 3.2. */

@@ -240,7 +240,8 @@ int stanza_parse(const json_t *obj, stanza_t *out)
  * msg describing why it cannot be used. Returns 0, the lookup's error, or
  * HCP_ENOMEM. */
 static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
-                      sched_t **out, const char **reason, char *msg, size_t msglen)
+                      sched_t **out, const char **reason, char *msg, size_t msglen,
+                      stanza_resolution_t *res)
 {
     stanza_policy_ref_t ref;
     char qn[QUOTE_BUFLEN], qs[QUOTE_BUFLEN];
@@ -256,6 +257,7 @@ static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn looku
     } else if ((rc = lookup(ctx, ns != NULL ? ns : "", st->policy, &ref)) < 0) {
         return rc;
     }
+    res->policy_strategy = "Restrictive";
     if (!ref.found) {
         *reason = "PolicyNotFound";
         if (snprintf(msg, msglen, "policy %s not found in namespace %s", qn, qs) < 0)
@@ -270,6 +272,7 @@ static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn looku
             msg[0] = '\0';
         return 0;
     }
+    res->policy_strategy = ref.strategy != NULL ? ref.strategy : "MaintenanceSchedule";
     *out = sched_ref(ref.sched);
     return *out == NULL ? HCP_ENOMEM : 0;
 }
@@ -289,7 +292,7 @@ static int resolve_until(const stanza_t *st, const char *ns, stanza_lookup_fn lo
     sched_format_utc(t, when, sizeof when);
     out->reason = permissive ? "PermissiveUntil" : "RestrictiveUntil";
     if (st->policy[0] != '\0') {
-        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
+        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why, out)) < 0)
             goto fail;
         if (bad != NULL) {
             out->reason = bad;
@@ -370,7 +373,7 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
         out->sched = sched_never();
         break;
     case STANZA_BY_POLICY:
-        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why)) < 0)
+        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why, out)) < 0)
             goto fail;
         if (bad != NULL) {
             out->reason = bad;
@@ -465,4 +468,53 @@ void stanza_nodepool_free(stanza_nodepool_t *np)
         return;
     sched_unref(np->sched);
     np->sched = NULL;
+}
+
+const char *stanza_enforced_strategy(const stanza_t *st, const stanza_resolution_t *res,
+                                     sched_time_t now)
+{
+    const char *then;
+
+    if (!st->present)
+        return "Permissive";
+    if (!st->valid)
+        return "Restrictive";
+    switch (st->strategy) {
+    case STANZA_PERMISSIVE:
+        return "Permissive";
+    case STANZA_BY_POLICY:
+        return res->policy_strategy != NULL ? res->policy_strategy : "Restrictive";
+    case STANZA_PERMISSIVE_UNTIL:
+        if (now < st->permissive_until)
+            return "Permissive";
+        then = st->policy[0] != '\0' ? res->policy_strategy : "Restrictive";
+        return then != NULL ? then : "Restrictive";
+    case STANZA_RESTRICTIVE_UNTIL:
+        if (now < st->restrictive_until)
+            return "Restrictive";
+        then = st->policy[0] != '\0' ? res->policy_strategy : "Permissive";
+        return then != NULL ? then : "Restrictive";
+    case STANZA_RESTRICTIVE:
+    default:
+        return "Restrictive";
+    }
+}
+
+const char *stanza_configured_strategy(const stanza_t *st)
+{
+    if (!st->present)
+        return "None";
+    if (!st->valid)
+        return "Invalid";
+    return stanza_strategy_name(st->strategy);
+}
+
+int stanza_validate(const json_t *obj, policy_problem_t *out)
+{
+    stanza_t st;
+
+    if (stanza_parse(obj, &st) == 0)
+        return 0;
+    policy_problem_split(st.error, out);
+    return HCP_EINVAL;
 }

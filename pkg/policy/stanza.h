@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "policy/policy.h"
 #include "schedule/schedule.h"
 
 /* Errors: HCP_EINVAL (base/error.h) when the stanza is invalid (detail in
@@ -65,6 +66,13 @@ typedef struct stanza {
  * set. Never allocates. */
 int stanza_parse(const json_t *obj, stanza_t *out);
 
+/* The validation a webhook calls for a HostedCluster or NodePool: parses
+ * its stanza as stanza_parse() does. Returns 0 when there is no stanza or a
+ * valid one, HCP_EINVAL with *out filled with the field path and what is
+ * wrong, in the words of the controller's InvalidChangeManagement
+ * condition. */
+int stanza_validate(const json_t *obj, policy_problem_t *out);
+
 /* The strategy's name as written in manifests ("Unknown" outside
  * 0 .. STANZA_NSTRATEGIES - 1). Static storage. */
 const char *stanza_strategy_name(stanza_strategy_t s);
@@ -75,6 +83,9 @@ typedef struct stanza_policy_ref {
     int ready;           /* it is Ready=True (valid and computed) */
     sched_t *sched;      /* borrowed; its timeline, used when found && ready */
     const char *message; /* borrowed; why it is not ready (may be NULL) */
+    const char *strategy; /* static: the policy's spec.strategy ("Permissive",
+                             "Restrictive", "MaintenanceSchedule"), used when
+                             found && ready; NULL counts as MaintenanceSchedule */
 } stanza_policy_ref_t;
 
 /* Finds the policy `name` in namespace `ns`, filling *out (zeroed by the
@@ -95,6 +106,9 @@ typedef struct stanza_resolution {
                                       PolicyNotReady, InvalidChangeManagement */
     int degraded;                  /* 1 when an error forced Restrictive for
                                       all or part of the timeline */
+    const char *policy_strategy;   /* static: the referenced policy's strategy,
+                                      "Restrictive" when it is missing or not
+                                      Ready; NULL when no policy is consulted */
     char message[STANZA_MSGLEN];   /* one sentence describing the timeline */
 } stanza_resolution_t;
 
@@ -112,6 +126,24 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
                    stanza_resolution_t *out);
 
 void stanza_resolution_free(stanza_resolution_t *r);
+
+/* The enhancement's strategy in force for an object at now, after resolving
+ * its stanza and the policy it names: "MaintenanceSchedule", "Permissive" or
+ * "Restrictive" (the label values of change_management_strategy_enabled).
+ * No stanza is Permissive; an invalid stanza, and a policy that is missing or
+ * not Ready, are Restrictive (fail safe). A PermissiveUntil or
+ * RestrictiveUntil override counts as Permissive or Restrictive before its
+ * instant, and as what follows it (the policy, else the opposite constant)
+ * from then on. res is st's resolution. Static storage. */
+const char *stanza_enforced_strategy(const stanza_t *st, const stanza_resolution_t *res,
+                                     sched_time_t now);
+
+/* The stanza as written: "None" without a stanza, "Invalid" for one that
+ * does not parse, else its strategy's name (ByPolicy, Permissive,
+ * Restrictive, PermissiveUntil, RestrictiveUntil). It tells an override and
+ * an opted-out object apart from what stanza_enforced_strategy() reports.
+ * Static storage. */
+const char *stanza_configured_strategy(const stanza_t *st);
 
 /* A NodePool's timeline within its HostedCluster's. */
 typedef struct stanza_nodepool {

@@ -218,6 +218,18 @@ static void test_bad(void **state)
     assert_int_equal(st.present, 1);
     assert_int_equal(st.valid, 0);
     assert_string_equal(st.error, c->error);
+    /* A webhook gets the same words, split into field path and message. */
+    {
+        policy_problem_t pr;
+        char joined[2 * POLICY_ERRLEN + 2];
+        json_t *o = q(c->obj);
+        assert_int_equal(stanza_validate(o, &pr), HCP_EINVAL);
+        json_decref(o);
+        snprintf(joined, sizeof joined, "%s: %s", pr.field, pr.message);
+        assert_string_equal(joined, c->error);
+        assert_true(strncmp(pr.field, "spec.changeManagement", 21) == 0 ||
+                    strncmp(pr.field, "metadata.annotations[", 21) == 0);
+    }
 }
 
 /* ---- resolution ------------------------------------------------------------ */
@@ -247,6 +259,12 @@ static int lookup(void *ctx, const char *ns, const char *name, stanza_policy_ref
         out->found = 1;
         out->ready = 1;
         out->sched = f->weekend->sched;
+        out->strategy = "MaintenanceSchedule";
+    } else if (strcmp(ns, "clusters") == 0 && strcmp(name, "open") == 0) {
+        out->found = 1;
+        out->ready = 1;
+        out->sched = f->weekend->sched; /* only its strategy matters here */
+        out->strategy = "Permissive";
     } else if (strcmp(ns, "clusters") == 0 && strcmp(name, "broken") == 0) {
         out->found = 1;
         out->ready = 0;
@@ -286,6 +304,66 @@ static void resolve(fixture_t *f, const char *obj, stanza_resolution_t *r)
     json_decref(o);
     assert_int_equal(stanza_resolve(&st, "clusters", lookup, f, r), 0);
     assert_non_null(r->sched);
+}
+
+/* The strategy in force (change_management_strategy_enabled) and the stanza
+ * as written (change_management_stanza_strategy), before and after an
+ * override's instant. */
+static void test_enforced_strategy(void **state)
+{
+    static const struct {
+        const char *obj;
+        const char *at;         /* instant */
+        const char *enforced;
+        const char *configured;
+    } cases[] = {
+        {"{}", "2026-01-01", "Permissive", "None"},
+        {ANN("'" A "strategy':'Restrictive'"), "2026-01-01", "Restrictive", "Restrictive"},
+        {ANN("'" A "strategy':'Permissive'"), "2026-01-01", "Permissive", "Permissive"},
+        {ANN("'" A "policy':'weekend'"), "2026-01-01", "MaintenanceSchedule", "ByPolicy"},
+        {ANN("'" A "policy':'open'"), "2026-01-01", "Permissive", "ByPolicy"},
+        {ANN("'" A "policy':'missing'"), "2026-01-01", "Restrictive", "ByPolicy"},
+        {ANN("'" A "policy':'broken'"), "2026-01-01", "Restrictive", "ByPolicy"},
+        {ANN("'" A "strategy':'Sometimes'"), "2026-01-01", "Restrictive", "Invalid"},
+#define PU ANN("'" A "strategy':'PermissiveUntil','" A "permissive-until':'2026-01-02T00:00:00Z'")
+#define PUP                                                                                \
+    ANN("'" A "strategy':'PermissiveUntil','" A "policy':'weekend','" A                     \
+        "permissive-until':'2026-01-02T00:00:00Z'")
+#define RU ANN("'" A "strategy':'RestrictiveUntil','" A "restrictive-until':'2026-01-02T00:00:00Z'")
+#define RUP                                                                                \
+    ANN("'" A "strategy':'RestrictiveUntil','" A "policy':'weekend','" A                    \
+        "restrictive-until':'2026-01-02T00:00:00Z'")
+        {PU, "2026-01-01T23:59:59Z", "Permissive", "PermissiveUntil"},
+        {PU, "2026-01-02", "Restrictive", "PermissiveUntil"},
+        {PUP, "2026-01-01", "Permissive", "PermissiveUntil"},
+        {PUP, "2026-01-03", "MaintenanceSchedule", "PermissiveUntil"},
+        {RU, "2026-01-01", "Restrictive", "RestrictiveUntil"},
+        {RU, "2026-01-02", "Permissive", "RestrictiveUntil"},
+        {RUP, "2026-01-01", "Restrictive", "RestrictiveUntil"},
+        {RUP, "2026-01-03", "MaintenanceSchedule", "RestrictiveUntil"},
+#undef PU
+#undef PUP
+#undef RU
+#undef RUP
+    };
+    fixture_t *f = *state;
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        stanza_t st;
+        stanza_resolution_t r;
+        json_t *o = q(cases[i].obj);
+
+        (void)stanza_parse(o, &st);
+        json_decref(o);
+        assert_int_equal(stanza_resolve(&st, "clusters", lookup, f, &r), 0);
+        if (strcmp(stanza_enforced_strategy(&st, &r, tu_ts(cases[i].at)), cases[i].enforced) ||
+            strcmp(stanza_configured_strategy(&st), cases[i].configured))
+            fail_msg("case %zu at %s: got %s/%s, want %s/%s", i, cases[i].at,
+                     stanza_enforced_strategy(&st, &r, tu_ts(cases[i].at)),
+                     stanza_configured_strategy(&st), cases[i].enforced, cases[i].configured);
+        stanza_resolution_free(&r);
+    }
 }
 
 static void expect_iv(int rc, const sched_interval_t *iv, const char *start, const char *end)
@@ -654,6 +732,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_resolve_invalid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolve_lookup_error, setup, teardown),
         cmocka_unit_test(test_strategy_names),
+        cmocka_unit_test_setup_teardown(test_enforced_strategy, setup, teardown),
         cmocka_unit_test(test_nodepool_narrower),
         cmocka_unit_test(test_nodepool_wider),
         cmocka_unit_test(test_nodepool_never),

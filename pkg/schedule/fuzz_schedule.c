@@ -34,6 +34,7 @@ static void query(sched_t *s, sched_time_t t)
     (void)sched_between(s, t, t + 40 * 86400, &out);
     sched_set_free(&out);
     (void)sched_exclusion_reason(s, t);
+    (void)sched_exclusion_at(s, t, &when);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

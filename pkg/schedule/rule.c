@@ -369,6 +369,24 @@ const char *sched_rule_exclusion_reason(const struct sched_rule *r, sched_time_t
     return NULL;
 }
 
+const char *sched_rule_exclusion_at(const struct sched_rule *r, sched_time_t t,
+                                    sched_time_t *until)
+{
+    const char *why = NULL;
+    sched_time_t end = t;
+
+    /* sorted by start: extend the span through overlapping or touching ones */
+    for (size_t i = 0; i < r->nex && r->ex[i].from <= end; i++) {
+        if (why == NULL && r->ex[i].from <= t && t < r->ex[i].until)
+            why = r->ex[i].reason;
+        if (r->ex[i].until > end && (why != NULL || r->ex[i].from <= t))
+            end = r->ex[i].until;
+    }
+    if (why != NULL && until != NULL)
+        *until = end;
+    return why;
+}
+
 size_t sched_rule_memory(const struct sched_rule *r)
 {
     size_t n = sizeof(*r) + r->nex * sizeof(r->ex[0]);

@@ -43,6 +43,12 @@ int sched_rule_member(struct sched_rule *r, sched_time_t t);
 /* The reason of the exclusion holding t (borrowed from r), or NULL. */
 const char *sched_rule_exclusion_reason(const struct sched_rule *r, sched_time_t t);
 
+/* Like sched_rule_exclusion_reason(), and *until (when not NULL) gets the
+ * end of the excluded span that contains t: the latest end among the
+ * exclusions that cover t or continue one that does without a gap. */
+const char *sched_rule_exclusion_at(const struct sched_rule *r, sched_time_t t,
+                                    sched_time_t *until);
+
 /* Bytes the leaf holds, for the memory figures. */
 size_t sched_rule_memory(const struct sched_rule *r);
 

@@ -543,6 +543,20 @@ const char *sched_exclusion_reason(const sched_t *s, sched_time_t t)
     return sched_rule_exclusion_reason(s->rule, t);
 }
 
+const char *sched_exclusion_at(const sched_t *s, sched_time_t t, sched_time_t *until)
+{
+    const char *why;
+
+    if (!s)
+        return NULL;
+    if (s->kind == K_RULE)
+        return sched_rule_exclusion_at(s->rule, t, until);
+    if (s->kind != K_AND && s->kind != K_OR)
+        return NULL;
+    why = sched_exclusion_at(s->a, t, until);
+    return why != NULL ? why : sched_exclusion_at(s->b, t, until);
+}
+
 size_t sched_memory(const sched_t *s)
 {
     if (!s || s->refs < 0)

@@ -197,6 +197,14 @@ int sched_windows(sched_t *s, sched_time_t from, size_t count, sched_set_t *out)
  * t is not excluded or s is not such a leaf. */
 const char *sched_exclusion_reason(const sched_t *s, sched_time_t t);
 
+/* The exclusion covering t anywhere in s: in a MaintenanceSchedule leaf, or
+ * in any operand of an intersection or union (a NodePool's timeline within
+ * its HostedCluster's, an override before a policy). Returns its reason
+ * (borrowed from the schedule, "" when it had none) and sets *until (when
+ * not NULL) to the instant the excluded span containing t ends, or NULL
+ * when no exclusion covers t. The first operand is searched first. */
+const char *sched_exclusion_at(const sched_t *s, sched_time_t t, sched_time_t *until);
+
 /* Approximate heap bytes held by the tree's memoised expansions. */
 size_t sched_memory(const sched_t *s);
 

@@ -910,6 +910,48 @@ static void test_transitions_and_between(void **state)
     sched_unref(s);
 }
 
+/* The exclusion anywhere in a composed timeline, and the end of the span of
+ * overlapping and touching exclusions around the instant. */
+static void test_exclusion_at(void **state)
+{
+    (void)state;
+    sched_exclusion_t ex[3] = {
+        {tu_day("2026-12-24"), tu_day("2026-12-27"), "year-end freeze"},
+        {tu_day("2026-12-26"), tu_day("2026-12-29"), "inventory"},
+        {tu_day("2026-12-29"), tu_day("2027-01-02"), "new year"},
+    };
+    sched_spec_t spec = {.time_zone = "UTC", .rrule = "FREQ=DAILY", .exclusions = ex,
+                         .n_exclusions = 3};
+    sched_t *s = NULL, *wk = NULL, *both, *either;
+    sched_spec_t weekly = {.time_zone = "UTC", .rrule = "FREQ=WEEKLY;BYDAY=SA"};
+    sched_time_t until = 0;
+    char err[128] = "";
+    assert_int_equal(sched_compile(&spec, T("2026-01-01T00:00:00Z"), &s, err, sizeof err), 0);
+    assert_int_equal(sched_compile(&weekly, T("2026-01-01T00:00:00Z"), &wk, err, sizeof err), 0);
+    assert_string_equal(sched_exclusion_at(s, T("2026-12-25T12:00:00Z"), &until),
+                        "year-end freeze");
+    assert_int_equal(until, T("2027-01-02T00:00:00Z"));
+    assert_string_equal(sched_exclusion_at(s, T("2026-12-30T00:00:00Z"), &until), "new year");
+    assert_int_equal(until, T("2027-01-02T00:00:00Z"));
+    until = 7;
+    assert_null(sched_exclusion_at(s, T("2027-01-02T00:00:00Z"), &until));
+    assert_int_equal(until, 7); /* untouched */
+    assert_null(sched_exclusion_at(wk, T("2026-12-25T12:00:00Z"), NULL));
+    /* either operand of an intersection or a union */
+    both = sched_and(wk, s);
+    either = sched_or(sched_never(), s);
+    assert_string_equal(sched_exclusion_at(both, T("2026-12-26T12:00:00Z"), NULL),
+                        "year-end freeze");
+    assert_string_equal(sched_exclusion_at(either, T("2026-12-28T12:00:00Z"), &until),
+                        "inventory");
+    assert_int_equal(until, T("2027-01-02T00:00:00Z"));
+    assert_null(sched_exclusion_at(sched_always(), T("2026-12-26T12:00:00Z"), NULL));
+    sched_unref(both);
+    sched_unref(either);
+    sched_unref(wk);
+    sched_unref(s);
+}
+
 static void test_exclusion_reason(void **state)
 {
     (void)state;
@@ -1590,6 +1632,7 @@ int main(void)
         cmocka_unit_test(test_prev),
         cmocka_unit_test(test_transitions_and_between),
         cmocka_unit_test(test_exclusion_reason),
+        cmocka_unit_test(test_exclusion_at),
         cmocka_unit_test(test_and_never_overlapping),
         cmocka_unit_test(test_and_or),
         cmocka_unit_test(test_before_after),
