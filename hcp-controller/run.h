@@ -25,6 +25,7 @@ typedef struct run_opts {
     sched_time_t sim_start;
     double time_scale;               /* --time-scale */
     const char *hosted_apiserver;    /* --hosted-apiserver: auto, service or kubeconfig */
+    double hosted_period;            /* --hosted-reassert-period; 0 = the default */
     bool help;                       /* -h/--help */
 } run_opts_t;
 
