@@ -102,7 +102,7 @@ typedef struct hosted_opts {
     double hosted_qps;        /* per hosted API server; default 5 */
     int hosted_burst;         /* default 10 */
     double period;            /* seconds between re-assertion checks of one
-                                 ClusterVersion, jittered +-20%; default 120 */
+                                 ClusterVersion, jittered to 80-100%; default 120 */
     int max_in_flight;        /* checks running at once over all HostedClusters;
                                  default 16 */
     double hosted_timeout;    /* seconds for one hosted request, so a blackholed

@@ -108,9 +108,11 @@ void hosted__kick(entry_t *e)
     pump(p);
 }
 
+/* The next re-assertion check: 80-100% of the period, so checks of
+ * clusters connected together spread out, and none is later than one period. */
 static double period(hosted_t *p)
 {
-    return p->opts.period * (0.8 + 0.4 * hosted__rnd01(p));
+    return p->opts.period * (0.8 + 0.2 * hosted__rnd01(p));
 }
 
 static double retry_delay(entry_t *e)
