@@ -56,7 +56,7 @@ static const char usage_text[] =
     "                                     (default auto: the service when running in-cluster)\n"
     "  --hosted-reassert-period SECONDS   how often each hosted ClusterVersion is read\n"
     "                                     again, and our conditions restored when another\n"
-    "                                     writer changed them (jittered to 80-100%; default 120)\n"
+    "                                     writer changed them (default 120)\n"
     "  --kube-api-qps N                   client-side request rate limit (default 20)\n"
     "  --kube-api-burst N                 burst above the rate limit (default 30)\n"
     "  --log-format text|json             log line format (default text)\n"

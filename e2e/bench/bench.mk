@@ -14,11 +14,11 @@ BENCH_E2E_TARGETS += bench-controller bench-hosted
 
 BENCH_CTL_DIR := $(BUILD)/e2e/bench
 
-$(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/bench/bench_hosted.c \
-		e2e/bench/bench_hosted.h e2e/kube/harness.c e2e/kube/harness.h $(BUILD)/libhcp.a
+$(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/kube/hostedsim.c \
+		e2e/kube/hostedsim.h e2e/kube/harness.c e2e/kube/harness.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/bench/bench_hosted.c e2e/kube/harness.c \
-		$(BUILD)/libhcp.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/hostedsim.c \
+		e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS)
 
 # $(1): BENCH_HOSTED (0 or 1).
 bench_controller_run = @e2e/cluster.sh down bench >/dev/null 2>&1 || true; \

@@ -62,7 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_hosted.h"
+#include "hostedsim.h"
 #include "harness.h"
 
 #define NSPACES 10
@@ -461,8 +461,16 @@ static void queue_objects(pump_t *p)
         if (hosted_on) {
             char hcpns[64];
             snprintf(hcpns, sizeof(hcpns), "%s-%s", ns, name);
-            pump_push(p, op_new(OP_CREATE, bench_hosted_secret(i, hcpns),
+            char *data = hostedsim_kubeconfig_b64(i);
+            if (!data)
+                die("hostedsim: no kubeconfig for server %d", i);
+            pump_push(p, op_new(OP_CREATE,
+                                json_pack("{s:s, s:s, s:{s:s}, s:s, s:{s:s}}", "apiVersion",
+                                          "v1", "kind", "Secret", "metadata", "name",
+                                          "service-network-admin-kubeconfig", "type", "Opaque",
+                                          "data", "kubeconfig", data),
                                 "/api/v1/namespaces/%s/secrets", hcpns));
+            free(data);
         }
         pump_push(p, op_new(OP_CREATE,
                             json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion",
@@ -1031,13 +1039,13 @@ typedef struct hosted_figs {
     double cold;              /* controller start to the last one projected, s */
     double per_cluster;       /* requests per hosted cluster other than patches, by then */
     double patches;           /* patches per hosted cluster, by then */
-    bench_hosted_stats s0, s1; /* steady state's start and end */
+    hostedsim_stats_t s0, s1; /* steady state's start and end */
     double restore;           /* a dropped condition pair back after, s (-1: not) */
 } hosted_figs_t;
 
-static void hosted_stats(int index, bench_hosted_stats *st)
+static void hosted_stats(int index, hostedsim_stats_t *st)
 {
-    if (bench_hosted_stats_get(index, st))
+    if (hostedsim_stats(index, st))
         die("hostedsim does not answer");
 }
 
@@ -1045,7 +1053,7 @@ static void hosted_stats(int index, bench_hosted_stats *st)
  * after the controller started). */
 static void hosted_cold(const proc_t *pr, hosted_figs_t *f)
 {
-    bench_hosted_stats st;
+    hostedsim_stats_t st;
     do {
         hosted_stats(0, &st);
         if (st.projected >= n_hc)
@@ -1064,10 +1072,10 @@ static void hosted_cold(const proc_t *pr, hosted_figs_t *f)
 static void hosted_drop(hosted_figs_t *f)
 {
     const int victim = 1;
-    bench_hosted_stats st;
+    hostedsim_stats_t st;
     double limit = ev_time() + (hosted_period > 0 ? 1.5 * hosted_period : 120);
     f->restore = -1;
-    if (bench_hosted_drop(victim))
+    if (hostedsim_drop(victim))
         die("hostedsim: cannot drop conditions");
     do {
         usleep(100000);
@@ -1160,8 +1168,8 @@ int main(int argc, char **argv)
     char simdir[600];
     snprintf(simdir, sizeof(simdir), "%s/hostedsim", logdir);
     if (hosted_on) {
-        bench_hosted_start(n_hc, simdir);
-        atexit(bench_hosted_stop);
+        hostedsim_start(n_hc, simdir);
+        atexit(hostedsim_stop);
     }
 
     /* 1. The fleet. */

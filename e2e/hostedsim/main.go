@@ -7,7 +7,8 @@
 //
 // Usage: hostedsim -n N -dir DIR
 //
-// DIR receives ca.crt, kubeconfig/<i>.yaml (i = 0..N-1, token auth) and, once
+// DIR receives ca.crt, kubeconfig/<i>.yaml (i = 0..N-1, token auth) and the
+// same base64-encoded as a Secret holds it (kubeconfig/<i>.b64) and, once
 // everything listens, `control` holding the control address
 // (http://127.0.0.1:PORT). The control API (plain HTTP):
 //
@@ -71,6 +72,8 @@ func main() {
 		sim.byPort[port] = i
 		kc := fmt.Sprintf(kubeconfigFmt, port, base64.StdEncoding.EncodeToString(certPEM), token)
 		must(os.WriteFile(filepath.Join(*dir, "kubeconfig", strconv.Itoa(i)+".yaml"), []byte(kc), 0o644))
+		must(os.WriteFile(filepath.Join(*dir, "kubeconfig", strconv.Itoa(i)+".b64"),
+			[]byte(base64.StdEncoding.EncodeToString([]byte(kc))), 0o644))
 		go func() { _ = hs.Serve(tls.NewListener(&holdListener{Listener: l, s: s}, tlsCfg)) }()
 	}
 	cl, err := net.Listen("tcp", "127.0.0.1:0")

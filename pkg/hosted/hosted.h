@@ -12,7 +12,7 @@
  * on the resourceVersion read, on the same connection) only when our two
  * conditions differ from what the controller wants. A check runs when the
  * client is built, when the controller's decision changes, on becoming the
- * writer, and every re-assertion period (jittered), which is how conditions
+ * writer, and every re-assertion period, which is how conditions
  * another writer dropped or changed come back. There is no standing watch:
  * 1,000 hosted clusters cost one request each per period and no open
  * connection between checks. Checks over all HostedClusters share one FIFO
@@ -102,7 +102,8 @@ typedef struct hosted_opts {
     double hosted_qps;        /* per hosted API server; default 5 */
     int hosted_burst;         /* default 10 */
     double period;            /* seconds between re-assertion checks of one
-                                 ClusterVersion, jittered to 80-100%; default 120 */
+                                 ClusterVersion (the first one after connecting
+                                 at a random 50-100% of it); default 120 */
     int max_in_flight;        /* checks running at once over all HostedClusters;
                                  default 16 */
     double hosted_timeout;    /* seconds for one hosted request, so a blackholed

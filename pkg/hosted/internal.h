@@ -65,6 +65,8 @@ typedef struct entry {
     bool busy;                 /* a read or patch is in flight */
     bool again;                /* a reason to check arrived while busy */
     ev_timer tick;             /* next check: the re-assertion period, or a retry */
+    double check_started;      /* ev_now() when the last check started */
+    bool phased;               /* the first periodic check was placed at random */
     kube_backoff retry_backoff; /* after a failed read or patch */
     int conflicts;             /* 409s in a row */
     bool cv_read;              /* a read was answered since connecting */

@@ -108,11 +108,22 @@ void hosted__kick(entry_t *e)
     pump(p);
 }
 
-/* The next re-assertion check: 80-100% of the period, so checks of
- * clusters connected together spread out, and none is later than one period. */
-static double period(hosted_t *p)
+/* The delay to the next re-assertion check after one that went well: one
+ * period from the start of that check, so a cluster is read once per period
+ * and a dropped condition waits one period at most (plus the check's own
+ * latency). The first one after connecting falls at a random 50-100% of the
+ * period instead, which spreads the checks of clusters connected together
+ * (a cold start) over the period. */
+static double period(entry_t *e)
 {
-    return p->opts.period * (0.8 + 0.2 * hosted__rnd01(p));
+    hosted_t *p = e->p;
+    double d = p->opts.period;
+    if (!e->phased) {
+        e->phased = true;
+        d *= 0.5 + 0.5 * hosted__rnd01(p);
+    }
+    d -= ev_now(p->loop) - e->check_started;
+    return d > 0 ? d : 0;
 }
 
 static double retry_delay(entry_t *e)
@@ -211,7 +222,9 @@ static void patched(kube_client *c, const kube_error *err, json_t *obj, void *ud
         e->write_reason = NULL;
         clear_api_error(e);
         keep_seen(e, json_object_get(json_object_get(obj, "status"), "conditions"));
-        finish(e, period(p));
+        hosted_conds_t want = wanted(e);
+        e->seen_right = hosted_conds_match(e->seen, &want);
+        finish(e, period(e));
     }
     pump(p);
 }
@@ -283,7 +296,7 @@ static void got_cv(kube_client *c, const kube_error *err, json_t *obj, void *ud)
         }
         if (patch_if_needed(e, obj))
             return; /* the patch ends the check */
-        finish(e, e->write_reason ? retry_delay(e) : period(p));
+        finish(e, e->write_reason ? retry_delay(e) : period(e));
     }
     pump(p);
 }
@@ -296,6 +309,7 @@ static void check_start(entry_t *e)
     kube_error ke;
 
     ev_timer_stop(p->loop, &e->tick);
+    e->check_started = ev_now(p->loop);
     e->busy = true;
     e->again = false;
     p->in_flight++;
@@ -329,6 +343,7 @@ void hosted__disconnect(entry_t *e)
     e->again = false;
     e->cv_read = false;
     e->cv_absent = false;
+    e->phased = false;
     e->conflicts = 0;
     e->write_reason = NULL;
     e->api_reason = NULL;

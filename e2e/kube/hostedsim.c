@@ -1,7 +1,9 @@
-/* The hosted API servers of the controller benchmark (see bench_hosted.h). */
-#include "bench_hosted.h"
+/* hostedsim: drives e2e/hostedsim (see sim.h). */
+#include "hostedsim.h"
 
 #include <curl/curl.h>
+#include <jansson.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,8 +17,8 @@ static char sim_dir[512], control[128];
 
 static void fail(const char *what)
 {
-    fprintf(stderr, "bench: hostedsim: %s\n", what);
-    bench_hosted_stop();
+    fprintf(stderr, "hostedsim: %s\n", what);
+    hostedsim_stop();
     exit(1);
 }
 
@@ -36,7 +38,7 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-void bench_hosted_start(int n, const char *dir)
+void hostedsim_start(int n, const char *dir)
 {
     char bin[1024], cmd[1200], path[600], count[16];
     snprintf(cmd, sizeof(cmd), "e2e/hostedsim/build.sh >&2 && e2e/hostedsim/build.sh --path");
@@ -74,7 +76,7 @@ void bench_hosted_start(int n, const char *dir)
     fail("not listening after 60 s");
 }
 
-void bench_hosted_stop(void)
+void hostedsim_stop(void)
 {
     int st;
     if (sim_pid > 0) {
@@ -84,40 +86,12 @@ void bench_hosted_stop(void)
     }
 }
 
-static char *b64(const unsigned char *s, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((n + 2) / 3 * 4 + 1);
-    size_t o = 0;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
-                     (i + 2 < n ? s[i + 2] : 0);
-        out[o++] = tab[(v >> 18) & 63];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-        out[o++] = i + 2 < n ? tab[v & 63] : '=';
-    }
-    out[o] = '\0';
-    return out;
-}
-
-json_t *bench_hosted_secret(int i, const char *hcpns)
+char *hostedsim_kubeconfig_b64(int i)
 {
     char path[600];
     size_t len = 0;
-    snprintf(path, sizeof(path), "%s/kubeconfig/%d.yaml", sim_dir, i);
-    char *yaml = slurp(path, &len);
-    char *data = yaml ? b64((const unsigned char *)yaml, len) : NULL;
-    free(yaml);
-    if (!data)
-        fail("cannot read a kubeconfig it wrote");
-    json_t *o = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:{s:s}}", "apiVersion", "v1", "kind",
-                          "Secret", "metadata", "name", "service-network-admin-kubeconfig",
-                          "namespace", hcpns, "type", "Opaque", "data", "kubeconfig", data);
-    free(data);
-    return o;
+    snprintf(path, sizeof(path), "%s/kubeconfig/%d.b64", sim_dir, i);
+    return slurp(path, &len);
 }
 
 /* ---- the control API ---------------------------------------------------------- */
@@ -167,7 +141,7 @@ static char *call(const char *path, bool post)
     return b.buf ? b.buf : strdup("");
 }
 
-int bench_hosted_stats_get(int index, bench_hosted_stats *out)
+int hostedsim_stats(int index, hostedsim_stats_t *out)
 {
     char *body = call("/stats", false);
     json_t *j = body ? json_loads(body, 0, NULL) : NULL;
@@ -190,7 +164,7 @@ int bench_hosted_stats_get(int index, bench_hosted_stats *out)
     return 0;
 }
 
-int bench_hosted_drop(int index)
+int hostedsim_drop(int index)
 {
     char path[64];
     snprintf(path, sizeof(path), "/drop?i=%d", index);
@@ -200,7 +174,7 @@ int bench_hosted_drop(int index)
     return rc;
 }
 
-int bench_hosted_mode(int index, const char *mode)
+int hostedsim_mode(int index, const char *mode)
 {
     char path[96];
     snprintf(path, sizeof(path), "/mode?i=%d&mode=%s", index, mode);
