@@ -1063,7 +1063,9 @@ static void hosted_cold(const proc_t *pr, hosted_figs_t *f)
     f->all = st.projected >= n_hc;
     f->projected = st.projected;
     f->cold = st.last_projected - pr->t_spawn;
-    f->per_cluster = (st.requests - st.patches) / n_hc;
+    /* Up to each cluster's own first projection: later periodic checks of
+     * clusters projected early are steady state, not cold start. */
+    f->per_cluster = (st.first_requests - n_hc) / n_hc;
     f->patches = st.patches / n_hc;
 }
 
@@ -1098,7 +1100,8 @@ static int hosted_report(const hosted_figs_t *f, double steady, double cold)
            hosted_period);
     printf("hosted cold start: %d/%d ClusterVersions projected, the last %.1f s after the "
            "controller started (target <= 60 s)%s; %.2f requests per hosted cluster besides "
-           "%.2f patches (target <= 2)\n", f->projected, n_hc, f->cold, f->all ? "" : " FAIL",
+           "its first patch, up to its projection (target <= 2; %.2f patches per cluster by "
+           "then)\n", f->projected, n_hc, f->cold, f->all ? "" : " FAIL",
            f->per_cluster, f->patches);
     failures += !f->all;
     printf("hosted steady state: %.0f s, %.0f requests = %.2f per hosted cluster per period "

@@ -22,8 +22,8 @@
 //	                            ChangesPending from server I's ClusterVersion
 //
 // A server counts as projected once its ClusterVersion carries both
-// conditions; /stats reports when each became so, and when each drop was
-// undone, in Unix seconds.
+// conditions; /stats reports when each became so (in Unix seconds) and how
+// many requests it had answered by then, and when each drop was undone.
 package main
 
 import (

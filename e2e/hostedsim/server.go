@@ -33,6 +33,8 @@ type server struct {
 	watches     int64
 	requests    int64 // all API requests, answered or not
 	projectedAt float64
+	firstReqs   int64 // requests up to and including the one that first projected
+	firstGets   int64 // of those, GETs of the object
 	droppedAt   float64
 	restoredAt  float64
 }
@@ -89,6 +91,8 @@ func (s *server) bump() {
 		now := unixNow()
 		if s.projectedAt == 0 {
 			s.projectedAt = now
+			s.firstReqs = s.requests
+			s.firstGets = s.gets
 		}
 		if s.droppedAt > 0 && s.restoredAt < s.droppedAt {
 			s.restoredAt = now
@@ -333,6 +337,8 @@ type serverStats struct {
 	Requests    int64   `json:"requests"`
 	Projected   bool    `json:"projected"`
 	ProjectedAt float64 `json:"projectedAt"`
+	FirstReqs   int64   `json:"firstRequests"`
+	FirstGets   int64   `json:"firstGets"`
 	DroppedAt   float64 `json:"droppedAt"`
 	RestoredAt  float64 `json:"restoredAt"`
 }
@@ -344,13 +350,15 @@ func (m *sim) stats(w http.ResponseWriter, r *http.Request) {
 	for i, s := range m.servers {
 		s.mu.Lock()
 		per[i] = serverStats{s.gets, s.patches, s.lists, s.watches, s.requests, s.hasOurs(),
-			s.projectedAt, s.droppedAt, s.restoredAt}
+			s.projectedAt, s.firstReqs, s.firstGets, s.droppedAt, s.restoredAt}
 		s.mu.Unlock()
 		tot.Gets += per[i].Gets
 		tot.Patches += per[i].Patches
 		tot.Lists += per[i].Lists
 		tot.Watches += per[i].Watches
 		tot.Requests += per[i].Requests
+		tot.FirstReqs += per[i].FirstReqs
+		tot.FirstGets += per[i].FirstGets
 		if per[i].Projected {
 			projected++
 		}

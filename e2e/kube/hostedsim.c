@@ -156,6 +156,7 @@ int hostedsim_stats(int index, hostedsim_stats_t *out)
     out->lists = json_number_value(json_object_get(t, "lists"));
     out->watches = json_number_value(json_object_get(t, "watches"));
     out->requests = json_number_value(json_object_get(t, "requests"));
+    out->first_requests = json_number_value(json_object_get(t, "firstRequests"));
     out->last_projected = json_number_value(json_object_get(t, "projectedAt"));
     out->projected = (int)json_integer_value(json_object_get(j, "projected"));
     out->dropped_at = json_number_value(json_object_get(per, "droppedAt"));

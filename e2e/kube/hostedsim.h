@@ -14,6 +14,7 @@
 /* Totals of hostedsim's counters at one instant. */
 typedef struct hostedsim_stats {
     double gets, patches, lists, watches, requests; /* over all servers */
+    double first_requests; /* requests up to each server's first projection, summed */
     int projected;         /* servers whose ClusterVersion carries both conditions */
     double last_projected; /* Unix time the last of them became so */
     double dropped_at, restored_at; /* of server hostedsim_drop()'s index */

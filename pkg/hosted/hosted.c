@@ -302,6 +302,10 @@ int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
     if (p->opts.hosted_burst <= 0)
         p->opts.hosted_burst = 10;
     p->leading = p->opts.leading;
+    /* A hosted API server is asked once a period: an idle connection to it
+     * would not be reused before libcurl ages it out, so keep only about
+     * as many as the checks in flight, plus room for the management API. */
+    kube_http_max_connections(http, p->opts.max_in_flight + 16);
     if (kube_objmap_init(&p->entries, 16))
         goto nomem;
     p->rng = (uint64_t)(uintptr_t)p ^ (uint64_t)(ev_time() * 1e6) ^ 0x9E3779B97F4A7C15ull;
