@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +53,7 @@ void hostedsim_start(int n, const char *dir)
     if (sim_pid < 0)
         fail(strerror(errno));
     if (sim_pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM); /* no orphan when the test is killed */
         execl(bin, bin, "-n", count, "-dir", dir, (char *)NULL);
         _exit(127);
     }
