@@ -35,6 +35,33 @@ find_go() {
   return 1
 }
 
+# go_build_cached SRC BIN JOBS builds the Go module in directory SRC into
+# BIN unless BIN is current: a digest of SRC's build.sh, go.mod, go.sum (when
+# there is one) and .go files is kept beside BIN as BIN.stamp. One build at a
+# time (flock on BIN.lock); JOBS bounds GOMAXPROCS and -p.
+go_build_cached() {
+  local src=$1 bin=$2 jobs=$3 go start
+  _go_stamp() {
+    (cd "$src" && cat build.sh go.mod $(ls go.sum 2>/dev/null) $(ls ./*.go | sort)) |
+      sha256sum | cut -d' ' -f1
+  }
+  _go_current() { [ -x "$bin" ] && [ "$(cat "$bin.stamp" 2>/dev/null)" = "$(_go_stamp)" ]; }
+  _go_current && return 0
+  go=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it builds $src"
+  mkdir -p "$(dirname "$bin")"
+  exec 9>"$bin.lock"
+  flock 9
+  _go_current && return 0
+  start=$(date +%s)
+  e2e_log "building $(basename "$bin") (go $("$go" env GOVERSION))"
+  (cd "$src" && GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0 GOTOOLCHAIN=auto GOWORK=off \
+    GO111MODULE=on GOMAXPROCS=$jobs "$go" build -p "$jobs" -ldflags "-s -w" -o "$bin.tmp" .) ||
+    e2e_die "building $src failed"
+  mv -f "$bin.tmp" "$bin"
+  _go_stamp >"$bin.stamp"
+  e2e_log "built $bin in $(($(date +%s) - start))s"
+}
+
 # ensure_packages PKG... installs the Debian packages that are missing, and
 # nothing else. apt-get runs only when something is missing; it waits for the
 # dpkg lock rather than failing when another install is under way.

@@ -65,6 +65,9 @@ static const char usage_text[] =
     "                                     kube-apiserver.<hcp-namespace>.svc, or the address\n"
     "                                     in its service-network-admin-kubeconfig Secret\n"
     "                                     (default auto: the service when running in-cluster)\n"
+    "  --hosted-reassert-period SECONDS   how often each hosted ClusterVersion is read\n"
+    "                                     again, and our conditions restored when another\n"
+    "                                     writer changed them (default 120)\n"
     "  --kube-api-qps N                   client-side request rate limit (default 20)\n"
     "  --kube-api-burst N                 burst above the rate limit (default 30)\n"
     "  --log-format text|json             log line format (default text)\n"
@@ -128,7 +131,7 @@ static int parse_bool_flag(const char *arg, const char *name, bool *out)
 
 /* The flags that take a value, and how each value is read. */
 typedef enum vkind { V_STRING, V_QPS, V_BURST, V_LOG_FORMAT, V_VERBOSITY, V_SIM_START,
-                     V_TIME_SCALE } vkind_t;
+                     V_TIME_SCALE, V_HOSTED_PERIOD } vkind_t;
 
 static const struct vflag {
     const char *name;
@@ -147,6 +150,7 @@ static const struct vflag {
     {"--webhook-cert-file", V_STRING, offsetof(run_opts_t, webhook_cert)},
     {"--webhook-key-file", V_STRING, offsetof(run_opts_t, webhook_key)},
     {"--webhook-failure-policy", V_STRING, offsetof(run_opts_t, webhook_policy)},
+    {"--hosted-reassert-period", V_HOSTED_PERIOD, 0},
     {"--kube-api-qps", V_QPS, 0},
     {"--kube-api-burst", V_BURST, 0},
     {"--log-format", V_LOG_FORMAT, 0},
@@ -195,6 +199,12 @@ static int set_value(const struct vflag *f, const char *v, run_opts_t *o, char *
                             "(e.g. 2026-01-03T00:00:00Z)",
                             v);
         o->simulated = true;
+        return 0;
+    case V_HOSTED_PERIOD:
+        if (parse_double(v, 1, &o->hosted_period))
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--hosted-reassert-period: \"%.40s\" is not a number of seconds >= 1",
+                            v);
         return 0;
     case V_TIME_SCALE:
         if (parse_double(v, 1e-6, &o->time_scale))
@@ -432,7 +442,8 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot start the Kubernetes client", "error", ke.message, NULL);
         goto out_cfg;
     }
-    ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect};
+    ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect,
+                        .hosted_period = a.opts.hosted_period};
     /* In a cluster the Secret's address (the service's short name) only
      * resolves in the control-plane namespace; use the full service name. */
     co.rewrite_hosted_server = strcmp(a.opts.hosted_apiserver, "service") == 0 ||

@@ -2,21 +2,33 @@
 # runs bench-controller. It uses a private instance, "bench", so that 1,000
 # HostedClusters and 3,000 NodePools disturb no other test, and deletes it
 # afterwards. BENCH_STEADY_SECONDS (default 600) shortens the steady-state
-# measurement for quick runs.
+# measurement for quick runs. bench-hosted is the same run with a hosted API
+# server per HostedCluster (e2e/hostedsim, built with Go into $HCP_CACHE_DIR)
+# and its kubeconfig Secret; it compares its convergence with the figure the
+# last bench-controller run left in $(BENCH_CTL_DIR)/converged-without-hosted.
+# BENCH_HOSTED_PERIOD (default 60) is the controller's --hosted-reassert-period.
 
-BENCH_E2E_TARGETS += bench-controller
+BENCH_E2E_TARGETS += bench-controller bench-hosted
 
-.PHONY: bench-controller
+.PHONY: bench-controller bench-hosted
 
 BENCH_CTL_DIR := $(BUILD)/e2e/bench
 
-$(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/kube/harness.c \
-		e2e/kube/harness.h $(BUILD)/libhcp.a
+$(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/kube/hostedsim.c \
+		e2e/kube/hostedsim.h e2e/kube/harness.c e2e/kube/harness.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/hostedsim.c \
+		e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS)
+
+# $(1): BENCH_HOSTED (0 or 1).
+bench_controller_run = @e2e/cluster.sh down bench >/dev/null 2>&1 || true; \
+	rc=0; e2e/cluster.sh with bench -- bash -c 'set -a; eval "$$(e2e/cluster.sh env bench)"; \
+		set +a; BENCH_HOSTED=$(1) BENCH_COMPARE=$(abspath $(BENCH_CTL_DIR))/converged-without-hosted \
+		$(abspath $(BENCH_CTL_DIR))/bench_controller $(abspath $(BUILD)/hcp-controller)' \
+		|| rc=$$?; e2e/cluster.sh down bench >/dev/null 2>&1; exit $$rc
 
 bench-controller: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
-	@e2e/cluster.sh down bench >/dev/null 2>&1 || true
-	@rc=0; e2e/cluster.sh with bench -- bash -c 'set -a; eval "$$(e2e/cluster.sh env bench)"; \
-		set +a; $(abspath $(BENCH_CTL_DIR))/bench_controller $(abspath $(BUILD)/hcp-controller)' \
-		|| rc=$$?; e2e/cluster.sh down bench >/dev/null 2>&1; exit $$rc
+	$(call bench_controller_run,0)
+
+bench-hosted: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
+	$(call bench_controller_run,1)

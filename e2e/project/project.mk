@@ -1,5 +1,6 @@
 # pkg/hosted (the ClusterVersion projection) against the local cluster: `make e2e` runs
-# e2e-project, which needs the "main" (management) and "hosted" instances.
+# e2e-project, which needs the "main" (management) and "hosted" instances, and
+# three servers of e2e/hostedsim (built with Go into $HCP_CACHE_DIR).
 # Instances it had to start are stopped again afterwards.
 
 E2E_TARGETS += e2e-project
@@ -8,9 +9,11 @@ E2E_TARGETS += e2e-project
 
 PROJECT_E2E_DIR := $(BUILD)/e2e/project
 
-$(PROJECT_E2E_DIR)/%: e2e/project/%.c e2e/kube/harness.c e2e/kube/harness.h $(BUILD)/libhcp.a
+$(PROJECT_E2E_DIR)/%: e2e/project/%.c e2e/kube/harness.c e2e/kube/harness.h e2e/kube/hostedsim.c \
+		e2e/kube/hostedsim.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/harness.c e2e/kube/hostedsim.c \
+		$(BUILD)/libhcp.a $(LIBS) $(TEST_LIBS)
 
 # main's variables as they are, plus the hosted instance's kubeconfigs.
 PROJECT_E2E_ENV = set -a; eval "$$(e2e/cluster.sh env main)"; set +a; \

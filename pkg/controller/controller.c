@@ -190,6 +190,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         goto fail;
     hosted_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
                         .leading = opts->leading,
+                        .period = opts->hosted_period,
                         .on_change = projection_changed,
                         .ud = c};
     if ((rc = hosted_new(loop, client->http, client, &po, &c->proj, err, errlen)))

@@ -47,6 +47,8 @@ typedef struct ctl_options {
     bool rewrite_hosted_server;  /* reach hosted API servers at
                                     kube-apiserver.<hcp-namespace>.svc (in a cluster)
                                     instead of the Secret's address as written */
+    double hosted_period;        /* seconds between checks of each hosted
+                                    ClusterVersion; 0 = hosted's default */
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */

@@ -8,11 +8,9 @@
 #include "base/error.h"
 #include "decide/conditions.h"
 #include "hosted/kubeconfig.h"
-#include "kube/cache.h"
 #include "kube/error.h"
 #include "kube/objmap.h"
 #include "kube/ratelimit.h"
-#include "kube/watch.h"
 #include "log/log.h"
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -97,10 +95,6 @@ double hosted__rnd01(hosted_t *p)
  * pure reading of what is known; hosted__evaluate() and hosted_preview() share it. */
 static void compute_status(const entry_t *e, const hosted_conds_t *want, hosted_status_t *st)
 {
-    const kube_obj *o = e->connected && e->cache.synced
-                            ? kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME)
-                            : NULL;
-    const cv_view_t *cv = o ? o->data : NULL;
     const char *msg = NULL;
 
     memset(st, 0, sizeof(*st));
@@ -115,14 +109,14 @@ static void compute_status(const entry_t *e, const hosted_conds_t *want, hosted_
     } else if (e->api_reason) {
         st->reason = e->api_reason;
         msg = e->api_msg;
-    } else if (!e->cache.synced) {
+    } else if (!e->cv_read) {
         (void)hcp_errf(st->message, sizeof(st->message), 0,
                        "Connecting to the hosted API server %.300s.", e->cfg.server);
-    } else if (!o) {
+    } else if (e->cv_absent) {
         st->reason = HOSTED_CV_NOT_FOUND;
         (void)hcp_errf(st->message, sizeof(st->message), 0,
                        "ClusterVersion %s does not exist in the hosted cluster.", HOSTED_CV_NAME);
-    } else if (want && cv && hosted_conds_match(cv->conditions, want)) {
+    } else if (want && hosted_conds_match(e->seen, want)) {
         st->ok = true;
         st->reason = HOSTED_PROJECTED;
         (void)hcp_errf(st->message, sizeof(st->message), 0,
@@ -200,6 +194,7 @@ static void reap_cb(struct ev_loop *loop, ev_timer *w, int revents)
         p->zombies = e->znext;
         entry_release(e);
     }
+    hosted__pump(p); /* released checks freed their slots */
 }
 
 static entry_t *entry_new(hosted_t *p, const char *ns, const char *name, char *err,
@@ -224,14 +219,11 @@ static entry_t *entry_new(hosted_t *p, const char *ns, const char *name, char *e
     kube_backoff_init(&e->absent_backoff, p->opts.absent_retry,
                       p->opts.absent_retry > p->opts.backoff_max ? p->opts.absent_retry
                                                                  : p->opts.backoff_max);
-    kube_backoff_init(&e->write_backoff, p->opts.backoff_initial, p->opts.backoff_max);
-    kube_backoff_init(&e->reassert_backoff, p->opts.backoff_initial, p->opts.backoff_max);
+    kube_backoff_init(&e->retry_backoff, p->opts.backoff_initial, p->opts.backoff_max);
     ev_init(&e->secret_timer, hosted__secret_timer_cb);
     e->secret_timer.data = e;
-    ev_init(&e->write_timer, hosted__write_timer_cb);
-    e->write_timer.data = e;
-    ev_init(&e->health, hosted__health_cb);
-    e->health.data = e;
+    ev_init(&e->tick, hosted__tick_cb);
+    e->tick.data = e;
     return e;
 nomem:
     snprintf(err, errlen, "out of memory");
@@ -303,9 +295,17 @@ int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
         p->opts.backoff_max = p->opts.backoff_initial;
     or_default(&p->opts.absent_retry, 15);
     or_default(&p->opts.hosted_qps, 5);
+    or_default(&p->opts.period, 120);
+    or_default(&p->opts.hosted_timeout, 10);
+    if (p->opts.max_in_flight <= 0)
+        p->opts.max_in_flight = 16;
     if (p->opts.hosted_burst <= 0)
         p->opts.hosted_burst = 10;
     p->leading = p->opts.leading;
+    /* A hosted API server is asked once a period: an idle connection to it
+     * would not be reused before libcurl ages it out, so keep only about
+     * as many as the checks in flight, plus room for the management API. */
+    kube_http_max_connections(http, p->opts.max_in_flight + 16);
     if (kube_objmap_init(&p->entries, 16))
         goto nomem;
     p->rng = (uint64_t)(uintptr_t)p ^ (uint64_t)(ev_time() * 1e6) ^ 0x9E3779B97F4A7C15ull;
@@ -356,8 +356,11 @@ void hosted_set_leading(hosted_t *p, bool leading)
      * runs, with hnext intact) or add some (no rehash meanwhile). */
     p->entries.frozen++;
     for (size_t i = 0; i < p->entries.nbuckets; i++)
-        for (kube_objkey_t *k = p->entries.buckets[i]; k; k = k->hnext)
-            hosted__sync((entry_t *)k);
+        for (kube_objkey_t *k = p->entries.buckets[i]; k; k = k->hnext) {
+            if (leading)
+                hosted__kick((entry_t *)k);
+            hosted__evaluate((entry_t *)k);
+        }
     p->entries.frozen--;
 }
 
@@ -390,7 +393,8 @@ int hosted_update(hosted_t *p, const char *ns, const char *name,
     e->seen_right = false;
     if (created)
         hosted__secret_fetch(e);
-    hosted__sync(e);
+    hosted__kick(e);
+    hosted__evaluate(e);
     return 0;
 }
 
@@ -407,8 +411,7 @@ void hosted_forget(hosted_t *p, const char *ns, const char *name)
     kube_request_cancel(e->secret_req); /* safe from its own callback */
     e->secret_req = NULL;
     ev_timer_stop(p->loop, &e->secret_timer);
-    ev_timer_stop(p->loop, &e->write_timer);
-    ev_timer_stop(p->loop, &e->health);
+    ev_timer_stop(p->loop, &e->tick);
     e->znext = p->zombies;
     p->zombies = e;
     if (!ev_is_active(&p->reap)) {

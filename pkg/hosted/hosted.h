@@ -7,11 +7,18 @@
  * module reads the Secret `service-network-admin-kubeconfig` (key
  * `kubeconfig`) in the control-plane namespace `<hc-ns>-<hc-name>` through the
  * management client (a single GET by name: no list or watch of Secrets),
- * builds a client for the hosted API server on the shared kube_http, watches
- * ClusterVersion `version` into a slim cache, and patches its
- * status.conditions whenever our two conditions differ from what the
- * controller wants: after the controller's decision changes, and when another
- * writer drops or changes them. Steady state writes nothing.
+ * builds a client for the hosted API server on the shared kube_http, and
+ * checks ClusterVersion `version`: one GET, and a status patch (conditional
+ * on the resourceVersion read, on the same connection) only when our two
+ * conditions differ from what the controller wants. A check runs when the
+ * client is built, when the controller's decision changes, on becoming the
+ * writer, and every re-assertion period, which is how conditions
+ * another writer dropped or changed come back. There is no standing watch:
+ * 1,000 hosted clusters cost one request each per period and no open
+ * connection between checks. Checks over all HostedClusters share one FIFO
+ * queue with a bound on those in flight, so a cold start or a slow server
+ * never opens more than max_in_flight connections at once; a failed check is
+ * retried with backoff per HostedCluster. Steady state writes nothing.
  *
  * The Secret is read again periodically (jittered) and, with backoff, after
  * authentication, TLS or connection failures; a changed kubeconfig replaces
@@ -94,6 +101,14 @@ typedef struct hosted_opts {
                                  backoff_max; default 15 */
     double hosted_qps;        /* per hosted API server; default 5 */
     int hosted_burst;         /* default 10 */
+    double period;            /* seconds between re-assertion checks of one
+                                 ClusterVersion (the first one after connecting
+                                 at a random 50-100% of it); default 120 */
+    int max_in_flight;        /* checks running at once over all HostedClusters;
+                                 default 16 */
+    double hosted_timeout;    /* seconds for one hosted request, so a blackholed
+                                 server holds a slot that long at most;
+                                 default 10 */
     hosted_change_cb on_change; /* optional */
     void *ud;                 /* for on_change */
 } hosted_opts_t;
@@ -112,6 +127,8 @@ typedef struct hosted_stats {
     uint64_t write_errors;    /* patches that failed (other than 409) */
     uint64_t conflicts;       /* patches refused with 409 (retried) */
     uint64_t reasserts;       /* writes restoring conditions another writer changed */
+    uint64_t reads;           /* ClusterVersion GETs sent to hosted API servers */
+    uint64_t read_errors;     /* of those, failed */
     uint64_t secret_reads;    /* Secret GETs answered */
     uint64_t clients;         /* hosted clients built (first kubeconfig and changes) */
 } hosted_stats_t;
@@ -120,20 +137,22 @@ typedef struct hosted hosted_t;
 
 /* Creates the module. loop, http and mgmt (the management cluster's client,
  * which must be allowed to get the Secret) are borrowed and must outlive it;
- * hosted clients are built on http too. opts may be NULL for defaults.
+ * hosted clients are built on http too, whose connection cache is bounded
+ * to max_in_flight + 16 connections (kube_http_max_connections()). opts may be NULL for defaults.
  * Returns 0 with *out, or a negative HCP_E* code with err filled. */
 int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
                const hosted_opts_t *opts, hosted_t **out, char *err,
                size_t errlen);
 
-/* Cancels every request, watch and timer and frees everything; no callback
+/* Cancels every request and timer and frees everything; no callback
  * (on_change or otherwise) runs afterwards. NULL is ignored. Must not be
  * called from on_change. */
 void hosted_free(hosted_t *p);
 
 /* Makes the module the writer or not. Only the writer patches
- * ClusterVersions; a follower still reads Secrets and watches, so it takes
- * over at once: becoming the writer brings every ClusterVersion up to date. */
+ * ClusterVersions; a follower still reads Secrets and ClusterVersions, so
+ * its states are current: becoming the writer queues a check of every
+ * ClusterVersion, which brings them up to date. */
 void hosted_set_leading(hosted_t *p, bool leading);
 
 /* Declares the conditions HostedCluster ns/name wants in its hosted
@@ -147,7 +166,7 @@ int hosted_update(hosted_t *p, const char *ns, const char *name,
                   const hosted_conds_t *conds, sched_time_t now, char *err,
                   size_t errlen);
 
-/* Stops projecting for a deleted HostedCluster: its watch, client and timers
+/* Stops projecting for a deleted HostedCluster: its client, check and timers
  * go away (released from the loop shortly after, so this is safe from any
  * callback, including on_change). The ClusterVersion is left as it is.
  * Unknown names are ignored. */

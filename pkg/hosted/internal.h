@@ -1,17 +1,15 @@
 /* internal: what the files of pkg/hosted share (not part of its API).
  *
  *   hosted.c   entries, their state (evaluate), the public functions
- *   link.c     the hosted API server: client, ClusterVersion watch, patcher
+ *   link.c     the hosted API server: client, the shared queue of reads, patcher
  *   secret.c   reading the kubeconfig Secret, with periodic re-reads and backoff
  */
 #ifndef HCP_HOSTED_INTERNAL_H
 #define HCP_HOSTED_INTERNAL_H
 
 #include "hosted/hosted.h"
-#include "kube/cache.h"
 #include "kube/objmap.h"
 #include "kube/ratelimit.h"
-#include "kube/watch.h"
 
 #define CV_COLLECTION "/apis/config.openshift.io/v1/clusterversions"
 #define CV_PATH CV_COLLECTION "/" HOSTED_CV_NAME
@@ -19,14 +17,7 @@
 #define COND_PENDING "ChangesPending"
 #define PATH_LEN 512
 #define NS_LEN 64            /* a namespace name is at most 63 bytes */
-#define HEALTH_INTERVAL 2.0  /* seconds between recovery checks after an API error */
-#define REASSERT_QUIET 60.0  /* re-asserts this far apart are not a fight */
-
-/* The slim view of ClusterVersion `version`: only its conditions, which a
- * merge patch must carry back whole. */
-typedef struct cv_view {
-    json_t *conditions;   /* deep copy of status.conditions, or NULL */
-} cv_view_t;
+#define CONFLICTS_MAX 3      /* 409s in a row re-read at once; then the backoff paces them */
 
 /* A wanted condition, owned copy. */
 typedef struct want_cond {
@@ -63,26 +54,30 @@ typedef struct entry {
     size_t kubeconfig_len;
     kube_config cfg;
     kube_client client;
-    kube_cache cache;
-    kube_watch watch;
     const char *api_reason;    /* static, NULL while the server answers */
     char api_msg[512];
-    ev_timer health;           /* recovery check while api_reason is set */
-    uint64_t health_errors;    /* watch error count at the last check */
 
-    /* Writes. */
-    bool writing;              /* a patch is in flight */
-    char sent_rv[64];          /* resourceVersion the patch was conditional on */
-    ev_timer write_timer;      /* retry after a failed write */
-    bool write_wait;           /* a failed write is backing off */
-    kube_backoff write_backoff;
+    /* The check: read ClusterVersion `version`, patch it when it differs.
+     * One at a time per HostedCluster, at most opts.max_in_flight over all
+     * of them; the others wait in the module's queue. */
+    bool queued;               /* in the module's queue */
+    struct entry *qnext;       /* next in the queue */
+    bool busy;                 /* a read or patch is in flight */
+    bool again;                /* a reason to check arrived while busy */
+    ev_timer tick;             /* next check: the re-assertion period, or a retry */
+    double check_started;      /* ev_now() when the last check started */
+    bool phased;               /* the first periodic check was placed at random */
+    kube_backoff retry_backoff; /* after a failed read or patch */
+    int conflicts;             /* 409s in a row */
+    bool cv_read;              /* a read was answered since connecting */
+    bool cv_absent;            /* the last read answered 404 */
+    json_t *seen;              /* our two conditions as last read (a
+                                  ChangesPaused/ChangesPending-only copy of
+                                  status.conditions), or NULL */
     const char *write_reason;  /* static, NULL when the last write succeeded */
     char write_msg[512];
     bool seen_right;           /* the ClusterVersion was seen as wanted since the
                                   wanted conditions last changed */
-    double last_reassert;      /* ev_now() of the last re-assert, 0 = never */
-    double reassert_at;        /* no re-assert before this ev_now() */
-    kube_backoff reassert_backoff; /* paces a fight with another writer */
 
     hosted_status_t st;   /* last evaluated state */
 } entry_t;
@@ -95,6 +90,8 @@ struct hosted {
     bool leading;
     kube_objmap_t entries;      /* entry_t by ns/name */
     entry_t *zombies;          /* forgotten, released by `reap` */
+    entry_t *qhead, *qtail;    /* entries waiting for a check (FIFO) */
+    int in_flight;             /* checks running */
     ev_timer reap;
     uint64_t rng;
     hosted_stats_t stats;
@@ -106,12 +103,12 @@ double hosted__rnd01(hosted_t *p);
 void hosted__evaluate(entry_t *e);
 
 /* link.c */
-void hosted__sync(entry_t *e);
+void hosted__kick(entry_t *e);
+void hosted__pump(hosted_t *p);
 void hosted__disconnect(entry_t *e);
 int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
                     size_t errlen);
-void hosted__write_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
-void hosted__health_cb(struct ev_loop *loop, ev_timer *w, int revents);
+void hosted__tick_cb(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* secret.c */
 void hosted__secret_fetch(entry_t *e);

@@ -1,5 +1,6 @@
-/* link.c: one hosted API server: its client, the ClusterVersion watch and
- * the conditions patcher. */
+/* link.c: one hosted API server: its client, and the check of ClusterVersion
+ * `version` (read, patch when it differs) that runs from a queue shared by
+ * all HostedClusters, with a bound on checks in flight. */
 #include "hosted/internal.h"
 
 #include <stdio.h>
@@ -11,7 +12,9 @@
 #include "kube/error.h"
 #include "log/log.h"
 
-/* ---- writes --------------------------------------------------------------- */
+static void check_start(entry_t *e);
+
+/* ---- errors ---------------------------------------------------------------- */
 
 static bool transport_or_auth(const kube_error *err)
 {
@@ -26,350 +29,360 @@ static void set_api_error(entry_t *e, const kube_error *err)
                    e->cfg.server,
                    err->http_status ? err->reason : hcp_strerror(err->code),
                    err->message[0] ? ": " : "", err->message);
-    e->health_errors = e->watch.stats.errors;
-    if (!ev_is_active(&e->health)) {
-        ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
-        ev_timer_start(e->p->loop, &e->health);
-    }
-    hosted__secret_retry_soon(e); /* credentials or address may have been rotated */
+    if (transport_or_auth(err))
+        hosted__secret_retry_soon(e); /* credentials or address may have been rotated */
 }
 
 static void clear_api_error(entry_t *e)
 {
+    if (!e->api_reason)
+        return;
     e->api_reason = NULL;
     e->api_msg[0] = '\0';
-    ev_timer_stop(e->p->loop, &e->health);
     kube_backoff_reset(&e->secret_backoff);
 }
 
-static void write_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
+/* ---- the queue --------------------------------------------------------------- */
+
+static void arm_tick(entry_t *e, double delay)
+{
+    ev_timer_stop(e->p->loop, &e->tick);
+    ev_timer_set(&e->tick, delay, 0.);
+    ev_timer_start(e->p->loop, &e->tick);
+}
+
+/* Starts queued checks while fewer than max_in_flight run. */
+static void pump(hosted_t *p)
+{
+    while (p->qhead && p->in_flight < p->opts.max_in_flight) {
+        entry_t *e = p->qhead;
+        p->qhead = e->qnext;
+        if (!p->qhead)
+            p->qtail = NULL;
+        e->qnext = NULL;
+        e->queued = false;
+        if (!e->gone)
+            check_start(e);
+    }
+}
+
+static void unqueue(entry_t *e)
+{
+    hosted_t *p = e->p;
+    entry_t **pp = &p->qhead, *prev = NULL;
+    if (!e->queued)
+        return;
+    while (*pp && *pp != e) {
+        prev = *pp;
+        pp = &(*pp)->qnext;
+    }
+    if (*pp) {
+        *pp = e->qnext;
+        if (p->qtail == e)
+            p->qtail = prev;
+    }
+    e->qnext = NULL;
+    e->queued = false;
+}
+
+/* Asks for a check of the entry's ClusterVersion: queued, or remembered
+ * when one runs (it then runs again). Nothing before the client exists. */
+void hosted__kick(entry_t *e)
+{
+    hosted_t *p = e->p;
+    if (e->gone || !e->connected)
+        return;
+    if (e->busy) {
+        e->again = true;
+        return;
+    }
+    if (e->queued)
+        return;
+    e->queued = true;
+    e->qnext = NULL;
+    if (p->qtail)
+        p->qtail->qnext = e;
+    else
+        p->qhead = e;
+    p->qtail = e;
+    pump(p);
+}
+
+/* The delay to the next re-assertion check after one that went well: one
+ * period from the start of that check, so a cluster is read once per period
+ * and a dropped condition waits one period at most (plus the check's own
+ * latency). The first one after connecting falls at a random 50-100% of the
+ * period instead, which spreads the checks of clusters connected together
+ * (a cold start) over the period. */
+static double period(entry_t *e)
+{
+    hosted_t *p = e->p;
+    double d = p->opts.period;
+    if (!e->phased) {
+        e->phased = true;
+        d *= 0.5 + 0.5 * hosted__rnd01(p);
+    }
+    d -= ev_now(p->loop) - e->check_started;
+    return d > 0 ? d : 0;
+}
+
+static double retry_delay(entry_t *e)
+{
+    return kube_backoff_next(&e->retry_backoff, hosted__rnd01(e->p));
+}
+
+void hosted__tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    hosted__kick(w->data);
+}
+
+/* ---- the check --------------------------------------------------------------- */
+
+/* Ends the running check; the caller pumps the queue afterwards. */
+static void finish(entry_t *e, double delay)
+{
+    hosted_t *p = e->p;
+    e->busy = false;
+    p->in_flight--;
+    if (e->gone)
+        return;
+    arm_tick(e, delay);
+    if (e->again) {
+        e->again = false;
+        hosted__kick(e); /* queued: the caller's pump starts it in turn */
+    }
+    hosted__evaluate(e);
+}
+
+/* Keeps our two conditions of status.conditions (NULL or not an array reads
+ * as none): what hosted_conds_match() needs between checks, a few hundred
+ * bytes instead of the whole object. */
+static void keep_seen(entry_t *e, const json_t *conditions)
+{
+    json_t *seen = json_array();
+    size_t i;
+    const json_t *c;
+    json_decref(e->seen);
+    e->seen = seen;
+    if (!seen || !json_is_array(conditions))
+        return;
+    json_array_foreach(conditions, i, c) {
+        const char *type = json_string_value(json_object_get(c, "type"));
+        if (type && (strcmp(type, COND_PAUSED) == 0 || strcmp(type, COND_PENDING) == 0))
+            json_array_append(seen, (json_t *)c);
+    }
+}
+
+static hosted_conds_t wanted(const entry_t *e)
+{
+    return (hosted_conds_t){{e->paused.status, e->paused.reason, e->paused.message},
+                            {e->pending.status, e->pending.reason, e->pending.message}};
+}
+
+static void write_failed(entry_t *e, const kube_error *err)
+{
+    hosted_t *p = e->p;
+    p->stats.write_errors++;
+    if (transport_or_auth(err)) {
+        set_api_error(e, err);
+    } else if (err->http_status == 404) {
+        e->write_reason = HOSTED_CV_NOT_FOUND;
+        (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "ClusterVersion %s: %s",
+                       HOSTED_CV_NAME, err->message);
+    } else {
+        e->write_reason = HOSTED_UPDATE_FAILED;
+        (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
+                       "Patching ClusterVersion %s: %s%s%s", HOSTED_CV_NAME, err->reason,
+                       err->reason[0] ? ": " : "", err->message);
+    }
+    log_kv(LOG_ERROR, "ClusterVersion write failed", "namespace", e->ns, "name", e->name,
+           "error", err->message, NULL);
+}
+
+static void patched(kube_client *c, const kube_error *err, json_t *obj, void *ud)
 {
     entry_t *e = ud;
     hosted_t *p = e->p;
     (void)c;
-    e->writing = false;
-    if (e->gone)
-        return;
-    if (err) {
-        const kube_obj *o = kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME);
-        if (err->http_status == 409) {
-            p->stats.conflicts++;
-            /* Retry at once when the watch already brought a newer version;
-             * otherwise its update triggers the retry, and the timer is the
-             * safety net should it not come. */
-            if (o && strcmp(o->rv, e->sent_rv) != 0) {
-                hosted__sync(e);
-                return;
-            }
-            ev_timer_stop(p->loop, &e->write_timer);
-            ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, hosted__rnd01(p)),
-                         0.);
-            ev_timer_start(p->loop, &e->write_timer);
-            return;
-        }
-        p->stats.write_errors++;
-        if (transport_or_auth(err)) {
-            set_api_error(e, err);
-        } else if (err->http_status == 404) {
-            e->write_reason = HOSTED_CV_NOT_FOUND;
-            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
-                           "ClusterVersion %s: %s", HOSTED_CV_NAME, err->message);
-        } else {
-            e->write_reason = HOSTED_UPDATE_FAILED;
-            (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
-                           "Patching ClusterVersion %s: %s%s%s",
-                           HOSTED_CV_NAME, err->reason, err->reason[0] ? ": " : "",
-                           err->message);
-        }
-        log_kv(LOG_ERROR, "ClusterVersion write failed", "namespace", e->ns, "name", e->name,
-               "error", err->message, NULL);
-        e->write_wait = true;
-        ev_timer_stop(p->loop, &e->write_timer);
-        ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, hosted__rnd01(p)), 0.);
-        ev_timer_start(p->loop, &e->write_timer);
-        hosted__evaluate(e);
-        return;
-    }
-    kube_backoff_reset(&e->write_backoff);
-    e->write_reason = NULL;
-    if (e->api_reason)
+    if (e->gone) {
+        finish(e, 0);
+    } else if (err && err->http_status == 409) {
+        /* Someone wrote since our read: read again at once, a few times. */
+        p->stats.conflicts++;
+        e->again = ++e->conflicts <= CONFLICTS_MAX;
+        finish(e, retry_delay(e));
+    } else if (err) {
+        write_failed(e, err);
+        finish(e, retry_delay(e));
+    } else {
+        kube_backoff_reset(&e->retry_backoff);
+        e->conflicts = 0;
+        e->write_reason = NULL;
         clear_api_error(e);
-    /* The answer is the object as written: cache it now, so the next
-     * comparison sees it (the watch event is then a duplicate the cache
-     * drops). */
-    if (json_is_object(obj)) {
-        kube_error ke;
-        kube_cache_apply(&e->cache, KUBE_EVENT_MODIFIED, obj, &ke);
+        keep_seen(e, json_object_get(json_object_get(obj, "status"), "conditions"));
+        hosted_conds_t want = wanted(e);
+        e->seen_right = hosted_conds_match(e->seen, &want);
+        finish(e, period(e));
     }
-    /* The update callback does not run when the watch delivered this
-     * version first (it arrived while the write was in flight). */
-    hosted__sync(e);
+    pump(p);
 }
 
-void hosted__write_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    entry_t *e = w->data;
-    (void)loop;
-    (void)revents;
-    e->write_wait = false;
-    hosted__sync(e);
-}
-
-/* Writes our conditions when they differ and writing is possible, then
- * evaluates the state. */
-void hosted__sync(entry_t *e)
+/* Patches our conditions into the ClusterVersion just read (obj), when they
+ * differ and this module is the writer. Returns true when a patch is in
+ * flight (the check goes on). */
+static bool patch_if_needed(entry_t *e, const json_t *obj)
 {
     hosted_t *p = e->p;
-    if (e->gone)
-        return;
-    if (!e->connected || !e->cache.synced || !e->have_want || e->writing) {
-        hosted__evaluate(e);
-        return;
-    }
-    const kube_obj *o = kube_cache_get(&e->cache, NULL, HOSTED_CV_NAME);
-    const cv_view_t *cv = o ? o->data : NULL;
-    if (!cv) {
-        hosted__evaluate(e);
-        return;
-    }
-    hosted_conds_t want = {{e->paused.status, e->paused.reason, e->paused.message},
-                                {e->pending.status, e->pending.reason, e->pending.message}};
-    if (hosted_conds_match(cv->conditions, &want)) {
-        e->seen_right = true;
-        e->write_reason = NULL;
-        hosted__evaluate(e);
-        return;
-    }
-    if (!p->leading || e->write_wait) {
-        hosted__evaluate(e);
-        return;
-    }
-    /* Re-asserting against another writer that keeps undoing it: the
-     * first time at once, then paced with backoff so two writers never
-     * ping-pong at full speed. */
-    double now = ev_now(p->loop);
-    if (e->seen_right && now < e->reassert_at) {
-        if (!ev_is_active(&e->write_timer)) {
-            ev_timer_set(&e->write_timer, e->reassert_at - now, 0.);
-            ev_timer_start(p->loop, &e->write_timer);
-        }
-        hosted__evaluate(e);
-        return;
-    }
-    json_t *patch = NULL;
-    hosted_patch(cv->conditions, &want, e->paused.since, e->pending.since, o->rv, &patch);
-    if (!patch) {
-        hosted__evaluate(e);
-        return;
-    }
-    kube_error ke;
-    snprintf(e->sent_rv, sizeof(e->sent_rv), "%s", o->rv);
-    if (kube_merge_patch_status(&e->client, CV_PATH, patch, write_done, e, &ke) < 0) {
-        p->stats.write_errors++;
-        e->write_reason = HOSTED_UPDATE_FAILED;
-        (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "Patching ClusterVersion %s: %s",
-                       HOSTED_CV_NAME, ke.message);
-        e->write_wait = true;
-        ev_timer_set(&e->write_timer, kube_backoff_next(&e->write_backoff, hosted__rnd01(p)), 0.);
-        ev_timer_start(p->loop, &e->write_timer);
-    } else {
-        e->writing = true;
-        p->stats.writes++;
-        e->st.writes++;
-        if (e->seen_right) {
-            if (e->last_reassert == 0 || now - e->last_reassert > REASSERT_QUIET)
-                kube_backoff_reset(&e->reassert_backoff);
-            e->last_reassert = now;
-            e->reassert_at = now + kube_backoff_next(&e->reassert_backoff, hosted__rnd01(p));
-            p->stats.reasserts++;
-            log_kv(LOG_INFO, "ClusterVersion conditions re-asserted", "namespace", e->ns,
-                   "name", e->name, NULL);
-        }
-        e->seen_right = false;
-    }
-    json_decref(patch);
-    hosted__evaluate(e);
-}
-
-/* ---- the hosted watch ----------------------------------------------------- */
-
-static int cv_extract(const json_t *obj, kube_intern *strings, void **out, void *ud)
-{
-    (void)strings;
-    (void)ud;
-    cv_view_t *v = calloc(1, sizeof(*v));
-    if (!v)
-        return HCP_ENOMEM;
     const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
-    if (json_is_array(conds)) {
-        v->conditions = json_deep_copy(conds);
-        if (!v->conditions) {
-            free(v);
-            return HCP_ENOMEM;
-        }
+    const char *rv = json_string_value(
+        json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+    hosted_conds_t want = wanted(e);
+    json_t *patch = NULL;
+    kube_error ke;
+
+    if (!e->have_want || !p->leading || hosted_conds_match(conds, &want))
+        return false;
+    if (hosted_patch(conds, &want, e->paused.since, e->pending.since, rv, &patch) < 0 || !patch)
+        return false;
+    int rc = kube_merge_patch_status(&e->client, CV_PATH, patch, patched, e, &ke);
+    json_decref(patch);
+    if (rc < 0) {
+        write_failed(e, &ke);
+        return false;
     }
-    *out = v;
-    return 0;
-}
-
-static void cv_release(void *data, kube_intern *strings, void *ud)
-{
-    cv_view_t *v = data;
-    (void)strings;
-    (void)ud;
-    if (v)
-        json_decref(v->conditions);
-    free(v);
-}
-
-static void cv_seen(entry_t *e)
-{
-    if (e->api_reason)
-        clear_api_error(e);
-    hosted__sync(e);
-}
-
-static void cv_add(const kube_obj *o, void *ud)
-{
-    (void)o;
-    cv_seen(ud);
-}
-
-static void cv_update(const kube_obj *old, const kube_obj *o, void *ud)
-{
-    (void)old;
-    (void)o;
-    cv_seen(ud);
-}
-
-static void cv_delete(const kube_obj *o, void *ud)
-{
-    entry_t *e = ud;
-    (void)o;
+    p->stats.writes++;
+    e->st.writes++;
+    if (e->seen_right) {
+        p->stats.reasserts++;
+        log_kv(LOG_INFO, "ClusterVersion conditions re-asserted", "namespace", e->ns, "name",
+               e->name, NULL);
+    }
     e->seen_right = false;
-    cv_seen(e);
+    return true;
 }
 
-static void watch_synced(kube_watch *w, void *ud)
-{
-    (void)w;
-    cv_seen(ud);
-}
-
-static void watch_error(kube_watch *w, const kube_error *err, void *ud)
+static void got_cv(kube_client *c, const kube_error *err, json_t *obj, void *ud)
 {
     entry_t *e = ud;
-    (void)w;
-    if (e->gone)
-        return;
-    if (err->http_status == 404) {
-        /* The ClusterVersion API itself is not served. */
-        e->api_reason = HOSTED_CV_NOT_FOUND;
-        (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0,
-                       "The hosted API server does not serve %s: %s", CV_COLLECTION, err->message);
-        if (!ev_is_active(&e->health)) {
-            e->health_errors = e->watch.stats.errors;
-            ev_timer_set(&e->health, HEALTH_INTERVAL, HEALTH_INTERVAL);
-            ev_timer_start(e->p->loop, &e->health);
+    hosted_t *p = e->p;
+    (void)c;
+    if (e->gone) {
+        finish(e, 0);
+    } else if (err) {
+        p->stats.read_errors++;
+        if (err->http_status == 404) {
+            clear_api_error(e);
+            e->cv_read = true;
+            e->cv_absent = true;
+            e->seen_right = false;
+            keep_seen(e, NULL);
+        } else {
+            set_api_error(e, err);
         }
-    } else if (transport_or_auth(err) || err->code == HCP_EHTTP || err->code == HCP_EPARSE) {
-        set_api_error(e, err);
+        finish(e, retry_delay(e));
     } else {
-        return; /* out of memory and the like: retried by the watch */
-    }
-    hosted__evaluate(e);
-}
-
-/* While an API error is shown: the watch streaming again with no new error
- * for a whole interval means the server answers again. */
-void hosted__health_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    entry_t *e = w->data;
-    (void)loop;
-    (void)revents;
-    if (!e->connected || !e->api_reason) {
-        ev_timer_stop(e->p->loop, &e->health);
-        return;
-    }
-    if (e->watch.state == KUBE_WATCH_WATCHING && e->watch.stats.errors == e->health_errors) {
         clear_api_error(e);
-        hosted__sync(e);
-        return;
+        e->cv_read = true;
+        e->cv_absent = false;
+        keep_seen(e, json_object_get(json_object_get(obj, "status"), "conditions"));
+        hosted_conds_t want = wanted(e);
+        if (e->have_want && hosted_conds_match(e->seen, &want)) {
+            e->seen_right = true;
+            e->write_reason = NULL;
+            e->conflicts = 0;
+            kube_backoff_reset(&e->retry_backoff);
+        }
+        if (patch_if_needed(e, obj))
+            return; /* the patch ends the check */
+        finish(e, e->write_reason ? retry_delay(e) : period(e));
     }
-    e->health_errors = e->watch.stats.errors;
+    pump(p);
 }
 
-/* Drops the hosted client, watch and cache. Never called from their own
- * callbacks: only from Secret callbacks, timers and hosted_free(). */
+/* Starts a check: one GET; patched() or got_cv() ends it. */
+static void check_start(entry_t *e)
+{
+    hosted_t *p = e->p;
+    kube_call call = {.verb = KUBE_VERB_GET, .path = CV_PATH, .on_done = got_cv, .ud = e};
+    kube_error ke;
+
+    ev_timer_stop(p->loop, &e->tick);
+    e->check_started = ev_now(p->loop);
+    e->busy = true;
+    e->again = false;
+    p->in_flight++;
+    p->stats.reads++;
+    if (kube_client_call(&e->client, &call, NULL, &ke) < 0) {
+        p->stats.read_errors++;
+        set_api_error(e, &ke);
+        finish(e, retry_delay(e)); /* no pump: we are inside one */
+    }
+}
+
+/* Drops the hosted client and the entry's place in the queue. Never called
+ * from the client's callbacks: only from Secret callbacks and releases. */
 void hosted__disconnect(entry_t *e)
 {
+    hosted_t *p = e->p;
     if (!e->connected)
         return;
-    kube_watch_stop(&e->watch);
-    kube_client_close(&e->client); /* cancels a write in flight, no callback */
-    kube_cache_free(&e->cache);
+    unqueue(e);
+    if (e->busy) {
+        e->busy = false;
+        p->in_flight--; /* the request is cancelled below, without callback */
+    }
+    kube_client_close(&e->client);
     kube_config_free(&e->cfg);
     free(e->kubeconfig);
     e->kubeconfig = NULL;
     e->kubeconfig_len = 0;
-    e->writing = false;
-    e->write_wait = false;
+    json_decref(e->seen);
+    e->seen = NULL;
+    e->again = false;
+    e->cv_read = false;
+    e->cv_absent = false;
+    e->phased = false;
+    e->conflicts = 0;
     e->write_reason = NULL;
     e->api_reason = NULL;
     e->seen_right = false;
-    ev_timer_stop(e->p->loop, &e->write_timer);
-    ev_timer_stop(e->p->loop, &e->health);
+    ev_timer_stop(p->loop, &e->tick);
     e->connected = false;
 }
 
-/* Builds the hosted client and starts the watch. Takes ownership of cfg
- * (loaded) and kubeconfig on success and on failure. */
+/* Builds the hosted client and queues the first check. Takes ownership of
+ * cfg (loaded) and kubeconfig on success and on failure. */
 int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
                     size_t errlen)
 {
     hosted_t *p = e->p;
     kube_client_opts copts = {.qps = p->opts.hosted_qps, .burst = p->opts.hosted_burst,
-                              .timeout = 30};
-    kube_cache_ops ops = {cv_extract, cv_release, cv_add, cv_update, cv_delete};
-    kube_watch_opts wopts = {.path = CV_COLLECTION,
-                             .field_selector = "metadata.name=" HOSTED_CV_NAME,
-                             .backoff_initial = p->opts.backoff_initial,
-                             .backoff_max = p->opts.backoff_max,
-                             .on_synced = watch_synced,
-                             .on_error = watch_error,
-                             .ud = e};
+                              .timeout = p->opts.hosted_timeout, .max_retries = -1};
     kube_error ke;
-    bool client = false, cache = false;
 
     e->cfg = *cfg;
     memset(cfg, 0, sizeof(*cfg));
     e->kubeconfig = kubeconfig;
     e->kubeconfig_len = len;
-    if (kube_client_init(&e->client, p->http, &e->cfg, &copts, &ke) < 0)
-        goto fail;
-    client = true;
-    if (kube_cache_init(&e->cache, &ops, e) < 0) {
-        kube_error_set(&ke, HCP_ENOMEM, 0, NULL, "out of memory");
-        goto fail;
+    if (kube_client_init(&e->client, p->http, &e->cfg, &copts, &ke) < 0) {
+        snprintf(err, errlen, "%s", ke.message);
+        kube_config_free(&e->cfg);
+        free(e->kubeconfig);
+        e->kubeconfig = NULL;
+        e->kubeconfig_len = 0;
+        return ke.code == HCP_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
     }
-    cache = true;
-    e->connected = true; /* the watch may report synchronously */
-    if (kube_watch_start(&e->watch, &e->client, &e->cache, &wopts, &ke) < 0) {
-        e->connected = false;
-        goto fail;
-    }
+    e->connected = true;
+    kube_backoff_reset(&e->retry_backoff);
     p->stats.clients++;
+    hosted__kick(e);
     return 0;
-fail:
-    snprintf(err, errlen, "%s", ke.message);
-    if (cache)
-        kube_cache_free(&e->cache);
-    if (client)
-        kube_client_close(&e->client);
-    kube_config_free(&e->cfg);
-    free(e->kubeconfig);
-    e->kubeconfig = NULL;
-    e->kubeconfig_len = 0;
-    return ke.code == HCP_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
 }
 
+/* Starts what the queue holds; for releases that freed slots. */
+void hosted__pump(hosted_t *p)
+{
+    pump(p);
+}

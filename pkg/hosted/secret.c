@@ -121,7 +121,7 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     e->secret_reason = NULL;
     kube_backoff_reset(&e->absent_backoff);
     arm_recheck(e);
-    hosted__sync(e);
+    hosted__evaluate(e); /* hosted__connect() queued the first check */
 }
 
 void hosted__secret_fetch(entry_t *e)

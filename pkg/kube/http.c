@@ -394,6 +394,12 @@ int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err)
     return 0;
 }
 
+void kube_http_max_connections(kube_http *h, long n)
+{
+    if (n > 0)
+        curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, n);
+}
+
 void kube_http_close(kube_http *h)
 {
     if (h->multi == NULL)

@@ -80,6 +80,15 @@ int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err);
 void kube_http_close(kube_http *h);
 
 /*
+ * Keeps at most n connections in libcurl's connection cache (in use ones
+ * are never closed; beyond n the oldest idle one is). libcurl's own bound
+ * grows with the transfers in flight, so a client of many servers each
+ * asked rarely would otherwise hold hundreds of idle TLS connections, tens
+ * of KiB each. n <= 0 is ignored.
+ */
+void kube_http_max_connections(kube_http *h, long n);
+
+/*
  * Starts a transfer on `easy`, which the caller configured (URL, method,
  * headers, TLS) and whose ownership passes to the transfer, together with
  * `headers` (freed with it; may be NULL). With stream set, response bytes of
