@@ -42,109 +42,100 @@ __attribute__((format(printf, 2, 3))) static void rb_add(rbuf_t *b, const char *
     b->len += (size_t)n;
 }
 
-/* daysOfWeek: non-empty day names, appended as BYDAY codes; a repeated day
- * is dropped (normalised), as it selects nothing more. */
-static int days_of_week(const json_t *arr, const char *path, rbuf_t *b, char *err,
-                        size_t errlen)
-{
-    char p[POLICY_PATHLEN], q[QUOTE_BUFLEN];
-    unsigned seen = 0;
-    size_t i;
-    json_t *v;
+/* One element of a list field: fills code with its RRULE text and returns
+ * its index (0..63, so that a repeat is recognised), or a negative error
+ * naming the element's path p. */
+typedef int (*list_elem_fn)(const json_t *v, const char *p, char *code, size_t codelen,
+                            char *err, size_t errlen);
 
-    if (json_array_size(arr) == 0)
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must list at least one day", path);
-    rb_add(b, ";BYDAY=");
-    json_array_foreach((json_t *)arr, i, v) {
-        int d;
-        policy_field_index(p, sizeof p, path, i);
-        if (!json_is_string(v))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a string, not %s", p,
-                            quote_json_type(v));
-        d = policy_field_lookup(json_string_value(v), DAY_NAMES, 7);
-        if (d < 0 || strlen(json_string_value(v)) != json_string_length(v)) {
-            quote_string(json_string_value(v), q, sizeof q);
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "%s: %s is not a day of the week (Monday..Sunday)", p, q);
-        }
-        if (seen & (1u << d))
-            continue; /* a repeated day selects nothing more: normalised away */
-        rb_add(b, "%s%s", seen ? "," : "", DAY_CODES[d]);
-        seen |= 1u << d;
-    }
-    return 0;
-}
-
-/* datesOfMonth: non-empty integers 1..31, appended as BYMONTHDAY; repeats
- * dropped. */
-static int dates_of_month(const json_t *arr, const char *path, rbuf_t *b, char *err,
-                          size_t errlen)
+/* A non-empty list whose elements are `what`, appended as ";by=a,b,...". A
+ * repeated element is dropped (normalised), as it selects nothing more. */
+static int list_field(const json_t *arr, const char *path, const char *what, const char *by,
+                      list_elem_fn elem, rbuf_t *b, char *err, size_t errlen)
 {
-    char p[POLICY_PATHLEN];
+    char p[POLICY_PATHLEN], code[16];
     uint64_t seen = 0;
     size_t i;
     json_t *v;
 
     if (json_array_size(arr) == 0)
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must list at least one date", path);
-    rb_add(b, ";BYMONTHDAY=");
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must list at least one %s", path, what);
+    rb_add(b, ";%s=", by);
     json_array_foreach((json_t *)arr, i, v) {
-        json_int_t d;
         policy_field_index(p, sizeof p, path, i);
-        if (json_is_real(v))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an integer, not %g", p,
-                            json_real_value(v));
-        if (!json_is_integer(v))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an integer, not %s", p,
-                            quote_json_type(v));
-        d = json_integer_value(v);
-        if (d < 1 || d > 31)
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "%s: %" JSON_INTEGER_FORMAT " is out of range 1..31", p, d);
-        if (seen & ((uint64_t)1 << d))
-            continue; /* normalised away, as for days of the week */
-        rb_add(b, "%s%d", seen ? "," : "", (int)d);
-        seen |= (uint64_t)1 << d;
+        int k = elem(v, p, code, sizeof code, err, errlen);
+        if (k < 0)
+            return k;
+        if (seen & ((uint64_t)1 << k))
+            continue;
+        rb_add(b, "%s%s", seen ? "," : "", code);
+        seen |= (uint64_t)1 << k;
     }
     return 0;
 }
 
-/* days: non-empty {weekOfMonth, dayOfWeek} pairs (repeats dropped), appended as
- * ordinal BYDAY entries (First => 1MO, Last => -1MO). */
-static int week_days(const json_t *arr, const char *path, rbuf_t *b, char *err,
-                     size_t errlen)
+/* daysOfWeek[i]: a day name, as its BYDAY code. */
+static int day_of_week(const json_t *v, const char *p, char *code, size_t codelen, char *err,
+                       size_t errlen)
+{
+    char q[QUOTE_BUFLEN];
+    int d;
+
+    if (!json_is_string(v))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a string, not %s", p,
+                        quote_json_type(v));
+    d = policy_field_lookup(json_string_value(v), DAY_NAMES, 7);
+    if (d < 0 || strlen(json_string_value(v)) != json_string_length(v)) {
+        quote_string(json_string_value(v), q, sizeof q);
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "%s: %s is not a day of the week (Monday..Sunday)", p, q);
+    }
+    snprintf(code, codelen, "%s", DAY_CODES[d]);
+    return d;
+}
+
+/* datesOfMonth[i]: an integer 1..31, as a BYMONTHDAY number. */
+static int date_of_month(const json_t *v, const char *p, char *code, size_t codelen, char *err,
+                         size_t errlen)
+{
+    json_int_t d;
+
+    if (json_is_real(v))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an integer, not %g", p,
+                        json_real_value(v));
+    if (!json_is_integer(v))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an integer, not %s", p,
+                        quote_json_type(v));
+    d = json_integer_value(v);
+    if (d < 1 || d > 31)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "%s: %" JSON_INTEGER_FORMAT " is out of range 1..31", p, d);
+    snprintf(code, codelen, "%d", (int)d);
+    return (int)d;
+}
+
+/* days[i]: a {weekOfMonth, dayOfWeek} pair, as an ordinal BYDAY entry
+ * (First => 1MO, Last => -1MO). */
+static int week_day(const json_t *v, const char *p, char *code, size_t codelen, char *err,
+                    size_t errlen)
 {
     static const char *const fields[] = {"weekOfMonth", "dayOfWeek", NULL};
-    char p[POLICY_PATHLEN];
-    unsigned seen[6] = {0};
-    size_t i, n = 0;
-    json_t *v;
-    int rc;
+    int w, d, rc;
 
-    if (json_array_size(arr) == 0)
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must list at least one day", path);
-    rb_add(b, ";BYDAY=");
-    json_array_foreach((json_t *)arr, i, v) {
-        int w, d;
-        policy_field_index(p, sizeof p, path, i);
-        if (!json_is_object(v))
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an object, not %s", p,
-                            quote_json_type(v));
-        if ((rc = policy_field_check_fields(v, p, fields, err, errlen)) < 0)
-            return rc;
-        if ((rc = policy_field_get_enum(v, "weekOfMonth", p, WEEK_NAMES, 6,
-                           "one of First, Second, Third, Fourth, Fifth, Last", &w, err,
-                           errlen)) < 0)
-            return rc;
-        if ((rc = policy_field_get_enum(v, "dayOfWeek", p, DAY_NAMES, 7,
-                           "a day of the week (Monday..Sunday)", &d, err, errlen)) < 0)
-            return rc;
-        if (seen[w] & (1u << d))
-            continue; /* normalised away, as for days of the week */
-        rb_add(b, "%s%d%s", n++ ? "," : "", WEEK_ORDINALS[w], DAY_CODES[d]);
-        seen[w] |= 1u << d;
-    }
-    return 0;
+    if (!json_is_object(v))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be an object, not %s", p,
+                        quote_json_type(v));
+    if ((rc = policy_field_check_fields(v, p, fields, err, errlen)) < 0)
+        return rc;
+    if ((rc = policy_field_get_enum(v, "weekOfMonth", p, WEEK_NAMES, 6,
+                                    "one of First, Second, Third, Fourth, Fifth, Last", &w, err,
+                                    errlen)) < 0)
+        return rc;
+    if ((rc = policy_field_get_enum(v, "dayOfWeek", p, DAY_NAMES, 7,
+                                    "a day of the week (Monday..Sunday)", &d, err, errlen)) < 0)
+        return rc;
+    snprintf(code, codelen, "%d%s", WEEK_ORDINALS[w], DAY_CODES[d]);
+    return w * 7 + d;
 }
 
 /* Yearly by Date: at least one listed date exists in the month (February
@@ -219,8 +210,8 @@ static int by_day_or_date(const json_t *obj, const char *path, int yearly, rbuf_
     }
     policy_field_join(lp, sizeof lp, p, by ? "datesOfMonth" : "days");
     if (!by)
-        return week_days(list, lp, b, err, errlen);
-    if ((rc = dates_of_month(list, lp, b, err, errlen)) < 0)
+        return list_field(list, lp, "day", "BYDAY", week_day, b, err, errlen);
+    if ((rc = list_field(list, lp, "date", "BYMONTHDAY", date_of_month, b, err, errlen)) < 0)
         return rc;
     return yearly ? some_date_exists(list, month, lp, err, errlen) : 0;
 }
@@ -278,7 +269,7 @@ static int recurrence(const json_t *rec, const char *path, rbuf_t *b, char *err,
             return rc;
         rb_add(b, "FREQ=WEEKLY;INTERVAL=%ld", interval);
         policy_field_join(lp, sizeof lp, p, "daysOfWeek");
-        if ((rc = days_of_week(list, lp, b, err, errlen)) < 0)
+        if ((rc = list_field(list, lp, "day", "BYDAY", day_of_week, b, err, errlen)) < 0)
             return rc;
         rb_add(b, ";WKST=MO");
         return 0;
