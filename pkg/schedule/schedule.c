@@ -391,16 +391,11 @@ int sched_prev(sched_t *s, sched_time_t t, sched_interval_t *iv)
  * the interval around t reaches. */
 static int member(sched_t *s, sched_time_t t)
 {
+    sched_interval_t iv;
     int ra;
+    if ((ra = leaf(s, &iv)) >= 0)
+        return ra && iv.start <= t && t < iv.end;
     switch (s->kind) {
-    case K_ALWAYS:
-        return 1;
-    case K_NEVER:
-        return 0;
-    case K_BEFORE:
-        return t < s->t;
-    case K_AFTER:
-        return t >= s->t;
     case K_AND:
         if ((ra = member(s->a, t)) <= 0)
             return ra;
@@ -411,6 +406,8 @@ static int member(sched_t *s, sched_time_t t)
         return member(s->b, t);
     case K_RULE:
         return sched_rule_member(s->rule, t);
+    default: /* the leaves above */
+        break;
     }
     return 0;
 }
