@@ -153,13 +153,22 @@ mk_np() {
       kind: "MachineDeployment",
       metadata: {name: $n, annotations: {"hypershift.openshift.io/nodePool": $np}},
       spec: {clusterName: $c, replicas: 2}}')" application/json >/dev/null || return 1
-  api PATCH "$(md_status_path "$ns" "$cluster" "$name")" "$(md_rollout_status 2)" >/dev/null
+  api PATCH "$(md_status_path "$ns" "$cluster" "$name")" "$(md_rollout_status 2 2)" >/dev/null
 }
 
-# md_rollout_status N: a MachineDeployment status with N of 2 replicas
-# updated (v1beta2 names; write it through md_status_path).
+# mk_webhook_cert: a self-signed certificate for the webhooks on 127.0.0.1,
+# files $CERT and $KEY under $CTL_TMP.
+mk_webhook_cert() {
+  CERT=$CTL_TMP/webhook.crt KEY=$CTL_TMP/webhook.key
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
+    -subj /CN=hcp-controller-webhook -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$KEY" -out "$CERT" 2>/dev/null
+}
+
+# md_rollout_status TOTAL N: a MachineDeployment status with TOTAL machines,
+# N of them up to date (v1beta2 names; write it through md_status_path).
 md_rollout_status() {
-  echo "{\"status\": {\"replicas\": 2, \"readyReplicas\": 2, \"upToDateReplicas\": $1}}"
+  echo "{\"status\": {\"replicas\": $1, \"readyReplicas\": $1, \"upToDateReplicas\": $2}}"
 }
 md_status_path() { echo "/apis/cluster.x-k8s.io/v1beta2/namespaces/$1-$2/machinedeployments/$3/status"; } # NS HC NP
 

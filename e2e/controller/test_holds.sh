@@ -9,6 +9,12 @@
 #   1. A release requested on a Friday evening is held (spec stays, the
 #      request is recorded) and the control plane starts rolling only when
 #      Saturday's window opens; the figure is window open -> initiation.
+#   0. While restricted with a change held on a pool merely waiting (no
+#      rollout), its MachineDeployment is not paused: a NodePool scale from
+#      3 to 5 reaches it and Cluster API scales within 5 s, a machine deleted
+#      by remediation is replaced, and the held template goes through when
+#      the window opens (the first replacement starts after the boundary,
+#      none before).
 #   2. A node rollout started in the window is paused when it closes: no
 #      replacement starts more than 1 s (real) after the boundary.
 #   3. A NodePool version bump while restricted: HyperShift's template write
@@ -30,9 +36,9 @@ REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
 REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
 REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
 CLOSE=2026-03-07T05:00:00Z
-SIM0=2026-03-06T20:00:00Z # Friday 20:00; the window opens Saturday 01:00
+SIM0=2026-03-06T18:00:00Z # Friday 18:00; the window opens Saturday 01:00
 OPEN=2026-03-07T01:00:00Z
-SCALE=600                 # a real second is ten simulated minutes: 30 s to the window
+SCALE=600                 # a real second is ten simulated minutes: 42 s to the window
 WH_NAME=hcp-e2e-holds-$$
 
 cleanup() {
@@ -54,10 +60,7 @@ fi
 
 # ---- the webhook's certificate and configuration ------------------------------------
 
-CERT=$CTL_TMP/webhook.crt KEY=$CTL_TMP/webhook.key
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
-  -subj /CN=hcp-controller-webhook -addext subjectAltName=IP:127.0.0.1 \
-  -keyout "$KEY" -out "$CERT" 2>/dev/null || { not_ok "test certificate"; summary; exit 1; }
+mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
 
 # webhook_config PORT NS...: the three holds, for the namespaces given only
 # (the HostedClusters' and their control-plane namespaces').
@@ -98,18 +101,50 @@ model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 80m || 
   summary
   exit 1
 }
-# The pool: the model creates its MachineDeployment, as HyperShift does.
-api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
-  apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-  metadata: {name: "np1", annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
-  spec: {clusterName: "a", replicas: 2, management: {upgradeType: "Replace"},
-         release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool"
+# The pools: the model creates their MachineDeployments, as HyperShift does.
+# mk_pool NAME REPLICAS
+mk_pool() {
+  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --argjson r "$2" '{
+    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
+    spec: {clusterName: "a", replicas: $r, management: {upgradeType: "Replace"},
+           release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool $1"
+}
+mk_pool np1 2
+mk_pool np2 3
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/np1
-check "the model created the MachineDeployment" wait_for 20 test -n "$(get "$MD" .metadata.name 2>/dev/null; get "$MD" .metadata.name)"
-md_has_machines() { [ "$(model_count machine-created "$HCP_NS/np1")" -ge 2 ] 2>/dev/null; }
-wait_for 20 md_has_machines
-wait_for 20 is_state "$MD" paused+marker
-check_eq "restricted: the MachineDeployment carries our pause" "paused+marker" "$(pause_state "$MD")"
+MD2=$CAPI/namespaces/$HCP_NS/machinedeployments/np2
+md_has_machines() { [ "$(model_count machine-created "$HCP_NS/$1")" -ge "$2" ] 2>/dev/null; }
+check "the model created the MachineDeployments and their machines" wait_for 20 eval \
+  'md_has_machines np1 2 && md_has_machines np2 3'
+sleep 1
+check_eq "restricted, merely waiting: the MachineDeployment is not paused" unpaused "$(pause_state "$MD")"
+
+# ---- 0. a pool waiting with a change held: scaling and remediation go on ------------
+
+SCENARIO=waiting
+ver2() { get "$MD2" '.spec.template.spec.version // ""'; }
+v2=$(ver2)
+api PATCH "$(np_path "$NS" np2)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"}}}" >/dev/null
+sleep 1
+WHY="template version was '$v2', is '$(ver2)'"
+check "np2's new template is held (HyperShift's write kept the old one)" \
+  eval '[[ $v2 == *4.17.0* && $(ver2) == "$v2" ]]'
+api PATCH "$(np_path "$NS" np2)" '{"spec": {"replicas": 5}}' >/dev/null
+t0=$(now_us)
+scaled2() { [ "$(get "$MD2" .spec.replicas)" = 5 ] && [ "$(model_count scale "$HCP_NS/np2")" -ge 1 ]; }
+check "the scale from 3 to 5 reaches the MachineDeployment and Cluster API scales" wait_for 5 scaled2
+echo "# figure: restricted, change held: NodePool scale 3 -> 5 to Cluster API's scale (model record) in $((($(now_us) - t0) / 1000)) ms"
+victim=$(api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
+  jq -r '[.items[] | select(.metadata.deletionTimestamp == null and
+    .metadata.labels["cluster.x-k8s.io/deployment-name"] == "np2") | .metadata.name][0] // ""')
+api DELETE "/api/v1/namespaces/$HCP_NS/configmaps/$victim" >/dev/null || not_ok "machine $victim deleted"
+t0=$(now_us)
+remediated() { [ "$(model_count remediation-replacement "$HCP_NS/np2")" -ge 1 ]; }
+check "a machine deleted by remediation is replaced" wait_for 5 remediated
+echo "# figure: restricted, change held: machine deleted -> replacement created in $((($(now_us) - t0) / 1000)) ms"
+check_eq "np2's MachineDeployment stays unpaused" unpaused "$(pause_state "$MD2")"
+check_eq "no replacement (rollout) started on np2" 0 "$(model_count replacement-start "$HCP_NS/np2")"
 
 # ---- 1. the release is held and starts when the window opens ------------------------
 
@@ -142,6 +177,14 @@ in_range "initiation within 1 s (real) of the window opening" "$lag" 0 1
 check_eq "the held release is applied" "$REL1" "$(get "$(hc_path "$NS" a)" .spec.release.image)"
 check_eq "the request annotation is gone" "null" \
   "$(get "$(hc_path "$NS" a)" '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-release-image"]')"
+# The held template of np2 goes through at the window: HyperShift's NodePool
+# controller reconciles on every NodePool event (our status write at the
+# boundary is one), the webhook no longer holds, the rollout starts.
+np2_started() { [ "$(model_count replacement-start "$HCP_NS/np2")" -ge 1 ]; }
+check "np2's held template goes through when the window opens" wait_for 20 np2_started
+first=$(model_times replacement-start "$HCP_NS/np2" | sort | head -1)
+echo "# figure: np2's first replacement started at $first (simulated; window opened $OPEN)"
+check "not before the boundary" eval '[[ $(epoch "$first") -ge $(epoch "$OPEN") ]]'
 
 # ---- 2. a node rollout in the window, paused when it closes --------------------------
 

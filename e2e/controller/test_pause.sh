@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Controller scenarios about pauses it shares with other writers: a pause it
 # did not set is never lifted, a pause another writer strips while changes are
-# restricted is re-asserted (and counted), and a control-plane update in
-# progress is not paused when its window closes.
+# restricted is re-asserted (and counted), a MachineDeployment is paused
+# only in mid-rollout (merely waiting, it stays unpaused so that Cluster API
+# keeps scaling and remediating), and a control-plane update in progress is
+# not paused when its window closes.
 #
 # Needs the "main" instance (e2e/cluster.sh up main) and build/hcp-controller.
 # CTL_E2E_ONLY="fn ..." runs only the named scenarios. Prints "N passed, N failed".
@@ -88,6 +90,36 @@ pause_stripped_reasserted() {
   now_is "no write failed" 0 metric a hcp_controller_write_errors_total
 }
 
+# With the webhooks served (they hold a new template where it starts),
+# restricted, a MachineDeployment merely waiting is not paused, and a pause
+# of ours left from a rollout that has ended is lifted; once it is in
+# mid-rollout it is paused; a pause that is not ours stays on an idle one.
+# (Without the webhooks, the other scenarios, a restricted pool's
+# MachineDeployment is paused throughout: the pause is the only brake.)
+waiting_pool_not_paused() {
+  local ns md st
+  ns=$(new_ns waiting) || return
+  must mk_hc "$ns" hc1 strategy=Restrictive || return
+  must mk_np "$ns" np1 hc1 strategy=Restrictive || return
+  md=$(md_path "$ns" hc1 np1) st=$(md_status_path "$ns" hc1 np1)
+  must api PATCH "$st" "$(md_rollout_status 2 2)" >/dev/null || return
+  must set_annotations "$md" "{\"$PAUSED_ANN\": \"true\", \"$MARKER_ANN\": \"hcp-controller\"}" || return
+  must mk_webhook_cert || return
+  start_ctl a "$ns" 2026-03-06T12:00:00Z 1 --webhook-bind-address "127.0.0.1:$(free_port)" \
+    --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { not_ok "controller starts"; return; }
+  eventually "NodePool ChangesPaused=True (Restrictive)" True/Restrictive np_cond_sr "$ns" np1 ChangesPaused
+  eventually "restricted, not mid-rollout: our old pause is lifted" unpaused pause_state "$md"
+  sleep 1
+  now_is "and not set again" unpaused pause_state "$md"
+  must api PATCH "$st" "$(md_rollout_status 3 1)" >/dev/null || return
+  eventually "mid-rollout: paused with the marker" paused+marker pause_state "$md"
+  must api PATCH "$st" "$(md_rollout_status 2 2)" >/dev/null || return
+  eventually "the rollout done: the pause is lifted" unpaused pause_state "$md"
+  must set_annotations "$md" "{\"$PAUSED_ANN\": \"true\"}" || return
+  sleep 1
+  now_is "a pause that is not ours stays" paused pause_state "$md"
+}
+
 # A control-plane update in progress (history[0].state Partial) keeps its
 # Cluster unpaused when the window closes; the pause follows once it is done.
 partial_update_not_paused() {
@@ -120,5 +152,6 @@ partial_update_not_paused() {
 begin_suite
 run_scenario foreign_pause_never_lifted
 run_scenario pause_stripped_reasserted
+run_scenario waiting_pool_not_paused
 run_scenario partial_update_not_paused
 summary

@@ -14,7 +14,8 @@
  *   nodePoolTargetConfigVersion annotation stays as it is.
  * - MachineDeployment and MachineSet: a pause of ours (the annotation with
  *   our marker) that the write deletes, as HyperShift's NodePool reconcile
- *   does on every pass, is kept: no fight, no gap.
+ *   does on every pass, is kept while the plan keeps it (mid-rollout): no
+ *   fight, no gap. A pause the plan lifts (the rollout ended) is not.
  *
  * Replicas and everything else pass, so scaling and remediation go on.
  * Each replica answers from its own cache through a read-only view
@@ -33,6 +34,7 @@
 /* What the plan says about the managed object ns/name of kind, at now. */
 typedef struct verdict {
     bool restricted;          /* hold: the timeline does not permit changes */
+    bool keep_pause;          /* NodePools: the plan keeps our pause (mid-rollout) */
     char until[64];           /* the next window's start, RFC 3339, "" when none */
     char capi_ns[DECIDE_NSLEN]; /* the plan's CAPI object (NodePools) */
     char capi_name[254];
@@ -52,6 +54,7 @@ static int plan_verdict(ctl_controller_t *c, decide_kind_t kind, const char *ns,
                      errlen);
     if (rc == 0 && p.present && p.decided) {
         out->restricted = p.d.restricted;
+        out->keep_pause = p.d.pause_wanted;
         if (p.d.state.has_next)
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
         snprintf(out->capi_ns, sizeof(out->capi_ns), "%s", p.capi_ns);
@@ -177,9 +180,12 @@ static bool pool_verdict(ctl_controller_t *c, const adm_request_t *q, verdict_t 
     return v->restricted && strcmp(v->capi_ns, q->ns) == 0 && strcmp(v->capi_name, q->name) == 0;
 }
 
-/* Keeps our pause (annotation and marker) when the write deletes it. */
-static int keep_pause(adm_response_t *a, const adm_request_t *q)
+/* Keeps our pause (annotation and marker) when the write deletes it and the
+ * plan keeps it. */
+static int keep_pause(adm_response_t *a, const adm_request_t *q, const verdict_t *v)
 {
+    if (!v->keep_pause)
+        return 0;
     const char *paused = annotation(q->old_object, DECIDE_PAUSED_ANNOTATION);
     const char *marker = annotation(q->old_object, DECIDE_MARKER_ANNOTATION);
     int rc = 0;
@@ -207,7 +213,7 @@ static bool pool_held(ctl_controller_t *c, const adm_request_t *q, adm_response_
     *rc = 0;
     if (q->op != ADM_UPDATE || q->subresource[0] || !pool_verdict(c, q, v, rc, err, errlen))
         return false;
-    if ((*rc = keep_pause(a, q)) != 0) {
+    if ((*rc = keep_pause(a, q, v)) != 0) {
         *rc = hcp_errf(err, errlen, *rc, "keeping the pause");
         return false;
     }
@@ -270,6 +276,8 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
 int ctl_admission_register(ctl_controller_t *c, struct adm_router *r)
 {
     int rc;
+
+    c->admission_holds = true; /* pools now paused only mid-rollout */
 
     if ((rc = adm_router_add(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters",
                              hold_hostedcluster, c)) != 0 ||

@@ -112,6 +112,7 @@ struct ctl_controller {
     ctl_options_t opts;
     char *ns_filter;            /* owned copy of watch_namespace or NULL */
     bool leading;
+    bool admission_holds;       /* the webhooks are registered (ctl_admission_register) */
     char capi_version[32];      /* discovered, "" until known */
 
     kube_cache policies, hcs, nps, clusters, mds, mss;

@@ -39,7 +39,8 @@ static json_t *parse_json(const char *text)
 static const char md_np1[] =
     "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
     "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"," OUR_PAUSE "}},"
-    "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.0\"}}}}";
+    "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.0\"}}},"
+    "\"status\":{\"replicas\":4,\"updatedReplicas\":1}}"; /* paused mid-rollout */
 static const char ms_np2[] =
     "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
     "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
@@ -329,6 +330,22 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(ann(a.stored, "hypershift.openshift.io/nodePoolTargetConfigVersion"),
                         "c1");
     assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 4);
+    json_decref(a.stored);
+
+    /* A pool merely waiting (not mid-rollout): a pause of ours that the
+     * write deletes is not kept; the controller lifts it anyway. */
+    a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",
+               "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
+               "\"hypershift.openshift.io/nodePool\":\"clusters/np2\"," OUR_PAUSE ","
+               "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c1\"}},"
+               "\"spec\":{\"replicas\":2}}",
+               "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
+               "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
+               "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c1\"}},"
+               "\"spec\":{\"replicas\":3}}");
+    assert_true(a.allowed);
+    assert_int_equal(a.nops, 0);
+    assert_null(ann(a.stored, DECIDE_PAUSED_ANNOTATION));
     json_decref(a.stored);
 }
 

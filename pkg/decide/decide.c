@@ -162,6 +162,7 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
     d->hold_open = d->restricted && work_in_progress && capi && !capi->paused;
     bool want_paused = d->restricted && !d->hold_open;
     d->paused_by_other = capi && capi->paused && !capi->marker;
+    d->pause_wanted = want_paused;
     d->action = decide_pause_action(want_paused, capi);
     d->pending = pending;
     d->pending_metric = !pending ? 0 : (want_paused || d->paused_by_other) ? 2 : 1;
@@ -209,8 +210,8 @@ int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decid
 }
 
 int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
-              const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
-              decide_decision_t *out)
+              const stanza_nodepool_t *inter, const decide_capi_t *md, bool held_at_admission,
+              sched_time_t now, decide_decision_t *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = sched_state_at(inter->sched, now, &out->state);
@@ -219,11 +220,19 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
     find_exclusion(inter->sched, now, out);
     bool by_cluster = !out->state.permitted && !res->degraded && res->sched &&
                       sched_permitted(res->sched, now) == 1;
-    /* A node rollout is not left running through a closing window: the
-     * worker-node update process is paused (nodes already being replaced
-     * finish; no new replacement starts) and resumes in the next window. */
     decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), false, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
+    /* DESIGN.md 3.6: while restricted, the admission webhook holds a new
+     * template (Replace) or target config version (InPlace) where it
+     * starts, so the MachineDeployment/MachineSet is paused only in
+     * mid-rollout: a rollout is not left running through a closing window
+     * (nodes already being replaced finish; no new replacement starts; it
+     * resumes in the next window). Merely waiting, it stays unpaused so that
+     * Cluster API keeps scaling and remediating, and a pause of ours from a
+     * rollout that has since ended is lifted. Without the webhooks the pause
+     * is the only brake, so it stays for as long as changes are restricted. */
+    out->pause_wanted = out->restricted && md && (md->rolling || !held_at_admission);
+    out->action = decide_pause_action(out->pause_wanted, md);
     /* The reason also depends on the pool's own timeline: wake when it
      * changes too (its window opening inside a closed cluster window). */
     sched_time_t own_next;

@@ -43,6 +43,7 @@ typedef struct decide_decision {
     bool paused_by_other;  /* the CAPI object carries a pause that is not ours */
     bool pending;          /* changes are pending (DESIGN.md 3.5) */
     int pending_metric;    /* 0 none, 1 pending and being initiated, 2 blocked */
+    bool pause_wanted;     /* the CAPI object should carry our pause */
     decide_pause_action_t action;
     sched_time_t wake;     /* next instant the decision can change by time
                               alone; SCHED_POS_INF when never */
@@ -74,10 +75,13 @@ int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decid
  * (inter, from stanza_resolve_nodepool()); md is its MachineDeployment (or
  * MachineSet for InPlace pools) or NULL. A rollout in progress is paused
  * when the window closes (DESIGN.md 3.6: no new replacement starts; it
- * resumes in the next window). Returns 0 or a negative engine error. */
+ * resumes in the next window). held_at_admission: the admission webhooks
+ * hold new templates and targets, so md is paused only in mid-rollout;
+ * false: paused whenever changes are restricted. Returns 0 or a negative
+ * engine error. */
 int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
-              const stanza_nodepool_t *inter, const decide_capi_t *md, sched_time_t now,
-              decide_decision_t *out);
+              const stanza_nodepool_t *inter, const decide_capi_t *md, bool held_at_admission,
+              sched_time_t now, decide_decision_t *out);
 
 /* status.changeManagement for a decision: strategy, policy, current, next,
  * and for NodePools (inter != NULL) clusterConstraint. New reference or NULL

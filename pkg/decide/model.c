@@ -429,6 +429,12 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
     if (c->updated < 0)
         c->updated = int_or(obj, "status.deprecated.v1beta1.updatedReplicas", -1);
     c->existing = int_or(obj, "status.replicas", -1);
+    /* Existing machines not all on the newest template: a Replace rollout.
+     * A scale-up adds machines of the newest template, so it is not one. */
+    const char *target = annotation(obj, DECIDE_TARGET_CONFIG_ANNOTATION);
+    const char *current = annotation(obj, DECIDE_CURRENT_CONFIG_ANNOTATION);
+    c->rolling = (c->updated >= 0 && c->existing > c->updated) ||
+                 (target && current && strcmp(target, current) != 0);
     return c;
 }
 

@@ -34,6 +34,9 @@
     "changemanagement.hypershift.openshift.io/requested-release-image"
 #define DECIDE_REQUESTED_CP_RELEASE_ANNOTATION \
     "changemanagement.hypershift.openshift.io/requested-control-plane-release-image"
+/* An InPlace MachineSet's wanted and reached config versions (HyperShift). */
+#define DECIDE_TARGET_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolTargetConfigVersion"
+#define DECIDE_CURRENT_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolCurrentConfigVersion"
 /* Links a MachineDeployment/MachineSet to its NodePool as "<ns>/<name>". */
 #define DECIDE_NODEPOOL_ANNOTATION "hypershift.openshift.io/nodePool"
 
@@ -98,6 +101,10 @@ typedef struct decide_capi {
     int64_t updated;        /* status.updatedReplicas; -1 when absent */
     int64_t existing;       /* status.replicas: machines that exist, of any
                                template; -1 when absent */
+    bool rolling;           /* mid-rollout: machines on an older template
+                               (existing > updated), or an InPlace target
+                               config version that differs from the current
+                               one; a scale-up is not a rollout */
 } decide_capi_t;
 
 /* The kinds of slim views. */

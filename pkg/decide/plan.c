@@ -129,7 +129,7 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
         p->stale = true;
         return 0;
     }
-    int rc = decide_np(np, p->res, p->inter, p->capi.data, now, &p->d);
+    int rc = decide_np(np, p->res, p->inter, p->capi.data, v->admission_holds, now, &p->d);
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
                         name, rc);

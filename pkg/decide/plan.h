@@ -50,6 +50,10 @@ typedef struct decide_view {
     /* Build the plan's status_doc (a caller that writes status); a scrape,
      * which only reads the decision, leaves it false and saves the JSON. */
     bool status_doc;
+    /* The admission webhooks hold NodePool changes where they start, so a
+     * restricted pool's CAPI object is paused only in mid-rollout; without
+     * them it is paused for as long as changes are restricted. */
+    bool admission_holds;
     /* Fills *out with the object of kind in ns/name; false when absent. */
     bool (*get)(void *ud, decide_kind_t kind, const char *ns, const char *name,
                 decide_ref_t *out);

@@ -337,11 +337,10 @@ static void test_decide_degraded_reason(void **state)
     decide_hc_free(hc);
 }
 
-/* A window closing on a node rollout pauses it (nothing new starts; the
- * rollout resumes in the next window), unlike a control-plane update. */
-static void test_decide_np_rollout_paused_at_close(void **state)
+/* A restricted NodePool on a Monday (Restrictive), its MachineDeployment
+ * md, decided into d; held: the webhooks hold changes at admission. */
+static void decide_np_held(decide_capi_t *md, bool held, decide_decision_t *d)
 {
-    (void)state;
     sched_time_t now = T("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
     stanza_nodepool_t inter;
@@ -350,21 +349,119 @@ static void test_decide_np_rollout_paused_at_close(void **state)
     json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
+    assert_int_equal(decide_np(np, &res, &inter, md, held, now, d), 0);
+    decide_np_free(np);
+}
+
+static void decide_restricted_np(decide_capi_t *md, decide_decision_t *d)
+{
+    decide_np_held(md, true, d);
+}
+
+/* A window closing on a node rollout pauses it (nothing new starts; the
+ * rollout resumes in the next window), unlike a control-plane update. */
+static void test_decide_np_rollout_paused_at_close(void **state)
+{
+    (void)state;
     decide_capi_t *md = capi(false, false);
     md->replicas = 3;
     md->updated = 1;
+    md->rolling = true;
     decide_decision_t d;
-    assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
+    decide_restricted_np(md, &d);
     assert_false(d.hold_open);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_true(d.paused_status);
     assert_int_equal(d.pending_metric, 2);
+    md->paused = md->marker = true; /* paused: stays so */
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
+    md->paused = false; /* HyperShift deleted it: re-asserted */
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.action, DECIDE_PAUSE_REASSERT);
+    decide_capi_free(md);
+}
+
+/* Restricted and merely waiting (the change is held at admission): the
+ * MachineDeployment is not paused, so Cluster API keeps scaling and
+ * remediating; a pause of ours from a rollout that has ended is lifted; the
+ * conditions still say changes are paused. */
+static void test_decide_np_waiting_not_paused(void **state)
+{
+    (void)state;
+    decide_capi_t *md = capi(false, false);
+    md->replicas = 5; /* scaling up from 3: not a rollout */
     md->updated = 3;
-    assert_int_equal(decide_np(np, &res, &inter, md, now, &d), 0);
-    assert_false(d.hold_open);
+    decide_decision_t d;
+    decide_restricted_np(md, &d);
+    assert_true(d.restricted);
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
+    assert_true(d.paused_status);
+    assert_string_equal(d.paused_reason, "Restrictive");
+    md->paused = md->marker = true; /* our pause, the rollout since done */
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.action, DECIDE_PAUSE_REMOVE);
+    md->paused = false; /* only our marker left */
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.action, DECIDE_PAUSE_REMOVE_MARKER);
+    /* Without the webhooks nothing holds the change: paused while waiting. */
+    decide_np_held(md, false, &d);
+    assert_int_equal(d.action, DECIDE_PAUSE_REASSERT);
+    md->paused = md->marker = false;
+    decide_np_held(md, false, &d);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     decide_capi_free(md);
-    decide_np_free(np);
+}
+
+/* A pause we did not set is never lifted, rolling or not, and never gets
+ * our marker. */
+static void test_decide_np_foreign_pause_kept(void **state)
+{
+    (void)state;
+    for (int rolling = 0; rolling <= 1; rolling++) {
+        decide_capi_t *md = capi(true, false);
+        md->rolling = rolling;
+        decide_decision_t d;
+        decide_restricted_np(md, &d);
+        assert_int_equal(d.action, DECIDE_PAUSE_NONE);
+        assert_true(d.paused_by_other);
+        decide_capi_free(md);
+    }
+}
+
+/* What counts as mid-rollout in a MachineDeployment or MachineSet as
+ * served: machines on an older template, or an InPlace target config
+ * version not yet reached; a scale-up is not. */
+static void test_extract_rolling(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json;
+        bool rolling;
+    } cases[] = {
+        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":4,\"updatedReplicas\":1}}", true},
+        {"{\"status\":{\"replicas\":3,\"upToDateReplicas\":0}}", true},
+        {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}", false},
+        {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":5,\"upToDateReplicas\":3}}", true},
+        {"{\"spec\":{\"replicas\":3}}", false},
+        {"{\"status\":{\"replicas\":\"3\",\"updatedReplicas\":1}}", false},
+        {"{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
+         "\"b\",\"hypershift.openshift.io/nodePoolCurrentConfigVersion\":\"a\"}}}", true},
+        {"{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
+         "\"a\",\"hypershift.openshift.io/nodePoolCurrentConfigVersion\":\"a\"}}}", false},
+        {"{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
+         "\"a\"}}}", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *obj = J(cases[i].json);
+        decide_capi_t *c = decide_capi_extract(obj);
+        assert_non_null(c);
+        if (c->rolling != cases[i].rolling)
+            fail_msg("case %zu (%s): rolling %d, want %d", i, cases[i].json, c->rolling,
+                     cases[i].rolling);
+        decide_capi_free(c);
+        json_decref(obj);
+    }
 }
 
 /* Applies a status merge patch's status to a served object, as the API
@@ -556,7 +653,7 @@ static void test_nodepool_condition_severity(void **state)
     json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     decide_decision_t d;
-    assert_int_equal(decide_np(np, &res, &inter, NULL, now, &d), 0);
+    assert_int_equal(decide_np(np, &res, &inter, NULL, true, now, &d), 0);
     json_t *doc = decide_status_doc(&d, &np->m.stanza, &res, &inter);
     json_t *p;
     assert_int_equal(decide_status_patch(&np->m, &d, doc, "1", true, now, &p), 0);
@@ -616,8 +713,9 @@ static void test_nodepool_restricted_by_cluster(void **state)
     decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
     decide_capi_t *md = capi(false, false);
+    md->rolling = true;
     decide_decision_t d;
-    assert_int_equal(decide_np(np, &own, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &own, &inter, md, true, now, &d), 0);
     assert_true(d.restricted);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_string_equal(d.paused_reason, "HostedClusterRestricted");
@@ -628,7 +726,7 @@ static void test_nodepool_restricted_by_cluster(void **state)
     /* Restricted by its own timeline: the usual reason. */
     stanza_resolution_t narrow = resolution(sat, STANZA_BY_POLICY, "PolicyResolved");
     assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_always(), now, &inter), 0);
-    assert_int_equal(decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, true, now, &d), 0);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
     assert_null(strstr(d.paused_message, "HostedCluster"));
     stanza_nodepool_free(&inter);
@@ -636,9 +734,9 @@ static void test_nodepool_restricted_by_cluster(void **state)
     /* Its cluster never permits: the pool still wakes when its own window
      * opens and closes (NoPermittedWindow says more than the cluster). */
     assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_never(), now, &inter), 0);
-    assert_int_equal(decide_np(np, &narrow, &inter, md, now, &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, true, now, &d), 0);
     assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
-    assert_int_equal(decide_np(np, &narrow, &inter, md, T("2026-01-10T01:00:00Z"), &d), 0);
+    assert_int_equal(decide_np(np, &narrow, &inter, md, true, T("2026-01-10T01:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "NoPermittedWindow");
     assert_int_equal(d.wake, T("2026-01-10T06:00:00Z"));
     stanza_nodepool_free(&inter);
@@ -690,7 +788,7 @@ static void test_exclusion_in_conditions(void **state)
     obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
-    assert_int_equal(decide_np(np, &own, &inter, cl, now, &d), 0);
+    assert_int_equal(decide_np(np, &own, &inter, cl, true, now, &d), 0);
     assert_string_equal(d.paused_reason, "HostedClusterRestricted");
     assert_non_null(strstr(d.paused_message, "its HostedCluster's is inside the exclusion "
                                              "\"year-end freeze\", which ends at "
@@ -791,6 +889,9 @@ int main(void)
         cmocka_unit_test(test_decide_foreign_pause_left_alone),
         cmocka_unit_test(test_decide_degraded_reason),
         cmocka_unit_test(test_decide_np_rollout_paused_at_close),
+        cmocka_unit_test(test_decide_np_waiting_not_paused),
+        cmocka_unit_test(test_decide_np_foreign_pause_kept),
+        cmocka_unit_test(test_extract_rolling),
         cmocka_unit_test(test_status_patch_zero_writes_when_right),
         cmocka_unit_test(test_compact_view_same_patches),
         cmocka_unit_test(test_compact_conditions_shrink),
