@@ -102,7 +102,8 @@ hosted_clusterversion_conditions() {
   must put_secret "$ns" hc1 "$(cat "$H_KUBECONFIG")" || return
   must put_secret "$ns" hc3 "this is: [not a kubeconfig" || return
   c2=$(cluster_path "$ns" hc2)
-  start_ctl a "$ns" 2026-03-06T23:57:00Z 10 --hosted-apiserver kubeconfig ||
+  start_ctl a "$ns" 2026-03-06T23:57:00Z 10 --hosted-apiserver kubeconfig \
+    --hosted-reassert-period 2 ||
     { not_ok "controller starts"; return; }
 
   EVENTUALLY=5 eventually "hosted ClusterVersion ChangesPaused=True (OutsideMaintenanceWindow)" \
@@ -130,6 +131,7 @@ hosted_clusterversion_conditions() {
   still_before a 2026-03-07T00:00:00Z "the paused state"
 
   must drop_our_conditions || return
+  # Restored by the next periodic check: within one re-assertion period (2 s).
   eventually "conditions another writer dropped come back" True/OutsideMaintenanceWindow \
     cv_cond ChangesPaused
   check "the restoration is counted" metric_at_least a hcp_controller_hosted_condition_reassertions_total 1
