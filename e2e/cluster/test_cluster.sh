@@ -243,13 +243,21 @@ reject() { # reject NAME SPEC-JSON: the API server must refuse the policy
   code=$(mkpolicy "bad-$RANDOM" "$2")
   if [ "$code" = 422 ]; then ok "HCMP rejects $1 (422)"; else not_ok "HCMP rejects $1" "got $code: $(head -c 300 "$tmp/body")"; fi
 }
+accept() { # accept NAME SPEC-JSON: the API server must store the policy
+  local code
+  code=$(mkpolicy "ok-$RANDOM" "$2")
+  if [ "$code" = 201 ]; then ok "HCMP accepts $1 (201)"; else not_ok "HCMP accepts $1" "got $code: $(head -c 300 "$tmp/body")"; fi
+}
 reject "an unknown strategy" '{"strategy": "Sometimes"}'
 reject "a missing strategy" '{}'
 reject "startTime 24:00" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "startTime": "24:00"}}}'
 reject "duration 0h" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "duration": "0h0m"}}}'
-reject "duration in seconds" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "duration": "90s"}}}'
+accept "a Go duration in seconds" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "duration": "90s"}}}'
+accept "a duration as Go clients write it (8h0m0s)" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "duration": "8h0m0s"}}}'
+reject "a duration without a unit" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "duration": "90"}}}'
+reject "a duration over 8760h" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "duration": "8761h"}}}'
 reject "both recurrence and rrule" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"rrule": "FREQ=DAILY", "recurrence": {"frequency": "Daily"}}}}'
-reject "neither recurrence nor rrule" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"startTime": "01:00"}}}'
+accept "a permit without recurrence or rrule (every date)" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"startTime": "01:00", "duration": "4h"}}}'
 reject "daily interval 731" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"recurrence": {"frequency": "Daily", "daily": {"interval": 731}}}}}'
 reject "weekly interval 27" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"recurrence": {"frequency": "Weekly", "weekly": {"daysOfWeek": ["Monday"], "interval": 27}}}}}'
 reject "a duplicate day of the week" '{"strategy": "MaintenanceSchedule", "maintenanceSchedule": {"permit": {"recurrence": {"frequency": "Weekly", "weekly": {"daysOfWeek": ["Monday", "Monday"]}}}}}'
