@@ -6,8 +6,8 @@
 #   e2e/model/build.sh --path   print the binary's path
 #
 # The binary is $HCP_CACHE_DIR/model/hcp-model; it is rebuilt when the
-# module's go.mod, go.sum, any .go file or this script changes (a digest of them is kept
-# beside it). The module pins k8s.io/client-go and k8s.io/apimachinery to the
+# module's go.mod, go.sum, any .go file or this script changes (go_build_cached
+# of e2e/lib.sh keeps a digest of them beside it). The module pins k8s.io/client-go and k8s.io/apimachinery to the
 # versions of e2e/apiserver/go.mod, so on a machine that has built the API
 # server the Go module cache already holds them; otherwise they come from the
 # module proxy and go.sum checks them. Needs Go 1.21 or later on PATH or in
@@ -26,25 +26,4 @@ if [ "${1:-}" = "--path" ]; then
 fi
 [ $# -eq 0 ] || e2e_die "usage: $0 [--path]"
 
-stamp() {
-  (cd "$here" && cat build.sh go.mod go.sum $(ls ./*.go | sort)) | sha256sum | cut -d' ' -f1
-}
-current() { [ -x "$MODEL_BIN" ] && [ "$(cat "$MODEL_DIR/stamp" 2>/dev/null)" = "$(stamp)" ]; }
-
-current && exit 0
-GO=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it builds the e2e model"
-
-mkdir -p "$MODEL_DIR"
-exec 9>"$MODEL_DIR/build.lock"
-flock 9
-current && exit 0
-
-jobs=${HCP_MODEL_BUILD_JOBS:-1}
-start=$(date +%s)
-e2e_log "building hcp-model (go $("$GO" env GOVERSION))"
-(cd "$here" && GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0 GOTOOLCHAIN=auto GOWORK=off \
-  GO111MODULE=on GOMAXPROCS=$jobs "$GO" build -p "$jobs" -ldflags "-s -w" -o "$MODEL_BIN.tmp" .) ||
-  e2e_die "building e2e/model failed"
-mv -f "$MODEL_BIN.tmp" "$MODEL_BIN"
-stamp >"$MODEL_DIR/stamp"
-e2e_log "built $MODEL_BIN in $(($(date +%s) - start))s"
+go_build_cached "$here" "$MODEL_BIN" "${HCP_MODEL_BUILD_JOBS:-1}"
