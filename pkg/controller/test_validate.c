@@ -15,6 +15,7 @@
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "log/log.h"
+#include "policy/testutil_policy.h"
 
 #define NOW "2026-03-03T12:00:00Z" /* a Tuesday */
 #define CM "changemanagement.hypershift.openshift.io/"
@@ -51,7 +52,7 @@ static sched_time_t T(const char *s)
 /* testutil_ctl_add() of single-quoted JSON. */
 static void add(kube_cache *cache, const char *text)
 {
-    json_t *j = testutil_ctl_json(text);
+    json_t *j = tu_json(text);
     char *s = json_dumps(j, JSON_COMPACT);
     testutil_ctl_add(cache, s);
     free(s);
@@ -135,7 +136,7 @@ static answer_t managed(fixture_t *f, const char *resource, const char *name, co
 /* The message the controller writes into the policy's Ready condition. */
 static void ready_message(const char *obj, char *out, size_t len)
 {
-    json_t *doc = testutil_ctl_json(obj);
+    json_t *doc = tu_json(obj);
     policy_t *p = NULL;
     assert_int_equal(policy_parse(doc, T(NOW), &p, NULL, 0), HCP_EINVAL);
     snprintf(out, len, "%s", p->message);
@@ -205,7 +206,7 @@ static void test_stanza(void **state)
     stanza_t st;
 
     answer_t a = managed(f, "hostedclusters", "b", "CREATE", bad_hc, NULL);
-    json_t *obj = testutil_ctl_json(bad_hc);
+    json_t *obj = tu_json(bad_hc);
     assert_int_equal(stanza_parse(obj, &st), HCP_EINVAL);
     json_decref(obj);
     assert_false(a.allowed);

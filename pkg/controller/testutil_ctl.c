@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "admission/router.h"
+#include "policy/testutil_policy.h"
 
 static void must(int ok, const char *what)
 {
@@ -47,24 +48,6 @@ void testutil_ctl_add(kube_cache *cache, const char *json)
     json_decref(j);
 }
 
-json_t *testutil_ctl_json(const char *text)
-{
-    char *s = strdup(text);
-    json_error_t je;
-    json_t *j;
-
-    must(s != NULL, "out of memory");
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    j = json_loads(s, 0, &je);
-    if (j == NULL)
-        fprintf(stderr, "testutil_ctl: bad test JSON: %s (%s)\n", je.text, s);
-    must(j != NULL, "bad test JSON");
-    free(s);
-    return j;
-}
-
 json_t *testutil_ctl_review(struct adm_router *r, const testutil_review_t *q)
 {
     http_response h = {.status = 200};
@@ -83,10 +66,10 @@ json_t *testutil_ctl_review(struct adm_router *r, const testutil_review_t *q)
                     "u", "resource", "group", q->group, "version", "v1", "resource",
                     q->resource, "kind", "kind", "X", "namespace", q->ns, "name", q->name,
                     "operation", q->op, "subResource", q->subresource, "userInfo", user,
-                    "object", testutil_ctl_json(q->object));
+                    "object", tu_json(q->object));
     must(req != NULL, "cannot build the review");
     if (q->old_object)
-        json_object_set_new(req, "oldObject", testutil_ctl_json(q->old_object));
+        json_object_set_new(req, "oldObject", tu_json(q->old_object));
     review = json_pack("{s:s, s:s, s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
                        "AdmissionReview", "request", req);
     body = json_dumps(review, JSON_COMPACT);

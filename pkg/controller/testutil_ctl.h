@@ -36,8 +36,4 @@ typedef struct testutil_review {
 struct adm_router;
 json_t *testutil_ctl_review(struct adm_router *r, const testutil_review_t *q);
 
-/* JSON text with single quotes turned into double quotes, parsed; aborts
- * on bad test JSON. */
-json_t *testutil_ctl_json(const char *text);
-
 #endif
