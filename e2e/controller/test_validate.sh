@@ -45,26 +45,15 @@ fi
 [ -x "$TEST_POLICY" ] || { not_ok "$TEST_POLICY is built (make build/tests/test_policy)"; summary; exit 1; }
 mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
 
-# webhook_config PORT NS...: the three validating webhooks, for the given
-# namespaces only.
-webhook_config() {
+# validating_config PORT NS...: the three validating webhooks, for the
+# namespaces given only.
+validating_config() {
   local port=$1
   shift
-  jq -nc --arg n "$WH_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https://127.0.0.1:$port" \
-    --argjson ns "$(printf '%s\n' "$@" | jq -R . | jq -sc .)" '
-    def hook($name; $path; $group; $res): {
-      name: ($name + ".hcp-controller.e2e"), clientConfig: {url: ($u + $path), caBundle: $ca},
-      rules: [{apiGroups: [$group], apiVersions: ["*"], operations: ["CREATE", "UPDATE"],
-               resources: [$res], scope: "Namespaced"}],
-      namespaceSelector: {matchExpressions: [{key: "kubernetes.io/metadata.name",
-                                              operator: "In", values: $ns}]},
-      failurePolicy: "Fail", sideEffects: "None", admissionReviewVersions: ["v1"],
-      timeoutSeconds: 5};
-    {apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration",
-     metadata: {name: $n},
-     webhooks: [hook("policies"; "/validate/hostedchangemanagementpolicies"; "changemanagement.hypershift.openshift.io"; "hostedchangemanagementpolicies"),
-                hook("hostedclusters"; "/validate/hostedclusters"; "hypershift.openshift.io"; "hostedclusters"),
-                hook("nodepools"; "/validate/nodepools"; "hypershift.openshift.io"; "nodepools")]}'
+  webhook_config ValidatingWebhookConfiguration CREATE,UPDATE "$port" "$@" -- \
+    policies:/validate/hostedchangemanagementpolicies:$CM:hostedchangemanagementpolicies \
+    hostedclusters:/validate/hostedclusters:hypershift.openshift.io:hostedclusters \
+    nodepools:/validate/nodepools:hypershift.openshift.io:nodepools
 }
 
 NS=$(new_ns valid)
@@ -95,7 +84,7 @@ SCENARIO=start
 start_ctl c "$NS" "$SIM0" 1 --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" --guard-config "$GUARD" ||
   { summary; exit 1; }
-webhook_config "$WPORT" "$NS" "$SRE_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
+validating_config "$WPORT" "$NS" "$SRE_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 sleep 1
 
 # apply_doc JSON [KUBECTL-ARGS...]: `kubectl apply` of one object; sets OUT
