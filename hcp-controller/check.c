@@ -6,8 +6,8 @@
 #include <jansson.h>
 
 #include "policy/guard.h"
-#include "policy/manifest.h"
 #include "preview.h"
+#include "webhook.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
@@ -15,30 +15,17 @@
 
 static const char *PROG = "hcp-controller preview";
 
-/* Reads the first document of the guard rail file. Returns -1 to go on, or
- * an exit status after saying why. */
+/* Reads the guard rail file. Returns -1 to go on, or an exit status after
+ * saying why. */
 static int load_config(const char *path, guard_config_t *cfg)
 {
-    char err[512], *data = NULL;
-    json_t *docs = NULL;
-    size_t len;
-    int rc, status = -1;
+    char err[700];
+    int rc = webhook_guard_load("--guard-config", path, cfg, err, sizeof err);
 
-    if (preview_read_file(path, &data, &len) != 0)
-        return EXIT_RUNTIME;
-    rc = manifest_load(data, len, &docs, err, sizeof err);
-    if (rc == 0 && json_array_size(docs) != 1)
-        rc = hcp_errf(err, sizeof err, HCP_EINVAL, "expected one document, found %zu",
-                      json_array_size(docs));
     if (rc == 0)
-        rc = guard_config_parse(json_array_get(docs, 0), cfg, err, sizeof err);
-    if (rc != 0) {
-        fprintf(stderr, "%s: %s: %s\n", PROG, path, err);
-        status = rc == HCP_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-    }
-    json_decref(docs);
-    free(data);
-    return status;
+        return -1;
+    fprintf(stderr, "%s: %s\n", PROG, err);
+    return rc == HCP_EINVAL || rc == HCP_EPARSE ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
 static void print_limits(const char *path, const guard_config_t *c)

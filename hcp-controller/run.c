@@ -59,6 +59,9 @@ static const char usage_text[] =
     "                                     a request the webhooks cannot check (caches not\n"
     "                                     synced, another resource) is refused (Fail, the\n"
     "                                     default) or admitted with a warning (Ignore)\n"
+    "  --guard-config PATH                the guard rails the validating webhooks enforce\n"
+    "                                     (YAML or JSON, as preview --check reads them),\n"
+    "                                     read again when the file changes (default: none)\n"
     "  --hosted-apiserver auto|service|kubeconfig\n"
     "                                     how to reach a hosted cluster's API server for\n"
     "                                     its ClusterVersion: the in-cluster service\n"
@@ -150,6 +153,7 @@ static const struct vflag {
     {"--webhook-cert-file", V_STRING, offsetof(run_opts_t, webhook_cert)},
     {"--webhook-key-file", V_STRING, offsetof(run_opts_t, webhook_key)},
     {"--webhook-failure-policy", V_STRING, offsetof(run_opts_t, webhook_policy)},
+    {"--guard-config", V_STRING, offsetof(run_opts_t, guard_config)},
     {"--hosted-reassert-period", V_HOSTED_PERIOD, 0},
     {"--kube-api-qps", V_QPS, 0},
     {"--kube-api-burst", V_BURST, 0},
@@ -272,6 +276,10 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "--webhook-failure-policy: \"%.40s\" is not Fail or Ignore",
                         o->webhook_policy);
+    if (o->guard_config && strcmp(o->webhook_addr, "0") == 0)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--guard-config needs --webhook-bind-address (the guard rails are "
+                        "enforced by the validating webhooks)");
     if (o->time_scale != 1 && !o->simulated)
         return hcp_errf(err, errlen, HCP_EINVAL, "--time-scale needs --simulated-start-time");
     return 0;
@@ -397,7 +405,8 @@ static int start_servers(app_t *a)
     char err[512];
     webhook_opts_t wo = {.bind_address = a->opts.webhook_addr, .cert_file = a->opts.webhook_cert,
                          .key_file = a->opts.webhook_key,
-                         .fail_open = strcmp(a->opts.webhook_policy, "Ignore") == 0};
+                         .fail_open = strcmp(a->opts.webhook_policy, "Ignore") == 0,
+                         .guard_file = a->opts.guard_config};
 
     if (webhook_start(&a->webhook, a->loop, a->ctl, &wo, err, sizeof(err))) {
         log_kv(LOG_ERROR, "cannot serve the admission webhooks", "error", err, NULL);

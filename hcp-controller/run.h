@@ -29,6 +29,7 @@ typedef struct run_opts {
     const char *webhook_cert;        /* --webhook-cert-file or NULL */
     const char *webhook_key;         /* --webhook-key-file or NULL */
     const char *webhook_policy;      /* --webhook-failure-policy: Fail or Ignore */
+    const char *guard_config;        /* --guard-config: the guard rails file, or NULL */
     double hosted_period;            /* --hosted-reassert-period; 0 = the default */
     bool help;                       /* -h/--help */
 } run_opts_t;

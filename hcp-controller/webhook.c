@@ -9,6 +9,8 @@
 #include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "log/log.h"
+#include "policy/guard.h"
+#include "policy/manifest.h"
 
 #define MAX_PEM (1024 * 1024)
 
@@ -21,6 +23,7 @@ struct webhook {
     adm_router_t router;       /* the webhooks on srv */
     char *cert, *key;          /* owned: the pair being served */
     ev_stat cert_watch, key_watch; /* the files */
+    ev_stat guard_watch;       /* --guard-config, when given */
 };
 
 /* Reads a whole file of at most MAX_PEM bytes into a malloc'd string. */
@@ -69,6 +72,48 @@ static int read_pair(const webhook_opts_t *o, char **cert, char **key, char *err
     *cert = c;
     *key = k;
     return 0;
+}
+
+int webhook_guard_load(const char *flag, const char *path, guard_config_t *cfg, char *err,
+                       size_t errlen)
+{
+    char e[512], *data = NULL;
+    json_t *docs = NULL;
+    int rc;
+
+    if ((rc = read_file(flag, path, &data, err, errlen)) != 0)
+        return rc;
+    rc = manifest_load(data, strlen(data), &docs, e, sizeof(e));
+    if (rc == 0 && json_array_size(docs) != 1)
+        rc = hcp_errf(e, sizeof(e), HCP_EINVAL, "expected one document, found %zu",
+                      json_array_size(docs));
+    if (rc == 0)
+        rc = guard_config_parse(json_array_get(docs, 0), cfg, e, sizeof(e));
+    if (rc != 0)
+        rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
+    json_decref(docs);
+    free(data);
+    return rc;
+}
+
+/* The guard rail file changed: enforce what it says now, or keep the
+ * limits in force when it does not load. */
+static void on_guard_file(struct ev_loop *loop, ev_stat *st, int revents)
+{
+    webhook_t *w = st->data;
+    guard_config_t cfg;
+    char err[700];
+
+    (void)loop;
+    (void)revents;
+    if (webhook_guard_load("--guard-config", w->opts.guard_file, &cfg, err, sizeof(err)) != 0) {
+        log_kv(LOG_ERROR, "cannot read the changed guard rails; the previous ones stay in force",
+               "error", err, NULL);
+        return;
+    }
+    ctl_set_guard(w->ctl, &cfg);
+    log_kv(LOG_INFO, "guard rails read again", "file", w->opts.guard_file, "enforced",
+           guard_enforced(&cfg) ? "true" : "false", NULL);
 }
 
 /* (Re)starts the server with the pair cert/key. */
@@ -126,9 +171,10 @@ static bool synced(void *ud)
     return ctl_synced(ud);
 }
 
-static void watch_file(webhook_t *w, ev_stat *st, const char *path)
+static void watch_file(webhook_t *w, ev_stat *st, const char *path,
+                       void (*cb)(struct ev_loop *, ev_stat *, int))
 {
-    ev_stat_init(st, on_file, path, w->opts.reload_interval);
+    ev_stat_init(st, cb, path, w->opts.reload_interval);
     st->data = w;
     ev_stat_start(w->loop, st);
 }
@@ -157,9 +203,16 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
     snprintf(w->bind, sizeof(w->bind), "%s", o->bind_address);
     http_server_init(&w->srv, NULL);
     adm_router_init(&w->router, &w->srv, o->fail_open, synced, ctl);
-    if ((rc = ctl_admission_register(ctl, &w->router)) != 0) {
+    if ((rc = ctl_admission_register(ctl, &w->router)) != 0 ||
+        (rc = ctl_validation_register(ctl, &w->router)) != 0) {
         rc = hcp_errf(err, errlen, rc, "cannot register the webhooks: %s", hcp_strerror(rc));
         goto fail;
+    }
+    if (o->guard_file) {
+        guard_config_t cfg;
+        if ((rc = webhook_guard_load("--guard-config", o->guard_file, &cfg, err, errlen)) != 0)
+            goto fail;
+        ctl_set_guard(ctl, &cfg);
     }
     if ((rc = read_pair(o, &w->cert, &w->key, err, errlen)) != 0 ||
         (rc = listen_with(w, w->cert, w->key, err, errlen)) != 0)
@@ -168,8 +221,10 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
     size_t n = strlen(w->bind);
     if (n >= 2 && strcmp(w->bind + n - 2, ":0") == 0)
         snprintf(w->bind + n - 1, sizeof(w->bind) - (n - 1), "%d", http_server_port(&w->srv));
-    watch_file(w, &w->cert_watch, o->cert_file);
-    watch_file(w, &w->key_watch, o->key_file);
+    watch_file(w, &w->cert_watch, o->cert_file, on_file);
+    watch_file(w, &w->key_watch, o->key_file, on_file);
+    if (o->guard_file)
+        watch_file(w, &w->guard_watch, o->guard_file, on_guard_file);
     *out = w;
     return 0;
 fail:
@@ -195,6 +250,8 @@ void webhook_stop(webhook_t *w)
         ev_stat_stop(w->loop, &w->cert_watch);
     if (ev_is_active(&w->key_watch))
         ev_stat_stop(w->loop, &w->key_watch);
+    if (ev_is_active(&w->guard_watch))
+        ev_stat_stop(w->loop, &w->guard_watch);
     http_server_stop(&w->srv);
     free(w->cert);
     free(w->key);

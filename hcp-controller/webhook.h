@@ -26,11 +26,24 @@ typedef struct webhook_opts {
     const char *key_file;     /* --webhook-key-file: its private key, PEM */
     bool fail_open;           /* --webhook-failure-policy Ignore (default Fail) */
     double reload_interval;   /* seconds between checks of the files (0: 10 s) */
+    const char *guard_file;   /* --guard-config: the guard rails (YAML or JSON), read
+                                 again when it changes; NULL: none */
 } webhook_opts_t;
 
 /*
- * Reads the certificate files, registers the controller's webhooks and
- * starts listening. ctl is borrowed. Returns 0 with *out (NULL when the
+ * Reads the guard rails from the file path (YAML or JSON: a ConfigMap or a
+ * plain mapping, guard_config_parse()) into *cfg. Returns 0, HCP_EIO (the
+ * file unreadable) or HCP_EINVAL (not one valid document), with a sentence
+ * starting "<flag> <path>: " in err. `preview --check` and `run` share it.
+ */
+struct guard_config;
+int webhook_guard_load(const char *flag, const char *path, struct guard_config *cfg, char *err,
+                       size_t errlen);
+
+/*
+ * Reads the certificate files (and the guard rails when o->guard_file is
+ * set), registers the controller's webhooks (the holds and the
+ * validation) and starts listening. ctl is borrowed. Returns 0 with *out (NULL when the
  * bind address disables the webhooks), or a negative HCP_E* code with a
  * sentence naming the flag in err: HCP_EINVAL (a file flag missing),
  * HCP_EIO (a file unreadable), HCP_ELISTEN (address in use, a pair that

@@ -221,6 +221,56 @@ render "$T/wh-bad.json" --set webhook.enabled=true --set webhook.failurePolicy=S
   not_ok "a bad webhook.failurePolicy is refused"
 check_contains "a bad webhook.failurePolicy is refused, naming it" "webhook.failurePolicy" "$(cat "$T/render.err")"
 
+# The validating webhooks beside the holds: policies, HostedClusters and
+# NodePools on CREATE and UPDATE, the same CA and failure policy, no
+# objectSelector (a stanza is an annotation, which no label selector sees).
+check_eq "validating webhooks: policies, HostedClusters, NodePools; CREATE,UPDATE; Fail; same CA" \
+  "/validate/hostedchangemanagementpolicies /validate/hostedclusters /validate/nodepools|CREATE,UPDATE|Fail|true|false" \
+  "$(jqf "$W" '(map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0].clientConfig.caBundle) as $ca |
+    map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks |
+    "\(map(.clientConfig.service.path) | join(" "))|\(map(.rules[0].operations[]) | unique | join(","))|\(map(.failurePolicy) | unique | join(","))|\(all(.clientConfig.caBundle == $ca))|\(any(has("objectSelector")))"')"
+render "$T/wh-ignore.json" --set webhook.enabled=true --set webhook.failurePolicy=Ignore ||
+  not_ok "helm template with failurePolicy Ignore" "$(cat "$T/render.err")"
+check_eq "validating webhooks follow webhook.failurePolicy" "Ignore" \
+  "$(jqf "$T/wh-ignore.json" 'map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks | map(.failurePolicy) | unique | join(",")')"
+check_eq "no guard rails by default: no ConfigMap, no --guard-config" "0 0" \
+  "$(jqf "$W" '"\(map(select(.kind == "ConfigMap")) | length) \(map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | map(select(startswith("--guard-config"))) | length)"')"
+render "$T/wh-noval.json" --set webhook.enabled=true --set webhook.validation.enabled=false ||
+  not_ok "helm template with validation off" "$(cat "$T/render.err")"
+check_eq "webhook.validation.enabled=false leaves the holds alone" "0 1" \
+  "$(jqf "$T/wh-noval.json" '"\(map(select(.kind == "ValidatingWebhookConfiguration")) | length) \(map(select(.kind == "MutatingWebhookConfiguration")) | length)"')"
+
+# guardRails: a ConfigMap the controller reads (the same file `preview
+# --check --guard-config` reads), mounted and passed as --guard-config.
+cat >"$T/guard-values.yaml" <<'Y'
+webhook: {enabled: true}
+guardRails:
+  minPermittedTime: 48h
+  rollingPeriod: 32d
+  minBlockLength: 4h
+  maxExclusionLength: 30d
+  exemptGroups: [sre-admins]
+Y
+render "$T/guard.json" -f "$T/guard-values.yaml" ||
+  not_ok "helm template with guardRails" "$(cat "$T/render.err")"
+jqf "$T/guard.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' \
+  >"$T/guard-rails.yaml"
+check_eq "the guard ConfigMap holds the values" "48h 32d sre-admins" \
+  "$(yq -r '"\(.minPermittedTime) \(.rollingPeriod) \(.exemptGroups[0])"' "$T/guard-rails.yaml")"
+check "the controller's reader accepts the rendered guard rails" quiet \
+  "$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/guard-rails.yaml"
+check_contains "--guard-config names the mounted file" \
+  "--guard-config=/etc/hcp-controller/guard-rails/guard-rails.yaml" \
+  "$(jqf "$T/guard.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | join(" ")')"
+check_eq "the ConfigMap is mounted where the flag points" \
+  "/etc/hcp-controller/guard-rails $REL-hcp-controller-guard-rails" \
+  "$(jqf "$T/guard.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec as $p |
+    "\($p.containers[0].volumeMounts | map(select(.name == "guard-rails"))[0].mountPath) \($p.volumes | map(select(.name == "guard-rails"))[0].configMap.name)"')"
+render "$T/guard-bad.json" --set guardRails.maxExclusionLength=30d &&
+  not_ok "guardRails without webhook.enabled is refused"
+check_contains "guardRails without webhook.enabled is refused, naming both" \
+  "guardRails: needs webhook.enabled" "$(cat "$T/render.err")"
+
 render "$T/ns.json" --set watchNamespace=clusters ||
   not_ok "helm template with watchNamespace" "$(cat "$T/render.err")"
 check_contains "watchNamespace adds --namespace" "--namespace=clusters" \

@@ -9,6 +9,9 @@ E2E_TARGETS += e2e-controller
 
 CONTROLLER_E2E_TESTS := $(sort $(wildcard e2e/controller/test_*.sh))
 
-e2e-controller: $(BUILD)/hcp-controller
+# test_validate.sh applies the invalid cases of the policy unit tests
+# (build/tests/test_policy --list-bad).
+e2e-controller: $(BUILD)/hcp-controller $(BUILD)/tests/test_policy
 	@e2e/cluster.sh with main hosted -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
+		HCP_TEST_POLICY_BIN=$(abspath $(BUILD)/tests/test_policy) \
 		scripts/run-tests.sh --tally $(TALLY) --label e2e $(CONTROLLER_E2E_TESTS)'

@@ -165,6 +165,34 @@ mk_webhook_cert() {
     -keyout "$KEY" -out "$CERT" 2>/dev/null
 }
 
+# webhook_config KIND OPERATIONS PORT NS... -- HOOK...: a KIND
+# (MutatingWebhookConfiguration or ValidatingWebhookConfiguration) named
+# $WH_NAME that sends the OPERATIONS (comma-separated) of the namespaces
+# given only to the controller at https://127.0.0.1:PORT, trusting $CERT,
+# with failurePolicy Fail. Each HOOK is NAME:PATH:GROUP:RESOURCE.
+webhook_config() {
+  local kind=$1 ops=$2 port=$3 ns=() hooks=()
+  shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do ns+=("$1"); shift; done
+  shift
+  hooks=("$@")
+  jq -nc --arg kind "$kind" --arg n "$WH_NAME" --arg ca "$(base64 -w0 "$CERT")" \
+    --arg u "https://127.0.0.1:$port" --arg ops "$ops" \
+    --argjson ns "$(printf '%s\n' "${ns[@]}" | jq -R . | jq -sc .)" \
+    --argjson hooks "$(printf '%s\n' "${hooks[@]}" | jq -R 'split(":")' | jq -sc .)" '
+    def hook($h): {
+      name: ($h[0] + ".hcp-controller.e2e"), clientConfig: {url: ($u + $h[1]), caBundle: $ca},
+      rules: [{apiGroups: [$h[2]], apiVersions: ["*"], operations: ($ops | split(",")),
+               resources: [$h[3]], scope: "Namespaced"}],
+      namespaceSelector: {matchExpressions: [{key: "kubernetes.io/metadata.name",
+                                              operator: "In", values: $ns}]},
+      failurePolicy: "Fail", sideEffects: "None", admissionReviewVersions: ["v1"],
+      timeoutSeconds: 5}
+      + (if $kind == "MutatingWebhookConfiguration" then {reinvocationPolicy: "Never"} else {} end);
+    {apiVersion: "admissionregistration.k8s.io/v1", kind: $kind, metadata: {name: $n},
+     webhooks: [$hooks[] | hook(.)]}'
+}
+
 # md_rollout_status TOTAL N: a MachineDeployment status with TOTAL machines,
 # N of them up to date (v1beta2 names; write it through md_status_path).
 md_rollout_status() {

@@ -62,26 +62,15 @@ fi
 
 mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
 
-# webhook_config PORT NS...: the three holds, for the namespaces given only
+# holds_config PORT NS...: the three holds, for the namespaces given only
 # (the HostedClusters' and their control-plane namespaces').
-webhook_config() {
+holds_config() {
   local port=$1
   shift
-  jq -nc --arg n "$WH_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https://127.0.0.1:$port" \
-    --argjson ns "$(printf '%s\n' "$@" | jq -R . | jq -sc .)" '
-    def hook($name; $path; $group; $res): {
-      name: ($name + ".hcp-controller.e2e"), clientConfig: {url: ($u + $path), caBundle: $ca},
-      rules: [{apiGroups: [$group], apiVersions: ["*"], operations: ["UPDATE"],
-               resources: [$res], scope: "Namespaced"}],
-      namespaceSelector: {matchExpressions: [{key: "kubernetes.io/metadata.name",
-                                              operator: "In", values: $ns}]},
-      failurePolicy: "Fail", sideEffects: "None", admissionReviewVersions: ["v1"],
-      timeoutSeconds: 5, reinvocationPolicy: "Never"};
-    {apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration",
-     metadata: {name: $n},
-     webhooks: [hook("hostedclusters"; "/hold/hostedclusters"; "hypershift.openshift.io"; "hostedclusters"),
-                hook("machinedeployments"; "/hold/machinedeployments"; "cluster.x-k8s.io"; "machinedeployments"),
-                hook("machinesets"; "/hold/machinesets"; "cluster.x-k8s.io"; "machinesets")]}'
+  webhook_config MutatingWebhookConfiguration UPDATE "$port" "$@" -- \
+    hostedclusters:/hold/hostedclusters:hypershift.openshift.io:hostedclusters \
+    machinedeployments:/hold/machinedeployments:cluster.x-k8s.io:machinedeployments \
+    machinesets:/hold/machinesets:cluster.x-k8s.io:machinesets
 }
 
 NS=$(new_ns holds)
@@ -91,7 +80,7 @@ POLICY=$(weekly_policy Saturday 01:00 4h)
 mk_policy "$NS" weekend "$POLICY" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}' >/dev/null
-webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
+holds_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 
 SCENARIO=start
 start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \

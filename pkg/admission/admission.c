@@ -17,12 +17,11 @@ const char *adm_op_name(adm_op_t op)
     return (unsigned)op < 4 ? op_names[op] : "?";
 }
 
-/* Copies the string member key of obj into out. A missing member is an
+/* Copies the string v (field names it) into out. A missing or null v is an
  * error only when required (out is then ""). */
-static int get_str(const json_t *obj, const char *key, const char *field, bool required,
-                   char *out, size_t cap, char *err, size_t errlen)
+static int copy_str(const json_t *v, const char *field, bool required, char *out, size_t cap,
+                    char *err, size_t errlen)
 {
-    const json_t *v = json_object_get(obj, key);
     size_t n;
 
     out[0] = '\0';
@@ -39,6 +38,13 @@ static int get_str(const json_t *obj, const char *key, const char *field, bool r
                         field, cap - 1);
     memcpy(out, json_string_value(v), n + 1);
     return 0;
+}
+
+/* Copies the string member key of obj into out (see copy_str()). */
+static int get_str(const json_t *obj, const char *key, const char *field, bool required,
+                   char *out, size_t cap, char *err, size_t errlen)
+{
+    return copy_str(json_object_get(obj, key), field, required, out, cap, err, errlen);
 }
 
 /* The member key of obj when it is an object; NULL when absent or null;
@@ -102,18 +108,45 @@ static int parse_target(json_t *rq, adm_request_t *req, char *err, size_t errlen
                    sizeof(req->subresource), err, errlen);
 }
 
+/* request.userInfo: the username and the first ADM_MAX_GROUPS groups. */
+static int parse_user(json_t *rq, adm_request_t *req, char *err, size_t errlen)
+{
+    json_t *user, *groups, *g;
+    char field[64];
+    size_t i;
+    int rc;
+
+    if ((rc = get_obj(rq, "userInfo", "request.userInfo", &user, err, errlen)) || user == NULL)
+        return rc;
+    if ((rc = get_str(user, "username", "request.userInfo.username", false, req->user,
+                      sizeof(req->user), err, errlen)))
+        return rc;
+    groups = json_object_get(user, "groups");
+    if (groups == NULL || json_is_null(groups))
+        return 0;
+    if (!json_is_array(groups))
+        return hcp_errf(err, errlen, HCP_EPARSE, "request.userInfo.groups: not an array");
+    json_array_foreach(groups, i, g) {
+        if (req->ngroups == ADM_MAX_GROUPS)
+            break;
+        snprintf(field, sizeof(field), "request.userInfo.groups[%zu]", i);
+        if ((rc = copy_str(g, field, true, req->groups[req->ngroups], sizeof(req->groups[0]),
+                           err, errlen)))
+            return rc;
+        req->ngroups++;
+    }
+    return 0;
+}
+
 /* request.object and request.oldObject, which the operation requires. */
 static int parse_objects(json_t *rq, adm_request_t *req, char *err, size_t errlen)
 {
-    json_t *obj, *old, *user;
+    json_t *obj, *old;
     int rc;
 
     if ((rc = get_obj(rq, "object", "request.object", &obj, err, errlen)) ||
         (rc = get_obj(rq, "oldObject", "request.oldObject", &old, err, errlen)) ||
-        (rc = get_obj(rq, "userInfo", "request.userInfo", &user, err, errlen)))
-        return rc;
-    if (user && (rc = get_str(user, "username", "request.userInfo.username", false, req->user,
-                              sizeof(req->user), err, errlen)))
+        (rc = parse_user(rq, req, err, errlen)))
         return rc;
     if (obj == NULL && (req->op == ADM_CREATE || req->op == ADM_UPDATE))
         return hcp_errf(err, errlen, HCP_EPARSE, "request.object: missing for %s",

@@ -21,6 +21,7 @@
 
 #define ADM_API_VERSION "admission.k8s.io/v1"
 #define ADM_MAX_WARNINGS 4 /* warnings per response */
+#define ADM_MAX_GROUPS 32  /* request.userInfo.groups kept; the rest are dropped */
 
 /* request.operation */
 typedef enum adm_op { ADM_CREATE, ADM_UPDATE, ADM_DELETE, ADM_CONNECT } adm_op_t;
@@ -36,6 +37,10 @@ typedef struct adm_request {
     char ns[254];           /* request.namespace, "" when cluster-scoped */
     char name[254];         /* request.name, "" for a create with generateName */
     char user[254];         /* request.userInfo.username, "" when absent */
+    char groups[ADM_MAX_GROUPS][254]; /* request.userInfo.groups, the first
+                                         ADM_MAX_GROUPS (a user with more
+                                         loses exemptions, never gains) */
+    size_t ngroups;         /* groups in use */
     adm_op_t op;            /* request.operation */
     bool dry_run;           /* request.dryRun */
     json_t *object;         /* owned: request.object, NULL for DELETE */
@@ -64,7 +69,7 @@ const char *adm_op_name(adm_op_t op);
 typedef struct adm_response {
     bool allowed;                              /* admit the request (default true) */
     int code;                                  /* status.code when refused (403, 503...) */
-    char message[512];                         /* status.message when refused */
+    char message[1536];                        /* status.message when refused */
     json_t *patch;                             /* owned JSON array of patch operations, or NULL */
     char warnings[ADM_MAX_WARNINGS][256];      /* shown to the client (kubectl prints them) */
     size_t nwarnings;                          /* warnings in use */

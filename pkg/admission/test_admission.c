@@ -25,7 +25,8 @@
 static const char update_hc[] =
     REVIEW_HEAD "\"request\":{\"uid\":\"u-1\"," HC_RESOURCE
     ",\"namespace\":\"clusters\",\"name\":\"a\",\"operation\":\"UPDATE\","
-    "\"userInfo\":{\"username\":\"system:serviceaccount:hypershift:operator\"},"
+    "\"userInfo\":{\"username\":\"system:serviceaccount:hypershift:operator\","
+    "\"groups\":[\"system:serviceaccounts\",\"system:authenticated\"]},"
     "\"object\":{\"spec\":{\"release\":{\"image\":\"new\"}}},"
     "\"oldObject\":{\"spec\":{\"release\":{\"image\":\"old\"}}},\"dryRun\":false}}";
 
@@ -50,6 +51,9 @@ static void test_parse_update(void **state)
     assert_string_equal(q.ns, "clusters");
     assert_string_equal(q.name, "a");
     assert_string_equal(q.user, "system:serviceaccount:hypershift:operator");
+    assert_int_equal(q.ngroups, 2);
+    assert_string_equal(q.groups[0], "system:serviceaccounts");
+    assert_string_equal(q.groups[1], "system:authenticated");
     assert_int_equal(q.op, ADM_UPDATE);
     assert_false(q.dry_run);
     assert_string_equal(
@@ -109,6 +113,12 @@ static void test_parse_errors(void **state)
                      "0123456789012345678901234567890123456789012345678901234567890123"
                      "0123456789012345678901234567890123456789012345678901234567890123\"}}",
          "request.namespace: longer than 253 bytes", "u-12", HCP_EPARSE},
+        {REVIEW_HEAD "\"request\":{\"uid\":\"u-13\",\"operation\":\"DELETE\"," HC_RESOURCE
+                     ",\"userInfo\":{\"username\":\"a\",\"groups\":\"sre\"}}}",
+         "request.userInfo.groups: not an array", "u-13", HCP_EPARSE},
+        {REVIEW_HEAD "\"request\":{\"uid\":\"u-14\",\"operation\":\"DELETE\"," HC_RESOURCE
+                     ",\"userInfo\":{\"groups\":[\"sre\",7]}}}",
+         "request.userInfo.groups[1]: not a string", "u-14", HCP_EPARSE},
     };
 
     (void)state;

@@ -177,6 +177,27 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
 struct adm_router;
 int ctl_admission_register(ctl_controller_t *c, struct adm_router *r);
 
+/* The validating webhooks' paths. */
+#define CTL_WEBHOOK_VALIDATE_POLICIES "/validate/hostedchangemanagementpolicies"
+#define CTL_WEBHOOK_VALIDATE_HOSTEDCLUSTERS "/validate/hostedclusters"
+#define CTL_WEBHOOK_VALIDATE_NODEPOOLS "/validate/nodepools"
+
+/* Registers the validating webhooks on r: a HostedChangeManagementPolicy,
+ * or the changeManagement stanza of a HostedCluster or NodePool, that the
+ * controller would call invalid is refused with the controller's own field
+ * path and message; one that breaks the guard rails (ctl_set_guard()) is
+ * refused with the rule, by how much, and the first period that falls
+ * short, judged on the effective schedule from this replica's cache.
+ * Writes that leave the policy's spec or the object's stanza as they were
+ * pass unchecked. Returns 0 or the router's HCP_E* code. */
+int ctl_validation_register(ctl_controller_t *c, struct adm_router *r);
+
+/* Sets the guard rails the validating webhooks enforce (copied), or none
+ * when cfg is NULL or enforces no limit. Takes effect for the next
+ * request. */
+struct guard_config;
+void ctl_set_guard(ctl_controller_t *c, const struct guard_config *cfg);
+
 /* The hosted ClusterVersion projection's counters (borrowed, live). */
 const hosted_stats_t *ctl_get_hosted_stats(const ctl_controller_t *c);
 

@@ -25,6 +25,7 @@
 #include "kube/cache.h"
 #include "kube/objmap.h"
 #include "kube/watch.h"
+#include "policy/guard.h"
 #include "policy/policy.h"
 #include "policy/stanza.h"
 
@@ -113,6 +114,8 @@ struct ctl_controller {
     char *ns_filter;            /* owned copy of watch_namespace or NULL */
     bool leading;
     bool admission_holds;       /* the webhooks are registered (ctl_admission_register) */
+    bool guard_set;             /* guard rails enforced at admission (ctl_set_guard) */
+    guard_config_t guard;       /* their limits and exemptions, when guard_set */
     char capi_version[32];      /* discovered, "" until known */
 
     kube_cache policies, hcs, nps, clusters, mds, mss;

@@ -166,29 +166,12 @@ static answer_t update(adm_router_t *r, const char *path, const char *group,
                        const char *resource, const char *ns, const char *name, const char *old,
                        const char *new_obj)
 {
-    char *body;
-    http_response h = {.status = 200};
+    testutil_review_t q = {.path = path, .op = "UPDATE", .group = group, .resource = resource,
+                           .ns = ns, .name = name, .object = new_obj, .old_object = old};
+    json_t *resp = testutil_ctl_review(r, &q);
+    const char *w = json_string_value(json_array_get(json_object_get(resp, "warnings"), 0));
     answer_t a = {0};
-    adm_route_t *rt = NULL;
 
-    for (size_t i = 0; i < r->nroutes; i++)
-        if (strcmp(r->routes[i].path, path) == 0)
-            rt = &r->routes[i];
-    assert_non_null(rt);
-    json_t *review = json_pack(
-        "{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s}, s:{s:s}, s:s, s:s, s:s, s:o, s:o}}",
-        "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid", "u",
-        "resource", "group", group, "version", "v1beta1", "resource", resource, "kind", "kind",
-        "X", "namespace", ns, "name", name, "operation", "UPDATE", "object",
-        parse_json(new_obj), "oldObject", parse_json(old));
-    body = json_dumps(review, JSON_COMPACT);
-    json_decref(review);
-    assert_int_equal(adm_router_serve(rt, body, strlen(body), &h), 0);
-    free(body);
-    assert_int_equal(h.status, 200);
-    json_t *root = parse_json(h.body);
-    json_t *resp = json_object_get(root, "response");
-    free(h.body);
     a.allowed = json_is_true(json_object_get(resp, "allowed"));
     a.stored = parse_json(new_obj);
     json_t *patch = decode_patch(resp);
@@ -197,11 +180,8 @@ static answer_t update(adm_router_t *r, const char *path, const char *group,
         apply_patch(a.stored, patch);
         json_decref(patch);
     }
-    snprintf(a.warning, sizeof(a.warning), "%s",
-             json_string_value(json_array_get(json_object_get(resp, "warnings"), 0))
-                 ? json_string_value(json_array_get(json_object_get(resp, "warnings"), 0))
-                 : "");
-    json_decref(root);
+    snprintf(a.warning, sizeof(a.warning), "%s", w ? w : "");
+    json_decref(resp);
     return a;
 }
 

@@ -12,50 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "policy/guard.h"
 #include "policy/policy.h"
+#include "policy/testutil_policy.h"
 #include "schedule/testutil_sched.h"
 
 #define N_EXCLUSIONS 1000
 #define N_RUNS 200
 #define LIMIT_MS 10.0
 #define NOW ((sched_time_t)1795435200) /* 2026-11-23T12:00:00Z */
-
-/* The policy's JSON (new, the caller frees it), or NULL when out of memory. */
-static char *policy_json(void)
-{
-    static const char head[] =
-        "{\"apiVersion\":\"changemanagement.hypershift.openshift.io/v1alpha1\","
-        "\"kind\":\"HostedChangeManagementPolicy\",\"metadata\":{\"name\":\"busy\","
-        "\"namespace\":\"clusters\"},\"spec\":{\"strategy\":\"MaintenanceSchedule\","
-        "\"maintenanceSchedule\":{\"timeZone\":\"Europe/Berlin\",\"permit\":{"
-        "\"rrule\":\"FREQ=DAILY\",\"startTime\":\"01:00\",\"duration\":\"6h\"},\"exclude\":[";
-    char *buf = NULL, item[160];
-    size_t len = 0, cap = 0;
-    int i, y, m, d, y2, m2, d2;
-
-    if (hcp_buf_append(&buf, &len, &cap, 1 << 16, head, strlen(head)))
-        return NULL;
-    for (i = 0; i < N_EXCLUSIONS; i++) {
-        int32_t from = sched_days_from_civil(2026, 11, 1) + i * 8;
-        sched_civil_from_days(from, &y, &m, &d);
-        sched_civil_from_days(from + 1 + i % 2, &y2, &m2, &d2);
-        int n = snprintf(item, sizeof item,
-                         "%s{\"fromDate\":\"%04d-%02d-%02d\",\"untilDate\":\"%04d-%02d-%02d\","
-                         "\"reason\":\"change freeze %d\"}",
-                         i ? "," : "", y, m, d, y2, m2, d2, i);
-        if (hcp_buf_append(&buf, &len, &cap, 0, item, (size_t)n)) {
-            free(buf);
-            return NULL;
-        }
-    }
-    if (hcp_buf_append(&buf, &len, &cap, 0, "]}}}", 4)) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
 
 /* One admission: parse, compile, check. Fills the two timings. */
 static int admit(const char *text, const guard_config_t *cfg, double *both, double *check)
@@ -95,7 +60,7 @@ int main(void)
                           .min_block = 4 * 3600, .max_exclusion = 30 * 86400,
                           .max_restrictive = 90 * 86400};
     double both[N_RUNS], check[N_RUNS];
-    char *text = policy_json();
+    char *text = tu_busy_policy_json(N_EXCLUSIONS);
     int i;
 
     if (text == NULL) {

@@ -187,13 +187,15 @@ static void check_exclusions(const guard_config_t *cfg, const guard_input_t *in,
         for (i = 0; p && p->valid && i < p->n_exclusions; i++) {
             const policy_exclusion_t *e = &p->exclusions[i];
             sched_time_t from, until, length = (sched_time_t)(e->until_day - e->from_day) * 86400;
-            if (sched_local_to_utc(p->time_zone, e->until_day, 0, &until) != 0 ||
+            /* Only an exclusion over the limit needs its instants (the
+             * length is counted in days): most are not, and a time zone
+             * conversion costs more than everything else here. */
+            if (length - cfg->max_exclusion <= worst ||
+                sched_local_to_utc(p->time_zone, e->until_day, 0, &until) != 0 ||
                 sched_local_to_utc(p->time_zone, e->from_day, 0, &from) != 0 || until <= now)
                 continue;
-            if (length - cfg->max_exclusion > worst) {
-                worst = length - cfg->max_exclusion;
-                wp = p, wi = i, wa = from, wb = until;
-            }
+            worst = length - cfg->max_exclusion;
+            wp = p, wi = i, wa = from, wb = until;
         }
     }
     if (wp == NULL)

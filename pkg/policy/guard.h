@@ -52,14 +52,18 @@ typedef struct guard_config {
     size_t n_exempt_ns;
     char exempt_users[GUARD_MAX_EXEMPT][GUARD_NAMELEN]; /* exemptUsers */
     size_t n_exempt_users;
+    char exempt_groups[GUARD_MAX_EXEMPT][GUARD_NAMELEN]; /* exemptGroups: a
+                                       requester in any of them is exempt */
+    size_t n_exempt_groups;
 } guard_config_t;
 
 /* Reads the configuration from a JSON document: a ConfigMap (its `data`,
  * whose values are strings) or a plain object with the same keys. Keys:
  *   minPermittedTime, rollingPeriod, minBlockLength, maxExclusionLength,
  *   maxRestrictiveUntil   durations such as "48h", "32d", "1h30m", "0"
- *   exemptNamespaces, exemptUsers   comma- or space-separated names, or
- *                                   (plain object only) arrays of strings
+ *   exemptNamespaces, exemptUsers, exemptGroups
+ *                     comma- or space-separated names, or (plain object
+ *                     only) arrays of strings; "prefix*" matches by prefix
  * Unknown keys are refused, so that a misspelt limit is never silently
  * off; minPermittedTime needs rollingPeriod and may not exceed it. Returns
  * 0 with *cfg filled, or HCP_EINVAL with err naming the key. */
@@ -70,9 +74,14 @@ int guard_config_parse(const json_t *doc, guard_config_t *cfg, char *err, size_t
 int guard_duration_parse(const char *s, const char *what, sched_time_t *out, char *err,
                          size_t errlen);
 
-/* 1 when a request in namespace ns by user (either may be NULL) is exempt
- * from the guard rails, else 0. */
-int guard_exempt(const guard_config_t *cfg, const char *ns, const char *user);
+/* 1 when a request in namespace ns by user, a member of the ngroups
+ * groups (ns and user may be NULL, groups NULL when ngroups is 0), is
+ * exempt from the guard rails, else 0. */
+int guard_exempt(const guard_config_t *cfg, const char *ns, const char *user,
+                 const char *const *groups, size_t ngroups);
+
+/* 1 when cfg enforces at least one limit, else 0. */
+int guard_enforced(const guard_config_t *cfg);
 
 /* What guard_check() looks at. Everything is borrowed. */
 typedef struct guard_input {

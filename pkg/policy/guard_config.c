@@ -123,7 +123,8 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
     static const char *const keys[] = {"minPermittedTime",   "rollingPeriod",
                                        "minBlockLength",     "maxExclusionLength",
                                        "maxRestrictiveUntil", "exemptNamespaces",
-                                       "exemptUsers",        NULL};
+                                       "exemptUsers",        "exemptGroups",
+                                       NULL};
     sched_time_t *dur[] = {&cfg->min_permitted, &cfg->period, &cfg->min_block,
                            &cfg->max_exclusion, &cfg->max_restrictive};
     int rc, i;
@@ -137,11 +138,15 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
     }
     const json_t *ns = json_object_get(data, "exemptNamespaces");
     const json_t *users = json_object_get(data, "exemptUsers");
+    const json_t *groups = json_object_get(data, "exemptGroups");
     if (ns && (rc = name_list(ns, "exemptNamespaces", cfg->exempt_ns, &cfg->n_exempt_ns, err,
                               errlen)) < 0)
         return rc;
     if (users && (rc = name_list(users, "exemptUsers", cfg->exempt_users, &cfg->n_exempt_users,
                                  err, errlen)) < 0)
+        return rc;
+    if (groups && (rc = name_list(groups, "exemptGroups", cfg->exempt_groups,
+                                  &cfg->n_exempt_groups, err, errlen)) < 0)
         return rc;
     return 0;
 }
@@ -183,15 +188,32 @@ static int name_matches(const char *pattern, const char *name)
     return strcmp(pattern, name) == 0;
 }
 
-int guard_exempt(const guard_config_t *cfg, const char *ns, const char *user)
+/* 1 when name matches one of the n patterns. */
+static int listed(const char (*list)[GUARD_NAMELEN], size_t n, const char *name)
 {
     size_t i;
 
-    for (i = 0; ns && i < cfg->n_exempt_ns; i++)
-        if (name_matches(cfg->exempt_ns[i], ns))
-            return 1;
-    for (i = 0; user && i < cfg->n_exempt_users; i++)
-        if (name_matches(cfg->exempt_users[i], user))
+    for (i = 0; name && i < n; i++)
+        if (name_matches(list[i], name))
             return 1;
     return 0;
+}
+
+int guard_exempt(const guard_config_t *cfg, const char *ns, const char *user,
+                 const char *const *groups, size_t ngroups)
+{
+    size_t i;
+
+    if (listed(cfg->exempt_ns, cfg->n_exempt_ns, ns) ||
+        listed(cfg->exempt_users, cfg->n_exempt_users, user))
+        return 1;
+    for (i = 0; i < ngroups; i++)
+        if (listed(cfg->exempt_groups, cfg->n_exempt_groups, groups[i]))
+            return 1;
+    return 0;
+}
+
+int guard_enforced(const guard_config_t *cfg)
+{
+    return cfg->min_permitted > 0 || cfg->max_exclusion > 0 || cfg->max_restrictive > 0;
 }

@@ -174,6 +174,20 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
     return 0;
 }
 
+/* The refusal of exclusion date field (path.field) holding v. Paths and
+ * quotes are built only here: a policy may hold a thousand exclusions, and
+ * on the way to a valid one they cost more than the checks. */
+static int bad_date(const char *path, const char *field, const json_t *v, char *err,
+                    size_t errlen)
+{
+    char fp[POLICY_PATHLEN], q[QUOTE_BUFLEN];
+
+    policy_field_join(fp, sizeof fp, path, field);
+    quote_string(json_string_value(v), q, sizeof q);
+    return hcp_errf(err, errlen, HCP_EINVAL,
+                    "%s: %s is not a valid date (YYYY-MM-DD, years 1970..9999)", fp, q);
+}
+
 static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x, char *err,
                      size_t errlen)
 {
@@ -189,25 +203,23 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
         return rc;
     if ((rc = policy_field_required(obj, "fromDate", JSON_STRING, path, &from, err, errlen)) < 0)
         return rc;
-    policy_field_join(fp, sizeof fp, path, "fromDate");
-    quote_string(json_string_value(from), q, sizeof q);
     if (strlen(json_string_value(from)) != json_string_length(from) ||
         sched_parse_date(json_string_value(from), &x->from_day) != 0)
-        return hcp_errf(err, errlen, HCP_EINVAL,
-                        "%s: %s is not a valid date (YYYY-MM-DD, years 1970..9999)", fp, q);
+        return bad_date(path, "fromDate", from, err, errlen);
     if ((rc = policy_field_get(obj, "untilDate", JSON_STRING, path, &until, err, errlen)) < 0)
         return rc;
     x->until_day = x->from_day + 1;
     if (until != NULL) {
-        policy_field_join(fp, sizeof fp, path, "untilDate");
-        quote_string(json_string_value(until), q2, sizeof q2);
         if (strlen(json_string_value(until)) != json_string_length(until) ||
             sched_parse_date(json_string_value(until), &x->until_day) != 0)
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: "
-                        "%s is not a valid date (YYYY-MM-DD, years 1970..9999)", fp, q2);
-        if (x->until_day <= x->from_day)
+            return bad_date(path, "untilDate", until, err, errlen);
+        if (x->until_day <= x->from_day) {
+            policy_field_join(fp, sizeof fp, path, "untilDate");
+            quote_string(json_string_value(from), q, sizeof q);
+            quote_string(json_string_value(until), q2, sizeof q2);
             return hcp_errf(err, errlen, HCP_EINVAL, "%s: "
                         "%s must be after fromDate %s (untilDate is exclusive)", fp, q2, q);
+        }
     }
     if ((rc = policy_field_get(obj, "reason", JSON_STRING, path, &reason, err, errlen)) < 0)
         return rc;

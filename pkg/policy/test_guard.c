@@ -86,11 +86,27 @@ static void test_config_configmap(void **state)
     assert_int_equal(c.max_exclusion, 30 * D);
     assert_int_equal(c.max_restrictive, 36 * H);
     assert_int_equal(c.n_exempt_ns, 2);
-    assert_true(guard_exempt(&c, "sre", NULL));
-    assert_true(guard_exempt(&c, "ops-eu", NULL));
-    assert_false(guard_exempt(&c, "sre2", NULL));
-    assert_false(guard_exempt(&c, "clusters", "bob"));
-    assert_true(guard_exempt(&c, "clusters", "alice"));
+    assert_true(guard_exempt(&c, "sre", NULL, NULL, 0));
+    assert_true(guard_exempt(&c, "ops-eu", NULL, NULL, 0));
+    assert_false(guard_exempt(&c, "sre2", NULL, NULL, 0));
+    assert_false(guard_exempt(&c, "clusters", "bob", NULL, 0));
+    assert_true(guard_exempt(&c, "clusters", "alice", NULL, 0));
+    assert_false(guard_enforced(&(guard_config_t){0}));
+    assert_true(guard_enforced(&c));
+}
+
+/* Groups of the requester (AdmissionReview userInfo.groups) exempt too. */
+static void test_config_groups(void **state)
+{
+    (void)state;
+    guard_config_t c = config("{'maxExclusionLength':'30d','exemptGroups':'sre-*, system:masters'}");
+    const char *const sre[] = {"system:authenticated", "sre-admins"};
+    const char *const dev[] = {"system:authenticated", "developers"};
+    assert_int_equal(c.n_exempt_groups, 2);
+    assert_true(guard_exempt(&c, "clusters", "bob", sre, 2));
+    assert_false(guard_exempt(&c, "clusters", "bob", dev, 2));
+    assert_false(guard_exempt(&c, "clusters", "bob", sre, 1));
+    bad_config("{'exemptGroups':7}", "exemptGroups");
 }
 
 static void test_config_plain(void **state)
@@ -318,6 +334,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_configmap),
         cmocka_unit_test(test_config_plain),
+        cmocka_unit_test(test_config_groups),
         cmocka_unit_test(test_config_bad),
         cmocka_unit_test(test_min_permitted_edges),
         cmocka_unit_test(test_min_permitted_first_period),

@@ -815,7 +815,31 @@ static void test_minimal(void **state)
     policy_free(NULL);
 }
 
-int main(void)
+/* `test_policy --list-bad` prints each invalid case as a JSON line
+ * {"doc": ..., "message": ...}: the e2e suite applies them to a real API
+ * server and expects the controller's message from the webhook. */
+static int list_bad(void)
+{
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        char *s = strdup(BAD[i].doc);
+        json_t *doc, *line;
+        if (s == NULL)
+            return 1;
+        for (char *p = s; *p; p++)
+            if (*p == '\'')
+                *p = '"';
+        doc = json_loads(s, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+        free(s);
+        line = json_pack("{s:o*, s:s}", "doc", doc, "message", BAD[i].message);
+        if (line == NULL || json_dumpf(line, stdout, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
+            return 1;
+        putchar('\n');
+        json_decref(line);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     size_t nb = sizeof BAD / sizeof BAD[0], nr = sizeof RULES / sizeof RULES[0], i, n = 0;
     const struct CMUnitTest fixed[] = {
@@ -831,6 +855,10 @@ int main(void)
     struct CMUnitTest *tests = calloc(nb + nr + nf, sizeof *tests);
     int rc;
 
+    if (argc == 2 && strcmp(argv[1], "--list-bad") == 0) {
+        free(tests);
+        return list_bad();
+    }
     if (tests == NULL)
         return 1;
     for (i = 0; i < nb; i++) {

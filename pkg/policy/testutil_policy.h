@@ -9,4 +9,10 @@
  * message when it is not JSON. */
 json_t *tu_json(const char *single_quoted);
 
+/* The JSON text of policy clusters/busy (new, the caller frees it; NULL
+ * when out of memory): daily windows 01:00-07:00 in Europe/Berlin and
+ * n exclusions of one or two days every eight days from 2026-11-01, the
+ * size of policy a webhook's worst case is measured with. */
+char *tu_busy_policy_json(int n);
+
 #endif

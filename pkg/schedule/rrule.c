@@ -322,6 +322,19 @@ int sched_rrule_parse(const char *rrule, sched_rrule_info_t *info, char *err, si
         if (val[P_WKST])
             info->wkst = weekday_index(val[P_WKST], vlen[P_WKST]);
     }
+    /* The two shapes the structured Daily and Weekly recurrences translate
+     * to are simple enough to expand by arithmetic. */
+    if (info->freq == SCHED_FREQ_DAILY && !val[P_BYDAY] && !val[P_BYMONTH] &&
+        !val[P_BYMONTHDAY]) {
+        long v = 1;
+        if (val[P_INTERVAL])
+            parse_int(val[P_INTERVAL], vlen[P_INTERVAL], &v);
+        info->day_interval = (int)v;
+    }
+    if (info->freq == SCHED_FREQ_WEEKLY && val[P_BYDAY] && !val[P_BYMONTH]) {
+        for (size_t k = 0; k + 2 <= vlen[P_BYDAY]; k += 3)
+            info->weekday_mask |= 1 << weekday_index(val[P_BYDAY] + k, 2);
+    }
     size_t out = 0;
     for (int k = 0; k < P_N; k++) {
         if (!val[k] || k == P_UNTIL)

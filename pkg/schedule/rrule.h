@@ -28,6 +28,14 @@ typedef struct sched_rrule_info {
     int week_interval;       /* FREQ=WEEKLY: INTERVAL, applied by the engine
                                 (1 otherwise) */
     int wkst;                /* FREQ=WEEKLY: first day of the week, 0 = Monday */
+    int day_interval;        /* > 0: the rule is FREQ=DAILY with nothing but
+                                INTERVAL (and UNTIL): it selects the days d
+                                (since 1970-01-01) with d % day_interval == 0 */
+    int weekday_mask;        /* != 0: the rule is FREQ=WEEKLY with BYDAY
+                                and nothing but INTERVAL, WKST (and UNTIL):
+                                it selects these weekdays (bit 0 = Monday)
+                                of every week_interval-th week. Either form
+                                is expanded without libical. */
     char libical_rule[1100]; /* the rule for libical: without UNTIL, and for
                                 FREQ=WEEKLY without INTERVAL and WKST */
 } sched_rrule_info_t;

@@ -52,6 +52,10 @@ sched_time_t sched_zone_local_to_utc(sched_zone_t zone, int32_t day, int second_
      * offsets in force at both ends bracket the (at most one) transition. */
     int before = sched_zone_offset(zone, local - 18 * 3600);
     int after = sched_zone_offset(zone, local + 18 * 3600);
+    /* One offset at both ends (nearly always): whether or not it is valid
+     * at local - before, every branch below answers local - before. */
+    if (before == after)
+        return local - before;
     int ok_before = sched_zone_offset(zone, local - before) == before;
     int ok_after = sched_zone_offset(zone, local - after) == after;
     if (ok_before && ok_after) {
