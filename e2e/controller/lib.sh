@@ -16,10 +16,11 @@ HCMP_API=/apis/$CM/v1alpha1
 
 # ---- results ------------------------------------------------------------------
 
-passed=0 failed=0
+passed=0 failed=0 too_late=0
 ok() { passed=$((passed + 1)); echo "ok   - ${SCENARIO:+$SCENARIO: }$1"; }
 not_ok() {
   failed=$((failed + 1))
+  case ${2:-} in *"too late (machine too slow?)"*) too_late=$((too_late + 1)) ;; esac
   echo "FAIL - ${SCENARIO:+$SCENARIO: }$1${2:+: $2}"
 }
 # check NAME COMMAND...: passes when COMMAND succeeds.
@@ -322,6 +323,8 @@ free_port() {
 start_ctl() {
   local name=$1 ns=$2 start=$3 scale=$4
   shift 4
+  # A scenario run again on a slow machine runs its clocks CTL_SLOW times slower.
+  scale=$(awk -v s="$scale" -v d="${CTL_SLOW:-1}" 'BEGIN { printf "%g", s / d }')
   local mp hp attempt
   CTL_LOG[$name]=$CTL_TMP/$name.log
   # A port found free can still be taken before the controller binds it:
@@ -473,8 +476,23 @@ must() { "$@" >/dev/null || { not_ok "setup: $*"; return 1; }; }
 # run_scenario FUNCTION: runs one scenario (unless CTL_E2E_ONLY lists others),
 # then stops its controllers and deletes its namespaces.
 run_scenario() {
-  local fn=$1 f0=$failed t0 n
+  local fn=$1
   if [ -n "${CTL_E2E_ONLY:-}" ] && [[ " $CTL_E2E_ONLY " != *" $fn "* ]]; then return 0; fi
+  local p0=$passed f0=$failed l0=$too_late
+  run_scenario_once "$fn"
+  # A check that ran after the simulated instant it was about says nothing
+  # either way (the machine was too slow for the scenario's clock), so the
+  # scenario is run again, once, with every clock 4 times slower; only that
+  # run counts. Any other failure counts as it is.
+  if [ "$too_late" -gt "$l0" ] && [ "${CTL_SLOW:-1}" = 1 ]; then
+    echo "# $fn: $((too_late - l0)) check(s) ran too late on this machine; again with clocks 4 times slower"
+    passed=$p0 failed=$f0 too_late=$l0
+    CTL_SLOW=4 run_scenario_once "$fn"
+  fi
+}
+
+run_scenario_once() {
+  local fn=$1 f0=$failed t0 n
   SCENARIO=$fn
   t0=$(now_us)
   echo "# ---- $fn"
