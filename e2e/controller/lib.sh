@@ -88,9 +88,11 @@ get() { api GET "$1" 2>/dev/null | jq -r "$2" 2>/dev/null; }
 
 # ---- objects --------------------------------------------------------------------
 
-# new_ns SUFFIX: creates the namespace ctl-e2e-<pid>-SUFFIX, prints its name.
+# new_ns SUFFIX: creates the namespace ctl-e2e-<pid>-SUFFIX (ctl-e2e-<pid>-rSUFFIX
+# when a scenario runs again, as the first run's may still be terminating),
+# prints its name.
 new_ns() {
-  local ns="ctl-e2e-$$-$1"
+  local ns="ctl-e2e-$$-${CTL_SLOW:+r}$1"
   k create namespace "$ns" >/dev/null || return 1
   echo "$ns" >>"$CTL_NSFILE"
   echo "$ns"
@@ -492,11 +494,14 @@ run_scenario() {
 }
 
 run_scenario_once() {
-  local fn=$1 f0=$failed t0 n
+  local fn=$1 f0=$failed p0=$passed t0 n
   SCENARIO=$fn
   t0=$(now_us)
   echo "# ---- $fn"
   "$fn"
+  # A scenario whose setup gave up before its first check must not pass
+  # silently.
+  [ "$passed" -gt "$p0" ] || [ "$failed" -gt "$f0" ] || not_ok "the scenario ran its checks" "it returned before the first one"
   for n in "${!CTL_PID[@]}"; do
     if ! kill -0 "${CTL_PID[$n]}" 2>/dev/null || grep -q '^State:.*Z' "/proc/${CTL_PID[$n]}/status" 2>/dev/null; then
       not_ok "controller $n ran until the end of the scenario" "it exited early (signal or crash, see its log)"
