@@ -16,10 +16,11 @@ HCMP_API=/apis/$CM/v1alpha1
 
 # ---- results ------------------------------------------------------------------
 
-passed=0 failed=0
+passed=0 failed=0 too_late=0
 ok() { passed=$((passed + 1)); echo "ok   - ${SCENARIO:+$SCENARIO: }$1"; }
 not_ok() {
   failed=$((failed + 1))
+  case ${2:-} in *"too late (machine too slow?)"*) too_late=$((too_late + 1)) ;; esac
   echo "FAIL - ${SCENARIO:+$SCENARIO: }$1${2:+: $2}"
 }
 # check NAME COMMAND...: passes when COMMAND succeeds.
@@ -87,9 +88,11 @@ get() { api GET "$1" 2>/dev/null | jq -r "$2" 2>/dev/null; }
 
 # ---- objects --------------------------------------------------------------------
 
-# new_ns SUFFIX: creates the namespace ctl-e2e-<pid>-SUFFIX, prints its name.
+# new_ns SUFFIX: creates the namespace ctl-e2e-<pid>-SUFFIX (ctl-e2e-<pid>-rSUFFIX
+# when a scenario runs again, as the first run's may still be terminating),
+# prints its name.
 new_ns() {
-  local ns="ctl-e2e-$$-$1"
+  local ns="ctl-e2e-$$-${CTL_SLOW:+r}$1"
   k create namespace "$ns" >/dev/null || return 1
   echo "$ns" >>"$CTL_NSFILE"
   echo "$ns"
@@ -350,6 +353,8 @@ free_port() {
 start_ctl() {
   local name=$1 ns=$2 start=$3 scale=$4
   shift 4
+  # A scenario run again on a slow machine runs its clocks CTL_SLOW times slower.
+  scale=$(awk -v s="$scale" -v d="${CTL_SLOW:-1}" 'BEGIN { printf "%g", s / d }')
   local mp hp attempt
   CTL_LOG[$name]=$CTL_TMP/$name.log
   # A port found free can still be taken before the controller binds it:
@@ -501,12 +506,30 @@ must() { "$@" >/dev/null || { not_ok "setup: $*"; return 1; }; }
 # run_scenario FUNCTION: runs one scenario (unless CTL_E2E_ONLY lists others),
 # then stops its controllers and deletes its namespaces.
 run_scenario() {
-  local fn=$1 f0=$failed t0 n
+  local fn=$1
   if [ -n "${CTL_E2E_ONLY:-}" ] && [[ " $CTL_E2E_ONLY " != *" $fn "* ]]; then return 0; fi
+  local p0=$passed f0=$failed l0=$too_late
+  run_scenario_once "$fn"
+  # A check that ran after the simulated instant it was about says nothing
+  # either way (the machine was too slow for the scenario's clock), so the
+  # scenario is run again, once, with every clock 4 times slower; only that
+  # run counts. Any other failure counts as it is.
+  if [ "$too_late" -gt "$l0" ] && [ "${CTL_SLOW:-1}" = 1 ]; then
+    echo "# $fn: $((too_late - l0)) check(s) ran too late on this machine; again with clocks 4 times slower"
+    passed=$p0 failed=$f0 too_late=$l0
+    CTL_SLOW=4 run_scenario_once "$fn"
+  fi
+}
+
+run_scenario_once() {
+  local fn=$1 f0=$failed p0=$passed t0 n
   SCENARIO=$fn
   t0=$(now_us)
   echo "# ---- $fn"
   "$fn"
+  # A scenario whose setup gave up before its first check must not pass
+  # silently.
+  [ "$passed" -gt "$p0" ] || [ "$failed" -gt "$f0" ] || not_ok "the scenario ran its checks" "it returned before the first one"
   for n in "${!CTL_PID[@]}"; do
     if ! kill -0 "${CTL_PID[$n]}" 2>/dev/null || grep -q '^State:.*Z' "/proc/${CTL_PID[$n]}/status" 2>/dev/null; then
       not_ok "controller $n ran until the end of the scenario" "it exited early (signal or crash, see its log)"

@@ -20,6 +20,8 @@ model_start() {
   local ns=$1 start=$2 scale=$3 anchor=${4:-}
   shift 3
   [ $# -gt 0 ] && shift
+  # As start_ctl does: a scenario run again on a slow machine (CTL_SLOW).
+  scale=$(awk -v s="$scale" -v d="${CTL_SLOW:-1}" 'BEGIN { printf "%g", s / d }')
   [ -n "$anchor" ] || anchor=$(now_us)
   local pf=$CTL_TMP/model.port
   rm -f "$pf"

@@ -12,40 +12,50 @@
 #define RETRY_MIN 1.0       /* seconds before retrying a failed write */
 #define RETRY_MAX 60.0
 
-/* ---- the FIFO ---------------------------------------------------------- */
+/* ---- the FIFOs --------------------------------------------------------- */
 
 bool ctl_queue_push(ctl_queue_t *q, ctl_qitem_t *it)
 {
     if (it->queued)
         return false;
+    unsigned l = it->lane < CTL_QUEUE_LANES ? it->lane : CTL_QUEUE_LANES - 1;
     it->queued = true;
     it->next = NULL;
-    if (q->tail)
-        q->tail->next = it;
+    if (q->lane[l].tail)
+        q->lane[l].tail->next = it;
     else
-        q->head = it;
-    q->tail = it;
+        q->lane[l].head = it;
+    q->lane[l].tail = it;
     q->len++;
     return true;
 }
 
-ctl_qitem_t *ctl_queue_pop(ctl_queue_t *q)
+static ctl_qitem_t *pop_lane(ctl_queue_t *q, unsigned l)
 {
-    ctl_qitem_t *it = q->head;
-    if (!it)
-        return NULL;
-    q->head = it->next;
-    if (!q->head)
-        q->tail = NULL;
+    ctl_qitem_t *it = q->lane[l].head;
+    q->lane[l].head = it->next;
+    if (!q->lane[l].head)
+        q->lane[l].tail = NULL;
     it->next = NULL;
     it->queued = false;
     q->len--;
     return it;
 }
 
+ctl_qitem_t *ctl_queue_pop(ctl_queue_t *q)
+{
+    bool first = q->lane[0].head != NULL, second = q->lane[1].head != NULL;
+    if (first && (!second || q->streak < CTL_QUEUE_FAIR)) {
+        q->streak = second ? q->streak + 1 : 0;
+        return pop_lane(q, 0);
+    }
+    q->streak = 0;
+    return second ? pop_lane(q, 1) : NULL;
+}
+
 bool ctl_queue_empty(const ctl_queue_t *q)
 {
-    return q->head == NULL;
+    return q->len == 0;
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -84,6 +94,7 @@ record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const c
     r->wt.name = r->name;
     ev_init(&r->timer, on_timer);
     r->timer.data = r;
+    r->q.lane = k == R_NP; /* HostedClusters and policies first (queue.h) */
     r->key = (kube_objkey_t){.kind = (int)k, .ns = r->ns, .name = r->name};
     kube_objmap_insert(&c->records, slot, &r->key);
     return r;

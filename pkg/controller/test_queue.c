@@ -23,7 +23,7 @@ static void test_fifo_order(void **state)
     assert_ptr_equal(ctl_queue_pop(&q), &c);
     assert_true(ctl_queue_empty(&q));
     assert_int_equal(q.len, 0);
-    assert_null(q.tail);
+    assert_null(q.lane[0].tail);
 }
 
 static void test_push_twice_queues_once(void **state)
@@ -58,8 +58,53 @@ static void test_requeue_after_pop_goes_last(void **state)
     assert_true(ctl_queue_empty(&q));
     /* A drained queue takes items again. */
     assert_true(ctl_queue_push(&q, &b));
-    assert_ptr_equal(q.head, &b);
-    assert_ptr_equal(q.tail, &b);
+    assert_ptr_equal(q.lane[0].head, &b);
+    assert_ptr_equal(q.lane[0].tail, &b);
+}
+
+/* Lane 0 (HostedClusters) goes before lane 1 (NodePools), whatever the
+ * order of pushes; within a lane, first in first out. */
+static void test_lane_zero_first(void **state)
+{
+    (void)state;
+    ctl_queue_t q = {0};
+    ctl_qitem_t n1 = {.lane = 1}, n2 = {.lane = 1}, h1 = {0}, h2 = {0};
+    ctl_queue_push(&q, &n1);
+    ctl_queue_push(&q, &h1);
+    ctl_queue_push(&q, &n2);
+    ctl_queue_push(&q, &h2);
+    assert_int_equal(q.len, 4);
+    assert_ptr_equal(ctl_queue_pop(&q), &h1);
+    assert_ptr_equal(ctl_queue_pop(&q), &h2);
+    assert_ptr_equal(ctl_queue_pop(&q), &n1);
+    /* A lane-0 item pushed now still overtakes what waits in lane 1. */
+    ctl_queue_push(&q, &h1);
+    assert_ptr_equal(ctl_queue_pop(&q), &h1);
+    assert_ptr_equal(ctl_queue_pop(&q), &n2);
+    assert_true(ctl_queue_empty(&q));
+    assert_null(ctl_queue_pop(&q));
+}
+
+/* Lane 1 cannot starve: while it waits, it gets one turn after
+ * CTL_QUEUE_FAIR lane-0 pops in a row, even when lane 0 is refilled. */
+static void test_lane_one_gets_a_turn(void **state)
+{
+    (void)state;
+    ctl_queue_t q = {0};
+    ctl_qitem_t hc[CTL_QUEUE_FAIR + 1], np = {.lane = 1};
+    for (int i = 0; i <= CTL_QUEUE_FAIR; i++) {
+        hc[i] = (ctl_qitem_t){0};
+        ctl_queue_push(&q, &hc[i]);
+    }
+    ctl_queue_push(&q, &np);
+    for (int i = 0; i < CTL_QUEUE_FAIR; i++) {
+        ctl_qitem_t *it = ctl_queue_pop(&q);
+        assert_ptr_equal(it, &hc[i]);
+        ctl_queue_push(&q, it); /* a HostedCluster that keeps coming back */
+    }
+    assert_ptr_equal(ctl_queue_pop(&q), &np);
+    assert_ptr_equal(ctl_queue_pop(&q), &hc[CTL_QUEUE_FAIR]);
+    assert_int_equal(q.len, CTL_QUEUE_FAIR);
 }
 
 int main(void)
@@ -68,6 +113,8 @@ int main(void)
         cmocka_unit_test(test_fifo_order),
         cmocka_unit_test(test_push_twice_queues_once),
         cmocka_unit_test(test_requeue_after_pop_goes_last),
+        cmocka_unit_test(test_lane_zero_first),
+        cmocka_unit_test(test_lane_one_gets_a_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
