@@ -229,7 +229,7 @@ hcms_path() { echo "/apis/$CM/v1alpha1/namespaces/$1/hostedchangemanagementstatu
 cm_status() {
   local f=$4
   case $f in .current* | .next* | .history*) f=.behavior$f ;; esac
-  get "$(hcms_path "$1" "$2" "$3")" ".status$f"
+  get "$(hcms_path "$1" "$2" "$3")" ".status | $f"
 }
 np_path() { echo "$HS/namespaces/$1/nodepools/$2"; }
 hcmp_path() { echo "$HCMP_API/namespaces/$1/hostedchangemanagementpolicies/$2"; }

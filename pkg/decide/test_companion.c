@@ -12,22 +12,11 @@
 
 #include "base/error.h"
 #include "decide/companion.h"
+#include "policy/testutil_policy.h"
+#include "schedule/testutil_sched.h"
 
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
-
-static json_t *J(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
+#define T(lit) ((sched_time_t)tu_ts(lit))
+#define J(text) tu_json(text)
 
 static const char *S(const json_t *doc, const char *path)
 {
