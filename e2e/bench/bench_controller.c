@@ -673,7 +673,8 @@ static long status_kib(pid_t pid, const char *field)
 
 typedef struct scrape {
     double writes;   /* hcp_controller_writes_total */
-    double answered; /* PATCH and POST answers, any code */
+    double answered; /* PATCH, POST, PUT and DELETE answers, any code (companions are
+                        created, replaced and deleted) */
     double errors;   /* hcp_controller_write_errors_total */
     double conflicts; /* PATCHes answered 409 Conflict (retried after the watch) */
     double last_write; /* hcp_controller_last_write_timestamp_seconds */
@@ -733,7 +734,8 @@ static int scrape(const proc_t *pr, scrape_t *out)
             else if (strncmp(line, "hcp_controller_last_write_timestamp_seconds ", 44) == 0)
                 out->last_write = v;
             else if (strncmp(line, "hcp_controller_api_requests_total{", 34) == 0 &&
-                     (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\""))) {
+                     (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\"") ||
+                      strstr(line, "verb=\"update\"") || strstr(line, "verb=\"delete\""))) {
                 out->answered += v;
                 if (strstr(line, "code=\"409\""))
                     out->conflicts += v;
