@@ -346,18 +346,20 @@ static json_t *np_conditions(void)
     return a;
 }
 
-/* A stanza for HostedCluster i: annotations (into ann) or spec.changeManagement. */
-static void hc_stanza(int i, json_t *ann, json_t *spec)
+/* Whether HostedCluster i has a stanza (hc_stanza() gives every one but a
+ * fifth of the open ones one): those and every NodePool have a companion. */
+static bool hc_has_stanza(int i) { return hc_restricted(i) || (i / 4) % 5 != 0; }
+
+/* A stanza for HostedCluster i, as annotations (into ann): the form today's
+ * HyperShift keeps (its CRDs prune spec.changeManagement). */
+static void hc_stanza(int i, json_t *ann)
 {
     int k = (i / 4) % 5;
     if (hc_restricted(i)) {
         switch (k) {
-        case 0: json_object_set_new(spec, "changeManagement",
-                                    json_pack("{s:s}", "strategy", "Restrictive")); break;
+        case 0: json_object_set_new(ann, CM "/strategy", json_string("Restrictive")); break;
         case 1: json_object_set_new(ann, CM "/policy", json_string("hc-closed-weekly")); break;
-        case 2: json_object_set_new(spec, "changeManagement",
-                                    json_pack("{s:s, s:{s:s}}", "strategy", "ByPolicy",
-                                              "byPolicy", "name", "hc-closed-rrule")); break;
+        case 2: json_object_set_new(ann, CM "/policy", json_string("hc-closed-rrule")); break;
         case 3:
             json_object_set_new(ann, CM "/strategy", json_string("RestrictiveUntil"));
             json_object_set_new(ann, CM "/restrictive-until", json_string("2099-01-01T00:00:00Z"));
@@ -368,9 +370,7 @@ static void hc_stanza(int i, json_t *ann, json_t *spec)
     }
     switch (k) {
     case 0: break; /* no stanza: Permissive */
-    case 1: json_object_set_new(spec, "changeManagement",
-                                json_pack("{s:s, s:{s:s}}", "strategy", "ByPolicy", "byPolicy",
-                                          "name", "hc-open-daily")); break;
+    case 1: json_object_set_new(ann, CM "/policy", json_string("hc-open-daily")); break;
     case 2: json_object_set_new(ann, CM "/policy", json_string("hc-open-exclusions")); break;
     case 3: json_object_set_new(ann, CM "/strategy", json_string("Permissive")); break;
     default:
@@ -457,7 +457,7 @@ static void queue_objects(pump_t *p)
             "LoadBalancer", "service", "OAuthServer", "servicePublishingStrategy", "type",
             "Route", "service", "Ignition", "servicePublishingStrategy", "type", "Route",
             "pullSecret", "name", "pull-secret", "issuerURL", "https://oidc.example.com/hc");
-        hc_stanza(i, ann, spec);
+        hc_stanza(i, ann);
         if (hosted_on) {
             char hcpns[64];
             snprintf(hcpns, sizeof(hcpns), "%s-%s", ns, name);
@@ -501,12 +501,7 @@ static void queue_objects(pump_t *p)
             "replace", "maxSurge", 1, "maxUnavailable", 0, "autoRepair", 1, "release", "image",
             OLD_RELEASE, "platform", "type", "AWS", "aws", "instanceType", "m5.xlarge",
             "instanceProfile", "worker-profile", "rootVolume", "size", 120, "type", "gp3");
-        if (j % 2)
-            json_object_set_new(spec, "changeManagement",
-                                json_pack("{s:s, s:{s:s}}", "strategy", "ByPolicy", "byPolicy",
-                                          "name", "np-window"));
-        else
-            json_object_set_new(ann, CM "/policy", json_string("np-window"));
+        json_object_set_new(ann, CM "/policy", json_string("np-window"));
         pump_push(p, op_new(OP_CREATE,
                             json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion",
                                       "hypershift.openshift.io/v1beta1", "kind", "NodePool",
@@ -678,7 +673,8 @@ static long status_kib(pid_t pid, const char *field)
 
 typedef struct scrape {
     double writes;   /* hcp_controller_writes_total */
-    double answered; /* PATCH and POST answers, any code */
+    double answered; /* PATCH, POST, PUT and DELETE answers, any code (companions are
+                        created, replaced and deleted) */
     double errors;   /* hcp_controller_write_errors_total */
     double conflicts; /* PATCHes answered 409 Conflict (retried after the watch) */
     double last_write; /* hcp_controller_last_write_timestamp_seconds */
@@ -738,7 +734,8 @@ static int scrape(const proc_t *pr, scrape_t *out)
             else if (strncmp(line, "hcp_controller_last_write_timestamp_seconds ", 44) == 0)
                 out->last_write = v;
             else if (strncmp(line, "hcp_controller_api_requests_total{", 34) == 0 &&
-                     (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\""))) {
+                     (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\"") ||
+                      strstr(line, "verb=\"update\"") || strstr(line, "verb=\"delete\""))) {
                 out->answered += v;
                 if (strstr(line, "code=\"409\""))
                     out->conflicts += v;
@@ -847,8 +844,8 @@ static void check_pause(checker_t *ck, const json_t *o, bool want, const char *w
             p ? p : "-", m ? m : "-");
 }
 
-/* Our conditions and status.changeManagement on a HostedCluster or NodePool,
- * with HyperShift's own conditions kept. */
+/* Our conditions on a HostedCluster or NodePool, with HyperShift's own
+ * conditions kept (the rest of our state is on the companion). */
 static void check_status(checker_t *ck, const json_t *o, bool restricted, size_t own,
                          const char *what)
 {
@@ -860,8 +857,31 @@ static void check_status(checker_t *ck, const json_t *o, bool restricted, size_t
             st ? st : "missing", pe ? pe : "missing", restricted ? "True" : "False");
     else if (n < own + 2)
         bad(ck, "%s: %zu conditions, want HyperShift's %zu plus ours", what, n, own);
-    if (!json_is_object(json_object_get(json_object_get(o, "status"), "changeManagement")))
-        bad(ck, "%s: no status.changeManagement", what);
+}
+
+/* The companions: one per HostedCluster with a stanza and per NodePool,
+ * each in the state its target's ChangesPaused says (NodePools: restricted
+ * before the boundary, permitted after). */
+static void check_companions(checker_t *ck, const json_t *list, bool after_boundary)
+{
+    size_t i, want = (size_t)n_np;
+    const json_t *o;
+    for (int k = 0; k < n_hc; k++)
+        want += hc_has_stanza(k);
+    if (json_array_size(list) != want)
+        bad(ck, "%zu HostedChangeManagementStatuses, want %zu", json_array_size(list), want);
+    json_array_foreach(list, i, o) {
+        const char *kind = json_string_value(json_object_get(json_object_get(o, "target"), "kind"));
+        const char *name = json_string_value(json_object_get(json_object_get(o, "target"), "name"));
+        const char *state = json_string_value(json_object_get(json_object_get(json_object_get(
+            json_object_get(o, "status"), "behavior"), "current"), "state"));
+        bool np = kind && strcmp(kind, "NodePool") == 0;
+        int idx = name ? index_of(name, "hc-") : -1;
+        bool restricted = np ? !after_boundary : idx >= 0 && hc_restricted(idx);
+        if (!state || strcmp(state, restricted ? "ChangesPaused" : "ChangesUnpaused") != 0)
+            bad(ck, "companion of %s %s: state %s", kind ? kind : "?", name ? name : "?",
+                state ? state : "missing");
+    }
 }
 
 /* Lists everything and compares it with the expected state: before the
@@ -872,6 +892,7 @@ static int check_state(harness *h, bool after_boundary, bool verbose)
     json_t *hcs = list(h, HS "/hostedclusters"), *nps = list(h, HS "/nodepools");
     json_t *cls = list(h, CAPI "/clusters"), *mds = list(h, CAPI "/machinedeployments");
     json_t *pols = list(h, HCMP "/hostedchangemanagementpolicies"), *o;
+    json_t *comps = list(h, HCMP "/hostedchangemanagementstatuses");
     size_t i, n;
     if (json_array_size(hcs) != (size_t)n_hc || json_array_size(nps) != (size_t)n_np ||
         json_array_size(cls) != (size_t)n_hc || json_array_size(mds) != (size_t)n_np)
@@ -909,6 +930,7 @@ static int check_state(harness *h, bool after_boundary, bool verbose)
             bad(&ck, "policy %s: Ready %s, current state %s", name ? name : "?",
                 ready ? ready : "missing", state ? state : "missing");
     }
+    check_companions(&ck, comps, after_boundary);
     if (ck.bad && verbose) {
         printf("  state check: %d object(s) not as expected, e.g.\n", ck.bad);
         for (int k = 0; k < ck.bad && k < 8; k++)
@@ -919,6 +941,7 @@ static int check_state(harness *h, bool after_boundary, bool verbose)
     json_decref(cls);
     json_decref(mds);
     json_decref(pols);
+    json_decref(comps);
     return ck.bad;
 }
 

@@ -157,6 +157,11 @@ main - /apis/cluster.x-k8s.io get *
 objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies list *
 objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies watch *
 objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies/status patch *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementstatuses list *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementstatuses watch *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementstatuses create *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementstatuses update *
+objects changemanagement.hypershift.openshift.io hostedchangemanagementstatuses delete *
 objects hypershift.openshift.io hostedclusters list *
 objects hypershift.openshift.io hostedclusters watch *
 objects hypershift.openshift.io hostedclusters patch *
@@ -388,7 +393,7 @@ can() { kubectl --kubeconfig "$SAKCFG" auth can-i "$@" >/dev/null 2>&1; }
 cannot() { ! can "$@"; }
 check "can-i get Secret $SECRET" can get "secret/$SECRET" -n "$HCP"
 check "can-i list and watch HostedClusters, NodePools, policies in all namespaces" \
-  bash -c "for r in hostedclusters.hypershift.openshift.io nodepools.hypershift.openshift.io hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io; do for v in list watch; do kubectl --kubeconfig '$SAKCFG' auth can-i \$v \$r -A >/dev/null || exit 1; done; done"
+  bash -c "for r in hostedclusters.hypershift.openshift.io nodepools.hypershift.openshift.io hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io hostedchangemanagementstatuses.changemanagement.hypershift.openshift.io; do for v in list watch; do kubectl --kubeconfig '$SAKCFG' auth can-i \$v \$r -A >/dev/null || exit 1; done; done"
 check "can-i patch the status of HostedClusters, NodePools and policies" \
   bash -c "for r in hostedclusters.hypershift.openshift.io nodepools.hypershift.openshift.io hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io; do kubectl --kubeconfig '$SAKCFG' auth can-i patch \$r --subresource=status -n '$NS' >/dev/null || exit 1; done"
 check "can-i patch CAPI Clusters, MachineDeployments, MachineSets" \

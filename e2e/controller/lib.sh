@@ -221,6 +221,16 @@ weekly_policy() {
 cluster_path() { echo "$CAPI/namespaces/$1-$2/clusters/$2-infra"; }          # NS HC
 md_path() { echo "$CAPI/namespaces/$1-$2/machinedeployments/$3"; }           # NS HC NP
 hc_path() { echo "$HS/namespaces/$1/hostedclusters/$2"; }
+# hcms_path NS KIND NAME: the HostedChangeManagementStatus of HostedCluster
+# (KIND hostedcluster) or NodePool (nodepool) NAME.
+hcms_path() { echo "/apis/$CM/v1alpha1/namespaces/$1/hostedchangemanagementstatuses/$2.$3"; }
+# cm_status NS KIND NAME JQ: JQ of that companion's status, where .current
+# and .next read behavior.current and behavior.next.
+cm_status() {
+  local f=$4
+  case $f in .current* | .next* | .history*) f=.behavior$f ;; esac
+  get "$(hcms_path "$1" "$2" "$3")" ".status | $f"
+}
 np_path() { echo "$HS/namespaces/$1/nodepools/$2"; }
 hcmp_path() { echo "$HCMP_API/namespaces/$1/hostedchangemanagementpolicies/$2"; }
 

@@ -106,7 +106,7 @@ restart_mid_window_zero_writes() {
   must mk_np "$ns" np2 hc2 || return
   t0=$(date +%s.%N)
   start_ctl a "$ns" 2026-03-07T00:10:00Z 10 || { not_ok "first run starts"; return; }
-  eventually "first run: hc1 in its window" ChangesUnpaused get "$(hc_path "$ns" hc1)" .status.changeManagement.current.state
+  eventually "first run: hc1 in its window" ChangesUnpaused cm_status "$ns" hostedcluster hc1 .current.state
   eventually "first run: hc2's Cluster paused" paused+marker pause_state "$(cluster_path "$ns" hc2)"
   eventually "first run: np2's MachineDeployment paused" paused+marker pause_state "$(md_path "$ns" hc2 np2)"
   eventually "first run: HCMP status written" True cond "$(hcmp_path "$ns" weekly)" Ready status

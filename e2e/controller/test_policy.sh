@@ -27,7 +27,7 @@ missing_policy_restricts() {
   check_contains "the message names the policy" 'policy "nowhere" not found' \
     "$(cond "$(hc_path "$ns" hc1)" ChangesPaused message)"
   now_is "status current reason PolicyNotFound" ChangesPaused/PolicyNotFound \
-    get "$(hc_path "$ns" hc1)" '.status.changeManagement.current | "\(.state)/\(.reason)"'
+    cm_status "$ns" hostedcluster hc1 '.current | "\(.state)/\(.reason)"'
   now_is "metric next_change_eta -2 (error)" -2 obj_metric a change_management_next_change_eta HostedCluster hc1
   # The policy appears (Permissive): changes are permitted.
   must mk_policy "$ns" nowhere '{"strategy": "Permissive"}' || return

@@ -32,8 +32,9 @@ no_stanza_never_pauses() {
     hc_cond_sr "$ns" hc1 ChangesPaused
   eventually "NodePool condition ChangesPaused" False/ChangesPermitted \
     np_cond_sr "$ns" np1 ChangesPaused
-  now_is "status strategy Permissive" Permissive get "$(hc_path "$ns" hc1)" .status.changeManagement.strategy
-  now_is "status current has no end" null get "$(hc_path "$ns" hc1)" '.status.changeManagement.current.endTime'
+  now_is "no stanza: no HostedChangeManagementStatus" NotFound \
+    get "$(hcms_path "$ns" hostedcluster hc1)" .reason
+  now_is "no stanza: none for its NodePool" NotFound get "$(hcms_path "$ns" nodepool np1)" .reason
   now_is "metric permissive_remaining -1" -1 obj_metric a change_management_permissive_remaining HostedCluster hc1
   now_is "metric strategy_enabled{Permissive} 1" 1 \
     obj_metric a change_management_strategy_enabled HostedCluster hc1 ',strategy="Permissive"'
@@ -46,8 +47,8 @@ no_stanza_never_pauses() {
 
 hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
 np_cond_sr() { echo "$(cond "$(np_path "$1" "$2")" "$3" status)/$(cond "$(np_path "$1" "$2")" "$3" reason)"; }
-hc_cm() { get "$(hc_path "$1" "$2")" ".status.changeManagement$3"; }
-np_cm() { get "$(np_path "$1" "$2")" ".status.changeManagement$3"; }
+hc_cm() { cm_status "$1" hostedcluster "$2" "$3"; }
+np_cm() { cm_status "$1" nodepool "$2" "$3"; }
 
 # ByPolicy: a weekly window (Saturday 00:00, 5m) opens and closes on time
 # for the Cluster and the MachineDeployment.

@@ -194,5 +194,58 @@ permit:
 exclude:
 - {fromDate: "2026-12-24", untilDate: "2027-01-02", reason: "year-end freeze"}' "($S.permit | has(\"recurrence\") | not) and $S.permit.startTime == \"22:00\""
 
+# ---- HostedChangeManagementStatus -------------------------------------------
+# The companion CRD (crds/...hostedchangemanagementstatuses.yaml) as shipped:
+# a whole companion as hcp-controller writes it is stored as written; the
+# schema refuses a target of another kind, a sixth history entry and an
+# unknown state, naming the field; `kubectl get hcms` shows its columns.
+hcms() { # NAME TARGET-KIND EXTRA-STATUS-JSON
+  jq -n --arg n "$1" --arg k "$2" --argjson x "${3:-{\}}" '{
+    apiVersion: "changemanagement.hypershift.openshift.io/v1alpha1",
+    kind: "HostedChangeManagementStatus", metadata: {name: $n},
+    target: {kind: $k, name: "a"},
+    status: ({strategy: "ByPolicy", strategyInForce: "MaintenanceSchedule", policy: "weekend",
+      behavior: {current: {state: "ChangesPaused", startTime: "2026-03-07T06:00:00Z",
+                           endTime: "2026-03-14T00:00:00Z", reason: "OutsideMaintenanceWindow"},
+                 next: {state: "ChangesUnpaused", startTime: "2026-03-14T00:00:00Z",
+                        endTime: "2026-03-14T06:00:00Z", reason: "InMaintenanceWindow"},
+                 history: [{strategy: "MaintenanceSchedule", state: "ChangesPaused",
+                            startTime: "2026-03-07T06:00:00Z"}]},
+      heldChange: {summary: "release quay.io/x:4.17.1", release: "quay.io/x:4.17.1",
+                   since: "2026-03-07T07:00:00Z"}} * $x)}'
+}
+if out=$(hcms hostedcluster.a HostedCluster | k apply -n "$ns" -f - 2>&1) &&
+  [ "$(k get -n "$ns" hcms hostedcluster.a -o jsonpath='{.status.heldChange.since}')" = 2026-03-07T07:00:00Z ]; then
+  ok "a companion as hcp-controller writes it is stored"
+else
+  not_ok "a companion as hcp-controller writes it is stored" "$out"
+fi
+hdr=$(k get -n "$ns" hcms 2>&1 | head -1 | tr -s ' ')
+row=$(k get -n "$ns" hcms 2>&1 | sed -n 2p | tr -s ' ')
+if [ "$hdr" = "NAME KIND TARGET STRATEGY STATE NEXT CHANGE HELD AGE" ] &&
+  [[ "$row" == "hostedcluster.a HostedCluster a MaintenanceSchedule ChangesPaused 2026-03-14T00:00:00Z release quay.io/x:4.17.1 "* ]]; then
+  ok "kubectl get hcms: kind, target, strategy, state, next change, held change"
+else
+  not_ok "kubectl get hcms columns" "$hdr | $row"
+fi
+# hcms_refused NAME FIELD MESSAGE JSON: the API server refuses it naming FIELD.
+hcms_refused() {
+  local out
+  if out=$(echo "$4" | k apply -n "$ns" -f - 2>&1); then
+    not_ok "refused: $1" "the API server accepted it"
+  elif [[ "$out" == *"$2"*"$3"* ]]; then
+    ok "refused: $1 ($2)"
+  else
+    not_ok "refused: $1" "want '$2' and '$3' in: $out"
+  fi
+}
+hcms_refused target-kind target.kind 'Unsupported value: "MachineDeployment"' \
+  "$(hcms bad-kind MachineDeployment)"
+hcms_refused six-history status.behavior.history 'must have at most 5 items' \
+  "$(hcms six NodePool "{\"behavior\": {\"history\": [$(printf '{"strategy":"Permissive","state":"ChangesUnpaused"},%.0s' 1 2 3 4 5)
+    {\"strategy\": \"Permissive\", \"state\": \"ChangesUnpaused\"}]}}")"
+hcms_refused state status.behavior.current.state 'Unsupported value: "Open"' \
+  "$(hcms bad-state NodePool '{"behavior": {"current": {"state": "Open"}}}')"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -42,6 +42,7 @@ func main() {
 		machineDur  = flag.Duration("provision-duration", 0, "simulated time a machine added by a scale-up or remediation takes to become ready")
 		writeStatus = flag.Bool("capi-status", true, "write MachineDeployment and MachineSet status as Cluster API does")
 		hcStatus    = flag.Bool("hc-status", false, "write HostedCluster status.version as HyperShift does (desired image, history Partial then Completed)")
+		conditions  = flag.Bool("status-conditions", true, "write HyperShift's ReconciliationActive condition into HostedCluster (Status().Update from the cache) and NodePool (merge patch of the status) status, as HyperShift does on its reconciles")
 		cpUpdate    = flag.Duration("controlplane-update-duration", 30*time.Minute, "simulated time a control-plane update takes to complete (with --hc-status)")
 	)
 	flag.Parse()
@@ -75,6 +76,7 @@ func main() {
 		capiStatus:  *writeStatus,
 		hcStatus:    *hcStatus,
 		cpUpdate:    *cpUpdate,
+		conditions:  *conditions,
 	})
 
 	ln, err := net.Listen("tcp", *listen)

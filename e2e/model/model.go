@@ -57,6 +57,7 @@ type options struct {
 	capiStatus  bool          // write CAPI status counters
 	hcStatus    bool          // write HostedCluster status.version
 	cpUpdate    time.Duration // simulated duration of a control-plane update
+	conditions  bool          // write HyperShift's ReconciliationActive condition
 }
 
 // model holds the informers of every kind HyperShift and Cluster API watch
@@ -281,9 +282,23 @@ func (m *model) reconcile(ctx context.Context, k string) (time.Duration, error) 
 	kind, ns, name := splitKey(k)
 	switch kind {
 	case "hc":
+		if hc := m.get(gvrHC, ns, name); m.opt.conditions && hc != nil && hc.GetDeletionTimestamp() == nil {
+			// Upstream persists the status before anything else of the
+			// reconcile; on a conflict it requeues at once.
+			if conflict, err := m.hostedClusterStatusUpdate(ctx, hc); err != nil || conflict {
+				return 50 * time.Millisecond, err
+			}
+		}
 		return m.reconcileHostedCluster(ctx, ns, name)
 	case "np":
-		return m.reconcileNodePool(ctx, ns, name)
+		after, err := m.reconcileNodePool(ctx, ns, name)
+		// The patch helper runs after the reconcile, also when it failed.
+		if np := m.get(gvrNP, ns, name); m.opt.conditions && np != nil && np.GetDeletionTimestamp() == nil {
+			if perr := m.nodePoolStatusPatch(ctx, np); err == nil {
+				err = perr
+			}
+		}
+		return after, err
 	case "md":
 		return m.reconcileMachineDeployment(ctx, ns, name)
 	case "ms":

@@ -68,6 +68,8 @@ const (
 	evMachineDeleted  = "machine-deleted"         // a machine is removed (scale-down)
 	evRemediation     = "remediation-replacement" // a machine deleted by remediation is replaced
 	evTargetConfigSet = "inplace-target-set"      // HyperShift writes the MachineSet target config version
+	evStatusUpdate    = "status-update"           // HyperShift writes a HostedCluster's or NodePool's conditions
+	evStatusConflict  = "status-conflict"         // ... and its Status().Update met a newer object (409)
 )
 
 // entry is one line of the record.

@@ -1,4 +1,4 @@
-/* controller.c: wiring. The caches and their watches, CAPI API discovery,
+/* controller.c: wiring. The caches and their watches (companions included), CAPI API discovery,
  * the hosted projection, start and stop, and the clock. */
 #include "controller/internal.h"
 
@@ -178,7 +178,8 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
         kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
         kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
-        kube_cache_init(&c->mss, &ctl_machines_ops, c))
+        kube_cache_init(&c->mss, &ctl_machines_ops, c) ||
+        kube_cache_init(&c->companions, &ctl_companion_ops, c))
         goto oom;
     ev_check_start(loop, &c->qcheck);
     if ((rc = start_watch(c, &c->w_policies, &c->policies, CM_GROUP, CM_VERSION,
@@ -186,7 +187,9 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         (rc = start_watch(c, &c->w_hcs, &c->hcs, HS_GROUP, HS_VERSION, "hostedclusters",
                           c->ns_filter, err, errlen)) ||
         (rc = start_watch(c, &c->w_nps, &c->nps, HS_GROUP, HS_VERSION, "nodepools",
-                          c->ns_filter, err, errlen)))
+                          c->ns_filter, err, errlen)) ||
+        (rc = start_watch(c, &c->w_companions, &c->companions, CM_GROUP, CM_VERSION,
+                          DECIDE_COMPANION_RESOURCE, c->ns_filter, err, errlen)))
         goto fail;
     hosted_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
                         .leading = opts->leading,
@@ -209,8 +212,8 @@ void ctl_stop(ctl_controller_t *c)
 {
     if (!c)
         return;
-    kube_watch *ws[] = {&c->w_policies, &c->w_hcs, &c->w_nps, &c->w_clusters, &c->w_mds,
-                        &c->w_mss};
+    kube_watch *ws[] = {&c->w_policies, &c->w_hcs,      &c->w_nps,       &c->w_clusters,
+                        &c->w_mds,      &c->w_mss,      &c->w_companions};
     for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
         if (ws[i]->c)
             kube_watch_stop(ws[i]);
@@ -235,6 +238,7 @@ void ctl_stop(ctl_controller_t *c)
     kube_cache_free(&c->clusters);
     kube_cache_free(&c->mds);
     kube_cache_free(&c->mss);
+    kube_cache_free(&c->companions);
     free(c->ns_filter);
     free(c);
 }
@@ -242,7 +246,7 @@ void ctl_stop(ctl_controller_t *c)
 bool ctl_synced(const ctl_controller_t *c)
 {
     return c->policies.synced && c->hcs.synced && c->nps.synced && c->capi_started &&
-           c->clusters.synced && c->mds.synced && c->mss.synced;
+           c->clusters.synced && c->mds.synced && c->mss.synced && c->companions.synced;
 }
 
 void ctl_set_leading(ctl_controller_t *c, bool leading)

@@ -196,6 +196,24 @@ static void machines_update(const kube_obj *old, const kube_obj *o, void *ud)
 }
 static void machines_delete(const kube_obj *o, void *ud) { machines_changed(o, ud); }
 
+/* A companion concerns its target (decide_companion_target()): a change or
+ * deletion by anyone else is undone by the target's next reconcile, and a
+ * companion whose target is gone is deleted by it. */
+static void companion_changed(const kube_obj *o, void *ud)
+{
+    decide_kind_t kind;
+    const char *target;
+    if (decide_companion_target(o->name, &kind, &target))
+        ctl_enqueue(ud, kind == DECIDE_HC ? R_HC : R_NP, o->ns, target);
+}
+static void companion_add(const kube_obj *o, void *ud) { companion_changed(o, ud); }
+static void companion_update(const kube_obj *old, const kube_obj *o, void *ud)
+{
+    if (!old->data || !o->data || strcmp(old->data, o->data) != 0)
+        companion_changed(o, ud);
+}
+static void companion_delete(const kube_obj *o, void *ud) { companion_changed(o, ud); }
+
 /* ---- extractors -------------------------------------------------------- */
 
 /* The parsed policy of the cached version of obj when that version has the
@@ -311,6 +329,22 @@ static void release_capi(void *d, kube_intern *s, void *ud)
     decide_view_free(DECIDE_CLUSTER, d);
 }
 
+/* A companion is kept as its digest: what decides whether to write it,
+ * and the status whose history the next one extends. */
+static int extract_companion(const json_t *obj, kube_intern *s, void **out, void *ud)
+{
+    (void)s;
+    (void)ud;
+    return (*out = decide_companion_digest(obj)) ? 0 : HCP_ENOMEM;
+}
+
+static void release_companion(void *d, kube_intern *s, void *ud)
+{
+    (void)s;
+    (void)ud;
+    free(d);
+}
+
 /* ---- the tables ctl_start() installs ---------------------------------- */
 
 const kube_cache_ops ctl_policy_ops = {extract_policy, release_policy, policy_add, policy_update,
@@ -321,6 +355,8 @@ const kube_cache_ops ctl_cluster_ops = {extract_capi, release_capi, cluster_add,
                                         cluster_delete};
 const kube_cache_ops ctl_machines_ops = {extract_capi, release_capi, machines_add,
                                          machines_update, machines_delete};
+const kube_cache_ops ctl_companion_ops = {extract_companion, release_companion, companion_add,
+                                          companion_update, companion_delete};
 
 void ctl_enqueue_all(ctl_controller_t *c)
 {

@@ -7,6 +7,7 @@
  *   queue.c       records, the deduplicating work queue, timers
  *   reconcile.c   plan (pkg/decide) -> writes, Events, hosted projection
  *   write.c       the writer (write.h): in-flight writes, conflicts, staleness
+ *   companion.c   each object's HostedChangeManagementStatus brought to its plan
  *   scrape.c      /metrics values: the same plan, read only
  */
 #ifndef HCP_CONTROLLER_INTERNAL_H
@@ -19,6 +20,7 @@
 #include "controller/controller.h"
 #include "controller/queue.h"
 #include "controller/write.h"
+#include "decide/companion.h"
 #include "decide/cv.h"
 #include "decide/plan.h"
 #include "hosted/hosted.h"
@@ -119,7 +121,9 @@ struct ctl_controller {
     char capi_version[32];      /* discovered, "" until known */
 
     kube_cache policies, hcs, nps, clusters, mds, mss;
-    kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss;
+    kube_cache companions;      /* HostedChangeManagementStatus: data is its digest
+                                   (decide_companion_digest(), a string) */
+    kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss, w_companions;
     bool capi_started;
     kube_request *discovery;    /* in flight */
     ev_timer discovery_retry;
@@ -172,9 +176,17 @@ bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
 /* The metric inputs of plan p. */
 void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out);
 
+/* companion.c */
+/* Brings the companion of record r (a HostedCluster or NodePool) to plan p
+ * at now: created when missing, replaced when its content differs, nothing
+ * when it is right; deleted when p is NULL (the object is gone) or p is
+ * decided and says the object has no stanza. Leader only. */
+void ctl_companion_sync(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                        sched_time_t now);
+
 /* handlers.c */
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
-    ctl_machines_ops;
+    ctl_machines_ops, ctl_companion_ops;
 void ctl_enqueue_all(ctl_controller_t *c);
 
 #endif

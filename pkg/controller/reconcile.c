@@ -237,7 +237,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
         ctl_arm_retry(c, r);
         return;
     }
-    decide_status_patch(&view, &p->d, p->status_doc, p->self.rv, p->kind == DECIDE_NP, now, &sp);
+    decide_status_patch(&view, &p->d, p->self.rv, p->kind == DECIDE_NP, now, &sp);
     decide_managed_view_free(&view);
     if (sp) {
         ctl_write_t w = {CTL_WRITE_STATUS, path, sp, p->kind == DECIDE_HC ? &c->hcs : &c->nps,
@@ -259,6 +259,7 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     int rc = decide_plan(&v, hc ? DECIDE_HC : DECIDE_NP, r->ns, r->name, now, &p, err,
                          sizeof(err));
     if (!p.present) {
+        ctl_companion_sync(c, r, NULL, now);
         ctl_record_forget(c, r);
         goto done;
     }
@@ -289,6 +290,7 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     if (c->leading && p.status_doc) {
         transition_events(c, r, &p, hc ? "HostedCluster" : "NodePool");
         carry_out(c, r, &p, capi_path, path, now);
+        ctl_companion_sync(c, r, &p, now);
     }
 done:
     decide_plan_free(&p);

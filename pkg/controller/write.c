@@ -18,6 +18,7 @@ typedef struct inflight {
     ctl_wtarget_t *t;
     kube_cache *cache;   /* where the answer is applied, or NULL */
     const char *what;    /* for logs (static) */
+    bool deleting;       /* a delete: its answer leaves the cache */
     uint64_t *stale;     /* the target's stale_own or stale_capi, or NULL */
     uint64_t base;       /* hash of the resourceVersion the write replaces */
 } inflight_t;
@@ -57,6 +58,8 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
     ctl_write_outcome_t outcome = CTL_WRITE_OK;
     t->inflight--;
     wr->inflight--;
+    if (err && err->http_status == 404 && w->deleting)
+        err = NULL; /* already gone: what the delete wanted */
     if (err && err->http_status == 409) {
         wr->stats->conflicts++;
         t->redo = true; /* the watch brings the newer object */
@@ -77,7 +80,8 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
          * a duplicate the cache drops). */
         if (obj && w->cache) {
             kube_error e;
-            kube_cache_apply(w->cache, KUBE_EVENT_MODIFIED, obj, &e);
+            kube_cache_apply(w->cache, w->deleting ? KUBE_EVENT_DELETED : KUBE_EVENT_MODIFIED,
+                             obj, &e);
         }
     }
     free(w);
@@ -101,13 +105,20 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
         wr->stats->write_errors++;
         return HCP_ENOMEM;
     }
-    *f = (inflight_t){wr, t, w->cache, w->what, w->stale, rv_hash(w->base_rv)};
+    *f = (inflight_t){wr, t, w->cache, w->what, w->verb == CTL_WRITE_DELETE, w->stale,
+                      rv_hash(w->base_rv)};
     switch (w->verb) {
     case CTL_WRITE_PATCH:
         rc = kube_merge_patch(wr->client, w->path, w->doc, write_done, f, &err);
         break;
     case CTL_WRITE_STATUS:
         rc = kube_merge_patch_status(wr->client, w->path, w->doc, write_done, f, &err);
+        break;
+    case CTL_WRITE_UPDATE:
+        rc = kube_update(wr->client, w->path, w->doc, write_done, f, &err);
+        break;
+    case CTL_WRITE_DELETE:
+        rc = kube_delete(wr->client, w->path, write_done, f, &err);
         break;
     default:
         rc = kube_create(wr->client, w->path, w->doc, write_done, f, &err);

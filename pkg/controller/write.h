@@ -56,11 +56,13 @@ typedef enum ctl_write_verb {
     CTL_WRITE_PATCH,  /* merge patch */
     CTL_WRITE_STATUS, /* merge patch of the status subresource */
     CTL_WRITE_CREATE, /* create */
+    CTL_WRITE_UPDATE, /* replace (PUT), conditional on the doc's metadata.resourceVersion */
+    CTL_WRITE_DELETE, /* delete (doc unused); an object already gone counts as done */
 } ctl_write_verb_t;
 
 /* One write. Everything is borrowed for the duration of ctl_write(). */
 typedef struct ctl_write {
-    ctl_write_verb_t verb;   /* merge patch, status merge patch, or create */
+    ctl_write_verb_t verb;   /* merge patch, status merge patch, create, replace, delete */
     const char *path;        /* the object's (or the collection's) API path */
     json_t *doc;             /* the patch or the object to create */
     kube_cache *cache;       /* where the answer is applied, or NULL */

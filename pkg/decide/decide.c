@@ -17,16 +17,6 @@ void decide_format_time(sched_time_t t, char *buf, size_t len)
     sched_format_utc(t, buf, len);
 }
 
-/* A JSON timestamp, or null for an unbounded end. */
-static json_t *json_time(sched_time_t t)
-{
-    char buf[32];
-    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
-        return json_null();
-    sched_format_utc(t, buf, sizeof(buf));
-    return json_string(buf);
-}
-
 decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t *obj)
 {
     if (!obj)
@@ -242,52 +232,6 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
     return 0;
 }
 
-static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason)
-{
-    return json_pack("{s:s, s:o, s:o, s:s}", "state",
-                     permitted ? "ChangesUnpaused" : "ChangesPaused", "startTime",
-                     json_time(iv.start), "endTime", json_time(iv.end), "reason", reason);
-}
-
-json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
-                          const stanza_resolution_t *res, const stanza_nodepool_t *inter)
-{
-    const sched_state_t *s = &d->state;
-    const char *cur_reason = s->permitted ? "ChangesPermitted" : d->restricted_reason;
-    json_t *doc = json_pack("{s:s, s:o}", "strategy", stanza_strategy_name(res->strategy),
-                            "current", state_doc(s->permitted, s->current, cur_reason));
-    if (!doc)
-        return NULL;
-    if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
-        goto fail;
-    /* Always present: null (which a merge patch deletes, and which compares
-     * as absent) once the exclusion is over, or the served key would stay. */
-    if (json_object_set_new(json_object_get(doc, "current"), "exclusion",
-                            d->excluded ? json_pack("{s:s, s:o}", "reason", d->excluded_reason,
-                                                    "endTime", json_time(d->excluded_until))
-                                        : json_null()))
-        goto fail;
-    json_t *next = s->has_next ? state_doc(!s->permitted, s->next,
-                                           s->permitted ? "OutsideMaintenanceWindow"
-                                                        : "InMaintenanceWindow")
-                               : json_null();
-    if (!next || json_object_set_new(doc, "next", next))
-        goto fail;
-    if (inter) {
-        json_t *cc = inter->cluster_has_window
-                         ? json_pack("{s:o, s:o}", "startTime",
-                                     json_time(inter->cluster_next.start),
-                                     "endTime", json_time(inter->cluster_next.end))
-                         : json_pack("{s:s}", "reason", "NoPermittedWindow");
-        if (!cc || json_object_set_new(doc, "clusterConstraint", cc))
-            goto fail;
-    }
-    return doc;
-fail:
-    json_decref(doc);
-    return NULL;
-}
-
 static bool cond_equal(const decide_seen_cond_t *have, bool status, const char *reason,
                        const char *msg)
 {
@@ -296,15 +240,14 @@ static bool cond_equal(const decide_seen_cond_t *have, bool status, const char *
 }
 
 int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
-                        const json_t *cm_doc, const char *resource_version, bool nodepool,
-                        sched_time_t now, json_t **out)
+                        const char *resource_version, bool nodepool, sched_time_t now,
+                        json_t **out)
 {
     *out = NULL;
     if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
         cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
         (!d->has_projected || cond_equal(&m->projected, d->projected_status,
-                                         d->projected_reason, d->projected_message)) &&
-        m->cm_status && decide_json_equal_stored(m->cm_status, cm_doc))
+                                         d->projected_reason, d->projected_message)))
         return 0;
 
     const decide_cond_t want[3] = {
@@ -314,9 +257,7 @@ int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
          d->projected_message, now}};
     const decide_cond_style_t style = {true, m->generation, nodepool};
     json_t *conds = decide_conditions_merge(m->conditions, want, d->has_projected ? 3 : 2, &style);
-    json_t *status = conds ? json_pack("{s:o, s:O}", "conditions", conds, "changeManagement",
-                                       cm_doc)
-                           : NULL;
+    json_t *status = conds ? json_pack("{s:o}", "conditions", conds) : NULL;
     *out = status ? decide_status_patch_doc(status, resource_version) : NULL;
     return *out ? 0 : HCP_ENOMEM;
 }

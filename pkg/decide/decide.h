@@ -4,7 +4,7 @@
  * core the reconciler calls (DESIGN.md 3.4-3.7): whether changes are
  * restricted, whether work already initiated must be left running, what to do
  * to the CAPI object's pause annotation, the ChangesPaused/ChangesPending
- * conditions, status.changeManagement, the pending metric, and the next
+ * conditions, the pending metric, and the next
  * instant at which the answer can change. The merge patches that carry a
  * decision out are built here too, so that "already right" is decided in one
  * place and steady state writes nothing.
@@ -83,21 +83,16 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
               const stanza_nodepool_t *inter, const decide_capi_t *md, bool held_at_admission,
               sched_time_t now, decide_decision_t *out);
 
-/* status.changeManagement for a decision: strategy, policy, current, next,
- * and for NodePools (inter != NULL) clusterConstraint. New reference or NULL
- * when out of memory. */
-json_t *decide_status_doc(const decide_decision_t *d, const stanza_t *st,
-                          const stanza_resolution_t *res, const stanza_nodepool_t *inter);
-
-/* The status merge patch that brings an object to the decision into *out
- * (new reference), or *out = NULL when it is already right (conditions and
- * status.changeManagement equal). The conditions list is replaced as a
- * whole (merge patches replace arrays), so it carries every other condition
- * unchanged; resource_version makes the write conditional. Returns 0 or
- * HCP_ENOMEM. */
+/* The status merge patch that brings an object's conditions to the
+ * decision into *out (new reference), or *out = NULL when they are already
+ * right. Only status.conditions is written: HyperShift's CRDs prune
+ * status.changeManagement, so the rest of the state goes to the companion
+ * (companion.h). The conditions list is replaced as a whole (merge patches
+ * replace arrays), so it carries every other condition unchanged;
+ * resource_version makes the write conditional. Returns 0 or HCP_ENOMEM. */
 int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
-                        const json_t *cm_doc, const char *resource_version, bool nodepool,
-                        sched_time_t now, json_t **out);
+                        const char *resource_version, bool nodepool, sched_time_t now,
+                        json_t **out);
 
 /* The metadata merge patch for a pause action (NULL for DECIDE_PAUSE_NONE or
  * when out of memory), conditional on resource_version. */

@@ -138,8 +138,6 @@ static int managed_extract(const json_t *obj, decide_managed_t *m)
     m->generation = json_is_integer(gen) ? json_integer_value(gen) : 0;
     json_t *conds = decide_json_path(obj, "status.conditions");
     m->conditions = json_is_array(conds) ? json_incref(conds) : NULL;
-    json_t *cm = decide_json_path(obj, "status.changeManagement");
-    m->cm_status = json_is_object(cm) ? json_incref(cm) : NULL;
     if (read_cond(conds, "ChangesPaused", &m->paused) ||
         read_cond(conds, "ChangesPending", &m->pending) ||
         read_cond(conds, "HostedClusterVersionProjected", &m->projected))
@@ -249,9 +247,7 @@ static int pack_json(const json_t *v, decide_packed_t *out)
 static void managed_free(decide_managed_t *m)
 {
     json_decref(m->conditions);
-    json_decref(m->cm_status);
     packed_free(&m->conditions_z);
-    packed_free(&m->cm_status_z);
     cond_free(&m->paused);
     cond_free(&m->pending);
     cond_free(&m->projected);
@@ -259,24 +255,14 @@ static void managed_free(decide_managed_t *m)
 
 int decide_managed_compact(decide_managed_t *m)
 {
-    decide_packed_t conds = {0}, cm = {0};
+    decide_packed_t conds = {0};
     if (m->conditions && pack_json(m->conditions, &conds))
         return HCP_ENOMEM;
-    if (m->cm_status && pack_json(m->cm_status, &cm)) {
-        packed_free(&conds);
-        return HCP_ENOMEM;
-    }
     if (m->conditions) {
         packed_free(&m->conditions_z);
         m->conditions_z = conds;
         json_decref(m->conditions);
         m->conditions = NULL;
-    }
-    if (m->cm_status) {
-        packed_free(&m->cm_status_z);
-        m->cm_status_z = cm;
-        json_decref(m->cm_status);
-        m->cm_status = NULL;
     }
     return 0;
 }
@@ -298,10 +284,8 @@ int decide_managed_expand(const decide_managed_t *m, decide_managed_t *view)
 {
     *view = *m;
     memset(&view->conditions_z, 0, sizeof(view->conditions_z));
-    memset(&view->cm_status_z, 0, sizeof(view->cm_status_z));
-    view->conditions = view->cm_status = NULL;
-    if (expand_one(m->conditions, &m->conditions_z, &view->conditions) ||
-        expand_one(m->cm_status, &m->cm_status_z, &view->cm_status)) {
+    view->conditions = NULL;
+    if (expand_one(m->conditions, &m->conditions_z, &view->conditions)) {
         decide_managed_view_free(view);
         return HCP_EPARSE;
     }
@@ -311,8 +295,7 @@ int decide_managed_expand(const decide_managed_t *m, decide_managed_t *view)
 void decide_managed_view_free(decide_managed_t *view)
 {
     json_decref(view->conditions);
-    json_decref(view->cm_status);
-    view->conditions = view->cm_status = NULL;
+    view->conditions = NULL;
 }
 
 decide_hc_t *decide_hc_extract(const json_t *obj)

@@ -62,10 +62,7 @@ typedef struct decide_managed {
     json_t *conditions;     /* status.conditions as served (a merge patch
                                replaces the whole list, so it is kept);
                                NULL while compact */
-    json_t *cm_status;      /* status.changeManagement as served, or NULL;
-                               NULL while compact */
     decide_packed_t conditions_z; /* compact: status.conditions as deflated JSON text */
-    decide_packed_t cm_status_z;  /* compact: status.changeManagement, the same way */
     decide_seen_cond_t paused;      /* our ChangesPaused condition */
     decide_seen_cond_t pending;     /* our ChangesPending condition */
     decide_seen_cond_t projected;   /* our HostedClusterVersionProjected condition */
@@ -123,7 +120,7 @@ typedef enum decide_kind {
 void *decide_view_extract(decide_kind_t kind, const json_t *obj);
 void decide_view_free(decide_kind_t kind, void *view);
 
-/* Trades the JSON trees of m (conditions, cm_status) for their compact
+/* Trades the JSON trees of m (conditions) for their compact
  * text, deflated. A jansson tree takes several times the memory of its text,
  * and a cache of thousands of HostedClusters and NodePools, each with the
  * dozen or more conditions HyperShift writes, would otherwise spend most of
@@ -135,7 +132,7 @@ void decide_view_free(decide_kind_t kind, void *view);
  * then unchanged). */
 int decide_managed_compact(decide_managed_t *m);
 
-/* Fills *view with a copy of m whose conditions and cm_status are trees
+/* Fills *view with a copy of m whose conditions are a tree
  * (inflated and parsed when m is compact, else new references); the other
  * members are borrowed from m, which must outlive the view. Release with
  * decide_managed_view_free(). Returns 0, or HCP_EPARSE when memory ran out or

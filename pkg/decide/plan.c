@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "decide/companion.h"
 
 static bool get(const decide_view_t *v, decide_kind_t kind, const char *ns, const char *name,
                 decide_ref_t *out)
@@ -74,7 +75,7 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
         }
     }
     if (v->status_doc)
-        p->status_doc = decide_status_doc(&p->d, &hc->m.stanza, p->res, NULL);
+        p->status_doc = decide_status_doc(DECIDE_HC, hc, &p->d, p->res, NULL, now);
     return 0;
 }
 
@@ -110,10 +111,12 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
     if (!p->res)
         return hcp_errf(err, errlen, HCP_ENOMEM, "NodePool %s/%s: resolving its stanza", ns,
                         name);
-    if (np->cluster_name && get(v, DECIDE_HC, ns, np->cluster_name, &hco))
+    if (np->cluster_name && get(v, DECIDE_HC, ns, np->cluster_name, &hco)) {
+        p->cluster_stanza = ((const decide_hc_t *)hco.data)->m.stanza.present;
         p->cluster = resolve(v, DECIDE_HC, ns, np->cluster_name,
                              &((const decide_hc_t *)hco.data)->m.stanza, &p->own_cluster,
                              &p->owns_cluster);
+    }
     /* No HostedCluster (or none resolved): nothing may change. */
     sched_t *cs = p->cluster ? p->cluster->sched : sched_never();
     p->inter = v->intersection ? v->intersection(v->ud, ns, name, p->res->sched, cs, now) : NULL;
@@ -134,7 +137,7 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
         return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
                         name, rc);
     if (v->status_doc)
-        p->status_doc = decide_status_doc(&p->d, &np->m.stanza, p->res, p->inter);
+        p->status_doc = decide_status_doc(DECIDE_NP, np, &p->d, p->res, p->inter, now);
     return 0;
 }
 

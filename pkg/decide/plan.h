@@ -97,7 +97,9 @@ typedef struct decide_plan {
     const stanza_resolution_t *cluster; /* NodePools: the HostedCluster's, or NULL */
     const stanza_nodepool_t *inter;     /* NodePools: own within the cluster's */
     decide_decision_t d;          /* what the object should look like */
-    json_t *status_doc;           /* status.changeManagement (owned); NULL when the view did
+    bool cluster_stanza;          /* NodePools: its HostedCluster has a stanza */
+    json_t *status_doc;           /* the companion's status as a function of the plan
+                                     (decide_status_doc(), owned); NULL when the view did
                                      not ask for it or out of memory */
     /* Storage for what the view keeps no memo of. */
     stanza_resolution_t own_res, own_cluster;

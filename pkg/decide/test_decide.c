@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "decide/companion.h"
 #include "decide/decide.h"
 #include "decide/model.h"
 
@@ -475,7 +476,7 @@ static decide_hc_t *apply_status(json_t *obj, const json_t *patch)
     }
     json_t *ps = json_object_get(patch, "status");
     json_object_set(status, "conditions", json_object_get(ps, "conditions"));
-    json_object_set(status, "changeManagement", json_object_get(ps, "changeManagement"));
+    assert_null(json_object_get(ps, "changeManagement")); /* pruned by HyperShift's CRDs */
     return decide_hc_extract(obj);
 }
 
@@ -502,7 +503,7 @@ static void paused_hc_setup(paused_hc_t *f)
     f->hc = decide_hc_extract(f->obj);
     assert_non_null(f->hc);
     assert_int_equal(decide_hc(f->hc, &f->res, NULL, f->now, &f->d), 0);
-    f->doc = decide_status_doc(&f->d, &f->hc->m.stanza, &f->res, NULL);
+    f->doc = decide_status_doc(DECIDE_HC, f->hc, &f->d, &f->res, NULL, f->now);
     assert_non_null(f->doc);
 }
 
@@ -519,18 +520,18 @@ static void test_status_patch_zero_writes_when_right(void **state)
     (void)state;
     paused_hc_t f;
     paused_hc_setup(&f);
-    assert_string_equal(json_string_value(decide_json_path(f.doc, "current.state")), "ChangesPaused");
-    assert_string_equal(json_string_value(decide_json_path(f.doc, "current.startTime")),
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "behavior.current.state")), "ChangesPaused");
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "behavior.current.startTime")),
                         "2026-01-03T06:00:00Z");
-    assert_string_equal(json_string_value(decide_json_path(f.doc, "current.endTime")),
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "behavior.current.endTime")),
                         "2026-01-10T00:00:00Z");
-    assert_string_equal(json_string_value(decide_json_path(f.doc, "next.state")), "ChangesUnpaused");
-    assert_string_equal(json_string_value(decide_json_path(f.doc, "next.endTime")),
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "behavior.next.state")), "ChangesUnpaused");
+    assert_string_equal(json_string_value(decide_json_path(f.doc, "behavior.next.endTime")),
                         "2026-01-10T06:00:00Z");
 
     json_t *patch;
 
-    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &patch), 0);
+    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, "5", false, f.now, &patch), 0);
     assert_non_null(patch);
     json_t *conds = decide_json_path(patch, "status.conditions");
     assert_int_equal(json_array_size(conds), 3); /* Available is carried over */
@@ -541,13 +542,13 @@ static void test_status_patch_zero_writes_when_right(void **state)
     /* Once applied, the same decision writes nothing. */
     decide_hc_t *hc2 = apply_status(f.obj, patch);
     json_t *again;
-    assert_int_equal(decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &again), 0);
+    assert_int_equal(decide_status_patch(&hc2->m, &f.d, "6", false, f.now + 60, &again), 0);
     assert_null(again);
 
     /* A changed message rewrites, keeping lastTransitionTime when the status holds. */
     snprintf(f.d.pending_message, sizeof(f.d.pending_message), "changed");
     json_t *p3;
-    assert_int_equal(decide_status_patch(&hc2->m, &f.d, f.doc, "6", false, f.now + 60, &p3), 0);
+    assert_int_equal(decide_status_patch(&hc2->m, &f.d, "6", false, f.now + 60, &p3), 0);
     assert_non_null(p3);
     json_t *c = json_array_get(decide_json_path(p3, "status.conditions"), 2);
     assert_string_equal(json_string_value(json_object_get(c, "type")), "ChangesPending");
@@ -568,28 +569,26 @@ static void test_compact_view_same_patches(void **state)
     paused_hc_t f;
     paused_hc_setup(&f);
     json_t *want;
-    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, f.doc, "5", false, f.now, &want), 0);
+    assert_int_equal(decide_status_patch(&f.hc->m, &f.d, "5", false, f.now, &want), 0);
     assert_non_null(want);
 
     assert_int_equal(decide_managed_compact(&f.hc->m), 0);
     assert_null(f.hc->m.conditions);
     assert_non_null(f.hc->m.conditions_z.z);
-    assert_null(f.hc->m.cm_status_z.z); /* there was no status.changeManagement */
     decide_managed_t view;
     assert_int_equal(decide_managed_expand(&f.hc->m, &view), 0);
     json_t *got;
-    assert_int_equal(decide_status_patch(&view, &f.d, f.doc, "5", false, f.now, &got), 0);
+    assert_int_equal(decide_status_patch(&view, &f.d, "5", false, f.now, &got), 0);
     assert_true(json_equal(want, got));
     decide_managed_view_free(&view);
 
-    /* Applied and compacted again (now with changeManagement): nothing to write. */
+    /* Applied and compacted again: nothing to write. */
     decide_hc_t *hc2 = apply_status(f.obj, want);
     assert_int_equal(decide_managed_compact(&hc2->m), 0);
-    assert_non_null(hc2->m.cm_status_z.z);
     assert_int_equal(decide_managed_expand(&hc2->m, &view), 0);
     {
         json_t *none;
-        assert_int_equal(decide_status_patch(&view, &f.d, f.doc, "6", false, f.now + 60, &none), 0);
+        assert_int_equal(decide_status_patch(&view, &f.d, "6", false, f.now + 60, &none), 0);
         assert_null(none);
     }
     decide_managed_view_free(&view);
@@ -654,9 +653,9 @@ static void test_nodepool_condition_severity(void **state)
     decide_np_t *np = decide_np_extract(obj);
     decide_decision_t d;
     assert_int_equal(decide_np(np, &res, &inter, NULL, true, now, &d), 0);
-    json_t *doc = decide_status_doc(&d, &np->m.stanza, &res, &inter);
+    json_t *doc = decide_status_doc(DECIDE_NP, np, &d, &res, &inter, now);
     json_t *p;
-    assert_int_equal(decide_status_patch(&np->m, &d, doc, "1", true, now, &p), 0);
+    assert_int_equal(decide_status_patch(&np->m, &d, "1", true, now, &p), 0);
     json_t *conds = decide_json_path(p, "status.conditions");
     json_t *paused = json_array_get(conds, 0), *pending = json_array_get(conds, 1);
     assert_string_equal(json_string_value(json_object_get(paused, "status")), "True");
@@ -774,9 +773,9 @@ static void test_exclusion_in_conditions(void **state)
                         "Changes are paused until 2027-01-02T00:00:00Z (inside the exclusion "
                         "\"year-end freeze\", which ends at 2027-01-02T00:00:00Z; test "
                         "timeline).");
-    json_t *doc = decide_status_doc(&d, &hc->m.stanza, &res, NULL);
+    json_t *doc = decide_status_doc(DECIDE_HC, hc, &d, &res, NULL, now);
     assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(doc, "current"), "exclusion"),
+                            decide_json_path(doc, "behavior.current.exclusion"),
                             "reason")),
                         "year-end freeze");
     json_decref(doc);
@@ -798,16 +797,10 @@ static void test_exclusion_in_conditions(void **state)
     assert_int_equal(decide_hc(hc, &res, cl, T("2027-01-02T01:00:00Z"), &d), 0);
     assert_false(d.excluded);
     assert_null(strstr(d.paused_message, "exclusion"));
-    /* The served exclusion must go: null in the merge patch (which deletes
-     * it), and null compares as absent, so the next plan writes nothing. */
-    doc = decide_status_doc(&d, &hc->m.stanza, &res, NULL);
-    json_t *cur = json_object_get(doc, "current");
-    assert_non_null(json_object_get(cur, "exclusion"));
-    assert_true(json_is_null(json_object_get(cur, "exclusion")));
-    json_t *served = json_deep_copy(doc);
-    json_object_del(json_object_get(served, "current"), "exclusion");
-    assert_true(decide_json_equal_stored(served, doc));
-    json_decref(served);
+    /* The exclusion is gone from the companion's status once it is over. */
+    doc = decide_status_doc(DECIDE_HC, hc, &d, &res, NULL, T("2027-01-02T01:00:00Z"));
+    assert_non_null(decide_json_path(doc, "behavior.current"));
+    assert_null(decide_json_path(doc, "behavior.current.exclusion"));
     json_decref(doc);
     stanza_nodepool_free(&inter);
     decide_np_free(np);

@@ -177,13 +177,39 @@ static int read_history(const json_t *prev, period_t *out, int max)
     return n;
 }
 
+/* The periods as status.behavior.history, newest first. */
+static int history_json(const period_t *h, int n, json_t **out)
+{
+    json_t *arr = json_array();
+    int i, rc;
+
+    if (arr == NULL)
+        return HCP_ENOMEM;
+    for (i = 0; i < n; i++) {
+        json_t *e = json_object();
+        if (e == NULL || json_array_append_new(arr, e) != 0) {
+            rc = HCP_ENOMEM;
+            goto fail;
+        }
+        if ((rc = set(e, "strategy", json_string(h[i].strategy))) < 0 ||
+            (rc = set(e, "state", json_string(state_name(h[i].permitted)))) < 0 ||
+            (rc = set(e, "startTime", time_json(h[i].start))) < 0 ||
+            (rc = set(e, "endTime", time_json(h[i].end))) < 0)
+            goto fail;
+    }
+    *out = arr;
+    return 0;
+fail:
+    json_decref(arr);
+    return rc;
+}
+
 static int history(const policy_t *p, sched_t *s, sched_time_t now, const json_t *prev,
                    int permitted_now, json_t **out)
 {
     period_t derived[BEHAVIOR_HISTORY], old[BEHAVIOR_HISTORY], merged[BEHAVIOR_HISTORY];
     const json_t *gen = json_object_get(prev, "observedGeneration");
-    int nd, no, nm = 0, i, rc;
-    json_t *arr;
+    int nd, no, nm = 0, i;
 
     *out = NULL;
     no = prev != NULL ? read_history(prev, old, BEHAVIOR_HISTORY) : 0;
@@ -216,25 +242,7 @@ static int history(const policy_t *p, sched_t *s, sched_time_t now, const json_t
             merged[nm++] = old[i];
     }
 
-    if ((arr = json_array()) == NULL)
-        return HCP_ENOMEM;
-    for (i = 0; i < nm; i++) {
-        json_t *e = json_object();
-        if (e == NULL || json_array_append_new(arr, e) != 0) {
-            rc = HCP_ENOMEM;
-            goto fail;
-        }
-        if ((rc = set(e, "strategy", json_string(merged[i].strategy))) < 0 ||
-            (rc = set(e, "state", json_string(state_name(merged[i].permitted)))) < 0 ||
-            (rc = set(e, "startTime", time_json(merged[i].start))) < 0 ||
-            (rc = set(e, "endTime", time_json(merged[i].end))) < 0)
-            goto fail;
-    }
-    *out = arr;
-    return 0;
-fail:
-    json_decref(arr);
-    return rc;
+    return history_json(merged, nm, out);
 }
 
 static int upcoming(sched_t *s, sched_time_t now, json_t **out)
@@ -412,4 +420,26 @@ fail:
     json_decref(status);
     sched_unref(s);
     return rc;
+}
+
+int behavior_history_extend(const json_t *prev_status, const char *strategy, int permitted,
+                            sched_time_t start, sched_time_t now, json_t **out)
+{
+    period_t h[BEHAVIOR_HISTORY + 1];
+    int n = prev_status != NULL ? read_history(prev_status, h + 1, BEHAVIOR_HISTORY) : 0;
+
+    *out = NULL;
+    if (n > 0 && h[1].permitted == (permitted != 0) && strcmp(h[1].strategy, strategy) == 0)
+        return history_json(h + 1, n, out); /* no transition: as recorded */
+    /* A period cannot start before the one it follows: a timeline that
+     * changed (a policy edit) is in force from now on. */
+    if (n > 0 && start <= h[1].start)
+        start = now;
+    snprintf(h[0].strategy, sizeof h[0].strategy, "%s", strategy);
+    h[0].permitted = permitted != 0;
+    h[0].start = start;
+    h[0].end = SCHED_POS_INF;
+    if (n > 0 && h[1].end > start)
+        h[1].end = start;
+    return history_json(h, n + 1 > BEHAVIOR_HISTORY ? BEHAVIOR_HISTORY : n + 1, out);
 }

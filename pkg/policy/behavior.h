@@ -56,4 +56,19 @@
 int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_status,
                     json_t **out);
 
+/* status.behavior.history of an object whose timeline is resolved from a
+ * stanza rather than owned (a HostedCluster's or NodePool's, kept on its
+ * companion object): prev_status's behavior.history (borrowed, may be NULL;
+ * malformed entries end it) extended by the period in state `permitted`
+ * under `strategy` (the strategy in force) that began at `start`. When the
+ * newest recorded entry already has that state and strategy, the history
+ * is returned as recorded (steady state changes nothing). Otherwise the new
+ * period goes on top, the previous newest one is closed at its start, and
+ * the oldest beyond BEHAVIOR_HISTORY are dropped. A start at or before the
+ * newest recorded start (the timeline itself was replaced, e.g. by a policy
+ * edit) reads as `now`, so history never runs backwards. Returns 0 with
+ * *out a new array, or HCP_ENOMEM. */
+int behavior_history_extend(const json_t *prev_status, const char *strategy, int permitted,
+                            sched_time_t start, sched_time_t now, json_t **out);
+
 #endif

@@ -410,6 +410,63 @@ static void test_utc_output(void **state)
     policy_free(p);
 }
 
+/* A HostedCluster's or NodePool's history (its companion): extended only on
+ * a transition, newest first, the previous period closed where the new one
+ * starts, at most five entries; a start that would run backwards reads as
+ * now. */
+static void test_history_extend(void **state)
+{
+    (void)state;
+    json_t *h = NULL, *st, *want;
+    sched_time_t t0 = tu_ts("2026-03-07T00:00:00Z");
+
+    /* No history yet: one ongoing period. */
+    assert_int_equal(behavior_history_extend(NULL, "MaintenanceSchedule", 0, t0 - 3600, t0, &h), 0);
+    want = q("[{'strategy':'MaintenanceSchedule','state':'ChangesPaused',"
+             "'startTime':'2026-03-06T23:00:00Z','endTime':null}]");
+    assert_true(json_equal(h, want));
+    json_decref(want);
+    /* Same state and strategy: as recorded, whatever start is given. */
+    st = json_pack("{s:{s:o}}", "behavior", "history", h);
+    assert_int_equal(behavior_history_extend(st, "MaintenanceSchedule", 0, t0 + 60, t0 + 120, &h), 0);
+    assert_true(json_equal(h, json_object_get(json_object_get(st, "behavior"), "history")));
+    json_decref(h);
+    /* Six transitions, an hour apart: five kept, newest first, each closed
+     * where the next began. */
+    for (int i = 1; i <= 6; i++) {
+        sched_time_t at = t0 + i * 3600;
+        assert_int_equal(behavior_history_extend(st, "MaintenanceSchedule", i % 2, at, at, &h), 0);
+        json_object_set_new(json_object_get(st, "behavior"), "history", h);
+    }
+    h = json_object_get(json_object_get(st, "behavior"), "history");
+    want = q("[{'strategy':'MaintenanceSchedule','state':'ChangesPaused','startTime':'2026-03-07T06:00:00Z','endTime':null},"
+             "{'strategy':'MaintenanceSchedule','state':'ChangesUnpaused','startTime':'2026-03-07T05:00:00Z','endTime':'2026-03-07T06:00:00Z'},"
+             "{'strategy':'MaintenanceSchedule','state':'ChangesPaused','startTime':'2026-03-07T04:00:00Z','endTime':'2026-03-07T05:00:00Z'},"
+             "{'strategy':'MaintenanceSchedule','state':'ChangesUnpaused','startTime':'2026-03-07T03:00:00Z','endTime':'2026-03-07T04:00:00Z'},"
+             "{'strategy':'MaintenanceSchedule','state':'ChangesPaused','startTime':'2026-03-07T02:00:00Z','endTime':'2026-03-07T03:00:00Z'}]");
+    assert_true(json_equal(h, want));
+    json_decref(want);
+    /* A strategy change is a transition even in the same state; a start
+     * before the newest recorded one (the timeline was replaced) is now. */
+    assert_int_equal(behavior_history_extend(st, "Restrictive", 0, t0, t0 + 7 * 3600, &h), 0);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(h, 0), "strategy")), "Restrictive");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(h, 0), "startTime")),
+                        "2026-03-07T07:00:00Z");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(h, 1), "endTime")),
+                        "2026-03-07T07:00:00Z");
+    assert_int_equal(json_array_size(h), 5);
+    json_decref(h);
+    /* Malformed history reads as none. */
+    json_t *bad = q("{'behavior':{'history':[{'strategy':1}]}}");
+    assert_int_equal(behavior_history_extend(bad, "Permissive", 1, SCHED_NEG_INF, t0, &h), 0);
+    want = q("[{'strategy':'Permissive','state':'ChangesUnpaused','startTime':null,'endTime':null}]");
+    assert_true(json_equal(h, want));
+    json_decref(want);
+    json_decref(h);
+    json_decref(bad);
+    json_decref(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_history_same_generation),
         cmocka_unit_test(test_history_spec_edit),
         cmocka_unit_test(test_history_limits),
+        cmocka_unit_test(test_history_extend),
         cmocka_unit_test(test_utc_output),
     };
 

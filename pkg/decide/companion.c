@@ -1,0 +1,236 @@
+/* companion.c: what a HostedCluster's or NodePool's companion holds. */
+#include "decide/companion.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "policy/behavior.h"
+
+#define HC_PREFIX "hostedcluster."
+#define NP_PREFIX "nodepool."
+
+int decide_companion_name(decide_kind_t kind, const char *name, char *buf, size_t len)
+{
+    const char *prefix = kind == DECIDE_HC ? HC_PREFIX : kind == DECIDE_NP ? NP_PREFIX : NULL;
+    if (!prefix || !name || !*name || strlen(prefix) + strlen(name) > 253)
+        return HCP_EINVAL;
+    int n = snprintf(buf, len, "%s%s", prefix, name);
+    return n < 0 || (size_t)n >= len ? HCP_EINVAL : 0;
+}
+
+bool decide_companion_target(const char *name, decide_kind_t *kind, const char **target)
+{
+    if (strncmp(name, HC_PREFIX, strlen(HC_PREFIX)) == 0 && name[strlen(HC_PREFIX)]) {
+        *kind = DECIDE_HC;
+        *target = name + strlen(HC_PREFIX);
+        return true;
+    }
+    if (strncmp(name, NP_PREFIX, strlen(NP_PREFIX)) == 0 && name[strlen(NP_PREFIX)]) {
+        *kind = DECIDE_NP;
+        *target = name + strlen(NP_PREFIX);
+        return true;
+    }
+    return false;
+}
+
+bool decide_companion_wanted(const decide_plan_t *p)
+{
+    return p->present && p->managed &&
+           (p->managed->stanza.present || (p->kind == DECIDE_NP && p->cluster_stanza));
+}
+
+/* A new JSON timestamp, or null for an unbounded end. */
+static json_t *json_time(sched_time_t t)
+{
+    char buf[32];
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
+        return json_null();
+    sched_format_utc(t, buf, sizeof(buf));
+    return json_string(buf);
+}
+
+static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason)
+{
+    return json_pack("{s:s, s:o, s:o, s:s}", "state",
+                     permitted ? "ChangesUnpaused" : "ChangesPaused", "startTime",
+                     json_time(iv.start), "endTime", json_time(iv.end), "reason", reason);
+}
+
+/* behavior.current and behavior.next of a decision. */
+static json_t *behavior_doc(const decide_decision_t *d)
+{
+    const sched_state_t *s = &d->state;
+    const char *cur_reason = s->permitted ? "ChangesPermitted" : d->restricted_reason;
+    json_t *cur = state_doc(s->permitted, s->current, cur_reason);
+    if (cur && d->excluded &&
+        json_object_set_new(cur, "exclusion",
+                            json_pack("{s:s, s:o}", "reason", d->excluded_reason, "endTime",
+                                      json_time(d->excluded_until)))) {
+        json_decref(cur);
+        return NULL;
+    }
+    json_t *next = s->has_next ? state_doc(!s->permitted, s->next,
+                                           s->permitted ? "OutsideMaintenanceWindow"
+                                                        : "InMaintenanceWindow")
+                               : json_null();
+    return cur && next ? json_pack("{s:o, s:o}", "current", cur, "next", next)
+                       : (json_decref(cur), json_decref(next), NULL);
+}
+
+/* The change held while restricted, or json_null() when none:
+ * {summary, release?, controlPlaneRelease?}. */
+static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decision_t *d)
+{
+    if (kind == DECIDE_HC) {
+        const decide_hc_t *hc = self;
+        const char *rel = hc->requested_release, *cp = hc->requested_cp_release;
+        if (!decide_hc_held(hc) && !(d->pending && d->pending_metric == 2))
+            return json_null();
+        if (!decide_hc_held(hc)) {
+            rel = hc->spec_release;
+            cp = hc->spec_cp_release;
+        }
+        char summary[600];
+        snprintf(summary, sizeof(summary), "release %s", cp ? cp : rel ? rel : "update");
+        return json_pack("{s:s, s:s?, s:s?}", "summary", summary, "release", rel,
+                         "controlPlaneRelease", cp);
+    }
+    if (!(d->pending && d->pending_metric == 2))
+        return json_null();
+    const decide_np_t *np = self;
+    return json_pack("{s:s}", "summary", np->updating_version  ? "version update"
+                                         : np->updating_config ? "configuration update"
+                                                               : "node rollout");
+}
+
+json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_decision_t *d,
+                          const stanza_resolution_t *res, const stanza_nodepool_t *inter,
+                          sched_time_t now)
+{
+    const stanza_t *st = kind == DECIDE_HC ? &((const decide_hc_t *)self)->m.stanza
+                                           : &((const decide_np_t *)self)->m.stanza;
+    json_t *doc = json_pack("{s:s, s:s, s:o, s:o}", "strategy", stanza_configured_strategy(st),
+                            "strategyInForce", stanza_enforced_strategy(st, res, now),
+                            "behavior", behavior_doc(d), "heldChange", held_doc(kind, self, d));
+    if (!doc)
+        return NULL;
+    if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
+        goto fail;
+    if (kind == DECIDE_NP && inter) {
+        const char *hc = ((const decide_np_t *)self)->cluster_name;
+        json_t *cc = inter->cluster_has_window
+                         ? json_pack("{s:s, s:o, s:o}", "hostedCluster", hc ? hc : "",
+                                     "startTime", json_time(inter->cluster_next.start),
+                                     "endTime", json_time(inter->cluster_next.end))
+                         : json_pack("{s:s, s:s}", "hostedCluster", hc ? hc : "", "reason",
+                                     "NoPermittedWindow");
+        if (!cc || json_object_set_new(doc, "clusterConstraint", cc))
+            goto fail;
+    }
+    return doc;
+fail:
+    json_decref(doc);
+    return NULL;
+}
+
+/* Removes null members of every object in v, recursively (the API server
+ * drops them from what it stores). */
+static void drop_nulls(json_t *v)
+{
+    const char *key;
+    json_t *m;
+    void *tmp;
+    size_t i;
+    if (json_is_object(v)) {
+        json_object_foreach_safe(v, tmp, key, m) {
+            if (json_is_null(m))
+                json_object_del(v, key);
+            else
+                drop_nulls(m);
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, m) drop_nulls(m);
+    }
+}
+
+json_t *decide_companion_status(const decide_plan_t *p, const json_t *prev_status,
+                                sched_time_t now)
+{
+    const sched_state_t *s = &p->d.state;
+    const char *strategy = stanza_enforced_strategy(&p->managed->stanza, p->res, now);
+    json_t *hist = NULL, *st = p->status_doc ? json_deep_copy(p->status_doc) : NULL;
+    if (!st || behavior_history_extend(prev_status, strategy, s->permitted, s->current.start,
+                                       now, &hist) ||
+        json_object_set_new(json_object_get(st, "behavior"), "history", hist))
+        goto fail;
+    json_t *held = json_object_get(st, "heldChange");
+    if (json_is_object(held)) {
+        const json_t *was = json_object_get(prev_status, "heldChange");
+        const json_t *since = json_object_get(was, "since");
+        bool same = json_is_string(since) &&
+                    json_equal(json_object_get(was, "summary"), json_object_get(held, "summary"));
+        if (json_object_set_new(held, "since", same ? json_copy((json_t *)since)
+                                                    : json_time(now)))
+            goto fail;
+    }
+    drop_nulls(st);
+    return st;
+fail:
+    json_decref(st);
+    return NULL;
+}
+
+json_t *decide_companion_object(const decide_plan_t *p, const char *ns, const char *name,
+                                const json_t *status)
+{
+    char cname[DECIDE_COMPANION_NAMELEN];
+    const char *kind = p->kind == DECIDE_HC ? "HostedCluster" : "NodePool";
+    if (decide_companion_name(p->kind, name, cname, sizeof(cname)))
+        return NULL;
+    json_t *owners = json_array();
+    if (owners && p->self.uid && p->self.uid[0] &&
+        json_array_append_new(owners, json_pack("{s:s, s:s, s:s, s:s}", "apiVersion",
+                                                "hypershift.openshift.io/v1beta1", "kind", kind,
+                                                "name", name, "uid", p->self.uid))) {
+        json_decref(owners);
+        return NULL;
+    }
+    return owners ? json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}, s:o}, s:{s:s, s:s}, s:O}",
+                              "apiVersion", DECIDE_COMPANION_API_VERSION, "kind",
+                              DECIDE_COMPANION_KIND, "metadata", "name", cname, "namespace", ns,
+                              "labels", "changemanagement.hypershift.openshift.io/target-kind",
+                              kind, "ownerReferences", owners, "target", "kind", kind, "name",
+                              name, "status", status)
+                  : NULL;
+}
+
+char *decide_companion_digest(const json_t *obj)
+{
+    json_t *uids = json_array(), *ref;
+    size_t i;
+    json_array_foreach(decide_json_path(obj, "metadata.ownerReferences"), i, ref) {
+        const json_t *uid = json_object_get(ref, "uid");
+        if (json_is_string(uid) && json_array_append(uids, (json_t *)uid))
+            goto fail;
+    }
+    json_t *d = uids ? json_pack("{s:o, s:O*, s:O*}", "owners", uids, "target",
+                                 json_object_get(obj, "target"), "status",
+                                 json_object_get(obj, "status"))
+                     : NULL;
+    uids = NULL;
+    if (!d)
+        return NULL;
+    json_t *copy = json_deep_copy(d);
+    json_decref(d);
+    if (!copy)
+        return NULL;
+    drop_nulls(copy);
+    char *text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(copy);
+    return text;
+fail:
+    json_decref(uids);
+    return NULL;
+}
