@@ -286,6 +286,21 @@ json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_ve
                      "annotations", ann);
 }
 
+json_t *decide_label_patch(json_t *base, bool add, const char *resource_version)
+{
+    json_t *p = base ? base
+                     : json_pack("{s:{s:s}}", "metadata", "resourceVersion", resource_version);
+    json_t *meta = json_object_get(p, "metadata");
+    if (!meta || json_object_set_new(meta, "labels",
+                                     json_pack("{s:o}", DECIDE_OPTIN_LABEL,
+                                               add ? json_string(DECIDE_OPTIN_VALUE)
+                                                   : json_null()))) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}
+
 json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version)
 {
     json_t *p, *spec;

@@ -98,6 +98,13 @@ int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
  * when out of memory), conditional on resource_version. */
 json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version);
 
+/* The metadata merge patch that adds (add) or removes our opt-in label
+ * (DECIDE_OPTIN_LABEL), conditional on resource_version; base, when not
+ * NULL, is a metadata patch of the same object (decide_pause_patch()) that
+ * the label joins and that is returned instead. New reference, NULL when
+ * out of memory (base is then released). */
+json_t *decide_label_patch(json_t *base, bool add, const char *resource_version);
+
 /* The merge patch that applies a HostedCluster's held release requests
  * (spec.release.image, spec.controlPlaneRelease.image from the requested-*
  * annotations) and drops those annotations, conditional on
