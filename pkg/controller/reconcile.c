@@ -246,11 +246,14 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     /* The CAPI object: the pause, and a NodePool's opt-in label, in one write. */
     json_t *patch = p->d.action != DECIDE_PAUSE_NONE ? decide_pause_patch(p->d.action, p->capi.rv)
                                                       : NULL;
+    if (!hc && p->d.spec_pause)
+        patch = decide_spec_pause_patch(patch, p->d.spec_pause > 0, p->capi.rv);
     if (!hc && p->optin_label)
         patch = decide_label_patch(patch, p->optin_label > 0, p->capi.rv);
     if (patch && capi_path[0]) {
         ctl_write_t w = {CTL_WRITE_PATCH, capi_path, patch, cc,
-                         p->d.action != DECIDE_PAUSE_NONE ? "pause" : "opt-in label",
+                         p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause"
+                                                                             : "opt-in label",
                          r->wt.stale_capi, p->capi.rv};
         submit(c, r, &w);
     }

@@ -408,6 +408,8 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
     const char *marker = annotation(obj, DECIDE_MARKER_ANNOTATION);
     c->marker = marker && strcmp(marker, DECIDE_MARKER_VALUE) == 0;
     c->spec_paused = json_is_true(decide_json_path(obj, "spec.paused"));
+    const char *spec_marker = annotation(obj, DECIDE_SPEC_MARKER_ANNOTATION);
+    c->spec_marker = spec_marker && strcmp(spec_marker, DECIDE_MARKER_VALUE) == 0;
     c->optin_label = optin_label(obj);
     const char *np = annotation(obj, DECIDE_NODEPOOL_ANNOTATION);
     c->nodepool = dup_or_null(np);

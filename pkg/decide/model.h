@@ -26,6 +26,9 @@
 /* Our ownership marker on every pause this controller adds (DESIGN.md 3.6). */
 #define DECIDE_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/paused-by"
 #define DECIDE_MARKER_VALUE "hcp-controller"
+/* Our marker on a MachineDeployment's spec.paused (DESIGN.md 3.6): set with
+ * it, so that only a spec.paused of ours is ever cleared. */
+#define DECIDE_SPEC_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/spec-paused-by"
 /* A HostedCluster's release requests held while changes are restricted
  * (DESIGN.md 3.6): the admission webhook keeps spec.release.image and
  * spec.controlPlaneRelease.image at their running values and records the
@@ -103,7 +106,8 @@ typedef struct decide_np {
 typedef struct decide_capi {
     bool paused;            /* annotation cluster.x-k8s.io/paused present */
     bool marker;            /* our marker annotation present */
-    bool spec_paused;       /* spec.paused (v1beta1) or spec.paused-like flag */
+    bool spec_paused;       /* spec.paused (MachineDeployments) */
+    bool spec_marker;       /* our marker of spec.paused present */
     bool optin_label;       /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
     char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
     int64_t replicas;       /* spec.replicas; -1 when absent */
