@@ -17,10 +17,11 @@ static const char *const strategy_labels[] = {"kind", "namespace", "object", "sy
 static const char *const request_labels[] = {"verb", "code", NULL};
 static const char *const policy_labels[] = {"namespace", "policy", NULL};
 static const char *const admission_labels[] = {"result", NULL};
+static const char *const unheld_labels[] = {"kind", "system", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_COUNT };
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -197,6 +198,17 @@ static int collect_admission(metrics_emitter *e, void *ud)
     return 0;
 }
 
+/* The backstop's count: changes the webhooks did not hold, by system. */
+static int collect_unheld(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    const ctl_stats_t *st = ctl_get_stats(s->ctl);
+    const char *hc[] = {"HostedCluster", "control-plane"}, *np[] = {"NodePool", "worker-nodes"};
+    if (metrics_emit(e, hc, (double)st->unheld[0]) || metrics_emit(e, np, (double)st->unheld[1]))
+        return -1;
+    return 0;
+}
+
 static int collect_reconcile(metrics_emitter *e, void *ud)
 {
     serve_t *s = ud;
@@ -353,6 +365,12 @@ static int register_families(serve_t *s, char *err, size_t errlen)
           .help = "Admission requests by result: allowed, patched (a change held), denied, "
                   "invalid (not an AdmissionReview), failed (answered by the failure policy)",
           .type = METRICS_COUNTER, .labels = admission_labels, .collect = collect_admission,
+          .collect_ud = s}},
+        {F_UNHELD,
+         {.name = "change_management_unheld_changes_total",
+          .help = "Material changes that started while changes were restricted, not held at "
+                  "admission (no webhook was called), caught by the watch",
+          .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_unheld,
           .collect_ud = s}},
         {F_RECONCILE,
          {.name = "hcp_controller_reconcile_duration_seconds",

@@ -236,6 +236,8 @@ echo "# figure: held for 100 simulated minutes: the model wrote the MachineDeplo
 in_range "no write loop on the held MachineDeployment" "$((o1 - o0))" 0 3
 in_range "the controller writes nothing in steady state" "$((${c1%.*} - ${c0%.*}))" 0 0
 check_eq "still no replacement" "$rs0" "$(model_count replacement-start "$HCP_NS/np1")"
+check_eq "a rollout the close found under way is not counted as past the webhooks" "0 0" \
+  "$(metric c 'change_management_unheld_changes_total\{kind="NodePool",system="worker-nodes"\}') $(metric c 'change_management_unheld_changes_total\{kind="HostedCluster",system="control-plane"\}')"
 
 # ---- 4. bad input, and every replica down --------------------------------------------
 

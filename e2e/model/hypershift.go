@@ -516,7 +516,10 @@ func (m *model) nodePoolMachineSet(ctx context.Context, np, hc *unstructured.Uns
 	if err := m.patch(ctx, gvrMS, "MachineSet", cpNS, name, p); err != nil {
 		return err
 	}
-	if t, ok := ann[targetConfigAnn]; ok && t != ms.GetAnnotations()[targetConfigAnn] {
+	// Recorded when the stored MachineSet carries the new target: an
+	// admission webhook may have kept the old one in the same write.
+	if t, ok := ann[targetConfigAnn]; ok && t != ms.GetAnnotations()[targetConfigAnn] &&
+		m.get(gvrMS, cpNS, name) != nil && m.get(gvrMS, cpNS, name).GetAnnotations()[targetConfigAnn] == t {
 		m.rec.add(evTargetConfigSet, "MachineSet", cpNS+"/"+name, ms.GetAnnotations()[targetConfigAnn], targetConfigVersion, "")
 	}
 	return nil

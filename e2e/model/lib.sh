@@ -64,3 +64,62 @@ model_count() {
 model_times() {
   model_records | jq -r --arg e "$1" --arg o "$2" 'select(.event == $e and .object == $o) | .at'
 }
+
+# ---- scenarios with the model and the admission webhooks ----------------------------
+
+# webhook_scenario_cleanup: stops what a webhook scenario started (its
+# controllers, the model, the webhook configuration $WH_NAME) and deletes its
+# namespaces and temporary files.
+webhook_scenario_cleanup() {
+  stop_all_ctls
+  model_stop >/dev/null 2>&1
+  [ -z "${WH_NAME:-}" ] || k delete mutatingwebhookconfiguration "$WH_NAME" --ignore-not-found >/dev/null 2>&1
+  [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
+    <"$CTL_NSFILE" >/dev/null 2>&1
+  rm -rf "$CTL_TMP"
+}
+
+# webhook_scenario_begin: cleanup on exit, the cluster's environment and the
+# webhooks' test certificate ($CERT, $KEY); ends the script when either is
+# missing.
+webhook_scenario_begin() {
+  trap webhook_scenario_cleanup EXIT
+  if ! load_cluster_env; then
+    echo "# the e2e instance is not running (make cluster-up)"
+    not_ok "cluster reachable"
+    summary
+    exit 1
+  fi
+  mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
+}
+
+# holds_webhook_config PORT NS...: the three holds (webhook_config of
+# e2e/controller/lib.sh) with failurePolicy $WH_FAILURE_POLICY (default
+# Fail).
+holds_webhook_config() {
+  local port=$1
+  shift
+  webhook_config MutatingWebhookConfiguration UPDATE "$port" "$@" -- \
+    hostedclusters:/hold/hostedclusters:hypershift.openshift.io:hostedclusters \
+    machinedeployments:/hold/machinedeployments:cluster.x-k8s.io:machinedeployments \
+    machinesets:/hold/machinesets:cluster.x-k8s.io:machinesets |
+    jq -c --arg fp "${WH_FAILURE_POLICY:-Fail}" '.webhooks |= map(.failurePolicy = $fp)'
+}
+
+# chart_webhook_config PORT NS...: the chart's MutatingWebhookConfiguration
+# as `helm template --set webhook.enabled=true` renders it (its failure
+# policy and objectSelector), named $WH_NAME, pointed at
+# https://127.0.0.1:PORT and limited to the namespaces given.
+chart_webhook_config() {
+  local port=$1
+  shift
+  "$CTL_REPO/node_modules/.bin/helm" template hcp "$CTL_REPO/charts/hcp-controller" \
+    --set webhook.enabled=true 2>/dev/null |
+    yq -s -c 'map(select(. != null and .kind == "MutatingWebhookConfiguration"))[0]' |
+    jq -c --arg n "$WH_NAME" --arg u "https://127.0.0.1:$port" --arg ca "$(base64 -w0 "$CERT")" \
+      --argjson ns "$(printf '%s\n' "$@" | jq -R . | jq -sc .)" '
+      .metadata = {name: $n}
+      | .webhooks |= map(.clientConfig = {url: ($u + .clientConfig.service.path), caBundle: $ca}
+          | .namespaceSelector = {matchExpressions: [{key: "kubernetes.io/metadata.name",
+                                                      operator: "In", values: $ns}]})'
+}

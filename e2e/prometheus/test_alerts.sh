@@ -141,6 +141,10 @@ mutant "no window: a Restrictive policy alerts" alerts_test.yaml \
   's/change_management_strategy_enabled{strategy="Restrictive"}$/change_management_strategy_enabled{strategy="Restrictive",kind="none"}/'
 mutant "re-assertions: 5 in 30 minutes" alerts_test.yaml 's/\[30m\])) > 5$/[30m])) >= 5/'
 mutant "re-assertions: counter resets" alerts_test.yaml 's/(increase(hcp_controller_pause_reassertions_total/(delta(hcp_controller_pause_reassertions_total/'
+mutant "not held: counter resets" alerts_test.yaml \
+  's/(increase(change_management_unheld_changes_total/(delta(change_management_unheld_changes_total/'
+mutant "not held: a window of 5 minutes" alerts_test.yaml \
+  's/change_management_unheld_changes_total\[30m\]/change_management_unheld_changes_total[5m]/'
 mutant "down: a target that is down counts as present" alerts_test.yaml \
   's/absent(up{job=~".\*hcp-controller.\*"} == 1)/absent(up{job=~".*hcp-controller.*"})/'
 mutant "no leader: every replica must lead" alerts_test.yaml 's/sum by (job) (hcp_controller_leader) < 1/min by (job) (hcp_controller_leader) < 1/'

@@ -11,7 +11,8 @@
  *   reaches a MachineDeployment that carries our pause (Cluster API v1.12.0
  *   to v1.13.5 panic on a paused MachineDeployment whose template changed).
  * - MachineSet (InPlace pools): the hypershift.openshift.io/
- *   nodePoolTargetConfigVersion annotation stays as it is.
+ *   nodePoolTargetConfigVersion annotation and spec.template stay as they
+ *   are (HyperShift writes the target only together with a new template).
  * - MachineDeployment and MachineSet: a pause of ours (the annotation with
  *   our marker) that the write deletes, as HyperShift's NodePool reconcile
  *   does on every pass, is kept while the plan keeps it (mid-rollout): no
@@ -220,27 +221,34 @@ static bool pool_held(ctl_controller_t *c, const adm_request_t *q, adm_response_
     return true;
 }
 
+/* Keeps spec.template of a MachineDeployment or MachineSet as it was. */
+static int hold_template(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
+                         char *err, size_t errlen)
+{
+    const json_t *old_tmpl = decide_json_path(q->old_object, "spec.template");
+    const json_t *new_tmpl = decide_json_path(q->object, "spec.template");
+    int rc;
+
+    if (!old_tmpl || decide_json_equal_stored(old_tmpl, new_tmpl))
+        return 0;
+    rc = adm_patch_op(a, new_tmpl ? "replace" : "add", "/spec/template", json_deep_copy(old_tmpl));
+    if (rc)
+        return hcp_errf(err, errlen, rc, "holding spec.template");
+    adm_response_warn(a, "spec.template is held until changes are permitted (next window %s); "
+                         "replicas and everything else are applied",
+                      v->until[0] ? v->until : "not scheduled");
+    return 0;
+}
+
 static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, void *ud,
                                   char *err, size_t errlen)
 {
-    const json_t *old_tmpl, *new_tmpl;
     verdict_t v;
     int rc;
 
     if (!pool_held(ud, q, a, &v, &rc, err, errlen))
         return rc;
-    old_tmpl = decide_json_path(q->old_object, "spec.template");
-    new_tmpl = decide_json_path(q->object, "spec.template");
-    if (old_tmpl && !decide_json_equal_stored(old_tmpl, new_tmpl)) {
-        rc = adm_patch_op(a, new_tmpl ? "replace" : "add", "/spec/template",
-                          json_deep_copy(old_tmpl));
-        if (rc)
-            return hcp_errf(err, errlen, rc, "holding spec.template");
-        adm_response_warn(a, "spec.template is held until changes are permitted (next "
-                             "window %s); replicas and everything else are applied",
-                          v.until[0] ? v.until : "not scheduled");
-    }
-    return 0;
+    return hold_template(a, q, &v, err, errlen);
 }
 
 static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
@@ -253,6 +261,13 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
     int rc;
 
     if (!pool_held(ud, q, a, &v, &rc, err, errlen))
+        return rc;
+    /* HyperShift writes the target only in the write that changes the
+     * template's user data (nodepool/capi.go, reconcileMachineSet): a
+     * template let through would leave nothing for its reconcile at the
+     * window to write, and the in-place update would never start. Both are
+     * held, and both go through in the same write when a window opens. */
+    if ((rc = hold_template(a, q, &v, err, errlen)) != 0)
         return rc;
     was = annotation(q->old_object, TARGET_CONFIG_ANNOTATION);
     want = annotation(q->object, TARGET_CONFIG_ANNOTATION);

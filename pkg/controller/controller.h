@@ -59,6 +59,11 @@ typedef struct ctl_stats {
     uint64_t conflicts;        /* writes refused with 409 (retried) */
     uint64_t reasserts;        /* pauses re-asserted after another writer removed them */
     uint64_t events;           /* Kubernetes Events created */
+    uint64_t unheld[2];        /* material changes that started while restricted,
+                                  not held at admission (a webhook that was not
+                                  called), caught by the watch: [0] control
+                                  plane (HostedClusters), [1] worker nodes
+                                  (NodePools) */
     double reconcile_seconds;  /* total time spent reconciling */
     double last_write_at;      /* Unix time the API server last acknowledged a
                                   write; 0 before the first */

@@ -70,6 +70,7 @@ typedef struct record {
     bool last_restricted;
     int last_pending;
     bool last_valid;         /* policies: last seen validity */
+    decide_seen_t seen;      /* what the previous decision saw (decide_unheld()) */
     /* HostedClusters and NodePools: the resolved stanza, kept until the
      * object changes or a policy is added, removed or edited (a resolution
      * depends on nothing else, and not on time). */

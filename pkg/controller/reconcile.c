@@ -174,11 +174,44 @@ static void submit(ctl_controller_t *c, record_t *r, const ctl_write_t *w)
         ctl_arm_retry(c, r);
 }
 
+/* The backstop (DESIGN.md 3.6, decide_unheld()): a material change that
+ * got past the admission holds is counted
+ * (change_management_unheld_changes_total), logged and told in a
+ * ChangeNotHeld Event. The plan already pauses a NodePool in mid-rollout
+ * (no new replacement starts); a control-plane update HyperShift has begun
+ * is one material change and is not interrupted. */
+static void unheld_change(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                          const char *kind)
+{
+    bool hc = p->kind == DECIDE_HC;
+    char msg[DECIDE_MSGLEN];
+    const char *release = hc ? ((const decide_hc_t *)p->self.data)->release_image : NULL;
+
+    if (!decide_unheld(p, &r->seen, &r->seen))
+        return;
+    c->stats.unheld[hc ? 0 : 1]++;
+    if (hc)
+        snprintf(msg, sizeof(msg),
+                 "The release changed to %s while changes are restricted: the admission "
+                 "webhook did not hold it. HyperShift starts the control-plane update at "
+                 "once; it is not interrupted.", release ? release : "(none)");
+    else
+        snprintf(msg, sizeof(msg),
+                 "A node rollout started while changes are restricted: the admission webhook "
+                 "did not hold it. The %s is paused: replacements under way finish, no new "
+                 "one starts until a window opens.",
+                 p->capi_kind == DECIDE_MS ? "MachineSet" : "MachineDeployment");
+    log_kv(LOG_WARN, "change not held at admission", "kind", kind, "namespace", r->ns, "name",
+           r->name, NULL);
+    event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "ChangeNotHeld", msg);
+}
+
 static void transition_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                               const char *kind)
 {
     const decide_decision_t *d = &p->d;
     const char *uid = p->self.uid;
+    unheld_change(c, r, p, kind);
     if (r->have_last && r->last_restricted != d->restricted)
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal",
               d->restricted ? "WindowClosed" : "WindowOpened", d->paused_message);
@@ -209,26 +242,35 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
 {
     const char *resource;
     kube_cache *cc = capi_cache(c, p->capi_kind, &resource);
-    if (p->d.action != DECIDE_PAUSE_NONE && capi_path[0]) {
-        json_t *patch = decide_pause_patch(p->d.action, p->capi.rv);
-        if (patch) {
-            ctl_write_t w = {CTL_WRITE_PATCH, capi_path, patch, cc, "pause", r->wt.stale_capi,
-                             p->capi.rv};
-            submit(c, r, &w);
-            json_decref(patch);
-        }
+    bool hc = p->kind == DECIDE_HC;
+    /* The CAPI object: the pause, and a NodePool's opt-in label, in one write. */
+    json_t *patch = p->d.action != DECIDE_PAUSE_NONE ? decide_pause_patch(p->d.action, p->capi.rv)
+                                                      : NULL;
+    if (!hc && p->d.spec_pause)
+        patch = decide_spec_pause_patch(patch, p->d.spec_pause > 0, p->capi.rv);
+    if (!hc && p->optin_label)
+        patch = decide_label_patch(patch, p->optin_label > 0, p->capi.rv);
+    if (patch && capi_path[0]) {
+        ctl_write_t w = {CTL_WRITE_PATCH, capi_path, patch, cc,
+                         p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause"
+                                                                             : "opt-in label",
+                         r->wt.stale_capi, p->capi.rv};
+        submit(c, r, &w);
     }
-    /* A window is open: the held release goes through. The status write
-     * waits for the next reconcile (it would conflict with this one). */
-    if (p->kind == DECIDE_HC && !p->d.restricted) {
-        json_t *rp = decide_release_patch(p->self.data, p->self.rv);
-        if (rp) {
-            ctl_write_t w = {CTL_WRITE_PATCH, path, rp, &c->hcs, "held release",
-                             r->wt.stale_own, p->self.rv};
-            submit(c, r, &w);
-            json_decref(rp);
-            return;
-        }
+    json_decref(patch);
+    /* The HostedCluster itself: a window is open, the held release goes
+     * through; and its opt-in label. The status write waits for the next
+     * reconcile (it would conflict with this one). */
+    patch = hc && !p->d.restricted ? decide_release_patch(p->self.data, p->self.rv) : NULL;
+    const char *what = patch ? "held release" : "opt-in label";
+    if (hc && p->optin_label)
+        patch = decide_label_patch(patch, p->optin_label > 0, p->self.rv);
+    if (patch) {
+        ctl_write_t w = {CTL_WRITE_PATCH, path, patch, &c->hcs, what, r->wt.stale_own,
+                         p->self.rv};
+        submit(c, r, &w);
+        json_decref(patch);
+        return;
     }
     decide_managed_t view;
     json_t *sp = NULL;

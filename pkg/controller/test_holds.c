@@ -312,6 +312,27 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 4);
     json_decref(a.stored);
 
+    /* HyperShift writes the target with the template's new user data: both
+     * stay, so that its reconcile at the window writes them again. */
+    a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",
+               "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
+               "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
+               "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c1\"}},"
+               "\"spec\":{\"replicas\":2,\"template\":{\"spec\":{\"version\":\"4.17.0\","
+               "\"bootstrap\":{\"dataSecretName\":\"ud-1\"}}}}}",
+               "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
+               "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
+               "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c2\"}},"
+               "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.1\","
+               "\"bootstrap\":{\"dataSecretName\":\"ud-2\"}}}}}");
+    assert_true(a.allowed);
+    assert_string_equal(ann(a.stored, "hypershift.openshift.io/nodePoolTargetConfigVersion"),
+                        "c1");
+    assert_string_equal(str_at(a.stored, "spec.template.spec.bootstrap.dataSecretName"), "ud-1");
+    assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.0");
+    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 3);
+    json_decref(a.stored);
+
     /* A pool merely waiting (not mid-rollout): a pause of ours that the
      * write deletes is not kept; the controller lifts it anyway. */
     a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",

@@ -223,6 +223,22 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
      * is the only brake, so it stays for as long as changes are restricted. */
     out->pause_wanted = out->restricted && md && (md->rolling || !held_at_admission);
     out->action = decide_pause_action(out->pause_wanted, md);
+    /* spec.paused beside it in mid-rollout (Replace): safe from Cluster
+     * API's nil-MachineSet panic of v1.12.0 to v1.13.5, since a rollout
+     * under way has the MachineSet of its template; a later template is
+     * held at admission while restricted. A spec.paused we did not set
+     * stays, and gets no marker. */
+    bool want_spec = out->pause_wanted && md && md->rolling && !np->in_place;
+    if (md && want_spec && !md->spec_paused)
+        out->spec_pause = 1;
+    else if (md && !want_spec && md->spec_marker)
+        out->spec_pause = -1;
+    /* With our spec.paused in place the annotation HyperShift deleted is not
+     * put back: the rollout stays stopped, and putting it back would only
+     * feed HyperShift's next deletion (a write loop while no webhook keeps
+     * it). */
+    if (want_spec && md->spec_paused && md->spec_marker && out->action == DECIDE_PAUSE_REASSERT)
+        out->action = DECIDE_PAUSE_NONE;
     /* The reason also depends on the pool's own timeline: wake when it
      * changes too (its window opening inside a closed cluster window). */
     sched_time_t own_next;
@@ -284,6 +300,40 @@ json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_ve
         return NULL;
     return json_pack("{s:{s:s, s:o}}", "metadata", "resourceVersion", resource_version,
                      "annotations", ann);
+}
+
+json_t *decide_label_patch(json_t *base, bool add, const char *resource_version)
+{
+    json_t *p = base ? base
+                     : json_pack("{s:{s:s}}", "metadata", "resourceVersion", resource_version);
+    json_t *meta = json_object_get(p, "metadata");
+    if (!meta || json_object_set_new(meta, "labels",
+                                     json_pack("{s:o}", DECIDE_OPTIN_LABEL,
+                                               add ? json_string(DECIDE_OPTIN_VALUE)
+                                                   : json_null()))) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}
+
+json_t *decide_spec_pause_patch(json_t *base, bool set, const char *resource_version)
+{
+    json_t *p = base ? base
+                     : json_pack("{s:{s:s}}", "metadata", "resourceVersion", resource_version);
+    json_t *meta = json_object_get(p, "metadata");
+    json_t *ann = json_object_get(meta, "annotations");
+
+    if (meta && !ann && json_object_set_new(meta, "annotations", json_object()) == 0)
+        ann = json_object_get(meta, "annotations");
+    if (!ann ||
+        json_object_set_new(ann, DECIDE_SPEC_MARKER_ANNOTATION,
+                            set ? json_string(DECIDE_MARKER_VALUE) : json_null()) ||
+        json_object_set_new(p, "spec", json_pack("{s:b}", "paused", set))) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
 }
 
 json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version)

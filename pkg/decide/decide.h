@@ -45,6 +45,13 @@ typedef struct decide_decision {
     int pending_metric;    /* 0 none, 1 pending and being initiated, 2 blocked */
     bool pause_wanted;     /* the CAPI object should carry our pause */
     decide_pause_action_t action;
+    /* NodePools of upgradeType Replace: MachineDeployment.spec.paused, with
+     * our marker, beside the pause annotation while paused in mid-rollout:
+     * Cluster API then starts no rollout step even while HyperShift's
+     * NodePool reconcile has deleted the annotation and no webhook keeps it
+     * (HyperShift never writes spec.paused), and still scales. +1 set it, -1
+     * clear ours, 0 nothing to do. */
+    int spec_pause;
     sched_time_t wake;     /* next instant the decision can change by time
                               alone; SCHED_POS_INF when never */
     bool paused_status;    /* ChangesPaused condition */
@@ -97,6 +104,19 @@ int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
 /* The metadata merge patch for a pause action (NULL for DECIDE_PAUSE_NONE or
  * when out of memory), conditional on resource_version. */
 json_t *decide_pause_patch(decide_pause_action_t action, const char *resource_version);
+
+/* The metadata merge patch that adds (add) or removes our opt-in label
+ * (DECIDE_OPTIN_LABEL), conditional on resource_version; base, when not
+ * NULL, is a metadata patch of the same object (decide_pause_patch()) that
+ * the label joins and that is returned instead. New reference, NULL when
+ * out of memory (base is then released). */
+json_t *decide_label_patch(json_t *base, bool add, const char *resource_version);
+
+/* Adds MachineDeployment.spec.paused (set: true, with our marker; else
+ * false, the marker removed) to base, a metadata patch of the same object
+ * or NULL (a new patch conditional on resource_version). New reference,
+ * NULL when out of memory (base is then released). */
+json_t *decide_spec_pause_patch(json_t *base, bool set, const char *resource_version);
 
 /* The merge patch that applies a HostedCluster's held release requests
  * (spec.release.image, spec.controlPlaneRelease.image from the requested-*

@@ -85,6 +85,16 @@ static const char *annotation(const json_t *obj, const char *key)
     return json_is_object(ann) ? json_string_value(json_object_get(ann, key)) : NULL;
 }
 
+/* obj carries our opt-in label with our value. */
+static bool optin_label(const json_t *obj)
+{
+    const json_t *labels = decide_json_path(obj, "metadata.labels");
+    const char *v = json_is_object(labels)
+                        ? json_string_value(json_object_get(labels, DECIDE_OPTIN_LABEL))
+                        : NULL;
+    return v && strcmp(v, DECIDE_OPTIN_VALUE) == 0;
+}
+
 /* Finds condition `type` in a conditions array; borrowed or NULL. */
 static const json_t *find_condition(const json_t *conds, const char *type)
 {
@@ -330,6 +340,7 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
                                                   json_array_get(hist, 0), "state"))
                                             : NULL;
     hc->history_partial = state && strcmp(state, "Partial") == 0;
+    hc->optin_label = optin_label(obj);
     return hc;
 fail:
     decide_hc_free(hc);
@@ -397,6 +408,9 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
     const char *marker = annotation(obj, DECIDE_MARKER_ANNOTATION);
     c->marker = marker && strcmp(marker, DECIDE_MARKER_VALUE) == 0;
     c->spec_paused = json_is_true(decide_json_path(obj, "spec.paused"));
+    const char *spec_marker = annotation(obj, DECIDE_SPEC_MARKER_ANNOTATION);
+    c->spec_marker = spec_marker && strcmp(spec_marker, DECIDE_MARKER_VALUE) == 0;
+    c->optin_label = optin_label(obj);
     const char *np = annotation(obj, DECIDE_NODEPOOL_ANNOTATION);
     c->nodepool = dup_or_null(np);
     if (np && !c->nodepool) {

@@ -26,6 +26,9 @@
 /* Our ownership marker on every pause this controller adds (DESIGN.md 3.6). */
 #define DECIDE_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/paused-by"
 #define DECIDE_MARKER_VALUE "hcp-controller"
+/* Our marker on a MachineDeployment's spec.paused (DESIGN.md 3.6): set with
+ * it, so that only a spec.paused of ours is ever cleared. */
+#define DECIDE_SPEC_MARKER_ANNOTATION "changemanagement.hypershift.openshift.io/spec-paused-by"
 /* A HostedCluster's release requests held while changes are restricted
  * (DESIGN.md 3.6): the admission webhook keeps spec.release.image and
  * spec.controlPlaneRelease.image at their running values and records the
@@ -37,6 +40,16 @@
 /* An InPlace MachineSet's wanted and reached config versions (HyperShift). */
 #define DECIDE_TARGET_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolTargetConfigVersion"
 #define DECIDE_CURRENT_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolCurrentConfigVersion"
+/* The label the controller keeps on the objects the admission webhooks
+ * must see (DESIGN.md 3.6): HostedClusters with a stanza, and the
+ * MachineDeployments/MachineSets of NodePools that have a stanza or whose
+ * HostedCluster has one. The chart's webhook configurations select it
+ * (objectSelector), so the API server never calls the webhooks for anything
+ * else. HyperShift adds its own labels to a MachineDeployment/MachineSet
+ * without replacing the others (nodepool/capi.go,
+ * reconcileMachineDeployment, reconcileMachineSet), so the label stays. */
+#define DECIDE_OPTIN_LABEL "changemanagement.hypershift.openshift.io/opted-in"
+#define DECIDE_OPTIN_VALUE "true"
 /* Links a MachineDeployment/MachineSet to its NodePool as "<ns>/<name>". */
 #define DECIDE_NODEPOOL_ANNOTATION "hypershift.openshift.io/nodePool"
 
@@ -74,6 +87,7 @@ typedef struct decide_hc {
     char *release_image;   /* spec.controlPlaneRelease.image, else spec.release.image */
     char *desired_image;   /* status.version.desired.image */
     bool history_partial;  /* status.version.history[0].state == "Partial" */
+    bool optin_label;      /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
     char *spec_release;    /* spec.release.image or NULL */
     char *spec_cp_release; /* spec.controlPlaneRelease.image or NULL */
     char *requested_release;    /* the held request for spec.release.image, or NULL */
@@ -92,7 +106,9 @@ typedef struct decide_np {
 typedef struct decide_capi {
     bool paused;            /* annotation cluster.x-k8s.io/paused present */
     bool marker;            /* our marker annotation present */
-    bool spec_paused;       /* spec.paused (v1beta1) or spec.paused-like flag */
+    bool spec_paused;       /* spec.paused (MachineDeployments) */
+    bool spec_marker;       /* our marker of spec.paused present */
+    bool optin_label;       /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
     char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
     int64_t replicas;       /* spec.replicas; -1 when absent */
     int64_t updated;        /* status.updatedReplicas; -1 when absent */

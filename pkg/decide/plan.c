@@ -33,6 +33,16 @@ static const stanza_resolution_t *resolve(const decide_view_t *v, decide_kind_t 
     return store;
 }
 
+/* What to do with our opt-in label on an object that carries it (have) or
+ * not, when it should (want): +1 add, -1 remove, 0 nothing. Only with the
+ * webhooks served, which the label is for. */
+static int label_action(const decide_view_t *v, bool want, bool have)
+{
+    if (!v->admission_holds || want == have)
+        return 0;
+    return want ? 1 : -1;
+}
+
 /* "<ns>-<name>": the namespace of a hosted control plane and its CAPI objects. */
 static void hcp_namespace(char *buf, size_t len, const char *ns, const char *name)
 {
@@ -58,6 +68,7 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
         p->stale = true;
         return 0;
     }
+    p->optin_label = label_action(v, hc->m.stanza.present, hc->optin_label);
     int rc = decide_hc(hc, p->res, p->capi.data, now, &p->d);
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
@@ -128,6 +139,11 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
         p->inter = &p->own_inter;
     }
     nodepool_machines(v, ns, name, np, p);
+    if (p->capi.data)
+        p->optin_label = label_action(
+            v, np->m.stanza.present ||
+                   (p->cluster && ((const decide_hc_t *)hco.data)->m.stanza.present),
+            ((const decide_capi_t *)p->capi.data)->optin_label);
     if (v->stale && v->stale(v->ud, DECIDE_NP, ns, name, &p->self, &p->capi)) {
         p->stale = true;
         return 0;
@@ -169,4 +185,34 @@ void decide_plan_free(decide_plan_t *p)
     if (p->owns_res)
         stanza_resolution_free(&p->own_res);
     p->owns_inter = p->owns_cluster = p->owns_res = false;
+}
+
+uint64_t decide_release_hash(const char *image)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    if (image == NULL)
+        return 0;
+    for (; *image; image++)
+        h = (h ^ (unsigned char)*image) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+bool decide_unheld(const decide_plan_t *p, const decide_seen_t *prev_in, decide_seen_t *now)
+{
+    const decide_capi_t *capi = p->capi.data;
+    const decide_seen_t before = *prev_in, *prev = &before; /* now may be prev_in */
+    bool hc = p->kind == DECIDE_HC, unheld;
+
+    *now = (decide_seen_t){.known = true, .restricted = p->d.restricted};
+    if (hc)
+        now->release = decide_release_hash(((const decide_hc_t *)p->self.data)->release_image);
+    else
+        now->rolling = capi && capi->rolling;
+    if (hc)
+        unheld = now->restricted && prev->known && prev->restricted && prev->release &&
+                 now->release != prev->release;
+    else
+        unheld = now->restricted && now->rolling && !capi->paused &&
+                 (!prev->known || (prev->restricted && !prev->rolling));
+    return unheld;
 }

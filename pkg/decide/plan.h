@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -98,6 +99,11 @@ typedef struct decide_plan {
     const stanza_nodepool_t *inter;     /* NodePools: own within the cluster's */
     decide_decision_t d;          /* what the object should look like */
     bool cluster_stanza;          /* NodePools: its HostedCluster has a stanza */
+    /* Our opt-in label (DECIDE_OPTIN_LABEL) on the HostedCluster itself, or
+     * on a NodePool's MachineDeployment/MachineSet: +1 add it, -1 remove
+     * it, 0 already right (or no such object, or the view does not have
+     * the webhooks: admission_holds false). */
+    int optin_label;
     json_t *status_doc;           /* the companion's status as a function of the plan
                                      (decide_status_doc(), owned); NULL when the view did
                                      not ask for it or out of memory */
@@ -117,5 +123,30 @@ int decide_plan(const decide_view_t *v, decide_kind_t kind, const char *ns, cons
 
 /* Releases what the plan owns. */
 void decide_plan_free(decide_plan_t *p);
+
+/* What an object's previous decision saw, as the shell remembers it for
+ * decide_unheld(). */
+typedef struct decide_seen {
+    bool known;          /* there was a previous decision (of this process) */
+    bool restricted;     /* it was restricted */
+    bool rolling;        /* NodePools: its MachineDeployment/MachineSet was mid-rollout */
+    uint64_t release;    /* HostedClusters: decide_release_hash() of the release read */
+} decide_seen_t;
+
+/* A hash of a release image for decide_seen_t (never 0; 0 for NULL). */
+uint64_t decide_release_hash(const char *image);
+
+/* The backstop of the admission holds (DESIGN.md 3.6): true when the
+ * decided plan p shows a material change that started while the object was
+ * restricted, which the webhooks would have held had the API server called
+ * them (not installed, or failurePolicy Ignore with no replica answering).
+ * A HostedCluster: restricted now and before, and the release read differs
+ * from the previous one. A NodePool: restricted, its MachineDeployment/
+ * MachineSet mid-rollout and not paused, where the previous decision was
+ * restricted and saw no rollout, or where there is no previous decision
+ * (nobody stopped that rollout at a window's close). A rollout the window's
+ * close finds under way (the previous decision was permitted) is not one.
+ * Then fills *now (which may be prev) with what p shows, for the next call. */
+bool decide_unheld(const decide_plan_t *p, const decide_seen_t *prev, decide_seen_t *now);
 
 #endif

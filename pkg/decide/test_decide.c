@@ -383,6 +383,56 @@ static void test_decide_np_rollout_paused_at_close(void **state)
     decide_capi_free(md);
 }
 
+/* A Replace rollout paused in mid-rollout also gets spec.paused (with our
+ * marker), which HyperShift never deletes; it is cleared, ours only, when
+ * the pause is no longer wanted. */
+static void test_decide_np_spec_paused_mid_rollout(void **state)
+{
+    (void)state;
+    decide_capi_t *md = capi(false, false);
+    md->replicas = 3;
+    md->updated = 1;
+    md->rolling = true;
+    decide_decision_t d;
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.spec_pause, 1);
+    md->spec_paused = md->spec_marker = true;
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.spec_pause, 0); /* already right */
+    md->marker = true; /* HyperShift deleted the annotation: not put back, no loop */
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
+    assert_true(d.paused_status);
+    md->marker = false;
+    md->rolling = false;                /* the rollout is over */
+    md->updated = 3;
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.spec_pause, -1);
+    md->spec_marker = false; /* somebody else's spec.paused: left alone */
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.spec_pause, 0);
+    md->spec_paused = false; /* merely waiting: none */
+    decide_restricted_np(md, &d);
+    assert_int_equal(d.spec_pause, 0);
+    decide_capi_free(md);
+
+    json_t *p = decide_spec_pause_patch(decide_pause_patch(DECIDE_PAUSE_ADD, "4"), true, "4");
+    assert_true(json_is_true(decide_json_path(p, "spec.paused")));
+    assert_string_equal(json_string_value(json_object_get(
+                            decide_json_path(p, "metadata.annotations"),
+                            DECIDE_SPEC_MARKER_ANNOTATION)),
+                        DECIDE_MARKER_VALUE);
+    assert_non_null(json_object_get(decide_json_path(p, "metadata.annotations"),
+                                    DECIDE_PAUSED_ANNOTATION));
+    json_decref(p);
+    p = decide_spec_pause_patch(NULL, false, "5");
+    assert_true(json_is_false(decide_json_path(p, "spec.paused")));
+    assert_true(json_is_null(json_object_get(decide_json_path(p, "metadata.annotations"),
+                                             DECIDE_SPEC_MARKER_ANNOTATION)));
+    assert_string_equal(decide_json_str(p, "metadata.resourceVersion"), "5");
+    json_decref(p);
+}
+
 /* Restricted and merely waiting (the change is held at admission): the
  * MachineDeployment is not paused, so Cluster API keeps scaling and
  * remediating; a pause of ours from a rollout that has ended is lifted; the
@@ -882,6 +932,7 @@ int main(void)
         cmocka_unit_test(test_decide_foreign_pause_left_alone),
         cmocka_unit_test(test_decide_degraded_reason),
         cmocka_unit_test(test_decide_np_rollout_paused_at_close),
+        cmocka_unit_test(test_decide_np_spec_paused_mid_rollout),
         cmocka_unit_test(test_decide_np_waiting_not_paused),
         cmocka_unit_test(test_decide_np_foreign_pause_kept),
         cmocka_unit_test(test_extract_rolling),

@@ -11,7 +11,7 @@
 
 #include "decide/plan.h"
 
-#define MAXOBJ 8
+#define MAXOBJ 12
 
 static sched_time_t T(const char *s)
 {
@@ -284,6 +284,128 @@ static void test_plan_nodepool_within_cluster(void **state)
     fake_teardown(&f);
 }
 
+/* The backstop: a change that started while restricted, told from one the
+ * window's close finds under way. */
+static void test_plan_unheld(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    decide_seen_t now_seen, prev;
+    sched_time_t now = T("2026-03-04T12:00:00Z"); /* a Wednesday: restricted */
+    fake_setup(&f);
+    add(&f, DECIDE_MD, "clusters-a", "np1",
+        from_json(DECIDE_MD, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/"
+                             "nodePool\":\"clusters/np1\"}},\"spec\":{\"replicas\":3},"
+                             "\"status\":{\"replicas\":4,\"updatedReplicas\":1}}"));
+    decide_view_t v = plain_view(&f);
+
+    /* HostedCluster a reads release r:2. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", now, &p, NULL, 0), 0);
+    assert_true(p.d.restricted);
+    prev = (decide_seen_t){0};
+    assert_false(decide_unheld(&p, &prev, &now_seen)); /* nothing seen before */
+    assert_true(now_seen.known && now_seen.restricted);
+    assert_true(now_seen.release == decide_release_hash("r:2") && now_seen.release != 0);
+    prev = (decide_seen_t){true, true, false, decide_release_hash("r:1")};
+    assert_true(decide_unheld(&p, &prev, &prev)); /* r:1 -> r:2 while restricted */
+    assert_false(decide_unheld(&p, &prev, &prev)); /* counted once */
+    prev = (decide_seen_t){true, false, false, decide_release_hash("r:1")};
+    assert_false(decide_unheld(&p, &prev, &now_seen)); /* changed while permitted */
+    decide_plan_free(&p);
+
+    /* NodePool np1, restricted by its cluster, MachineDeployment mid-rollout. */
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    assert_true(p.d.restricted);
+    assert_true(p.d.pause_wanted); /* the plan pauses it at once */
+    prev = (decide_seen_t){true, true, false, 0};
+    assert_true(decide_unheld(&p, &prev, &prev)); /* started while restricted */
+    assert_true(prev.rolling);
+    assert_false(decide_unheld(&p, &prev, &prev)); /* counted once */
+    prev = (decide_seen_t){true, false, false, 0};
+    assert_false(decide_unheld(&p, &prev, &now_seen)); /* the close found it under way */
+    prev = (decide_seen_t){0};
+    assert_true(decide_unheld(&p, &prev, &now_seen)); /* found unpaused, no decision before */
+    decide_plan_free(&p);
+    /* Paused (by anyone): it is stopped, not a change that got past. */
+    ((decide_capi_t *)f.obj[f.n - 1].data)->paused = true;
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    prev = (decide_seen_t){true, true, false, 0};
+    assert_false(decide_unheld(&p, &prev, &now_seen));
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
+/* The opt-in label the webhooks' objectSelector reads: on a HostedCluster
+ * with a stanza, on the MachineDeployment of a NodePool with one (or whose
+ * HostedCluster has one), off everything else; only with the webhooks. */
+static void test_plan_optin_label(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    sched_time_t now = T("2026-03-04T12:00:00Z");
+    fake_setup(&f);
+    add(&f, DECIDE_MD, "clusters-a", "np1",
+        from_json(DECIDE_MD, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/"
+                             "nodePool\":\"clusters/np1\"}}}"));
+    add(&f, DECIDE_HC, "clusters", "free",
+        from_json(DECIDE_HC, "{\"metadata\":{\"labels\":{\"" DECIDE_OPTIN_LABEL "\":\"true\"}},"
+                             "\"spec\":{\"release\":{\"image\":\"r:1\"}}}"));
+    add(&f, DECIDE_NP, "clusters", "np2",
+        from_json(DECIDE_NP, "{\"spec\":{\"clusterName\":\"free\"}}"));
+    add(&f, DECIDE_MD, "clusters-free", "np2",
+        from_json(DECIDE_MD, "{\"metadata\":{\"labels\":{\"" DECIDE_OPTIN_LABEL "\":\"true\"}}}"));
+    add(&f, DECIDE_NP, "clusters", "np3",
+        from_json(DECIDE_NP, "{\"spec\":{\"clusterName\":\"a\"}}"));
+    add(&f, DECIDE_MD, "clusters-a", "np3", from_json(DECIDE_MD, "{}"));
+    decide_view_t v = plain_view(&f);
+    const struct {
+        decide_kind_t kind;
+        const char *name;
+        int want;
+    } cases[] = {
+        {DECIDE_HC, "a", 1},     /* a stanza, no label yet */
+        {DECIDE_HC, "free", -1}, /* no stanza, labelled */
+        {DECIDE_NP, "np1", 1},   /* its own stanza */
+        {DECIDE_NP, "np2", -1},  /* neither it nor its cluster has one */
+        {DECIDE_NP, "np3", 1},   /* no stanza of its own; its cluster has one */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        v.admission_holds = true;
+        assert_int_equal(decide_plan(&v, cases[i].kind, "clusters", cases[i].name, now, &p,
+                                     NULL, 0), 0);
+        if (p.optin_label != cases[i].want)
+            fail_msg("%s: optin_label %d, want %d", cases[i].name, p.optin_label, cases[i].want);
+        decide_plan_free(&p);
+        v.admission_holds = false; /* without the webhooks the label is not kept */
+        assert_int_equal(decide_plan(&v, cases[i].kind, "clusters", cases[i].name, now, &p,
+                                     NULL, 0), 0);
+        assert_int_equal(p.optin_label, 0);
+        decide_plan_free(&p);
+    }
+    /* Already labelled: nothing to write. */
+    ((decide_hc_t *)f.obj[0].data)->optin_label = true;
+    v.admission_holds = true;
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", now, &p, NULL, 0), 0);
+    assert_int_equal(p.optin_label, 0);
+    decide_plan_free(&p);
+    /* The patch: the label joins a pause patch of the same object. */
+    json_t *patch = decide_label_patch(decide_pause_patch(DECIDE_PAUSE_ADD, "9"), true, "9");
+    assert_string_equal(decide_json_str(patch, "metadata.resourceVersion"), "9");
+    assert_string_equal(json_string_value(json_object_get(
+                            decide_json_path(patch, "metadata.labels"), DECIDE_OPTIN_LABEL)),
+                        "true");
+    assert_non_null(json_object_get(decide_json_path(patch, "metadata.annotations"),
+                                    DECIDE_PAUSED_ANNOTATION));
+    json_decref(patch);
+    patch = decide_label_patch(NULL, false, "3");
+    assert_true(json_is_null(json_object_get(decide_json_path(patch, "metadata.labels"),
+                                             DECIDE_OPTIN_LABEL)));
+    json_decref(patch);
+    fake_teardown(&f);
+}
+
 /* The same answer whether the view memoizes resolutions or not. */
 static void test_plan_memo_parity(void **state)
 {
@@ -325,6 +447,8 @@ int main(void)
         cmocka_unit_test(test_plan_stale_stops_before_deciding),
         cmocka_unit_test(test_plan_nodepool_within_cluster),
         cmocka_unit_test(test_plan_memo_parity),
+        cmocka_unit_test(test_plan_unheld),
+        cmocka_unit_test(test_plan_optin_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# End-to-end: an InPlace NodePool held while restricted, with the HyperShift /
+# Cluster API behaviour model (e2e/model) beside the controller and the
+# chart's webhook selection (objectSelector on the opted-in label, which the
+# controller puts on the pool's MachineSet; failurePolicy Fail).
+#
+# HyperShift starts an in-place update by writing the MachineSet annotation
+# hypershift.openshift.io/nodePoolTargetConfigVersion, in the same write as
+# the template's new user data; the in-place upgrader reads no pause. On a
+# Friday evening the NodePool gets a new release: HyperShift's write is held
+# (target and template kept), the MachineSet stays unpaused and scales, and
+# no in-place update starts until Saturday's window opens; then HyperShift's
+# reconcile writes both again, they go through, and the upgrader starts.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=e2e/controller/lib.sh
+. "$here/lib.sh"
+# shellcheck source=e2e/model/lib.sh
+. "$here/../model/lib.sh"
+
+REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
+REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
+SIM0=2026-03-06T18:00:00Z # Friday 18:00
+OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
+SCALE=600                 # a real second is ten simulated minutes: 42 s to the window
+WH_NAME=hcp-e2e-inplace-$$
+LABEL=changemanagement.hypershift.openshift.io/opted-in
+TARGET=hypershift.openshift.io/nodePoolTargetConfigVersion
+
+webhook_scenario_begin
+
+NS=$(new_ns inplace)
+HCP_NS=$NS-a
+WPORT=$(free_port)
+chart_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null ||
+  not_ok "the chart's webhook configuration"
+
+mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
+mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
+model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 30m || {
+  not_ok "model started"
+  summary
+  exit 1
+}
+api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
+  apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+  metadata: {name: "ip", annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
+  spec: {clusterName: "a", replicas: 3, management: {upgradeType: "InPlace"},
+         release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool ip"
+MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
+has_machines() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 3 ] 2>/dev/null; }
+check "the model created the MachineSet and its machines" wait_for 20 has_machines
+labelled() { [ "$(get "$MS" ".metadata.labels[\"$LABEL\"] // \"\"")" = true ]; }
+check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled
+check_eq "restricted, merely waiting: the MachineSet is not paused" unpaused "$(pause_state "$MS")"
+
+# ---- restricted: the target is held -------------------------------------------------
+
+SCENARIO=held
+target0=$(get "$MS" ".metadata.annotations[\"$TARGET\"]")
+ud0=$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)
+api PATCH "$(np_path "$NS" ip)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"}}}" >/dev/null
+sleep 2 # 20 simulated minutes of HyperShift reconciling
+check_eq "HyperShift's target write is held" "$target0" "$(get "$MS" ".metadata.annotations[\"$TARGET\"]")"
+check_eq "so is the template's new user data (written with it)" "$ud0" \
+  "$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)"
+check_eq "no in-place update started" 0 "$(model_count inplace-update-start "$HCP_NS/ip")"
+api PATCH "$(np_path "$NS" ip)" '{"spec": {"replicas": 4}}' >/dev/null
+scaled() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 4 ]; }
+t0=$(now_us)
+check "while held, a scale from 3 to 4 reaches Cluster API" wait_for 5 scaled
+echo "# figure: InPlace pool held: NodePool scale 3 -> 4 to the machine created in $((($(now_us) - t0) / 1000)) ms"
+check_eq "still unpaused" unpaused "$(pause_state "$MS")"
+w0=$(model_summary | jq -r --arg k "MachineSet $HCP_NS/ip" '.observed[$k] // 0')
+c0=$(metric c hcp_controller_writes_total)
+sleep 10 # 100 simulated minutes restricted with the change held
+w1=$(model_summary | jq -r --arg k "MachineSet $HCP_NS/ip" '.observed[$k] // 0')
+c1=$(metric c hcp_controller_writes_total)
+echo "# figure: InPlace pool held for 100 simulated minutes: the MachineSet changed $((w1 - w0)) times, the controller wrote $((${c1%.*} - ${c0%.*})) objects"
+in_range "no write loop on the held MachineSet" "$((w1 - w0))" 0 3
+check_eq "no in-place update started outside the window" 0 "$(model_count inplace-update-start "$HCP_NS/ip")"
+
+# ---- the window opens: the in-place update starts -----------------------------------
+
+SCENARIO=window
+started() { [ "$(model_count inplace-update-start "$HCP_NS/ip")" -ge 1 ]; }
+check "the in-place update starts when the window opens" wait_for 40 started
+first=$(model_times inplace-update-start "$HCP_NS/ip" | sort | head -1)
+set_at=$(model_times inplace-target-set "$HCP_NS/ip" | sort | head -1)
+echo "# figure: window opened $OPEN; target written $set_at; first in-place update $first (simulated)"
+check "the target went through at or after the boundary" eval '[[ $(epoch "$set_at") -ge $(epoch "$OPEN") ]]'
+check "the first in-place update is not before the boundary" eval '[[ $(epoch "$first") -ge $(epoch "$OPEN") ]]'
+lag=$(model_records | jq -rs --arg o "$HCP_NS/ip" '[.[] | select(.event == "inplace-update-start" and .object == $o)][0].real')
+open_real=$(grep -m1 -E "WindowOpened kind=NodePool namespace=$NS name=ip( |$)" "${CTL_LOG[c]}" | awk '{print $1}')
+d=$(awk -v a="$(date -u -d "$lag" +%s.%N 2>/dev/null || echo 0)" -v b="$(date -u -d "$open_real" +%s.%N 2>/dev/null || echo 0)" \
+  'BEGIN { printf "%.3f", a - b }')
+echo "# figure: InPlace window open ($open_real, controller) -> first in-place update ($lag, model): $d s real"
+in_range "in-place initiation within 1 s (real) of the window opening" "$d" 0 1
+done_all() { [ "$(model_count inplace-update-done "$HCP_NS/ip")" -ge 4 ]; }
+check "the in-place update completes in the window" wait_for 30 done_all
+
+stop_ctl c
+model_stop
+summary

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# End-to-end: the admission webhooks reach opted-in objects only. The
+# webhook configuration is the chart's (failurePolicy Fail, objectSelector
+# on the label changemanagement.hypershift.openshift.io/opted-in=true); the
+# controller keeps that label on HostedClusters with a stanza and on the
+# MachineDeployments of NodePools with one (or whose HostedCluster has one),
+# and takes it off when the stanza goes. The proof is on the API server's
+# side: the controller counts every request it is sent, and with every
+# replica down (failurePolicy Fail) a write to an object without a stanza
+# still goes through, while one to an opted-in object is refused.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=e2e/controller/lib.sh
+. "$here/lib.sh"
+# shellcheck source=e2e/model/lib.sh (the webhook scenario helpers; no model runs)
+. "$here/../model/lib.sh"
+
+SIM0=2026-03-06T18:00:00Z # Friday: restricted
+WH_NAME=hcp-e2e-scope-$$
+LABEL=changemanagement.hypershift.openshift.io/opted-in
+
+webhook_scenario_begin
+
+NS=$(new_ns scope)
+WPORT=$(free_port)
+# The chart's webhooks (templates/webhook.yaml with its default values),
+# rendered by helm, pointed at this test's controller and namespaces.
+chart_webhook_config "$WPORT" "$NS" "$NS-a" "$NS-free" >"$CTL_TMP/wh.json" ||
+  not_ok "webhook configuration from the chart"
+check_eq "the chart's webhooks select the opted-in label" \
+  '["true","true","true"]' "$(jq -c "[.webhooks[].objectSelector.matchLabels[\"$LABEL\"]]" "$CTL_TMP/wh.json")"
+check_eq "with failurePolicy Fail" '["Fail","Fail","Fail"]' "$(jq -c '[.webhooks[].failurePolicy]' "$CTL_TMP/wh.json")"
+k apply -f "$CTL_TMP/wh.json" >/dev/null || not_ok "webhook configuration applied"
+
+mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
+mk_hc "$NS" a policy=weekend || not_ok "HostedCluster a"
+mk_hc "$NS" free || not_ok "HostedCluster free (no stanza)"
+mk_np "$NS" np1 a policy=weekend || not_ok "NodePool np1"
+mk_np "$NS" np2 a || not_ok "NodePool np2 (no stanza; its HostedCluster has one)"
+mk_np "$NS" np3 free || not_ok "NodePool np3 (no stanza anywhere)"
+label_of() { get "$1" ".metadata.labels[\"$LABEL\"] // \"none\""; }
+
+start_ctl c "$NS" "$SIM0" 1 --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
+labelled() { [ "$(label_of "$1")" = true ]; }
+check "the HostedCluster with a stanza gets the label" wait_for 10 labelled "$(hc_path "$NS" a)"
+check "so does its NodePool's MachineDeployment" wait_for 10 labelled "$(md_path "$NS" a np1)"
+check "and that of its NodePool without a stanza (restricted by the cluster)" wait_for 10 \
+  labelled "$(md_path "$NS" a np2)"
+sleep 1
+check_eq "the HostedCluster without a stanza: no label" none "$(label_of "$(hc_path "$NS" free)")"
+check_eq "its NodePool's MachineDeployment: no label" none "$(label_of "$(md_path "$NS" free np3)")"
+
+# The controller counts every admission request it answers.
+adm_total() { metrics c | awk '/^hcp_controller_admission_requests_total\{/ { s += $2 } END { print s + 0 }'; }
+a0=$(adm_total)
+api PATCH "$(hc_path "$NS" free)" '{"spec":{"release":{"image":"quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64"}}}' >/dev/null ||
+  not_ok "update of the HostedCluster without a stanza"
+api PATCH "$(md_path "$NS" free np3)" '{"spec":{"replicas":3}}' >/dev/null || not_ok "update of its MachineDeployment"
+sleep 1
+check_eq "objects without a stanza are never sent to the webhook" "$a0" "$(adm_total)"
+api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64"}}}' >/dev/null
+api PATCH "$(md_path "$NS" a np2)" '{"spec":{"replicas":3}}' >/dev/null
+sleep 1
+a1=$(adm_total)
+check_eq "the opted-in ones are (two requests)" $((a0 + 2)) "$a1"
+check_eq "and the release is held" quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64 \
+  "$(get "$(hc_path "$NS" a)" .spec.release.image)"
+
+# Every replica down: the API server refuses writes to opted-in objects only.
+stop_ctl c KILL
+out=$(api PATCH "$(hc_path "$NS" free)" '{"spec":{"release":{"image":"quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64"}}}' 2>&1)
+check_eq "every replica down: a HostedCluster without a stanza is still written" \
+  quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64 "$(jq -r .spec.release.image <<<"$out" 2>/dev/null)"
+out=$(api PATCH "$(md_path "$NS" free np3)" '{"spec":{"replicas":4}}' 2>&1)
+check_eq "and its NodePool's MachineDeployment (scaling)" 4 "$(jq -r .spec.replicas <<<"$out" 2>/dev/null)"
+out=$(api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64"}}}' 2>&1)
+check_contains "while a write to an opted-in HostedCluster is refused" "failed calling webhook" "$out"
+
+# Opting out: the stanza goes, so does the label.
+start_ctl c "$NS" "$SIM0" 1 --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || not_ok "replica back"
+api PATCH "$(hc_path "$NS" a)" '{"metadata":{"annotations":{"changemanagement.hypershift.openshift.io/policy":null}}}' >/dev/null ||
+  not_ok "stanza removed"
+unlabelled() { [ "$(label_of "$1")" = none ]; }
+check "the stanza removed: the HostedCluster's label goes" wait_for 10 unlabelled "$(hc_path "$NS" a)"
+check "and np2's MachineDeployment's (no stanza left above it)" wait_for 10 unlabelled "$(md_path "$NS" a np2)"
+check_eq "np1 keeps its own stanza, and the label" true "$(label_of "$(md_path "$NS" a np1)")"
+sleep 1
+w0=$(metric c hcp_controller_writes_total)
+sleep 2
+check_eq "steady state: no writes" "${w0%.*}" "$(m=$(metric c hcp_controller_writes_total); echo "${m%.*}")"
+
+stop_ctl c
+summary
