@@ -10,9 +10,9 @@
 # override), seeds the status HyperShift and Cluster API would write, runs
 # hcp-controller with a simulated clock from Monday 2026-03-02 00:00 UTC,
 # prints every transition of a policy, HostedCluster or NodePool as the
-# controller writes it to status (the simulated instant is the start of the
-# new state there, status.changeManagement.current.startTime or
-# status.behavior.current.startTime), and ends with a table of every
+# controller writes it (the simulated instant is the start of the new state,
+# status.behavior.current.startTime of the policy or of the object's
+# HostedChangeManagementStatus), and ends with a table of every
 # HostedCluster's and NodePool's state and next window.
 #
 # Environment:
@@ -52,54 +52,81 @@ now_us() { echo "${EPOCHREALTIME/./}"; }
 # setsid below, so that its watches stop with its process group) -------------
 
 # The states of one kind (hostedclusters, nodepools,
-# hostedchangemanagementpolicies) as \x1f-separated fields: kind, name,
+# hostedchangemanagementpolicies, hostedchangemanagementstatuses) as
+# \x1f-separated fields: the kind watched, the kind and name of the object,
 # state, start of the current state, message, ChangesPending reason (empty
-# when nothing is pending). HostedClusters and NodePools give their
-# ChangesPaused message; a policy gives its status.behavior.current (whose
-# reason names an exclusion while one applies). Objects without a status yet
-# give just their kind and name.
+# when nothing is pending), ChangesPaused status. A policy gives its
+# status.behavior.current (whose reason names an exclusion while one
+# applies); a HostedCluster or NodePool gives its conditions (message,
+# pending, paused); its HostedChangeManagementStatus gives its state and
+# when it started. Objects without a status yet give just their kinds and
+# name.
 watch_kind() {
   kubectl --kubeconfig "$KCFG" get "$1" -n "$NS" --watch -o json \
     --request-timeout "$DEMO_WATCH_TIMEOUT" 2>/dev/null |
     jq --unbuffered -r '
       def cond($t): (.status.conditions // []) | map(select(.type == $t)) | .[0] // {};
-      (.kind == "HostedChangeManagementPolicy") as $policy |
-      (if $policy then .status.behavior.current else .status.changeManagement.current end) as $c |
-      if $c == null then [.kind, .metadata.name] else
-      [.kind, .metadata.name, $c.state, ($c.startTime // ""),
-       (if $policy then
-          "Changes are " + (if $c.state == "ChangesUnpaused" then "permitted" else "paused" end) +
-          (if $c.endTime then " until " + $c.endTime else "" end) + " (" + ($c.reason // "") + ")."
-        else cond("ChangesPaused").message // "" end),
-       (cond("ChangesPending") | if .status == "True" then .reason else "" end)] end |
-      join("\u001f")'
+      if .kind == "HostedChangeManagementPolicy" then
+        .status.behavior.current as $c |
+        if $c == null then [.kind, .kind, .metadata.name] else
+        [.kind, .kind, .metadata.name, $c.state, ($c.startTime // ""),
+         "Changes are " + (if $c.state == "ChangesUnpaused" then "permitted" else "paused" end) +
+         (if $c.endTime then " until " + $c.endTime else "" end) + " (" + ($c.reason // "") + ").",
+         "", ""] end
+      elif .kind == "HostedChangeManagementStatus" then
+        .status.behavior.current as $c |
+        if $c == null then [.kind, .target.kind, .target.name] else
+        [.kind, .target.kind, .target.name, $c.state, ($c.startTime // ""), "", "", ""] end
+      else
+        if .status.conditions == null then [.kind, .kind, .metadata.name] else
+        [.kind, .kind, .metadata.name, "", "", cond("ChangesPaused").message // "",
+         (cond("ChangesPending") | if .status == "True" then .reason else "" end),
+         cond("ChangesPaused").status // ""] end
+      end | join("\u001f")'
 }
 
 # fmt_time RFC3339: "Tue 2026-03-03 12:00".
 fmt_time() { date -u -d "$1" '+%a %Y-%m-%d %H:%M'; }
 
 # Prints one line per change of an object's state (paused/unpaused and since
-# when); the first state seen is the one at the start of the week. Marks
-# each kind seen in $DEMO_DIR/seen.<kind>.
+# when); the first state seen is the one at the start of the week. A
+# HostedCluster's or NodePool's state comes from its
+# HostedChangeManagementStatus and its message from its own conditions, in
+# two streams: a line is printed once both say the same (ChangesPaused True
+# for a paused state, False for a permitted one). Marks each kind watched in
+# $DEMO_DIR/seen.<kind>.
 print_transitions() {
-  local kind name state start msg pending key when word extra
-  declare -A last=()
-  while IFS=$'\x1f' read -r kind name state start msg pending; do
-    : >"$DEMO_DIR/seen.$kind"
+  local watched kind name state start msg pending paused obj key when word extra
+  declare -A last=() hstate=() hstart=() cmsg=() cpend=() cpaused=()
+  while IFS=$'\x1f' read -r watched kind name state start msg pending paused; do
+    : >"$DEMO_DIR/seen.$watched"
+    obj=$kind/$name
+    case $watched in
+      HostedCluster | NodePool) cmsg[$obj]=$msg cpend[$obj]=$pending cpaused[$obj]=$paused ;;
+      HostedChangeManagementStatus) [ -n "$state" ] && hstate[$obj]=$state hstart[$obj]=$start ;;
+      *) [ -n "$state" ] && hstate[$obj]=$state hstart[$obj]=$start cmsg[$obj]=$msg cpend[$obj]="" cpaused[$obj]=any ;;
+    esac
+    state=${hstate[$obj]:-} start=${hstart[$obj]:-} paused=${cpaused[$obj]:-}
     [ -n "$state" ] || continue
+    case $paused in
+      any) ;;
+      True) [ "$state" != ChangesUnpaused ] || continue ;;
+      False) [ "$state" = ChangesUnpaused ] || continue ;;
+      *) continue ;;
+    esac
     key="$state|$start"
-    [ "${last[$kind/$name]:-}" = "$key" ] && continue
-    if [ -z "${last[$kind/$name]:-}" ]; then
+    [ "${last[$obj]:-}" = "$key" ] && continue
+    if [ -z "${last[$obj]:-}" ]; then
       when="$(fmt_time "$SIM_START") start"
     else
       when="$(fmt_time "$start")      "
     fi
-    last[$kind/$name]=$key
+    last[$obj]=$key
     if [ "$state" = ChangesUnpaused ]; then word=unpaused; else word=PAUSED; fi
     extra=""
-    [ -n "$pending" ] && extra=" Pending changes: $pending."
+    [ -n "${cpend[$obj]:-}" ] && extra=" Pending changes: ${cpend[$obj]}."
     [ "$kind" = HostedChangeManagementPolicy ] && kind=Policy
-    printf '%s  %-13s %-16s %-8s  %s%s\n' "$when" "$kind" "$name" "$word" "$msg" "$extra"
+    printf '%s  %-13s %-16s %-8s  %s%s\n' "$when" "$kind" "$name" "$word" "${cmsg[$obj]:-}" "$extra"
   done
 }
 
@@ -108,6 +135,7 @@ if [ "${1:-}" = "--transitions" ]; then
   { watch_kind hostedchangemanagementpolicies.$CM &
     watch_kind hostedclusters.hypershift.openshift.io &
     watch_kind nodepools.hypershift.openshift.io &
+    watch_kind hostedchangemanagementstatuses.$CM &
     wait; } | print_transitions
   exit 0
 fi
@@ -352,15 +380,16 @@ echo "   -- $(fmt_time "$SIM_END") UTC: end of the simulated span, controller st
 # ---- the table --------------------------------------------------------------------
 
 echo
-echo "-- state at the end (status.changeManagement; PAUSED is the CAPI object's cluster.x-k8s.io/paused)"
+echo "-- state at the end (HostedChangeManagementStatus; PAUSED is the CAPI object's cluster.x-k8s.io/paused)"
 capi=$(for cp in "$NS-prod" "$NS-staging"; do
   k get -n "$cp" clusters.cluster.x-k8s.io,machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io \
     -o json 2>/dev/null | jq -c '.items[]'
 done | jq -sc '.')
+companions=$(k get "hostedchangemanagementstatuses.$CM" -n "$NS" -o json | jq -c '.items')
 {
   k get hostedclusters.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
   k get nodepools.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
-} | jq -rs --argjson capi "$capi" --arg cm "$CM" '
+} | jq -rs --argjson capi "$capi" --argjson comp "$companions" --arg cm "$CM" '
   def t: strptime("%Y-%m-%dT%H:%M:%SZ") | mktime;
   def day: strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%a %Y-%m-%d %H:%M");
   def hm: strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%H:%M");
@@ -377,7 +406,10 @@ done | jq -sc '.')
     elif ($c.metadata.annotations // {})[$cm + "/paused-by"] == "hcp-controller" then "yes"
     else "yes (not by hcp-controller)" end;
   ["KIND", "NAMESPACE/NAME", "STRATEGY", "STATE", "PAUSED", "CAPI OBJECT", "NEXT WINDOW (UTC)", "MESSAGE"],
-  (.[] | .status.changeManagement as $s | capi_of as $o |
+  (.[] | .kind as $k | .metadata.name as $n |
+    ($comp | map(select(.target.kind == $k and .target.name == $n)) | .[0].status // {}) as $st |
+    {strategy: $st.strategy, current: $st.behavior.current, next: $st.behavior.next} as $s |
+    capi_of as $o |
     ((.status.conditions // []) | map(select(.type == "ChangesPaused")) | .[0].message // "") as $msg |
     [.kind, .metadata.namespace + "/" + .metadata.name, ($s.strategy // "?"),
      (if $s.current.state == "ChangesUnpaused" then "permitted" elif $s.current.state then "restricted" else "?" end),

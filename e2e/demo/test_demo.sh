@@ -117,7 +117,7 @@ check_eq "table: prod-infra" 1 \
 check_eq "table: staging-workers" 1 \
   "$(row NodePool staging-workers ByPolicy "MachineDeployment staging-workers" "Mon 2026-03-09 21:00 - 03:00")"
 check_eq "table: staging-gpu (InPlace: MachineSet)" 1 \
-  "$(row NodePool staging-gpu Permissive "MachineSet staging-gpu" "Mon 2026-03-09 21:00 - 03:00")"
+  "$(row NodePool staging-gpu None "MachineSet staging-gpu" "Mon 2026-03-09 21:00 - 03:00")"
 
 # ---- the cluster ----------------------------------------------------------------------
 
