@@ -40,7 +40,7 @@ find_go() {
 # there is one) and .go files is kept beside BIN as BIN.stamp. One build at a
 # time (flock on BIN.lock); JOBS bounds GOMAXPROCS and -p.
 go_build_cached() {
-  local src=$1 bin=$2 jobs=$3 go start
+  local src=$1 bin=$2 jobs=$3 go start stamp
   _go_stamp() {
     (cd "$src" && cat build.sh go.mod $(ls go.sum 2>/dev/null) $(ls ./*.go | sort)) |
       sha256sum | cut -d' ' -f1
@@ -53,12 +53,15 @@ go_build_cached() {
   flock 9
   _go_current && return 0
   start=$(date +%s)
+  # The digest of the sources as they are when the build starts: a source
+  # changed during the build makes the binary out of date, not current.
+  stamp=$(_go_stamp)
   e2e_log "building $(basename "$bin") (go $("$go" env GOVERSION))"
   (cd "$src" && GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0 GOTOOLCHAIN=auto GOWORK=off \
     GO111MODULE=on GOMAXPROCS=$jobs "$go" build -p "$jobs" -ldflags "-s -w" -o "$bin.tmp" .) ||
     e2e_die "building $src failed"
   mv -f "$bin.tmp" "$bin"
-  _go_stamp >"$bin.stamp"
+  echo "$stamp" >"$bin.stamp"
   e2e_log "built $bin in $(($(date +%s) - start))s"
 }
 
