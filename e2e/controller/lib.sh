@@ -168,6 +168,36 @@ mk_webhook_cert() {
     -keyout "$KEY" -out "$CERT" 2>/dev/null
 }
 
+# webhook_scenario_cleanup: stops what a webhook scenario started (its
+# controllers, the model when e2e/model/lib.sh is loaded, the mutating and
+# validating webhook configurations named $WH_NAME) and deletes its
+# namespaces and temporary files.
+webhook_scenario_cleanup() {
+  stop_all_ctls
+  if declare -F model_stop >/dev/null; then model_stop >/dev/null 2>&1; fi
+  if [ -n "${WH_NAME:-}" ]; then
+    k delete mutatingwebhookconfiguration,validatingwebhookconfiguration "$WH_NAME" \
+      --ignore-not-found >/dev/null 2>&1
+  fi
+  [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
+    <"$CTL_NSFILE" >/dev/null 2>&1
+  rm -rf "$CTL_TMP"
+}
+
+# webhook_scenario_begin: cleanup on exit, the cluster's environment and the
+# webhooks' test certificate ($CERT, $KEY); ends the script when either is
+# missing.
+webhook_scenario_begin() {
+  trap webhook_scenario_cleanup EXIT
+  if ! load_cluster_env; then
+    echo "# the e2e instance is not running (make cluster-up)"
+    not_ok "cluster reachable"
+    summary
+    exit 1
+  fi
+  mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
+}
+
 # webhook_config KIND OPERATIONS PORT NS... -- HOOK...: a KIND
 # (MutatingWebhookConfiguration or ValidatingWebhookConfiguration) named
 # $WH_NAME that sends the OPERATIONS (comma-separated) of the namespaces

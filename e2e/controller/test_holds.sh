@@ -41,37 +41,7 @@ OPEN=2026-03-07T01:00:00Z
 SCALE=600                 # a real second is ten simulated minutes: 42 s to the window
 WH_NAME=hcp-e2e-holds-$$
 
-cleanup() {
-  stop_all_ctls
-  model_stop >/dev/null 2>&1
-  k delete mutatingwebhookconfiguration "$WH_NAME" --ignore-not-found >/dev/null 2>&1
-  [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
-    <"$CTL_NSFILE" >/dev/null 2>&1
-  rm -rf "$CTL_TMP"
-}
-trap cleanup EXIT
-
-if ! load_cluster_env; then
-  echo "# the e2e instance is not running (make cluster-up)"
-  not_ok "cluster reachable"
-  summary
-  exit 1
-fi
-
-# ---- the webhook's certificate and configuration ------------------------------------
-
-mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
-
-# holds_config PORT NS...: the three holds, for the namespaces given only
-# (the HostedClusters' and their control-plane namespaces').
-holds_config() {
-  local port=$1
-  shift
-  webhook_config MutatingWebhookConfiguration UPDATE "$port" "$@" -- \
-    hostedclusters:/hold/hostedclusters:hypershift.openshift.io:hostedclusters \
-    machinedeployments:/hold/machinedeployments:cluster.x-k8s.io:machinedeployments \
-    machinesets:/hold/machinesets:cluster.x-k8s.io:machinesets
-}
+webhook_scenario_begin
 
 NS=$(new_ns holds)
 HCP_NS=$NS-a
@@ -80,7 +50,7 @@ POLICY=$(weekly_policy Saturday 01:00 4h)
 mk_policy "$NS" weekend "$POLICY" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}' >/dev/null
-holds_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
+holds_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 
 SCENARIO=start
 start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \

@@ -30,23 +30,8 @@ TEST_POLICY=${HCP_TEST_POLICY_BIN:-$CTL_REPO/build/tests/test_policy}
 SIM0=2026-03-03T12:00:00Z # a Tuesday
 WH_NAME=hcp-e2e-validate-$$
 
-cleanup() {
-  stop_all_ctls
-  k delete validatingwebhookconfiguration "$WH_NAME" --ignore-not-found >/dev/null 2>&1
-  [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
-    <"$CTL_NSFILE" >/dev/null 2>&1
-  rm -rf "$CTL_TMP"
-}
-trap cleanup EXIT
-
-if ! load_cluster_env; then
-  echo "# the e2e instance is not running (make cluster-up)"
-  not_ok "cluster reachable"
-  summary
-  exit 1
-fi
+webhook_scenario_begin
 [ -x "$TEST_POLICY" ] || { not_ok "$TEST_POLICY is built (make build/tests/test_policy)"; summary; exit 1; }
-mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
 
 # validating_config PORT NS...: the three validating webhooks, for the
 # namespaces given only.

@@ -67,32 +67,6 @@ model_times() {
 
 # ---- scenarios with the model and the admission webhooks ----------------------------
 
-# webhook_scenario_cleanup: stops what a webhook scenario started (its
-# controllers, the model, the webhook configuration $WH_NAME) and deletes its
-# namespaces and temporary files.
-webhook_scenario_cleanup() {
-  stop_all_ctls
-  model_stop >/dev/null 2>&1
-  [ -z "${WH_NAME:-}" ] || k delete mutatingwebhookconfiguration "$WH_NAME" --ignore-not-found >/dev/null 2>&1
-  [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
-    <"$CTL_NSFILE" >/dev/null 2>&1
-  rm -rf "$CTL_TMP"
-}
-
-# webhook_scenario_begin: cleanup on exit, the cluster's environment and the
-# webhooks' test certificate ($CERT, $KEY); ends the script when either is
-# missing.
-webhook_scenario_begin() {
-  trap webhook_scenario_cleanup EXIT
-  if ! load_cluster_env; then
-    echo "# the e2e instance is not running (make cluster-up)"
-    not_ok "cluster reachable"
-    summary
-    exit 1
-  fi
-  mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
-}
-
 # holds_webhook_config PORT NS...: the three holds (webhook_config of
 # e2e/controller/lib.sh) with failurePolicy $WH_FAILURE_POLICY (default
 # Fail).
