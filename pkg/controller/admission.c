@@ -13,6 +13,9 @@
  * - MachineSet (InPlace pools): the hypershift.openshift.io/
  *   nodePoolTargetConfigVersion annotation and spec.template stay as they
  *   are (HyperShift writes the target only together with a new template).
+ * - MachineDeployment and MachineSet: a held template or target is
+ *   recorded in the held-template annotation (the pool's change is then
+ *   pending); the first write let through in a window drops it.
  * - MachineDeployment and MachineSet: a pause of ours (the annotation with
  *   our marker) that the write deletes, as HyperShift's NodePool reconcile
  *   does on every pass, is kept while the plan keeps it (mid-rollout): no
@@ -35,6 +38,7 @@
 /* What the plan says about the managed object ns/name of kind, at now. */
 typedef struct verdict {
     bool restricted;          /* hold: the timeline does not permit changes */
+    bool permitted;           /* decided, and the timeline permits changes now */
     bool keep_pause;          /* NodePools: the plan keeps our pause (mid-rollout) */
     char until[64];           /* the next window's start, RFC 3339, "" when none */
     char capi_ns[DECIDE_NSLEN]; /* the plan's CAPI object (NodePools) */
@@ -55,6 +59,7 @@ static int plan_verdict(ctl_controller_t *c, decide_kind_t kind, const char *ns,
                      errlen);
     if (rc == 0 && p.present && p.decided) {
         out->restricted = p.d.restricted;
+        out->permitted = !p.d.restricted;
         out->keep_pause = p.d.pause_wanted;
         if (p.d.state.has_next)
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
@@ -178,7 +183,9 @@ static bool pool_verdict(ctl_controller_t *c, const adm_request_t *q, verdict_t 
     snprintf(name, sizeof(name), "%s", slash + 1);
     if ((*rc = plan_verdict(c, DECIDE_NP, ns, name, v, err, errlen)) != 0)
         return false;
-    return v->restricted && strcmp(v->capi_ns, q->ns) == 0 && strcmp(v->capi_name, q->name) == 0;
+    bool mine = strcmp(v->capi_ns, q->ns) == 0 && strcmp(v->capi_name, q->name) == 0;
+    v->permitted = v->permitted && mine;
+    return v->restricted && mine;
 }
 
 /* Keeps our pause (annotation and marker) when the write deletes it and the
@@ -212,6 +219,7 @@ static bool pool_held(ctl_controller_t *c, const adm_request_t *q, adm_response_
                       verdict_t *v, int *rc, char *err, size_t errlen)
 {
     *rc = 0;
+    memset(v, 0, sizeof(*v));
     if (q->op != ADM_UPDATE || q->subresource[0] || !pool_verdict(c, q, v, rc, err, errlen))
         return false;
     if ((*rc = keep_pause(a, q, v)) != 0) {
@@ -221,22 +229,67 @@ static bool pool_held(ctl_controller_t *c, const adm_request_t *q, adm_response_
     return true;
 }
 
-/* Keeps spec.template of a MachineDeployment or MachineSet as it was. */
+/* Keeps spec.template of a MachineDeployment or MachineSet as it was;
+ * *held tells whether the write asked for another one. */
 static int hold_template(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
-                         char *err, size_t errlen)
+                         bool *held, char *err, size_t errlen)
 {
     const json_t *old_tmpl = decide_json_path(q->old_object, "spec.template");
     const json_t *new_tmpl = decide_json_path(q->object, "spec.template");
     int rc;
 
+    *held = false;
     if (!old_tmpl || decide_json_equal_stored(old_tmpl, new_tmpl))
         return 0;
     rc = adm_patch_op(a, new_tmpl ? "replace" : "add", "/spec/template", json_deep_copy(old_tmpl));
     if (rc)
         return hcp_errf(err, errlen, rc, "holding spec.template");
+    *held = true;
     adm_response_warn(a, "spec.template is held until changes are permitted (next window %s); "
                          "replicas and everything else are applied",
                       v->until[0] ? v->until : "not scheduled");
+    return 0;
+}
+
+/* Records what a held write asked for in DECIDE_HELD_TEMPLATE_ANNOTATION:
+ * the template's new spec.version, else the new target config version
+ * (InPlace), else the new user-data secret. A function of the write alone,
+ * so the same template written again stores nothing new (no write loop
+ * with HyperShift). */
+static int record_held(adm_response_t *a, const adm_request_t *q, const char *target)
+{
+    const char *ver = decide_json_str(q->object, "spec.template.spec.version");
+    const char *was = decide_json_str(q->old_object, "spec.template.spec.version");
+    const char *ud = decide_json_str(q->object, "spec.template.spec.bootstrap.dataSecretName");
+    char what[DECIDE_HELDLEN];
+
+    if (ver && !same_str(ver, was))
+        snprintf(what, sizeof(what), "version %s", ver);
+    else if (target || ud)
+        snprintf(what, sizeof(what), "configuration %s", target ? target : ud);
+    else
+        snprintf(what, sizeof(what), "a new template");
+    if (same_str(annotation(q->object, DECIDE_HELD_TEMPLATE_ANNOTATION), what))
+        return 0;
+    return patch_annotation(a, q->object, DECIDE_HELD_TEMPLATE_ANNOTATION, what);
+}
+
+/* Drops the held-template record from a write that is let through in a
+ * window: the template it carries now reaches Cluster API. */
+static int drop_held(adm_response_t *a, const adm_request_t *q, char *err, size_t errlen)
+{
+    const char *const seg[] = {"metadata", "annotations", DECIDE_HELD_TEMPLATE_ANNOTATION, NULL};
+    char path[PATH_MAX_LEN];
+    int rc;
+
+    if (q->op != ADM_UPDATE || q->subresource[0] ||
+        annotation(q->object, DECIDE_HELD_TEMPLATE_ANNOTATION) == NULL)
+        return 0;
+    if (adm_pointer(path, sizeof(path), seg))
+        return hcp_errf(err, errlen, HCP_ERANGE, "annotation path");
+    if ((rc = adm_patch_op(a, "remove", path, NULL)) != 0)
+        return hcp_errf(err, errlen, rc, "dropping annotation %s",
+                        DECIDE_HELD_TEMPLATE_ANNOTATION);
     return 0;
 }
 
@@ -244,11 +297,16 @@ static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, voi
                                   char *err, size_t errlen)
 {
     verdict_t v;
+    bool held;
     int rc;
 
     if (!pool_held(ud, q, a, &v, &rc, err, errlen))
+        return rc ? rc : v.permitted ? drop_held(a, q, err, errlen) : 0;
+    if ((rc = hold_template(a, q, &v, &held, err, errlen)) != 0 || !held)
         return rc;
-    return hold_template(a, q, &v, err, errlen);
+    if ((rc = record_held(a, q, NULL)) != 0)
+        return hcp_errf(err, errlen, rc, "recording the held template");
+    return 0;
 }
 
 static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
@@ -258,19 +316,23 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
     const char *was, *want;
     char path[PATH_MAX_LEN];
     verdict_t v;
+    bool held;
     int rc;
 
     if (!pool_held(ud, q, a, &v, &rc, err, errlen))
-        return rc;
+        return rc ? rc : v.permitted ? drop_held(a, q, err, errlen) : 0;
     /* HyperShift writes the target only in the write that changes the
      * template's user data (nodepool/capi.go, reconcileMachineSet): a
      * template let through would leave nothing for its reconcile at the
      * window to write, and the in-place update would never start. Both are
      * held, and both go through in the same write when a window opens. */
-    if ((rc = hold_template(a, q, &v, err, errlen)) != 0)
+    if ((rc = hold_template(a, q, &v, &held, err, errlen)) != 0)
         return rc;
     was = annotation(q->old_object, TARGET_CONFIG_ANNOTATION);
     want = annotation(q->object, TARGET_CONFIG_ANNOTATION);
+    if ((held || !same_str(was, want)) &&
+        (rc = record_held(a, q, same_str(was, want) ? NULL : want)) != 0)
+        return hcp_errf(err, errlen, rc, "recording the held target");
     if (same_str(was, want))
         return 0;
     if (adm_pointer(path, sizeof(path), seg))

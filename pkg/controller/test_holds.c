@@ -41,6 +41,15 @@ static const char md_np1[] =
     "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"," OUR_PAUSE "}},"
     "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.0\"}}},"
     "\"status\":{\"replicas\":4,\"updatedReplicas\":1}}"; /* paused mid-rollout */
+/* np1's MachineDeployment rolled out (4.17.0), with a held 4.17.1. */
+#define MD_NP1_DONE(extra)                                                             \
+    "{\"kind\":\"MachineDeployment\",\"metadata\":{\"namespace\":\"clusters-a\","     \
+    "\"name\":\"np1\",\"uid\":\"u-np1\",\"resourceVersion\":\"9\",\"annotations\":{"     \
+    "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"" extra "}},"               \
+    "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.0\"}}},"   \
+    "\"status\":{\"replicas\":3,\"updatedReplicas\":3}}"
+static const char md_np1_held[] =
+    MD_NP1_DONE(",\"changemanagement.hypershift.openshift.io/held-template\":\"version 4.17.1\"");
 static const char ms_np2[] =
     "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
     "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
@@ -291,7 +300,8 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 5);
     assert_string_equal(ann(a.stored, DECIDE_PAUSED_ANNOTATION), "true");
     assert_string_equal(ann(a.stored, DECIDE_MARKER_ANNOTATION), DECIDE_MARKER_VALUE);
-    assert_int_equal(a.nops, 2);
+    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
+    assert_int_equal(a.nops, 3);
     json_decref(a.stored);
 
     /* A MachineDeployment of no known pool passes untouched. */
@@ -309,6 +319,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
                "\"spec\":{\"replicas\":4}}");
     assert_string_equal(ann(a.stored, "hypershift.openshift.io/nodePoolTargetConfigVersion"),
                         "c1");
+    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "configuration c2");
     assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 4);
     json_decref(a.stored);
 
@@ -330,6 +341,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
                         "c1");
     assert_string_equal(str_at(a.stored, "spec.template.spec.bootstrap.dataSecretName"), "ud-1");
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.0");
+    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
     assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 3);
     json_decref(a.stored);
 
@@ -347,6 +359,13 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_true(a.allowed);
     assert_int_equal(a.nops, 0);
     assert_null(ann(a.stored, DECIDE_PAUSED_ANNOTATION));
+    json_decref(a.stored);
+
+    /* A write that carries no other template (someone's metadata patch)
+     * keeps the record of the held one. */
+    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+               "clusters-a", "np1", md_np1_held, md_np1_held);
+    assert_int_equal(a.nops, 0);
     json_decref(a.stored);
 }
 
@@ -368,6 +387,92 @@ static void md_permitted(adm_router_t *r, ctl_controller_t *c)
     assert_int_equal(a.nops, 0);
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
     json_decref(a.stored);
+
+    /* HyperShift's first write in the window: the held template goes
+     * through and its record goes with the same write. */
+    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", md_np1_held,
+               "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
+               "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
+               "\"changemanagement.hypershift.openshift.io/held-template\":\"version 4.17.1\"}},"
+               "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.1\"}}}}");
+    assert_int_equal(a.nops, 1);
+    assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
+    assert_null(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION));
+    json_decref(a.stored);
+}
+
+/* The plan of np1 with its MachineDeployment as stored (JSON text). */
+static void plan_np1(ctl_controller_t *c, const char *md, decide_plan_t *p)
+{
+    decide_view_t v;
+    char err[256];
+
+    add_object(&c->mds, md);
+    ctl_view_init(c, false, &v);
+    v.projection = NULL;
+    v.status_doc = true;
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1",
+                                 ctl_clock_now(&c->opts.clock, c->loop), p, err, sizeof(err)),
+                     0);
+    assert_true(p->present && p->decided);
+}
+
+/* A held template is a pending change (DESIGN.md 3.5): a pool rolled out
+ * whose HyperShift write was held reads ChangesPending, blocked until the
+ * window, and its companion names the held template. HyperShift's next
+ * write of the same template stores nothing new. */
+static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
+{
+    decide_plan_t p;
+    const char *hs_write =
+        "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
+        "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"}},"
+        "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.1\"}}}}";
+
+    plan_np1(c, MD_NP1_DONE(""), &p);
+    assert_false(p.d.pending);
+    assert_true(json_is_null(json_object_get(p.status_doc, "heldChange")));
+    decide_plan_free(&p);
+
+    answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+                        "clusters-a", "np1", MD_NP1_DONE(""), hs_write);
+    json_object_set_new(a.stored, "status", json_pack("{s:i, s:i}", "replicas", 3,
+                                                      "updatedReplicas", 3));
+    json_object_set_new(json_object_get(a.stored, "metadata"), "resourceVersion",
+                        json_string("10"));
+    char *stored = json_dumps(a.stored, JSON_COMPACT);
+    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
+    plan_np1(c, stored, &p);
+    assert_true(p.d.pending);
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_string_equal(p.d.pending_reason, "ChangesBlocked");
+    assert_string_equal(str_at(p.status_doc, "heldChange.summary"),
+                        "node rollout to version 4.17.1");
+    assert_string_equal(str_at(p.status_doc, "heldChange.template"), "version 4.17.1");
+    decide_plan_free(&p);
+
+    /* HyperShift writes the same template again (onto the object as
+     * stored): nothing new is stored. */
+    json_t *again = json_deep_copy(a.stored);
+    json_object_set_new(decide_json_path(again, "spec.template.spec"), "version",
+                        json_string("4.17.1"));
+    char *again_text = json_dumps(again, JSON_COMPACT);
+    answer_t b = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+                        "clusters-a", "np1", stored, again_text);
+    assert_int_equal(b.nops, 1);
+    assert_true(json_equal(a.stored, b.stored));
+    json_decref(again);
+    free(again_text);
+    free(stored);
+    json_decref(a.stored);
+    json_decref(b.stored);
+}
+
+static void test_held_template_pending(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", md_held_pending);
 }
 
 static void test_workers_in_window(void **state)
@@ -384,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_hostedcluster_in_window),
         cmocka_unit_test(test_workers_restricted),
         cmocka_unit_test(test_workers_in_window),
+        cmocka_unit_test(test_held_template_pending),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

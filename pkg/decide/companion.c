@@ -100,6 +100,12 @@ static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decis
     if (!(d->pending && d->pending_metric == 2))
         return json_null();
     const decide_np_t *np = self;
+    if (d->held[0]) {
+        char summary[DECIDE_HELDLEN + 32];
+        snprintf(summary, sizeof(summary), "%s to %s",
+                 np->in_place ? "in-place update" : "node rollout", d->held);
+        return json_pack("{s:s, s:s}", "summary", summary, "template", d->held);
+    }
     return json_pack("{s:s}", "summary", np->updating_version  ? "version update"
                                          : np->updating_config ? "configuration update"
                                                                : "node rollout");

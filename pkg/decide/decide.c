@@ -212,6 +212,8 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
                       sched_permitted(res->sched, now) == 1;
     decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), false, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
+    if (md && md->held)
+        snprintf(out->held, sizeof(out->held), "%s", md->held);
     /* DESIGN.md 3.6: while restricted, the admission webhook holds a new
      * template (Replace) or target config version (InPlace) where it
      * starts, so the MachineDeployment/MachineSet is paused only in

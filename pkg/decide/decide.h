@@ -22,6 +22,7 @@
 
 #define DECIDE_MSGLEN 1024
 #define DECIDE_REASONLEN 256 /* an exclusion's reason as conditions quote it */
+#define DECIDE_HELDLEN 256   /* a held template as the companion quotes it */
 
 typedef enum decide_pause_action {
     DECIDE_PAUSE_NONE,          /* the CAPI object is already right */
@@ -42,6 +43,9 @@ typedef struct decide_decision {
     bool hold_open;        /* restricted, but initiated work is left running */
     bool paused_by_other;  /* the CAPI object carries a pause that is not ours */
     bool pending;          /* changes are pending (DESIGN.md 3.5) */
+    char held[DECIDE_HELDLEN]; /* NodePools: the template or target held at
+                                  admission (DECIDE_HELD_TEMPLATE_ANNOTATION),
+                                  "" when none */
     int pending_metric;    /* 0 none, 1 pending and being initiated, 2 blocked */
     bool pause_wanted;     /* the CAPI object should carry our pause */
     decide_pause_action_t action;

@@ -412,9 +412,11 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
     c->spec_marker = spec_marker && strcmp(spec_marker, DECIDE_MARKER_VALUE) == 0;
     c->optin_label = optin_label(obj);
     const char *np = annotation(obj, DECIDE_NODEPOOL_ANNOTATION);
+    const char *held = annotation(obj, DECIDE_HELD_TEMPLATE_ANNOTATION);
     c->nodepool = dup_or_null(np);
-    if (np && !c->nodepool) {
-        free(c);
+    c->held = dup_or_null(held);
+    if ((np && !c->nodepool) || (held && !c->held)) {
+        decide_capi_free(c);
         return NULL;
     }
     c->replicas = int_or(obj, "spec.replicas", -1);
@@ -440,6 +442,7 @@ void decide_capi_free(decide_capi_t *c)
     if (!c)
         return;
     free(c->nodepool);
+    free(c->held);
     free(c);
 }
 
@@ -465,7 +468,7 @@ bool decide_hc_pending(const decide_hc_t *hc)
 
 bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
 {
-    if (np->updating_version || np->updating_config)
+    if (np->updating_version || np->updating_config || (md && md->held))
         return true;
     if (!md || md->updated < 0)
         return false;

@@ -37,6 +37,15 @@
     "changemanagement.hypershift.openshift.io/requested-release-image"
 #define DECIDE_REQUESTED_CP_RELEASE_ANNOTATION \
     "changemanagement.hypershift.openshift.io/requested-control-plane-release-image"
+/* A Replace pool's MachineDeployment template or an InPlace pool's
+ * MachineSet target held while changes are restricted (DESIGN.md 3.6): the
+ * admission webhook keeps the object's template (and target) as it was and
+ * records what the write asked for here ("version 4.17.1", "configuration
+ * <target or user-data secret>"), so that the pool reads as having a change
+ * pending. The value depends only on the write, so HyperShift writing the
+ * same template again stores nothing new; the first write let through in a
+ * window drops it. */
+#define DECIDE_HELD_TEMPLATE_ANNOTATION "changemanagement.hypershift.openshift.io/held-template"
 /* An InPlace MachineSet's wanted and reached config versions (HyperShift). */
 #define DECIDE_TARGET_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolTargetConfigVersion"
 #define DECIDE_CURRENT_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolCurrentConfigVersion"
@@ -110,6 +119,7 @@ typedef struct decide_capi {
     bool spec_marker;       /* our marker of spec.paused present */
     bool optin_label;       /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
     char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
+    char *held;             /* DECIDE_HELD_TEMPLATE_ANNOTATION (what is held) or NULL */
     int64_t replicas;       /* spec.replicas; -1 when absent */
     int64_t updated;        /* status.updatedReplicas; -1 when absent */
     int64_t existing;       /* status.replicas: machines that exist, of any
@@ -167,6 +177,7 @@ void decide_capi_free(decide_capi_t *c);
 
 /* Pending changes (DESIGN.md 3.5): for a HostedCluster also a held request
  * that differs from the running value. A NodePool's change is pending while
+ * its MachineDeployment/MachineSet carries a held template or target, while
  * HyperShift says it is updating its version or configuration, or while its
  * MachineDeployment still has machines of an older template (status.replicas
  * above the updated count). A scale-up alone (spec.replicas above both) is
