@@ -56,9 +56,10 @@ e2e-cluster:
 	@scripts/run-tests.sh --tally $(TALLY) --label e2e e2e/cluster/test_cluster.sh
 
 # The demo (e2e/demo/demo.sh): sample objects on the "main" instance and a
-# simulated week in about two minutes (DEMO_SECONDS), then a table of every
-# object's state. Starts the instance if needed and stops it afterwards unless
-# someone else uses it.
-demo: all
+# simulated week in about two minutes (DEMO_SECONDS) beside the behaviour
+# model of HyperShift and Cluster API (e2e/model, built by e2e-model-bin),
+# then a table of every object's state. Starts the instance if needed and
+# stops it afterwards unless someone else uses it.
+demo: all e2e-model-bin
 	@e2e/cluster.sh with main -- env HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
 		DEMO_DIR=$(abspath $(BUILD))/demo-run e2e/demo/demo.sh

@@ -7,6 +7,6 @@ E2E_TARGETS += e2e-demo
 
 .PHONY: e2e-demo
 
-e2e-demo: $(BUILD)/hcp-controller
+e2e-demo: $(BUILD)/hcp-controller e2e-model-bin
 	@e2e/cluster.sh with main -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
 		scripts/run-tests.sh --tally $(TALLY) --label e2e e2e/demo/test_demo.sh'

@@ -1,28 +1,42 @@
 #!/usr/bin/env bash
 # The demo behind `make demo`: a simulated week of maintenance windows on the
-# local cluster, in about two minutes.
+# local cluster, in about two minutes, with the behaviour model of HyperShift
+# and Cluster API (e2e/model) doing what they would do on a management
+# cluster, and the controller's admission webhooks holding changes.
 #
 #   e2e/cluster.sh with main -- e2e/demo/demo.sh
 #
 # Loads the sample objects of e2e/demo/objects/ with kubectl apply (two
-# HostedClusters, four NodePools with their Cluster API objects, three
-# policies, one of them with an exclusion, and an SRE PermissiveUntil
-# override), seeds the status HyperShift and Cluster API would write, runs
-# hcp-controller with a simulated clock from Monday 2026-03-02 00:00 UTC,
-# prints every transition of a policy, HostedCluster or NodePool as the
-# controller writes it (the simulated instant is the start of the new state,
+# HostedClusters, four NodePools, the CAPI Clusters, three policies, one of
+# them with an exclusion, and an SRE PermissiveUntil override), seeds the
+# release status HyperShift would report, and runs hcp-controller (with its
+# webhooks, configured as the chart configures them) and the model with one
+# simulated clock from Monday 2026-03-02 00:00 UTC. The model creates the
+# pools' MachineDeployments and MachineSets and their machines. On Tuesday
+# at 14:00 someone asks for release 4.17.1 for HostedCluster prod and its
+# NodePool prod-workers and for a new configuration of the InPlace pool
+# staging-gpu: the webhooks hold each request in the very write that makes
+# it, and nothing starts until the window opens. The demo prints every
+# transition of a policy, HostedCluster or NodePool as the controller writes
+# it (the simulated instant is the start of the new state,
 # status.behavior.current.startTime of the policy or of the object's
-# HostedChangeManagementStatus), and ends with a table of every
-# HostedCluster's and NodePool's state and next window.
+# HostedChangeManagementStatus), every change it holds (heldChange of the
+# HostedChangeManagementStatus, since when), and what the model records as
+# started (a control-plane update, a machine replacement, an in-place
+# update); it ends with a table of every HostedCluster's and NodePool's
+# state, what it runs, when its change started and its next window.
 #
 # Environment:
 #   HCP_BIN         the controller binary (default build/hcp-controller)
+#   HCP_MODEL_BIN   the model binary (default: e2e/model/build.sh --path)
 #   DEMO_SECONDS    real seconds the simulated span takes (default 120)
-#   DEMO_DAYS       simulated days (default 7)
+#   DEMO_DAYS       simulated days (default 7; at least 2, the requests are
+#                   made on Tuesday)
 #   DEMO_NAMESPACE  namespace of the objects (default demo-clusters); the
 #                   control plane namespaces are <namespace>-prod and
 #                   <namespace>-staging
-#   DEMO_DIR        where the controller's log goes (default build/demo-run)
+#   DEMO_DIR        where the controller's log and the model's record go
+#                   (default build/demo-run)
 #   DEMO_INSTANCE   the e2e/cluster.sh instance to use (default main)
 #
 # Reruns are idempotent: the objects are deleted and created again (the
@@ -34,16 +48,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 HCP_BIN=${HCP_BIN:-$repo/build/hcp-controller}
+MODEL_BIN=${HCP_MODEL_BIN:-$("$repo/e2e/model/build.sh" --path)}
 DEMO_SECONDS=${DEMO_SECONDS:-120}
 DEMO_DAYS=${DEMO_DAYS:-7}
 NS=${DEMO_NAMESPACE:-demo-clusters}
 DEMO_DIR=${DEMO_DIR:-$repo/build/demo-run}
 INSTANCE=${DEMO_INSTANCE:-main}
 SIM_START=2026-03-02T00:00:00Z # a Monday
+REQUEST_AT=2026-03-03T14:00:00Z # Tuesday afternoon: the requests
 
 CM=changemanagement.hypershift.openshift.io
 OBJECTS=$here/objects
 RELEASE_DONE=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
+RELEASE_NEXT=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
+GPU_CONFIG='[{"name": "gpu-driver-550"}]' # staging-gpu's new spec.config
+REPLACEMENT=15m # simulated time the model takes per machine replacement
 
 die() { echo "demo: $*" >&2; exit 1; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
@@ -55,12 +74,13 @@ now_us() { echo "${EPOCHREALTIME/./}"; }
 # hostedchangemanagementpolicies, hostedchangemanagementstatuses) as
 # \x1f-separated fields: the kind watched, the kind and name of the object,
 # state, start of the current state, message, ChangesPending reason (empty
-# when nothing is pending), ChangesPaused status. A policy gives its
+# when nothing is pending), ChangesPaused status, and the held change:
+# summary, since, the next window's start. A policy gives its
 # status.behavior.current (whose reason names an exclusion while one
 # applies); a HostedCluster or NodePool gives its conditions (message,
-# pending, paused); its HostedChangeManagementStatus gives its state and
-# when it started. Objects without a status yet give just their kinds and
-# name.
+# pending, paused); its HostedChangeManagementStatus gives its state, when
+# it started and its heldChange. Objects without a status yet give just
+# their kinds and name.
 watch_kind() {
   kubectl --kubeconfig "$KCFG" get "$1" -n "$NS" --watch -o json \
     --request-timeout "$DEMO_WATCH_TIMEOUT" 2>/dev/null |
@@ -76,7 +96,9 @@ watch_kind() {
       elif .kind == "HostedChangeManagementStatus" then
         .status.behavior.current as $c |
         if $c == null then [.kind, .target.kind, .target.name] else
-        [.kind, .target.kind, .target.name, $c.state, ($c.startTime // ""), "", "", ""] end
+        [.kind, .target.kind, .target.name, $c.state, ($c.startTime // ""), "", "", "",
+         (.status.heldChange.summary // ""), (.status.heldChange.since // ""),
+         (.status.behavior.next.startTime // "")] end
       else
         if .status.conditions == null then [.kind, .kind, .metadata.name] else
         [.kind, .kind, .metadata.name, "", "", cond("ChangesPaused").message // "",
@@ -96,11 +118,17 @@ fmt_time() { date -u -d "$1" '+%a %Y-%m-%d %H:%M'; }
 # for a paused state, False for a permitted one). Marks each kind watched in
 # $DEMO_DIR/seen.<kind>.
 print_transitions() {
-  local watched kind name state start msg pending paused obj key when word extra
-  declare -A last=() hstate=() hstart=() cmsg=() cpend=() cpaused=()
-  while IFS=$'\x1f' read -r watched kind name state start msg pending paused; do
+  local watched kind name state start msg pending paused held since next obj key when word extra
+  declare -A last=() hstate=() hstart=() cmsg=() cpend=() cpaused=() lheld=()
+  while IFS=$'\x1f' read -r watched kind name state start msg pending paused held since next; do
     : >"$DEMO_DIR/seen.$watched"
     obj=$kind/$name
+    if [ "$watched" = HostedChangeManagementStatus ] && [ "$held" != "${lheld[$obj]:-}" ]; then
+      lheld[$obj]=$held
+      [ -z "$held" ] ||
+        printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$since")" "$kind" "$name" HELD \
+          "${held//quay.io\/openshift-release-dev\/ocp-release:/}: held, nothing starts before the window at ${next:-(none)}."
+    fi
     case $watched in
       HostedCluster | NodePool) cmsg[$obj]=$msg cpend[$obj]=$pending cpaused[$obj]=$paused ;;
       HostedChangeManagementStatus) [ -n "$state" ] && hstate[$obj]=$state hstart[$obj]=$start ;;
@@ -126,12 +154,48 @@ print_transitions() {
     extra=""
     [ -n "${cpend[$obj]:-}" ] && extra=" Pending changes: ${cpend[$obj]}."
     [ "$kind" = HostedChangeManagementPolicy ] && kind=Policy
-    printf '%s  %-13s %-16s %-8s  %s%s\n' "$when" "$kind" "$name" "$word" "${cmsg[$obj]:-}" "$extra"
+    printf '%s  %-17s %-16s %-8s  %s%s\n' "$when" "$kind" "$name" "$word" "${cmsg[$obj]:-}" "$extra"
   done
+}
+
+# short_images: release images shortened to their tag in the lines read.
+short_images() { sed -u 's|quay.io/openshift-release-dev/ocp-release:||g'; }
+
+# version IMAGE: "4.17.1" of a release image.
+version() { local v=${1##*:}; echo "${v%-*}"; }
+
+# Prints what the model records as started, one line each: a control-plane
+# update (STARTED), a machine replacement (REPLACE, numbered per
+# MachineDeployment), an in-place update of a machine (UPDATE). The record
+# is the file the model appends to (--record-file).
+print_model_events() {
+  local at event kind object from to detail name n
+  declare -A count=()
+  tail -n +1 -F "$1" 2>/dev/null |
+    jq --unbuffered -r 'select(.event == "controlplane-initiation" or .event == "replacement-start"
+        or .event == "inplace-update-start") |
+      [.at, .event, .kind, .object, (.from // ""), (.to // ""), (.detail // "")] | join("\u001f")' |
+    while IFS=$'\x1f' read -r at event kind object from to detail; do
+      name=${object#*/}
+      count[$object]=$((${count[$object]:-0} + 1))
+      n=${count[$object]}
+      case $event in
+        controlplane-initiation)
+          printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$at")" "$kind" "$name" STARTED \
+            "HyperShift starts rolling the control plane from $(version "$from") to $(version "$to") (model)." ;;
+        replacement-start)
+          printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$at")" "$kind" "$name" REPLACE \
+            "Cluster API starts replacement $n: machine $from -> $to, one at a time (model)." ;;
+        inplace-update-start)
+          printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$at")" "$kind" "$name" UPDATE \
+            "The in-place upgrader starts updating machine $detail to configuration $to (model)." ;;
+      esac
+    done
 }
 
 if [ "${1:-}" = "--transitions" ]; then
   KCFG=$2
+  print_model_events "$DEMO_DIR/model-record.jsonl" &
   { watch_kind hostedchangemanagementpolicies.$CM &
     watch_kind hostedclusters.hypershift.openshift.io &
     watch_kind nodepools.hypershift.openshift.io &
@@ -146,10 +210,11 @@ fi
   die "DEMO_NAMESPACE \"$NS\" is not a namespace name of at most 50 characters ([a-z0-9-])"
 { [[ "$DEMO_SECONDS" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$DEMO_SECONDS" 'BEGIN { exit !(s >= 5) }'; } ||
   die "DEMO_SECONDS \"$DEMO_SECONDS\" is not a number of seconds >= 5"
-{ [[ "$DEMO_DAYS" =~ ^[1-9][0-9]*$ ]] && [ "$DEMO_DAYS" -le 28 ]; } ||
-  die "DEMO_DAYS \"$DEMO_DAYS\" is not a whole number of days from 1 to 28"
+{ [[ "$DEMO_DAYS" =~ ^[1-9][0-9]*$ ]] && [ "$DEMO_DAYS" -ge 2 ] && [ "$DEMO_DAYS" -le 28 ]; } ||
+  die "DEMO_DAYS \"$DEMO_DAYS\" is not a whole number of days from 2 to 28"
 [ -x "$HCP_BIN" ] || die "no controller binary at $HCP_BIN (make build/hcp-controller, or set HCP_BIN)"
-for tool in kubectl jq curl setsid ss; do
+[ -x "$MODEL_BIN" ] || die "no behaviour model binary at $MODEL_BIN (make e2e-model-bin, or set HCP_MODEL_BIN)"
+for tool in kubectl jq curl setsid ss openssl tail; do
   command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps.sh)"
 done
 
@@ -184,14 +249,20 @@ api_patch() {
 
 # ---- cleanup --------------------------------------------------------------------
 
-CTL_PID="" WATCH_PGID="" SLEEP_PID=""
+CTL_PID="" MODEL_PID="" WATCH_PGID="" SLEEP_PID="" WEBHOOK_NAME=""
+stop_pid() { # VAR: SIGTERM to the process whose id is in VAR, waits, clears VAR
+  [ -n "${!1}" ] || return 0
+  kill -TERM "${!1}" 2>/dev/null || true
+  wait "${!1}" 2>/dev/null || true
+  printf -v "$1" '%s' ""
+}
 cleanup() {
   [ -z "$SLEEP_PID" ] || kill "$SLEEP_PID" 2>/dev/null || true
-  if [ -n "$CTL_PID" ]; then
-    kill -TERM "$CTL_PID" 2>/dev/null || true
-    wait "$CTL_PID" 2>/dev/null || true
-    CTL_PID=""
-  fi
+  stop_pid MODEL_PID
+  stop_pid CTL_PID
+  # failurePolicy Fail: without the controller every held write would be refused.
+  [ -z "$WEBHOOK_NAME" ] || k delete mutatingwebhookconfiguration "$WEBHOOK_NAME" \
+    --ignore-not-found >/dev/null 2>&1 || true
   if [ -n "$WATCH_PGID" ]; then
     kill -TERM -- "-$WATCH_PGID" 2>/dev/null || true
     wait "$WATCH_PGID" 2>/dev/null || true
@@ -204,7 +275,10 @@ trap 'echo; echo "demo: terminated" >&2; exit 143' TERM
 
 mkdir -p "$DEMO_DIR"
 LOG=$DEMO_DIR/controller.log
-rm -f "$DEMO_DIR"/seen.* "$DEMO_DIR"/*.pid "$DEMO_DIR"/*.pgid "$LOG"
+MODEL_LOG=$DEMO_DIR/model.log
+MODEL_REC=$DEMO_DIR/model-record.jsonl
+rm -f "$DEMO_DIR"/seen.* "$DEMO_DIR"/*.pid "$DEMO_DIR"/*.pgid "$LOG" "$MODEL_LOG" "$MODEL_REC" \
+  "$DEMO_DIR/model.port"
 
 # ---- objects --------------------------------------------------------------------
 
@@ -225,6 +299,13 @@ obj_files=("$OBJECTS"/policy-*.yaml "$OBJECTS"/cluster-*.yaml)
 manifests "${obj_files[@]}" | k delete --ignore-not-found --wait -f - >/dev/null 2>"$DEMO_DIR/kubectl.err" ||
   { [ -z "$(k get namespace "$NS" -o name 2>/dev/null)" ] || die "deleting old objects failed: $(cat "$DEMO_DIR/kubectl.err")"; }
 k delete events --all -n "$NS" >/dev/null 2>&1 || true
+WEBHOOK_NAME=hcp-demo-$NS
+k delete mutatingwebhookconfiguration "$WEBHOOK_NAME" --ignore-not-found >/dev/null 2>&1 || true
+k delete "hostedchangemanagementstatuses.$CM" --all -n "$NS" >/dev/null 2>&1 || true
+for cp in "$NS-prod" "$NS-staging"; do # what the model created
+  k delete machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io --all -n "$cp" >/dev/null 2>&1 || true
+  k delete configmaps -l e2e-model.hcp-controller/role -n "$cp" >/dev/null 2>&1 || true
+done
 
 # apply FILE...: kubectl apply of the manifests; prints "N kind" counts.
 apply() {
@@ -239,9 +320,8 @@ echo "-- objects (kubectl apply --server-side)"
 echo "   applied $(apply "$OBJECTS/namespaces.yaml")"
 echo "   applied $(apply "${obj_files[@]}")"
 
-# The status HyperShift and Cluster API keep: both control planes run 4.17.0
-# (prod's spec asks for 4.17.1, so that update is pending), every node is up
-# to date.
+# The release status HyperShift reports: both control planes run 4.17.0.
+# (The model writes the pools' Cluster API objects and their status.)
 for hc in prod staging; do
   api_patch "/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$hc/status" \
     "$(jq -nc --arg i "$RELEASE_DONE" '[{op: "add", path: "/status", value: {version: {
@@ -250,16 +330,7 @@ for hc in prod staging; do
                  startedTime: "2026-02-10T08:00:00Z", completionTime: "2026-02-10T08:40:00Z"}]}}}]')" \
     application/json-patch+json
 done
-capi_status() { # KIND-PLURAL CP-NAMESPACE NAME REPLICAS
-  api_patch "/apis/cluster.x-k8s.io/v1beta1/namespaces/$2/$1/$3/status" \
-    "{\"status\": {\"replicas\": $4, \"readyReplicas\": $4, \"availableReplicas\": $4, \"updatedReplicas\": $4}}" \
-    application/merge-patch+json
-}
-capi_status machinedeployments "$NS-prod" prod-workers 3
-capi_status machinedeployments "$NS-prod" prod-infra 2
-capi_status machinedeployments "$NS-staging" staging-workers 2
-capi_status machinesets "$NS-staging" staging-gpu 1
-echo "   status seeded: control planes at 4.17.0, nodes up to date"
+echo "   status seeded: both control planes run 4.17.0"
 # Each HostedCluster and NodePool with its changeManagement stanza as given
 # (spec.changeManagement wins over the annotations).
 {
@@ -313,8 +384,9 @@ free_port() {
 }
 
 echo
-echo "-- transitions, as the controller writes them (simulated time, UTC)"
-printf '%-26s  %-13s %-16s %-8s  %s\n' "WHEN" "KIND" "NAME" "CHANGES" "STATUS MESSAGE"
+echo "-- transitions as the controller writes them, held changes, and what the model of HyperShift and"
+echo "   Cluster API starts (simulated time, UTC; release images by their tag)"
+printf '%-26s  %-17s %-16s %-8s  %s\n' "WHEN" "KIND" "NAME" "CHANGES" "STATUS MESSAGE"
 # A watch outlives the demo by two minutes at most, even if this script is
 # killed without its trap running.
 DEMO_WATCH_TIMEOUT=$(awk -v s="$DEMO_SECONDS" 'BEGIN { printf "%ds", s + 120 }')
@@ -331,28 +403,74 @@ for _ in $(seq 1 100); do
 done
 watching || die "the watches of policies, HostedClusters and NodePools did not start"
 
+# The admission webhooks as the chart configures them (the three holds,
+# objects carrying the opted-in label the controller maintains,
+# failurePolicy Fail), limited to the demo's namespaces and pointed at the
+# controller on 127.0.0.1 with a certificate of the demo's own.
+CERT=$DEMO_DIR/webhook.crt KEY=$DEMO_DIR/webhook.key
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
+  -subj /CN=hcp-controller-webhook -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$KEY" -out "$CERT" 2>/dev/null || die "openssl could not make the webhook certificate"
 MPORT=$(free_port)
 HPORT=$(free_port "$MPORT")
+WPORT=$(free_port "$HPORT")
+jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https://127.0.0.1:$WPORT" \
+  --argjson ns "$(jq -nc --arg n "$NS" '[$n, $n + "-prod", $n + "-staging"]')" '
+  def hook($res; $group): {
+    name: ($res + ".changemanagement.hypershift.openshift.io"),
+    clientConfig: {url: ($u + "/hold/" + $res), caBundle: $ca},
+    rules: [{apiGroups: [$group], apiVersions: ["*"], operations: ["UPDATE"],
+             resources: [$res], scope: "Namespaced"}],
+    objectSelector: {matchLabels: {"changemanagement.hypershift.openshift.io/opted-in": "true"}},
+    namespaceSelector: {matchExpressions: [{key: "kubernetes.io/metadata.name", operator: "In", values: $ns}]},
+    failurePolicy: "Fail", sideEffects: "None", admissionReviewVersions: ["v1"],
+    timeoutSeconds: 5, reinvocationPolicy: "Never"};
+  {apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration",
+   metadata: {name: $n},
+   webhooks: [hook("hostedclusters"; "hypershift.openshift.io"),
+              hook("machinedeployments"; "cluster.x-k8s.io"), hook("machinesets"; "cluster.x-k8s.io")]}' |
+  k apply -f - >/dev/null 2>"$DEMO_DIR/kubectl.err" ||
+  die "the webhook configuration was refused: $(cat "$DEMO_DIR/kubectl.err")"
+
 "$HCP_BIN" run --kubeconfig "$KCFG" --namespace "$NS" \
   --simulated-start-time "$SIM_START" --time-scale "$SCALE" \
   --metrics-bind-address "127.0.0.1:$MPORT" --health-probe-bind-address "127.0.0.1:$HPORT" \
+  --webhook-bind-address "127.0.0.1:$WPORT" --webhook-cert-file "$CERT" --webhook-key-file "$KEY" \
   >"$LOG" 2>&1 &
 CTL_PID=$!
 echo "$CTL_PID" >"$DEMO_DIR/controller.pid"
+# T_LAUNCH: the real instant the controller's simulated clock reads
+# SIM_START (microseconds), read from its first log line, which it writes
+# as its clock starts; the model and this script share that clock.
+started=""
+for _ in $(seq 1 400); do
+  started=$(sed -n '1s/^\([0-9T:.-]*Z\) .*hcp-controller started.*/\1/p' "$LOG" 2>/dev/null)
+  [ -z "$started" ] && kill -0 "$CTL_PID" 2>/dev/null || break
+  sleep 0.02
+done
+[ -n "$started" ] || { tail -20 "$LOG" >&2; die "the controller did not start (log: $LOG)"; }
+T_LAUNCH=$(date -u -d "$started" +%s%6N)
+# HyperShift and Cluster API: the model, on the controller's clock.
+"$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$NS" --simulated-start-time "$SIM_START" \
+  --time-scale "$SCALE" --clock-anchor "${T_LAUNCH:0:-6}.${T_LAUNCH: -6}" --hc-status \
+  --replacement-duration "$REPLACEMENT" --record-file "$MODEL_REC" --port-file "$DEMO_DIR/model.port" \
+  >"$DEMO_DIR/model.summary" 2>"$MODEL_LOG" &
+MODEL_PID=$!
+echo "$MODEL_PID" >"$DEMO_DIR/model.pid"
 ready=""
 for _ in $(seq 1 200); do
-  kill -0 "$CTL_PID" 2>/dev/null || break
-  curl -sf --max-time 1 "http://127.0.0.1:$HPORT/readyz" >/dev/null 2>&1 && { ready=1; break; }
+  kill -0 "$CTL_PID" 2>/dev/null && kill -0 "$MODEL_PID" 2>/dev/null || break
+  curl -sf --max-time 1 "http://127.0.0.1:$HPORT/readyz" >/dev/null 2>&1 &&
+    [ -s "$DEMO_DIR/model.port" ] && { ready=1; break; }
   sleep 0.05
 done
-T_READY=$(now_us)
-[ -n "$ready" ] || { tail -20 "$LOG" >&2; die "the controller did not become ready (log: $LOG)"; }
+[ -n "$ready" ] || { tail -20 "$LOG" "$MODEL_LOG" >&2; die "the controller or the model did not become ready (logs: $LOG, $MODEL_LOG)"; }
 
-# sleep_until_day D: until the simulated clock has certainly passed day D
-# (the clock started at or before T_READY).
+# sleep_until_day D: until the simulated clock has passed day D (the
+# clocks started at T_LAUNCH; the controller's a few milliseconds later).
 sleep_until_day() {
   local d
-  d=$(awk -v n="$1" -v k="$SCALE" -v t0="$T_READY" -v t="$(now_us)" \
+  d=$(awk -v n="$1" -v k="$SCALE" -v t0="$T_LAUNCH" -v t="$(now_us)" \
     'BEGIN { d = n * 86400 / k - (t - t0) / 1e6; printf "%.3f", (d > 0 ? d : 0) }')
   # In the background, so that a signal runs the trap at once.
   sleep "$d" &
@@ -360,36 +478,93 @@ sleep_until_day() {
   wait "$SLEEP_PID"
   SLEEP_PID=""
 }
+alive() {
+  kill -0 "$CTL_PID" 2>/dev/null || { tail -20 "$LOG" >&2; die "the controller exited early (log: $LOG)"; }
+  kill -0 "$MODEL_PID" 2>/dev/null || { tail -20 "$MODEL_LOG" >&2; die "the model exited early (log: $MODEL_LOG)"; }
+}
+
+# request KIND PLURAL NAME PATCH WHAT: someone's merge patch of a
+# HostedCluster or NodePool (as OCM would write it), printed with what the
+# API server answered: the webhook's warning says what it held.
+request() {
+  local code
+  printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "@$(sim_now)")" "$1" "$3" REQUEST "$5"
+  code=$(curl -s -o "$DEMO_DIR/request.out" -D "$DEMO_DIR/request.headers" -w '%{http_code}' \
+    --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" \
+    -H "Content-Type: application/merge-patch+json" -X PATCH --data-binary "$4" \
+    "$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/$2/$3") || code=000
+  [ "$code" -lt 400 ] || die "PATCH $2/$3 failed ($code): $(head -c 400 "$DEMO_DIR/request.out")"
+  sed -n 's/^[Ww]arning: [0-9]* - "\(.*\)"\r*$/\1/p' "$DEMO_DIR/request.headers" | short_images |
+    while IFS= read -r w; do printf '%28s%-17s %-16s %-8s  %s\n' "" "" "" "" "webhook: $w"; done
+}
+
+kind_of() { case $1 in hostedclusters.*) echo HostedCluster ;; *) echo NodePool ;; esac; }
+# sim_now: the simulated clock now (epoch seconds), as the controller and
+# the model read it.
+sim_now() {
+  awk -v s="$(date -u -d "$SIM_START" +%s)" -v t="$(now_us)" -v t0="$T_LAUNCH" -v k="$SCALE" \
+    'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'
+}
+
+# The requests, on Tuesday afternoon (between day 1 and day 2).
+requests() {
+  local d
+  d=$(awk -v r="$(date -u -d "$REQUEST_AT" +%s)" -v n="$(sim_now)" -v k="$SCALE" \
+    'BEGIN { d = (r - n) / k; printf "%.3f", (d > 0 ? d : 0) }')
+  sleep "$d" &
+  SLEEP_PID=$!
+  wait "$SLEEP_PID"
+  SLEEP_PID=""
+  alive
+  request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+    "someone asks for release $(version "$RELEASE_NEXT") for the control plane"
+  request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+    "someone asks for release $(version "$RELEASE_NEXT") for the nodes (Replace: new machines)"
+  request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
+    "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)"
+}
+
 for day in $(seq 1 "$DEMO_DAYS"); do
   sleep_until_day "$day"
-  kill -0 "$CTL_PID" 2>/dev/null || { tail -20 "$LOG" >&2; die "the controller exited early (log: $LOG)"; }
+  alive
   if [ "$day" -lt "$DEMO_DAYS" ]; then
     echo "   -- $(date -u -d "$SIM_START + $day days" '+%A %Y-%m-%d')"
   fi
+  [ "$day" != 1 ] || requests
 done
-sleep 0.3
+sleep 0.5
+stop_pid MODEL_PID
 kill -TERM "$CTL_PID"
 wait "$CTL_PID" || die "the controller exited with status $? (log: $LOG)"
 CTL_PID=""
+k delete mutatingwebhookconfiguration "$WEBHOOK_NAME" --ignore-not-found >/dev/null 2>&1 || true
+WEBHOOK_NAME=""
 sleep 0.5
 kill -TERM -- "-$WATCH_PGID" 2>/dev/null || true
 wait "$WATCH_PGID" 2>/dev/null || true
 WATCH_PGID=""
-echo "   -- $(fmt_time "$SIM_END") UTC: end of the simulated span, controller stopped"
+echo "   -- $(fmt_time "$SIM_END") UTC: end of the simulated span, controller and model stopped"
 
 # ---- the table --------------------------------------------------------------------
 
 echo
-echo "-- state at the end (HostedChangeManagementStatus; PAUSED is the CAPI object's cluster.x-k8s.io/paused)"
+echo "-- state at the end (HostedChangeManagementStatus; PAUSED is the CAPI object's cluster.x-k8s.io/paused;"
+echo "   RUNNING is the control plane's release or the pool's machines, STARTED the model's first start of a change)"
 capi=$(for cp in "$NS-prod" "$NS-staging"; do
   k get -n "$cp" clusters.cluster.x-k8s.io,machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io \
     -o json 2>/dev/null | jq -c '.items[]'
 done | jq -sc '.')
+machines=$(for cp in "$NS-prod" "$NS-staging"; do
+  k get configmaps -n "$cp" -l e2e-model.hcp-controller/role=machine -o json 2>/dev/null | jq -c '.items[]'
+done | jq -sc '.')
+starts=$(jq -sc '[.[] | select(.event == "controlplane-initiation" or .event == "replacement-start"
+  or .event == "inplace-update-start")]' "$MODEL_REC" 2>/dev/null || echo '[]')
 companions=$(k get "hostedchangemanagementstatuses.$CM" -n "$NS" -o json | jq -c '.items')
 {
   k get hostedclusters.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
   k get nodepools.hypershift.openshift.io -n "$NS" -o json | jq -c '.items[]'
-} | jq -rs --argjson capi "$capi" --argjson comp "$companions" --arg cm "$CM" '
+} | jq -rs --argjson capi "$capi" --argjson comp "$companions" --arg cm "$CM" \
+  --argjson machines "$machines" --argjson starts "$starts" '
   def t: strptime("%Y-%m-%dT%H:%M:%SZ") | mktime;
   def day: strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%a %Y-%m-%d %H:%M");
   def hm: strptime("%Y-%m-%dT%H:%M:%SZ") | strftime("%H:%M");
@@ -405,7 +580,20 @@ companions=$(k get "hostedchangemanagementstatuses.$CM" -n "$NS" -o json | jq -c
     elif ($c.metadata.annotations // {})["cluster.x-k8s.io/paused"] == null then "no"
     elif ($c.metadata.annotations // {})[$cm + "/paused-by"] == "hcp-controller" then "yes"
     else "yes (not by hcp-controller)" end;
-  ["KIND", "NAMESPACE/NAME", "STRATEGY", "STATE", "PAUSED", "CAPI OBJECT", "NEXT WINDOW (UTC)", "MESSAGE"],
+  def running($o): if .kind == "HostedCluster" then
+      (.status.version.history[0] // {}) | "\(.version // "?") \(.state // "")"
+    else [$machines[] | select(.metadata.namespace == $o.ns and
+        (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $o.name or
+         (.metadata.labels["cluster.x-k8s.io/deployment-name"] == null and
+          .metadata.labels["cluster.x-k8s.io/set-name"] == $o.name))) |
+        .data.version + (if $o.kind == "MachineSet" then " config " + (.data.config // "?") else "" end)] |
+      group_by(.) | map("\(length)x \(.[0])") | join(", ") | if . == "" then "no machines" else . end end;
+  def started($o): (if .kind == "HostedCluster" then .metadata.namespace + "/" + .metadata.name
+      else $o.ns + "/" + $o.name end) as $k |
+    [$starts[] | select(.object == $k) | .at] | sort | if length == 0 then "-" else
+      (.[0] | sub("\\.[0-9]+Z$"; "Z") | day) end;
+  ["KIND", "NAMESPACE/NAME", "STRATEGY", "STATE", "PAUSED", "CAPI OBJECT", "RUNNING", "STARTED (MODEL)",
+   "NEXT WINDOW (UTC)", "MESSAGE"],
   (.[] | .kind as $k | .metadata.name as $n |
     ($comp | map(select(.target.kind == $k and .target.name == $n)) | .[0].status // {}) as $st |
     {strategy: $st.strategy, current: $st.behavior.current, next: $st.behavior.next} as $s |
@@ -413,7 +601,7 @@ companions=$(k get "hostedchangemanagementstatuses.$CM" -n "$NS" -o json | jq -c
     ((.status.conditions // []) | map(select(.type == "ChangesPaused")) | .[0].message // "") as $msg |
     [.kind, .metadata.namespace + "/" + .metadata.name, ($s.strategy // "?"),
      (if $s.current.state == "ChangesUnpaused" then "permitted" elif $s.current.state then "restricted" else "?" end),
-     pausedness($o), $o.kind + " " + $o.name,
+     pausedness($o), $o.kind + " " + $o.name, running($o), started($o),
      (if $s.current.state == "ChangesUnpaused" then "open now, until " + (if $s.current.endTime then ($s.current.endTime | day) else "(no end)" end)
       elif $s.next.state == "ChangesUnpaused" then span($s.next.startTime; $s.next.endTime)
       else "none within 10 years" end),
