@@ -62,7 +62,7 @@ OBJECTS=$here/objects
 RELEASE_DONE=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
 RELEASE_NEXT=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
 GPU_CONFIG='[{"name": "gpu-driver-550"}]' # staging-gpu's new spec.config
-REPLACEMENT=15m # simulated time the model takes per machine replacement
+REPLACEMENT=10m # simulated time the model takes per machine replacement
 
 die() { echo "demo: $*" >&2; exit 1; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
@@ -110,6 +110,61 @@ watch_kind() {
 # fmt_time RFC3339: "Tue 2026-03-03 12:00".
 fmt_time() { date -u -d "$1" '+%a %Y-%m-%d %H:%M'; }
 
+# emit KEY WHEN KIND NAME WORD TEXT: one line of the transitions section,
+# to the merger (merge_lines): KEY orders it ("2026-03-07T01:00|1", the
+# simulated minute, then 0 for a request and 1 for the rest), \x1e in TEXT
+# starts a continuation line.
+emit() {
+  printf '%s\t%-26s  %-17s %-16s %-8s  %s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+}
+
+# merge_lines HOLD: prints the lines emitted by the printers, the requests
+# and the day separators in simulated-time order. The streams arrive with
+# different lags (a watch, a record file, this script), so each line waits
+# HOLD real seconds and is printed once no line that came later sorts
+# before it; at the end of its input everything left is printed. A line
+# "<barrier>" holds back every line that sorts after it until a line
+# "<release>" comes (a request in flight: its line goes out with the
+# answer).
+merge_lines() {
+  local hold_us line now eof=0 i m out
+  hold_us=$(awk -v h="$1" 'BEGIN { printf "%d", h * 1e6 }')
+  local -a keys=() texts=() arrived=()
+  while [ "$eof" = 0 ] || [ ${#keys[@]} -gt 0 ]; do
+    if [ "$eof" = 0 ]; then
+      if IFS= read -r -t 0.1 line; then
+        if [ "${line#*$'\t'}" = "<release>" ]; then # a request answered: its barrier goes
+          for i in "${!keys[@]}"; do [ "${texts[i]}" != "<barrier>" ] || unset "keys[i]" "texts[i]" "arrived[i]"; done
+        else
+          keys+=("${line%%$'\t'*}") texts+=("${line#*$'\t'}") arrived+=("$(now_us)")
+        fi
+        continue
+      elif [ $? -le 128 ]; then
+        eof=1
+      fi
+    fi
+    now=$(now_us)
+    # The smallest key of the lines still waiting bounds what may go out.
+    m=""
+    for i in "${!keys[@]}"; do
+      if [ "$eof" = 0 ] && { [ $((now - arrived[i])) -lt "$hold_us" ] || [ "${texts[i]}" = "<barrier>" ]; } &&
+        { [ -z "$m" ] || [[ ${keys[i]} < $m ]]; }; then
+        m=${keys[i]}
+      fi
+    done
+    out=""
+    for i in "${!keys[@]}"; do
+      [ "${texts[i]}" != "<barrier>" ] || [ "$eof" = 1 ] || continue
+      if { [ "$eof" = 1 ] || [ $((now - arrived[i])) -ge "$hold_us" ]; } && { [ -z "$m" ] || [[ ! ${keys[i]} > $m ]]; }; then
+        [ "${texts[i]}" = "<barrier>" ] || out+="${keys[i]}"$'\t'"$i"$'\t'"${texts[i]}"$'\n'
+        unset "keys[i]" "texts[i]" "arrived[i]"
+      fi
+    done
+    [ -z "$out" ] || printf '%s' "$out" | sort -t $'\t' -k1,1 -k2,2n | cut -f3- | tr '\036' '\n'
+    [ "$eof" = 0 ] || [ ${#keys[@]} -gt 0 ] || break
+  done
+}
+
 # Prints one line per change of an object's state (paused/unpaused and since
 # when); the first state seen is the one at the start of the week. A
 # HostedCluster's or NodePool's state comes from its
@@ -118,20 +173,20 @@ fmt_time() { date -u -d "$1" '+%a %Y-%m-%d %H:%M'; }
 # for a paused state, False for a permitted one). Marks each kind watched in
 # $DEMO_DIR/seen.<kind>.
 print_transitions() {
-  local watched kind name state start msg pending paused held since next obj key when word extra
-  declare -A last=() hstate=() hstart=() cmsg=() cpend=() cpaused=() lheld=()
+  local watched kind name state start msg pending paused held since next obj key when at word extra
+  declare -A last=() hstate=() hstart=() hnext=() cmsg=() cpend=() cpaused=() lheld=()
   while IFS=$'\x1f' read -r watched kind name state start msg pending paused held since next; do
     : >"$DEMO_DIR/seen.$watched"
     obj=$kind/$name
     if [ "$watched" = HostedChangeManagementStatus ] && [ "$held" != "${lheld[$obj]:-}" ]; then
       lheld[$obj]=$held
       [ -z "$held" ] ||
-        printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$since")" "$kind" "$name" HELD \
+        emit "${since:0:16}|1" "$(fmt_time "$since")" "$kind" "$name" HELD \
           "${held//quay.io\/openshift-release-dev\/ocp-release:/}: held, nothing starts before the window at ${next:-(none)}."
     fi
     case $watched in
       HostedCluster | NodePool) cmsg[$obj]=$msg cpend[$obj]=$pending cpaused[$obj]=$paused ;;
-      HostedChangeManagementStatus) [ -n "$state" ] && hstate[$obj]=$state hstart[$obj]=$start ;;
+      HostedChangeManagementStatus) [ -n "$state" ] && hstate[$obj]=$state hstart[$obj]=$start hnext[$obj]=$next ;;
       *) [ -n "$state" ] && hstate[$obj]=$state hstart[$obj]=$start cmsg[$obj]=$msg cpend[$obj]="" cpaused[$obj]=any ;;
     esac
     state=${hstate[$obj]:-} start=${hstart[$obj]:-} paused=${cpaused[$obj]:-}
@@ -142,19 +197,22 @@ print_transitions() {
       False) [ "$state" = ChangesUnpaused ] || continue ;;
       *) continue ;;
     esac
+    # A condition written for an earlier state (HyperShift's status writes
+    # can put one back until the controller re-asserts it) waits.
+    [ -z "${hnext[$obj]:-}" ] || [[ ${cmsg[$obj]:-} == *"until ${hnext[$obj]}"* ]] || continue
     key="$state|$start"
     [ "${last[$obj]:-}" = "$key" ] && continue
     if [ -z "${last[$obj]:-}" ]; then
-      when="$(fmt_time "$SIM_START") start"
+      when="$(fmt_time "$SIM_START") start" at=$SIM_START
     else
-      when="$(fmt_time "$start")      "
+      when=$(fmt_time "$start") at=$start
     fi
     last[$obj]=$key
     if [ "$state" = ChangesUnpaused ]; then word=unpaused; else word=PAUSED; fi
     extra=""
     [ -n "${cpend[$obj]:-}" ] && extra=" Pending changes: ${cpend[$obj]}."
     [ "$kind" = HostedChangeManagementPolicy ] && kind=Policy
-    printf '%s  %-17s %-16s %-8s  %s%s\n' "$when" "$kind" "$name" "$word" "${cmsg[$obj]:-}" "$extra"
+    emit "${at:0:16}|1" "$when" "$kind" "$name" "$word" "${cmsg[$obj]:-}$extra"
   done
 }
 
@@ -171,7 +229,7 @@ version() { local v=${1##*:}; echo "${v%-*}"; }
 print_model_events() {
   local at event kind object from to detail name n
   declare -A count=()
-  tail -n +1 -F "$1" 2>/dev/null |
+  tail -n +1 -s 0.05 -F "$1" 2>/dev/null |
     jq --unbuffered -r 'select(.event == "controlplane-initiation" or .event == "replacement-start"
         or .event == "inplace-update-start") |
       [.at, .event, .kind, .object, (.from // ""), (.to // ""), (.detail // "")] | join("\u001f")' |
@@ -181,13 +239,13 @@ print_model_events() {
       n=${count[$object]}
       case $event in
         controlplane-initiation)
-          printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$at")" "$kind" "$name" STARTED \
+          emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" STARTED \
             "HyperShift starts rolling the control plane from $(version "$from") to $(version "$to") (model)." ;;
         replacement-start)
-          printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$at")" "$kind" "$name" REPLACE \
+          emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" REPLACE \
             "Cluster API starts replacement $n: machine $from -> $to, one at a time (model)." ;;
         inplace-update-start)
-          printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "$at")" "$kind" "$name" UPDATE \
+          emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" UPDATE \
             "The in-place upgrader starts updating machine $detail to configuration $to (model)." ;;
       esac
     done
@@ -249,7 +307,7 @@ api_patch() {
 
 # ---- cleanup --------------------------------------------------------------------
 
-CTL_PID="" MODEL_PID="" WATCH_PGID="" SLEEP_PID="" WEBHOOK_NAME=""
+CTL_PID="" MODEL_PID="" WATCH_PGID="" MERGE_PID="" SLEEP_PID="" WEBHOOK_NAME=""
 stop_pid() { # VAR: SIGTERM to the process whose id is in VAR, waits, clears VAR
   [ -n "${!1}" ] || return 0
   kill -TERM "${!1}" 2>/dev/null || true
@@ -268,6 +326,7 @@ cleanup() {
     wait "$WATCH_PGID" 2>/dev/null || true
     WATCH_PGID=""
   fi
+  stop_pid MERGE_PID
 }
 trap cleanup EXIT
 trap 'echo; echo "demo: interrupted" >&2; exit 130' INT
@@ -391,7 +450,13 @@ printf '%-26s  %-17s %-16s %-8s  %s\n' "WHEN" "KIND" "NAME" "CHANGES" "STATUS ME
 # killed without its trap running.
 DEMO_WATCH_TIMEOUT=$(awk -v s="$DEMO_SECONDS" 'BEGIN { printf "%ds", s + 120 }')
 export DEMO_NAMESPACE=$NS DEMO_DIR DEMO_WATCH_TIMEOUT
-setsid "$0" --transitions "$KCFG" &
+FIFO=$DEMO_DIR/lines.fifo
+rm -f "$FIFO"
+mkfifo "$FIFO"
+merge_lines 1.5 <"$FIFO" &
+MERGE_PID=$!
+exec 3>"$FIFO"
+setsid "$0" --transitions "$KCFG" >&3 &
 WATCH_PGID=$!
 echo "$WATCH_PGID" >"$DEMO_DIR/watch.pgid"
 # The watches have listed the objects before the clock starts.
@@ -436,7 +501,7 @@ jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https:/
   --simulated-start-time "$SIM_START" --time-scale "$SCALE" \
   --metrics-bind-address "127.0.0.1:$MPORT" --health-probe-bind-address "127.0.0.1:$HPORT" \
   --webhook-bind-address "127.0.0.1:$WPORT" --webhook-cert-file "$CERT" --webhook-key-file "$KEY" \
-  >"$LOG" 2>&1 &
+  >"$LOG" 2>&1 3>&- &
 CTL_PID=$!
 echo "$CTL_PID" >"$DEMO_DIR/controller.pid"
 # T_LAUNCH: the real instant the controller's simulated clock reads
@@ -454,7 +519,7 @@ T_LAUNCH=$(date -u -d "$started" +%s%6N)
 "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$NS" --simulated-start-time "$SIM_START" \
   --time-scale "$SCALE" --clock-anchor "${T_LAUNCH:0:-6}.${T_LAUNCH: -6}" --hc-status \
   --replacement-duration "$REPLACEMENT" --record-file "$MODEL_REC" --port-file "$DEMO_DIR/model.port" \
-  >"$DEMO_DIR/model.summary" 2>"$MODEL_LOG" &
+  >"$DEMO_DIR/model.summary" 2>"$MODEL_LOG" 3>&- &
 MODEL_PID=$!
 echo "$MODEL_PID" >"$DEMO_DIR/model.pid"
 ready=""
@@ -487,15 +552,19 @@ alive() {
 # HostedCluster or NodePool (as OCM would write it), printed with what the
 # API server answered: the webhook's warning says what it held.
 request() {
-  local code
-  printf '%s        %-17s %-16s %-8s  %s\n' "$(fmt_time "@$(sim_now)")" "$1" "$3" REQUEST "$5"
+  local code at text=$5 w
+  at=$(date -u -d "@$(sim_now)" +%Y-%m-%dT%H:%M:%SZ)
+  printf '%s|0\t<barrier>\n' "${at:0:16}" >&3
   code=$(curl -s -o "$DEMO_DIR/request.out" -D "$DEMO_DIR/request.headers" -w '%{http_code}' \
     --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" \
     -H "Content-Type: application/merge-patch+json" -X PATCH --data-binary "$4" \
     "$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/$2/$3") || code=000
   [ "$code" -lt 400 ] || die "PATCH $2/$3 failed ($code): $(head -c 400 "$DEMO_DIR/request.out")"
-  sed -n 's/^[Ww]arning: [0-9]* - "\(.*\)"\r*$/\1/p' "$DEMO_DIR/request.headers" | short_images |
-    while IFS= read -r w; do printf '%28s%-17s %-16s %-8s  %s\n' "" "" "" "" "webhook: $w"; done
+  while IFS= read -r w; do
+    text+=$'\x1e'$(printf '%28s%-17s %-16s %-8s  %s' "" "" "" "" "webhook: $w")
+  done < <(sed -n 's/^[Ww]arning: [0-9]* - "\(.*\)"\r*$/\1/p' "$DEMO_DIR/request.headers" | short_images)
+  emit "${at:0:16}|0" "$(fmt_time "$at")" "$1" "$3" REQUEST "$text" >&3
+  printf 'x\t<release>\n' >&3
 }
 
 kind_of() { case $1 in hostedclusters.*) echo HostedCluster ;; *) echo NodePool ;; esac; }
@@ -528,7 +597,8 @@ for day in $(seq 1 "$DEMO_DAYS"); do
   sleep_until_day "$day"
   alive
   if [ "$day" -lt "$DEMO_DAYS" ]; then
-    echo "   -- $(date -u -d "$SIM_START + $day days" '+%A %Y-%m-%d')"
+    printf '%s|0\t   -- %s\n' "$(date -u -d "$SIM_START + $day days" +%Y-%m-%dT%H:%M)" \
+      "$(date -u -d "$SIM_START + $day days" '+%A %Y-%m-%d')" >&3
   fi
   [ "$day" != 1 ] || requests
 done
@@ -543,6 +613,9 @@ sleep 0.5
 kill -TERM -- "-$WATCH_PGID" 2>/dev/null || true
 wait "$WATCH_PGID" 2>/dev/null || true
 WATCH_PGID=""
+exec 3>&-
+wait "$MERGE_PID" 2>/dev/null || true
+MERGE_PID=""
 echo "   -- $(fmt_time "$SIM_END") UTC: end of the simulated span, controller and model stopped"
 
 # ---- the table --------------------------------------------------------------------
