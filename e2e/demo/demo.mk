@@ -1,5 +1,6 @@
 # End-to-end check of `make demo` (e2e/demo/test_demo.sh): the simulated week
-# in 25 s in a namespace of its own, then a rerun stopped mid-week. `make e2e`
+# in 120 s beside the behaviour model (e2e-model-bin builds it) in a namespace
+# of its own, then a rerun stopped mid-week. `make e2e`
 # runs e2e-demo; the "main" instance is started if needed and stopped
 # afterwards only if this target started it.
 

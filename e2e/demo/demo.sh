@@ -13,7 +13,7 @@
 # webhooks, configured as the chart configures them) and the model with one
 # simulated clock from Monday 2026-03-02 00:00 UTC. The model creates the
 # pools' MachineDeployments and MachineSets and their machines. On Tuesday
-# at 14:00 someone asks for release 4.17.1 for HostedCluster prod and its
+# at 12:30 someone asks for release 4.17.1 for HostedCluster prod and its
 # NodePool prod-workers and for a new configuration of the InPlace pool
 # staging-gpu: the webhooks hold each request in the very write that makes
 # it, and nothing starts until the window opens. The demo prints every
@@ -55,7 +55,7 @@ NS=${DEMO_NAMESPACE:-demo-clusters}
 DEMO_DIR=${DEMO_DIR:-$repo/build/demo-run}
 INSTANCE=${DEMO_INSTANCE:-main}
 SIM_START=2026-03-02T00:00:00Z # a Monday
-REQUEST_AT=2026-03-03T14:00:00Z # Tuesday afternoon: the requests
+REQUEST_AT=2026-03-03T12:30:00Z # Tuesday, after staging's override: the requests
 
 CM=changemanagement.hypershift.openshift.io
 OBJECTS=$here/objects
@@ -123,8 +123,8 @@ emit() {
 # different lags (a watch, a record file, this script), so each line waits
 # HOLD real seconds and is printed once no line that came later sorts
 # before it; at the end of its input everything left is printed. A line
-# "<barrier>" holds back every line that sorts after it until a line
-# "<release>" comes (a request in flight: its line goes out with the
+# "<barrier>ID" holds back every line that sorts after it until a line
+# "<release>ID" comes (a request in flight: its line goes out with the
 # answer).
 merge_lines() {
   local hold_us line now eof=0 i m out
@@ -133,8 +133,9 @@ merge_lines() {
   while [ "$eof" = 0 ] || [ ${#keys[@]} -gt 0 ]; do
     if [ "$eof" = 0 ]; then
       if IFS= read -r -t 0.1 line; then
-        if [ "${line#*$'\t'}" = "<release>" ]; then # a request answered: its barrier goes
-          for i in "${!keys[@]}"; do [ "${texts[i]}" != "<barrier>" ] || unset "keys[i]" "texts[i]" "arrived[i]"; done
+        if [[ ${line#*$'\t'} == "<release>"* ]]; then # a request answered: its barrier goes
+          m="<barrier>${line#*$'\t'<release>}"
+          for i in "${!keys[@]}"; do [ "${texts[i]}" != "$m" ] || unset "keys[i]" "texts[i]" "arrived[i]"; done
         else
           keys+=("${line%%$'\t'*}") texts+=("${line#*$'\t'}") arrived+=("$(now_us)")
         fi
@@ -147,16 +148,16 @@ merge_lines() {
     # The smallest key of the lines still waiting bounds what may go out.
     m=""
     for i in "${!keys[@]}"; do
-      if [ "$eof" = 0 ] && { [ $((now - arrived[i])) -lt "$hold_us" ] || [ "${texts[i]}" = "<barrier>" ]; } &&
+      if [ "$eof" = 0 ] && { [ $((now - arrived[i])) -lt "$hold_us" ] || [[ ${texts[i]} == "<barrier>"* ]]; } &&
         { [ -z "$m" ] || [[ ${keys[i]} < $m ]]; }; then
         m=${keys[i]}
       fi
     done
     out=""
     for i in "${!keys[@]}"; do
-      [ "${texts[i]}" != "<barrier>" ] || [ "$eof" = 1 ] || continue
+      [[ ${texts[i]} != "<barrier>"* ]] || [ "$eof" = 1 ] || continue
       if { [ "$eof" = 1 ] || [ $((now - arrived[i])) -ge "$hold_us" ]; } && { [ -z "$m" ] || [[ ! ${keys[i]} > $m ]]; }; then
-        [ "${texts[i]}" = "<barrier>" ] || out+="${keys[i]}"$'\t'"$i"$'\t'"${texts[i]}"$'\n'
+        [[ ${texts[i]} == "<barrier>"* ]] || out+="${keys[i]}"$'\t'"$i"$'\t'"${texts[i]}"$'\n'
         unset "keys[i]" "texts[i]" "arrived[i]"
       fi
     done
@@ -554,17 +555,17 @@ alive() {
 request() {
   local code at text=$5 w
   at=$(date -u -d "@$(sim_now)" +%Y-%m-%dT%H:%M:%SZ)
-  printf '%s|0\t<barrier>\n' "${at:0:16}" >&3
-  code=$(curl -s -o "$DEMO_DIR/request.out" -D "$DEMO_DIR/request.headers" -w '%{http_code}' \
+  printf '%s|0\t<barrier>%s\n' "${at:0:16}" "$3" >&3
+  code=$(curl -s -o "$DEMO_DIR/request-$3.out" -D "$DEMO_DIR/request-$3.headers" -w '%{http_code}' \
     --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" \
     -H "Content-Type: application/merge-patch+json" -X PATCH --data-binary "$4" \
     "$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/$2/$3") || code=000
-  [ "$code" -lt 400 ] || die "PATCH $2/$3 failed ($code): $(head -c 400 "$DEMO_DIR/request.out")"
+  [ "$code" -lt 400 ] || die "PATCH $2/$3 failed ($code): $(head -c 400 "$DEMO_DIR/request-$3.out")"
   while IFS= read -r w; do
     text+=$'\x1e'$(printf '%28s%-17s %-16s %-8s  %s' "" "" "" "" "webhook: $w")
-  done < <(sed -n 's/^[Ww]arning: [0-9]* - "\(.*\)"\r*$/\1/p' "$DEMO_DIR/request.headers" | short_images)
+  done < <(sed -n 's/^[Ww]arning: [0-9]* - "\(.*\)"\r*$/\1/p' "$DEMO_DIR/request-$3.headers" | short_images)
   emit "${at:0:16}|0" "$(fmt_time "$at")" "$1" "$3" REQUEST "$text" >&3
-  printf 'x\t<release>\n' >&3
+  printf 'x\t<release>%s\n' "$3" >&3
 }
 
 kind_of() { case $1 in hostedclusters.*) echo HostedCluster ;; *) echo NodePool ;; esac; }
@@ -575,7 +576,7 @@ sim_now() {
     'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'
 }
 
-# The requests, on Tuesday afternoon (between day 1 and day 2).
+# The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
 requests() {
   local d
   d=$(awk -v r="$(date -u -d "$REQUEST_AT" +%s)" -v n="$(sim_now)" -v k="$SCALE" \
@@ -585,12 +586,18 @@ requests() {
   wait "$SLEEP_PID"
   SLEEP_PID=""
   alive
+  # Three people at once: each answer comes back on its own.
+  local pids=() p
   request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
-    "someone asks for release $(version "$RELEASE_NEXT") for the control plane"
+    "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
+  pids+=($!)
   request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
-    "someone asks for release $(version "$RELEASE_NEXT") for the nodes (Replace: new machines)"
+    "someone asks for release $(version "$RELEASE_NEXT") for the nodes (Replace: new machines)" &
+  pids+=($!)
   request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
-    "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)"
+    "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)" &
+  pids+=($!)
+  for p in "${pids[@]}"; do wait "$p" || die "a request failed"; done
 }
 
 for day in $(seq 1 "$DEMO_DAYS"); do

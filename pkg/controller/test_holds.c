@@ -48,6 +48,11 @@ static const char md_np1[] =
     "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"" extra "}},"               \
     "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.0\"}}},"   \
     "\"status\":{\"replicas\":3,\"updatedReplicas\":3}}"
+/* HyperShift's write of np1's MachineDeployment with the 4.17.1 template. */
+#define MD_NP1_WRITE(extra)                                                          \
+    "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"     \
+    "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"" extra "}},"             \
+    "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.1\"}}}}"
 static const char md_np1_held[] =
     MD_NP1_DONE(",\"changemanagement.hypershift.openshift.io/held-template\":\"version 4.17.1\"");
 static const char ms_np2[] =
@@ -379,11 +384,7 @@ static void md_permitted(adm_router_t *r, ctl_controller_t *c)
 {
     (void)c;
     answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
-                        "clusters-a", "np1", md_np1,
-                        "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
-                        "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"}},"
-                        "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":"
-                        "\"4.17.1\"}}}}");
+                        "clusters-a", "np1", md_np1, MD_NP1_WRITE(""));
     assert_int_equal(a.nops, 0);
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
     json_decref(a.stored);
@@ -392,10 +393,8 @@ static void md_permitted(adm_router_t *r, ctl_controller_t *c)
      * through and its record goes with the same write. */
     a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
                "np1", md_np1_held,
-               "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
-               "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
-               "\"changemanagement.hypershift.openshift.io/held-template\":\"version 4.17.1\"}},"
-               "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.1\"}}}}");
+               MD_NP1_WRITE(",\"changemanagement.hypershift.openshift.io/held-template\":"
+                            "\"version 4.17.1\""));
     assert_int_equal(a.nops, 1);
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
     assert_null(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION));
@@ -425,10 +424,7 @@ static void plan_np1(ctl_controller_t *c, const char *md, decide_plan_t *p)
 static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
 {
     decide_plan_t p;
-    const char *hs_write =
-        "{" OBJ_META("MachineDeployment", "clusters-a", "np1") ",\"annotations\":{"
-        "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"}},"
-        "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.1\"}}}}";
+    const char *hs_write = MD_NP1_WRITE("");
 
     plan_np1(c, MD_NP1_DONE(""), &p);
     assert_false(p.d.pending);
