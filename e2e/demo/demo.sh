@@ -127,12 +127,21 @@ emit() {
 # "<release>ID" comes (a request in flight: its line goes out with the
 # answer).
 merge_lines() {
-  local hold_us line now eof=0 i m out
+  local hold_us line part="" rc now eof=0 i m out
   hold_us=$(awk -v h="$1" 'BEGIN { printf "%d", h * 1e6 }')
   local -a keys=() texts=() arrived=()
   while [ "$eof" = 0 ] || [ ${#keys[@]} -gt 0 ]; do
     if [ "$eof" = 0 ]; then
-      if IFS= read -r -t 0.1 line; then
+      IFS= read -r -t 0.1 line
+      rc=$?
+      # A timeout can fall in the middle of a line (read takes a byte at a
+      # time, and a loaded machine may not schedule it for 0.1 s): the part
+      # read so far is kept for the next read.
+      if [ "$rc" -gt 128 ]; then
+        part+=$line
+        [ -z "$line" ] || continue
+      elif [ "$rc" = 0 ]; then
+        line=$part$line part=""
         if [[ ${line#*$'\t'} == "<release>"* ]]; then # a request answered: its barrier goes
           m="<barrier>${line#*$'\t'<release>}"
           for i in "${!keys[@]}"; do [ "${texts[i]}" != "$m" ] || unset "keys[i]" "texts[i]" "arrived[i]"; done
@@ -140,7 +149,7 @@ merge_lines() {
           keys+=("${line%%$'\t'*}") texts+=("${line#*$'\t'}") arrived+=("$(now_us)")
         fi
         continue
-      elif [ $? -le 128 ]; then
+      elif [ "$rc" -le 128 ]; then
         eof=1
       fi
     fi
