@@ -132,8 +132,8 @@ merge_lines() {
   local -a keys=() texts=() arrived=()
   while [ "$eof" = 0 ] || [ ${#keys[@]} -gt 0 ]; do
     if [ "$eof" = 0 ]; then
-      IFS= read -r -t 0.1 line
-      rc=$?
+      rc=0
+      IFS= read -r -t 0.1 line || rc=$?
       # A timeout can fall in the middle of a line (read takes a byte at a
       # time, and a loaded machine may not schedule it for 0.1 s): the part
       # read so far is kept for the next read.
