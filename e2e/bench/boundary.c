@@ -31,26 +31,48 @@ static void file_of(const boundary_rec_t *r, int k, char *buf, size_t len)
     snprintf(buf, len, "%s/watch-%d.log", r->dir, k);
 }
 
-/* The recorder: kubectl's watch stream, each line prefixed with its arrival. */
-static void record_one(const char *kubeconfig, const char *rv, const char *path,
+/* The resourceVersion of the object of one watch event line, into rv. */
+static void line_rv(const char *line, char *rv, size_t len)
+{
+    json_t *ev = json_loads(line, 0, NULL);
+    const char *v = json_string_value(json_object_get(
+        json_object_get(json_object_get(ev, "object"), "metadata"), "resourceVersion"));
+    if (v)
+        snprintf(rv, len, "%s", v);
+    json_decref(ev);
+}
+
+/* The recorder: kubectl's watch stream, each line prefixed with its arrival.
+ * The API server closes a watch whose reader falls behind (a burst of a
+ * thousand objects on a loaded machine): the recorder then watches again
+ * from the last version it saw, so no event is lost. It runs until killed. */
+static void record_one(const char *kubeconfig, const char *rv0, const char *path,
                        const char *file)
 {
-    char cmd[1600];
-    setpgid(0, 0);
-    snprintf(cmd, sizeof(cmd),
-             "exec kubectl --kubeconfig '%s' get --raw "
-             "'%s?watch=1&resourceVersion=%s&timeoutSeconds=3600'", kubeconfig, path, rv);
-    FILE *in = popen(cmd, "r"), *out = fopen(file, "w");
-    if (!in || !out)
-        _exit(1);
+    char cmd[1600], rv[32];
+    FILE *out = fopen(file, "w");
     char *line = NULL;
     size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, in)) > 0) {
-        fprintf(out, "%.6f\t%s", ev_time(), line);
-        fflush(out);
+    setpgid(0, 0);
+    if (!out)
+        _exit(1);
+    snprintf(rv, sizeof(rv), "%s", rv0);
+    for (;;) {
+        snprintf(cmd, sizeof(cmd),
+                 "exec kubectl --kubeconfig '%s' get --raw "
+                 "'%s?watch=1&resourceVersion=%s&timeoutSeconds=3600' 2>/dev/null",
+                 kubeconfig, path, rv);
+        FILE *in = popen(cmd, "r");
+        if (!in)
+            _exit(1);
+        while (getline(&line, &cap, in) > 0) {
+            fprintf(out, "%.6f\t%s", ev_time(), line);
+            fflush(out);
+            line_rv(line, rv, sizeof(rv));
+        }
+        pclose(in);
+        usleep(100000);
     }
-    _exit(0);
 }
 
 void boundary_record(boundary_rec_t *r, const char *kubeconfig, const char *rv,
