@@ -1485,8 +1485,12 @@ int main(int argc, char **argv)
                "pkg/kube client, as the controller's write limit); ratio %.2f (target <= "
                "1.5)\n", cold, cold_writes, pauses + statuses, base, pauses, statuses,
                baseline_in_flight, cold / base);
-    if (held_on && flip >= 0)
+    if (held_on && flip >= 0) {
         failures += held_report(&bf, rel_base);
+    } else if (held_on) {
+        printf("FAIL: the boundary's held releases were not measured\n");
+        failures++;
+    }
     if (flip >= 0)
         printf("boundary flip: %d NodePools, %.1f s from the boundary to the last write "
                "acknowledged (%.0f writes)\n", n_np, flip, flip_writes);
