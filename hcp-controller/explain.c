@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "recorded.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,7 +33,9 @@ void explain_usage(FILE *f)
             "NodePool's HostedCluster), and explains what governs its changes: the stanza\n"
             "and policy in force, whether changes are permitted now and why (window,\n"
             "exclusion, override, the HostedCluster constraining a NodePool), the change\n"
-            "held or in progress, and the next windows of its effective schedule.\n"
+            "held or in progress, and the next windows of its effective schedule; beside\n"
+            "it, what the controller last recorded (its HostedChangeManagementStatus:\n"
+            "state, held change, the last transitions), and whether that differs.\n"
             "\n"
             "Options:\n"
             "      --kubeconfig PATH  kubeconfig (default: $KUBECONFIG, else in-cluster,\n"
@@ -127,6 +130,7 @@ typedef struct subject {
     int policy_missing;       /* the stanza names a policy that does not exist */
     stanza_resolution_t res;
     int resolved;
+    recorded_t rec;           /* the controller's record of it */
 } subject_t;
 
 static int lookup(void *ctx, const char *ns, const char *name, stanza_policy_ref_t *out)
@@ -181,8 +185,14 @@ static int read_subject(session_t *s, subject_t *x, int nodepool, sched_time_t a
     return -1;
 }
 
+static json_t *get_cb(void *s, const char *path, kube_error *err)
+{
+    return get(s, path, err);
+}
+
 static void subject_free(subject_t *x)
 {
+    json_decref(x->rec.obj);
     if (x->resolved)
         stanza_resolution_free(&x->res);
     policy_free(x->policy);
@@ -434,6 +444,7 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
     printf("  %-11s %s\n", "Change:", change);
     controller_line(x, "ChangesPaused");
     controller_line(x, "ChangesPending");
+    recorded_text(&x->rec, e->state.permitted, at);
     printf("Next windows%s:\n", hc ? " (the intersection with the HostedCluster's)" : "");
     for (i = 0; i < w->len; i++) {
         fmt_time(w->iv[i].start, a, sizeof a);
@@ -505,6 +516,7 @@ static int print_json(const subject_t *x, const subject_t *hc, const effective_t
                         !e->state.permitted && e->state.has_next && !e->state.no_window
                             ? jtime(e->state.next.start) : json_null());
     json_object_set_new(doc, "change", json_string(change));
+    json_object_set_new(doc, "recorded", recorded_json(&x->rec, e->state.permitted, at));
     json_object_set(doc, "windows", wins);
     rc = json_dumpf(doc, stdout, JSON_INDENT(2)) == 0 && fputc('\n', stdout) != EOF ? 0 : -1;
 done:
@@ -657,6 +669,7 @@ int explain_main(int argc, char **argv)
     snprintf(x.name, sizeof x.name, "%s", o.name);
     if ((status = read_subject(&s, &x, o.nodepool, o.at)) >= 0)
         goto done;
+    recorded_read(&x.rec, o.nodepool, x.ns, x.name, get_cb, &s);
     if (o.nodepool) {
         const char *cluster = str_at(x.obj, "spec", "clusterName", NULL);
         snprintf(hc.ns, sizeof hc.ns, "%s", o.ns);

@@ -8,7 +8,8 @@
  * HostedCluster constraining the NodePool), the change held or in progress,
  * and the next windows of the effective schedule. The same resolution as
  * the controller's (policy/stanza.h) is used, so the answer is the
- * controller's answer.
+ * controller's answer; beside it, what the running controller recorded
+ * (recorded.h), so that a controller that has not acted on it shows.
  */
 #ifndef HCP_EXPLAIN_H
 #define HCP_EXPLAIN_H

@@ -7,23 +7,27 @@
 # and its kubeconfig Secret; it compares its convergence with the figure the
 # last bench-controller run left in $(BENCH_CTL_DIR)/converged-without-hosted.
 # BENCH_HOSTED_PERIOD (default 60) is the controller's --hosted-reassert-period.
+# bench-boundary (BENCH_HELD=1) gives every HostedCluster and NodePool a change
+# held until one shared boundary and reports the order of the boundary's writes
+# and when the last held release was committed.
 
-BENCH_E2E_TARGETS += bench-controller bench-hosted
+BENCH_E2E_TARGETS += bench-controller bench-hosted bench-boundary
 
-.PHONY: bench-controller bench-hosted
+.PHONY: bench-controller bench-hosted bench-boundary
 
 BENCH_CTL_DIR := $(BUILD)/e2e/bench
 
-$(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/kube/hostedsim.c \
-		e2e/kube/hostedsim.h e2e/kube/harness.c e2e/kube/harness.h $(BUILD)/libhcp.a
+$(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/bench/boundary.c \
+		e2e/bench/boundary.h e2e/kube/hostedsim.c e2e/kube/hostedsim.h e2e/kube/harness.c \
+		e2e/kube/harness.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/hostedsim.c \
+	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/bench/boundary.c e2e/kube/hostedsim.c \
 		e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS)
 
-# $(1): BENCH_HOSTED (0 or 1).
+# $(1): BENCH_HOSTED (0 or 1); $(2): BENCH_HELD (0 or 1).
 bench_controller_run = @e2e/cluster.sh down bench >/dev/null 2>&1 || true; \
 	rc=0; e2e/cluster.sh with bench -- bash -c 'set -a; eval "$$(e2e/cluster.sh env bench)"; \
-		set +a; BENCH_HOSTED=$(1) BENCH_COMPARE=$(abspath $(BENCH_CTL_DIR))/converged-without-hosted \
+		set +a; BENCH_HOSTED=$(1) BENCH_HELD=$(or $(2),0) BENCH_COMPARE=$(abspath $(BENCH_CTL_DIR))/converged-without-hosted \
 		$(abspath $(BENCH_CTL_DIR))/bench_controller $(abspath $(BUILD)/hcp-controller)' \
 		|| rc=$$?; e2e/cluster.sh down bench >/dev/null 2>&1; exit $$rc
 
@@ -32,3 +36,6 @@ bench-controller: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 
 bench-hosted: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 	$(call bench_controller_run,1)
+
+bench-boundary: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
+	$(call bench_controller_run,0,1)

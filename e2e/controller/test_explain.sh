@@ -79,6 +79,44 @@ explain_objects() {
   check_eq "bad usage: exit 2" 2 "$rc"
 }
 
+# What the controller recorded (the HostedChangeManagementStatus) beside the
+# explanation: nothing before it ran; its state, held change and history once
+# it has; and a "Differs:" line when the record disagrees with the answer at
+# an instant its current state covers (here: an override the stopped
+# controller has not acted on).
+explain_recorded() {
+  local ns
+  ns=$(new_ns explrec) || return
+  must mk_policy "$ns" weekend "$WEEKEND" || return
+  must mk_hc "$ns" prod policy=weekend || return
+  must set_hc_history "$ns" prod Completed quay.io/openshift-release-dev/ocp-release:4.16.9-x86_64 || return
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z
+  check_contains "no controller yet: nothing recorded" \
+    "Recorded:   no HostedChangeManagementStatus hostedcluster.prod: the controller has not recorded this object" "$out"
+  start_ctl a "$ns" 2026-11-25T10:00:00Z 1 || { not_ok "controller starts"; return; }
+  EVENTUALLY=10 eventually "the controller recorded the HostedCluster" ChangesPaused \
+    get "$(hcms_path "$ns" hostedcluster prod)" .status.behavior.current.state
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:30Z
+  check_eq "recorded: exit 0" 0 "$rc"
+  check_contains "recorded: the state since the last window, until the next" \
+    "Recorded:   HostedChangeManagementStatus hostedcluster.prod: ChangesPaused since 2026-11-22T07:00:00Z, until 2026-11-28T01:00:00Z; strategy in force MaintenanceSchedule" "$out"
+  check_contains "recorded: the held change" " held since 2026-11-25T10:00" "$out"
+  check_contains "recorded: the history" "History:    ChangesPaused 2026-11-22T07:00:00Z - ongoing (MaintenanceSchedule)" "$out"
+  check "recorded: agrees with the explanation" test "${out/Differs:/}" = "$out"
+  stop_ctl a
+  must k annotate hostedcluster -n "$ns" prod --overwrite \
+    changemanagement.hypershift.openshift.io/strategy=PermissiveUntil \
+    changemanagement.hypershift.openshift.io/permissive-until=2026-11-26T00:00:00Z || return
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:30Z -o json
+  check_eq "an override the stopped controller has not acted on: the record differs" \
+    "true|true|ChangesPaused|true" \
+    "$(jq -r '[.permitted, .recorded.found, .recorded.status.behavior.current.state, .recorded.differs] | join("|")' <<<"$out")"
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:30Z
+  check_contains "the Differs line" \
+    "Differs:    the controller's record says ChangesPaused but changes are permitted now" "$out"
+}
+
 begin_suite
 run_scenario explain_objects
+run_scenario explain_recorded
 summary

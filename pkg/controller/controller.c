@@ -221,7 +221,15 @@ void ctl_stop(ctl_controller_t *c)
     ev_check_stop(c->loop, &c->qcheck);
     ev_idle_stop(c->loop, &c->qidle);
     ev_timer_stop(c->loop, &c->discovery_retry);
-    /* Outstanding writes are cancelled with the client; their records go. */
+    /* Outstanding writes are cancelled with the client; their records go.
+     * A deleted object's record waiting in a queue is no longer in the map. */
+    ctl_queue_t *queues[] = {&c->queue, &c->parked};
+    for (size_t i = 0; i < 2; i++)
+        for (ctl_qitem_t *it; (it = ctl_queue_pop(queues[i])) != NULL;) {
+            record_t *r = RECORD_OF(q, it);
+            if (r->gone && r->wt.inflight == 0)
+                ctl_record_free(r);
+        }
     for (size_t i = 0; i < c->records.nbuckets; i++) {
         kube_objkey_t *k = c->records.buckets[i], *next;
         for (; k; k = next) {

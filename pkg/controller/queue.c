@@ -60,7 +60,6 @@ bool ctl_queue_empty(const ctl_queue_t *q)
 
 /* ---- records ----------------------------------------------------------- */
 
-#define RECORD_OF(field, ptr) ((record_t *)((char *)(ptr) - offsetof(record_t, field)))
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -216,6 +215,20 @@ void ctl_arm_retry(ctl_controller_t *c, record_t *r)
     r->retry = r->retry * 2 > RETRY_MAX ? RETRY_MAX : r->retry * 2;
 }
 
+void ctl_park(ctl_controller_t *c, record_t *r)
+{
+    ctl_queue_push(&c->parked, &r->q);
+}
+
+/* The last held release is answered: the parked records go back to the
+ * queue, in the order they were parked. */
+static void unpark(ctl_controller_t *c)
+{
+    ctl_qitem_t *it;
+    while ((it = ctl_queue_pop(&c->parked)) != NULL)
+        ctl_queue_push(&c->queue, it);
+}
+
 /* The writer's settle callback: retry, redo or free the record. */
 void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
 {
@@ -232,5 +245,7 @@ void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
         r->wt.redo = false;
         ctl_enqueue(c, r->kind, r->ns, r->name);
     }
+    if (c->writer.first_inflight == 0)
+        unpark(c);
     ctl_queue_kick(c);
 }

@@ -236,6 +236,18 @@ static kube_cache *capi_cache(ctl_controller_t *c, decide_kind_t k, const char *
     return k == DECIDE_CLUSTER ? &c->clusters : k == DECIDE_MS ? &c->mss : &c->mds;
 }
 
+/* A window is open for a HostedCluster whose release change was held: the
+ * plan's first write lets it through. Held releases go before every other
+ * write (DESIGN.md 3.6): at a boundary that a thousand HostedClusters share,
+ * the updates start first and the status writes follow. The reconcile that
+ * releases writes nothing else (its CAPI Cluster's pause, Events, status and
+ * companion come with the next one, after the answer), and while a release
+ * is in flight any other reconcile waits (ctl_park()). */
+static bool releases_held(const decide_plan_t *p)
+{
+    return p->kind == DECIDE_HC && !p->d.restricted && decide_hc_held(p->self.data);
+}
+
 /* Writes the pause action and the status the plan asks for. */
 static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                       const char *capi_path, const char *path, sched_time_t now)
@@ -250,24 +262,24 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
         patch = decide_spec_pause_patch(patch, p->d.spec_pause > 0, p->capi.rv);
     if (!hc && p->optin_label)
         patch = decide_label_patch(patch, p->optin_label > 0, p->capi.rv);
-    if (patch && capi_path[0]) {
+    if (patch && capi_path[0] && !releases_held(p)) { /* the release goes alone */
         ctl_write_t w = {CTL_WRITE_PATCH, capi_path, patch, cc,
                          p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause"
                                                                              : "opt-in label",
-                         r->wt.stale_capi, p->capi.rv};
+                         r->wt.stale_capi, p->capi.rv, false};
         submit(c, r, &w);
     }
     json_decref(patch);
     /* The HostedCluster itself: a window is open, the held release goes
      * through; and its opt-in label. The status write waits for the next
      * reconcile (it would conflict with this one). */
-    patch = hc && !p->d.restricted ? decide_release_patch(p->self.data, p->self.rv) : NULL;
+    patch = releases_held(p) ? decide_release_patch(p->self.data, p->self.rv) : NULL;
     const char *what = patch ? "held release" : "opt-in label";
     if (hc && p->optin_label)
         patch = decide_label_patch(patch, p->optin_label > 0, p->self.rv);
     if (patch) {
         ctl_write_t w = {CTL_WRITE_PATCH, path, patch, &c->hcs, what, r->wt.stale_own,
-                         p->self.rv};
+                         p->self.rv, releases_held(p)};
         submit(c, r, &w);
         json_decref(patch);
         return;
@@ -283,7 +295,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     decide_managed_view_free(&view);
     if (sp) {
         ctl_write_t w = {CTL_WRITE_STATUS, path, sp, p->kind == DECIDE_HC ? &c->hcs : &c->nps,
-                         "status", r->wt.stale_own, p->self.rv};
+                         "status", r->wt.stale_own, p->self.rv, false};
         submit(c, r, &w);
         json_decref(sp);
     }
@@ -312,6 +324,11 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     }
     if (p.stale)
         goto done; /* the watch has yet to catch up with our writes */
+    bool releasing = releases_held(&p);
+    if (c->writer.first_inflight > 0 && !releasing) {
+        ctl_park(c, r); /* held releases first: decide again once they are answered */
+        goto done;
+    }
     capi_cache(c, p.capi_kind, &resource);
     if (p.capi.data && kube_path(capi_path, sizeof(capi_path), CAPI_GROUP, c->capi_version,
                                  resource, p.capi_ns, p.capi_name, NULL))
@@ -330,9 +347,11 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
         hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
     }
     if (c->leading && p.status_doc) {
-        transition_events(c, r, &p, hc ? "HostedCluster" : "NodePool");
+        if (!releasing)
+            transition_events(c, r, &p, hc ? "HostedCluster" : "NodePool");
         carry_out(c, r, &p, capi_path, path, now);
-        ctl_companion_sync(c, r, &p, now);
+        if (!releasing)
+            ctl_companion_sync(c, r, &p, now);
     }
 done:
     decide_plan_free(&p);
@@ -364,7 +383,7 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
             json_t *patch = decide_status_patch_doc(json_incref(status), obj->rv);
             if (patch) {
                 ctl_write_t w = {CTL_WRITE_STATUS, path, patch, &c->policies, "policy status",
-                                 NULL, NULL};
+                                 NULL, NULL, false};
                 submit(c, r, &w);
                 json_decref(patch);
             }
@@ -377,6 +396,10 @@ void ctl_reconcile(ctl_controller_t *c, record_t *r)
 {
     if (r->wt.inflight > 0) {
         r->wt.redo = true; /* decide again once our own writes are visible */
+        return;
+    }
+    if (r->kind == R_POLICY && c->writer.first_inflight > 0) {
+        ctl_park(c, r); /* its status waits for the held releases in flight */
         return;
     }
     sched_time_t now = ctl_clock_now(&c->opts.clock, c->loop);

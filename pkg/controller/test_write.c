@@ -103,7 +103,7 @@ static void run_until_settled(fixture_t *f, int n)
 static void status_patch(fixture_t *f)
 {
     json_t *doc = json_pack("{s:{s:s}}", "metadata", "resourceVersion", "1");
-    ctl_write_t w = {CTL_WRITE_STATUS, OBJ_PATH, doc, &f->cache, "status", f->t.stale_own, "1"};
+    ctl_write_t w = {CTL_WRITE_STATUS, OBJ_PATH, doc, &f->cache, "status", f->t.stale_own, "1", false};
     assert_int_equal(ctl_write(&f->wr, &f->t, &w), 0);
     json_decref(doc);
     assert_int_equal(f->t.inflight, 1);

@@ -19,6 +19,7 @@ typedef struct inflight {
     kube_cache *cache;   /* where the answer is applied, or NULL */
     const char *what;    /* for logs (static) */
     bool deleting;       /* a delete: its answer leaves the cache */
+    bool first;          /* counted in wr->first_inflight */
     uint64_t *stale;     /* the target's stale_own or stale_capi, or NULL */
     uint64_t base;       /* hash of the resourceVersion the write replaces */
 } inflight_t;
@@ -58,6 +59,7 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
     ctl_write_outcome_t outcome = CTL_WRITE_OK;
     t->inflight--;
     wr->inflight--;
+    wr->first_inflight -= w->first;
     if (err && err->http_status == 404 && w->deleting)
         err = NULL; /* already gone: what the delete wanted */
     if (err && err->http_status == 409) {
@@ -105,8 +107,8 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
         wr->stats->write_errors++;
         return HCP_ENOMEM;
     }
-    *f = (inflight_t){wr, t, w->cache, w->what, w->verb == CTL_WRITE_DELETE, w->stale,
-                      rv_hash(w->base_rv)};
+    *f = (inflight_t){wr, t, w->cache, w->what, w->verb == CTL_WRITE_DELETE, w->first,
+                      w->stale, rv_hash(w->base_rv)};
     switch (w->verb) {
     case CTL_WRITE_PATCH:
         rc = kube_merge_patch(wr->client, w->path, w->doc, write_done, f, &err);
@@ -134,6 +136,7 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
     wr->stats->writes++;
     t->inflight++;
     wr->inflight++;
+    wr->first_inflight += w->first;
     return 0;
 }
 
@@ -156,7 +159,7 @@ int ctl_write_event(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_event_t *ev)
     if (!doc)
         return HCP_ENOMEM;
     wr->stats->events++;
-    ctl_write_t w = {CTL_WRITE_CREATE, path, doc, NULL, "event", NULL, NULL};
+    ctl_write_t w = {CTL_WRITE_CREATE, path, doc, NULL, "event", NULL, NULL, false};
     int rc = ctl_write(wr, t, &w);
     json_decref(doc);
     log_kv(LOG_INFO, ev->reason, "kind", ev->kind, "namespace", t->ns, "name", t->name,

@@ -49,6 +49,7 @@ typedef struct ctl_writer {
     ctl_write_settled_fn settled;
     void *ud;                /* for settled */
     int inflight;            /* writes in flight, every object */
+    int first_inflight;      /* of them, writes marked first (held releases) */
     unsigned answered;       /* answers since free memory was last returned */
 } ctl_writer_t;
 
@@ -69,6 +70,8 @@ typedef struct ctl_write {
     const char *what;        /* for logs: "pause", "status", "event", ... */
     uint64_t *stale;         /* target->stale_own or stale_capi, or NULL */
     const char *base_rv;     /* the resourceVersion the write replaces, or NULL */
+    bool first;              /* a held release: other writes wait until it is answered
+                                (counted in ctl_writer_t.first_inflight) */
 } ctl_write_t;
 
 /* Sends w for target t. Returns 0 when the request is on its way (settled

@@ -1,0 +1,50 @@
+/*
+ * The order of writes at one boundary, as the API server committed them.
+ *
+ * A recorder per resource follows a watch from a resourceVersion taken
+ * before the boundary (`kubectl get --raw '...?watch=1&resourceVersion=RV'`)
+ * and writes each event with the instant it arrived. Every object lives in
+ * the same etcd, so resourceVersions order the writes across resources.
+ * boundary_analyse() then finds each HostedCluster's held release (the
+ * first event whose spec.release.image is the released image) and counts
+ * the other writes committed before the last of them.
+ */
+#ifndef E2E_BENCH_BOUNDARY_H
+#define E2E_BENCH_BOUNDARY_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define BOUNDARY_RESOURCES 7
+
+typedef struct boundary_rec {
+    pid_t pid[BOUNDARY_RESOURCES];   /* recorders (each leads a process group) */
+    char dir[512];                   /* their files: one per resource */
+} boundary_rec_t;
+
+typedef struct boundary_figs {
+    int releases;              /* HostedClusters whose release went through */
+    double first_release;      /* seen, seconds after the boundary */
+    double last_release;
+    long others;               /* status writes after the resourceVersion: HostedClusters
+                                  (but their releases), NodePools, companions, policies, Events */
+    long others_before_last;   /* of them, committed before the last release */
+    long capi, capi_before_last; /* writes to CAPI objects (pauses), the same */
+    double first_other;        /* seconds after the boundary; -1 when none */
+    char first_other_what[160]; /* which object, for the report */
+} boundary_figs_t;
+
+/* Starts the recorders: kubectl (on PATH) with kubeconfig, from resourceVersion rv. */
+void boundary_record(boundary_rec_t *r, const char *kubeconfig, const char *rv,
+                     const char *dir);
+
+/* Stops them (the whole process group of each). */
+void boundary_stop(boundary_rec_t *r);
+
+/* Reads the files: releases are HostedCluster events whose spec.release.image
+ * becomes `release`; t_boundary is the boundary's wall-clock instant.
+ * Returns 0, or -1 when a file cannot be read. */
+int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boundary,
+                     boundary_figs_t *out);
+
+#endif

@@ -1,0 +1,98 @@
+#include "recorded.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "decide/companion.h"
+
+static const char *str(const json_t *o, const char *a, const char *b)
+{
+    const json_t *v = json_object_get(o, a);
+    return json_string_value(b ? json_object_get(v, b) : v);
+}
+
+void recorded_read(recorded_t *r, int nodepool, const char *ns, const char *name,
+                   recorded_get_fn get, void *ctx)
+{
+    char path[1024];
+    kube_error e;
+    if (decide_companion_name(nodepool ? DECIDE_NP : DECIDE_HC, name, r->name,
+                              sizeof r->name) != 0) {
+        r->name[0] = '\0';
+        return;
+    }
+    kube_path(path, sizeof path, "changemanagement.hypershift.openshift.io", "v1alpha1",
+              DECIDE_COMPANION_RESOURCE, ns, r->name, NULL);
+    if ((r->obj = get(ctx, path, &e)) == NULL) {
+        r->http_status = e.http_status ? e.http_status : -1;
+        snprintf(r->error, sizeof r->error, "%.64s%s%.180s", e.http_status ? e.reason : "",
+                 e.http_status ? ": " : "", e.message);
+    }
+}
+
+static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
+
+static int covers(const json_t *cur, sched_time_t at)
+{
+    sched_time_t from, to = SCHED_POS_INF;
+    const char *end = str(cur, "endTime", NULL);
+    if (!str(cur, "startTime", NULL) || sched_parse_rfc3339(str(cur, "startTime", NULL), &from) ||
+        (end && sched_parse_rfc3339(end, &to)))
+        return 0;
+    return from <= at && at < to;
+}
+
+int recorded_differs(const recorded_t *r, int permitted, sched_time_t at)
+{
+    const json_t *cur = json_object_get(
+        json_object_get(json_object_get(r->obj, "status"), "behavior"), "current");
+    const char *state = str(cur, "state", NULL);
+    return r->obj && state && covers(cur, at) &&
+           (strcmp(state, "ChangesUnpaused") == 0) != (permitted != 0);
+}
+
+void recorded_text(const recorded_t *r, int permitted, sched_time_t at)
+{
+    const json_t *st = json_object_get(r->obj, "status");
+    const json_t *beh = json_object_get(st, "behavior"), *cur = json_object_get(beh, "current");
+    const json_t *held = json_object_get(st, "heldChange"), *h;
+    const char *state = str(cur, "state", NULL);
+    size_t i;
+
+    if (!r->obj) {
+        if (r->http_status == 404 || !r->name[0])
+            printf("  %-11s no HostedChangeManagementStatus %s: the controller has not "
+                   "recorded this object (not running or not leading, or no stanza applies)\n",
+                   "Recorded:", r->name[0] ? r->name : "(name too long)");
+        else
+            printf("  %-11s cannot read HostedChangeManagementStatus %s: %s\n", "Recorded:",
+                   r->name, r->error);
+        return;
+    }
+    printf("  %-11s HostedChangeManagementStatus %s: %s since %s, until %s; strategy in force "
+           "%s\n", "Recorded:", r->name, or_dash(state), or_dash(str(cur, "startTime", NULL)),
+           str(cur, "endTime", NULL) ? str(cur, "endTime", NULL) : "no end",
+           or_dash(str(st, "strategyInForce", NULL)));
+    if (held && json_is_object(held))
+        printf("  %-11s %s held since %s\n", "", or_dash(str(held, "summary", NULL)),
+               or_dash(str(held, "since", NULL)));
+    json_array_foreach(json_object_get(beh, "history"), i, h)
+        printf("  %-11s %s %s - %s (%s)\n", i == 0 ? "History:" : "", or_dash(str(h, "state", NULL)),
+               or_dash(str(h, "startTime", NULL)),
+               str(h, "endTime", NULL) ? str(h, "endTime", NULL) : "ongoing",
+               or_dash(str(h, "strategy", NULL)));
+    if (recorded_differs(r, permitted, at))
+        printf("  %-11s the controller's record says %s but changes are %s now: it has not "
+               "acted on this yet (not running, not leading, or behind)\n", "Differs:", state,
+               permitted ? "permitted" : "NOT permitted");
+}
+
+json_t *recorded_json(const recorded_t *r, int permitted, sched_time_t at)
+{
+    if (!r->obj)
+        return json_pack("{s:s, s:b, s:s?}", "name", r->name, "found", 0, "error",
+                         r->http_status == 404 || !r->name[0] ? NULL : r->error);
+    return json_pack("{s:s, s:b, s:O?, s:b}", "name", r->name, "found", 1, "status",
+                     json_object_get(r->obj, "status"), "differs",
+                     recorded_differs(r, permitted, at));
+}

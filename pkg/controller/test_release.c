@@ -1,0 +1,168 @@
+/* test_release.c: held releases go first (DESIGN.md 3.6). At a boundary that
+ * many HostedClusters share, the reconcile that lets a held release through
+ * writes nothing else, and every other reconcile waits (parked) until the
+ * releases in flight are answered; nothing parked is lost. The controller
+ * writes to a fake API server that logs the order of the requests. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "controller/internal.h"
+#include "controller/testutil_ctl.h"
+#include "controller/testutil_fakeapi.h"
+#include "kube/config.h"
+#include "kube/http.h"
+
+#define META(kind, name)                                                                 \
+    "{\"kind\":\"" kind "\",\"metadata\":{\"namespace\":\"clusters\",\"name\":\"" name \
+    "\",\"uid\":\"u-" name "\",\"resourceVersion\":\"7\",\"generation\":1,"
+#define PERMISSIVE "\"changemanagement.hypershift.openshift.io/strategy\":\"Permissive\""
+/* A release held while the cluster was restricted; now changes are permitted. */
+#define HELD_HC(name)                                                                        \
+    META("HostedCluster", name) "\"annotations\":{" PERMISSIVE ","                           \
+    "\"changemanagement.hypershift.openshift.io/requested-release-image\":\"r:2\"}},"        \
+    "\"spec\":{\"infraID\":\"" name "-x1\",\"release\":{\"image\":\"r:1\"}}}"
+
+typedef struct fixture {
+    struct ev_loop *loop;
+    fakeapi_t *api;
+    kube_config cfg;
+    kube_http http;
+    kube_client client;
+    ctl_controller_t *c;
+} fixture_t;
+
+static const char *answer(const fakeapi_req_t *r, int *status, void *ud)
+{
+    (void)r;
+    (void)ud;
+    *status = 200;
+    return "{}"; /* not an object the caches keep: they stay as the test set them */
+}
+
+static void start(fixture_t *f)
+{
+    char yaml[512];
+    kube_error e;
+    sched_time_t now;
+    f->loop = ev_loop_new(EVFLAG_AUTO);
+    f->api = fakeapi_start(f->loop, answer, f);
+    snprintf(yaml, sizeof(yaml),
+             "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+             "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%d/\n"
+             "contexts:\n- name: fake\n  context:\n    cluster: fake\n",
+             fakeapi_port(f->api));
+    assert_int_equal(kube_config_load_yaml(&f->cfg, yaml, strlen(yaml), NULL, NULL, &e), 0);
+    assert_int_equal(kube_http_init(&f->http, f->loop, &e), 0);
+    kube_client_opts o = {.max_retries = -1};
+    assert_int_equal(kube_client_init(&f->client, &f->http, &f->cfg, &o, &e), 0);
+    assert_int_equal(sched_parse_rfc3339("2030-01-09T06:00:00Z", &now), 0);
+    f->c = testutil_ctl_new(f->loop, now);
+    f->c->client = &f->client;
+    f->c->writer = (ctl_writer_t){.loop = f->loop, .client = &f->client,
+                                  .stats = &f->c->stats, .settled = ctl_write_settled,
+                                  .ud = f->c};
+    f->c->leading = true;
+    f->c->admission_holds = true;
+    testutil_ctl_add(&f->c->hcs, HELD_HC("a"));
+    testutil_ctl_add(&f->c->hcs, HELD_HC("b"));
+    testutil_ctl_add(&f->c->nps, META("NodePool", "n") "\"annotations\":{" PERMISSIVE "}},"
+                                 "\"spec\":{\"clusterName\":\"a\"}}");
+    /* The caches' handlers queued the three records: the test reconciles
+     * them itself, in the order a boundary would. */
+    while (ctl_queue_pop(&f->c->queue))
+        ;
+}
+
+static void stop(fixture_t *f)
+{
+    ctl_stop(f->c);
+    kube_client_close(&f->client);
+    kube_http_close(&f->http);
+    kube_config_free(&f->cfg);
+    fakeapi_stop(f->api);
+    ev_loop_destroy(f->loop);
+}
+
+static record_t *reconcile(fixture_t *f, rkind_t k, const char *name)
+{
+    record_t *r = ctl_record_get(f->c, k, "clusters", name);
+    assert_non_null(r);
+    ctl_reconcile(f->c, r);
+    return r;
+}
+
+static void run_until_answered(fixture_t *f)
+{
+    double until = ev_time() + 20;
+    while (f->c->writer.inflight > 0 && ev_time() < until)
+        ev_run(f->loop, EVRUN_ONCE);
+    assert_int_equal(f->c->writer.inflight, 0);
+}
+
+static void test_releases_first(void **state)
+{
+    (void)state;
+    fixture_t f;
+    start(&f);
+    /* The boundary: both HostedClusters and the NodePool are reconciled. */
+    reconcile(&f, R_HC, "a");
+    reconcile(&f, R_HC, "b");
+    record_t *n = reconcile(&f, R_NP, "n");
+    /* Each release went alone (no Event, status or companion with it) ... */
+    assert_int_equal(f.c->writer.first_inflight, 2);
+    assert_int_equal(f.c->writer.inflight, 2);
+    /* ... and the NodePool's status waits for them. */
+    assert_true(n->q.queued);
+    assert_int_equal(f.c->parked.len, 1);
+    assert_true(ctl_queue_empty(&f.c->queue));
+    run_until_answered(&f);
+    assert_int_equal(fakeapi_count(f.api), 2);
+    for (int i = 0; i < 2; i++) {
+        const fakeapi_req_t *r = fakeapi_nth(f.api, i);
+        assert_string_equal(r->method, "PATCH");
+        assert_non_null(strstr(r->path, "/hostedclusters/"));
+        assert_null(strstr(r->path, "/status"));
+        assert_non_null(strstr(r->body, "\"image\":\"r:2\""));
+    }
+    /* Answered: the parked NodePool is queued again, not lost; its
+     * reconcile now writes (status and companion). */
+    assert_int_equal(f.c->writer.first_inflight, 0);
+    assert_true(ctl_queue_empty(&f.c->parked));
+    assert_ptr_equal(RECORD_OF(q, ctl_queue_pop(&f.c->queue)), n);
+    ctl_reconcile(f.c, n);
+    assert_true(f.c->writer.inflight > 0);
+    assert_int_equal(f.c->writer.first_inflight, 0);
+    run_until_answered(&f);
+    assert_true(fakeapi_count(f.api) > 2);
+    assert_non_null(strstr(fakeapi_nth(f.api, 2)->path, "n"));
+    stop(&f);
+}
+
+/* Without a release in flight nothing waits. */
+static void test_nothing_parked_without_releases(void **state)
+{
+    (void)state;
+    fixture_t f;
+    start(&f);
+    record_t *n = reconcile(&f, R_NP, "n");
+    assert_false(n->q.queued);
+    assert_true(ctl_queue_empty(&f.c->parked));
+    assert_true(f.c->writer.inflight > 0);
+    run_until_answered(&f);
+    stop(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_releases_first),
+        cmocka_unit_test(test_nothing_parked_without_releases),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
