@@ -94,7 +94,7 @@ done
 check "hosted CRD clusterversions.config.openshift.io Established" \
   test "$(khosted get crd clusterversions.config.openshift.io -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')" = True
 check "the HCMP CRD is served as shipped, CEL rules included" bash -c "
-  [ \"\$(grep -c -- '- rule:' '$e2e/../crds/changemanagement.hypershift.openshift.io_hostedchangemanagementpolicies.yaml')\" = \
+  [ \"\$(yq '[.. | objects | .[\"x-kubernetes-validations\"]? // empty | .[]] | length' '$e2e/../crds/changemanagement.hypershift.openshift.io_hostedchangemanagementpolicies.yaml')\" = \
     \"\$(kubectl --kubeconfig '$M_KUBECONFIG' get crd hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io -o json |
       jq '[.. | objects | .[\"x-kubernetes-validations\"]? // empty | .[]] | length')\" ]"
 code=$(admin M GET /apis/cluster.x-k8s.io)
