@@ -72,10 +72,13 @@ helm_q() {
 quiet() { "$@" >/dev/null 2>&1; }
 
 # render FILE [HELM-ARGS...]: the chart's objects as a JSON array in FILE.
+# Rendered for the pinned release (helm's own default is older than the
+# chart's kubeVersion); a later --kube-version wins.
 render() {
   local out=$1
   shift
-  helm_q template "$REL" "$CHART" -n "$RELNS" "$@" >"$T/rendered.yaml" 2>"$T/render.err" &&
+  helm_q template "$REL" "$CHART" -n "$RELNS" --kube-version "$KUBE_VERSION" "$@" \
+    >"$T/rendered.yaml" 2>"$T/render.err" &&
     yq -s -c 'map(select(. != null))' "$T/rendered.yaml" >"$out"
 }
 # obj FILE KIND [NAME]: one rendered object.
@@ -298,6 +301,8 @@ refused() {
   fi
 }
 refused leaderElection.enabled --set leaderElection.enabled=false
+# The policy CRD's rules need 1.29 (messageExpression, fieldPath, format()).
+refused "kubeVersion: >=1.29.0-0" --kube-version v1.28.9
 refused hostedAPIServer --set hostedAPIServer=everywhere
 refused logFormat --set logFormat=xml
 render "$T/single.json" --set replicaCount=1 --set leaderElection.enabled=false ||
