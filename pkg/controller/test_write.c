@@ -134,6 +134,24 @@ static void test_write_done_caches_answer_and_marks_stale(void **state)
     assert_non_null(strstr(r->body, "\"resourceVersion\":\"1\""));
 }
 
+/* The watch delivered a newer version (another writer's, on top of ours)
+ * before the answer: the answer does not put the cache back to it, since no
+ * later event would correct that. */
+static void test_late_answer_does_not_roll_the_cache_back(void **state)
+{
+    fixture_t *f = *state;
+    json_t *newer = json_pack("{s:{s:s, s:s, s:s, s:s}}", "metadata", "name", "a", "namespace",
+                              "ns", "uid", "u1", "resourceVersion", "3");
+    status_patch(f);
+    assert_int_equal(kube_cache_apply(&f->cache, KUBE_EVENT_MODIFIED, newer, NULL), 0);
+    json_decref(newer);
+    run_until_settled(f, 1);
+    assert_int_equal(f->last, CTL_WRITE_OK);
+    assert_string_equal(kube_cache_get(&f->cache, "ns", "a")->rv, "3");
+    assert_true(ctl_write_stale(f->t.stale_own, "1"));
+    assert_false(ctl_write_stale(f->t.stale_own, "3"));
+}
+
 static void test_write_conflict_asks_for_redo(void **state)
 {
     fixture_t *f = *state;
@@ -194,6 +212,8 @@ int main(void)
     log_setup(false, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_write_done_caches_answer_and_marks_stale, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_late_answer_does_not_roll_the_cache_back, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_write_conflict_asks_for_redo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_failure_counted, setup, teardown),

@@ -50,6 +50,25 @@ static void return_free_memory(void)
 #endif
 }
 
+/* Whether the answer obj of write w may go into its cache: only while the
+ * cache still holds the version the write replaced (or nothing, or the
+ * write knew no version). Otherwise the watch has delivered the answer
+ * already, or another writer's version on top of it (HyperShift deleting a
+ * pause right after we set it): the answer is older than what is cached,
+ * and no later event would correct a cache put back to it. */
+static bool answer_is_next(const inflight_t *w, const json_t *obj)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    const kube_obj *have;
+
+    if (w->deleting || w->base == 0 || name == NULL)
+        return true;
+    have = kube_cache_get(w->cache, ns ? ns : "", name);
+    return have == NULL || rv_hash(have->rv) == w->base;
+}
+
 static void write_done(kube_client *client, const kube_error *err, json_t *obj, void *ud)
 {
     (void)client;
@@ -80,7 +99,7 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
         /* The answer is the object as written: cache it now, so that a
          * reconcile before the watch event sees it (the event itself is then
          * a duplicate the cache drops). */
-        if (obj && w->cache) {
+        if (obj && w->cache && answer_is_next(w, obj)) {
             kube_error e;
             kube_cache_apply(w->cache, w->deleting ? KUBE_EVENT_DELETED : KUBE_EVENT_MODIFIED,
                              obj, &e);
