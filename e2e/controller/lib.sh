@@ -582,6 +582,8 @@ run_scenario_once() {
     done
   fi
   stop_all_ctls
+  # The behaviour model of a scenario beside it (e2e/model/lib.sh) goes too.
+  if declare -F model_stop >/dev/null; then model_stop >/dev/null 2>&1; fi
   CTL_PID=() CTL_LOG=()
   delete_namespaces
   echo "# $fn took $((($(now_us) - t0) / 1000)) ms"

@@ -97,3 +97,144 @@ chart_webhook_config() {
           | .namespaceSelector = {matchExpressions: [{key: "kubernetes.io/metadata.name",
                                                       operator: "In", values: $ns}]})'
 }
+
+# ---- run_scenario functions beside the model --------------------------------------
+
+REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
+REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
+REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
+
+# model_suite_begin: begin_suite of e2e/controller/lib.sh for a suite whose
+# scenarios run beside the model with the webhooks: the webhooks' test
+# certificate, and a cleanup that also removes the webhook configuration
+# $WH_NAME and stops the model.
+model_suite_begin() {
+  begin_suite
+  trap 'watch_stop; webhook_scenario_cleanup' EXIT
+  mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
+}
+
+# model_scenario NS START SCALE CLUSTERS [MODEL-FLAGS...]: what a scenario
+# function runs beside: the holds webhook configuration ($WH_NAME) for NS
+# and the control-plane namespaces NS-<cluster> of the CLUSTERS
+# (space-separated), a controller "a" serving the webhooks on a port of its
+# own, and the model on the controller's clock. MODEL_WEBHOOKS=0: no webhook
+# configuration and a controller without webhooks (the pause is the only
+# brake).
+model_scenario() {
+  local ns=$1 start=$2 scale=$3 c hcps=() port
+  for c in $4; do hcps+=("$ns-$c"); done
+  shift 4
+  if [ "${MODEL_WEBHOOKS:-1}" = 0 ]; then
+    k delete mutatingwebhookconfiguration "$WH_NAME" --ignore-not-found >/dev/null 2>&1
+    start_ctl a "$ns" "$start" "$scale" || { not_ok "controller starts"; return 1; }
+  else
+    port=$(free_port)
+    holds_webhook_config "$port" "$ns" "${hcps[@]}" | k apply -f - >/dev/null ||
+      { not_ok "webhook configuration"; return 1; }
+    start_ctl a "$ns" "$start" "$scale" --webhook-bind-address "127.0.0.1:$port" \
+      --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { not_ok "controller starts"; return 1; }
+  fi
+  model_start "$ns" "$start" "$scale" "${CTL_T0[a]}" "$@" || { not_ok "model starts"; return 1; }
+}
+
+# model_np NS NAME CLUSTER REPLICAS [KEY=VALUE...]: a Replace NodePool at
+# release REL0 with the stanza annotations (annotations_json); the model
+# creates its MachineDeployment and machines, as HyperShift and Cluster API
+# do.
+model_np() {
+  local ns=$1 name=$2 cluster=$3 replicas=$4
+  shift 4
+  api POST "$HS/namespaces/$ns/nodepools" "$(jq -nc --arg n "$name" --arg c "$cluster" \
+    --arg img "$REL0" --argjson r "$replicas" --argjson a "$(annotations_json "$@")" '{
+    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+    metadata: {name: $n, annotations: $a},
+    spec: {clusterName: $c, replicas: $r, management: {upgradeType: "Replace"},
+           release: {image: $img}}}')" application/json >/dev/null
+}
+
+# model_machines OBJECT N: the model has created at least N machines of
+# OBJECT ("ns/name" of the MachineDeployment).
+model_machines() { [ "$(model_count machine-created "$1")" -ge "$2" ] 2>/dev/null; }
+
+# request_release PATH IMAGE: a release written to a HostedCluster or
+# NodePool (as OCM does); prints the object as admitted.
+request_release() { api PATCH "$1" "{\"spec\": {\"release\": {\"image\": \"$2\"}}}"; }
+
+# model_to EVENT OBJECT TO: the simulated times of the EVENTs about OBJECT
+# whose "to" is TO (a release, a MachineSet), one a line.
+model_to() {
+  model_records | jq -r --arg e "$1" --arg o "$2" --arg to "$3" \
+    'select(.event == $e and .object == $o and .to == $to) | .at'
+}
+
+# model_more EVENT OBJECT N: the model has recorded more than N EVENTs about
+# OBJECT.
+model_more() { [ "$(model_count "$1" "$2")" -gt "$3" ] 2>/dev/null; }
+
+# model_nth EVENT OBJECT N: the simulated time of the N-th EVENT about
+# OBJECT (1-based, in time order), or nothing.
+model_nth() { model_times "$1" "$2" | sort | sed -n "${3}p"; }
+
+# sim_between T LO HI: LO <= T < HI, T an RFC 3339 time (fractions allowed),
+# LO and HI epoch seconds.
+sim_between() {
+  [ -n "$1" ] && awk -v t="$(date -u -d "$1" +%s.%N)" -v lo="$2" -v hi="$3" 'BEGIN { exit !(t >= lo && t < hi) }'
+}
+
+# starts_at NAME DESC RFC3339 TOL EVENT OBJECT [N0]: what HyperShift and
+# Cluster API would have done at a window opening. The model records no new
+# EVENT about OBJECT (beyond the N0 it had) before the instant on the
+# controller NAME's clock, and the first within TOL real seconds after it;
+# checked as it happens (expect_at) and on the record's simulated time.
+starts_at() {
+  local name=$1 desc=$2 at=$3 tol=$4 ev=$5 obj=$6 n0=${7:-0} b t
+  expect_at "$name" "$desc" "$at" "$tol" model_more "$ev" "$obj" "$n0" || return 1
+  b=$(epoch "$at")
+  t=$(model_nth "$ev" "$obj" $((n0 + 1)))
+  if sim_between "$t" "$b" "$(awk -v b="$b" -v k="${CTL_SCALE[$name]}" -v tol="$tol" 'BEGIN { printf "%.3f", b + tol * k }')"; then
+    ok "$desc: the model recorded it at $t, not before $at"
+  else
+    not_ok "$desc: the model's record" "at '$t' (simulated), outside [$at, +$tol s real]"
+  fi
+}
+
+# none_after NAME DESC RFC3339 EVENT OBJECT: the model records no EVENT
+# about OBJECT later than 1 s (real, on the controller NAME's clock) after
+# the instant (a window closing: what was under way finishes, nothing new
+# starts). Prints the last one's time.
+none_after() {
+  local name=$1 desc=$2 late
+  late=$(model_times "$4" "$5" | sort | while read -r t; do
+    sim_between "$t" "$(awk -v b="$(epoch "$3")" -v k="${CTL_SCALE[$name]}" 'BEGIN { printf "%.3f", b + k }')" 9999999999 && echo "$t"
+  done)
+  check_eq "$desc" "" "$late"
+}
+
+# release_held DESC PATH IMAGE KEPT: a release written to a HostedCluster
+# while restricted is admitted with spec.release.image kept at KEPT and the
+# request recorded in the requested-release-image annotation.
+release_held() {
+  local out
+  out=$(request_release "$2" "$3")
+  check_eq "$1: spec.release.image stays" "$4" "$(jq -r .spec.release.image <<<"$out")"
+  check_eq "$1: the request is recorded" "$3" \
+    "$(jq -r --arg k "$CM/requested-release-image" '.metadata.annotations[$k] // ""' <<<"$out")"
+}
+
+# md_version PATH: the version of a MachineDeployment's template (what
+# HyperShift wrote from the NodePool's release and the webhook let through).
+md_version() { get "$1" '.spec.template.spec.version // ""'; }
+
+# template_held DESC NP-PATH MD-PATH: a NodePool release written while
+# restricted: HyperShift's new MachineDeployment template is held (its
+# version stays 4.17.0 through a second of HyperShift reconciling) and
+# Cluster API starts no rollout.
+template_held() {
+  local obj=${3#"$CAPI"/namespaces/}
+  obj=${obj/\/machinedeployments\//\/}
+  request_release "$2" "$REL1" >/dev/null
+  sleep 1
+  check_eq "$1: HyperShift's new template is held" 4.17.0 "$(md_version "$3")"
+  check_eq "$1: no rollout (model record)" 0 "$(model_count replacement-start "$obj")"
+}
