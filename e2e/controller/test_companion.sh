@@ -8,7 +8,8 @@
 # not at all. With the behaviour model writing HyperShift's own status
 # (Status().Update of a HostedCluster from its cache, the patch helper's merge
 # patch of a NodePool's conditions), our conditions survive and the
-# controller writes nothing back.
+# controller writes nothing back; a whole-status update from a copy without
+# our conditions gets them back.
 #
 # Needs the "main" instance (e2e/cluster.sh up main), build/hcp-controller and
 # the model (e2e/model/build.sh, or HCP_MODEL_BIN). Prints "N passed, N failed".
@@ -152,7 +153,29 @@ conditions_survive_hypershift() {
   done
   now_is "the model ran throughout" true echo "$(model_alive && echo true)"
   still_before a 2026-03-07T06:00:00Z "the steady state"
+  # A whole-status update from a copy that lacks our conditions (a cache
+  # from before they were written): ours come back, HyperShift's are kept.
+  check "a whole-status update without our conditions is accepted" put_status_without_ours "$hc"
+  eventually "ChangesPaused comes back" False/ChangesPermitted echo_cond_sr "$hc" ChangesPaused
+  eventually "ChangesPending comes back" False/NoChangesPending echo_cond_sr "$hc" ChangesPending
+  now_is "HyperShift's own conditions are kept" True/True \
+    echo "$(cond "$hc" Available status)/$(cond "$hc" ReconciliationActive status)"
   model_stop
+}
+
+# put_status_without_ours PATH: PUTs the object's status without
+# ChangesPaused and ChangesPending, with HyperShift's Available beside its
+# ReconciliationActive (again on a conflict with the model's own write).
+put_status_without_ours() {
+  local obj try
+  for try in 1 2 3; do
+    obj=$(api GET "$1") || return 1
+    obj=$(jq -c '.status.conditions |= (map(select(.type | IN("ChangesPaused", "ChangesPending", "Available") | not))
+      + [{type: "Available", status: "True", reason: "AsExpected",
+          message: "The hosted control plane is available", lastTransitionTime: "2026-03-01T00:00:00Z"}])' <<<"$obj")
+    api PUT "$1/status" "$obj" application/json >/dev/null && return 0
+  done
+  return 1
 }
 
 begin_suite

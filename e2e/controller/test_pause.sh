@@ -31,6 +31,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../model/lib.sh"
 
 TOL=2.5
+TOL_ROLLOUT=4 # a rollout's first replacement: three writes after ours
 WH_NAME=hcp-e2e-pause-$$
 hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
 np_cond_sr() { echo "$(cond "$(np_path "$1" "$2")" "$3" status)/$(cond "$(np_path "$1" "$2")" "$3" reason)"; }
@@ -84,9 +85,10 @@ foreign_pause_never_lifted() {
   expect_at a "the other Cluster unpaused" 2026-03-07T00:00:00Z "$TOL" is_state "$c2" unpaused
   starts_at a "HyperShift ignores the Cluster's pause: the control plane starts rolling" \
     2026-03-07T00:00:00Z "$TOL" controlplane-initiation "$ns/hc1"
-  starts_at a "np1's rollout starts" 2026-03-07T00:00:00Z "$TOL" replacement-start "$ns-hc1/np1"
+  starts_at a "np1's rollout starts" 2026-03-07T00:00:00Z "$TOL_ROLLOUT" replacement-start "$ns-hc1/np1"
   eventually "ChangesPaused=True (PausedExternally) in the window" True/PausedExternally \
     hc_cond_sr "$ns" hc1 ChangesPaused
+  echo "# with a pause on the Cluster that is not ours, the control plane rolling: ChangesPending $(hc_cond_sr "$ns" hc1 ChangesPending): $(cond "$(hc_path "$ns" hc1)" ChangesPending message)"
   eventually "np2: ChangesPaused=True (PausedExternally)" True/PausedExternally \
     np_cond_sr "$ns" np2 ChangesPaused
   sleep 0.5
@@ -180,7 +182,7 @@ waiting_pool_not_paused() {
   now_is "merely waiting with the change held: not paused" unpaused pause_state "$md"
   still_before a 2026-03-07T00:00:00Z "the waiting state"
 
-  starts_at a "the rollout starts" 2026-03-07T00:00:00Z "$TOL" replacement-start "$ns-hc1/np1"
+  starts_at a "the rollout starts" 2026-03-07T00:00:00Z "$TOL_ROLLOUT" replacement-start "$ns-hc1/np1"
   expect_at a "the window closes mid-rollout: paused with the marker" 2026-03-07T00:04:00Z "$TOL" \
     is_state "$md" paused+marker
   # HyperShift reconciles the pool (a spec edit) and deletes the pause in

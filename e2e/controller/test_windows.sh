@@ -10,7 +10,8 @@
 # the model's record: a release (HostedCluster) and a version change
 # (NodePool) requested before a boundary are held; the model records no
 # control-plane initiation and no machine replacement before the boundary
-# and the first within TOL real seconds after it; a window closing during a
+# and the first within TOL real seconds after it (TOL_ROLLOUT for a
+# rollout's first replacement); a window closing during a
 # rollout stops new replacements (the one under way finishes), and a release
 # requested after the close is held. Conditions, the
 # HostedChangeManagementStatus, the policy's status, Events and metrics are
@@ -30,6 +31,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../model/lib.sh"
 
 TOL=2.5 # real seconds a transition may lag its boundary
+# A rollout's first replacement lags more: HyperShift's template write,
+# Cluster API's new MachineSet and machine are three writes after ours.
+TOL_ROLLOUT=4
 WH_NAME=hcp-e2e-windows-$$
 
 hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
@@ -57,7 +61,7 @@ rollout_cut() {
 # A HostedCluster and a NodePool without a stanza are never held or
 # touched, whatever policies exist: what is requested starts at once.
 no_stanza_never_pauses() {
-  local ns c md out
+  local ns c md
   ns=$(new_ns nostanza) || return
   must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 1h)" || return
   must mk_hc "$ns" hc1 || return
@@ -78,13 +82,7 @@ no_stanza_never_pauses() {
     obj_metric a change_management_strategy_enabled HostedCluster hc1 ',strategy="Permissive"'
   local rv_c s0
   rv_c=$(get "$c" .metadata.resourceVersion) s0=$(model_summary)
-  out=$(request_release "$(hc_path "$ns" hc1)" "$REL1")
-  check_eq "a release is admitted as written" "$REL1" "$(jq -r .spec.release.image <<<"$out")"
-  check "HyperShift starts the control-plane update at once (model record)" wait_for "$TOL" \
-    model_more controlplane-initiation "$ns/hc1" 0
-  request_release "$(np_path "$ns" np1)" "$REL1" >/dev/null
-  check "a NodePool version change: Cluster API starts the rollout at once" wait_for "$TOL" \
-    model_more replacement-start "$ns-hc1/np1" 0
+  goes_at_once "$ns"
   check "the rollout completes" wait_for 10 eval '[ "$(model_count replacement-done "$ns-hc1/np1")" -ge 2 ]'
   now_is "the new template went through" 4.17.1 md_version "$md"
   now_is "Cluster never paused" unpaused pause_state "$c"
@@ -132,7 +130,7 @@ bypolicy_weekly_window() {
   still_before a 2026-03-07T00:00:00Z "the held state"
 
   starts_at a "the control plane starts rolling" 2026-03-07T00:00:00Z "$TOL" controlplane-initiation "$ns/hc1"
-  starts_at a "the first machine replacement" 2026-03-07T00:00:00Z "$TOL" replacement-start "$ns-hc1/np1"
+  starts_at a "the first machine replacement" 2026-03-07T00:00:00Z "$TOL_ROLLOUT" replacement-start "$ns-hc1/np1"
   now_is "the held release is applied" "$REL1" get "$(hc_path "$ns" hc1)" .spec.release.image
   eventually "HostedCluster current window in status" ChangesUnpaused/2026-03-07T00:05:00Z \
     hc_cm "$ns" hc1 '.current | "\(.state)/\(.endTime)"'
@@ -153,26 +151,50 @@ bypolicy_weekly_window() {
   eventually "WindowClosed Event for the NodePool" 1 count_events "$ns" np1 WindowClosed
 }
 
+# goes_at_once NS: permitted, a release of HostedCluster hc1 is admitted
+# as written and HyperShift starts the control-plane update at once; a
+# version change of its NodePool np1 rolls out at once (model record).
+goes_at_once() {
+  local out
+  out=$(request_release "$(hc_path "$1" hc1)" "$REL1")
+  check_eq "permitted: a release is admitted as written" "$REL1" "$(jq -r .spec.release.image <<<"$out")"
+  check "HyperShift starts the control-plane update at once (model record)" wait_for "$TOL" \
+    model_more controlplane-initiation "$1/hc1" 0
+  request_release "$(np_path "$1" np1)" "$REL1" >/dev/null
+  check "a NodePool version change: Cluster API starts the rollout at once" wait_for "$TOL" \
+    model_more replacement-start "$1-hc1/np1" 0
+}
+
+# two_windows NS HC-POLICY NP-POLICY: the scenarios of a NodePool narrower
+# or wider than its HostedCluster: policies "wide" (Saturday 00:00, 20m)
+# and "narrow" (00:05, 5m), hc1 and its pool np1 (6 machines) following
+# them, the controller and the model from Friday 23:51 at 100 times real
+# time; a release and a NodePool version change held before 00:00.
+two_windows() {
+  local ns=$1
+  must mk_policy "$ns" wide "$(weekly_policy Saturday 00:00 20m)" || return
+  must mk_policy "$ns" narrow "$(weekly_policy Saturday 00:05 5m)" || return
+  must mk_hc "$ns" hc1 "policy=$2" || return
+  must model_np "$ns" np1 hc1 6 "policy=$3" || return
+  model_scenario "$ns" 2026-03-06T23:51:00Z 100 hc1 --replacement-duration 90s || return
+  check "the model created the MachineDeployment and its machines" wait_for 10 \
+    model_machines "$ns-hc1/np1" 6
+  EVENTUALLY=3 eventually "NodePool next window is the intersection" 2026-03-07T00:05:00Z/2026-03-07T00:10:00Z \
+    np_cm "$ns" np1 '.next | "\(.startTime)/\(.endTime)"'
+  release_held "a release" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
+  template_held "a NodePool version change" "$(np_path "$ns" np1)" "$(md_path "$ns" hc1 np1)"
+}
+
 # NodePool narrower than its HostedCluster: the cluster's window
 # (00:00-00:20) starts the control plane; the NodePool's change waits for
 # its own (00:05-00:10) and is cut when it closes.
 nodepool_narrower_than_cluster() {
   local ns md
   ns=$(new_ns narrower) || return
-  must mk_policy "$ns" wide "$(weekly_policy Saturday 00:00 20m)" || return
-  must mk_policy "$ns" narrow "$(weekly_policy Saturday 00:05 5m)" || return
-  must mk_hc "$ns" hc1 policy=wide || return
-  must model_np "$ns" np1 hc1 6 policy=narrow || return
   md=$(md_path "$ns" hc1 np1)
-  model_scenario "$ns" 2026-03-06T23:51:00Z 100 hc1 --replacement-duration 90s || return
-  check "the model created the MachineDeployment and its machines" wait_for 10 \
-    model_machines "$ns-hc1/np1" 6
-  EVENTUALLY=3 eventually "NodePool next window is the intersection" 2026-03-07T00:05:00Z/2026-03-07T00:10:00Z \
-    np_cm "$ns" np1 '.next | "\(.startTime)/\(.endTime)"'
+  two_windows "$ns" wide narrow || return
   now_is "NodePool clusterConstraint is the cluster's window" 2026-03-07T00:00:00Z/2026-03-07T00:20:00Z \
     np_cm "$ns" np1 '.clusterConstraint | "\(.startTime)/\(.endTime)"'
-  release_held "a release" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
-  template_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
   still_before a 2026-03-07T00:00:00Z "the held state"
 
   starts_at a "the control plane starts rolling in the cluster's window" 2026-03-07T00:00:00Z "$TOL" \
@@ -181,7 +203,7 @@ nodepool_narrower_than_cluster() {
   now_is "no replacement inside the cluster's window only" 0 model_count replacement-start "$ns-hc1/np1"
   now_is "the template still held" 4.17.0 md_version "$md"
   still_before a 2026-03-07T00:05:00Z "the NodePool's change still held"
-  starts_at a "the first machine replacement in the NodePool's window" 2026-03-07T00:05:00Z "$TOL" \
+  starts_at a "the first machine replacement in the NodePool's window" 2026-03-07T00:05:00Z "$TOL_ROLLOUT" \
     replacement-start "$ns-hc1/np1"
   rollout_cut a 2026-03-07T00:10:00Z "$md" "$ns-hc1/np1" 6
   now_is "Cluster still unpaused after the NodePool's window" unpaused pause_state "$(cluster_path "$ns" hc1)"
@@ -194,18 +216,8 @@ nodepool_narrower_than_cluster() {
 nodepool_wider_than_cluster() {
   local ns md
   ns=$(new_ns wider) || return
-  must mk_policy "$ns" wide "$(weekly_policy Saturday 00:00 20m)" || return
-  must mk_policy "$ns" narrow "$(weekly_policy Saturday 00:05 5m)" || return
-  must mk_hc "$ns" hc1 policy=narrow || return
-  must model_np "$ns" np1 hc1 6 policy=wide || return
   md=$(md_path "$ns" hc1 np1)
-  model_scenario "$ns" 2026-03-06T23:51:00Z 100 hc1 --replacement-duration 90s || return
-  check "the model created the MachineDeployment and its machines" wait_for 10 \
-    model_machines "$ns-hc1/np1" 6
-  EVENTUALLY=3 eventually "NodePool next window is the intersection" 2026-03-07T00:05:00Z/2026-03-07T00:10:00Z \
-    np_cm "$ns" np1 '.next | "\(.startTime)/\(.endTime)"'
-  release_held "a release" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
-  template_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
+  two_windows "$ns" narrow wide || return
   still_before a 2026-03-07T00:00:00Z "the held state"
 
   sleep_until_sim a 2026-03-07T00:00:00Z 0.7
@@ -218,7 +230,7 @@ nodepool_wider_than_cluster() {
     "$(cond "$(np_path "$ns" np1)" ChangesPaused message)"
   still_before a 2026-03-07T00:05:00Z "the change held by the cluster"
   starts_at a "the control plane starts rolling" 2026-03-07T00:05:00Z "$TOL" controlplane-initiation "$ns/hc1"
-  starts_at a "the first machine replacement" 2026-03-07T00:05:00Z "$TOL" replacement-start "$ns-hc1/np1"
+  starts_at a "the first machine replacement" 2026-03-07T00:05:00Z "$TOL_ROLLOUT" replacement-start "$ns-hc1/np1"
   rollout_cut a 2026-03-07T00:10:00Z "$md" "$ns-hc1/np1" 6
   now_is "the NodePool says its HostedCluster restricts it again" HostedClusterRestricted \
     cond "$(np_path "$ns" np1)" ChangesPaused reason
@@ -229,7 +241,7 @@ nodepool_wider_than_cluster() {
 # before 23:57 a release starts at once; after it, one is held until the
 # policy's window.
 permissive_until_back_to_policy() {
-  local ns md out
+  local ns md
   ns=$(new_ns permuntil) || return
   must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 5m)" || return
   must mk_hc "$ns" hc1 strategy=PermissiveUntil permissive-until=2026-03-06T23:57:00Z policy=weekly || return
@@ -249,13 +261,7 @@ permissive_until_back_to_policy() {
     obj_metric a change_management_strategy_enabled HostedCluster hc1 ',strategy="Permissive"'
   now_is "metric stanza_strategy{PermissiveUntil} 1" 1 \
     obj_metric a change_management_stanza_strategy HostedCluster hc1 ',strategy="PermissiveUntil"'
-  out=$(request_release "$(hc_path "$ns" hc1)" "$REL1")
-  check_eq "permitted: a release is admitted as written" "$REL1" "$(jq -r .spec.release.image <<<"$out")"
-  check "HyperShift starts the control-plane update at once (model record)" wait_for "$TOL" \
-    model_more controlplane-initiation "$ns/hc1" 0
-  request_release "$(np_path "$ns" np1)" "$REL1" >/dev/null
-  check "a NodePool version change rolls out at once" wait_for "$TOL" \
-    model_more replacement-start "$ns-hc1/np1" 0
+  goes_at_once "$ns"
   still_before a 2026-03-06T23:57:00Z "the permitted state"
 
   expect_at a "ChangesPaused=True when PermissiveUntil expires" 2026-03-06T23:57:00Z "$TOL" \
@@ -271,7 +277,7 @@ permissive_until_back_to_policy() {
   still_before a 2026-03-07T00:00:00Z "the held state"
   starts_at a "the control plane starts rolling in the policy's window" 2026-03-07T00:00:00Z "$TOL" \
     controlplane-initiation "$ns/hc1" "$cp0"
-  starts_at a "the second rollout starts in the policy's window" 2026-03-07T00:00:00Z "$TOL" \
+  starts_at a "the second rollout starts in the policy's window" 2026-03-07T00:00:00Z "$TOL_ROLLOUT" \
     replacement-start "$ns-hc1/np1" "$rs0"
 }
 
@@ -299,7 +305,7 @@ restrictive_until_then_permissive() {
 
   starts_at a "the control plane starts rolling when RestrictiveUntil expires" 2026-03-06T23:54:00Z "$TOL" \
     controlplane-initiation "$ns/hc1"
-  starts_at a "so does the NodePool's rollout" 2026-03-06T23:54:00Z "$TOL" replacement-start "$ns-hc1/np1"
+  starts_at a "so does the NodePool's rollout" 2026-03-06T23:54:00Z "$TOL_ROLLOUT" replacement-start "$ns-hc1/np1"
   eventually "status: permitted with no end" ChangesUnpaused/null hc_cm "$ns" hc1 '.current | "\(.state)/\(.endTime)"'
   now_is "status: no next change" null hc_cm "$ns" hc1 .next
   sleep 0.3
@@ -338,7 +344,7 @@ exclusion_cuts_window() {
   still_before a 2026-03-06T23:50:00Z "the held state"
 
   starts_at a "the control plane starts rolling" 2026-03-06T23:50:00Z "$TOL" controlplane-initiation "$ns/hc1"
-  starts_at a "the first machine replacement" 2026-03-06T23:50:00Z "$TOL" replacement-start "$ns-hc1/np1"
+  starts_at a "the first machine replacement" 2026-03-06T23:50:00Z "$TOL_ROLLOUT" replacement-start "$ns-hc1/np1"
   rollout_cut a 2026-03-07T00:00:00Z "$md" "$ns-hc1/np1" 6
   check_contains "HCMP status gives the exclusion's reason" "release freeze" \
     "$(get "$(hcmp_path "$ns" friday)" .status.behavior.current.reason)"
