@@ -89,6 +89,10 @@ foreign_pause_never_lifted() {
   eventually "ChangesPaused=True (PausedExternally) in the window" True/PausedExternally \
     hc_cond_sr "$ns" hc1 ChangesPaused
   echo "# with a pause on the Cluster that is not ours, the control plane rolling: ChangesPending $(hc_cond_sr "$ns" hc1 ChangesPending): $(cond "$(hc_path "$ns" hc1)" ChangesPending message)"
+  # The Cluster's pause holds nothing of the control plane; the condition
+  # still says the change waits for it.
+  xfail "ChangesPending does not say the rolling control plane waits for the Cluster's pause" \
+    eval '[ "$(hc_cond_sr "$ns" hc1 ChangesPending)" != True/ChangesBlocked ]'
   eventually "np2: ChangesPaused=True (PausedExternally)" True/PausedExternally \
     np_cond_sr "$ns" np2 ChangesPaused
   sleep 0.5
