@@ -62,7 +62,7 @@ foreign_pause_never_lifted() {
   c1=$(cluster_path "$ns" hc1) c2=$(cluster_path "$ns" hc2)
   md1=$(md_path "$ns" hc1 np1) md2=$(md_path "$ns" hc1 np2)
   must set_annotations "$c1" "{\"$PAUSED_ANN\": \"true\"}" || return
-  model_scenario "$ns" 2026-03-06T23:55:00Z 60 "hc1 hc2" --replacement-duration 1m || return
+  model_scenario "$ns" 2026-03-06T23:54:00Z 60 "hc1 hc2" --replacement-duration 1m || return
   check "the model created the MachineDeployments and their machines" wait_for 10 \
     eval 'model_machines "$ns-hc1/np1" 2 && model_machines "$ns-hc1/np2" 2'
   must api PATCH "$(np_path "$ns" np2)" '{"spec": {"pausedUntil": "true"}}' || return
@@ -176,7 +176,7 @@ waiting_pool_not_paused() {
   must mk_hc "$ns" hc1 || return
   must model_np "$ns" np1 hc1 4 policy=weekly || return
   md=$(md_path "$ns" hc1 np1)
-  model_scenario "$ns" 2026-03-06T23:54:00Z 120 hc1 --replacement-duration 90s || return
+  model_scenario "$ns" 2026-03-06T23:52:00Z 120 hc1 --replacement-duration 90s || return
   check "the model created the MachineDeployment and its machines" wait_for 10 model_machines "$ns-hc1/np1" 4
   must set_annotations "$md" "{\"$PAUSED_ANN\": \"true\", \"$MARKER_ANN\": \"hcp-controller\"}" || return
   EVENTUALLY=3 eventually "NodePool ChangesPaused=True (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \

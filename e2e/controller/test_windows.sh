@@ -105,7 +105,7 @@ bypolicy_weekly_window() {
   must mk_hc "$ns" hc1 policy=weekly || return
   must model_np "$ns" np1 hc1 6 policy=weekly || return
   c=$(cluster_path "$ns" hc1) md=$(md_path "$ns" hc1 np1)
-  model_scenario "$ns" 2026-03-06T23:51:00Z 75 hc1 --replacement-duration 90s || return
+  model_scenario "$ns" 2026-03-06T23:49:00Z 75 hc1 --replacement-duration 90s || return
   check "the model created the MachineDeployment and its machines" wait_for 10 \
     model_machines "$ns-hc1/np1" 6
   EVENTUALLY=3 eventually "HostedCluster ChangesPaused=True (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \
@@ -168,7 +168,7 @@ goes_at_once() {
 # two_windows NS HC-POLICY NP-POLICY: the scenarios of a NodePool narrower
 # or wider than its HostedCluster: policies "wide" (Saturday 00:00, 20m)
 # and "narrow" (00:05, 5m), hc1 and its pool np1 (6 machines) following
-# them, the controller and the model from Friday 23:51 at 100 times real
+# them, the controller and the model from Friday 23:48 at 100 times real
 # time; a release and a NodePool version change held before 00:00.
 two_windows() {
   local ns=$1
@@ -176,7 +176,7 @@ two_windows() {
   must mk_policy "$ns" narrow "$(weekly_policy Saturday 00:05 5m)" || return
   must mk_hc "$ns" hc1 "policy=$2" || return
   must model_np "$ns" np1 hc1 6 "policy=$3" || return
-  model_scenario "$ns" 2026-03-06T23:51:00Z 100 hc1 --replacement-duration 90s || return
+  model_scenario "$ns" 2026-03-06T23:48:00Z 100 hc1 --replacement-duration 90s || return
   check "the model created the MachineDeployment and its machines" wait_for 10 \
     model_machines "$ns-hc1/np1" 6
   EVENTUALLY=3 eventually "NodePool next window is the intersection" 2026-03-07T00:05:00Z/2026-03-07T00:10:00Z \
@@ -247,7 +247,7 @@ permissive_until_back_to_policy() {
   must mk_hc "$ns" hc1 strategy=PermissiveUntil permissive-until=2026-03-06T23:57:00Z policy=weekly || return
   must model_np "$ns" np1 hc1 2 || return
   md=$(md_path "$ns" hc1 np1)
-  model_scenario "$ns" 2026-03-06T23:51:00Z 80 hc1 --replacement-duration 30s || return
+  model_scenario "$ns" 2026-03-06T23:50:00Z 80 hc1 --replacement-duration 30s || return
   check "the model created the MachineDeployment and its machines" wait_for 10 \
     model_machines "$ns-hc1/np1" 2
   EVENTUALLY=3 eventually "HostedCluster ChangesPaused=False (ChangesPermitted)" False/ChangesPermitted \
@@ -334,7 +334,7 @@ exclusion_cuts_window() {
   must mk_hc "$ns" hc1 policy=friday || return
   must model_np "$ns" np1 hc1 6 policy=friday || return
   md=$(md_path "$ns" hc1 np1)
-  model_scenario "$ns" 2026-03-06T23:39:00Z 150 hc1 --replacement-duration 3m || return
+  model_scenario "$ns" 2026-03-06T23:37:00Z 150 hc1 --replacement-duration 3m || return
   check "the model created the MachineDeployment and its machines" wait_for 10 \
     model_machines "$ns-hc1/np1" 6
   EVENTUALLY=3 eventually "status next window ends at the exclusion" 2026-03-06T23:50:00Z/2026-03-07T00:00:00Z \

@@ -222,19 +222,24 @@ release_held() {
     "$(jq -r --arg k "$CM/requested-release-image" '.metadata.annotations[$k] // ""' <<<"$out")"
 }
 
+# model_md_writes OBJECT: the model's writes of MachineDeployment OBJECT
+# ("ns/name").
+model_md_writes() { model_summary | jq -r --arg k "MachineDeployment $1" '.writes[$k] // 0'; }
+
 # md_version PATH: the version of a MachineDeployment's template (what
 # HyperShift wrote from the NodePool's release and the webhook let through).
 md_version() { get "$1" '.spec.template.spec.version // ""'; }
 
 # template_held DESC NP-PATH MD-PATH: a NodePool release written while
 # restricted: HyperShift's new MachineDeployment template is held (its
-# version stays 4.17.0 through a second of HyperShift reconciling) and
-# Cluster API starts no rollout.
+# version stays 4.17.0 once HyperShift has written it) and Cluster API
+# starts no rollout.
 template_held() {
-  local obj=${3#"$CAPI"/namespaces/}
+  local obj=${3#"$CAPI"/namespaces/} w0
   obj=${obj/\/machinedeployments\//\/}
+  w0=$(model_md_writes "$obj")
   request_release "$2" "$REL1" >/dev/null
-  sleep 1
+  check "$1: HyperShift writes the new template" wait_for 5 eval '[ "$(model_md_writes "$obj")" -gt "$w0" ]'
   check_eq "$1: HyperShift's new template is held" 4.17.0 "$(md_version "$3")"
   check_eq "$1: no rollout (model record)" 0 "$(model_count replacement-start "$obj")"
 }
