@@ -187,7 +187,7 @@ static void decide(const stanza_resolution_t *res, const stanza_t *st, sched_tim
 }
 
 int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
-              sched_time_t now, decide_decision_t *out)
+              bool held_at_admission, sched_time_t now, decide_decision_t *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = sched_state_at(res->sched, now, &out->state);
@@ -196,6 +196,16 @@ int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decid
     find_exclusion(res->sched, now, out);
     decide(res, &hc->m.stanza, now, cluster, decide_hc_pending(hc), hc->history_partial, false,
            "CAPI Cluster", "a control-plane update", out);
+    /* DESIGN.md 3.6: HyperShift ignores the Cluster's pause for the control
+     * plane, and Cluster API reads it only for the Cluster itself (a
+     * MachineDeployment looks at its own annotation and Cluster.spec.paused).
+     * With the webhooks served the release is held where it starts, and the
+     * pause is only the signal CAPI tooling looks for while a control-plane
+     * change is held; without them it stays while restricted, as before. */
+    if (held_at_admission) {
+        out->pause_wanted = out->pause_wanted && decide_hc_held(hc);
+        out->action = decide_pause_action(out->pause_wanted, cluster);
+    }
     return 0;
 }
 

@@ -77,10 +77,12 @@ decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t 
 
 /* Decides a HostedCluster: its own resolved timeline (system control-plane);
  * cluster is its CAPI Cluster or NULL. A control-plane update in progress
- * (history Partial) on an unpaused Cluster is never paused. Returns 0 or a
- * negative engine error. */
+ * (history Partial) on an unpaused Cluster is never paused. With the
+ * admission webhooks served (held_at_admission) the Cluster is paused only
+ * while restricted with a release change held; without them, while
+ * restricted. Returns 0 or a negative engine error. */
 int decide_hc(const decide_hc_t *hc, const stanza_resolution_t *res, const decide_capi_t *cluster,
-              sched_time_t now, decide_decision_t *out);
+              bool held_at_admission, sched_time_t now, decide_decision_t *out);
 
 /* Decides a NodePool: its timeline intersected with its HostedCluster's
  * (inter, from stanza_resolve_nodepool()); md is its MachineDeployment (or

@@ -69,7 +69,7 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
         return 0;
     }
     p->optin_label = label_action(v, hc->m.stanza.present, hc->optin_label);
-    int rc = decide_hc(hc, p->res, p->capi.data, now, &p->d);
+    int rc = decide_hc(hc, p->res, p->capi.data, v->admission_holds, now, &p->d);
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
                         ns, name, rc);

@@ -42,7 +42,7 @@ static void plan_at(fixture_t *f, sched_time_t now)
     f->p.self = (decide_ref_t){f->hc, "7", "uid-hc1"};
     f->p.managed = &f->hc->m;
     f->p.res = &f->res;
-    assert_int_equal(decide_hc(f->hc, &f->res, NULL, now, &f->p.d), 0);
+    assert_int_equal(decide_hc(f->hc, &f->res, NULL, false, now, &f->p.d), 0);
     f->p.status_doc = decide_status_doc(DECIDE_HC, f->hc, &f->p.d, &f->res, NULL, now);
     assert_non_null(f->p.status_doc);
 }

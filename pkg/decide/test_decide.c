@@ -239,7 +239,7 @@ static void test_decide_hc_window(void **state)
     decide_decision_t d;
 
     /* Inside the window: our pause is lifted, changes are initiated. */
-    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_false(d.restricted);
     assert_int_equal(d.action, DECIDE_PAUSE_REMOVE);
     assert_int_equal(d.pending_metric, 1);
@@ -252,7 +252,7 @@ static void test_decide_hc_window(void **state)
     now = T("2026-01-03T07:00:00Z");
     cl->paused = false;
     cl->marker = false;
-    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_true(d.restricted);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_int_equal(d.pending_metric, 2);
@@ -264,11 +264,54 @@ static void test_decide_hc_window(void **state)
 
     /* Somebody stripped our pause but left the marker: re-assert. */
     cl->marker = true;
-    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_int_equal(d.action, DECIDE_PAUSE_REASSERT);
 
     decide_capi_free(cl);
     decide_hc_free(hc);
+    sched_unref(sat);
+}
+
+/* With the admission webhooks served (DESIGN.md 3.6) the Cluster carries
+ * our pause only while a release change is held; merely restricted, it is
+ * not paused, and a pause of ours is lifted. Conditions are unchanged:
+ * changes are paused whatever the Cluster carries. */
+static void test_decide_hc_paused_only_while_held(void **state)
+{
+    (void)state;
+    sched_time_t now = T("2026-01-03T07:00:00Z"); /* after Saturday's window */
+    sched_t *sat = saturdays(now);
+    stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
+    decide_hc_t *idle = hc_from("{\"spec\":{\"release\":{\"image\":\"r:1\"}},"
+                                "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"}}}}");
+    decide_hc_t *held = hc_from(
+        "{\"metadata\":{\"annotations\":{\"" DECIDE_REQUESTED_RELEASE_ANNOTATION "\":\"r:2\"}},"
+        "\"spec\":{\"release\":{\"image\":\"r:1\"}},"
+        "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"}}}}");
+    decide_capi_t *cl = capi(false, false);
+    decide_decision_t d;
+
+    assert_int_equal(decide_hc(idle, &res, cl, true, now, &d), 0);
+    assert_true(d.restricted);
+    assert_false(d.pause_wanted);
+    assert_int_equal(d.action, DECIDE_PAUSE_NONE);
+    assert_true(d.paused_status);
+    assert_int_equal(decide_hc(held, &res, cl, true, now, &d), 0);
+    assert_true(d.pause_wanted);
+    assert_int_equal(d.action, DECIDE_PAUSE_ADD);
+    assert_int_equal(d.pending_metric, 2);
+    /* Our pause from a held change that has since gone is lifted. */
+    cl->paused = cl->marker = true;
+    assert_int_equal(decide_hc(idle, &res, cl, true, now, &d), 0);
+    assert_int_equal(d.action, DECIDE_PAUSE_REMOVE);
+    /* Without the webhooks the pause is the brake: restricted is enough. */
+    cl->paused = cl->marker = false;
+    assert_int_equal(decide_hc(idle, &res, cl, false, now, &d), 0);
+    assert_int_equal(d.action, DECIDE_PAUSE_ADD);
+
+    decide_capi_free(cl);
+    decide_hc_free(idle);
+    decide_hc_free(held);
     sched_unref(sat);
 }
 
@@ -281,7 +324,7 @@ static void test_decide_hc_update_in_progress_not_paused(void **state)
                            "{\"desired\":{\"image\":\"r:2\"},\"history\":[{\"state\":\"Partial\"}]}}}");
     decide_capi_t *cl = capi(false, false);
     decide_decision_t d;
-    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_true(d.restricted);
     assert_true(d.hold_open);
     assert_int_equal(d.action, DECIDE_PAUSE_NONE);
@@ -291,7 +334,7 @@ static void test_decide_hc_update_in_progress_not_paused(void **state)
 
     /* Once the update completes the pause follows. */
     hc->history_partial = false;
-    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_false(d.hold_open);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     assert_string_equal(d.paused_reason, "Restrictive");
@@ -309,7 +352,7 @@ static void test_decide_foreign_pause_left_alone(void **state)
     decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
     decide_capi_t *cl = capi(true, false);
     decide_decision_t d;
-    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_false(d.restricted);
     assert_true(d.paused_by_other);
     assert_int_equal(d.action, DECIDE_PAUSE_NONE);
@@ -329,7 +372,7 @@ static void test_decide_degraded_reason(void **state)
     snprintf(res.message, sizeof(res.message), "Policy \"w\" was not found in namespace \"c\".");
     decide_hc_t *hc = hc_from("{}");
     decide_decision_t d;
-    assert_int_equal(decide_hc(hc, &res, NULL, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, false, now, &d), 0);
     assert_true(d.restricted);
     assert_string_equal(d.paused_reason, "PolicyNotFound");
     assert_non_null(strstr(d.paused_message, "was not found"));
@@ -552,7 +595,7 @@ static void paused_hc_setup(paused_hc_t *f)
                "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
     f->hc = decide_hc_extract(f->obj);
     assert_non_null(f->hc);
-    assert_int_equal(decide_hc(f->hc, &f->res, NULL, f->now, &f->d), 0);
+    assert_int_equal(decide_hc(f->hc, &f->res, NULL, false, f->now, &f->d), 0);
     f->doc = decide_status_doc(DECIDE_HC, f->hc, &f->d, &f->res, NULL, f->now);
     assert_non_null(f->doc);
 }
@@ -737,9 +780,9 @@ static void test_restrictive_until_reason(void **state)
     hc->m.stanza.has_restrictive_until = 1;
     hc->m.stanza.restrictive_until = until;
     decide_decision_t d;
-    assert_int_equal(decide_hc(hc, &res, NULL, T("2026-01-05T00:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, false, T("2026-01-05T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "RestrictiveUntil");
-    assert_int_equal(decide_hc(hc, &res, NULL, T("2026-01-07T00:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, false, T("2026-01-07T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
     assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
     decide_hc_free(hc);
@@ -814,7 +857,7 @@ static void test_exclusion_in_conditions(void **state)
     json_decref(obj);
     decide_capi_t *cl = capi(false, false);
     decide_decision_t d;
-    assert_int_equal(decide_hc(hc, &res, cl, now, &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_true(d.excluded);
     assert_string_equal(d.excluded_reason, "year-end freeze");
     assert_int_equal(d.excluded_until, T("2027-01-02T00:00:00Z"));
@@ -844,7 +887,7 @@ static void test_exclusion_in_conditions(void **state)
                                              "2027-01-02T00:00:00Z"));
 
     /* After the freeze, in the Saturday window: nothing excluded. */
-    assert_int_equal(decide_hc(hc, &res, cl, T("2027-01-02T01:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, T("2027-01-02T01:00:00Z"), &d), 0);
     assert_false(d.excluded);
     assert_null(strstr(d.paused_message, "exclusion"));
     /* The exclusion is gone from the companion's status once it is over. */
@@ -928,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_extract_hostedcluster),
         cmocka_unit_test(test_extract_nodepool_and_capi),
         cmocka_unit_test(test_decide_hc_window),
+        cmocka_unit_test(test_decide_hc_paused_only_while_held),
         cmocka_unit_test(test_decide_hc_update_in_progress_not_paused),
         cmocka_unit_test(test_decide_foreign_pause_left_alone),
         cmocka_unit_test(test_decide_degraded_reason),
