@@ -398,8 +398,8 @@ void ctl_reconcile(ctl_controller_t *c, record_t *r)
         r->wt.redo = true; /* decide again once our own writes are visible */
         return;
     }
-    if (r->kind == R_POLICY && c->writer.first_inflight > 0) {
-        ctl_park(c, r); /* its status waits for the held releases in flight */
+    if (r->kind != R_HC && c->writer.first_inflight > 0) {
+        ctl_park(c, r); /* only a HostedCluster releases: no plan while releases fly */
         return;
     }
     sched_time_t now = ctl_clock_now(&c->opts.clock, c->loop);
