@@ -47,20 +47,10 @@ static const char *answer(const fakeapi_req_t *r, int *status, void *ud)
 
 static void start(fixture_t *f)
 {
-    char yaml[512];
-    kube_error e;
     sched_time_t now;
     f->loop = ev_loop_new(EVFLAG_AUTO);
     f->api = fakeapi_start(f->loop, answer, f);
-    snprintf(yaml, sizeof(yaml),
-             "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
-             "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%d/\n"
-             "contexts:\n- name: fake\n  context:\n    cluster: fake\n",
-             fakeapi_port(f->api));
-    assert_int_equal(kube_config_load_yaml(&f->cfg, yaml, strlen(yaml), NULL, NULL, &e), 0);
-    assert_int_equal(kube_http_init(&f->http, f->loop, &e), 0);
-    kube_client_opts o = {.max_retries = -1};
-    assert_int_equal(kube_client_init(&f->client, &f->http, &f->cfg, &o, &e), 0);
+    fakeapi_connect(f->api, f->loop, &f->cfg, &f->http, &f->client);
     assert_int_equal(sched_parse_rfc3339("2030-01-09T06:00:00Z", &now), 0);
     f->c = testutil_ctl_new(f->loop, now);
     f->c->client = &f->client;

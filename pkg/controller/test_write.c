@@ -55,21 +55,11 @@ static void settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
 static int setup(void **state)
 {
     fixture_t *f = calloc(1, sizeof(*f));
-    char yaml[512];
-    kube_error e;
     assert_non_null(f);
     f->loop = ev_loop_new(EVFLAG_AUTO);
     f->api = fakeapi_start(f->loop, answer, f);
     f->status = 200;
-    snprintf(yaml, sizeof(yaml),
-             "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
-             "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%d/\n"
-             "contexts:\n- name: fake\n  context:\n    cluster: fake\n",
-             fakeapi_port(f->api));
-    assert_int_equal(kube_config_load_yaml(&f->cfg, yaml, strlen(yaml), NULL, NULL, &e), 0);
-    assert_int_equal(kube_http_init(&f->http, f->loop, &e), 0);
-    kube_client_opts o = {.max_retries = -1};
-    assert_int_equal(kube_client_init(&f->client, &f->http, &f->cfg, &o, &e), 0);
+    fakeapi_connect(f->api, f->loop, &f->cfg, &f->http, &f->client);
     assert_int_equal(kube_cache_init(&f->cache, NULL, NULL), 0);
     f->wr = (ctl_writer_t){.loop = f->loop, .client = &f->client, .stats = &f->stats,
                            .settled = settled, .ud = f};

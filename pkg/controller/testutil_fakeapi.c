@@ -190,3 +190,21 @@ void fakeapi_stop(fakeapi_t *f)
     close(f->lfd);
     free(f);
 }
+
+void fakeapi_connect(const fakeapi_t *f, struct ev_loop *loop, kube_config *cfg,
+                     kube_http *http, kube_client *client)
+{
+    char yaml[512];
+    kube_error e;
+    kube_client_opts o = {.max_retries = -1};
+    snprintf(yaml, sizeof(yaml),
+             "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+             "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%d/\n"
+             "contexts:\n- name: fake\n  context:\n    cluster: fake\n",
+             fakeapi_port(f));
+    if (kube_config_load_yaml(cfg, yaml, strlen(yaml), NULL, NULL, &e) != 0 ||
+        kube_http_init(http, loop, &e) != 0 || kube_client_init(client, http, cfg, &o, &e) != 0) {
+        fprintf(stderr, "fakeapi: cannot connect a client: %s\n", e.message);
+        abort();
+    }
+}

@@ -14,6 +14,10 @@
 #include <ev.h>
 #include <stddef.h>
 
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/http.h"
+
 #define FAKEAPI_MAX_LOG 32
 
 /* One request as the fake saw it. */
@@ -37,6 +41,12 @@ int fakeapi_port(const fakeapi_t *f);
 /* Requests answered so far, and the first FAKEAPI_MAX_LOG of them. */
 int fakeapi_count(const fakeapi_t *f);
 const fakeapi_req_t *fakeapi_nth(const fakeapi_t *f, int i);
+
+/* Sets up cfg, http and client (no retries) on loop to talk to f; aborts
+ * on failure. Close them with kube_client_close(), kube_http_close() and
+ * kube_config_free(). */
+void fakeapi_connect(const fakeapi_t *f, struct ev_loop *loop, kube_config *cfg,
+                     kube_http *http, kube_client *client);
 
 /* Closes every connection and frees the fake. */
 void fakeapi_stop(fakeapi_t *f);
