@@ -87,8 +87,11 @@ holds_webhook_config() {
 chart_webhook_config() {
   local port=$1
   shift
+  # The chart requires Kubernetes 1.29; render for the release the tests run.
+  local kv
+  kv=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ {print $2}' "$CTL_REPO/e2e/apiserver/go.mod")
   "$CTL_REPO/node_modules/.bin/helm" template hcp "$CTL_REPO/charts/hcp-controller" \
-    --set webhook.enabled=true 2>/dev/null |
+    --kube-version "$kv" --set webhook.enabled=true 2>/dev/null |
     yq -s -c 'map(select(. != null and .kind == "MutatingWebhookConfiguration"))[0]' |
     jq -c --arg n "$WH_NAME" --arg u "https://127.0.0.1:$port" --arg ca "$(base64 -w0 "$CERT")" \
       --argjson ns "$(printf '%s\n' "$@" | jq -R . | jq -sc .)" '
