@@ -201,9 +201,9 @@ sed -n '/^-- state at the end/,/^$/p' "$OUT" >"$TABLE"
 row() { grep -cE "^$1 +$NS/$2 +$3 +restricted +$4 +$5 +$6 +$7 +$8 " "$TABLE"; }
 SAT="Sat 2026-03-07 0[1-4]:[0-9]{2}"
 check_eq "table lists 6 objects" 6 "$(grep -cE "^(HostedCluster|NodePool) +$NS/" "$TABLE")"
-check_eq "table: prod runs 4.17.1, started Saturday" 1 "$(row HostedCluster prod ByPolicy yes "Cluster prod-4xk2p" \
+check_eq "table: prod runs 4.17.1, started Saturday" 1 "$(row HostedCluster prod ByPolicy no "Cluster prod-4xk2p" \
   "4.17.1 Completed" "$SAT" "Sat 2026-03-14 01:00 - 05:00")"
-check_eq "table: staging" 1 "$(row HostedCluster staging PermissiveUntil yes "Cluster staging-9qm7d" \
+check_eq "table: staging" 1 "$(row HostedCluster staging PermissiveUntil no "Cluster staging-9qm7d" \
   "4.17.0 Completed" - "Mon 2026-03-09 21:00 - 03:00")"
 check_eq "table: prod-workers, 3 machines on 4.17.1, started Saturday" 1 \
   "$(row NodePool prod-workers ByPolicy no "MachineDeployment prod-workers" "3x 4.17.1" "$SAT" \
