@@ -4,12 +4,7 @@
 #include <string.h>
 
 #include "decide/companion.h"
-
-static const char *str(const json_t *o, const char *a, const char *b)
-{
-    const json_t *v = json_object_get(o, a);
-    return json_string_value(b ? json_object_get(v, b) : v);
-}
+#include "decide/model.h"
 
 void recorded_read(recorded_t *r, int nodepool, const char *ns, const char *name,
                    recorded_get_fn get, void *ctx)
@@ -35,18 +30,16 @@ static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
 static int covers(const json_t *cur, sched_time_t at)
 {
     sched_time_t from, to = SCHED_POS_INF;
-    const char *end = str(cur, "endTime", NULL);
-    if (!str(cur, "startTime", NULL) || sched_parse_rfc3339(str(cur, "startTime", NULL), &from) ||
-        (end && sched_parse_rfc3339(end, &to)))
+    const char *start = decide_json_str(cur, "startTime"), *end = decide_json_str(cur, "endTime");
+    if (!start || sched_parse_rfc3339(start, &from) || (end && sched_parse_rfc3339(end, &to)))
         return 0;
     return from <= at && at < to;
 }
 
 int recorded_differs(const recorded_t *r, int permitted, sched_time_t at)
 {
-    const json_t *cur = json_object_get(
-        json_object_get(json_object_get(r->obj, "status"), "behavior"), "current");
-    const char *state = str(cur, "state", NULL);
+    const json_t *cur = decide_json_path(r->obj, "status.behavior.current");
+    const char *state = decide_json_str(cur, "state");
     return r->obj && state && covers(cur, at) &&
            (strcmp(state, "ChangesUnpaused") == 0) != (permitted != 0);
 }
@@ -56,7 +49,7 @@ void recorded_text(const recorded_t *r, int permitted, sched_time_t at)
     const json_t *st = json_object_get(r->obj, "status");
     const json_t *beh = json_object_get(st, "behavior"), *cur = json_object_get(beh, "current");
     const json_t *held = json_object_get(st, "heldChange"), *h;
-    const char *state = str(cur, "state", NULL);
+    const char *state = decide_json_str(cur, "state");
     size_t i;
 
     if (!r->obj) {
@@ -69,18 +62,20 @@ void recorded_text(const recorded_t *r, int permitted, sched_time_t at)
                    r->name, r->error);
         return;
     }
+    const char *end = decide_json_str(cur, "endTime");
     printf("  %-11s HostedChangeManagementStatus %s: %s since %s, until %s; strategy in force "
-           "%s\n", "Recorded:", r->name, or_dash(state), or_dash(str(cur, "startTime", NULL)),
-           str(cur, "endTime", NULL) ? str(cur, "endTime", NULL) : "no end",
-           or_dash(str(st, "strategyInForce", NULL)));
+           "%s\n", "Recorded:", r->name, or_dash(state),
+           or_dash(decide_json_str(cur, "startTime")), end ? end : "no end",
+           or_dash(decide_json_str(st, "strategyInForce")));
     if (held && json_is_object(held))
-        printf("  %-11s %s held since %s\n", "", or_dash(str(held, "summary", NULL)),
-               or_dash(str(held, "since", NULL)));
-    json_array_foreach(json_object_get(beh, "history"), i, h)
-        printf("  %-11s %s %s - %s (%s)\n", i == 0 ? "History:" : "", or_dash(str(h, "state", NULL)),
-               or_dash(str(h, "startTime", NULL)),
-               str(h, "endTime", NULL) ? str(h, "endTime", NULL) : "ongoing",
-               or_dash(str(h, "strategy", NULL)));
+        printf("  %-11s %s held since %s\n", "", or_dash(decide_json_str(held, "summary")),
+               or_dash(decide_json_str(held, "since")));
+    json_array_foreach(json_object_get(beh, "history"), i, h) {
+        end = decide_json_str(h, "endTime");
+        printf("  %-11s %s %s - %s (%s)\n", i == 0 ? "History:" : "",
+               or_dash(decide_json_str(h, "state")), or_dash(decide_json_str(h, "startTime")),
+               end ? end : "ongoing", or_dash(decide_json_str(h, "strategy")));
+    }
     if (recorded_differs(r, permitted, at))
         printf("  %-11s the controller's record says %s but changes are %s now: it has not "
                "acted on this yet (not running, not leading, or behind)\n", "Differs:", state,

@@ -87,9 +87,11 @@ holds_webhook_config() {
 chart_webhook_config() {
   local port=$1
   shift
-  # The chart requires Kubernetes 1.29; render for the release the tests run.
+  # The chart requires Kubernetes 1.29; render for the release the tests run
+  # (KUBE_VERSION of e2e/lib.sh).
   local kv
-  kv=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ {print $2}' "$CTL_REPO/e2e/apiserver/go.mod")
+  # shellcheck source=e2e/lib.sh
+  kv=$(. "$CTL_REPO/e2e/lib.sh" && echo "$KUBE_VERSION")
   "$CTL_REPO/node_modules/.bin/helm" template hcp "$CTL_REPO/charts/hcp-controller" \
     --kube-version "$kv" --set webhook.enabled=true 2>/dev/null |
     yq -s -c 'map(select(. != null and .kind == "MutatingWebhookConfiguration"))[0]' |

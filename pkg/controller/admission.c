@@ -101,6 +101,17 @@ static int patch_annotation(adm_response_t *a, const json_t *obj, const char *ke
     return adm_patch_op(a, "add", path, json_string(value));
 }
 
+/* Removes annotation key from the object the request stores. */
+static int remove_annotation(adm_response_t *a, const char *key)
+{
+    const char *const seg[] = {"metadata", "annotations", key, NULL};
+    char path[PATH_MAX_LEN];
+
+    if (adm_pointer(path, sizeof(path), seg))
+        return HCP_ERANGE;
+    return adm_patch_op(a, "remove", path, NULL);
+}
+
 /* The value of annotation key of obj, or NULL. */
 static const char *annotation(const json_t *obj, const char *key)
 {
@@ -278,16 +289,12 @@ static int record_held(adm_response_t *a, const adm_request_t *q, const char *ta
  * window: the template it carries now reaches Cluster API. */
 static int drop_held(adm_response_t *a, const adm_request_t *q, char *err, size_t errlen)
 {
-    const char *const seg[] = {"metadata", "annotations", DECIDE_HELD_TEMPLATE_ANNOTATION, NULL};
-    char path[PATH_MAX_LEN];
     int rc;
 
     if (q->op != ADM_UPDATE || q->subresource[0] ||
         annotation(q->object, DECIDE_HELD_TEMPLATE_ANNOTATION) == NULL)
         return 0;
-    if (adm_pointer(path, sizeof(path), seg))
-        return hcp_errf(err, errlen, HCP_ERANGE, "annotation path");
-    if ((rc = adm_patch_op(a, "remove", path, NULL)) != 0)
+    if ((rc = remove_annotation(a, DECIDE_HELD_TEMPLATE_ANNOTATION)) != 0)
         return hcp_errf(err, errlen, rc, "dropping annotation %s",
                         DECIDE_HELD_TEMPLATE_ANNOTATION);
     return 0;
@@ -312,9 +319,7 @@ static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, voi
 static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                            size_t errlen)
 {
-    const char *const seg[] = {"metadata", "annotations", TARGET_CONFIG_ANNOTATION, NULL};
     const char *was, *want;
-    char path[PATH_MAX_LEN];
     verdict_t v;
     bool held;
     int rc;
@@ -335,12 +340,8 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
         return hcp_errf(err, errlen, rc, "recording the held target");
     if (same_str(was, want))
         return 0;
-    if (adm_pointer(path, sizeof(path), seg))
-        return hcp_errf(err, errlen, HCP_ERANGE, "annotation path");
-    if (was)
-        rc = patch_annotation(a, q->object, TARGET_CONFIG_ANNOTATION, was);
-    else
-        rc = adm_patch_op(a, "remove", path, NULL);
+    rc = was ? patch_annotation(a, q->object, TARGET_CONFIG_ANNOTATION, was)
+             : remove_annotation(a, TARGET_CONFIG_ANNOTATION);
     if (rc)
         return hcp_errf(err, errlen, rc, "holding annotation %s", TARGET_CONFIG_ANNOTATION);
     adm_response_warn(a, "annotation %s is held at %s until changes are permitted (next "

@@ -163,7 +163,7 @@ int main(void)
     /* The handlers queued every object as the watches would; a cold
      * controller has decided nothing yet. */
     while (!ctl_queue_empty(&c->queue))
-        ctl_record_free((record_t *)((char *)ctl_queue_pop(&c->queue) - offsetof(record_t, q)));
+        ctl_record_free(RECORD_OF(q, ctl_queue_pop(&c->queue)));
     kube_objmap_free(&c->records);
     if (kube_objmap_init(&c->records, 1024))
         die("out of memory");

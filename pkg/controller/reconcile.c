@@ -254,7 +254,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
 {
     const char *resource;
     kube_cache *cc = capi_cache(c, p->capi_kind, &resource);
-    bool hc = p->kind == DECIDE_HC;
+    bool hc = p->kind == DECIDE_HC, releasing = releases_held(p);
     /* The CAPI object: the pause, and a NodePool's opt-in label, in one write. */
     json_t *patch = p->d.action != DECIDE_PAUSE_NONE ? decide_pause_patch(p->d.action, p->capi.rv)
                                                       : NULL;
@@ -262,7 +262,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
         patch = decide_spec_pause_patch(patch, p->d.spec_pause > 0, p->capi.rv);
     if (!hc && p->optin_label)
         patch = decide_label_patch(patch, p->optin_label > 0, p->capi.rv);
-    if (patch && capi_path[0] && !releases_held(p)) { /* the release goes alone */
+    if (patch && capi_path[0] && !releasing) { /* the release goes alone */
         ctl_write_t w = {CTL_WRITE_PATCH, capi_path, patch, cc,
                          p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause"
                                                                              : "opt-in label",
@@ -273,13 +273,13 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     /* The HostedCluster itself: a window is open, the held release goes
      * through; and its opt-in label. The status write waits for the next
      * reconcile (it would conflict with this one). */
-    patch = releases_held(p) ? decide_release_patch(p->self.data, p->self.rv) : NULL;
+    patch = releasing ? decide_release_patch(p->self.data, p->self.rv) : NULL;
     const char *what = patch ? "held release" : "opt-in label";
     if (hc && p->optin_label)
         patch = decide_label_patch(patch, p->optin_label > 0, p->self.rv);
     if (patch) {
         ctl_write_t w = {CTL_WRITE_PATCH, path, patch, &c->hcs, what, r->wt.stale_own,
-                         p->self.rv, releases_held(p)};
+                         p->self.rv, releasing};
         submit(c, r, &w);
         json_decref(patch);
         return;
