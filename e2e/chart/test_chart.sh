@@ -205,13 +205,13 @@ yq -y . "$T/rule-spec.json" >"$T/rule-spec.yaml"
 check "promtool accepts the PrometheusRule's groups" quiet promtool check rules "$T/rule-spec.yaml"
 
 # The admission webhooks on: TLS Secret (a CA that verifies the serving
-# certificate for the Service's name), Service, the three holds with the
+# certificate for the Service's name), Service, the four holds with the
 # failure policy of the values, and flags the binary accepts.
 render "$T/wh.json" --set webhook.enabled=true ||
   not_ok "helm template with webhook.enabled" "$(cat "$T/render.err")"
 W=$T/wh.json
-check_eq "webhooks: the three holds, UPDATE only, failurePolicy Fail, admission v1" \
-  "/hold/hostedclusters /hold/machinedeployments /hold/machinesets|UPDATE|Fail|v1" \
+check_eq "webhooks: the four holds, UPDATE only, failurePolicy Fail, admission v1" \
+  "/hold/hostedclusters /hold/nodepools /hold/machinedeployments /hold/machinesets|UPDATE|Fail|v1" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
     "\(map(.clientConfig.service.path) | join(" "))|\(map(.rules[0].operations[]) | unique | join(","))|\(map(.failurePolicy) | unique | join(","))|\(map(.admissionReviewVersions[]) | unique | join(","))"')"
 jqf "$W" 'map(select(.kind == "Secret"))[0].data["tls.crt"]' | base64 -d >"$T/wh.crt"

@@ -67,7 +67,7 @@ model_times() {
 
 # ---- scenarios with the model and the admission webhooks ----------------------------
 
-# holds_webhook_config PORT NS...: the three holds (webhook_config of
+# holds_webhook_config PORT NS...: the four holds (webhook_config of
 # e2e/controller/lib.sh) with failurePolicy $WH_FAILURE_POLICY (default
 # Fail).
 holds_webhook_config() {
@@ -75,6 +75,7 @@ holds_webhook_config() {
   shift
   webhook_config MutatingWebhookConfiguration UPDATE "$port" "$@" -- \
     hostedclusters:/hold/hostedclusters:hypershift.openshift.io:hostedclusters \
+    nodepools:/hold/nodepools:hypershift.openshift.io:nodepools \
     machinedeployments:/hold/machinedeployments:cluster.x-k8s.io:machinedeployments \
     machinesets:/hold/machinesets:cluster.x-k8s.io:machinesets |
     jq -c --arg fp "${WH_FAILURE_POLICY:-Fail}" '.webhooks |= map(.failurePolicy = $fp)'

@@ -173,6 +173,7 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
 
 /* The webhook paths (the webhook configurations name them). */
 #define CTL_WEBHOOK_HOSTEDCLUSTERS "/hold/hostedclusters"
+#define CTL_WEBHOOK_NODEPOOLS "/hold/nodepools"
 #define CTL_WEBHOOK_MACHINEDEPLOYMENTS "/hold/machinedeployments"
 #define CTL_WEBHOOK_MACHINESETS "/hold/machinesets"
 

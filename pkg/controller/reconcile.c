@@ -236,8 +236,8 @@ static kube_cache *capi_cache(ctl_controller_t *c, decide_kind_t k, const char *
     return k == DECIDE_CLUSTER ? &c->clusters : k == DECIDE_MS ? &c->mss : &c->mds;
 }
 
-/* A window is open for a HostedCluster whose release change was held: the
- * plan's first write lets it through. Held releases go before every other
+/* A window is open for a HostedCluster whose release change was held, or a
+ * NodePool whose request was held: the plan's first write lets it through. Held releases go before every other
  * write (DESIGN.md 3.6): at a boundary that a thousand HostedClusters share,
  * the updates start first and the status writes follow. The reconcile that
  * releases writes nothing else (its CAPI Cluster's pause, Events, status and
@@ -245,7 +245,9 @@ static kube_cache *capi_cache(ctl_controller_t *c, decide_kind_t k, const char *
  * is in flight any other reconcile waits (ctl_park()). */
 static bool releases_held(const decide_plan_t *p)
 {
-    return p->kind == DECIDE_HC && !p->d.restricted && decide_hc_held(p->self.data);
+    if (p->d.restricted)
+        return false;
+    return p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : decide_np_held(p->self.data);
 }
 
 /* Writes the pause action and the status the plan asks for. */
@@ -273,13 +275,16 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     /* The HostedCluster itself: a window is open, the held release goes
      * through; and its opt-in label. The status write waits for the next
      * reconcile (it would conflict with this one). */
-    patch = releasing ? decide_release_patch(p->self.data, p->self.rv) : NULL;
-    const char *what = patch ? "held release" : "opt-in label";
-    if (hc && p->optin_label)
-        patch = decide_label_patch(patch, p->optin_label > 0, p->self.rv);
+    patch = !releasing ? NULL
+            : hc       ? decide_release_patch(p->self.data, p->self.rv)
+                       : decide_np_request_patch(p->self.data, p->self.rv);
+    const char *what = patch ? (hc ? "held release" : "held request") : "opt-in label";
+    int label = hc ? p->optin_label : p->np_label;
+    if (label)
+        patch = decide_label_patch(patch, label > 0, p->self.rv);
     if (patch) {
-        ctl_write_t w = {CTL_WRITE_PATCH, path, patch, &c->hcs, what, r->wt.stale_own,
-                         p->self.rv, releasing};
+        ctl_write_t w = {CTL_WRITE_PATCH, path, patch, hc ? &c->hcs : &c->nps, what,
+                         r->wt.stale_own, p->self.rv, releasing};
         submit(c, r, &w);
         json_decref(patch);
         return;
@@ -392,14 +397,26 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
     json_decref(status);
 }
 
+/* A HostedCluster, or a NodePool carrying a held request: its reconcile
+ * may release a held change, so it plans even while releases fly. */
+static bool may_release(ctl_controller_t *c, const record_t *r)
+{
+    if (r->kind == R_HC)
+        return true;
+    if (r->kind != R_NP)
+        return false;
+    const kube_obj *o = kube_cache_get(&c->nps, r->ns, r->name);
+    return o && o->data && decide_np_held(o->data);
+}
+
 void ctl_reconcile(ctl_controller_t *c, record_t *r)
 {
     if (r->wt.inflight > 0) {
         r->wt.redo = true; /* decide again once our own writes are visible */
         return;
     }
-    if (r->kind != R_HC && c->writer.first_inflight > 0) {
-        ctl_park(c, r); /* only a HostedCluster releases: no plan while releases fly */
+    if (c->writer.first_inflight > 0 && !may_release(c, r)) {
+        ctl_park(c, r); /* no plan while held releases fly, unless it may release one */
         return;
     }
     sched_time_t now = ctl_clock_now(&c->opts.clock, c->loop);

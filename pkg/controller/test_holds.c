@@ -217,7 +217,7 @@ static void with_router(const char *when, void (*fn)(adm_router_t *r, ctl_contro
     http_server_init(&srv, NULL);
     adm_router_init(&r, &srv, false, NULL, NULL);
     assert_int_equal(ctl_admission_register(c, &r), 0);
-    assert_int_equal(r.nroutes, 3);
+    assert_int_equal(r.nroutes, 4);
     fn(&r, c);
     ctl_stop(c);
     ev_loop_destroy(loop);
@@ -289,7 +289,9 @@ static void test_hostedcluster_in_window(void **state)
 }
 
 /* HyperShift's NodePool reconcile writes a new template and drops the
- * pause; the scale from 3 to 5 in the same write goes through. */
+ * pause. Nothing new is held at the MachineDeployment (the NodePool hold
+ * keeps HyperShift from wanting another template while restricted): the
+ * template passes, our pause (mid-rollout) is kept, the scale goes. */
 static void md_restricted(adm_router_t *r, ctl_controller_t *c)
 {
     (void)c;
@@ -301,12 +303,12 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
                         "clusters-a", "np1", md_np1, hs_write);
     assert_true(a.allowed);
-    assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.0");
+    assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
     assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 5);
     assert_string_equal(ann(a.stored, DECIDE_PAUSED_ANNOTATION), "true");
     assert_string_equal(ann(a.stored, DECIDE_MARKER_ANNOTATION), DECIDE_MARKER_VALUE);
-    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
-    assert_int_equal(a.nops, 3);
+    assert_null(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION));
+    assert_int_equal(a.nops, 1);
     json_decref(a.stored);
 
     /* A MachineDeployment of no known pool passes untouched. */
@@ -316,28 +318,30 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_int_equal(a.nops, 0);
     json_decref(a.stored);
 
-    /* InPlace: the target config version stays; a new one is not added. */
+    /* InPlace: a new target config version passes. */
     a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2", ms_np2,
                "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
                "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
                "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c2\"}},"
                "\"spec\":{\"replicas\":4}}");
+    assert_int_equal(a.nops, 0);
     assert_string_equal(ann(a.stored, "hypershift.openshift.io/nodePoolTargetConfigVersion"),
-                        "c1");
-    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "configuration c2");
-    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 4);
+                        "c2");
     json_decref(a.stored);
 
-    /* HyperShift writes the target with the template's new user data: both
-     * stay, so that its reconcile at the window writes them again. */
+    /* Migration: a MachineSet whose target was held the old way keeps its
+     * template and target while restricted (let through at the next
+     * window, never lost). */
     a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",
                "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
                "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
+               "\"changemanagement.hypershift.openshift.io/held-template\":\"configuration c2\","
                "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c1\"}},"
                "\"spec\":{\"replicas\":2,\"template\":{\"spec\":{\"version\":\"4.17.0\","
                "\"bootstrap\":{\"dataSecretName\":\"ud-1\"}}}}}",
                "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
                "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
+               "\"changemanagement.hypershift.openshift.io/held-template\":\"configuration c2\","
                "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c2\"}},"
                "\"spec\":{\"replicas\":3,\"template\":{\"spec\":{\"version\":\"4.17.1\","
                "\"bootstrap\":{\"dataSecretName\":\"ud-2\"}}}}}");
@@ -348,6 +352,15 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.0");
     assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
     assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 3);
+    json_decref(a.stored);
+
+    /* Migration, Replace: the template held the old way stays. */
+    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+               "clusters-a", "np1", md_np1_held,
+               MD_NP1_WRITE(",\"changemanagement.hypershift.openshift.io/held-template\":"
+                            "\"version 4.17.1\""));
+    assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.0");
+    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
     json_decref(a.stored);
 
     /* A pool merely waiting (not mid-rollout): a pause of ours that the
@@ -417,29 +430,25 @@ static void plan_np1(ctl_controller_t *c, const char *md, decide_plan_t *p)
     assert_true(p->present && p->decided);
 }
 
-/* A held template is a pending change (DESIGN.md 3.5): a pool rolled out
- * whose HyperShift write was held reads ChangesPending, blocked until the
- * window, and its companion names the held template. HyperShift's next
- * write of the same template stores nothing new. */
+/* A template held the old way is a pending change (DESIGN.md 3.5) until
+ * the next window: the pool reads ChangesPending, blocked until the window,
+ * and its companion names the held template. */
 static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
 {
     decide_plan_t p;
-    const char *hs_write = MD_NP1_WRITE("");
 
+    (void)r;
     plan_np1(c, MD_NP1_DONE(""), &p);
     assert_false(p.d.pending);
     assert_true(json_is_null(json_object_get(p.status_doc, "heldChange")));
     decide_plan_free(&p);
 
-    answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
-                        "clusters-a", "np1", MD_NP1_DONE(""), hs_write);
-    json_object_set_new(a.stored, "status", json_pack("{s:i, s:i}", "replicas", 3,
-                                                      "updatedReplicas", 3));
-    json_object_set_new(json_object_get(a.stored, "metadata"), "resourceVersion",
-                        json_string("10"));
-    char *stored = json_dumps(a.stored, JSON_COMPACT);
-    assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
-    plan_np1(c, stored, &p);
+    json_t *held = parse_json(md_np1_held);
+    json_object_set_new(json_object_get(held, "metadata"), "resourceVersion", json_string("10"));
+    char *held_text = json_dumps(held, JSON_COMPACT);
+    plan_np1(c, held_text, &p);
+    free(held_text);
+    json_decref(held);
     assert_true(p.d.pending);
     assert_int_equal(p.d.pending_metric, 2);
     assert_string_equal(p.d.pending_reason, "ChangesBlocked");
@@ -447,22 +456,170 @@ static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
                         "node rollout to version 4.17.1");
     assert_string_equal(str_at(p.status_doc, "heldChange.template"), "version 4.17.1");
     decide_plan_free(&p);
+}
 
-    /* HyperShift writes the same template again (onto the object as
-     * stored): nothing new is stored. */
-    json_t *again = json_deep_copy(a.stored);
-    json_object_set_new(decide_json_path(again, "spec.template.spec"), "version",
-                        json_string("4.17.1"));
+/* ---- the NodePool hold ------------------------------------------------------- */
+
+#define NP1_OLD                                                                            \
+    "{" OBJ_META("NodePool", "clusters", "np1") ",\"annotations\":{" BY_WEEKEND "}},"  \
+    "\"spec\":{\"clusterName\":\"a\",\"replicas\":3,\"release\":{\"image\":\"r:1\"},"        \
+    "\"config\":[{\"name\":\"c1\"}],\"platform\":{\"type\":\"AWS\",\"aws\":{"           \
+    "\"instanceType\":\"m5\",\"resourceTags\":[{\"key\":\"a\",\"value\":\"1\"}]}}}}"
+/* A GitOps apply: a new release, configuration, tuning and instance type,
+ * new tags (no rollout) and a scale from 3 to 5. */
+#define NP1_APPLY                                                                          \
+    "{" OBJ_META("NodePool", "clusters", "np1") ",\"annotations\":{" BY_WEEKEND "}},"  \
+    "\"spec\":{\"clusterName\":\"a\",\"replicas\":5,\"release\":{\"image\":\"r:2\"},"        \
+    "\"config\":[{\"name\":\"c2\"}],\"tuningConfig\":[{\"name\":\"t1\"}],"               \
+    "\"platform\":{\"type\":\"AWS\",\"aws\":{\"instanceType\":\"m6\","                   \
+    "\"resourceTags\":[{\"key\":\"a\",\"value\":\"2\"}]}}}}"
+#define NP1_REQUEST                                                                        \
+    "{\"config\":[{\"name\":\"c2\"}],\"platform\":{\"aws\":{\"instanceType\":\"m6\"}},"     \
+    "\"release\":{\"image\":\"r:2\"},\"tuningConfig\":[{\"name\":\"t1\"}]}"
+
+static answer_t np_update(adm_router_t *r, const char *old, const char *new_obj)
+{
+    return update(r, CTL_WEBHOOK_NODEPOOLS, HS_GROUP, "nodepools", "clusters", "np1", old,
+                  new_obj);
+}
+
+/* Tuesday: every rollout-triggering field stays as it runs, the request is
+ * recorded as a merge patch of spec; the scale and the tags go through. */
+static void np_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    answer_t a = np_update(r, NP1_OLD, NP1_APPLY);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
+    assert_string_equal(str_at(json_array_get(decide_json_path(a.stored, "spec.config"), 0),
+                               "name"),
+                        "c1");
+    assert_null(decide_json_path(a.stored, "spec.tuningConfig"));
+    assert_string_equal(str_at(a.stored, "spec.platform.aws.instanceType"), "m5");
+    assert_string_equal(str_at(json_array_get(decide_json_path(a.stored,
+                                                               "spec.platform.aws.resourceTags"),
+                                              0),
+                               "value"),
+                        "2");
+    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 5);
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), NP1_REQUEST);
+    assert_non_null(strstr(a.warning, "spec.release, spec.config, spec.tuningConfig, "
+                                      "spec.platform.aws.instanceType: held until"));
+
+    /* The same apply again (GitOps re-syncs) onto what was stored: the
+     * same answer, nothing new recorded (no write loop). */
+    char *stored = json_dumps(a.stored, JSON_COMPACT);
+    json_t *again = parse_json(NP1_APPLY);
+    json_object_set(json_object_get(again, "metadata"), "annotations",
+                    decide_json_path(a.stored, "metadata.annotations"));
     char *again_text = json_dumps(again, JSON_COMPACT);
-    answer_t b = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
-                        "clusters-a", "np1", stored, again_text);
-    assert_int_equal(b.nops, 1);
+    answer_t b = np_update(r, stored, again_text);
     assert_true(json_equal(a.stored, b.stored));
+    json_decref(b.stored);
+
+    /* A later request for the release joins the record; the rest stays. */
+    json_object_set_new(decide_json_path(again, "spec.release"), "image", json_string("r:3"));
+    free(again_text);
+    again_text = json_dumps(again, JSON_COMPACT);
+    b = np_update(r, stored, again_text);
+    assert_string_equal(str_at(b.stored, "spec.release.image"), "r:1");
+    json_t *rec = parse_json(ann(b.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION));
+    assert_string_equal(str_at(rec, "release.image"), "r:3");
+    assert_string_equal(str_at(rec, "platform.aws.instanceType"), "m6");
+    json_decref(rec);
+    json_decref(b.stored);
+
+    /* The held request is a pending change that names itself; the
+     * controller's patch at the window applies exactly the record. */
+    decide_np_t *np = decide_np_extract(a.stored);
+    assert_true(decide_np_held(np));
+    assert_true(decide_np_pending(np, NULL));
+    assert_string_equal(np->requested_summary, "release r:2, config, platform, tuningConfig");
+    json_t *rp = decide_np_request_patch(np, "8");
+    assert_true(json_equal(json_object_get(rp, "spec"), np->requested));
+    assert_true(json_is_null(json_object_get(decide_json_path(rp, "metadata.annotations"),
+                                             DECIDE_REQUESTED_NODEPOOL_ANNOTATION)));
+    assert_string_equal(str_at(rp, "metadata.resourceVersion"), "8");
+    json_decref(rp);
+    decide_np_free(np);
+
+    json_object_set_new(json_object_get(a.stored, "metadata"), "resourceVersion",
+                        json_string("8"));
+    char *stored8 = json_dumps(a.stored, JSON_COMPACT);
+    add_object(&c->nps, stored8);
+    free(stored8);
+    decide_plan_t p;
+    plan_np1(c, MD_NP1_DONE(""), &p);
+    assert_true(p.d.pending);
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_string_equal(p.d.pending_reason, "ChangesBlocked");
+    assert_non_null(strstr(p.d.pending_message,
+                           "The held change (release r:2, config, platform, tuningConfig) waits "
+                           "for the next permitted window at 2026-03-07T01:00:00Z"));
+    assert_string_equal(str_at(p.status_doc, "heldChange.summary"),
+                        "node rollout to release r:2, config, platform, tuningConfig");
+    assert_string_equal(str_at(p.status_doc, "heldChange.nodePoolSpec.release.image"), "r:2");
+    assert_false(p.d.pause_wanted); /* merely waiting: scaling and remediation go on */
+    decide_plan_free(&p);
+
     json_decref(again);
     free(again_text);
     free(stored);
     json_decref(a.stored);
-    json_decref(b.stored);
+
+    /* A write that drops the annotation withdraws the request. */
+    a = np_update(r, "{\"metadata\":{\"annotations\":{\"" DECIDE_REQUESTED_NODEPOOL_ANNOTATION
+                     "\":\"{}\"}},\"spec\":{\"release\":{\"image\":\"r:1\"}}}",
+                  "{\"metadata\":{},\"spec\":{\"release\":{\"image\":\"r:1\"}}}");
+    assert_int_equal(a.nops, 0);
+    json_decref(a.stored);
+
+    /* A field removed while restricted stays; its removal is recorded as
+     * null (a merge patch deletes it at the window). */
+    a = np_update(r, NP1_OLD,
+                  "{" OBJ_META("NodePool", "clusters", "np1") ",\"annotations\":{" BY_WEEKEND
+                  "}},\"spec\":{\"clusterName\":\"a\",\"replicas\":3,\"release\":{"
+                  "\"image\":\"r:1\"},\"platform\":{\"type\":\"AWS\",\"aws\":{"
+                  "\"instanceType\":\"m5\",\"resourceTags\":[{\"key\":\"a\",\"value\":\"1\"}]}}}}");
+    assert_string_equal(str_at(json_array_get(decide_json_path(a.stored, "spec.config"), 0),
+                               "name"),
+                        "c1");
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), "{\"config\":null}");
+    json_decref(a.stored);
+}
+
+static void test_nodepool_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", np_restricted);
+}
+
+/* In the window: the write passes; a recorded field the write sets itself
+ * leaves the record (the newer request wins), the others stay for the
+ * controller to apply. */
+static void np_permitted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = np_update(r, NP1_OLD, NP1_APPLY);
+    assert_int_equal(a.nops, 0);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
+    json_decref(a.stored);
+
+    a = np_update(r,
+                  "{\"metadata\":{\"annotations\":{\"" DECIDE_REQUESTED_NODEPOOL_ANNOTATION
+                  "\":\"{\\\"config\\\":[],\\\"release\\\":{\\\"image\\\":\\\"r:2\\\"}}\"}},"
+                  "\"spec\":{\"release\":{\"image\":\"r:1\"}}}",
+                  "{\"metadata\":{\"annotations\":{\"" DECIDE_REQUESTED_NODEPOOL_ANNOTATION
+                  "\":\"{\\\"config\\\":[],\\\"release\\\":{\\\"image\\\":\\\"r:2\\\"}}\"}},"
+                  "\"spec\":{\"release\":{\"image\":\"r:5\"}}}");
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:5");
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), "{\"config\":[]}");
+    json_decref(a.stored);
+}
+
+static void test_nodepool_in_window(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", np_permitted);
 }
 
 static void test_held_template_pending(void **state)
@@ -486,6 +643,8 @@ int main(void)
         cmocka_unit_test(test_workers_restricted),
         cmocka_unit_test(test_workers_in_window),
         cmocka_unit_test(test_held_template_pending),
+        cmocka_unit_test(test_nodepool_restricted),
+        cmocka_unit_test(test_nodepool_in_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,45 @@ static void test_releases_first(void **state)
     stop(&f);
 }
 
+/* A NodePool whose request was held releases like a HostedCluster: while
+ * the clusters' releases fly it still plans, and its first write is the
+ * request alone (spec from the record, the annotation dropped), counted
+ * among the first writes; a pool with nothing held waits. */
+static void test_nodepool_request_first(void **state)
+{
+    (void)state;
+    fixture_t f;
+    start(&f);
+    testutil_ctl_add(&f.c->nps,
+                     META("NodePool", "m") "\"annotations\":{" PERMISSIVE ","
+                     "\"changemanagement.hypershift.openshift.io/requested-nodepool-spec\":"
+                     "\"{\\\"release\\\":{\\\"image\\\":\\\"r:2\\\"}}\"}},"
+                     "\"spec\":{\"clusterName\":\"a\",\"release\":{\"image\":\"r:1\"}}}");
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    reconcile(&f, R_HC, "a");
+    record_t *n = reconcile(&f, R_NP, "n");
+    record_t *m = reconcile(&f, R_NP, "m");
+    assert_int_equal(f.c->writer.first_inflight, 2);
+    assert_true(n->q.queued);
+    assert_false(m->q.queued);
+    assert_int_equal(f.c->parked.len, 1);
+    run_until_answered(&f);
+    assert_int_equal(fakeapi_count(f.api), 2);
+    const fakeapi_req_t *r = fakeapi_nth(f.api, 1);
+    assert_string_equal(r->method, "PATCH");
+    assert_non_null(strstr(r->path, "/nodepools/m"));
+    assert_null(strstr(r->path, "/status"));
+    json_t *body = json_loads(r->body, 0, NULL);
+    assert_non_null(body);
+    assert_string_equal(decide_json_str(body, "spec.release.image"), "r:2");
+    assert_true(json_is_null(json_object_get(
+        decide_json_path(body, "metadata.annotations"),
+        "changemanagement.hypershift.openshift.io/requested-nodepool-spec")));
+    json_decref(body);
+    stop(&f);
+}
+
 /* Without a release in flight nothing waits. */
 static void test_nothing_parked_without_releases(void **state)
 {
@@ -153,6 +192,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_releases_first),
         cmocka_unit_test(test_nothing_parked_without_releases),
+        cmocka_unit_test(test_nodepool_request_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,7 +80,9 @@ static json_t *behavior_doc(const decide_decision_t *d)
 }
 
 /* The change held while restricted, or json_null() when none:
- * {summary, release?, controlPlaneRelease?}. */
+ * {summary, release?, controlPlaneRelease?}; a NodePool's
+ * {summary, nodePoolSpec} (the held merge patch of spec), or {summary,
+ * template} for a template held the old way. */
 static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decision_t *d)
 {
     if (kind == DECIDE_HC) {
@@ -104,7 +106,10 @@ static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decis
         char summary[DECIDE_HELDLEN + 32];
         snprintf(summary, sizeof(summary), "%s to %s",
                  np->in_place ? "in-place update" : "node rollout", d->held);
-        return json_pack("{s:s, s:s}", "summary", summary, "template", d->held);
+        if (np->requested)
+            return json_pack("{s:s, s:O}", "summary", summary, "nodePoolSpec", np->requested);
+        return json_pack("{s:s, s:s}", "summary", summary,
+                         np->requested_bad ? "request" : "template", d->held);
     }
     return json_pack("{s:s}", "summary", np->updating_version  ? "version update"
                                          : np->updating_config ? "configuration update"

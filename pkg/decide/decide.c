@@ -222,8 +222,28 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
                       sched_permitted(res->sched, now) == 1;
     decide(res, &np->m.stanza, now, md, decide_np_pending(np, md), false, by_cluster,
            np->in_place ? "MachineSet" : "MachineDeployment", "a node rollout", out);
-    if (md && md->held)
+    if (np->requested_summary)
+        snprintf(out->held, sizeof(out->held), "%s", np->requested_summary);
+    else if (md && md->held)
         snprintf(out->held, sizeof(out->held), "%s", md->held);
+    /* The held change by name in ChangesPending (the hosted ClusterVersion
+     * quotes it): what waits, and for what. */
+    if (out->held[0] && out->pending_metric == 2 && !out->paused_by_other) {
+        char when[32];
+        decide_format_time(out->state.has_next ? out->state.next.start : SCHED_POS_INF, when,
+                           sizeof(when));
+        if (np->requested_bad)
+            set_cond(out, PENDING, true, "ChangesBlocked",
+                     "A held change cannot be applied: %s; remove or correct the annotation.",
+                     out->held);
+        else if (out->state.has_next)
+            set_cond(out, PENDING, true, "ChangesBlocked",
+                     "The held change (%s) waits for the next permitted window at %s.",
+                     out->held, when);
+        else
+            set_cond(out, PENDING, true, "ChangesBlocked",
+                     "The held change (%s) waits; no permitted window is scheduled.", out->held);
+    }
     /* DESIGN.md 3.6: while restricted, the admission webhook holds a new
      * template (Replace) or target config version (InPlace) where it
      * starts, so the MachineDeployment/MachineSet is paused only in
@@ -346,6 +366,14 @@ json_t *decide_spec_pause_patch(json_t *base, bool set, const char *resource_ver
         return NULL;
     }
     return p;
+}
+
+json_t *decide_np_request_patch(const decide_np_t *np, const char *resource_version)
+{
+    if (!decide_np_held(np))
+        return NULL;
+    return json_pack("{s:{s:s?, s:{s:n}}, s:O}", "metadata", "resourceVersion", resource_version,
+                     "annotations", DECIDE_REQUESTED_NODEPOOL_ANNOTATION, "spec", np->requested);
 }
 
 json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version)

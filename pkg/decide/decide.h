@@ -43,9 +43,10 @@ typedef struct decide_decision {
     bool hold_open;        /* restricted, but initiated work is left running */
     bool paused_by_other;  /* the CAPI object carries a pause that is not ours */
     bool pending;          /* changes are pending (DESIGN.md 3.5) */
-    char held[DECIDE_HELDLEN]; /* NodePools: the template or target held at
-                                  admission (DECIDE_HELD_TEMPLATE_ANNOTATION),
-                                  "" when none */
+    char held[DECIDE_HELDLEN]; /* NodePools: the request held at admission
+                                  in words (DECIDE_REQUESTED_NODEPOOL_ANNOTATION),
+                                  else a template or target held the old way
+                                  (DECIDE_HELD_TEMPLATE_ANNOTATION), "" when none */
     int pending_metric;    /* 0 none, 1 pending and being initiated, 2 blocked */
     bool pause_wanted;     /* the CAPI object should carry our pause */
     decide_pause_action_t action;
@@ -130,6 +131,13 @@ json_t *decide_spec_pause_patch(json_t *base, bool set, const char *resource_ver
  * resource_version; NULL when nothing is held or out of memory. Only for a
  * HostedCluster whose changes are permitted now. */
 json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version);
+
+/* The merge patch that applies a NodePool's held request (the merge patch
+ * of spec in DECIDE_REQUESTED_NODEPOOL_ANNOTATION) and drops the
+ * annotation, conditional on resource_version; NULL when nothing
+ * applicable is held or out of memory. Only for a NodePool whose changes
+ * are permitted now. */
+json_t *decide_np_request_patch(const decide_np_t *np, const char *resource_version);
 
 /* Formats an instant for status: RFC 3339 UTC, or "" for an unbounded end. */
 void decide_format_time(sched_time_t t, char *buf, size_t len);

@@ -362,6 +362,56 @@ void decide_hc_free(decide_hc_t *hc)
     free(hc);
 }
 
+const char *const decide_np_held_fields[] = {
+    "release", "config", "tuningConfig",
+    "platform.aws.ami", "platform.aws.instanceType", "platform.aws.instanceProfile",
+    "platform.aws.subnet", "platform.aws.securityGroups", "platform.aws.rootVolume",
+    "platform.aws.placement",
+    "platform.azure", "platform.kubevirt", "platform.openstack", "platform.agent",
+    "platform.powervs", NULL};
+
+/* The held request in words: "release <image>" first, then the other
+ * top-level fields it changes ("config", "platform"), comma-separated. */
+static char *request_summary(const json_t *req)
+{
+    char buf[768];
+    size_t n = 0;
+    const char *k;
+    const json_t *v;
+    const char *img = decide_json_str(req, "release.image");
+
+    buf[0] = '\0';
+    if (json_object_get(req, "release"))
+        n = (size_t)snprintf(buf, sizeof(buf), "release %s", img ? img : "(removed)");
+    json_object_foreach((json_t *)req, k, v) {
+        if (strcmp(k, "release") == 0 || n >= sizeof(buf))
+            continue;
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? ", " : "", k);
+    }
+    return strdup(buf[0] ? buf : "a change");
+}
+
+/* The held request of a NodePool (DECIDE_REQUESTED_NODEPOOL_ANNOTATION). */
+static int np_request(const json_t *obj, decide_np_t *np)
+{
+    const char *text = annotation(obj, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    json_t *req;
+
+    if (text == NULL)
+        return 0;
+    req = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(req) || json_object_size(req) == 0) {
+        json_decref(req);
+        np->requested_bad = true;
+        np->requested_summary = strdup("an unreadable request (annotation " DECIDE_REQUESTED_NODEPOOL_ANNOTATION
+                                       " is not a JSON object of spec fields)");
+        return np->requested_summary ? 0 : -1;
+    }
+    np->requested = req;
+    np->requested_summary = request_summary(req);
+    return np->requested_summary ? 0 : -1;
+}
+
 decide_np_t *decide_np_extract(const json_t *obj)
 {
     decide_np_t *np = calloc(1, sizeof(*np));
@@ -377,6 +427,9 @@ decide_np_t *decide_np_extract(const json_t *obj)
     np->in_place = ut && strcmp(ut, "InPlace") == 0;
     np->updating_version = condition_true(np->m.conditions, "UpdatingVersion");
     np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
+    np->optin_label = optin_label(obj);
+    if (np_request(obj, np))
+        goto fail;
     return np;
 fail:
     decide_np_free(np);
@@ -389,6 +442,8 @@ void decide_np_free(decide_np_t *np)
         return;
     managed_free(&np->m);
     free(np->cluster_name);
+    json_decref(np->requested);
+    free(np->requested_summary);
     free(np);
 }
 
@@ -466,9 +521,14 @@ bool decide_hc_pending(const decide_hc_t *hc)
     return !hc->desired_image || strcmp(hc->release_image, hc->desired_image) != 0;
 }
 
+bool decide_np_held(const decide_np_t *np)
+{
+    return np->requested != NULL;
+}
+
 bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
 {
-    if (np->updating_version || np->updating_config || (md && md->held))
+    if (np->requested || np->requested_bad || np->updating_version || np->updating_config || (md && md->held))
         return true;
     if (!md || md->updated < 0)
         return false;

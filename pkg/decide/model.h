@@ -37,14 +37,27 @@
     "changemanagement.hypershift.openshift.io/requested-release-image"
 #define DECIDE_REQUESTED_CP_RELEASE_ANNOTATION \
     "changemanagement.hypershift.openshift.io/requested-control-plane-release-image"
-/* A Replace pool's MachineDeployment template or an InPlace pool's
- * MachineSet target held while changes are restricted (DESIGN.md 3.6): the
- * admission webhook keeps the object's template (and target) as it was and
- * records what the write asked for here ("version 4.17.1", "configuration
- * <target or user-data secret>"), so that the pool reads as having a change
- * pending. The value depends only on the write, so HyperShift writing the
- * same template again stores nothing new; the first write let through in a
- * window drops it. */
+/* A NodePool's rollout-triggering fields held while changes are restricted
+ * (DESIGN.md 3.6): the admission webhook keeps them at their running values
+ * in the write that changes them and records the request here, as a JSON
+ * merge patch of spec ({"release":{"image":"..."},"config":[...]}, null for
+ * a field the write removed); reconcile applies it when a window opens. */
+#define DECIDE_REQUESTED_NODEPOOL_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/requested-nodepool-spec"
+/* The NodePool fields whose change makes HyperShift roll the pool's
+ * machines (HyperShift's docs/content/reference/nodepool-rollouts.md): the
+ * release, the configuration (spec.config, spec.tuningConfig) and the
+ * platform fields that make a new machine template (every platform's whole
+ * machine template, AWS's listed fields: resourceTags rolls nothing), as
+ * dotted paths under spec, NULL-terminated. */
+extern const char *const decide_np_held_fields[];
+/* The old way (before the NodePool hold, DESIGN.md 3.6): a Replace pool's
+ * MachineDeployment template or an InPlace pool's MachineSet target kept
+ * at admission, with what the write asked for recorded here ("version
+ * 4.17.1", "configuration <target or user-data secret>"). A controller
+ * that finds one keeps it held while restricted and lets HyperShift's next
+ * write through at the next window, which drops it; nothing new is held
+ * this way. */
 #define DECIDE_HELD_TEMPLATE_ANNOTATION "changemanagement.hypershift.openshift.io/held-template"
 /* An InPlace MachineSet's wanted and reached config versions (HyperShift). */
 #define DECIDE_TARGET_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolTargetConfigVersion"
@@ -109,6 +122,12 @@ typedef struct decide_np {
     bool in_place;          /* spec.management.upgradeType == "InPlace" */
     bool updating_version;  /* condition UpdatingVersion is True */
     bool updating_config;   /* condition UpdatingConfig is True */
+    bool optin_label;       /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
+    json_t *requested;      /* the held request (DECIDE_REQUESTED_NODEPOOL_ANNOTATION)
+                               as a JSON object, or NULL */
+    bool requested_bad;     /* the annotation is there but is not a JSON object */
+    char *requested_summary; /* the request in words ("release <image>, config"),
+                                or NULL when none */
 } decide_np_t;
 
 /* A CAPI Cluster, MachineDeployment or MachineSet. */
@@ -177,7 +196,8 @@ void decide_capi_free(decide_capi_t *c);
 
 /* Pending changes (DESIGN.md 3.5): for a HostedCluster also a held request
  * that differs from the running value. A NodePool's change is pending while
- * its MachineDeployment/MachineSet carries a held template or target, while
+ * it carries a held request (readable or not), while its
+ * MachineDeployment/MachineSet carries a held template or target, while
  * HyperShift says it is updating its version or configuration, or while its
  * MachineDeployment still has machines of an older template (status.replicas
  * above the updated count). A scale-up alone (spec.replicas above both) is
@@ -188,6 +208,8 @@ bool decide_hc_pending(const decide_hc_t *hc);
 
 /* True when the HostedCluster carries a held release request. */
 bool decide_hc_held(const decide_hc_t *hc);
+/* True when the NodePool carries a held request that can be applied. */
+bool decide_np_held(const decide_np_t *np);
 /* md may be NULL when the MachineDeployment is not (yet) known. */
 bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md);
 

@@ -139,11 +139,12 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
         p->inter = &p->own_inter;
     }
     nodepool_machines(v, ns, name, np, p);
+    bool opted_in = np->m.stanza.present ||
+                    (p->cluster && ((const decide_hc_t *)hco.data)->m.stanza.present);
+    p->np_label = label_action(v, opted_in, np->optin_label);
     if (p->capi.data)
-        p->optin_label = label_action(
-            v, np->m.stanza.present ||
-                   (p->cluster && ((const decide_hc_t *)hco.data)->m.stanza.present),
-            ((const decide_capi_t *)p->capi.data)->optin_label);
+        p->optin_label = label_action(v, opted_in,
+                                      ((const decide_capi_t *)p->capi.data)->optin_label);
     if (v->stale && v->stale(v->ud, DECIDE_NP, ns, name, &p->self, &p->capi)) {
         p->stale = true;
         return 0;

@@ -104,6 +104,9 @@ typedef struct decide_plan {
      * it, 0 already right (or no such object, or the view does not have
      * the webhooks: admission_holds false). */
     int optin_label;
+    /* NodePools: the same for the NodePool itself (the NodePool hold's
+     * objectSelector). */
+    int np_label;
     json_t *status_doc;           /* the companion's status as a function of the plan
                                      (decide_status_doc(), owned); NULL when the view did
                                      not ask for it or out of memory */

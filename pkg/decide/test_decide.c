@@ -383,7 +383,7 @@ static void test_decide_degraded_reason(void **state)
 
 /* A restricted NodePool on a Monday (Restrictive), its MachineDeployment
  * md, decided into d; held: the webhooks hold changes at admission. */
-static void decide_np_held(decide_capi_t *md, bool held, decide_decision_t *d)
+static void np_held_case(decide_capi_t *md, bool held, decide_decision_t *d)
 {
     sched_time_t now = T("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
@@ -399,7 +399,7 @@ static void decide_np_held(decide_capi_t *md, bool held, decide_decision_t *d)
 
 static void decide_restricted_np(decide_capi_t *md, decide_decision_t *d)
 {
-    decide_np_held(md, true, d);
+    np_held_case(md, true, d);
 }
 
 /* A window closing on a node rollout pauses it (nothing new starts; the
@@ -499,10 +499,10 @@ static void test_decide_np_waiting_not_paused(void **state)
     decide_restricted_np(md, &d);
     assert_int_equal(d.action, DECIDE_PAUSE_REMOVE_MARKER);
     /* Without the webhooks nothing holds the change: paused while waiting. */
-    decide_np_held(md, false, &d);
+    np_held_case(md, false, &d);
     assert_int_equal(d.action, DECIDE_PAUSE_REASSERT);
     md->paused = md->marker = false;
-    decide_np_held(md, false, &d);
+    np_held_case(md, false, &d);
     assert_int_equal(d.action, DECIDE_PAUSE_ADD);
     decide_capi_free(md);
 }
