@@ -13,17 +13,18 @@
 #      The controller counts it (change_management_unheld_changes_total
 #      {kind="HostedCluster"}), says so in a ChangeNotHeld Event, and does not
 #      interrupt the update.
-#   2. A NodePool version bump: HyperShift's new MachineDeployment template is
-#      not held and Cluster API starts a rollout. The controller counts it
+#   2. A NodePool version bump: not held at the NodePool, so HyperShift
+#      writes a new MachineDeployment template and Cluster API starts a
+#      rollout. The controller counts it
 #      ({kind="NodePool"}) and pauses the MachineDeployment, annotation and
 #      spec.paused; the replacement already started finishes, no other
 #      starts. HyperShift's NodePool reconcile deletes the annotation (no
 #      webhook keeps it); spec.paused, which HyperShift never writes, keeps
 #      the rollout stopped, so the controller does not fight over the
 #      annotation.
-#   3. The webhook answers again: a new release is held, and no initiation
-#      happens outside the window; the rollout and the held release start
-#      when the window opens.
+#   3. The webhook answers again: a new release is held (HostedCluster and
+#      NodePool), and no initiation happens outside the window; the rollout
+#      and the held release start when the window opens.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/controller/lib.sh
@@ -123,6 +124,8 @@ r0=$(metric c hcp_controller_pause_reassertions_total)
 rs0=$(model_count replacement-start "$HCP_NS/np1")
 out=$(api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL2"'"}}}')
 check_eq "a new release is held again" "$REL1" "$(jq -r .spec.release.image <<<"$out")"
+out=$(api PATCH "$(np_path "$NS" np1)" "{\"spec\": {\"release\": {\"image\": \"$REL2\"}}}")
+check_eq "and a NodePool release is held at the NodePool" "$REL1" "$(jq -r .spec.release.image <<<"$out")"
 sleep 6 # 60 simulated minutes more
 r1=$(metric c hcp_controller_pause_reassertions_total)
 echo "# figure: with the webhook back, 6 s (real): re-assertions $((${r1%.*} - ${r0%.*})), replacements started $(($(model_count replacement-start "$HCP_NS/np1") - rs0)), done $(model_count replacement-done "$HCP_NS/np1")"

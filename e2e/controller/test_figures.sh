@@ -27,9 +27,9 @@
 #      (and held) to before Tuesday's first window opens (restricted, a
 #      change held on every object), the updates of each object by writers
 #      other than the model and this test's request (the controller: at
-#      most 3), and the model's own writes: HyperShift
-#      writes the held template or target again on every event of the
-#      NodePool, a write the API server does not store (no event, no loop).
+#      most 3), and the model's own writes: the request is held at the
+#      NodePool, so HyperShift has no new template or target to write (no
+#      event, no loop).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/controller/lib.sh
@@ -214,7 +214,7 @@ per_object() {
 first=$(per_object "$s0" "$smid" true)
 second=$(per_object "$smid" "$s1" false)
 top() { jq -r "max_by(.$2) | \"\(.$2) (\(.key))\"" <<<"$1"; }
-echo "# figure: restricted with a change held for $stretch over $(jq length <<<"$first") objects: the controller wrote $((${w1%.*} - ${w0%.*})) times in all; per object at most $(top "$first" others) while the request was held; the model (HyperShift writing the held template or target again on each NodePool event, stored as nothing) at most $(top "$first" model)"
+echo "# figure: restricted with a change held for $stretch over $(jq length <<<"$first") objects: the controller wrote $((${w1%.*} - ${w0%.*})) times in all; per object at most $(top "$first" others) while the request was held; the model (HyperShift, which never sees the held request) at most $(top "$first" model)"
 echo "# figure: then, until the window: writes by the controller $((${w1%.*} - ${wmid%.*})) ($(join -a2 <(sed 's/ / /' <<<"$vmid" | sort) <(sort <<<"$v1") | awk 'NF == 3 { d = $3 - $2 } NF == 2 { d = $2 } d { printf "%s+%d ", $1, d }')), by the model $(jq 'map(.model) | add' <<<"$second"); to the objects of the test: $(jq 'map(.others) | add' <<<"$second")"
 in_range "the controller writes an object at most 3 times while held" "$(jq 'map(.others) | max' <<<"$first")" 0 3
 in_range "the controller's writes in all: at most 3 per object" "$((${w1%.*} - ${w0%.*}))" 0 $((3 * 3 * N))

@@ -9,18 +9,19 @@
 #   1. A release requested on a Friday evening is held (spec stays, the
 #      request is recorded) and the control plane starts rolling only when
 #      Saturday's window opens; the figure is window open -> initiation.
-#   0. While restricted with a change held on a pool merely waiting (no
-#      rollout), its MachineDeployment is not paused: a NodePool scale from
+#   0. While restricted, a NodePool release is held at the NodePool
+#      (spec stays, the request is recorded, HyperShift writes no new
+#      template) and its MachineDeployment is not paused: a NodePool scale from
 #      3 to 5 reaches it and Cluster API scales within 5 s, a machine deleted
-#      by remediation is replaced, and the held template goes through when
+#      by remediation is replaced, and the held request goes through when
 #      the window opens (the first replacement starts after the boundary,
 #      none before).
 #   2. A node rollout started in the window is paused when it closes: no
 #      replacement starts more than 1 s (real) after the boundary.
-#   3. A NodePool version bump while restricted: HyperShift's template write
-#      is held and its pause deletion undone in the same write (no gap, no
-#      fight), while a scale from 4 to 5 reaches the MachineDeployment at
-#      once; no write loop.
+#   3. A NodePool version bump while restricted, mid-rollout: the release is
+#      held at the NodePool, HyperShift's pause deletion is undone in the
+#      same write (no gap, no fight), while a scale from 4 to 5 reaches the
+#      MachineDeployment at once; no write loop.
 #   4. Bad input straight to the webhook (not JSON, another resource) gets a
 #      clear answer; every replica killed: with failurePolicy Fail the API
 #      server refuses HyperShift's and a person's writes to opted-in objects,
@@ -84,11 +85,19 @@ check_eq "restricted, merely waiting: the MachineDeployment is not paused" unpau
 SCENARIO=waiting
 ver2() { get "$MD2" '.spec.template.spec.version // ""'; }
 v2=$(ver2)
-api PATCH "$(np_path "$NS" np2)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"}}}" >/dev/null
+out=$(api PATCH "$(np_path "$NS" np2)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"}}}")
+check_eq "np2's release is held at the NodePool (spec.release.image stays)" "$REL0" \
+  "$(jq -r .spec.release.image <<<"$out")"
+check_eq "the request is recorded on the NodePool" "{\"release\":{\"image\":\"$REL1\"}}" \
+  "$(jq -r '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-nodepool-spec"]' <<<"$out")"
 sleep 1
 WHY="template version was '$v2', is '$(ver2)'"
-check "np2's new template is held (HyperShift's write kept the old one)" \
+check "HyperShift writes no new template (it never saw the request)" \
   eval '[[ $v2 == *4.17.0* && $(ver2) == "$v2" ]]'
+np_pending() { [ "$(cond "$(np_path "$NS" np2)" ChangesPending reason)" = ChangesBlocked ]; }
+check "np2's ChangesPending says the change is held" wait_for 5 np_pending
+check_contains "naming it" "The held change (release $REL1) waits for the next permitted window" \
+  "$(cond "$(np_path "$NS" np2)" ChangesPending message)"
 api PATCH "$(np_path "$NS" np2)" '{"spec": {"replicas": 5}}' >/dev/null
 t0=$(now_us)
 scaled2() { [ "$(get "$MD2" .spec.replicas)" = 5 ] && [ "$(model_count scale "$HCP_NS/np2")" -ge 1 ]; }
@@ -136,11 +145,14 @@ in_range "initiation within 1 s (real) of the window opening" "$lag" 0 1
 check_eq "the held release is applied" "$REL1" "$(get "$(hc_path "$NS" a)" .spec.release.image)"
 check_eq "the request annotation is gone" "null" \
   "$(get "$(hc_path "$NS" a)" '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-release-image"]')"
-# The held template of np2 goes through at the window: HyperShift's NodePool
-# controller reconciles on every NodePool event (our status write at the
-# boundary is one), the webhook no longer holds, the rollout starts.
+# np2's held request goes through at the window: the controller applies
+# it to the NodePool, HyperShift writes the new template, the rollout
+# starts.
 np2_started() { [ "$(model_count replacement-start "$HCP_NS/np2")" -ge 1 ]; }
-check "np2's held template goes through when the window opens" wait_for 20 np2_started
+check "np2's held request goes through when the window opens" wait_for 20 np2_started
+check_eq "np2's release is applied" "$REL1" "$(get "$(np_path "$NS" np2)" .spec.release.image)"
+check_eq "and its request annotation is gone" null \
+  "$(get "$(np_path "$NS" np2)" '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-nodepool-spec"]')"
 first=$(model_times replacement-start "$HCP_NS/np2" | sort | head -1)
 echo "# figure: np2's first replacement started at $first (simulated; window opened $OPEN)"
 check "not before the boundary" eval '[[ $(epoch "$first") -ge $(epoch "$OPEN") ]]'
@@ -183,6 +195,8 @@ rs0=$(model_count replacement-start "$HCP_NS/np1")
 md_key="MachineDeployment $HCP_NS/np1"
 writes_of() { model_summary | jq -r --arg k "$1" ".$2[\$k] // 0"; }
 np_patch "{\"release\": {\"image\": \"$REL2\"}, \"replicas\": 5}"
+check_eq "the NodePool's release stays (held at the NodePool)" "$REL1" \
+  "$(get "$(np_path "$NS" np1)" .spec.release.image)"
 scaled() { [ "$(get "$MD" .spec.replicas)" = 5 ]; }
 t0=$(now_us)
 check "the scale from 4 to 5 reaches the MachineDeployment" wait_for 5 scaled
@@ -191,7 +205,7 @@ echo "# figure: NodePool scale 4 -> 5 reached the MachineDeployment in $scale_ms
 sleep 3
 tmpl1=$(get "$MD" '.spec.template.spec.version // ""')
 WHY="template version was '$tmpl0', is '$tmpl1'"
-check "the template is held at 4.17.1 (HyperShift's write kept the old one)" \
+check "the template stays at 4.17.1 (HyperShift never saw 4.17.2)" \
   eval '[[ $tmpl0 == *4.17.1* && $tmpl1 == "$tmpl0" ]]'
 
 check_eq "the pause stayed through HyperShift's reconciles" "paused+marker" "$(pause_state "$MD")"

@@ -7,10 +7,11 @@
 # HyperShift starts an in-place update by writing the MachineSet annotation
 # hypershift.openshift.io/nodePoolTargetConfigVersion, in the same write as
 # the template's new user data; the in-place upgrader reads no pause. On a
-# Friday evening the NodePool gets a new release: HyperShift's write is held
-# (target and template kept), the MachineSet stays unpaused and scales, and
-# no in-place update starts until Saturday's window opens; then HyperShift's
-# reconcile writes both again, they go through, and the upgrader starts.
+# Friday evening the NodePool gets a new release: it is held at the NodePool
+# (spec.release stays, the request is recorded), so HyperShift writes no
+# new target or user data; the MachineSet stays unpaused and scales, and no
+# in-place update starts until Saturday's window opens; then the controller
+# applies the request, HyperShift writes the target, the upgrader starts.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/controller/lib.sh
@@ -54,6 +55,8 @@ has_machines() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 3 ] 2>/dev/
 check "the model created the MachineSet and its machines" wait_for 20 has_machines
 labelled() { [ "$(get "$MS" ".metadata.labels[\"$LABEL\"] // \"\"")" = true ]; }
 check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled
+np_labelled() { [ "$(get "$(np_path "$NS" ip)" ".metadata.labels[\"$LABEL\"] // \"\"")" = true ]; }
+check "and on the NodePool (the NodePool hold's objectSelector)" wait_for 10 np_labelled
 check_eq "restricted, merely waiting: the MachineSet is not paused" unpaused "$(pause_state "$MS")"
 
 # ---- restricted: the target is held -------------------------------------------------
@@ -61,11 +64,13 @@ check_eq "restricted, merely waiting: the MachineSet is not paused" unpaused "$(
 SCENARIO=held
 target0=$(get "$MS" ".metadata.annotations[\"$TARGET\"]")
 ud0=$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)
-api PATCH "$(np_path "$NS" ip)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"}}}" >/dev/null
+out=$(api PATCH "$(np_path "$NS" ip)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"}}}")
+check_eq "the release is held at the NodePool" "$REL0" "$(jq -r .spec.release.image <<<"$out")"
+check_eq "the request is recorded" "$REL1" \
+  "$(jq -r '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-nodepool-spec"] // "{}" | fromjson | .release.image // ""' <<<"$out")"
 sleep 2 # 20 simulated minutes of HyperShift reconciling
-check_eq "HyperShift's target write is held" "$target0" "$(get "$MS" ".metadata.annotations[\"$TARGET\"]")"
-check_eq "so is the template's new user data (written with it)" "$ud0" \
-  "$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)"
+check_eq "HyperShift writes no new target" "$target0" "$(get "$MS" ".metadata.annotations[\"$TARGET\"]")"
+check_eq "nor new user data" "$ud0" "$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)"
 check_eq "no in-place update started" 0 "$(model_count inplace-update-start "$HCP_NS/ip")"
 api PATCH "$(np_path "$NS" ip)" '{"spec": {"replicas": 4}}' >/dev/null
 scaled() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 4 ]; }
@@ -79,7 +84,7 @@ sleep 10 # 100 simulated minutes restricted with the change held
 w1=$(model_summary | jq -r --arg k "MachineSet $HCP_NS/ip" '.observed[$k] // 0')
 c1=$(metric c hcp_controller_writes_total)
 echo "# figure: InPlace pool held for 100 simulated minutes: the MachineSet changed $((w1 - w0)) times, the controller wrote $((${c1%.*} - ${c0%.*})) objects"
-in_range "no write loop on the held MachineSet" "$((w1 - w0))" 0 3
+in_range "no write loop on the MachineSet while held" "$((w1 - w0))" 0 3
 check_eq "no in-place update started outside the window" 0 "$(model_count inplace-update-start "$HCP_NS/ip")"
 
 # ---- the window opens: the in-place update starts -----------------------------------

@@ -83,7 +83,7 @@ foreign_pause_never_lifted() {
   eventually "HostedCluster ChangesPaused=True" True/OutsideMaintenanceWindow hc_cond_sr "$ns" hc1 ChangesPaused
   now_is "the foreign Cluster pause gets no marker" paused pause_state "$c1"
   release_held "a release" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
-  template_held "a version change of np1" "$(np_path "$ns" np1)" "$md1"
+  nodepool_held "a version change of np1" "$(np_path "$ns" np1)" "$md1"
   request_release "$(np_path "$ns" np2)" "$REL1" >/dev/null
   still_before a 2026-03-07T00:00:00Z "the held state"
 
@@ -187,7 +187,7 @@ waiting_pool_not_paused() {
   EVENTUALLY=3 eventually "NodePool ChangesPaused=True (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \
     np_cond_sr "$ns" np1 ChangesPaused
   eventually "restricted, not mid-rollout: an old pause of ours does not stay" unpaused pause_state "$md"
-  template_held "a version change" "$(np_path "$ns" np1)" "$md"
+  nodepool_held "a version change" "$(np_path "$ns" np1)" "$md"
   now_is "merely waiting with the change held: not paused" unpaused pause_state "$md"
   still_before a 2026-03-07T00:00:00Z "the waiting state"
 

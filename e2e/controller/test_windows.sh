@@ -113,7 +113,7 @@ bypolicy_weekly_window() {
   eventually "NodePool ChangesPaused=True (OutsideMaintenanceWindow)" True/OutsideMaintenanceWindow \
     np_cond_sr "$ns" np1 ChangesPaused
   release_held "a release on Friday evening" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
-  template_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
+  nodepool_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
   eventually "ChangesPending=True (ChangesBlocked) while held" True/ChangesBlocked \
     hc_cond_sr "$ns" hc1 ChangesPending
   eventually "the Cluster carries the pause with the marker (the signal to CAPI tooling)" paused+marker \
@@ -182,7 +182,7 @@ two_windows() {
   EVENTUALLY=3 eventually "NodePool next window is the intersection" 2026-03-07T00:05:00Z/2026-03-07T00:10:00Z \
     np_cm "$ns" np1 '.next | "\(.startTime)/\(.endTime)"'
   release_held "a release" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
-  template_held "a NodePool version change" "$(np_path "$ns" np1)" "$(md_path "$ns" hc1 np1)"
+  nodepool_held "a NodePool version change" "$(np_path "$ns" np1)" "$(md_path "$ns" hc1 np1)"
 }
 
 # NodePool narrower than its HostedCluster: the cluster's window
@@ -201,7 +201,7 @@ nodepool_narrower_than_cluster() {
     controlplane-initiation "$ns/hc1"
   sleep 0.5
   now_is "no replacement inside the cluster's window only" 0 model_count replacement-start "$ns-hc1/np1"
-  now_is "the template still held" 4.17.0 md_version "$md"
+  now_is "the template stays (the request held at the NodePool)" 4.17.0 md_version "$md"
   still_before a 2026-03-07T00:05:00Z "the NodePool's change still held"
   starts_at a "the first machine replacement in the NodePool's window" 2026-03-07T00:05:00Z "$TOL_ROLLOUT" \
     replacement-start "$ns-hc1/np1"
@@ -222,7 +222,7 @@ nodepool_wider_than_cluster() {
 
   sleep_until_sim a 2026-03-07T00:00:00Z 0.7
   now_is "no replacement inside its own window only" 0 model_count replacement-start "$ns-hc1/np1"
-  now_is "the template still held" 4.17.0 md_version "$md"
+  now_is "the template stays (the request held at the NodePool)" 4.17.0 md_version "$md"
   now_is "no control-plane initiation" 0 model_count controlplane-initiation "$ns/hc1"
   now_is "NodePool says its HostedCluster restricts it" HostedClusterRestricted \
     cond "$(np_path "$ns" np1)" ChangesPaused reason
@@ -300,7 +300,7 @@ restrictive_until_then_permissive() {
   now_is "status strategy RestrictiveUntil" RestrictiveUntil hc_cm "$ns" hc1 .strategy
   release_held "a release" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
   release_held "a release to the cluster with a policy" "$(hc_path "$ns" hc2)" "$REL1" "$REL0"
-  template_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
+  nodepool_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
   still_before a 2026-03-06T23:54:00Z "the restricted state"
 
   starts_at a "the control plane starts rolling when RestrictiveUntil expires" 2026-03-06T23:54:00Z "$TOL" \
@@ -340,7 +340,7 @@ exclusion_cuts_window() {
   EVENTUALLY=3 eventually "status next window ends at the exclusion" 2026-03-06T23:50:00Z/2026-03-07T00:00:00Z \
     hc_cm "$ns" hc1 '.next | "\(.startTime)/\(.endTime)"'
   release_held "a release" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
-  template_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
+  nodepool_held "a NodePool version change" "$(np_path "$ns" np1)" "$md"
   still_before a 2026-03-06T23:50:00Z "the held state"
 
   starts_at a "the control plane starts rolling" 2026-03-06T23:50:00Z "$TOL" controlplane-initiation "$ns/hc1"

@@ -136,11 +136,14 @@ held_hc=$(activity HostedCluster prod HELD)
 check_contains "prod: the release request is held (ChangesPending, heldChange)" \
   "release 4.17.1-x86_64: held, nothing starts before the window at 2026-03-07T01:00:00Z." "$held_hc"
 held_np=$(activity NodePool prod-workers HELD | head -1)
-check_contains "prod-workers: the held template is a pending change (heldChange)" \
-  "node rollout to version 4.17.1: held, nothing starts before the window at 2026-03-07T02:00:00Z." "$held_np"
+check_contains "prod-workers: the release held at the NodePool is a pending change (heldChange)" \
+  "node rollout to release 4.17.1-x86_64: held, nothing starts before the window at 2026-03-07T02:00:00Z." "$held_np"
+check_contains "the webhook says it holds prod-workers' release at the NodePool" \
+  "webhook: spec.release: held until changes are permitted" \
+  "$(grep -A1 ' NodePool  *prod-workers  *REQUEST' "$OUT" | tail -1)"
 held_ip=$(activity NodePool staging-gpu HELD)
-check_contains "staging-gpu: the held target is a pending change (heldChange)" \
-  "in-place update to configuration " "$held_ip"
+check_contains "staging-gpu: the configuration held at the NodePool is a pending change (heldChange)" \
+  "in-place update to config: held" "$held_ip"
 check_contains "... until Tuesday night's window" "before the window at 2026-03-03T21:00:00Z." "$held_ip"
 check "each is held from its request on (Tuesday)" eval '[[ $held_hc == "Tue "* && $held_np == "Tue "* && $held_ip == "Tue "* ]]'
 

@@ -236,13 +236,22 @@ model_md_writes() { model_summary | jq -r --arg k "MachineDeployment $1" '.write
 # HyperShift wrote from the NodePool's release and the webhook let through).
 md_version() { get "$1" '.spec.template.spec.version // ""'; }
 
-# template_held DESC NP-PATH MD-PATH: a NodePool release written while
-# restricted: HyperShift's new MachineDeployment template is held (its
-# version stays 4.17.0 once HyperShift has written it) and Cluster API
-# starts no rollout.
-template_held() {
-  local obj=${3#"$CAPI"/namespaces/} w0
+# nodepool_held DESC NP-PATH MD-PATH: a NodePool release written while
+# restricted is held at the NodePool: spec.release.image stays REL0, the
+# request is recorded in the requested-nodepool-spec annotation, HyperShift
+# (the model) writes no new MachineDeployment template (its version stays
+# 4.17.0) and Cluster API starts no rollout.
+nodepool_held() {
+  local obj=${3#"$CAPI"/namespaces/} out
   obj=${obj/\/machinedeployments\//\/}
+  out=$(request_release "$2" "$REL1")
+  check_eq "$1: the NodePool's spec.release.image stays" "$REL0" "$(jq -r .spec.release.image <<<"$out")"
+  check_eq "$1: the request is recorded on the NodePool" "$REL1" \
+    "$(jq -r --arg k "$CM/requested-nodepool-spec" '.metadata.annotations[$k] // "{}" | fromjson | .release.image // ""' <<<"$out")"
+  sleep 0.5 # HyperShift's reconcile of the NodePool event
+  check_eq "$1: HyperShift's template stays (no new target)" 4.17.0 "$(md_version "$3")"
+  check_eq "$1: no rollout (model record)" 0 "$(model_count replacement-start "$obj")"
+}
   w0=$(model_md_writes "$obj")
   request_release "$2" "$REL1" >/dev/null
   check "$1: HyperShift writes the new template" wait_for 5 eval '[ "$(model_md_writes "$obj")" -gt "$w0" ]'
