@@ -78,7 +78,17 @@ func (m *model) newMachine(ctx context.Context, ms *unstructured.Unstructured, d
 	}
 	data["version"] = str(ms, "spec", "template", "spec", "version")
 	data["userData"] = str(ms, "spec", "template", "spec", "bootstrap", "dataSecretName")
-	if d > 0 {
+	// A machine whose ignition cannot be fetched never becomes a node
+	// (tokens.go, bootstrapProblem).
+	if why := m.bootstrapProblem(ms.GetNamespace(), data["userData"].(string)); why != "" {
+		data["state"] = "BootstrapFailed"
+		data["bootstrapError"] = why
+		owner := ms.GetLabels()[mdNameLabel]
+		if owner == "" {
+			owner = ms.GetName()
+		}
+		m.rec.add(evBootstrapFailed, "Machine", ms.GetNamespace()+"/"+owner, "", name, why)
+	} else if d > 0 {
 		data["state"] = "Provisioning"
 		data["readyAt"] = m.clk.now().Add(d).UTC().Format(timeFmt)
 	} else {

@@ -338,11 +338,37 @@ func (m *model) reconcileNodePool(ctx context.Context, ns, name string) (time.Du
 	config, _, _ := unstructured.NestedFieldNoCopy(np.Object, "spec", "config")
 	configHash := shortHash(config)
 	targetConfigVersion := shortHash(config, version)
-	userData := "user-data-" + name + "-" + targetConfigVersion
-	if inPlace {
-		return 0, m.nodePoolMachineSet(ctx, np, hc, cpNS, version, configHash, targetConfigVersion, userData)
+	userData := userDataName(name, targetConfigVersion)
+	// token.Reconcile runs before capi.Reconcile (nodepool_controller.go,
+	// reconcile): the target's token and user data exist before a template
+	// names them; an outdated target's are retired (tokens.go).
+	next, err := m.reconcileToken(ctx, np, cpNS, targetConfigVersion)
+	if err != nil {
+		return 0, err
 	}
-	return 0, m.nodePoolMachineDeployment(ctx, np, hc, cpNS, version, configHash, userData)
+	var updating bool
+	if inPlace {
+		updating, err = m.nodePoolMachineSet(ctx, np, hc, cpNS, version, configHash, targetConfigVersion, userData)
+	} else {
+		updating, err = m.nodePoolMachineDeployment(ctx, np, hc, cpNS, version, configHash, userData)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if updating {
+		m.rec.add(evNodePoolStatusSkipped, "NodePool", obj(np), "", "", "template written")
+		return next, nil
+	}
+	g := gvrMD
+	if inPlace {
+		g = gvrMS
+	}
+	if o := m.get(g, cpNS, name); o != nil {
+		if err := m.nodePoolStatusSync(ctx, np, o, inPlace, version, targetConfigVersion); err != nil {
+			return 0, err
+		}
+	}
+	return next, nil
 }
 
 // autoscaling reports spec.autoScaling {min, max} when set.
@@ -387,8 +413,11 @@ func annPatch(k string, v interface{}) map[string]interface{} {
 // data secret, written together when the user data changes) and
 // setMachineDeploymentReplicas. The rolling-update strategy is HyperShift's
 // default for Replace pools: maxSurge 1, maxUnavailable 0.
+//
+// The first result says the reconcile wrote a new template (or created the
+// object): capi.go then returns before the status sync.
 func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructured.Unstructured,
-	cpNS, version, configHash, userData string) error {
+	cpNS, version, configHash, userData string) (bool, error) {
 	name := np.GetName()
 	infraID := str(hc, "spec", "infraID")
 	md := m.get(gvrMD, cpNS, name)
@@ -408,7 +437,7 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 					"rollingUpdate": map[string]interface{}{"maxSurge": int64(1), "maxUnavailable": int64(0)}},
 			},
 		}}
-		return m.create(ctx, gvrMD, u)
+		return true, m.create(ctx, gvrMD, u)
 	}
 	meta := map[string]interface{}{}
 	ann := map[string]interface{}{}
@@ -440,7 +469,8 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 	if len(spec) > 0 {
 		p["spec"] = spec
 	}
-	return m.patch(ctx, gvrMD, "MachineDeployment", cpNS, name, p)
+	_, updating := spec["template"]
+	return updating, m.patch(ctx, gvrMD, "MachineDeployment", cpNS, name, p)
 }
 
 // mdTemplate is the part of spec.template HyperShift owns.
@@ -465,7 +495,7 @@ func mdTemplate(version, userData, configHash string) map[string]interface{} {
 // from setMachineSetReplicas. The in-place upgrader starts on the target
 // annotation alone (see reconcileMachineSet in capi.go of the model).
 func (m *model) nodePoolMachineSet(ctx context.Context, np, hc *unstructured.Unstructured,
-	cpNS, version, configHash, targetConfigVersion, userData string) error {
+	cpNS, version, configHash, targetConfigVersion, userData string) (bool, error) {
 	name := np.GetName()
 	infraID := str(hc, "spec", "infraID")
 	ms := m.get(gvrMS, cpNS, name)
@@ -484,7 +514,7 @@ func (m *model) nodePoolMachineSet(ctx context.Context, np, hc *unstructured.Uns
 				"template":    mdTemplate(version, userData, configHash),
 			},
 		}}
-		return m.create(ctx, gvrMS, u)
+		return true, m.create(ctx, gvrMS, u)
 	}
 	ann := map[string]interface{}{}
 	if ms.GetAnnotations()[nodePoolAnn] != obj(np) {
@@ -514,13 +544,14 @@ func (m *model) nodePoolMachineSet(ctx context.Context, np, hc *unstructured.Uns
 		p["spec"] = spec
 	}
 	if err := m.patch(ctx, gvrMS, "MachineSet", cpNS, name, p); err != nil {
-		return err
+		return false, err
 	}
+	_, updating := spec["template"]
 	// Recorded when the stored MachineSet carries the new target: an
 	// admission webhook may have kept the old one in the same write.
 	if t, ok := ann[targetConfigAnn]; ok && t != ms.GetAnnotations()[targetConfigAnn] &&
 		m.get(gvrMS, cpNS, name) != nil && m.get(gvrMS, cpNS, name).GetAnnotations()[targetConfigAnn] == t {
 		m.rec.add(evTargetConfigSet, "MachineSet", cpNS+"/"+name, ms.GetAnnotations()[targetConfigAnn], targetConfigVersion, "")
 	}
-	return nil
+	return updating, nil
 }

@@ -44,6 +44,7 @@ func main() {
 		hcStatus    = flag.Bool("hc-status", false, "write HostedCluster status.version as HyperShift does (desired image, history Partial then Completed)")
 		conditions  = flag.Bool("status-conditions", true, "write HyperShift's ReconciliationActive condition into HostedCluster (Status().Update from the cache) and NodePool (merge patch of the status) status, as HyperShift does on its reconciles")
 		cpUpdate    = flag.Duration("controlplane-update-duration", 30*time.Minute, "simulated time a control-plane update takes to complete (with --hc-status)")
+		tokenTTL    = flag.Duration("token-ttl", 2*time.Hour, "simulated time an outdated ignition token stays valid once its NodePool has a new target (HyperShift: 2h)")
 	)
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds | log.LUTC)
@@ -77,6 +78,7 @@ func main() {
 		hcStatus:    *hcStatus,
 		cpUpdate:    *cpUpdate,
 		conditions:  *conditions,
+		tokenTTL:    *tokenTTL,
 	})
 
 	ln, err := net.Listen("tcp", *listen)

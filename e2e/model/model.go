@@ -58,6 +58,7 @@ type options struct {
 	hcStatus    bool          // write HostedCluster status.version
 	cpUpdate    time.Duration // simulated duration of a control-plane update
 	conditions  bool          // write HyperShift's ReconciliationActive condition
+	tokenTTL    time.Duration // simulated life of an outdated ignition token (2 h upstream)
 }
 
 // model holds the informers of every kind HyperShift and Cluster API watch

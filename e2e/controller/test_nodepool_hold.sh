@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# End-to-end: NodePool changes held at the NodePool (DESIGN.md 3.6) leave
+# HyperShift's own state true, beside the HyperShift / Cluster API behaviour
+# model (e2e/model), which keeps HyperShift's ignition tokens and user-data
+# Secrets per target (nodepool/token.go: a new target expires the old token
+# after --token-ttl, standing in for 2 h, and deletes the old user data) and
+# NodePool status as capi.go does; a machine whose user data or token is
+# gone never becomes a node (the model records bootstrap-failed).
+#
+# A Replace pool (rp) and an InPlace pool (ip), 3 machines each, restricted
+# on a Friday evening (the window opens Saturday 01:00), are asked for
+# 4.17.1 and held for longer than the token TTL:
+#   - the NodePools' spec.release stays, the request is recorded;
+#   - status.version stays 4.17.0, the running template's user-data Secret
+#     exists and its token carries no expiry (HyperShift saw no new target);
+#   - a scale 3 -> 5 and a remediation give machines that become nodes (no
+#     bootstrap failure), and status.replicas follows the scale;
+#   - the window opens: each rollout starts within 1 s (real) of the
+#     boundary, none before, and completes; status.version becomes 4.17.1.
+# NP_HOLD=0 leaves /hold/nodepools out of the webhook configuration (the
+# hold broken): the checks above that depend on it fail.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=e2e/controller/lib.sh
+. "$here/lib.sh"
+# shellcheck source=e2e/model/lib.sh
+. "$here/../model/lib.sh"
+
+SIM0=2026-03-06T18:00:00Z # Friday 18:00
+OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
+SCALE=600                 # a real second is ten simulated minutes: 42 s to the window
+TTL=30m                   # the model's token TTL (simulated): 3 s real
+WH_NAME=hcp-e2e-nphold-$$
+REQ=changemanagement.hypershift.openshift.io/requested-nodepool-spec
+
+webhook_scenario_begin
+
+NS=$(new_ns nphold)
+HCP_NS=$NS-a
+WPORT=$(free_port)
+holds_webhook_config "$WPORT" "$NS" "$HCP_NS" |
+  if [ "${NP_HOLD:-1}" = 0 ]; then jq -c '.webhooks |= map(select(.clientConfig.url | endswith("/hold/nodepools") | not))'; else cat; fi |
+  k apply -f - >/dev/null || not_ok "webhook configuration"
+mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
+mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
+model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --token-ttl "$TTL" || {
+  not_ok "model started"
+  summary
+  exit 1
+}
+# mk_pool NAME TYPE
+mk_pool() {
+  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" '{
+    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
+    spec: {clusterName: "a", replicas: 3, management: {upgradeType: $t}, release: {image: $img}}}')" \
+    application/json >/dev/null || not_ok "NodePool $1"
+}
+mk_pool rp Replace
+mk_pool ip InPlace
+MD=$CAPI/namespaces/$HCP_NS/machinedeployments/rp
+MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
+CMS=/api/v1/namespaces/$HCP_NS/configmaps
+# running POOL: machines of POOL that are nodes (Running), and all of them.
+machines_json() {
+  api GET "$CMS?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
+    jq -c --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
+      (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))]'
+}
+running() { machines_json "$1" | jq '[.[] | select(.data.state == "Running")] | length'; }
+np_get() { get "$(np_path "$NS" "$1")" "$2"; }
+settled() {
+  [ "$(running rp)" = 3 ] && [ "$(running ip)" = 3 ] &&
+    [ "$(np_get rp .status.version)" = 4.17.0 ] && [ "$(np_get ip .status.version)" = 4.17.0 ] &&
+    [ "$(np_get rp .status.replicas)" = 3 ] && [ "$(np_get ip .status.replicas)" = 3 ]
+}
+check "the pools run 4.17.0 on 3 nodes each; HyperShift reports it (status.version, status.replicas)" \
+  wait_for 30 settled
+ud_rp=$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)
+ud_ip=$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)
+echo "# running user data: rp $ud_rp, ip $ud_ip"
+labelled() { [ "$(np_get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
+check "the controller opts the NodePools in (the label the chart's objectSelector reads)" \
+  wait_for 10 eval 'labelled rp && labelled ip'
+
+# ---- restricted: 4.17.1 asked for, held at the NodePools, for longer than the TTL ----
+
+SCENARIO=held
+for p in rp ip; do
+  out=$(api PATCH "$(np_path "$NS" $p)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"}}}")
+  check_eq "$p: spec.release.image stays" "$REL0" "$(jq -r .spec.release.image <<<"$out")"
+  check_eq "$p: the request is recorded" "$REL1" \
+    "$(jq -r --arg k "$REQ" '.metadata.annotations[$k] // "{}" | fromjson | .release.image // ""' <<<"$out")"
+done
+sleep 5 # 50 simulated minutes: longer than the token TTL
+# secret_state NAME: present/absent, and the token's expiry ("-" when none).
+secret_state() {
+  local ud tok
+  ud=$(api GET "$CMS/$1" 2>/dev/null | jq -r '.data.token // empty')
+  [ -n "$ud" ] || { echo absent; return; }
+  tok=$(api GET "$CMS?labelSelector=e2e-model.hcp-controller/role%3Dtoken" |
+    jq -r --arg t "$ud" '[.items[] | select(.data.token == $t)][0] |
+      if . == null then "token-gone" else (.metadata.annotations["hypershift.openshift.io/ignition-token-expiration-timestamp"] // "-") end')
+  echo "present $tok"
+}
+for p in rp ip; do
+  ud=$([ $p = rp ] && echo "$ud_rp" || echo "$ud_ip")
+  check_eq "$p: held past the TTL, the running template's user-data Secret exists and its token has no expiry" \
+    "present -" "$(secret_state "$ud")"
+  check_eq "$p: status.version stays the running one" 4.17.0 "$(np_get $p .status.version)"
+  check_eq "$p: HyperShift retired no credentials (model record)" 0 \
+    "$(model_records | jq -s --arg p "$HCP_NS/token-$p-" --arg u "$HCP_NS/user-data-$p-" \
+      '[.[] | select((.event == "token-expiry-set" and (.object | startswith($p))) or
+                     (.event == "user-data-deleted" and (.object | startswith($u))))] | length')"
+done
+check_eq "the Replace template stays" "$ud_rp" "$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)"
+
+# Scale 3 -> 5 and a remediation during the hold: the new machines join.
+for p in rp ip; do api PATCH "$(np_path "$NS" $p)" '{"spec": {"replicas": 5}}' >/dev/null; done
+five() { [ "$(running rp)" = 5 ] && [ "$(running ip)" = 5 ]; }
+t0=$(now_us)
+check "the scale 3 -> 5 gives machines that become nodes (both pools)" wait_for 10 five
+echo "# figure: held past the token TTL: NodePool scale 3 -> 5 to 5 nodes in $((($(now_us) - t0) / 1000)) ms (both pools)"
+follows() { [ "$(np_get rp .status.replicas)" = 5 ] && [ "$(np_get ip .status.replicas)" = 5 ]; }
+check "NodePool status.replicas follows the scale (HyperShift's status sync runs)" wait_for 10 follows
+victim=$(machines_json rp | jq -r '.[0].metadata.name')
+api DELETE "$CMS/$victim" >/dev/null || not_ok "machine $victim deleted"
+remediated() { [ "$(model_count remediation-replacement "$HCP_NS/rp")" -ge 1 ] && [ "$(running rp)" = 5 ]; }
+check "a machine deleted by remediation is replaced by one that becomes a node" wait_for 10 remediated
+check_eq "no machine failed to bootstrap (model record)" 0 \
+  "$(model_records | jq -s '[.[] | select(.event == "bootstrap-failed")] | length')"
+check_eq "no rollout before the window (model record)" "0 0" \
+  "$(model_count replacement-start "$HCP_NS/rp") $(model_count inplace-update-start "$HCP_NS/ip")"
+check_eq "status.version still 4.17.0" "4.17.0 4.17.0" "$(np_get rp .status.version) $(np_get ip .status.version)"
+check_contains "the pool's ChangesPending names the held change" "The held change (release $REL1)" \
+  "$(cond "$(np_path "$NS" rp)" ChangesPending message)"
+
+# ---- the window opens: the requests are applied, the rollouts start and complete ----
+
+SCENARIO=window
+starts_at a "rp: the first replacement" "$OPEN" 1 replacement-start "$HCP_NS/rp"
+starts_at a "ip: the first in-place update" "$OPEN" 1 inplace-update-start "$HCP_NS/ip"
+for ev in "replacement-start $HCP_NS/rp" "inplace-update-start $HCP_NS/ip"; do
+  # shellcheck disable=SC2086
+  real=$(model_records | jq -rs --arg e "${ev% *}" --arg o "${ev#* }" '[.[] | select(.event == $e and .object == $o)][0].real // ""')
+  b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
+    'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
+  echo "# figure: window open -> ${ev% *} of ${ev#* }: $(awk -v r="$(date -u -d "$real" +%s.%N 2>/dev/null || echo 0)" -v b="$b" 'BEGIN { printf "%.3f", r - b }') s real (boundary on the controller's clock, load average $(cut -d' ' -f1 /proc/loadavg))"
+done
+done_all() {
+  [ "$(np_get rp .status.version)" = 4.17.1 ] && [ "$(np_get ip .status.version)" = 4.17.1 ]
+}
+check "the rollouts complete and HyperShift reports 4.17.1 (status.version)" wait_for 40 done_all
+check_eq "the requests were applied" "$REL1 $REL1" "$(np_get rp .spec.release.image) $(np_get ip .spec.release.image)"
+check_eq "no machine failed to bootstrap, rollouts included" 0 \
+  "$(model_records | jq -s '[.[] | select(.event == "bootstrap-failed")] | length')"
+
+stop_ctl a
+model_stop
+summary
