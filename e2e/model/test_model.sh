@@ -150,6 +150,45 @@ md_spec_paused() {
   eventually "and the replacements start" 1 count replacement-start "$NS-hc4/sp"
 }
 
+# HyperShift's credentials per target (nodepool/token.go) and NodePool
+# status (capi.go). A pool runs 4.17.0: its user data and token exist, the
+# token has no expiry, status.version is 4.17.0. Its MachineDeployment is
+# stopped (spec.paused) and the pool asked for 4.17.1: HyperShift writes the
+# new template, expires the old token (--token-ttl 3m here) and deletes the
+# old user data at once; status.version stays 4.17.0 (the rollout is not
+# complete). A scale-up then makes a machine from the old MachineSet, whose
+# user data is gone: it never becomes a node (bootstrap-failed). Once the
+# TTL has passed the old token is deleted.
+np_tokens() {
+  local cp=$NS-hc8 ud0 tok0
+  must mk_hc "$NS" hc8 || return
+  must mk_pool "$NS" tk hc8 Replace 2 || return
+  EVENTUALLY=10 eventually "2 machines run" 2 machines "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
+  EVENTUALLY=10 eventually "NodePool status.version (HyperShift's status sync)" 4.17.0 get "$(np_path "$NS" tk)" .status.version
+  eventually "NodePool status.replicas" 2 get "$(np_path "$NS" tk)" .status.replicas
+  ud0=$(md_get "$NS" hc8 tk .spec.template.spec.bootstrap.dataSecretName)
+  now_is "the current-config annotation names the running target" "$ud0" \
+    eval 'echo user-data-tk-$(get "$(np_path "$NS" tk)" ".metadata.annotations[\"hypershift.openshift.io/nodePoolCurrentConfigVersion\"]")'
+  tok0=$(get "/api/v1/namespaces/$cp/configmaps/$ud0" .data.token)
+  check "the running user data carries a token" test -n "$tok0"
+  now_is "its token Secret has no expiry" "-" get "/api/v1/namespaces/$cp/configmaps/token-${ud0#user-data-}" \
+    '.metadata.annotations["hypershift.openshift.io/ignition-token-expiration-timestamp"] // "-"'
+  must api PATCH "$MDAPI/namespaces/$cp/machinedeployments/tk" '{"spec": {"paused": true}}' || return
+  must np_set "$NS" tk "{\"release\": {\"image\": \"$REL1\"}}" || return
+  eventually "the template moves to 4.17.1" 4.17.1 md_get "$NS" hc8 tk .spec.template.spec.version
+  eventually "the old user-data Secret is deleted" NotFound get "/api/v1/namespaces/$cp/configmaps/$ud0" .reason
+  now_is "the old token gets an expiry" 1 count token-expiry-set "$cp/token-${ud0#user-data-}"
+  now_is "HyperShift returned before the status sync when it wrote the template" 1 \
+    eval "[ \$(count nodepool-status-skipped $NS/tk) -ge 1 ] && echo 1"
+  now_is "status.version stays 4.17.0 (the rollout is not complete)" 4.17.0 get "$(np_path "$NS" tk)" .status.version
+  must np_set "$NS" tk '{"replicas": 3}' || return
+  EVENTUALLY=10 eventually "a scale-up's machine from the old template fails to bootstrap" 1 count bootstrap-failed "$cp/tk"
+  now_is "it never becomes a node" 2 machines "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
+  check_contains "the record says why" "missing user-data Secret $ud0" \
+    "$(records | jq -r --arg o "$cp/tk" 'select(.event == "bootstrap-failed" and .object == $o) | .detail')"
+  EVENTUALLY=10 eventually "the expired token is deleted after the TTL" 1 count token-deleted "$cp/token-${ud0#user-data-}"
+}
+
 # NodePool scale 3 -> 5 reaches the MachineDeployment and the machines; a
 # machine deleted by remediation is replaced.
 np_scale_and_remediation() {
@@ -292,13 +331,13 @@ if [ ! -x "$MODEL_BIN" ]; then
 fi
 NS=$(new_ns model) || { echo "0 passed, 1 failed"; exit 1; }
 if ! model_start "$NS" "$SIM0" "$SCALE" "" --replacement-duration "$REPLACE" \
-  --hc-status --controlplane-update-duration 5m; then
+  --hc-status --controlplane-update-duration 5m --token-ttl 3m; then
   not_ok "the model starts"
   summary
   exit 1
 fi
-for fn in clock_anchor hc_release_bump np_replace_rollout md_pause_deleted md_spec_paused np_scale_and_remediation \
-  np_inplace paused_until record_and_exit; do
+for fn in clock_anchor hc_release_bump np_replace_rollout md_pause_deleted md_spec_paused np_tokens \
+  np_scale_and_remediation np_inplace paused_until record_and_exit; do
   if [ -n "${MODEL_E2E_ONLY:-}" ] && [[ " $MODEL_E2E_ONLY " != *" $fn "* ]]; then continue; fi
   SCENARIO=$fn
   echo "# ---- $fn"
