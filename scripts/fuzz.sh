@@ -34,7 +34,7 @@ if [ ! -f "$build/libhcp.a" ]; then
   exit 2
 fi
 
-pkgs=(libical libcurl jansson libfyaml libmicrohttpd)
+pkgs=(libical libcurl jansson libfyaml libmicrohttpd zlib)
 read -r -a cflags <<<"$(pkg-config --cflags "${pkgs[@]}")"
 read -r -a libs <<<"$(pkg-config --libs "${pkgs[@]}") -lev -lm"
 san=("-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=undefined -fno-omit-frame-pointer)

@@ -31,11 +31,11 @@
  * keeps into storage of its own and frees it), so the answer is the one
  * reconcile would give; nothing is written and no state is kept. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "admission/router.h"
 #include "controller/internal.h"
+#include "decide/nphold.h"
 #include "log/log.h"
 
 #define TARGET_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolTargetConfigVersion"
@@ -363,204 +363,38 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
 
 /* ---- NodePools ------------------------------------------------------------ */
 
-/* Splits a dotted field path under spec into JSON Pointer segments
- * ("spec", then each part) in buf; NULL-terminated in seg (cap entries). */
-static void field_segments(const char *field, char *buf, size_t buflen, const char **seg,
-                           size_t cap)
-{
-    size_t n = 0;
-    char *p;
-
-    snprintf(buf, buflen, "%s", field);
-    seg[n++] = "spec";
-    for (p = buf; p && *p && n + 1 < cap;) {
-        seg[n++] = p;
-        if ((p = strchr(p, '.')) != NULL)
-            *p++ = '\0';
-    }
-    seg[n] = NULL;
-}
-
-/* Sets (value, stolen; json_null() for a removed field) or, with value NULL,
- * deletes the member at dotted path in the merge patch req, creating the
- * objects on the way and pruning the ones a deletion leaves empty. */
-static int request_set(json_t *req, const char *path, json_t *value)
-{
-    char buf[128], *dot;
-    json_t *sub;
-    int rc;
-
-    snprintf(buf, sizeof(buf), "%s", path);
-    if ((dot = strchr(buf, '.')) == NULL) {
-        if (value == NULL)
-            return json_object_del(req, buf), 0;
-        return json_object_set_new(req, buf, value) ? HCP_ENOMEM : 0;
-    }
-    *dot = '\0';
-    sub = json_object_get(req, buf);
-    if (!json_is_object(sub)) {
-        if (value == NULL)
-            return 0;
-        if (json_object_set_new(req, buf, json_object()) != 0) {
-            json_decref(value);
-            return HCP_ENOMEM;
-        }
-        sub = json_object_get(req, buf);
-    }
-    rc = request_set(sub, dot + 1, value);
-    if (rc == 0 && value == NULL && json_object_size(sub) == 0)
-        json_object_del(req, buf);
-    return rc;
-}
-
-/* The request the write carries (its requested-nodepool-spec annotation)
- * as a new object: empty when there is none or it is not a JSON object. A
- * write that drops the annotation withdraws what it recorded. */
-static json_t *request_of(const json_t *obj)
-{
-    const char *text = annotation(obj, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
-    json_t *req = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
-
-    if (json_is_object(req))
-        return req;
-    json_decref(req);
-    return json_object();
-}
-
-/* Stores req in the annotation (or removes the annotation when req is
- * empty) unless the write already carries exactly that. */
-static int store_request(adm_response_t *a, const adm_request_t *q, const json_t *req)
-{
-    const char *have = annotation(q->object, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
-    char *text;
-    int rc;
-
-    if (json_object_size(req) == 0)
-        return have ? remove_annotation(a, DECIDE_REQUESTED_NODEPOOL_ANNOTATION) : 0;
-    if ((text = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
-        return HCP_ENOMEM;
-    rc = same_str(have, text) ? 0
-                              : patch_annotation(a, q->object,
-                                                 DECIDE_REQUESTED_NODEPOOL_ANNOTATION, text);
-    free(text);
-    return rc;
-}
-
-/* Puts field (dotted, under spec) of the write back to its running value
- * in oldObject: the value itself where the write keeps the parent object,
- * else the first level the write lacks, whole; removed when nothing ran. */
-static int restore_field(adm_response_t *a, const adm_request_t *q, const char *field)
-{
-    const char *seg[12];
-    char buf[128], path[PATH_MAX_LEN], jpath[160];
-    const json_t *running;
-    size_t n, k;
-
-    field_segments(field, buf, sizeof(buf), seg, sizeof(seg) / sizeof(seg[0]));
-    snprintf(jpath, sizeof(jpath), "spec.%s", field);
-    running = decide_json_path(q->old_object, jpath);
-    if (running == NULL || json_is_null(running)) {
-        if (adm_pointer(path, sizeof(path), seg))
-            return HCP_ERANGE;
-        return adm_patch_op(a, "remove", path, NULL);
-    }
-    for (n = 0; seg[n]; n++)
-        ;
-    /* The deepest level whose parent the write has as an object. */
-    const json_t *cur = q->object;
-    for (k = 0; k + 1 < n; k++) {
-        const json_t *next = json_object_get(cur, seg[k]);
-        if (!json_is_object(next))
-            break;
-        cur = next;
-    }
-    const char *keep = seg[k + 1];
-    seg[k + 1] = NULL;
-    if (adm_pointer(path, sizeof(path), seg))
-        return HCP_ERANGE;
-    seg[k + 1] = keep;
-    const json_t *value = q->old_object;
-    for (size_t i = 0; i <= k; i++)
-        value = json_object_get(value, seg[i]);
-    return adm_patch_op(a, "add", path, json_deep_copy(value));
-}
-
-/* Restricted: every held field the write changes stays as it runs, and
- * the request joins the record. */
-static int hold_np_fields(adm_response_t *a, const adm_request_t *q, const verdict_t *v)
-{
-    json_t *req = request_of(q->object);
-    char held[256] = "", jpath[160];
-    size_t n = 0;
-    int rc = 0;
-
-    if (req == NULL)
-        return HCP_ENOMEM;
-    for (const char *const *f = decide_np_held_fields; *f && rc == 0; f++) {
-        snprintf(jpath, sizeof(jpath), "spec.%s", *f);
-        const json_t *want = decide_json_path(q->object, jpath);
-        const json_t *running = decide_json_path(q->old_object, jpath);
-        if (decide_json_equal_stored(want, running))
-            continue;
-        if ((rc = restore_field(a, q, *f)) != 0)
-            break;
-        rc = request_set(req, *f, want && !json_is_null(want) ? json_deep_copy(want)
-                                                              : json_null());
-        if (n < sizeof(held))
-            n += (size_t)snprintf(held + n, sizeof(held) - n, "%sspec.%s", n ? ", " : "", *f);
-    }
-    if (rc == 0 && n)
-        rc = store_request(a, q, req);
-    json_decref(req);
-    if (rc == 0 && n)
-        adm_response_warn(a, "%s: held until changes are permitted (next window %s); the "
-                             "NodePool keeps running what it runs and the request is recorded "
-                             "in annotation %s",
-                          held, v->until[0] ? v->until : "not scheduled",
-                          DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
-    return rc;
-}
-
-/* Permitted: a recorded field the write sets itself leaves the record (the
- * newer request wins over the held one). */
-static int drop_superseded(adm_response_t *a, const adm_request_t *q)
-{
-    json_t *req;
-    char jpath[160];
-    bool changed = false;
-    int rc;
-
-    if (annotation(q->object, DECIDE_REQUESTED_NODEPOOL_ANNOTATION) == NULL)
-        return 0;
-    if ((req = request_of(q->object)) == NULL)
-        return HCP_ENOMEM;
-    for (const char *const *f = decide_np_held_fields; *f; f++) {
-        snprintf(jpath, sizeof(jpath), "spec.%s", *f);
-        if (decide_json_equal_stored(decide_json_path(q->object, jpath),
-                                     decide_json_path(q->old_object, jpath)))
-            continue;
-        request_set(req, *f, NULL);
-        changed = true;
-    }
-    rc = changed ? store_request(a, q, req) : 0;
-    json_decref(req);
-    return rc;
-}
-
+/* The NodePool hold (decide_np_hold(), pure) applied to the answer. */
 static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                          size_t errlen)
 {
+    decide_np_hold_t h;
     verdict_t v;
+    json_t *op;
+    size_t i;
     int rc;
 
     if (q->op != ADM_UPDATE || q->subresource[0])
         return 0;
     if ((rc = plan_verdict(ud, DECIDE_NP, q->ns, q->name, &v, err, errlen)) != 0)
         return rc;
-    if (v.restricted)
-        rc = hold_np_fields(a, q, &v);
-    else if (v.permitted)
-        rc = drop_superseded(a, q);
+    if (!v.restricted && !v.permitted)
+        return 0; /* undecided: nothing to say */
+    if ((rc = decide_np_hold(q->old_object, q->object, v.restricted, &h)) != 0)
+        return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
+    json_array_foreach(h.ops, i, op) {
+        rc = adm_patch_op(a, json_string_value(json_object_get(op, "op")),
+                          json_string_value(json_object_get(op, "path")),
+                          json_incref(json_object_get(op, "value")));
+        if (rc)
+            break;
+    }
+    if (rc == 0 && h.held[0])
+        adm_response_warn(a, "%s: held until changes are permitted (next window %s); the "
+                             "NodePool keeps running what it runs and the request is recorded "
+                             "in annotation %s",
+                          h.held, v.until[0] ? v.until : "not scheduled",
+                          DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    decide_np_hold_free(&h);
     if (rc)
         return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
     return 0;
