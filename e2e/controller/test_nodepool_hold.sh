@@ -140,14 +140,18 @@ check_contains "the pool's ChangesPending names the held change" "The held chang
 # ---- the window opens: the requests are applied, the rollouts start and complete ----
 
 SCENARIO=window
-starts_at a "rp: the first replacement" "$OPEN" 1 replacement-start "$HCP_NS/rp"
-starts_at a "ip: the first in-place update" "$OPEN" 1 inplace-update-start "$HCP_NS/ip"
+both_started() { [ "$(model_count replacement-start "$HCP_NS/rp")" -ge 1 ] && [ "$(model_count inplace-update-start "$HCP_NS/ip")" -ge 1 ]; }
+check "the window opens: both rollouts start" wait_for 60 both_started
+# The boundary's real instant on the controller's clock.
+b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
+  'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
 for ev in "replacement-start $HCP_NS/rp" "inplace-update-start $HCP_NS/ip"; do
-  # shellcheck disable=SC2086
-  real=$(model_records | jq -rs --arg e "${ev% *}" --arg o "${ev#* }" '[.[] | select(.event == $e and .object == $o)][0].real // ""')
-  b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
-    'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
-  echo "# figure: window open -> ${ev% *} of ${ev#* }: $(awk -v r="$(date -u -d "$real" +%s.%N 2>/dev/null || echo 0)" -v b="$b" 'BEGIN { printf "%.3f", r - b }') s real (boundary on the controller's clock, load average $(cut -d' ' -f1 /proc/loadavg))"
+  first=$(model_records | jq -cs --arg e "${ev% *}" --arg o "${ev#* }" '[.[] | select(.event == $e and .object == $o)] | sort_by(.at)[0]')
+  at=$(jq -r .at <<<"$first") real=$(jq -r .real <<<"$first")
+  lag=$(awk -v r="$(date -u -d "$real" +%s.%N 2>/dev/null || echo 0)" -v b="$b" 'BEGIN { printf "%.3f", r - b }')
+  echo "# figure: window open -> first ${ev% *} of ${ev#* }: $lag s real (simulated $at; boundary on the controller's clock, load average $(cut -d' ' -f1 /proc/loadavg))"
+  check "${ev#* }: not before the window (simulated $at)" eval '[[ $(epoch "$at") -ge $(epoch "$OPEN") ]]'
+  in_range "${ev#* }: the rollout starts within 1 s (real) of the window opening" "$lag" 0 1
 done
 done_all() {
   [ "$(np_get rp .status.version)" = 4.17.1 ] && [ "$(np_get ip .status.version)" = 4.17.1 ]

@@ -252,9 +252,3 @@ nodepool_held() {
   check_eq "$1: HyperShift's template stays (no new target)" 4.17.0 "$(md_version "$3")"
   check_eq "$1: no rollout (model record)" 0 "$(model_count replacement-start "$obj")"
 }
-  w0=$(model_md_writes "$obj")
-  request_release "$2" "$REL1" >/dev/null
-  check "$1: HyperShift writes the new template" wait_for 5 eval '[ "$(model_md_writes "$obj")" -gt "$w0" ]'
-  check_eq "$1: HyperShift's new template is held" 4.17.0 "$(md_version "$3")"
-  check_eq "$1: no rollout (model record)" 0 "$(model_count replacement-start "$obj")"
-}
