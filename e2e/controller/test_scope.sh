@@ -62,8 +62,11 @@ check_eq "objects without a stanza are never sent to the webhook" "$a0" "$(adm_t
 api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64"}}}' >/dev/null
 api PATCH "$(md_path "$NS" a np2)" '{"spec":{"replicas":3}}' >/dev/null
 sleep 1
+check_eq "a scaling write to an opted-in MachineDeployment is not (matchConditions)" $((a0 + 1)) "$(adm_total)"
+api PATCH "$(md_path "$NS" a np2)" '{"spec":{"template":{"spec":{"version":"4.17.1"}}}}' >/dev/null
+sleep 1
 a1=$(adm_total)
-check_eq "the opted-in ones are (two requests)" $((a0 + 2)) "$a1"
+check_eq "its template write is (two requests in all)" $((a0 + 2)) "$a1"
 check_eq "and the release is held" quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64 \
   "$(get "$(hc_path "$NS" a)" .spec.release.image)"
 
