@@ -171,6 +171,19 @@ static bool synced(void *ud)
     return ctl_synced(ud);
 }
 
+/* GET /readyz on the webhooks' own TLS listener: the pod's readiness probe
+ * when the webhooks are served, so that a pod is an endpoint of the
+ * webhook Service only while this listener completes a TLS handshake with
+ * the current certificate and the caches it answers from are synced. */
+static int readyz(const http_request *req, http_response *resp, void *ud)
+{
+    (void)req;
+    if (ctl_synced(ud))
+        return http_response_printf(resp, "ok\n");
+    resp->status = 503;
+    return http_response_printf(resp, "caches are not synced yet\n");
+}
+
 static void watch_file(webhook_t *w, ev_stat *st, const char *path,
                        void (*cb)(struct ev_loop *, ev_stat *, int))
 {
@@ -204,7 +217,8 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
     http_server_init(&w->srv, NULL);
     adm_router_init(&w->router, &w->srv, o->fail_open, synced, ctl);
     if ((rc = ctl_admission_register(ctl, &w->router)) != 0 ||
-        (rc = ctl_validation_register(ctl, &w->router)) != 0) {
+        (rc = ctl_validation_register(ctl, &w->router)) != 0 ||
+        (rc = http_server_route(&w->srv, "GET", "/readyz", readyz, ctl)) != 0) {
         rc = hcp_errf(err, errlen, rc, "cannot register the webhooks: %s", hcp_strerror(rc));
         goto fail;
     }

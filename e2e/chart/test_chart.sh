@@ -120,8 +120,13 @@ check_eq "requests and limits of cpu and memory" "true" \
   "$(jqf "$DEP" "$C.resources | [.requests.cpu, .requests.memory, .limits.cpu, .limits.memory] | all(. != null)")"
 check_eq "liveness probe: GET /healthz on port 8081" "/healthz 8081" \
   "$(jqf "$DEP" "$C as \$c | \$c.livenessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort)\"")"
-check_eq "readiness probe: GET /readyz on port 8081" "/readyz 8081" \
-  "$(jqf "$DEP" "$C as \$c | \$c.readinessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort)\"")"
+check_eq "readiness probe: GET /readyz over TLS on the webhook port 9443 (the listener the API server calls)" \
+  "/readyz 9443 HTTPS" \
+  "$(jqf "$DEP" "$C as \$c | \$c.readinessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort) \(.scheme)\"")"
+check_eq "rolling update: no pod stops before its replacement is ready" "RollingUpdate 0 1" \
+  "$(jqf "$DEP" '.spec.strategy | "\(.type) \(.rollingUpdate.maxUnavailable) \(.rollingUpdate.maxSurge)"')"
+check_eq "spread: preferred anti-affinity by node, topology spread by zone" "kubernetes.io/hostname topology.kubernetes.io/zone" \
+  "$(jqf "$DEP" '.spec.template.spec | "\(.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey) \(.topologySpreadConstraints[0].topologyKey)"')"
 mapfile -t ARGS < <(jqf "$DEP" "$C.args[]")
 want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-election-id=hcp-controller
   --metrics-bind-address=:8080 --health-probe-bind-address=:8081 --hosted-apiserver=service
@@ -253,6 +258,8 @@ check_eq "webhook.validation.enabled=false leaves the holds alone" "0 1" \
   "$(jqf "$T/wh-noval.json" '"\(map(select(.kind == "ValidatingWebhookConfiguration")) | length) \(map(select(.kind == "MutatingWebhookConfiguration")) | length)"')"
 render "$T/wh-off.json" --set webhook.enabled=false ||
   not_ok "helm template with webhook.enabled=false" "$(cat "$T/render.err")"
+check_eq "webhook.enabled=false: readiness on /readyz of the health port" "/readyz health" \
+  "$(jqf "$T/wh-off.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].readinessProbe.httpGet | "\(.path) \(.port)"')"
 check_eq "webhook.enabled=false: no webhook object, no webhook flag, no TLS volume" "0 0 0" \
   "$(jqf "$T/wh-off.json" '"\(map(select(.kind | test("Webhook|Secret|Certificate|Issuer"))) | length) \(map(select(.kind == "Deployment"))[0].spec.template.spec | [.containers[0].args[] | select(startswith("--webhook"))] | length) \(map(select(.kind == "Deployment"))[0].spec.template.spec.volumes // [] | length)"')"
 

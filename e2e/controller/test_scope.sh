@@ -42,6 +42,10 @@ label_of() { get "$1" ".metadata.labels[\"$LABEL\"] // \"none\""; }
 
 start_ctl c "$NS" "$SIM0" 1 --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
+# The pod's readiness probe with the webhooks on: GET /readyz on their TLS
+# listener (the chart's readinessProbe), 200 once the caches are synced.
+check_eq "the webhook listener's /readyz: 200 once synced" 200 \
+  "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 "https://127.0.0.1:$WPORT/readyz")"
 labelled() { [ "$(label_of "$1")" = true ]; }
 check "the HostedCluster with a stanza gets the label" wait_for 10 labelled "$(hc_path "$NS" a)"
 check "so does its NodePool's MachineDeployment" wait_for 10 labelled "$(md_path "$NS" a np1)"
@@ -72,6 +76,19 @@ check_eq "and the release is held" quay.io/openshift-release-dev/ocp-release:4.1
 
 # Every replica down: the API server refuses writes to opted-in objects only.
 stop_ctl c KILL
+# A replica whose caches cannot sync (its API server is a closed port):
+# its listener answers, but /readyz is 503, so it is no endpoint.
+sed "s|server: .*|server: https://127.0.0.1:1|" "$KCFG" >"$CTL_TMP/dead.kubeconfig"
+"$HCP_BIN" run --kubeconfig "$CTL_TMP/dead.kubeconfig" --metrics-bind-address 0 \
+  --health-probe-bind-address 0 --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" >"$CTL_TMP/unsynced.log" 2>&1 &
+unsynced=$!
+listening() { [ "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 2 "https://127.0.0.1:$WPORT/readyz")" != 000 ]; }
+wait_for 10 listening
+check_eq "a replica whose caches have not synced: /readyz 503" 503 \
+  "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 "https://127.0.0.1:$WPORT/readyz")"
+kill "$unsynced" 2>/dev/null
+wait "$unsynced" 2>/dev/null
 out=$(api PATCH "$(hc_path "$NS" free)" '{"spec":{"release":{"image":"quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64"}}}' 2>&1)
 check_eq "every replica down: a HostedCluster without a stanza is still written" \
   quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64 "$(jq -r .spec.release.image <<<"$out" 2>/dev/null)"
