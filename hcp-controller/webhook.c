@@ -1,5 +1,6 @@
 /* webhook.c: the TLS listener of the admission webhooks and the reload of
- * its certificate. */
+ * its certificate (served from the next handshake on, without closing the
+ * listener). */
 #include "webhook.h"
 
 #include <stdio.h>
@@ -150,13 +151,13 @@ static void on_file(struct ev_loop *loop, ev_stat *st, int revents)
         free(key);
         return;
     }
-    if (listen_with(w, cert, key, err, sizeof(err)) != 0) {
+    /* The listener keeps running: only the next handshakes see the new
+     * pair, so no request is dropped or refused while it changes. */
+    if (http_server_renew_tls(&w->srv, cert, key, err, sizeof(err)) != 0) {
         log_kv(LOG_ERROR, "the renewed webhook certificate does not load; serving the old one",
                "error", err, NULL);
         free(cert);
         free(key);
-        if (listen_with(w, w->cert, w->key, err, sizeof(err)) != 0)
-            log_kv(LOG_ERROR, "cannot serve the webhooks", "error", err, NULL);
         return;
     }
     free(w->cert);
