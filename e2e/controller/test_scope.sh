@@ -74,6 +74,51 @@ check_eq "its template write is (two requests in all)" $((a0 + 2)) "$a1"
 check_eq "and the release is held" quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64 \
   "$(get "$(hc_path "$NS" a)" .spec.release.image)"
 
+# Certificate rotation, as the platform does it: the caBundle trusts the
+# old and the new certificate (service-ca and cert-manager add the new CA
+# before they switch), then the files are replaced under the running
+# controller while an opted-in release is requested every 0.2 s. The new
+# certificate is served without a restart and no write is refused.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
+  -subj /CN=hcp-controller-webhook-2 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$CTL_TMP/webhook2.key" -out "$CTL_TMP/webhook2.crt" 2>/dev/null
+jq -c --arg ca "$(cat "$CERT" "$CTL_TMP/webhook2.crt" | base64 -w0)" \
+  '.webhooks |= map(.clientConfig.caBundle = $ca)' "$CTL_TMP/wh.json" | k apply -f - >/dev/null ||
+  not_ok "the caBundle with both certificates"
+sleep 2
+served_cn() {
+  openssl s_client -connect "127.0.0.1:$WPORT" </dev/null 2>/dev/null | openssl x509 -noout -subject 2>/dev/null |
+    sed 's/.*CN *= *//'
+}
+check_eq "before: the first certificate is served" hcp-controller-webhook "$(served_cn)"
+pid0=${CTL_PID[c]}
+: >"$CTL_TMP/rotation.codes"
+(
+  for i in $(seq 40); do
+    img=quay.io/openshift-release-dev/ocp-release:4.17.$((i % 2 + 1))-x86_64
+    curl -s -o /dev/null -w '%{http_code}\n' --max-time 10 --cacert "$E_CA" -X PATCH \
+      -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/merge-patch+json" \
+      --data-binary "{\"spec\":{\"release\":{\"image\":\"$img\"}}}" \
+      "$E_SERVER$(hc_path "$NS" a)" >>"$CTL_TMP/rotation.codes"
+    sleep 0.2
+  done
+) &
+writer=$!
+sleep 2
+# As the kubelet updates a Secret volume: each file replaced at once.
+cp "$CTL_TMP/webhook2.crt" "$CERT.new" && mv "$CERT.new" "$CERT"
+cp "$CTL_TMP/webhook2.key" "$KEY.new" && mv "$KEY.new" "$KEY"
+renewed() { [ "$(served_cn)" = hcp-controller-webhook-2 ]; }
+check "after: the new certificate is served" wait_for 15 renewed
+wait "$writer"
+a_rot=$(adm_total)
+check_eq "every write during the rotation was admitted (40 x HTTP 200)" "40 200" \
+  "$(sort "$CTL_TMP/rotation.codes" | uniq -c | awk '{ printf "%s %s", $1, $2 } END { if (NR != 1) print " (" NR " codes)" }')"
+check_eq "by the same controller process (no restart)" "$pid0" "${CTL_PID[c]}"
+check "which is still running" kill -0 "$pid0"
+check "and says it serves the renewed certificate" grep -q "serving the renewed webhook certificate" "${CTL_LOG[c]}"
+echo "# figure: certificate rotation under a write every 0.2 s: $(grep -c . "$CTL_TMP/rotation.codes") writes, $(grep -vc '^200$' "$CTL_TMP/rotation.codes") refused, $((a_rot - a1)) admission requests answered"
+
 # Every replica down: the API server refuses writes to opted-in objects only.
 stop_ctl c KILL
 # A replica whose caches cannot sync (its API server is a closed port):
