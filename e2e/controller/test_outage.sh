@@ -56,8 +56,8 @@ for p in "$(hc_path "$NS" opted)" "$(md_path "$NS" opted npopted)" "$MS"; do
   api PATCH "$p" "{\"metadata\":{\"labels\":{\"$LABEL\":\"true\"}}}" >/dev/null || not_ok "setup: label $p"
 done
 api PATCH "$(md_path "$NS" opted npopted)" \
-  "{\"metadata\":{\"annotations\":{\"$PAUSED_ANN\":\"true\",\"$MARKER_ANN\":\"hcp-controller\"}}}" >/dev/null ||
-  not_ok "setup: our pause"
+  "{\"metadata\":{\"annotations\":{\"$PAUSED_ANN\":\"true\",\"$MARKER_ANN\":\"hcp-controller\"}},\"spec\":{\"template\":{\"spec\":{\"version\":\"4.17.0\"}}}}" >/dev/null ||
+  not_ok "setup: our pause, and the pool's template"
 
 # ---- the chart's configurations, pointed at nothing -----------------------------------
 
@@ -163,7 +163,8 @@ check_eq "the MachineDeployment's template is as it was" 4.17.0 "$(get "$(md_pat
 check_eq "the MachineSet's target is as it was" c1 "$(get "$MS" ".metadata.annotations[\"$TARGET\"]")"
 check_eq "the policy's spec is as it was" MaintenanceSchedule "$(get "$(hcmp_path "$NS" weekend)" .spec.strategy)"
 check_contains "a refusal names the webhook that did not answer" \
-  'failed calling webhook "validate-hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io"' "$BODY"
+  'failed calling webhook "validate-hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io"' \
+  "$(jq -r .message <<<"$BODY")"
 
 # The control: the same configurations without their matchConditions send
 # HyperShift's finalizer write to the hold, which refuses it.
@@ -186,7 +187,7 @@ try delete MachineDeployment delete DELETE "$(md_path "$NS" opted npopted)"
 try delete MachineSet delete DELETE "$MS"
 try delete HostedChangeManagementPolicy delete DELETE "$(hcmp_path "$NS" weekend)"
 try delete HostedCluster "delete (never opted in)" DELETE "$(hc_path "$NS" free)"
-gone() { [ -z "$(get "$1" .metadata.name)" ]; }
+gone() { ! api GET "$1" >/dev/null 2>&1; }
 check "the opted-in HostedCluster is gone" wait_for 10 gone "$(hc_path "$NS" opted)"
 check "the opted-in NodePool is gone" wait_for 10 gone "$(np_path "$NS" npopted)"
 
