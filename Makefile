@@ -12,7 +12,7 @@ BUILD ?= build
 SAN ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
-PKGS := libical libcurl jansson libfyaml libmicrohttpd zlib
+PKGS := libical libcurl jansson libfyaml libmicrohttpd gnutls zlib
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SAN) -Ipkg -D_GNU_SOURCE \
 	$(shell pkg-config --cflags $(PKGS) cmocka 2>/dev/null)

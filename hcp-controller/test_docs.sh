@@ -13,6 +13,8 @@
 #   - every stanza annotation key written anywhere in the docs exists;
 #   - every flag of `hcp-controller run --help` is in README's reference table
 #     and the table lists no other flag;
+#   - every metric family the binary's /metrics serves is in a table of
+#     docs/metrics.md with its type, and the tables name no other metric;
 #   - relative links resolve and the `make` targets named in README exist.
 # Prints one line per check and a final "N passed, N failed".
 set -u
@@ -274,6 +276,39 @@ missing=$(comm -23 <(echo "$help_flags") <(echo "$table_flags") | tr '\n' ' ')
 extra=$(comm -13 <(echo "$help_flags") <(echo "$table_flags") | tr '\n' ' ')
 check_eq "every flag of run --help is in README's reference table" "" "$missing"
 check_eq "README's reference table has no flag run --help lacks" "" "$extra"
+
+# ---- metrics ---------------------------------------------------------------------
+
+# The families /metrics serves, as "name type" lines: the binary's own
+# scrape (every family writes its # TYPE line with or without samples),
+# with a kubeconfig that points at a closed port (no cluster is needed).
+cat >"$tmp/dead.kubeconfig" <<'KCFG'
+apiVersion: v1
+kind: Config
+clusters: [{name: x, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: x, user: u}}]
+current-context: x
+KCFG
+mport=$(free_port)
+"$BIN" run --kubeconfig "$tmp/dead.kubeconfig" --metrics-bind-address "127.0.0.1:$mport" \
+  --health-probe-bind-address 0 >"$tmp/metrics-run.log" 2>&1 &
+mpid=$!
+served=""
+for _ in $(seq 50); do
+  served=$(curl -s --max-time 2 "http://127.0.0.1:$mport/metrics" | awk '/^# TYPE / { print $3, $4 }' | sort -u)
+  [ -n "$served" ] && break
+  sleep 0.1
+done
+kill "$mpid" 2>/dev/null
+wait "$mpid" 2>/dev/null
+documented=$(grep -E '^\| `(hcp_controller|change_management)_[a-z_]+` \| [a-z]+ \|' docs/metrics.md |
+  awk -F'|' '{ gsub(/[` ]/, "", $2); gsub(/ /, "", $3); print $2, $3 }' | sort -u)
+check "/metrics serves metric families ($(wc -l <<<"$served"))" test "$(wc -l <<<"$served")" -ge 10
+check_eq "every metric /metrics serves is in docs/metrics.md with its type" "" \
+  "$(comm -23 <(echo "$served") <(echo "$documented") | tr '\n' ';')"
+check_eq "docs/metrics.md documents no metric /metrics lacks" "" \
+  "$(comm -13 <(echo "$served") <(echo "$documented") | tr '\n' ';')"
 
 # ---- links and make targets ---------------------------------------------------------
 

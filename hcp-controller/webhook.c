@@ -1,5 +1,6 @@
 /* webhook.c: the TLS listener of the admission webhooks and the reload of
- * its certificate. */
+ * its certificate (served from the next handshake on, without closing the
+ * listener). */
 #include "webhook.h"
 
 #include <stdio.h>
@@ -150,13 +151,13 @@ static void on_file(struct ev_loop *loop, ev_stat *st, int revents)
         free(key);
         return;
     }
-    if (listen_with(w, cert, key, err, sizeof(err)) != 0) {
+    /* The listener keeps running: only the next handshakes see the new
+     * pair, so no request is dropped or refused while it changes. */
+    if (http_server_renew_tls(&w->srv, cert, key, err, sizeof(err)) != 0) {
         log_kv(LOG_ERROR, "the renewed webhook certificate does not load; serving the old one",
                "error", err, NULL);
         free(cert);
         free(key);
-        if (listen_with(w, w->cert, w->key, err, sizeof(err)) != 0)
-            log_kv(LOG_ERROR, "cannot serve the webhooks", "error", err, NULL);
         return;
     }
     free(w->cert);
@@ -169,6 +170,19 @@ static void on_file(struct ev_loop *loop, ev_stat *st, int revents)
 static bool synced(void *ud)
 {
     return ctl_synced(ud);
+}
+
+/* GET /readyz on the webhooks' own TLS listener: the pod's readiness probe
+ * when the webhooks are served, so that a pod is an endpoint of the
+ * webhook Service only while this listener completes a TLS handshake with
+ * the current certificate and the caches it answers from are synced. */
+static int readyz(const http_request *req, http_response *resp, void *ud)
+{
+    (void)req;
+    if (ctl_synced(ud))
+        return http_response_printf(resp, "ok\n");
+    resp->status = 503;
+    return http_response_printf(resp, "caches are not synced yet\n");
 }
 
 static void watch_file(webhook_t *w, ev_stat *st, const char *path,
@@ -204,7 +218,8 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
     http_server_init(&w->srv, NULL);
     adm_router_init(&w->router, &w->srv, o->fail_open, synced, ctl);
     if ((rc = ctl_admission_register(ctl, &w->router)) != 0 ||
-        (rc = ctl_validation_register(ctl, &w->router)) != 0) {
+        (rc = ctl_validation_register(ctl, &w->router)) != 0 ||
+        (rc = http_server_route(&w->srv, "GET", "/readyz", readyz, ctl)) != 0) {
         rc = hcp_errf(err, errlen, rc, "cannot register the webhooks: %s", hcp_strerror(rc));
         goto fail;
     }

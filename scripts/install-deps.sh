@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config ca-certificates tzdata
   libical-dev libev-dev libcurl4-openssl-dev libjansson-dev libfyaml-dev
-  libmicrohttpd-dev zlib1g-dev libcmocka-dev
+  libmicrohttpd-dev libgnutls28-dev zlib1g-dev libcmocka-dev
   clang libclang-rt-14-dev valgrind
   prometheus jq curl openssl python3-icalendar
   "$@"

@@ -104,7 +104,7 @@ check_eq "every top-level value has a comment" "" "$undocumented"
 render "$T/default.json" || not_ok "helm template with the default values" "$(cat "$T/render.err")"
 D=$T/default.json
 check_eq "default objects" \
-  "ClusterRole ClusterRole ClusterRoleBinding ClusterRoleBinding Deployment PodDisruptionBudget Role RoleBinding Service ServiceAccount" \
+  "ClusterRole ClusterRole ClusterRoleBinding ClusterRoleBinding Deployment MutatingWebhookConfiguration PodDisruptionBudget Role RoleBinding Secret Service Service ServiceAccount ValidatingWebhookConfiguration" \
   "$(jqf "$D" '[.[].kind] | sort | join(" ")')"
 obj "$D" Deployment >"$T/deploy.json"
 DEP=$T/deploy.json
@@ -120,16 +120,23 @@ check_eq "requests and limits of cpu and memory" "true" \
   "$(jqf "$DEP" "$C.resources | [.requests.cpu, .requests.memory, .limits.cpu, .limits.memory] | all(. != null)")"
 check_eq "liveness probe: GET /healthz on port 8081" "/healthz 8081" \
   "$(jqf "$DEP" "$C as \$c | \$c.livenessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort)\"")"
-check_eq "readiness probe: GET /readyz on port 8081" "/readyz 8081" \
-  "$(jqf "$DEP" "$C as \$c | \$c.readinessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort)\"")"
+check_eq "readiness probe: GET /readyz over TLS on the webhook port 9443 (the listener the API server calls)" \
+  "/readyz 9443 HTTPS" \
+  "$(jqf "$DEP" "$C as \$c | \$c.readinessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort) \(.scheme)\"")"
+check_eq "rolling update: no pod stops before its replacement is ready" "RollingUpdate 0 1" \
+  "$(jqf "$DEP" '.spec.strategy | "\(.type) \(.rollingUpdate.maxUnavailable) \(.rollingUpdate.maxSurge)"')"
+check_eq "spread: preferred anti-affinity by node, topology spread by zone" "kubernetes.io/hostname topology.kubernetes.io/zone" \
+  "$(jqf "$DEP" '.spec.template.spec | "\(.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey) \(.topologySpreadConstraints[0].topologyKey)"')"
 mapfile -t ARGS < <(jqf "$DEP" "$C.args[]")
 want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-election-id=hcp-controller
   --metrics-bind-address=:8080 --health-probe-bind-address=:8081 --hosted-apiserver=service
-  --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30)
+  --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30
+  --webhook-bind-address=:9443 --webhook-cert-file=/etc/hcp-controller/webhook/tls.crt
+  --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail)
 check_eq "controller flags" "${want_args[*]}" "${ARGS[*]}"
 check "the binary accepts the rendered flags" quiet "$HCP_BIN" "${ARGS[@]}" --help
 check_eq "metrics Service targets the metrics port of the pods" "metrics 8080 true" \
-  "$(jq -r --argjson d "$(cat "$DEP")" 'map(select(.kind == "Service"))[0] |
+  "$(jq -r --argjson d "$(cat "$DEP")" 'map(select(.kind == "Service" and (.metadata.name | endswith("-metrics"))))[0] |
     "\(.spec.ports[0].targetPort) \(.spec.ports[0].port) \(.spec.selector as $s |
       ($s | length) > 0 and ($d.spec.template.metadata.labels | contains($s)))"' "$D")"
 check_eq "no ServiceMonitor or PrometheusRule by default" 0 \
@@ -204,12 +211,10 @@ check_eq "PrometheusRule groups are files/alerts.yaml's" \
 yq -y . "$T/rule-spec.json" >"$T/rule-spec.yaml"
 check "promtool accepts the PrometheusRule's groups" quiet promtool check rules "$T/rule-spec.yaml"
 
-# The admission webhooks on: TLS Secret (a CA that verifies the serving
-# certificate for the Service's name), Service, the four holds with the
-# failure policy of the values, and flags the binary accepts.
-render "$T/wh.json" --set webhook.enabled=true ||
-  not_ok "helm template with webhook.enabled" "$(cat "$T/render.err")"
-W=$T/wh.json
+# The admission webhooks, on by default: TLS Secret (a CA that verifies the
+# serving certificate for the Service's name), Service, the four holds with
+# the failure policy of the values, and flags the binary accepts.
+W=$D
 check_eq "webhooks: the four holds, UPDATE only, failurePolicy Fail, admission v1" \
   "/hold/hostedclusters /hold/nodepools /hold/machinedeployments /hold/machinesets|UPDATE|Fail|v1" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
@@ -229,7 +234,7 @@ check_eq "webhooks: each selects the opted-in label the controller keeps" \
   '["true","true","true"]' \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
     map(.objectSelector.matchLabels["changemanagement.hypershift.openshift.io/opted-in"]) | tojson')"
-render "$T/wh-bad.json" --set webhook.enabled=true --set webhook.failurePolicy=Sometimes &&
+render "$T/wh-bad.json" --set webhook.failurePolicy=Sometimes &&
   not_ok "a bad webhook.failurePolicy is refused"
 check_contains "a bad webhook.failurePolicy is refused, naming it" "webhook.failurePolicy" "$(cat "$T/render.err")"
 
@@ -241,16 +246,70 @@ check_eq "validating webhooks: policies, HostedClusters, NodePools; CREATE,UPDAT
   "$(jqf "$W" '(map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0].clientConfig.caBundle) as $ca |
     map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks |
     "\(map(.clientConfig.service.path) | join(" "))|\(map(.rules[0].operations[]) | unique | join(","))|\(map(.failurePolicy) | unique | join(","))|\(all(.clientConfig.caBundle == $ca))|\(any(has("objectSelector")))"')"
-render "$T/wh-ignore.json" --set webhook.enabled=true --set webhook.failurePolicy=Ignore ||
+render "$T/wh-ignore.json" --set webhook.failurePolicy=Ignore ||
   not_ok "helm template with failurePolicy Ignore" "$(cat "$T/render.err")"
 check_eq "validating webhooks follow webhook.failurePolicy" "Ignore" \
   "$(jqf "$T/wh-ignore.json" 'map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks | map(.failurePolicy) | unique | join(",")')"
 check_eq "no guard rails by default: no ConfigMap, no --guard-config" "0 0" \
   "$(jqf "$W" '"\(map(select(.kind == "ConfigMap")) | length) \(map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | map(select(startswith("--guard-config"))) | length)"')"
-render "$T/wh-noval.json" --set webhook.enabled=true --set webhook.validation.enabled=false ||
+render "$T/wh-noval.json" --set webhook.validation.enabled=false ||
   not_ok "helm template with validation off" "$(cat "$T/render.err")"
 check_eq "webhook.validation.enabled=false leaves the holds alone" "0 1" \
   "$(jqf "$T/wh-noval.json" '"\(map(select(.kind == "ValidatingWebhookConfiguration")) | length) \(map(select(.kind == "MutatingWebhookConfiguration")) | length)"')"
+render "$T/wh-off.json" --set webhook.enabled=false ||
+  not_ok "helm template with webhook.enabled=false" "$(cat "$T/render.err")"
+check_eq "webhook.enabled=false: readiness on /readyz of the health port" "/readyz health" \
+  "$(jqf "$T/wh-off.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].readinessProbe.httpGet | "\(.path) \(.port)"')"
+check_eq "webhook.enabled=false: no webhook object, no webhook flag, no TLS volume" "0 0 0" \
+  "$(jqf "$T/wh-off.json" '"\(map(select(.kind | test("Webhook|Secret|Certificate|Issuer"))) | length) \(map(select(.kind == "Deployment"))[0].spec.template.spec | [.containers[0].args[] | select(startswith("--webhook"))] | length) \(map(select(.kind == "Deployment"))[0].spec.template.spec.volumes // [] | length)"')"
+
+# What the API server sends (templates/_webhooks.tpl; the e2e suite
+# e2e/controller/test_outage.sh runs these against the API server): every
+# webhook has matchConditions; none is sent DELETE or a subresource.
+check_eq "every webhook has matchConditions" "6 6" \
+  "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[]] | "\(length) \(map(select((.matchConditions // []) | length > 0)) | length)"')"
+check_eq "no webhook is sent DELETE or a subresource" "false false" \
+  "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[].rules[]] | "\(any(.operations[] == "DELETE" or .operations[] == "*")) \(any(.resources[] | contains("/")))"')"
+check_eq "the holds: a changed release; a changed template or a deleted pause; also a changed target" \
+  "release-changed template-changed-or-pause-removed template-or-target-changed-or-pause-removed" \
+  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"
+check_eq "the validations: a policy's spec; a stanza written (no objectSelector: the first stanza has no label)" \
+  "spec-written stanza-written stanza-written" \
+  "$(jqf "$W" 'map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"
+check_contains "the stanza condition reads every stanza annotation and spec.changeManagement" \
+  "['changemanagement.hypershift.openshift.io/strategy', 'changemanagement.hypershift.openshift.io/policy', 'changemanagement.hypershift.openshift.io/permissive-until', 'changemanagement.hypershift.openshift.io/restrictive-until']" \
+  "$(jqf "$W" 'map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks[1].matchConditions[0].expression')"
+
+# Certificates: helm (above: the Secret and the caBundle), service-ca and
+# cert-manager (the platform writes the Secret and injects the caBundle).
+render "$T/sca.json" --set webhook.certificates=service-ca ||
+  not_ok "helm template with webhook.certificates=service-ca" "$(cat "$T/render.err")"
+check_eq "service-ca: the Service asks for the serving certificate in the Secret the pods mount" \
+  "$REL-hcp-controller-webhook-tls $REL-hcp-controller-webhook-tls" \
+  "$(jqf "$T/sca.json" '"\(map(select(.kind == "Service" and (.metadata.name | endswith("-webhook"))))[0].metadata.annotations["service.beta.openshift.io/serving-cert-secret-name"]) \(map(select(.kind == "Deployment"))[0].spec.template.spec.volumes | map(select(.name == "webhook-tls"))[0].secret.secretName)"')"
+check_eq "service-ca: both configurations ask for the CA bundle, and carry none; no Secret from the chart" \
+  'true true|0|0' \
+  "$(jqf "$T/sca.json" '"\([.[] | select(.kind | endswith("WebhookConfiguration")) | .metadata.annotations["service.beta.openshift.io/inject-cabundle"] == "true"] | join(" "))|\([.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[] | select(.clientConfig.caBundle)] | length)|\(map(select(.kind == "Secret")) | length)"')"
+render "$T/cm.json" --set webhook.certificates=cert-manager ||
+  not_ok "helm template with webhook.certificates=cert-manager" "$(cat "$T/render.err")"
+check_eq "cert-manager: a Certificate into the Secret the pods mount, for the Service's names, from the release's self-signed Issuer" \
+  "$REL-hcp-controller-webhook-tls|$REL-hcp-controller-webhook.$RELNS.svc|Issuer/$REL-hcp-controller-webhook|selfSigned" \
+  "$(jqf "$T/cm.json" '(map(select(.kind == "Certificate"))[0].spec) as $c | "\($c.secretName)|\($c.dnsNames[0])|\($c.issuerRef.kind)/\($c.issuerRef.name)|\(map(select(.kind == "Issuer" and .metadata.name == $c.issuerRef.name))[0].spec | keys[0])"')"
+check_eq "cert-manager: both configurations name the Certificate for the CA injector, and carry no caBundle" \
+  "$RELNS/$REL-hcp-controller-webhook $RELNS/$REL-hcp-controller-webhook|0" \
+  "$(jqf "$T/cm.json" '"\([.[] | select(.kind | endswith("WebhookConfiguration")) | .metadata.annotations["cert-manager.io/inject-ca-from"]] | join(" "))|\([.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[] | select(.clientConfig.caBundle)] | length)"')"
+render "$T/cm-own.json" --set webhook.certificates=cert-manager --set webhook.certManager.issuerRef.name=corp-ca \
+  --set webhook.certManager.issuerRef.kind=ClusterIssuer ||
+  not_ok "helm template with an issuerRef" "$(cat "$T/render.err")"
+check_eq "cert-manager with an issuerRef: that issuer, no Issuer of the release" "ClusterIssuer/corp-ca 0" \
+  "$(jqf "$T/cm-own.json" '"\(map(select(.kind == "Certificate"))[0].spec.issuerRef | "\(.kind)/\(.name)") \(map(select(.kind == "Issuer")) | length)"')"
+if yq -e '.webhook.certificates == "helm"' "$CHART/values.yaml" >/dev/null 2>&1; then
+  ok "the default certificates: helm"
+else
+  not_ok "the default certificates: helm"
+fi
+refused_cert=$(render "$T/cert-bad.json" --set webhook.certificates=vault >/dev/null 2>&1; cat "$T/render.err")
+check_contains "a bad webhook.certificates is refused, naming it" "webhook.certificates" "$refused_cert"
 
 # guardRails: a ConfigMap the controller reads (the same file `preview
 # --check --guard-config` reads), mounted and passed as --guard-config.
@@ -278,7 +337,7 @@ check_eq "the ConfigMap is mounted where the flag points" \
   "/etc/hcp-controller/guard-rails $REL-hcp-controller-guard-rails" \
   "$(jqf "$T/guard.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec as $p |
     "\($p.containers[0].volumeMounts | map(select(.name == "guard-rails"))[0].mountPath) \($p.volumes | map(select(.name == "guard-rails"))[0].configMap.name)"')"
-render "$T/guard-bad.json" --set guardRails.maxExclusionLength=30d &&
+render "$T/guard-bad.json" --set webhook.enabled=false --set guardRails.maxExclusionLength=30d &&
   not_ok "guardRails without webhook.enabled is refused"
 check_contains "guardRails without webhook.enabled is refused, naming both" \
   "guardRails: needs webhook.enabled" "$(cat "$T/render.err")"
@@ -328,7 +387,13 @@ echo "# ---- helm install into the main instance"
 # --skip-crds: the instance already serves the HCMP CRD that e2e/cluster.sh
 # installs from crds/; Helm never changes a CRD that exists, so the chart's
 # copy would be skipped anyway.
+# The default values, but for the webhooks' namespaceSelector: this bare
+# API server runs no pod behind the webhook Service, so with failurePolicy
+# Fail the configurations would refuse the opted-in writes of the scenarios
+# below (e2e/controller/test_outage.sh measures exactly that); a label no
+# namespace has keeps them out of the way.
 if helm_q install "$REL" "$CHART" -n "$RELNS" --create-namespace --skip-crds \
+  --set-json "webhook.namespaceSelector={\"matchLabels\":{\"hcp-e2e/chart-release\":\"$REL\"}}" \
   --kubeconfig "$KCFG" >"$T/install.out" 2>&1; then
   installed=1
   ok "helm install"
@@ -469,10 +534,11 @@ check_eq "GET a Lease of another name there: 403" 403 \
 # ---- the controller with this identity -----------------------------------------
 
 # The flags of the installed Deployment, except the listen addresses (each
-# local run gets its own ports) and --hosted-apiserver=service (the in-cluster
-# service name does not resolve outside a cluster).
+# local run gets its own ports), --hosted-apiserver=service (the in-cluster
+# service name does not resolve outside a cluster) and the webhooks' (their
+# certificate is a file of the pod; the e2e/controller suites serve them).
 mapfile -t CHART_FLAGS < <(jq -r '.spec.template.spec.containers[0].args[1:][] |
-  select(test("^--(metrics-bind-address|health-probe-bind-address|hosted-apiserver)=") | not)' <<<"$DEPLOY")
+  select(test("^--(metrics-bind-address|health-probe-bind-address|hosted-apiserver|webhook-[a-z-]*)=") | not)' <<<"$DEPLOY")
 
 leaders() { echo "$(metric a hcp_controller_leader)/$(metric b hcp_controller_leader)"; }
 one_leader() { case "$(leaders)" in 1/0 | 0/1) return 0 ;; *) return 1 ;; esac; }
@@ -573,8 +639,9 @@ echo "# ---- helm uninstall"
 check "helm uninstall" quiet "$HELM" uninstall "$REL" -n "$RELNS" --kubeconfig "$KCFG"
 installed=""
 left=$(
-  k get clusterrole,clusterrolebinding -o name 2>/dev/null | grep -F "/$SA"
-  k -n "$RELNS" get deployment,service,serviceaccount,role,rolebinding,poddisruptionbudget \
+  k get clusterrole,clusterrolebinding,mutatingwebhookconfiguration,validatingwebhookconfiguration \
+    -o name 2>/dev/null | grep -F "/$SA"
+  k -n "$RELNS" get deployment,service,serviceaccount,role,rolebinding,poddisruptionbudget,secret \
     -o name 2>/dev/null | grep -F "/$SA"
 )
 check_eq "no object of the release is left" "" "$left"

@@ -130,7 +130,7 @@ for obj in "HostedCluster prod" "NodePool prod-workers" "NodePool staging-gpu"; 
   check_contains "$obj: requested on Tuesday after 12:00" "Tue 2026-03-03 1" "$req"
 done
 check_contains "the webhook says it holds prod's release" \
-  "webhook: spec.release.image: 4.17.1-x86_64 is held until changes are permitted; it stays 4.17.0-x86_64" \
+  "webhook: spec.release.image is held until 2026-03-07T01:00:00Z: 4.17.1-x86_64 requested, 4.17.0-x86_64 kept; see HostedChangeManagementStatus hostedcluster.prod" \
   "$(grep -A1 ' HostedCluster  *prod  *REQUEST' "$OUT" | tail -1)"
 held_hc=$(activity HostedCluster prod HELD)
 check_contains "prod: the release request is held (ChangesPending, heldChange)" \

@@ -82,9 +82,10 @@ holds_webhook_config() {
 }
 
 # chart_webhook_config PORT NS...: the chart's MutatingWebhookConfiguration
-# as `helm template --set webhook.enabled=true` renders it (its failure
-# policy and objectSelector), named $WH_NAME, pointed at
-# https://127.0.0.1:PORT and limited to the namespaces given.
+# (or $WH_KIND, e.g. ValidatingWebhookConfiguration) as `helm template
+# --set webhook.enabled=true` renders it (its failure policy, objectSelector
+# and matchConditions), named $WH_NAME, pointed at https://127.0.0.1:PORT
+# and limited to the namespaces given.
 chart_webhook_config() {
   local port=$1
   shift
@@ -95,7 +96,7 @@ chart_webhook_config() {
   kv=$(. "$CTL_REPO/e2e/lib.sh" && echo "$KUBE_VERSION")
   "$CTL_REPO/node_modules/.bin/helm" template hcp "$CTL_REPO/charts/hcp-controller" \
     --kube-version "$kv" --set webhook.enabled=true 2>/dev/null |
-    yq -s -c 'map(select(. != null and .kind == "MutatingWebhookConfiguration"))[0]' |
+    yq -s -c --arg k "${WH_KIND:-MutatingWebhookConfiguration}" 'map(select(. != null and .kind == $k))[0]' |
     jq -c --arg n "$WH_NAME" --arg u "https://127.0.0.1:$port" --arg ca "$(base64 -w0 "$CERT")" \
       --argjson ns "$(printf '%s\n' "$@" | jq -R . | jq -sc .)" '
       .metadata = {name: $n}

@@ -21,6 +21,10 @@
 
 #define ADM_API_VERSION "admission.k8s.io/v1"
 #define ADM_MAX_WARNINGS 4 /* warnings per response */
+/* Bytes of one warning: "individual warning messages over 256 characters
+ * may be truncated by the API server" (the AdmissionReview response of
+ * admissionregistration v1), so a warning is written to fit. */
+#define ADM_WARNING_MAX 255
 #define ADM_MAX_GROUPS 32  /* request.userInfo.groups kept; the rest are dropped */
 
 /* request.operation */
@@ -71,7 +75,7 @@ typedef struct adm_response {
     int code;                                  /* status.code when refused (403, 503...) */
     char message[1536];                        /* status.message when refused */
     json_t *patch;                             /* owned JSON array of patch operations, or NULL */
-    char warnings[ADM_MAX_WARNINGS][256];      /* shown to the client (kubectl prints them) */
+    char warnings[ADM_MAX_WARNINGS][ADM_WARNING_MAX + 1];      /* shown to the client (kubectl prints them) */
     size_t nwarnings;                          /* warnings in use */
 } adm_response_t;
 
@@ -87,7 +91,8 @@ void adm_response_deny(adm_response_t *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Adds a warning for the client (at most ADM_MAX_WARNINGS, the rest are
- * dropped; a warning is cut at 255 bytes). */
+ * dropped; a warning is cut at ADM_WARNING_MAX bytes, on a UTF-8
+ * character boundary). */
 void adm_response_warn(adm_response_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -124,10 +124,64 @@ static const char *annotation(const json_t *obj, const char *key)
                                              key));
 }
 
+/* Elides the middle of s with "..." so that it takes at most max bytes
+ * (max >= 8), keeping its start and its end (an image's registry and its
+ * tag or digest tail); out has room for max + 1 bytes. */
+static void elide(char *out, size_t max, const char *s)
+{
+    size_t n = strlen(s), head, tail;
+
+    if (n <= max) {
+        memcpy(out, s, n + 1);
+        return;
+    }
+    head = (max - 3) / 2;
+    tail = max - 3 - head;
+    snprintf(out, max + 1, "%.*s...%s", (int)head, s, s + n - tail);
+}
+
+/* The warning of a hold, at most ADM_WARNING_MAX bytes (the API server
+ * drops a longer warning's end): what is held and until when come first
+ * and always fit; then the value asked for (want, elided in the middle
+ * when long), the value kept (kept), and where the rest is said (the
+ * companion of the HostedCluster or NodePool `name` of kind, or the
+ * Events). Parts that do not fit are left out, last first; want and kept
+ * may be NULL. */
+static void warn_held(adm_response_t *a, const char *what, const char *want, const char *kept,
+                      const char *until, decide_kind_t kind, const char *name)
+{
+    char msg[ADM_WARNING_MAX + 1], cname[DECIDE_COMPANION_NAMELEN], v[ADM_WARNING_MAX + 1];
+    char see[DECIDE_COMPANION_NAMELEN + 64];
+    size_t n;
+
+    if (name && decide_companion_name(kind, name, cname, sizeof(cname)) == 0)
+        snprintf(see, sizeof(see), "; see %s %s", DECIDE_COMPANION_KIND, cname);
+    else
+        snprintf(see, sizeof(see), "; see the object's Events");
+    n = (size_t)snprintf(msg, sizeof(msg), "%s is held until %s", what,
+                         until && until[0] ? until : "a window opens (none is scheduled)");
+    if (n >= sizeof(msg))
+        goto out; /* cannot happen with the callers' constants; cut by the writer */
+    if (want) {
+        /* The value asked for, at least 24 bytes of it, more if there is room. */
+        size_t room = sizeof(msg) - 1 - n - strlen(": ") - strlen(" requested");
+        if (room >= 24) {
+            elide(v, room, want);
+            n += (size_t)snprintf(msg + n, sizeof(msg) - n, ": %s requested", v);
+        }
+    }
+    if (kept && n + strlen(", ") + strlen(kept) + strlen(" kept") < sizeof(msg))
+        n += (size_t)snprintf(msg + n, sizeof(msg) - n, ", %s kept", kept);
+    if (n + strlen(see) < sizeof(msg))
+        snprintf(msg + n, sizeof(msg) - n, "%s", see);
+out:
+    adm_response_warn(a, "%s", msg);
+}
+
 /* Keeps one release field (spec.<field>.image) of a HostedCluster at its
  * running value, recording the request in annotation key. */
-static int hold_release(adm_response_t *a, const adm_request_t *q, const char *field,
-                        const char *key)
+static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
+                        const char *field, const char *key)
 {
     char path[128], jpath[128];
     const char *want, *running;
@@ -156,10 +210,12 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const char *f
     }
     if (rc == 0 && want)
         rc = patch_annotation(a, q->object, key, want);
-    if (rc == 0)
-        adm_response_warn(a, "spec.%s.image: %s is held until changes are permitted; it "
-                             "stays %s and the request is recorded in annotation %s",
-                          field, want ? want : "(none)", running ? running : "(none)", key);
+    if (rc == 0) {
+        char what[64];
+        snprintf(what, sizeof(what), "spec.%s.image", field);
+        warn_held(a, what, want ? want : "(none)", running ? running : "(none)", v->until,
+                  DECIDE_HC, q->name);
+    }
     return rc;
 }
 
@@ -175,8 +231,9 @@ static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *u
         return rc;
     if (!v.restricted)
         return 0;
-    if ((rc = hold_release(a, q, "release", DECIDE_REQUESTED_RELEASE_ANNOTATION)) != 0 ||
-        (rc = hold_release(a, q, "controlPlaneRelease", DECIDE_REQUESTED_CP_RELEASE_ANNOTATION)) != 0)
+    if ((rc = hold_release(a, q, &v, "release", DECIDE_REQUESTED_RELEASE_ANNOTATION)) != 0 ||
+        (rc = hold_release(a, q, &v, "controlPlaneRelease",
+                           DECIDE_REQUESTED_CP_RELEASE_ANNOTATION)) != 0)
         return hcp_errf(err, errlen, rc, "building the hold of the release");
     return 0;
 }
@@ -264,9 +321,7 @@ static int hold_template(adm_response_t *a, const adm_request_t *q, const verdic
     if (rc)
         return hcp_errf(err, errlen, rc, "holding spec.template");
     *held = true;
-    adm_response_warn(a, "spec.template is held until changes are permitted (next window %s); "
-                         "replicas and everything else are applied",
-                      v->until[0] ? v->until : "not scheduled");
+    warn_held(a, "spec.template", NULL, NULL, v->until, DECIDE_MD, NULL);
     return 0;
 }
 
@@ -354,10 +409,8 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
              : remove_annotation(a, TARGET_CONFIG_ANNOTATION);
     if (rc)
         return hcp_errf(err, errlen, rc, "holding annotation %s", TARGET_CONFIG_ANNOTATION);
-    adm_response_warn(a, "annotation %s is held at %s until changes are permitted (next "
-                         "window %s)",
-                      TARGET_CONFIG_ANNOTATION, was ? was : "(none)",
-                      v.until[0] ? v.until : "not scheduled");
+    warn_held(a, "annotation " TARGET_CONFIG_ANNOTATION, want ? want : "(none)",
+              was ? was : "(none)", v.until, DECIDE_MD, NULL);
     return 0;
 }
 

@@ -172,7 +172,9 @@ typedef struct answer {
     bool allowed;
     json_t *stored;   /* the object as the API server would store it */
     int nops;         /* operations in the patch */
-    char warning[256];
+    char warning[1024]; /* the first warning, as sent */
+    char warnings[4][1024]; /* every warning, as sent */
+    int nwarnings;
 } answer_t;
 
 /* Sends an UPDATE of ns/name from old to new through the webhook at path. */
@@ -195,6 +197,9 @@ static answer_t update(adm_router_t *r, const char *path, const char *group,
         json_decref(patch);
     }
     snprintf(a.warning, sizeof(a.warning), "%s", w ? w : "");
+    for (size_t i = 0; i < json_array_size(json_object_get(resp, "warnings")) && i < 4; i++)
+        snprintf(a.warnings[a.nwarnings++], sizeof(a.warnings[0]), "%s",
+                 json_string_value(json_array_get(json_object_get(resp, "warnings"), i)));
     json_decref(resp);
     return a;
 }
@@ -245,7 +250,13 @@ static void hc_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_null(decide_json_path(a.stored, "spec.controlPlaneRelease"));
     assert_string_equal(ann(a.stored, DECIDE_REQUESTED_RELEASE_ANNOTATION), "r:2");
     assert_string_equal(ann(a.stored, DECIDE_REQUESTED_CP_RELEASE_ANNOTATION), "c:2");
-    assert_non_null(strstr(a.warning, "spec.release.image: r:2 is held"));
+    assert_int_equal(a.nwarnings, 2);
+    assert_string_equal(a.warnings[0], "spec.release.image is held until 2026-03-07T01:00:00Z: "
+                                       "r:2 requested, r:1 kept; see HostedChangeManagementStatus "
+                                       "hostedcluster.a");
+    assert_string_equal(a.warnings[1], "spec.controlPlaneRelease.image is held until "
+                                       "2026-03-07T01:00:00Z: c:2 requested, (none) kept; see "
+                                       "HostedChangeManagementStatus hostedcluster.a");
     decide_hc_t *hc = decide_hc_extract(a.stored);
     assert_true(decide_hc_pending(hc));
     json_t *rp = decide_release_patch(hc, "8");
@@ -264,6 +275,58 @@ static void hc_restricted(adm_router_t *r, ctl_controller_t *c)
                "{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
     assert_int_equal(a.nops, 0);
     json_decref(a.stored);
+}
+
+/* Release images by digest and the longest HostedCluster name: each
+ * warning still fits the API server's 256 characters whole (it is not cut),
+ * and says what is held, until when, and what was asked for. */
+#define LONG_NAME "a123456789b123456789c123456789d123456789e123456789f123456789xyz"
+#define DIGEST_IMAGE(c)                                                               \
+    "quay.io/openshift-release-dev/ocp-release@sha256:" c "0123456789abcdef0123456789" \
+    "abcdef0123456789abcdef0123456789abcdef01234" c
+static void hc_long_values(adm_router_t *r, ctl_controller_t *c)
+{
+    static const char old[] =
+        "{" OBJ_META("HostedCluster", "clusters", LONG_NAME) ",\"annotations\":{" BY_WEEKEND
+        "}},\"spec\":{\"infraID\":\"a-x2\",\"release\":{\"image\":\"" DIGEST_IMAGE("a") "\"},"
+        "\"controlPlaneRelease\":{\"image\":\"" DIGEST_IMAGE("b") "\"}}}";
+    static const char new_obj[] =
+        "{" OBJ_META("HostedCluster", "clusters", LONG_NAME) ",\"annotations\":{" BY_WEEKEND
+        "}},\"spec\":{\"infraID\":\"a-x2\",\"release\":{\"image\":\"" DIGEST_IMAGE("c") "\"},"
+        "\"controlPlaneRelease\":{\"image\":\"" DIGEST_IMAGE("d") "\"}}}";
+    static const char *const field[] = {"spec.release.image", "spec.controlPlaneRelease.image"};
+    static const char *const want[] = {DIGEST_IMAGE("c"), DIGEST_IMAGE("d")};
+
+    add_object(&c->hcs, old);
+    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+                        LONG_NAME, old, new_obj);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), DIGEST_IMAGE("a"));
+    assert_int_equal(a.nwarnings, 2);
+    for (int i = 0; i < 2; i++) {
+        const char *w = a.warnings[i];
+        char head[128];
+        size_t n = strlen(w);
+
+        print_message("warning %d (%zu bytes): %s\n", i, n, w);
+        assert_true(n <= ADM_WARNING_MAX);
+        snprintf(head, sizeof(head), "%s is held until 2026-03-07T01:00:00Z: ", field[i]);
+        assert_true(strncmp(w, head, strlen(head)) == 0);
+        assert_non_null(strstr(w, want[i])); /* the whole image fits */
+        /* Whole: it ends with one of its parts, not somewhere inside one. */
+        assert_true((n > 10 && strcmp(w + n - 10, " requested") == 0) ||
+                    (n > 5 && strcmp(w + n - 5, " kept") == 0) ||
+                    (n > strlen("hostedcluster." LONG_NAME) &&
+                     strcmp(w + n - strlen("hostedcluster." LONG_NAME),
+                            "hostedcluster." LONG_NAME) == 0));
+    }
+    json_decref(a.stored);
+}
+
+static void test_warnings_fit(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", hc_long_values);
 }
 
 static void test_hostedcluster_restricted(void **state)
@@ -639,6 +702,7 @@ int main(void)
     log_setup(false, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hostedcluster_restricted),
+        cmocka_unit_test(test_warnings_fit),
         cmocka_unit_test(test_hostedcluster_in_window),
         cmocka_unit_test(test_workers_restricted),
         cmocka_unit_test(test_workers_in_window),

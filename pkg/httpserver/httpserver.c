@@ -5,9 +5,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/abstract.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,20 @@
 #define DEFAULT_TIMEOUT 30
 #define DEFAULT_MAX_CONNECTIONS 64
 #define DEFAULT_CONTENT_TYPE "text/plain; charset=utf-8"
+
+#define MAX_CHAIN 8 /* certificates in a served chain */
+
+/* One certificate pair as GnuTLS serves it. The handshakes of a running
+ * server take the newest; older ones stay until the server stops, since a
+ * session may still refer to the pair it was given. */
+typedef struct tls_pair {
+    gnutls_pcert_st chain[MAX_CHAIN]; /* the chain, leaf first */
+    unsigned nchain;                  /* certificates in chain */
+    gnutls_privkey_t key;             /* the leaf's key */
+    struct tls_pair *older;           /* the pair served before this one */
+} tls_pair;
+
+static void pair_free(tls_pair *p);
 
 /* Per-request state, from the first access-handler call to MHD's completion notice. */
 typedef struct req_ctx {
@@ -450,6 +467,8 @@ static void do_stop(http_server *s)
     s->loop = NULL;
     s->port = 0;
     s->stop_pending = 0;
+    pair_free(s->tls);
+    s->tls = NULL;
 }
 
 /* Re-arms the timer for MHD's next deadline (connection timeouts, pending work). */
@@ -490,17 +509,135 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
     run_mhd(w->data);
 }
 
+static void pair_free(tls_pair *p)
+{
+    while (p) {
+        tls_pair *older = p->older;
+        for (unsigned i = 0; i < p->nchain; i++)
+            gnutls_pcert_deinit(&p->chain[i]);
+        if (p->key)
+            gnutls_privkey_deinit(p->key);
+        free(p);
+        p = older;
+    }
+}
+
+/* True when the public keys of the leaf and of the private key are the same. */
+static bool pair_matches(const tls_pair *p)
+{
+    gnutls_pubkey_t pub = NULL;
+    gnutls_datum_t a = {NULL, 0}, b = {NULL, 0};
+    bool same = false;
+
+    if (gnutls_pubkey_init(&pub) == 0 && gnutls_pubkey_import_privkey(pub, p->key, 0, 0) == 0 &&
+        gnutls_pubkey_export2(pub, GNUTLS_X509_FMT_DER, &a) == 0 &&
+        gnutls_pubkey_export2(p->chain[0].pubkey, GNUTLS_X509_FMT_DER, &b) == 0)
+        same = a.size == b.size && memcmp(a.data, b.data, a.size) == 0;
+    gnutls_free(a.data);
+    gnutls_free(b.data);
+    if (pub)
+        gnutls_pubkey_deinit(pub);
+    return same;
+}
+
+/* Parses a PEM chain and its key into *out (new, pair_free() frees it).
+ * Returns 0, or HCP_EINVAL with the reason in err. */
+static int pair_load(const char *cert_pem, const char *key_pem, tls_pair **out, char *err,
+                     size_t errlen)
+{
+    gnutls_datum_t c = {(unsigned char *)cert_pem, (unsigned)strlen(cert_pem)};
+    gnutls_datum_t k = {(unsigned char *)key_pem, (unsigned)strlen(key_pem)};
+    tls_pair *p = calloc(1, sizeof(*p));
+    int rc;
+
+    *out = NULL;
+    if (p == NULL)
+        return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
+    p->nchain = MAX_CHAIN;
+    if ((rc = gnutls_pcert_list_import_x509_raw(p->chain, &p->nchain, &c, GNUTLS_X509_FMT_PEM,
+                                                 0)) < 0) {
+        p->nchain = 0;
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "the certificate: %s", gnutls_strerror(rc));
+        goto fail;
+    }
+    if ((rc = gnutls_privkey_init(&p->key)) < 0 ||
+        (rc = gnutls_privkey_import_x509_raw(p->key, &k, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0) {
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "the key: %s", gnutls_strerror(rc));
+        goto fail;
+    }
+    if (!pair_matches(p)) {
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "the key is not the certificate's");
+        goto fail;
+    }
+    *out = p;
+    return 0;
+fail:
+    pair_free(p);
+    return rc;
+}
+
+/* Every connection's socket context is its server, for the callback below. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)conn;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+        *socket_context = cls;
+}
+
+/* GnuTLS asks for the pair to present in a handshake: the server's newest
+ * (libmicrohttpd makes the connection the session's pointer). */
+static int on_certificate(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
+                          const gnutls_pk_algorithm_t *algos, int nalgos, gnutls_pcert_st **pcert,
+                          unsigned int *npcert, gnutls_privkey_t *key)
+{
+    struct MHD_Connection *conn = gnutls_session_get_ptr(session);
+    const union MHD_ConnectionInfo *ci =
+        conn ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
+    http_server *s = ci ? ci->socket_context : NULL;
+
+    (void)req_ca_dn;
+    (void)nreqs;
+    (void)algos;
+    (void)nalgos;
+    if (s == NULL || s->tls == NULL)
+        return -1;
+    *pcert = s->tls->chain;
+    *npcert = s->tls->nchain;
+    *key = s->tls->key;
+    return 0;
+}
+
+int http_server_renew_tls(http_server *s, const char *cert_pem, const char *key_pem, char *err,
+                          size_t errlen)
+{
+    tls_pair *p;
+    int rc;
+
+    if (cert_pem == NULL || key_pem == NULL)
+        return hcp_errf(err, errlen, HCP_EINVAL, "a certificate and a key are needed");
+    if (s->daemon == NULL || s->tls == NULL)
+        return hcp_errf(err, errlen, HCP_ESTATE, "the server is not serving TLS");
+    if ((rc = pair_load(cert_pem, key_pem, &p, err, errlen)) != 0)
+        return rc;
+    p->older = s->tls;
+    s->tls = p;
+    s->opts.tls_cert_pem = cert_pem;
+    s->opts.tls_key_pem = key_pem;
+    return 0;
+}
+
 static struct MHD_Daemon *start_daemon(http_server *s, unsigned int flags,
                                        const struct sockaddr_storage *addr)
 {
-    struct MHD_OptionItem tls[] = {{MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)s->opts.tls_cert_pem},
-                                   {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)s->opts.tls_key_pem},
+    struct MHD_OptionItem tls[] = {{MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)on_certificate},
                                    {MHD_OPTION_END, 0, NULL}};
-    int on = s->opts.tls_cert_pem != NULL;
+    int on = s->tls != NULL;
 
     s->mhd_log[0] = '\0';
     return MHD_start_daemon(flags | (on ? MHD_USE_TLS : 0), 0, NULL, NULL, on_request, s,
-                            MHD_OPTION_ARRAY, on ? tls : tls + 2,
+                            MHD_OPTION_ARRAY, on ? tls : tls + 1,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->opts.connection_timeout,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)s->opts.max_connections,
@@ -524,6 +661,11 @@ int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_add
     rc = http_parse_bind_address(bind_address, &addr, &len, &any, err, errlen);
     if (rc != 0)
         return rc;
+    if (s->opts.tls_cert_pem) {
+        char e[200];
+        if (pair_load(s->opts.tls_cert_pem, s->opts.tls_key_pem, &s->tls, e, sizeof(e)) != 0)
+            return hcp_errf(err, errlen, HCP_ELISTEN, "cannot listen on %s: %s", bind_address, e);
+    }
     if (any) {
         /* Both families on one socket; IPv4 alone where IPv6 is unavailable. */
         s->daemon = start_daemon(s, flags | MHD_USE_DUAL_STACK, &addr);
@@ -567,6 +709,8 @@ fail:
         MHD_stop_daemon(s->daemon);
     s->daemon = NULL;
     s->loop = NULL;
+    pair_free(s->tls);
+    s->tls = NULL;
     return rc;
 }
 

@@ -16,9 +16,11 @@
  * up to a limit before the handler runs; larger ones get 413.
  *
  * TLS: with a certificate and key in the options (PEM in memory) the server
- * speaks only HTTPS. The pair is read when the server starts; to serve a
- * renewed certificate, stop the server, set the new pair with
- * http_server_set_tls() and start it again.
+ * speaks only HTTPS. The pair is read when the server starts (GnuTLS,
+ * libmicrohttpd's TLS library, through its certificate callback);
+ * http_server_renew_tls() gives a running server a renewed pair, which the
+ * next handshakes present, without closing the listening socket or any
+ * connection.
  */
 #ifndef HTTPSERVER_HTTPSERVER_H
 #define HTTPSERVER_HTTPSERVER_H
@@ -110,6 +112,7 @@ typedef struct http_server {
     int running_mhd;                          /* > 0 while inside MHD_run() */
     int stop_pending;                         /* stop requested from inside MHD_run() */
     unsigned long requests;                   /* requests answered since start */
+    struct tls_pair *tls;                     /* owned: the pairs served, newest first */
     char mhd_log[256];                        /* last message libmicrohttpd logged */
 } http_server;
 
@@ -195,6 +198,20 @@ int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_add
  * Returns 0, HCP_EINVAL (only one of the two given) or HCP_ESTATE (started).
  */
 int http_server_set_tls(http_server *s, const char *cert_pem, const char *key_pem);
+
+/*
+ * Serves a renewed certificate chain and key (PEM, NUL-terminated) from the
+ * next TLS handshake on, while the server keeps running: no
+ * connection is closed and the listening socket stays open, so a client
+ * never finds the port closed. The older pair is kept until the server
+ * stops (a session may refer to it). The strings are also the pair of the
+ * next start (borrowed, as with http_server_set_tls()). Returns 0; HCP_EINVAL with the reason
+ * in err when the pair does not parse or the key is not the certificate's
+ * (the old pair is still served); HCP_ESTATE when the server is not running
+ * with TLS.
+ */
+int http_server_renew_tls(http_server *s, const char *cert_pem, const char *key_pem, char *err,
+                          size_t errlen);
 
 /* The port actually bound (useful after ":0"), or 0 when stopped. */
 int http_server_port(const http_server *s);

@@ -653,6 +653,72 @@ static void test_tls(void **state)
     assert_int_equal(http_server_port(&s), 0);
 }
 
+/* A renewed pair on a running server: the next handshakes present it, on
+ * the same listening socket (the daemon is never restarted); a pair whose
+ * key is not the certificate's is refused and the current one stays. */
+static void test_tls_renew(void **state)
+{
+    struct ev_loop *loop = ev_default_loop(0);
+    http_server s;
+    int calls = 0, port;
+    char err[256] = "";
+    req_spec r[2];
+    struct MHD_Daemon *daemon;
+
+    (void)state;
+    http_server_init(&s, NULL);
+    assert_int_equal(http_server_route(&s, "GET", "/hello", h_hello, &calls), 0);
+    assert_int_equal(http_server_renew_tls(&s, testutil_tls_cert_b, testutil_tls_key_b, err,
+                                           sizeof(err)),
+                     HCP_ESTATE);
+    assert_int_equal(http_server_set_tls(&s, testutil_tls_cert_a, testutil_tls_key_a), 0);
+    start_local(&s, loop);
+    port = http_server_port(&s);
+    daemon = s.daemon;
+
+    assert_int_equal(http_server_renew_tls(&s, testutil_tls_cert_b, testutil_tls_key_b, err,
+                                           sizeof(err)),
+                     0);
+    assert_ptr_equal(s.daemon, daemon);
+    assert_int_equal(http_server_port(&s), port);
+    memset(r, 0, sizeof(r));
+    r[0] = (req_spec){.method = "GET", .path = "/hello", .ca_pem = testutil_tls_cert_b};
+    r[1] = (req_spec){.method = "GET", .path = "/hello", .ca_pem = testutil_tls_cert_a};
+    run_requests(loop, port, r, 2, 1);
+    assert_int_equal(r[0].curl_rc, CURLE_OK);
+    assert_int_equal(r[0].status, 200);
+    assert_int_equal(r[1].curl_rc, CURLE_PEER_FAILED_VERIFICATION);
+    free_reqs(r, 2);
+
+    /* The certificate of a with the key of b: refused, b still served. */
+    assert_int_equal(http_server_renew_tls(&s, testutil_tls_cert_a, testutil_tls_key_b, err,
+                                           sizeof(err)),
+                     HCP_EINVAL);
+    assert_non_null(strstr(err, "the key is not the certificate's"));
+    assert_int_equal(http_server_renew_tls(&s, testutil_tls_cert_a, "not a key", err,
+                                           sizeof(err)),
+                     HCP_EINVAL);
+    assert_non_null(strstr(err, "the key:"));
+    memset(r, 0, sizeof(r));
+    r[0] = (req_spec){.method = "GET", .path = "/hello", .ca_pem = testutil_tls_cert_b};
+    run_requests(loop, port, r, 1, 1);
+    assert_int_equal(r[0].status, 200);
+    free_reqs(r, 1);
+
+    /* And back to a. */
+    assert_int_equal(http_server_renew_tls(&s, testutil_tls_cert_a, testutil_tls_key_a, err,
+                                           sizeof(err)),
+                     0);
+    memset(r, 0, sizeof(r));
+    r[0] = (req_spec){.method = "GET", .path = "/hello", .ca_pem = testutil_tls_cert_a};
+    run_requests(loop, port, r, 1, 1);
+    assert_int_equal(r[0].status, 200);
+    free_reqs(r, 1);
+    assert_int_equal(calls, 3);
+    http_server_stop(&s);
+    assert_null(s.tls);
+}
+
 static void on_sigusr1(struct ev_loop *loop, ev_signal *w, int revents)
 {
     (void)revents;
@@ -927,6 +993,7 @@ int main(void)
         cmocka_unit_test(test_many_sequential),
         cmocka_unit_test(test_stop_restart),
         cmocka_unit_test(test_tls),
+        cmocka_unit_test(test_tls_renew),
         cmocka_unit_test(test_idle_timeout),
         cmocka_unit_test(test_stop_from_signal_watcher),
         cmocka_unit_test(test_bad_bind),

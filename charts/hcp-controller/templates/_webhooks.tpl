@@ -1,0 +1,231 @@
+{{/*
+The admission webhooks, one define per entry. Each entry says which
+requests the API server sends it: its rules (operations and resource; never
+DELETE, never a subresource such as status), its objectSelector, and its
+matchConditions (CEL over object and oldObject, Kubernetes 1.29+): only a
+write that changes what the entry answers for is sent. Whatever is not sent
+is admitted by the API server itself, so with failurePolicy Fail and every
+replica down nothing else is refused (docs/user-guide.md, "When no replica
+answers").
+
+Every expression must evaluate without an error for any object (an error
+counts as a failed call, which failurePolicy Fail refuses): every field is
+tested with has() before it is read, and a missing map or field reads as an
+empty list, so that "absent" and "present" compare unequal.
+
+To add an entry: a define named hcp-controller.webhook.<name>, and its
+name in one of the two lists of templates/webhook.yaml. Each define gets a
+dict: root (the chart's root context), svc (the webhook Service's name) and
+ca (the caBundle, empty when the platform injects it).
+*/}}
+
+{{/* CEL: annotation KEY of OBJ ("object" or "oldObject") as a list of
+zero or one value. Argument: (list OBJ KEY). */}}
+{{- define "hcp-controller.cel.ann" -}}
+{{- $o := index . 0 }}{{- $k := index . 1 -}}
+(has({{ $o }}.metadata.annotations) && '{{ $k }}' in {{ $o }}.metadata.annotations ? [{{ $o }}.metadata.annotations['{{ $k }}']] : [])
+{{- end }}
+
+{{/* CEL: field PATH (dotted, under OBJ) as a list of zero or one value.
+Argument: (list OBJ PATH). */}}
+{{- define "hcp-controller.cel.field" -}}
+{{- $o := index . 0 }}{{- $parts := splitList "." (index . 1) }}
+{{- $tests := list }}{{- $at := $o }}
+{{- range $parts }}{{- $at = printf "%s.%s" $at . }}{{- $tests = append $tests (printf "has(%s)" $at) }}{{- end -}}
+({{ join " && " $tests }} ? [{{ $at }}] : [])
+{{- end }}
+
+{{/* CEL: annotation or field changed between oldObject and object. */}}
+{{- define "hcp-controller.cel.annChanged" -}}
+{{ include "hcp-controller.cel.ann" (list "object" .) }} != {{ include "hcp-controller.cel.ann" (list "oldObject" .) }}
+{{- end }}
+{{- define "hcp-controller.cel.fieldChanged" -}}
+{{ include "hcp-controller.cel.field" (list "object" .) }} != {{ include "hcp-controller.cel.field" (list "oldObject" .) }}
+{{- end }}
+
+{{/* The changeManagement stanza's annotations (policy/stanza.h). */}}
+{{- define "hcp-controller.stanzaKeys" -}}
+['changemanagement.hypershift.openshift.io/strategy', 'changemanagement.hypershift.openshift.io/policy', 'changemanagement.hypershift.openshift.io/permissive-until', 'changemanagement.hypershift.openshift.io/restrictive-until']
+{{- end }}
+
+{{/* matchConditions of a validating entry for a HostedCluster or NodePool:
+the stanza (annotations or spec.changeManagement) is added, changed or
+removed. No objectSelector: an object's first stanza has no opted-in label
+yet, and it must be validated. */}}
+{{- define "hcp-controller.webhook.stanzaConditions" -}}
+- name: stanza-written
+  expression: >-
+    request.operation == 'CREATE'
+    ? ({{ include "hcp-controller.stanzaKeys" . }}.exists(k, has(object.metadata.annotations) && k in object.metadata.annotations)
+       || {{ include "hcp-controller.cel.field" (list "object" "spec.changeManagement") }} != [])
+    : ({{ include "hcp-controller.stanzaKeys" . }}.exists(k,
+         (has(object.metadata.annotations) && k in object.metadata.annotations ? [object.metadata.annotations[k]] : [])
+         != (has(oldObject.metadata.annotations) && k in oldObject.metadata.annotations ? [oldObject.metadata.annotations[k]] : []))
+       || {{ include "hcp-controller.cel.fieldChanged" "spec.changeManagement" }})
+{{- end }}
+
+{{/* Fields common to every entry. Argument: the ctx dict plus "path". */}}
+{{- define "hcp-controller.webhook.common" -}}
+clientConfig:
+  service:
+    name: {{ .svc }}
+    namespace: {{ .root.Release.Namespace }}
+    path: {{ .path }}
+    port: 443
+  {{- if .ca }}
+  caBundle: {{ .ca }}
+  {{- end }}
+failurePolicy: {{ .root.Values.webhook.failurePolicy }}
+sideEffects: None
+admissionReviewVersions: ["v1"]
+timeoutSeconds: {{ .root.Values.webhook.timeoutSeconds }}
+namespaceSelector:
+  {{- toYaml .root.Values.webhook.namespaceSelector | nindent 2 }}
+{{- end }}
+
+{{/* Hold: a HostedCluster's release (spec.release.image,
+spec.controlPlaneRelease.image) of an opted-in cluster. */}}
+{{- define "hcp-controller.webhook.hold-hostedclusters" -}}
+- name: hostedclusters.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/hostedclusters") .) | nindent 2 }}
+  rules:
+    - apiGroups: ["hypershift.openshift.io"]
+      apiVersions: ["*"]
+      operations: ["UPDATE"]
+      resources: ["hostedclusters"]
+      scope: Namespaced
+  reinvocationPolicy: Never
+  objectSelector:
+    {{- toYaml .root.Values.webhook.objectSelector | nindent 4 }}
+  matchConditions:
+    - name: release-changed
+      expression: >-
+        {{ include "hcp-controller.cel.fieldChanged" "spec.release.image" }}
+        || {{ include "hcp-controller.cel.fieldChanged" "spec.controlPlaneRelease.image" }}
+{{- end }}
+
+{{/* The NodePool fields whose change rolls the pool's machines
+(decide_np_held_fields, pkg/decide/model.c; HyperShift's
+docs/content/reference/nodepool-rollouts.md). */}}
+{{- define "hcp-controller.nodepoolHeldFields" -}}
+spec.release spec.config spec.tuningConfig spec.platform.aws.ami spec.platform.aws.instanceType spec.platform.aws.instanceProfile spec.platform.aws.subnet spec.platform.aws.securityGroups spec.platform.aws.rootVolume spec.platform.aws.placement spec.platform.azure spec.platform.kubevirt spec.platform.openstack spec.platform.agent spec.platform.powervs
+{{- end }}
+
+{{/* Hold: a NodePool's rollout-triggering fields of an opted-in pool, and
+the request the hold recorded. */}}
+{{- define "hcp-controller.webhook.hold-nodepools" -}}
+- name: nodepools.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/nodepools") .) | nindent 2 }}
+  rules:
+    - apiGroups: ["hypershift.openshift.io"]
+      apiVersions: ["*"]
+      operations: ["UPDATE"]
+      resources: ["nodepools"]
+      scope: Namespaced
+  reinvocationPolicy: Never
+  objectSelector:
+    {{- toYaml .root.Values.webhook.objectSelector | nindent 4 }}
+  matchConditions:
+    - name: held-field-or-request-changed
+      expression: >-
+        {{- range $i, $f := splitList " " (include "hcp-controller.nodepoolHeldFields" .) }}
+        {{ if $i }}|| {{ end }}{{ include "hcp-controller.cel.fieldChanged" $f }}
+        {{- end }}
+        || {{ include "hcp-controller.cel.annChanged" "changemanagement.hypershift.openshift.io/requested-nodepool-spec" }}
+{{- end }}
+
+{{/* The pause a hold keeps: HyperShift's NodePool reconcile deletes it. */}}
+{{- define "hcp-controller.cel.pauseRemoved" -}}
+['cluster.x-k8s.io/paused', 'changemanagement.hypershift.openshift.io/paused-by'].exists(k,
+  has(oldObject.metadata.annotations) && k in oldObject.metadata.annotations
+  && !(has(object.metadata.annotations) && k in object.metadata.annotations))
+{{- end }}
+
+{{/* Hold: a MachineDeployment's template of an opted-in pool (Replace),
+and our pause on it. */}}
+{{- define "hcp-controller.webhook.hold-machinedeployments" -}}
+- name: machinedeployments.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/machinedeployments") .) | nindent 2 }}
+  rules:
+    - apiGroups: ["cluster.x-k8s.io"]
+      apiVersions: ["*"]
+      operations: ["UPDATE"]
+      resources: ["machinedeployments"]
+      scope: Namespaced
+  reinvocationPolicy: Never
+  objectSelector:
+    {{- toYaml .root.Values.webhook.objectSelector | nindent 4 }}
+  matchConditions:
+    - name: template-changed-or-pause-removed
+      expression: >-
+        {{ include "hcp-controller.cel.fieldChanged" "spec.template" }}
+        || {{ include "hcp-controller.cel.pauseRemoved" . | nindent 8 }}
+{{- end }}
+
+{{/* Hold: a MachineSet's template and target configuration of an
+opted-in pool (InPlace), and our pause on it. */}}
+{{- define "hcp-controller.webhook.hold-machinesets" -}}
+- name: machinesets.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/machinesets") .) | nindent 2 }}
+  rules:
+    - apiGroups: ["cluster.x-k8s.io"]
+      apiVersions: ["*"]
+      operations: ["UPDATE"]
+      resources: ["machinesets"]
+      scope: Namespaced
+  reinvocationPolicy: Never
+  objectSelector:
+    {{- toYaml .root.Values.webhook.objectSelector | nindent 4 }}
+  matchConditions:
+    - name: template-or-target-changed-or-pause-removed
+      expression: >-
+        {{ include "hcp-controller.cel.fieldChanged" "spec.template" }}
+        || {{ include "hcp-controller.cel.annChanged" "hypershift.openshift.io/nodePoolTargetConfigVersion" }}
+        || {{ include "hcp-controller.cel.pauseRemoved" . | nindent 8 }}
+{{- end }}
+
+{{/* Validation: a policy created, or its spec changed. Every policy is
+ours: no objectSelector. */}}
+{{- define "hcp-controller.webhook.validate-hostedchangemanagementpolicies" -}}
+- name: validate-hostedchangemanagementpolicies.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/validate/hostedchangemanagementpolicies") .) | nindent 2 }}
+  rules:
+    - apiGroups: ["changemanagement.hypershift.openshift.io"]
+      apiVersions: ["*"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["hostedchangemanagementpolicies"]
+      scope: Namespaced
+  matchConditions:
+    - name: spec-written
+      expression: >-
+        request.operation == 'CREATE'
+        || {{ include "hcp-controller.cel.fieldChanged" "spec" }}
+{{- end }}
+
+{{/* Validation: a HostedCluster's stanza. */}}
+{{- define "hcp-controller.webhook.validate-hostedclusters" -}}
+- name: validate-hostedclusters.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/validate/hostedclusters") .) | nindent 2 }}
+  rules:
+    - apiGroups: ["hypershift.openshift.io"]
+      apiVersions: ["*"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["hostedclusters"]
+      scope: Namespaced
+  matchConditions:
+    {{- include "hcp-controller.webhook.stanzaConditions" . | nindent 4 }}
+{{- end }}
+
+{{/* Validation: a NodePool's stanza. */}}
+{{- define "hcp-controller.webhook.validate-nodepools" -}}
+- name: validate-nodepools.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/validate/nodepools") .) | nindent 2 }}
+  rules:
+    - apiGroups: ["hypershift.openshift.io"]
+      apiVersions: ["*"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["nodepools"]
+      scope: Namespaced
+  matchConditions:
+    {{- include "hcp-controller.webhook.stanzaConditions" . | nindent 4 }}
+{{- end }}
