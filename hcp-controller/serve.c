@@ -21,7 +21,7 @@ static const char *const unheld_labels[] = {"kind", "system", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_COUNT };
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_GATE, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -209,6 +209,18 @@ static int collect_unheld(metrics_emitter *e, void *ud)
     return 0;
 }
 
+/* Held changes that a failing health gate kept held, by system. */
+static int collect_gate(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    const ctl_stats_t *st = ctl_get_stats(s->ctl);
+    const char *hc[] = {"HostedCluster", "control-plane"}, *np[] = {"NodePool", "worker-nodes"};
+    if (metrics_emit(e, hc, (double)st->gate_holds[0]) ||
+        metrics_emit(e, np, (double)st->gate_holds[1]))
+        return -1;
+    return 0;
+}
+
 static int collect_reconcile(metrics_emitter *e, void *ud)
 {
     serve_t *s = ud;
@@ -371,6 +383,12 @@ static int register_families(serve_t *s, char *err, size_t errlen)
           .help = "Material changes that started while changes were restricted, not held at "
                   "admission (no webhook was called), caught by the watch",
           .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_unheld,
+          .collect_ud = s}},
+        {F_GATE,
+         {.name = "change_management_health_gate_holds_total",
+          .help = "Held changes a failing health gate kept held inside a permitted window, "
+                  "once per failing spell",
+          .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_gate,
           .collect_ud = s}},
         {F_RECONCILE,
          {.name = "hcp_controller_reconcile_duration_seconds",

@@ -64,6 +64,10 @@ typedef struct ctl_stats {
                                   called), caught by the watch: [0] control
                                   plane (HostedClusters), [1] worker nodes
                                   (NodePools) */
+    uint64_t gate_holds[2];    /* held changes a failing health gate kept held
+                                  when changes were permitted (DESIGN.md 3.10),
+                                  counted once per failing spell: [0]
+                                  HostedClusters, [1] NodePools */
     double reconcile_seconds;  /* total time spent reconciling */
     double last_write_at;      /* Unix time the API server last acknowledged a
                                   write; 0 before the first */

@@ -206,6 +206,36 @@ static void unheld_change(ctl_controller_t *c, record_t *r, const decide_plan_t 
     event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "ChangeNotHeld", msg);
 }
 
+/* ---- health gate (DESIGN.md 3.10) ---- */
+/* A held change that a failing health gate keeps held: counted
+ * (change_management_health_gate_holds_total) and told in a HealthGate
+ * Event once per failing spell; a gate skipped by an override is told too.
+ * The conditions, the companion and the hosted ClusterVersion say it from
+ * the decision itself. */
+static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                               const char *kind)
+{
+    const decide_gate_t *g = &p->d.gate;
+    bool failed = g->applies && !g->pass && !g->skipped;
+    char msg[DECIDE_MSGLEN];
+    if (failed && !r->last_gate_failed) {
+        c->stats.gate_holds[p->kind == DECIDE_HC ? 0 : 1]++;
+        log_kv(LOG_WARN, "held change kept held by the health gate", "kind", kind, "namespace",
+               r->ns, "name", r->name, "why", g->why, NULL);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "HealthGate",
+              p->d.paused_message);
+    }
+    if (g->applies && g->skipped && !r->last_gate_failed) {
+        snprintf(msg, sizeof(msg),
+                 "The health gate failed (%s), but the override's %s annotation skips it: the "
+                 "held change is let through.",
+                 g->why, DECIDE_SKIP_GATE_ANNOTATION);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "HealthGateSkipped",
+              msg);
+    }
+    r->last_gate_failed = failed;
+}
+
 static void transition_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                               const char *kind)
 {
@@ -224,6 +254,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
               "Another writer removed the pause while changes are restricted; it was "
               "re-asserted.");
     }
+    health_gate_events(c, r, p, kind);
     r->have_last = true;
     r->last_restricted = d->restricted;
     r->last_pending = d->pending_metric;

@@ -341,6 +341,7 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
                                             : NULL;
     hc->history_partial = state && strcmp(state, "Partial") == 0;
     hc->optin_label = optin_label(obj);
+    decide_health_extract(obj, false, &hc->m.health);
     return hc;
 fail:
     decide_hc_free(hc);
@@ -377,6 +378,7 @@ decide_np_t *decide_np_extract(const json_t *obj)
     np->in_place = ut && strcmp(ut, "InPlace") == 0;
     np->updating_version = condition_true(np->m.conditions, "UpdatingVersion");
     np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
+    decide_health_extract(obj, true, &np->m.health);
     return np;
 fail:
     decide_np_free(np);
