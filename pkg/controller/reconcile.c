@@ -236,6 +236,69 @@ static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_pl
     r->last_gate_failed = failed;
 }
 
+/* ---- audit (DESIGN.md 3.11) ---- */
+/* The record's hash (decide_release_hash() of "by at"), 0 when none. */
+static uint64_t audit_hash(const char *by, const char *at)
+{
+    char buf[600];
+    if (!by || !at)
+        return 0;
+    snprintf(buf, sizeof(buf), "%s %s", by, at);
+    return decide_release_hash(buf);
+}
+
+/* A record new to this process is told when it is new to the object too:
+ * made within the last 10 minutes (a restart does not tell old ones again). */
+static bool audit_fresh(uint64_t was, uint64_t now_hash, const char *at, sched_time_t now)
+{
+    sched_time_t t;
+    if (!now_hash || now_hash == was)
+        return false;
+    return was != 0 || (sched_parse_rfc3339(at, &t) == 0 && now - t <= 600);
+}
+
+/* Events for a new override record (OverrideSet) and a new held request
+ * (ChangeHeld), each naming who, when, the reason given, and what it means
+ * (the override's expiry, the next window). */
+static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                         const char *kind, sched_time_t now)
+{
+    const decide_audit_t *au = &p->managed->audit;
+    const stanza_t *st = &p->managed->stanza;
+    uint64_t ho = audit_hash(au->override_by, au->override_at);
+    uint64_t hr = audit_hash(au->requested_by, au->requested_at);
+    char msg[DECIDE_MSGLEN], until[32] = "", next[32] = "";
+    bool held = p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : p->d.held[0] != 0;
+
+    if (audit_fresh(r->last_override, ho, au->override_at, now)) {
+        if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
+            decide_format_time(st->permissive_until, until, sizeof(until));
+        else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL &&
+                 st->has_restrictive_until)
+            decide_format_time(st->restrictive_until, until, sizeof(until));
+        snprintf(msg, sizeof(msg), "%s set by %s at %s%s%s%s%s%s.",
+                 st->valid ? stanza_strategy_name(st->strategy) : "An invalid stanza",
+                 au->override_by, au->override_at, au->override_reason ? " (reason: " : "",
+                 au->override_reason ? au->override_reason : "",
+                 au->override_reason ? ")" : "", until[0] ? "; it expires at " : "", until);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal", "OverrideSet", msg);
+    }
+    if (ho)
+        r->last_override = ho;
+    if (held && audit_fresh(r->last_request, hr, au->requested_at, now)) {
+        if (p->d.state.has_next)
+            decide_format_time(p->d.state.next.start, next, sizeof(next));
+        snprintf(msg, sizeof(msg), "A change requested by %s at %s%s%s%s is held%s%s.",
+                 au->requested_by, au->requested_at, au->requested_reason ? " (reason: " : "",
+                 au->requested_reason ? au->requested_reason : "",
+                 au->requested_reason ? ")" : "", next[0] ? " until the window at " : "", next);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal", "ChangeHeld", msg);
+    }
+    if (hr)
+        r->last_request = hr;
+}
+/* ---- end audit ---- */
+
 static void transition_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                               const char *kind)
 {
@@ -255,6 +318,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
               "re-asserted.");
     }
     health_gate_events(c, r, p, kind);
+    audit_events(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
     r->have_last = true;
     r->last_restricted = d->restricted;
     r->last_pending = d->pending_metric;

@@ -150,7 +150,8 @@ static int managed_extract(const json_t *obj, decide_managed_t *m)
     m->conditions = json_is_array(conds) ? json_incref(conds) : NULL;
     if (read_cond(conds, "ChangesPaused", &m->paused) ||
         read_cond(conds, "ChangesPending", &m->pending) ||
-        read_cond(conds, "HostedClusterVersionProjected", &m->projected))
+        read_cond(conds, "HostedClusterVersionProjected", &m->projected) ||
+        decide_audit_extract(obj, &m->audit))
         return -1;
     return 0;
 }
@@ -261,6 +262,7 @@ static void managed_free(decide_managed_t *m)
     cond_free(&m->paused);
     cond_free(&m->pending);
     cond_free(&m->projected);
+    decide_audit_free(&m->audit);
 }
 
 int decide_managed_compact(decide_managed_t *m)

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "decide/audit.h"
 #include "decide/gate.h"
 #include "policy/stanza.h"
 
@@ -90,6 +91,7 @@ typedef struct decide_managed {
     decide_seen_cond_t pending;     /* our ChangesPending condition */
     decide_seen_cond_t projected;   /* our HostedClusterVersionProjected condition */
     decide_health_t health;         /* what the health gate reads (gate.h) */
+    decide_audit_t audit;           /* who made the last override and held request (audit.h) */
 } decide_managed_t;
 
 typedef struct decide_hc {
