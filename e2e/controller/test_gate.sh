@@ -53,7 +53,7 @@ set_hc_health() {
 }
 
 unhealthy_cluster_skips_window() {
-  local ns t0 t1 ms
+  local ns t0 t1 ms by
   ns=$(new_ns gate) || return
   must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 10m)" || return
   must mk_hc "$ns" hc1 policy=weekly || return
@@ -62,6 +62,12 @@ unhealthy_cluster_skips_window() {
   EVENTUALLY=5 eventually "ChangesPaused=True (OutsideMaintenanceWindow) on Friday" \
     True/OutsideMaintenanceWindow hc_cond_sr "$ns" hc1 ChangesPaused
   release_held "a release on Friday evening" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
+  # DESIGN.md 3.11: who asked, in the write the webhook admitted.
+  by=$(get "$(hc_path "$ns" hc1)" ".metadata.annotations[\"$CM/requested-by\"] // \"\"")
+  check "the held request records who made it (userInfo.username)" \
+    test -n "$by" -a "$by" != unknown
+  eventually "the companion's audit names the requester" "$by" hc_cm "$ns" hc1 .audit.heldRequest.by
+  eventually "a ChangeHeld Event" 1 count_events "$ns" hc1 ChangeHeld
   must set_hc_health "$ns" hc1 True True || return
   still_before a 2026-03-07T00:00:00Z "the release held and the cluster Degraded"
 
@@ -102,6 +108,19 @@ unhealthy_cluster_skips_window() {
   eventually "ChangesPaused=False (ChangesPermitted)" False/ChangesPermitted \
     hc_cond_sr "$ns" hc1 ChangesPaused
   eventually "WindowOpened Event once let through" 1 count_events "$ns" hc1 WindowOpened
+
+  # An override with a reason: who, when and why on the object, in the
+  # companion and in an Event that names its expiry.
+  must api PATCH "$(hc_path "$ns" hc1)" "$(jq -nc --arg cm "$CM" '{metadata: {annotations: {
+    ($cm + "/strategy"): "PermissiveUntil", ($cm + "/permissive-until"): "2026-03-08T00:00:00Z",
+    ($cm + "/reason"): "INC-7 hotfix"}}}')" || return
+  now_is "the override records who made it" "$by" \
+    get "$(hc_path "$ns" hc1)" ".metadata.annotations[\"$CM/override-by\"]"
+  eventually "the companion's audit: the override's author and reason" "$by/INC-7 hotfix" \
+    hc_cm "$ns" hc1 '"\(.audit.override.by)/\(.audit.override.reason)"'
+  eventually "an OverrideSet Event" 1 count_events "$ns" hc1 OverrideSet
+  check_contains "the Event names the override's expiry" "it expires at 2026-03-08T00:00:00Z" \
+    "$(api GET "/api/v1/namespaces/$ns/events" | jq -r '.items[] | select(.reason == "OverrideSet") | .message')"
 }
 
 model_suite_begin
