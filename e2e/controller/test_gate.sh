@@ -87,6 +87,12 @@ unhealthy_cluster_skips_window() {
   eventually "a HealthGate Event" 1 count_events "$ns" hc1 HealthGate
   now_is "no WindowOpened Event" 0 count_events "$ns" hc1 WindowOpened
   eventually "change_management_health_gate_holds_total" 1 gate_holds
+  "$HCP_BIN" explain --kubeconfig "$KCFG" hostedcluster "$ns/hc1" >"$CTL_TMP/explain" 2>&1
+  check_contains "explain shows the gate's verdict" \
+    "Health:     fails (Degraded is True (reason UnavailableReplicas))" "$(cat "$CTL_TMP/explain")"
+  now_is "explain -o json: healthGate.passed" false \
+    bash -c '"$0" explain --kubeconfig "$1" hostedcluster "$2" -o json | jq -r .healthGate.passed' \
+    "$HCP_BIN" "$KCFG" "$ns/hc1"
   sleep 1
   now_is "still nothing started (model record)" 0 model_count controlplane-initiation "$ns/hc1"
 
