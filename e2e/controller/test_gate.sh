@@ -99,14 +99,13 @@ unhealthy_cluster_skips_window() {
   # Healthy again inside the window: let through on the status event.
   t0=$(now_us)
   must set_hc_health "$ns" hc1 True False || return
-  t1=$t0
   while [ "$(model_count controlplane-initiation "$ns/hc1")" -lt 1 ] &&
     [ $(($(now_us) - t0)) -lt $((GATE_LATENCY * 3 * 1000000)) ]; do
     sleep 0.02
-    t1=$(now_us)
   done
+  t1=$(now_us)
   ms=$(((t1 - t0) / 1000))
-  echo "# figure: healthy status write to control-plane initiation (model record): $ms ms"
+  echo "# figure: healthy status write to control-plane initiation seen in the model's record: $ms ms (an upper bound: it includes the status write and the polls)"
   in_range "made healthy inside the window, the release is let through within ${GATE_LATENCY} s" \
     "$ms" 0 $((GATE_LATENCY * 1000))
   still_before a 2026-03-07T00:10:00Z "the release let through inside the window"
