@@ -15,6 +15,7 @@
 #ifndef HCP_CONTROLLER_CONTROLLER_H
 #define HCP_CONTROLLER_CONTROLLER_H
 
+#include "notify/payload.h"
 #include <ev.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,6 +50,12 @@ typedef struct ctl_options {
                                     instead of the Secret's address as written */
     double hosted_period;        /* seconds between checks of each hosted
                                     ClusterVersion; 0 = hosted's default */
+    /* Called (when set and leading) for each step notified (DESIGN.md
+     * 3.9): a change held, a held change let through, a window kept
+     * closed by the health gate. ev and its strings are valid during the
+     * call only. */
+    void (*notify)(const notify_event_t *ev, void *ud);
+    void *notify_ud;
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */
