@@ -9,6 +9,7 @@
 #include <ev.h>
 #include <jansson.h>
 
+#include "decide/gate.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/http.h"
@@ -410,6 +411,33 @@ static void controller_line(const subject_t *x, const char *type)
                str_at(c, "message", NULL, NULL) ? str_at(c, "message", NULL, NULL) : "");
 }
 
+/* The health gate's verdict on x as read (DESIGN.md 3.10): whether a held
+ * change would be let through when changes are permitted. */
+static bool gate_verdict(const subject_t *x, sched_time_t at, char *buf, size_t len,
+                         bool *skipped)
+{
+    decide_health_t h;
+    char why[DECIDE_GATE_WHYLEN];
+    bool np = strcmp(x->kind, "NodePool") == 0, ok;
+
+    decide_health_extract(x->obj, np, &h);
+    ok = decide_health_ok(&h, np, why, sizeof why);
+    *skipped = !ok && decide_gate_override(&x->st, &h, at);
+    if (ok)
+        snprintf(buf, len, "passes (%s): a held change is let through while changes are "
+                           "permitted",
+                 np ? "Ready not False, AllNodesHealthy not False"
+                    : "Available not False, Degraded not True, no update Partial");
+    else if (*skipped)
+        snprintf(buf, len, "fails (%s), but the override's %s annotation skips it", why,
+                 DECIDE_SKIP_GATE_ANNOTATION);
+    else
+        snprintf(buf, len, "fails (%s): a held change stays held while it fails, even in a "
+                           "window",
+                 why);
+    return ok;
+}
+
 static void print_text(const subject_t *x, const subject_t *hc, const effective_t *e,
                        const sched_set_t *w, sched_time_t at, const char *change)
 {
@@ -442,6 +470,9 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
         }
     }
     printf("  %-11s %s\n", "Change:", change);
+    bool skipped;
+    gate_verdict(x, at, line, sizeof line, &skipped);
+    printf("  %-11s %s\n", "Health:", line);
     controller_line(x, "ChangesPaused");
     controller_line(x, "ChangesPending");
     recorded_text(&x->rec, e->state.permitted, at);
@@ -516,6 +547,13 @@ static int print_json(const subject_t *x, const subject_t *hc, const effective_t
                         !e->state.permitted && e->state.has_next && !e->state.no_window
                             ? jtime(e->state.next.start) : json_null());
     json_object_set_new(doc, "change", json_string(change));
+    {
+        char gate[1024];
+        bool skipped, ok = gate_verdict(x, at, gate, sizeof gate, &skipped);
+        json_object_set_new(doc, "healthGate",
+                            json_pack("{s:b, s:b, s:s}", "passed", ok, "skipped", skipped,
+                                      "message", gate));
+    }
     json_object_set_new(doc, "recorded", recorded_json(&x->rec, e->state.permitted, at));
     json_object_set(doc, "windows", wins);
     rc = json_dumpf(doc, stdout, JSON_INDENT(2)) == 0 && fputc('\n', stdout) != EOF ? 0 : -1;

@@ -25,6 +25,7 @@
 #include "log/log.h"
 #include "serve.h"
 #include "webhook.h"
+#include "notify/send.h"
 
 #define EXIT_USAGE 2
 #define SHUTDOWN_GRACE 4.0 /* seconds; the process exits within 5 */
@@ -302,6 +303,8 @@ typedef struct app {
     ev_timer grace;
     bool stopping;
     log_once_t warned;  /* API server warnings logged at full level already */
+    notify_sender_t notify; /* the notifications (DESIGN.md 3.9) */
+    bool notify_on;
 } app_t;
 
 /* The management API server's Warning headers (a pruned unknown field, a
@@ -321,8 +324,18 @@ static void on_leading(kube_lease *l, bool leading, void *ud)
     app_t *a = ud;
     log_kv(LOG_INFO, leading ? "became the leader" : "stopped leading", "identity",
            a->lease.opts.identity, NULL);
-    if (!a->stopping)
+    if (!a->stopping) {
         ctl_set_leading(a->ctl, leading);
+        if (a->notify_on)
+            notify_sender_lead(&a->notify, leading);
+    }
+}
+
+/* A step to notify: queued for every endpoint (the controller calls it
+ * only while it leads). */
+static void on_notify(const notify_event_t *ev, void *ud)
+{
+    notify_sender_post(ud, ev);
 }
 
 static void lease_released(void *ud)
@@ -350,6 +363,8 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     log_kv(LOG_INFO, "shutting down", "signal", w->signum == SIGTERM ? "SIGTERM" : "SIGINT",
            NULL);
     ctl_set_leading(a->ctl, false); /* stop writing first */
+    if (a->notify_on)
+        notify_sender_lead(&a->notify, false);
     ev_timer_start(a->loop, &a->grace);
     if (a->lease_started)
         kube_lease_release(&a->lease, lease_released, a);
@@ -419,6 +434,8 @@ static int start_servers(app_t *a)
         a->webhook = NULL;
         return -1;
     }
+    if (a->notify_on)
+        serve_set_notify(a->serve, &a->notify);
     return 0;
 }
 
@@ -451,8 +468,28 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot start the Kubernetes client", "error", ke.message, NULL);
         goto out_cfg;
     }
+    /* The notifications live in the guard rails' file: a bad key stops the
+     * start, naming it, as the guard rails do. */
+    notify_config_t ncfg;
+    if (webhook_notify_load("--guard-config", a.opts.guard_config, &ncfg, err, sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot read the notifications", "error", err, NULL);
+        goto out_client;
+    }
+    if (ncfg.n_endpoints > 0) {
+        if (notify_sender_init(&a.notify, a.loop, &a.http, &ncfg)) {
+            log_kv(LOG_ERROR, "cannot start the notifications", "error", "out of memory", NULL);
+            notify_sender_free(&a.notify);
+            goto out_client;
+        }
+        a.notify_on = true;
+        notify_sender_lead(&a.notify, !a.opts.leader_elect);
+        char n[16];
+        snprintf(n, sizeof(n), "%zu", ncfg.n_endpoints);
+        log_kv(LOG_INFO, "notifications on", "endpoints", n, NULL);
+    }
     ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect,
-                        .hosted_period = a.opts.hosted_period};
+                        .hosted_period = a.opts.hosted_period,
+                        .notify = a.notify_on ? on_notify : NULL, .notify_ud = &a.notify};
     /* In a cluster the Secret's address (the service's short name) only
      * resolves in the control-plane namespace; use the full service name. */
     co.rewrite_hosted_server = strcmp(a.opts.hosted_apiserver, "service") == 0 ||
@@ -495,6 +532,8 @@ out_serve:
 out_ctl:
     ctl_stop(a.ctl);
 out_client:
+    if (a.notify_on)
+        notify_sender_free(&a.notify);
     kube_client_close(&a.client);
     kube_http_close(&a.http);
 out_cfg:

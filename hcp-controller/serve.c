@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "metrics/metrics.h"
+#include "notify/send.h"
 #include "policy/ics.h"
 #include "policy/stanza.h"
 
@@ -18,10 +19,11 @@ static const char *const request_labels[] = {"verb", "code", NULL};
 static const char *const policy_labels[] = {"namespace", "policy", NULL};
 static const char *const admission_labels[] = {"result", NULL};
 static const char *const unheld_labels[] = {"kind", "system", NULL};
+static const char *const notify_labels[] = {"endpoint", "result", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_COUNT };
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_GATE, F_NOTIFY, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -47,6 +49,7 @@ struct serve {
     ctl_controller_t *ctl;
     kube_client *client;
     const adm_stats_t *adm; /* the webhooks' counters, NULL when off */
+    const notify_sender_t *notify; /* the notifications, NULL when off */
     http_server metrics_srv, health_srv;
     bool metrics_on, health_on;
     metrics_registry reg;
@@ -207,6 +210,42 @@ static int collect_unheld(metrics_emitter *e, void *ud)
     if (metrics_emit(e, hc, (double)st->unheld[0]) || metrics_emit(e, np, (double)st->unheld[1]))
         return -1;
     return 0;
+}
+
+/* Held changes that a failing health gate kept held, by system. */
+static int collect_gate(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    const ctl_stats_t *st = ctl_get_stats(s->ctl);
+    const char *hc[] = {"HostedCluster", "control-plane"}, *np[] = {"NodePool", "worker-nodes"};
+    if (metrics_emit(e, hc, (double)st->gate_holds[0]) ||
+        metrics_emit(e, np, (double)st->gate_holds[1]))
+        return -1;
+    return 0;
+}
+
+/* Notifications by endpoint: delivered, attempts failed, dropped. */
+static int collect_notify(metrics_emitter *e, void *ud)
+{
+    serve_t *s = ud;
+    const notify_sender_t *n = s->notify;
+    for (size_t i = 0; n && i < n->cfg.n_endpoints; i++) {
+        const notify_counts_t *c = &n->counts[i];
+        const char *sent[] = {n->cfg.endpoints[i].name, "sent"};
+        const char *failed[] = {n->cfg.endpoints[i].name, "failed"};
+        const char *dropped[] = {n->cfg.endpoints[i].name, "dropped"};
+        if (metrics_emit(e, sent, (double)c->sent) ||
+            metrics_emit(e, failed, (double)c->failed) ||
+            metrics_emit(e, dropped, (double)c->dropped))
+            return -1;
+    }
+    return 0;
+}
+
+void serve_set_notify(serve_t *s, const notify_sender_t *n)
+{
+    if (s)
+        s->notify = n;
 }
 
 static int collect_reconcile(metrics_emitter *e, void *ud)
@@ -371,6 +410,18 @@ static int register_families(serve_t *s, char *err, size_t errlen)
           .help = "Material changes that started while changes were restricted, not held at "
                   "admission (no webhook was called), caught by the watch",
           .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_unheld,
+          .collect_ud = s}},
+        {F_GATE,
+         {.name = "change_management_health_gate_holds_total",
+          .help = "Held changes a failing health gate kept held inside a permitted window, "
+                  "once per failing spell",
+          .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_gate,
+          .collect_ud = s}},
+        {F_NOTIFY,
+         {.name = "hcp_controller_notifications_total",
+          .help = "Notification deliveries by endpoint and result: sent (a 2xx answer), failed "
+                  "(an attempt that is tried again), dropped (the queue was full)",
+          .type = METRICS_COUNTER, .labels = notify_labels, .collect = collect_notify,
           .collect_ud = s}},
         {F_RECONCILE,
          {.name = "hcp_controller_reconcile_duration_seconds",

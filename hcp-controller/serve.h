@@ -23,6 +23,11 @@ typedef struct serve serve_t;
  * when the webhooks are off) are borrowed. Returns 0 with *out, or
  * a negative HCP_E* code with a sentence in err (HCP_ELISTEN: an address
  * already in use). */
+/* The notifications whose counts /metrics serves
+ * (hcp_controller_notifications_total); n is borrowed. */
+struct notify_sender;
+void serve_set_notify(serve_t *s, const struct notify_sender *n);
+
 int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
                 const adm_stats_t *adm, const char *metrics_addr, const char *health_addr, char *err, size_t errlen);
 

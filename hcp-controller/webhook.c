@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "log/log.h"
+#include "notify/config.h"
 #include "policy/guard.h"
 #include "policy/manifest.h"
 
@@ -75,25 +76,63 @@ static int read_pair(const webhook_opts_t *o, char **cert, char **key, char *err
     return 0;
 }
 
-int webhook_guard_load(const char *flag, const char *path, guard_config_t *cfg, char *err,
-                       size_t errlen)
+/* Reads the one document of the configuration file path into *doc. */
+static int load_doc(const char *flag, const char *path, json_t **doc, char *err, size_t errlen)
 {
     char e[512], *data = NULL;
     json_t *docs = NULL;
     int rc;
 
+    *doc = NULL;
     if ((rc = read_file(flag, path, &data, err, errlen)) != 0)
         return rc;
     rc = manifest_load(data, strlen(data), &docs, e, sizeof(e));
     if (rc == 0 && json_array_size(docs) != 1)
         rc = hcp_errf(e, sizeof(e), HCP_EINVAL, "expected one document, found %zu",
                       json_array_size(docs));
-    if (rc == 0)
-        rc = guard_config_parse(json_array_get(docs, 0), cfg, e, sizeof(e));
     if (rc != 0)
         rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
+    else
+        *doc = json_incref(json_array_get(docs, 0));
     json_decref(docs);
     free(data);
+    return rc;
+}
+
+int webhook_guard_load(const char *flag, const char *path, guard_config_t *cfg, char *err,
+                       size_t errlen)
+{
+    char e[512];
+    json_t *doc;
+    int rc;
+
+    if ((rc = load_doc(flag, path, &doc, err, errlen)) != 0)
+        return rc;
+    if ((rc = guard_config_parse(doc, cfg, e, sizeof(e))) != 0)
+        rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
+    json_decref(doc);
+    return rc;
+}
+
+int webhook_notify_load(const char *flag, const char *path, notify_config_t *cfg, char *err,
+                        size_t errlen)
+{
+    char e[600];
+    json_t *doc;
+    const json_t *data, *v = NULL;
+    int rc;
+
+    notify_config_default(cfg);
+    if (!path)
+        return 0;
+    if ((rc = load_doc(flag, path, &doc, err, errlen)) != 0)
+        return rc;
+    data = json_object_get(doc, "kind") ? json_object_get(doc, "data") : doc;
+    if (json_is_object(data))
+        v = json_object_get(data, "notifications");
+    if ((rc = notify_config_parse(v, cfg, e, sizeof(e))) != 0)
+        rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
+    json_decref(doc);
     return rc;
 }
 

@@ -41,6 +41,16 @@ int webhook_guard_load(const char *flag, const char *path, struct guard_config *
                        size_t errlen);
 
 /*
+ * Reads the `notifications` key of the same file (notify_config_parse())
+ * into *cfg; the defaults (no endpoint) when path is NULL or the key is
+ * absent. Returns 0, HCP_EIO or HCP_EINVAL with "<flag> <path>:
+ * notifications...: ..." in err (naming the key, never a token).
+ */
+struct notify_config;
+int webhook_notify_load(const char *flag, const char *path, struct notify_config *cfg,
+                        char *err, size_t errlen);
+
+/*
  * Reads the certificate files (and the guard rails when o->guard_file is
  * set), registers the controller's webhooks (the holds and the
  * validation) and starts listening. ctl is borrowed. Returns 0 with *out (NULL when the

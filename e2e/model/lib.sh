@@ -115,6 +115,7 @@ REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
 # scenarios run beside the model with the webhooks: the webhooks' test
 # certificate, and a cleanup that also removes the webhook configuration
 # $WH_NAME and stops the model.
+MODEL_CTL_ARGS=()
 model_suite_begin() {
   begin_suite
   trap 'watch_stop; webhook_scenario_cleanup' EXIT
@@ -127,20 +128,22 @@ model_suite_begin() {
 # (space-separated), a controller "a" serving the webhooks on a port of its
 # own, and the model on the controller's clock. MODEL_WEBHOOKS=0: no webhook
 # configuration and a controller without webhooks (the pause is the only
-# brake).
+# brake). MODEL_CTL_ARGS (an array): more flags for the controller.
 model_scenario() {
   local ns=$1 start=$2 scale=$3 c hcps=() port
   for c in $4; do hcps+=("$ns-$c"); done
   shift 4
   if [ "${MODEL_WEBHOOKS:-1}" = 0 ]; then
     k delete mutatingwebhookconfiguration "$WH_NAME" --ignore-not-found >/dev/null 2>&1
-    start_ctl a "$ns" "$start" "$scale" || { not_ok "controller starts"; return 1; }
+    start_ctl a "$ns" "$start" "$scale" "${MODEL_CTL_ARGS[@]}" ||
+      { not_ok "controller starts"; return 1; }
   else
     port=$(free_port)
     holds_webhook_config "$port" "$ns" "${hcps[@]}" | k apply -f - >/dev/null ||
       { not_ok "webhook configuration"; return 1; }
     start_ctl a "$ns" "$start" "$scale" --webhook-bind-address "127.0.0.1:$port" \
-      --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { not_ok "controller starts"; return 1; }
+      --webhook-cert-file "$CERT" --webhook-key-file "$KEY" "${MODEL_CTL_ARGS[@]}" ||
+      { not_ok "controller starts"; return 1; }
   fi
   model_start "$ns" "$start" "$scale" "${CTL_T0[a]}" "$@" || { not_ok "model starts"; return 1; }
 }

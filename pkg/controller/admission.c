@@ -219,6 +219,31 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict
     return rc;
 }
 
+/* ---- audit (DESIGN.md 3.11) ---- */
+/* Records who made an override or a held request (decide_audit_marks()) in
+ * the write being admitted. */
+static int audit_marks(ctl_controller_t *c, adm_response_t *a, const adm_request_t *q, bool held)
+{
+    decide_audit_mark_t m[DECIDE_AUDIT_MAX];
+    size_t n = decide_audit_marks(q->old_object, q->object, q->user, held,
+                                  ctl_clock_now(&c->opts.clock, c->loop), m);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = m[i].remove ? remove_annotation(a, m[i].key)
+                         : patch_annotation(a, q->object, m[i].key, m[i].value);
+    return rc;
+}
+
+/* A write that asks for another release (either field). */
+static bool release_requested(const adm_request_t *q)
+{
+    return !same_str(decide_json_str(q->object, "spec.release.image"),
+                     decide_json_str(q->old_object, "spec.release.image")) ||
+           !same_str(decide_json_str(q->object, "spec.controlPlaneRelease.image"),
+                     decide_json_str(q->old_object, "spec.controlPlaneRelease.image"));
+}
+/* ---- end audit ---- */
+
 static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                               size_t errlen)
 {
@@ -229,6 +254,8 @@ static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *u
         return 0;
     if ((rc = plan_verdict(ud, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
         return rc;
+    if ((rc = audit_marks(ud, a, q, v.restricted && release_requested(q))) != 0)
+        return hcp_errf(err, errlen, rc, "recording who made the change");
     if (!v.restricted)
         return 0;
     if ((rc = hold_release(a, q, &v, "release", DECIDE_REQUESTED_RELEASE_ANNOTATION)) != 0 ||

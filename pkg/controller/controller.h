@@ -15,6 +15,7 @@
 #ifndef HCP_CONTROLLER_CONTROLLER_H
 #define HCP_CONTROLLER_CONTROLLER_H
 
+#include "notify/payload.h"
 #include <ev.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,6 +50,12 @@ typedef struct ctl_options {
                                     instead of the Secret's address as written */
     double hosted_period;        /* seconds between checks of each hosted
                                     ClusterVersion; 0 = hosted's default */
+    /* Called (when set and leading) for each step notified (DESIGN.md
+     * 3.9): a change held, a held change let through, a window kept
+     * closed by the health gate. ev and its strings are valid during the
+     * call only. */
+    void (*notify)(const notify_event_t *ev, void *ud);
+    void *notify_ud;
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */
@@ -64,6 +71,10 @@ typedef struct ctl_stats {
                                   called), caught by the watch: [0] control
                                   plane (HostedClusters), [1] worker nodes
                                   (NodePools) */
+    uint64_t gate_holds[2];    /* held changes a failing health gate kept held
+                                  when changes were permitted (DESIGN.md 3.10),
+                                  counted once per failing spell: [0]
+                                  HostedClusters, [1] NodePools */
     double reconcile_seconds;  /* total time spent reconciling */
     double last_write_at;      /* Unix time the API server last acknowledged a
                                   write; 0 before the first */

@@ -70,6 +70,9 @@ typedef struct record {
     bool have_last;          /* the fields below hold the previous decision */
     bool last_restricted;
     int last_pending;
+    bool last_gate_failed;   /* the previous decision was held by the health gate */
+    uint64_t last_override;  /* hash of the override record last told (audit), 0 none */
+    uint64_t last_request;   /* hash of the held-request record last told, 0 none */
     bool last_valid;         /* policies: last seen validity */
     decide_seen_t seen;      /* what the previous decision saw (decide_unheld()) */
     /* HostedClusters and NodePools: the resolved stanza, kept until the

@@ -168,6 +168,33 @@ static void event(ctl_controller_t *c, record_t *r, const char *kind, const char
         ctl_arm_retry(c, r);
 }
 
+/* Hands a step to the notifications (leader only): the window it belongs
+ * to is the id's third part, so the same step of the same window is the
+ * same notification after a restart. */
+static void notify(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
+                   notify_step_t step, sched_time_t window, sched_time_t until,
+                   const char *detail)
+{
+    char change[DECIDE_MSGLEN];
+    const decide_hc_t *h = p->kind == DECIDE_HC ? p->self.data : NULL;
+
+    if (!c->opts.notify || !c->leading)
+        return;
+    if (h)
+        snprintf(change, sizeof(change), "release %s",
+                 h->requested_release ? h->requested_release
+                 : h->release_image  ? h->release_image
+                                     : "(none)");
+    else
+        snprintf(change, sizeof(change), "node rollout %s",
+                 p->d.held[0] ? p->d.held : "(template)");
+    notify_event_t ev = {.step = step, .kind = kind, .ns = r->ns, .name = r->name,
+                         .uid = p->self.uid, .window = window,
+                         .at = ctl_clock_now(&c->opts.clock, c->loop), .change = change,
+                         .until = until, .lead = 0, .detail = detail};
+    c->opts.notify(&ev, c->opts.notify_ud);
+}
+
 static void submit(ctl_controller_t *c, record_t *r, const ctl_write_t *w)
 {
     if (ctl_write(&c->writer, &r->wt, w))
@@ -206,6 +233,104 @@ static void unheld_change(ctl_controller_t *c, record_t *r, const decide_plan_t 
     event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "ChangeNotHeld", msg);
 }
 
+/* ---- health gate (DESIGN.md 3.10) ---- */
+/* A held change that a failing health gate keeps held: counted
+ * (change_management_health_gate_holds_total) and told in a HealthGate
+ * Event once per failing spell; a gate skipped by an override is told too.
+ * The conditions, the companion and the hosted ClusterVersion say it from
+ * the decision itself. */
+static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                               const char *kind)
+{
+    const decide_gate_t *g = &p->d.gate;
+    bool failed = g->applies && !g->pass && !g->skipped;
+    char msg[DECIDE_MSGLEN];
+    if (failed && !r->last_gate_failed) {
+        c->stats.gate_holds[p->kind == DECIDE_HC ? 0 : 1]++;
+        log_kv(LOG_WARN, "held change kept held by the health gate", "kind", kind, "namespace",
+               r->ns, "name", r->name, "why", g->why, NULL);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "HealthGate",
+              p->d.paused_message);
+        notify(c, r, p, kind, NOTIFY_GATE_SKIPPED, p->d.state.current.start,
+               p->d.state.current.end, p->d.paused_message);
+    }
+    if (g->applies && g->skipped && !r->last_gate_failed) {
+        snprintf(msg, sizeof(msg),
+                 "The health gate failed (%s), but the override's %s annotation skips it: the "
+                 "held change is let through.",
+                 g->why, DECIDE_SKIP_GATE_ANNOTATION);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "HealthGateSkipped",
+              msg);
+    }
+    r->last_gate_failed = failed;
+}
+
+/* ---- audit (DESIGN.md 3.11) ---- */
+/* The record's hash (decide_release_hash() of "by at"), 0 when none. */
+static uint64_t audit_hash(const char *by, const char *at)
+{
+    char buf[600];
+    if (!by || !at)
+        return 0;
+    snprintf(buf, sizeof(buf), "%s %s", by, at);
+    return decide_release_hash(buf);
+}
+
+/* A record new to this process is told when it is new to the object too:
+ * made within the last 10 minutes (a restart does not tell old ones again). */
+static bool audit_fresh(uint64_t was, uint64_t now_hash, const char *at, sched_time_t now)
+{
+    sched_time_t t;
+    if (!now_hash || now_hash == was)
+        return false;
+    return was != 0 || (sched_parse_rfc3339(at, &t) == 0 && now - t <= 600);
+}
+
+/* Events for a new override record (OverrideSet) and a new held request
+ * (ChangeHeld), each naming who, when, the reason given, and what it means
+ * (the override's expiry, the next window). */
+static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                         const char *kind, sched_time_t now)
+{
+    const decide_audit_t *au = &p->managed->audit;
+    const stanza_t *st = &p->managed->stanza;
+    uint64_t ho = audit_hash(au->override_by, au->override_at);
+    uint64_t hr = audit_hash(au->requested_by, au->requested_at);
+    char msg[DECIDE_MSGLEN], until[32] = "", next[32] = "";
+    bool held = p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : p->d.held[0] != 0;
+
+    if (audit_fresh(r->last_override, ho, au->override_at, now)) {
+        if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
+            decide_format_time(st->permissive_until, until, sizeof(until));
+        else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL &&
+                 st->has_restrictive_until)
+            decide_format_time(st->restrictive_until, until, sizeof(until));
+        snprintf(msg, sizeof(msg), "%s set by %s at %s%s%s%s%s%s.",
+                 st->valid ? stanza_strategy_name(st->strategy) : "An invalid stanza",
+                 au->override_by, au->override_at, au->override_reason ? " (reason: " : "",
+                 au->override_reason ? au->override_reason : "",
+                 au->override_reason ? ")" : "", until[0] ? "; it expires at " : "", until);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal", "OverrideSet", msg);
+    }
+    if (ho)
+        r->last_override = ho;
+    if (held && audit_fresh(r->last_request, hr, au->requested_at, now)) {
+        if (p->d.state.has_next)
+            decide_format_time(p->d.state.next.start, next, sizeof(next));
+        snprintf(msg, sizeof(msg), "A change requested by %s at %s%s%s%s is held%s%s.",
+                 au->requested_by, au->requested_at, au->requested_reason ? " (reason: " : "",
+                 au->requested_reason ? au->requested_reason : "",
+                 au->requested_reason ? ")" : "", next[0] ? " until the window at " : "", next);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal", "ChangeHeld", msg);
+        notify(c, r, p, kind, NOTIFY_HELD,
+               p->d.state.has_next ? p->d.state.next.start : SCHED_NEG_INF,
+               p->d.state.has_next ? p->d.state.next.start : SCHED_POS_INF, msg);
+    }
+    if (hr)
+        r->last_request = hr;
+}
+/* ---- end audit ---- */
+
 static void transition_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                               const char *kind)
 {
@@ -216,14 +341,20 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal",
               d->restricted ? "WindowClosed" : "WindowOpened", d->paused_message);
     if (r->have_last && r->last_pending == 2 && d->pending_metric == 1)
+    {
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
               "Pending changes may start now.");
+        notify(c, r, p, kind, NOTIFY_INITIATED, d->state.current.start, d->state.current.end,
+               "The held change is let through: its window is open.");
+    }
     if (d->action == DECIDE_PAUSE_REASSERT) {
         c->stats.reasserts++;
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Warning", "PauseReasserted",
               "Another writer removed the pause while changes are restricted; it was "
               "re-asserted.");
     }
+    health_gate_events(c, r, p, kind);
+    audit_events(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
     r->have_last = true;
     r->last_restricted = d->restricted;
     r->last_pending = d->pending_metric;

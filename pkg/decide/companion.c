@@ -62,8 +62,11 @@ static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason
 static json_t *behavior_doc(const decide_decision_t *d)
 {
     const sched_state_t *s = &d->state;
-    const char *cur_reason = s->permitted ? "ChangesPermitted" : d->restricted_reason;
-    json_t *cur = state_doc(s->permitted, s->current, cur_reason);
+    /* A failing health gate holds changes inside the window (DESIGN.md 3.10). */
+    bool held_by_gate = s->permitted && d->gate.applies && !d->gate.pass && !d->gate.skipped;
+    bool permitted = s->permitted && !held_by_gate;
+    const char *cur_reason = permitted ? "ChangesPermitted" : d->restricted_reason;
+    json_t *cur = state_doc(permitted, s->current, cur_reason);
     if (cur && d->excluded &&
         json_object_set_new(cur, "exclusion",
                             json_pack("{s:s, s:o}", "reason", d->excluded_reason, "endTime",
@@ -128,6 +131,18 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
     if (!doc)
         return NULL;
     if (st->policy[0] && json_object_set_new(doc, "policy", json_string(st->policy)))
+        goto fail;
+    const decide_managed_t *m = kind == DECIDE_HC ? &((const decide_hc_t *)self)->m
+                                                  : &((const decide_np_t *)self)->m;
+    json_t *audit = decide_audit_doc(&m->audit, kind == DECIDE_HC ? decide_hc_held(self)
+                                                                  : d->held[0] != 0);
+    if (audit && json_object_set_new(doc, "audit", audit))
+        goto fail;
+    if (d->gate.applies &&
+        json_object_set_new(doc, "healthGate",
+                            d->gate.pass ? json_pack("{s:b}", "passed", 1)
+                                         : json_pack("{s:b, s:b, s:s}", "passed", 0, "skipped",
+                                                     d->gate.skipped, "message", d->gate.why)))
         goto fail;
     if (kind == DECIDE_NP && inter) {
         const char *hc = ((const decide_np_t *)self)->cluster_name;

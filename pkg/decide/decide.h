@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "decide/gate.h"
 #include "decide/model.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
@@ -69,6 +70,7 @@ typedef struct decide_decision {
     bool projected_status; /* HostedClusterVersionProjected condition */
     const char *projected_reason;         /* static CamelCase */
     char projected_message[DECIDE_MSGLEN];
+    decide_gate_t gate;    /* the health gate's verdict (decide_gate_apply()) */
 } decide_decision_t;
 
 /* The action that brings a CAPI object (NULL: not found, nothing to do) to

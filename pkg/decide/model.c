@@ -150,7 +150,8 @@ static int managed_extract(const json_t *obj, decide_managed_t *m)
     m->conditions = json_is_array(conds) ? json_incref(conds) : NULL;
     if (read_cond(conds, "ChangesPaused", &m->paused) ||
         read_cond(conds, "ChangesPending", &m->pending) ||
-        read_cond(conds, "HostedClusterVersionProjected", &m->projected))
+        read_cond(conds, "HostedClusterVersionProjected", &m->projected) ||
+        decide_audit_extract(obj, &m->audit))
         return -1;
     return 0;
 }
@@ -261,6 +262,7 @@ static void managed_free(decide_managed_t *m)
     cond_free(&m->paused);
     cond_free(&m->pending);
     cond_free(&m->projected);
+    decide_audit_free(&m->audit);
 }
 
 int decide_managed_compact(decide_managed_t *m)
@@ -341,6 +343,7 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
                                             : NULL;
     hc->history_partial = state && strcmp(state, "Partial") == 0;
     hc->optin_label = optin_label(obj);
+    decide_health_extract(obj, false, &hc->m.health);
     return hc;
 fail:
     decide_hc_free(hc);
@@ -427,6 +430,7 @@ decide_np_t *decide_np_extract(const json_t *obj)
     np->in_place = ut && strcmp(ut, "InPlace") == 0;
     np->updating_version = condition_true(np->m.conditions, "UpdatingVersion");
     np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
+    decide_health_extract(obj, true, &np->m.health);
     np->optin_label = optin_label(obj);
     if (np_request(obj, np))
         goto fail;

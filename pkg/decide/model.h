@@ -19,6 +19,8 @@
 
 #include <jansson.h>
 
+#include "decide/audit.h"
+#include "decide/gate.h"
 #include "policy/stanza.h"
 
 /* The annotation CAPI honours to stop reconciling an object. */
@@ -101,6 +103,8 @@ typedef struct decide_managed {
     decide_seen_cond_t paused;      /* our ChangesPaused condition */
     decide_seen_cond_t pending;     /* our ChangesPending condition */
     decide_seen_cond_t projected;   /* our HostedClusterVersionProjected condition */
+    decide_health_t health;         /* what the health gate reads (gate.h) */
+    decide_audit_t audit;           /* who made the last override and held request (audit.h) */
 } decide_managed_t;
 
 typedef struct decide_hc {

@@ -73,6 +73,9 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
                         ns, name, rc);
+    /* DESIGN.md 3.10: a held release goes through only to a healthy cluster. */
+    decide_gate_apply(&p->d, false, &hc->m.health, &hc->m.stanza, decide_hc_held(hc), p->capi.data,
+                      v->admission_holds, now);
     if (v->projection) {
         decide_projection_t pr = {0};
         v->projection(v->ud, ns, name, &p->d, &pr);
@@ -153,6 +156,11 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
                         name, rc);
+    /* DESIGN.md 3.10: a held template or target goes through only to a
+     * healthy pool; a rollout already under way is not a held change. */
+    const decide_capi_t *md = p->capi.data;
+    decide_gate_apply(&p->d, true, &np->m.health, &np->m.stanza,
+                      p->d.held[0] && !(md && md->rolling), md, v->admission_holds, now);
     if (v->status_doc)
         p->status_doc = decide_status_doc(DECIDE_NP, np, &p->d, p->res, p->inter, now);
     return 0;

@@ -64,6 +64,7 @@ typedef struct guard_config {
  *   exemptNamespaces, exemptUsers, exemptGroups
  *                     comma- or space-separated names, or (plain object
  *                     only) arrays of strings; "prefix*" matches by prefix
+ *   notifications     not read here: the notify module's (notify/config.h)
  * Unknown keys are refused, so that a misspelt limit is never silently
  * off; minPermittedTime needs rollingPeriod and may not exceed it. Returns
  * 0 with *cfg filled, or HCP_EINVAL with err naming the key. */

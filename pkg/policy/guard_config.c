@@ -124,7 +124,7 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
                                        "minBlockLength",     "maxExclusionLength",
                                        "maxRestrictiveUntil", "exemptNamespaces",
                                        "exemptUsers",        "exemptGroups",
-                                       NULL};
+                                       "notifications",      NULL};
     sched_time_t *dur[] = {&cfg->min_permitted, &cfg->period, &cfg->min_block,
                            &cfg->max_exclusion, &cfg->max_restrictive};
     int rc, i;

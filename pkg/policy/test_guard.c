@@ -118,6 +118,11 @@ static void test_config_plain(void **state)
     assert_int_equal(c.n_exempt_users, 2);
     c = config("{'kind':'ConfigMap'}");
     assert_int_equal(c.max_exclusion, 0);
+    /* The same file carries the notifications (notify_config_parse()
+     * reads them); the guard rails neither refuse nor read the key. */
+    c = config("{'kind':'ConfigMap','data':{'maxExclusionLength':'2h',"
+               "'notifications':'endpoints: []'}}");
+    assert_int_equal(c.max_exclusion, 2 * 60 * 60);
 }
 
 static void test_config_bad(void **state)

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Notifications (DESIGN.md 3.9) beside the HyperShift / Cluster API
+# behaviour model, with the admission webhooks holding the release and a
+# small HTTP receiver of the test's (python3 http.server, each POST body
+# written to a file).
+#
+# The controller reads the `notifications` key of its --guard-config file:
+# one CloudEvents endpoint at the receiver with a bearer token file. A
+# release requested on Friday evening is held for the Saturday window while
+# the receiver is down: the `held` notification fails, is tried again with
+# backoff, and arrives once the receiver is up. At the window's opening the
+# `initiated` notification arrives. Each is checked for the CloudEvents 1.0
+# attributes (specversion, type, source, id, subject) and data naming the
+# object; the token is sent as a bearer token and never logged; the metric
+# counts sent and failed. A `notifications` key that does not parse stops
+# the start naming the key. 2026-03-07 is a Saturday.
+#
+# Needs the "main" instance (e2e/cluster.sh up main), build/hcp-controller
+# and the model. CTL_E2E_ONLY="fn ..." runs only the named scenarios.
+# Prints "N passed, N failed".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=e2e/controller/lib.sh
+. "$here/lib.sh"
+# shellcheck source=e2e/model/lib.sh
+. "$here/../model/lib.sh"
+
+WH_NAME=hcp-e2e-notify-$$
+RECV_PID=
+TOKEN=e2e-token-$$-secret
+
+count_events() { events "$1" "$2" | grep -c "^$3\$"; }
+notif_metric() { metric a "hcp_controller_notifications_total\\{endpoint=\"recv\",result=\"$1\"\\}"; }
+
+# recv_start DIR PORT: the receiver; each POST's body goes to DIR/N.json,
+# its Authorization header to DIR/N.auth; answers 200.
+recv_start() {
+  python3 - "$1" "$2" >"$1/recv.log" 2>&1 <<'PY' &
+import http.server, os, sys
+d, port = sys.argv[1], int(sys.argv[2])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        n = len([f for f in os.listdir(d) if f.endswith(".json")])
+        with open(os.path.join(d, "%d.auth" % n), "w") as f:
+            f.write(self.headers.get("Authorization", ""))
+        with open(os.path.join(d, "%d.ct" % n), "w") as f:
+            f.write(self.headers.get("Content-Type", ""))
+        with open(os.path.join(d, "%d.tmp" % n), "wb") as f:
+            f.write(body)
+        os.rename(os.path.join(d, "%d.tmp" % n), os.path.join(d, "%d.json" % n))
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+  RECV_PID=$!
+  wait_for 10 bash -c "ss -Htln 'sport = :$2' | grep -q ."
+}
+recv_stop() { [ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null; RECV_PID=; }
+# step_doc DIR STEP: the first CloudEvent received whose data.step is STEP.
+step_doc() { cat "$1"/*.json 2>/dev/null | jq -c --arg s "$2" 'select(.data.step == $s)' | head -1; }
+step_count() { cat "$1"/*.json 2>/dev/null | jq -r .data.step | grep -c "^$2\$"; }
+failed_seen() { local v; v=$(notif_metric failed); [ "${v:-0}" -ge 1 ] && echo yes || echo no; }
+step_field() { step_doc "$1" "$2" | jq -r "$3"; }
+
+held_and_initiated_notified() {
+  local ns dir port uid doc id f
+  ns=$(new_ns notify) || return
+  dir=$CTL_TMP/recv
+  mkdir -p "$dir"
+  port=$(free_port)
+  printf '%s\n' "$TOKEN" >"$CTL_TMP/token"
+  cat >"$CTL_TMP/guard.yaml" <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: hcp-controller-guard}
+data:
+  notifications: |
+    {"endpoints": [{"name": "recv", "url": "http://127.0.0.1:$port/hook",
+                    "tokenFile": "$CTL_TMP/token"}]}
+YAML
+  MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard.yaml" -v 2)
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 10m)" || return
+  must mk_hc "$ns" hc1 policy=weekly || return
+  # 10 simulated minutes before the window: 20 s real at 30x.
+  model_scenario "$ns" 2026-03-06T23:50:00Z 30 hc1 --hc-status || return
+  uid=$(get "$(hc_path "$ns" hc1)" .metadata.uid)
+  # The receiver is down when the release is held.
+  release_held "a release on Friday evening" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
+  eventually "a ChangeHeld Event" 1 count_events "$ns" hc1 ChangeHeld
+  EVENTUALLY=10 eventually "the receiver down: the delivery fails and is counted" yes failed_seen
+  now_is "nothing delivered while the receiver is down" 0 notif_metric sent
+  sleep 3
+  recv_start "$dir" "$port"
+  EVENTUALLY=12 eventually "the held notification arrives once the receiver is up (retried)" 1 \
+    step_count "$dir" held
+  still_before a 2026-03-07T00:00:00Z "the held notification"
+  doc=$(step_doc "$dir" held)
+  check_eq "held: specversion 1.0" 1.0 "$(jq -r .specversion <<<"$doc")"
+  check_eq "held: type" io.openshift.hypershift.changemanagement.held.v1 "$(jq -r .type <<<"$doc")"
+  check_eq "held: source" "/hcp-controller/namespaces/$ns" "$(jq -r .source <<<"$doc")"
+  check_eq "held: subject names the object" "hostedclusters/$ns/hc1" "$(jq -r .subject <<<"$doc")"
+  check_eq "held: data names the object" "HostedCluster/$ns/hc1" \
+    "$(jq -r '"\(.data.kind)/\(.data.namespace)/\(.data.name)"' <<<"$doc")"
+  check_eq "held: data says what is held" "release $REL1" "$(jq -r .data.change <<<"$doc")"
+  check_eq "held: held until the window" 2026-03-07T00:00:00Z "$(jq -r .data.until <<<"$doc")"
+  id=$(jq -r .id <<<"$doc")
+  check "held: an id of 32 hex digits" grep -Eq '^[0-9a-f]{32}$' <<<"$id"
+  f=$(grep -l '"held"' "$dir"/*.json | head -1)
+  check_eq "the bearer token is sent" "Bearer $TOKEN" "$(cat "${f%.json}.auth")"
+  check_eq "the content type is CloudEvents structured" application/cloudevents+json \
+    "$(cat "${f%.json}.ct")"
+  now_is "the metric counts it sent" 1 notif_metric sent
+  check "the token is never logged" bash -c "! grep -q '$TOKEN' '${CTL_LOG[a]}'"
+
+  sleep_until_sim a 2026-03-07T00:00:00Z 1
+  EVENTUALLY=10 eventually "the initiated notification at the window's opening" 1 \
+    step_count "$dir" initiated
+  doc=$(step_doc "$dir" initiated)
+  check_eq "initiated: type" io.openshift.hypershift.changemanagement.initiated.v1 \
+    "$(jq -r .type <<<"$doc")"
+  check_eq "initiated: data names the object" "HostedCluster/$ns/hc1" \
+    "$(jq -r '"\(.data.kind)/\(.data.namespace)/\(.data.name)"' <<<"$doc")"
+  check_eq "initiated: the window" 2026-03-07T00:00:00Z "$(jq -r .data.window <<<"$doc")"
+  check "initiated: its id differs from held's" test "$(jq -r .id <<<"$doc")" != "$id"
+  eventually "the metric counts both sent" 2 notif_metric sent
+  now_is "each step arrived once" "1 1" \
+    bash -c 'echo "$("$0" "$1" held) $("$0" "$1" initiated)"' step_count "$dir"
+  : "$uid"
+  recv_stop
+}
+
+bad_notifications_stop_the_start() {
+  local out rc
+  printf '%s\n' 'notifications:' '  endpoints:' '    - name: ops' '      url: ftp://x' \
+    >"$CTL_TMP/bad.yaml"
+  out=$(timeout 20 "$HCP_BIN" run --kubeconfig "$KCFG" --guard-config "$CTL_TMP/bad.yaml" \
+    --metrics-bind-address 0 --health-probe-bind-address 0 2>&1)
+  rc=$?
+  check "a bad notifications key stops the start" test "$rc" -ne 0 -a "$rc" -ne 124
+  check_contains "the error names the key" "notifications.endpoints[0].url" "$out"
+}
+
+model_suite_begin
+trap 'recv_stop; watch_stop; webhook_scenario_cleanup' EXIT
+run_scenario held_and_initiated_notified
+run_scenario bad_notifications_stop_the_start
+summary

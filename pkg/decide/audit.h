@@ -1,0 +1,79 @@
+/* audit: who changed what (DESIGN.md 3.11).
+ *
+ * Every override (a write that changes a stanza's strategy, permissiveUntil
+ * or restrictiveUntil) and every request held at admission records who made
+ * it (the admission request's userInfo.username, nothing else of userInfo),
+ * when, and the reason the writer gave in DECIDE_REASON_ANNOTATION. The
+ * admission webhook writes the record as annotations of the object in the
+ * very write it admits (decide_audit_marks()), so it survives a restart and
+ * every replica reads the same; the controller reads them back at watch time
+ * (decide_audit_extract()) into the companion (decide_audit_doc()) and its
+ * Events. A write that edits a record without making the change it records
+ * gets the record back as it was: a record cannot be forged through the
+ * webhook. Tokens and credentials are never recorded.
+ *
+ * Everything here is pure.
+ */
+#ifndef HCP_DECIDE_AUDIT_H
+#define HCP_DECIDE_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "schedule/schedule.h"
+
+/* The writer's reason, optional, as people write it on the object. */
+#define DECIDE_REASON_ANNOTATION "changemanagement.hypershift.openshift.io/reason"
+/* The last override: who, when (RFC 3339 UTC), the reason given with it. */
+#define DECIDE_OVERRIDE_BY_ANNOTATION "changemanagement.hypershift.openshift.io/override-by"
+#define DECIDE_OVERRIDE_AT_ANNOTATION "changemanagement.hypershift.openshift.io/override-at"
+#define DECIDE_OVERRIDE_REASON_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/override-reason"
+/* The last request held at admission: who, when, the reason given with it. */
+#define DECIDE_REQUESTED_BY_ANNOTATION "changemanagement.hypershift.openshift.io/requested-by"
+#define DECIDE_REQUESTED_AT_ANNOTATION "changemanagement.hypershift.openshift.io/requested-at"
+#define DECIDE_REQUESTED_REASON_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/requested-reason"
+
+#define DECIDE_AUDIT_MAX 6      /* marks one write can get */
+#define DECIDE_AUDIT_VALLEN 256 /* a mark's value, at most (longer reasons are cut) */
+
+/* One annotation the webhook sets (value) or removes (remove). */
+typedef struct decide_audit_mark {
+    const char *key;               /* one of the *_ANNOTATION above (static) */
+    bool remove;                   /* remove it (it is in the object written) */
+    char value[DECIDE_AUDIT_VALLEN];
+} decide_audit_mark_t;
+
+/* The audit annotations for a write of old_obj into new_obj (HostedCluster
+ * or NodePool, as the AdmissionReview carries them) by user at now; held:
+ * the webhook holds a requested change of this write. An override is a
+ * stanza whose strategy, permissiveUntil or restrictiveUntil differ from
+ * the old object's. The reason recorded is the reason annotation when this
+ * write sets or changes it, else none (a reason left from an earlier write
+ * is not this one's). Record annotations the write changes without making
+ * the change they record are put back as they were. Fills out (at most
+ * DECIDE_AUDIT_MAX) and returns how many. user "" reads "unknown". */
+size_t decide_audit_marks(const json_t *old_obj, const json_t *new_obj, const char *user,
+                          bool held, sched_time_t now, decide_audit_mark_t *out);
+
+/* The records as an object carries them; every member owned, NULL when
+ * absent. */
+typedef struct decide_audit {
+    char *override_by, *override_at, *override_reason;
+    char *requested_by, *requested_at, *requested_reason;
+} decide_audit_t;
+
+/* Reads the records of obj into *out (zeroed first). Returns 0 or
+ * HCP_ENOMEM (*out then holds nothing). */
+int decide_audit_extract(const json_t *obj, decide_audit_t *out);
+void decide_audit_free(decide_audit_t *a);
+
+/* The companion's `audit` member: {override: {by, at, reason?}?,
+ * heldRequest: {by, at, reason?}?} with heldRequest only while held, or
+ * NULL when there is nothing to say. New reference. */
+json_t *decide_audit_doc(const decide_audit_t *a, bool held);
+
+#endif

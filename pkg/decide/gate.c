@@ -1,0 +1,162 @@
+/* gate.c: the health gate's verdict and what it does to a decision. */
+#include "decide/gate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "decide/decide.h"
+#include "decide/model.h"
+
+/* Condition `type` of a conditions array: its status, and its reason into
+ * reason (when given) when the condition is there. */
+static decide_cond3_t cond3(const json_t *conds, const char *type, const char **reason)
+{
+    size_t i;
+    const json_t *c;
+    if (!json_is_array(conds))
+        return DECIDE_COND_ABSENT;
+    json_array_foreach(conds, i, c) {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (!t || strcmp(t, type) != 0)
+            continue;
+        const char *st = json_string_value(json_object_get(c, "status"));
+        *reason = json_string_value(json_object_get(c, "reason"));
+        if (st && strcmp(st, "True") == 0)
+            return DECIDE_COND_TRUE;
+        if (st && strcmp(st, "False") == 0)
+            return DECIDE_COND_FALSE;
+        return DECIDE_COND_UNKNOWN;
+    }
+    return DECIDE_COND_ABSENT;
+}
+
+/* Keeps the first failing condition's reason (printable ASCII only: it is
+ * quoted in conditions and Events). */
+static void keep_reason(decide_health_t *h, bool failing, const char *reason)
+{
+    size_t n = 0;
+    if (!failing || h->reason[0] || !reason)
+        return;
+    for (; reason[n] && n + 1 < sizeof(h->reason); n++)
+        h->reason[n] = reason[n] >= 0x20 && reason[n] < 0x7f ? reason[n] : '?';
+    h->reason[n] = '\0';
+}
+
+void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *out)
+{
+    const json_t *conds = decide_json_path(obj, "status.conditions");
+    const json_t *ann = decide_json_path(obj, "metadata.annotations");
+    const char *skip = json_string_value(json_object_get(ann, DECIDE_SKIP_GATE_ANNOTATION));
+    const char *r1 = NULL, *r2 = NULL;
+
+    memset(out, 0, sizeof(*out));
+    out->skip = skip && strcmp(skip, "true") == 0;
+    if (nodepool) {
+        out->ready = (uint8_t)cond3(conds, "Ready", &r1);
+        out->nodes_healthy = (uint8_t)cond3(conds, "AllNodesHealthy", &r2);
+        keep_reason(out, out->ready == DECIDE_COND_FALSE || out->ready == DECIDE_COND_UNKNOWN,
+                    r1);
+        keep_reason(out, out->nodes_healthy == DECIDE_COND_FALSE, r2);
+        return;
+    }
+    out->available = (uint8_t)cond3(conds, "Available", &r1);
+    out->degraded = (uint8_t)cond3(conds, "Degraded", &r2);
+    keep_reason(out,
+                out->available == DECIDE_COND_FALSE || out->available == DECIDE_COND_UNKNOWN, r1);
+    keep_reason(out, out->degraded == DECIDE_COND_TRUE, r2);
+    const json_t *hist = decide_json_path(obj, "status.version.history");
+    const char *state = json_is_array(hist) ? json_string_value(json_object_get(
+                                                  json_array_get(hist, 0), "state"))
+                                            : NULL;
+    out->partial = state && strcmp(state, "Partial") == 0;
+}
+
+static const char *status_word(uint8_t c)
+{
+    return c == DECIDE_COND_TRUE ? "True" : c == DECIDE_COND_FALSE ? "False" : "Unknown";
+}
+
+/* "<type> is <status> (reason R)". */
+static void failed(char *why, size_t len, const char *type, uint8_t c, const char *reason)
+{
+    snprintf(why, len, "%s is %s%s%s%s", type, status_word(c), reason[0] ? " (reason " : "",
+             reason, reason[0] ? ")" : "");
+}
+
+bool decide_health_ok(const decide_health_t *h, bool nodepool, char *why, size_t len)
+{
+    if (nodepool) {
+        if (h->ready == DECIDE_COND_FALSE || h->ready == DECIDE_COND_UNKNOWN)
+            failed(why, len, "Ready", h->ready, h->reason);
+        else if (h->nodes_healthy == DECIDE_COND_FALSE)
+            failed(why, len, "AllNodesHealthy", h->nodes_healthy, h->reason);
+        else
+            return true;
+        return false;
+    }
+    if (h->available == DECIDE_COND_FALSE || h->available == DECIDE_COND_UNKNOWN)
+        failed(why, len, "Available", h->available, h->reason);
+    else if (h->degraded == DECIDE_COND_TRUE)
+        failed(why, len, "Degraded", h->degraded, h->reason);
+    else if (h->partial)
+        snprintf(why, len, "a control-plane update is still Partial in status.version.history");
+    else
+        return true;
+    return false;
+}
+
+bool decide_gate_override(const stanza_t *st, const decide_health_t *h, sched_time_t now)
+{
+    if (!h->skip || !st->present || !st->valid)
+        return false;
+    return st->strategy == STANZA_PERMISSIVE ||
+           (st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until &&
+            now < st->permissive_until);
+}
+
+void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_t *h,
+                       const stanza_t *st, bool held, const decide_capi_t *capi,
+                       bool held_at_admission, sched_time_t now)
+{
+    char until[32];
+    decide_gate_t *g = &d->gate;
+
+    memset(g, 0, sizeof(*g));
+    g->applies = !d->restricted && held;
+    if (!g->applies)
+        return;
+    g->pass = decide_health_ok(h, nodepool, g->why, sizeof(g->why));
+    if (g->pass)
+        return;
+    g->skipped = decide_gate_override(st, h, now);
+    if (g->skipped)
+        return;
+
+    d->restricted = true;
+    d->restricted_reason = "HealthGate";
+    /* A control-plane update under way is one material change: the
+     * Cluster's pause (only the signal CAPI tooling reads) is not added
+     * under it. A NodePool's held template is held at admission, so its
+     * MachineDeployment/MachineSet stays unpaused and keeps scaling. */
+    if (nodepool)
+        d->pause_wanted = capi && !held_at_admission;
+    else
+        d->pause_wanted = !(h->partial && capi && !capi->paused);
+    d->hold_open = !nodepool && !d->pause_wanted;
+    d->action = decide_pause_action(d->pause_wanted, capi);
+    if (nodepool)
+        d->spec_pause = capi && capi->spec_marker ? -1 : 0;
+    d->pending = true;
+    d->pending_metric = 2;
+    d->paused_status = true;
+    d->paused_reason = "HealthGate";
+    decide_format_time(d->state.current.end, until, sizeof(until));
+    snprintf(d->paused_message, sizeof(d->paused_message),
+             "Changes are held by the health gate: %s. It is checked again while the window is "
+             "open%s%s.",
+             g->why, until[0] ? ", until " : "", until);
+    d->pending_status = true;
+    d->pending_reason = "HealthGate";
+    snprintf(d->pending_message, sizeof(d->pending_message),
+             "Pending changes wait for the health gate: %s.", g->why);
+}

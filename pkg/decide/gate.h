@@ -1,0 +1,106 @@
+/* gate: the health gate before a held change is let through (DESIGN.md 3.10).
+ *
+ * Seed 004: "maintenance is skipped when cluster is unhealthy". When a
+ * window opens (or an override permits changes) and a change is held, the
+ * change is let through only when HyperShift reports the object healthy:
+ *
+ * - a HostedCluster: condition Available not False/Unknown, Degraded not
+ *   True, and no control-plane update still Partial in
+ *   status.version.history (HyperShift: api/hypershift/v1beta1/
+ *   hostedcluster_conditions.go, HostedClusterAvailable and
+ *   HostedClusterDegraded; the history entries of ClusterVersion);
+ * - a NodePool: condition Ready not False/Unknown, and AllNodesHealthy not
+ *   False (api/hypershift/v1beta1/nodepool_conditions.go,
+ *   NodePoolReadyConditionType and NodePoolAllNodesHealthyConditionType:
+ *   HyperShift's word that a machine of the pool failed its health checks).
+ *
+ * A condition HyperShift has not written at all reads as not reported and
+ * does not fail the gate: HyperShift writes these conditions on its first
+ * reconcile of an object, and an object it has never reconciled has no
+ * other state to judge; every reported False (or Unknown) fails it.
+ *
+ * A failing gate keeps the change held: the decision becomes restricted
+ * with reason HealthGate on both conditions, and is decided again on the
+ * object's next event (HyperShift's status writes enqueue it) for as long as
+ * the window is open. An override skips the gate only when it says so: the
+ * object's own stanza is a PermissiveUntil in force (or Permissive) and the
+ * object carries DECIDE_SKIP_GATE_ANNOTATION: "true".
+ *
+ * Everything here is pure.
+ */
+#ifndef HCP_DECIDE_GATE_H
+#define HCP_DECIDE_GATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "policy/stanza.h"
+#include "schedule/schedule.h"
+
+/* Set to "true" beside a PermissiveUntil (or Permissive) override: the held
+ * change is let through whatever the object's health. */
+#define DECIDE_SKIP_GATE_ANNOTATION "changemanagement.hypershift.openshift.io/skip-health-gate"
+
+#define DECIDE_GATE_REASONLEN 64 /* a failing condition's reason as kept */
+#define DECIDE_GATE_WHYLEN 384   /* a verdict in words */
+
+/* A condition's status as the gate reads it. */
+typedef enum decide_cond3 {
+    DECIDE_COND_ABSENT = 0, /* not written (not reported) */
+    DECIDE_COND_TRUE,
+    DECIDE_COND_FALSE,
+    DECIDE_COND_UNKNOWN,    /* "Unknown" or anything else */
+} decide_cond3_t;
+
+/* What the gate reads of an object, extracted at watch time (no JSON kept). */
+typedef struct decide_health {
+    uint8_t available;      /* HostedCluster Available (decide_cond3_t) */
+    uint8_t degraded;       /* HostedCluster Degraded */
+    uint8_t ready;          /* NodePool Ready */
+    uint8_t nodes_healthy;  /* NodePool AllNodesHealthy */
+    bool partial;           /* HostedCluster: status.version.history[0].state Partial */
+    bool skip;              /* carries DECIDE_SKIP_GATE_ANNOTATION: "true" */
+    char reason[DECIDE_GATE_REASONLEN]; /* the first failing condition's reason, "" */
+} decide_health_t;
+
+/* The gate's verdict on one decision. */
+typedef struct decide_gate {
+    bool applies;   /* changes are permitted and a change is held: the gate decides */
+    bool pass;      /* healthy (meaningful when applies) */
+    bool skipped;   /* failing, but the override says to skip the gate */
+    char why[DECIDE_GATE_WHYLEN]; /* failing (also when skipped): what failed,
+                                     a clause ("Degraded is True (reason X)") */
+} decide_gate_t;
+
+/* Reads the gate's inputs from a HostedCluster (nodepool false) or NodePool
+ * object as served. Never fails: a field of the wrong type reads as absent. */
+void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *out);
+
+/* The verdict on health alone: true when healthy; else why (a clause) is
+ * filled. nodepool selects which conditions are judged. */
+bool decide_health_ok(const decide_health_t *h, bool nodepool, char *why, size_t len);
+
+/* True when the object's own stanza is an override in force (Permissive, or
+ * PermissiveUntil before its end) and h carries the skip annotation. */
+bool decide_gate_override(const stanza_t *st, const decide_health_t *h, sched_time_t now);
+
+struct decide_decision;
+struct decide_capi;
+
+/* Applies the gate to a decision d of a HostedCluster (nodepool false) or
+ * NodePool: held says a change is held and waits to be let through (not one
+ * already under way). When d permits changes and held, the verdict goes to
+ * d->gate; a failing gate (not skipped) makes d restricted with reason
+ * HealthGate on both conditions, the pending metric blocked, and the CAPI
+ * object's pause as a restricted decision with a held change wants it
+ * (capi: the Cluster or MachineDeployment/MachineSet, NULL when none;
+ * held_at_admission as for decide_hc()/decide_np()). A control-plane update
+ * under way (Partial) on an unpaused Cluster is never paused. d->wake is
+ * kept: the window's end changes the answer by time, health by events. */
+void decide_gate_apply(struct decide_decision *d, bool nodepool, const decide_health_t *h,
+                       const stanza_t *st, bool held, const struct decide_capi *capi,
+                       bool held_at_admission, sched_time_t now);
+
+#endif

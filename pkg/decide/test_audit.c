@@ -1,0 +1,168 @@
+/* test_audit.c: the records of who made an override or a held request. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide/audit.h"
+
+#define CM "changemanagement.hypershift.openshift.io/"
+
+static json_t *J(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+    if (!j)
+        fail_msg("bad test JSON: %s (%s)", e.text, text);
+    return j;
+}
+
+static sched_time_t T(const char *s)
+{
+    sched_time_t t;
+    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
+    return t;
+}
+
+/* The marks of a write from annotations `was` to `now` (JSON members). */
+static size_t marks(const char *was, const char *now, const char *user, bool held,
+                    decide_audit_mark_t *m)
+{
+    char a[2048], b[2048];
+    snprintf(a, sizeof(a), "{\"metadata\":{\"annotations\":{%s}}}", was);
+    snprintf(b, sizeof(b), "{\"metadata\":{\"annotations\":{%s}}}", now);
+    json_t *o = J(a), *n = J(b);
+    size_t k = decide_audit_marks(o, n, user, held, T("2026-03-06T10:00:00Z"), m);
+    json_decref(o);
+    json_decref(n);
+    return k;
+}
+
+static const decide_audit_mark_t *find(const decide_audit_mark_t *m, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(m[i].key, key) == 0)
+            return &m[i];
+    return NULL;
+}
+
+#define POLICY "\"" CM "policy\":\"weekly\""
+#define PU(t)                                                                                  \
+    "\"" CM "strategy\":\"PermissiveUntil\",\"" CM "permissive-until\":\"" t "\""
+
+/* A PermissiveUntil written over a policy: who and when, and the reason
+ * the same write gives. */
+static void test_audit_override_recorded(void **state)
+{
+    (void)state;
+    decide_audit_mark_t m[DECIDE_AUDIT_MAX];
+    size_t n = marks(POLICY, POLICY "," PU("2026-03-07T00:00:00Z") ",\"" CM
+                                    "reason\":\"INC-42 hotfix\"",
+                     "alice@example.com", false, m);
+    assert_int_equal(n, 3);
+    assert_string_equal(find(m, n, DECIDE_OVERRIDE_BY_ANNOTATION)->value, "alice@example.com");
+    assert_string_equal(find(m, n, DECIDE_OVERRIDE_AT_ANNOTATION)->value, "2026-03-06T10:00:00Z");
+    assert_string_equal(find(m, n, DECIDE_OVERRIDE_REASON_ANNOTATION)->value, "INC-42 hotfix");
+    assert_null(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION));
+    /* A later override to another time, reason untouched: no reason of its own. */
+    n = marks(POLICY "," PU("2026-03-07T00:00:00Z") ",\"" CM "reason\":\"INC-42 hotfix\",\"" CM
+                     "override-reason\":\"INC-42 hotfix\"",
+              POLICY "," PU("2026-03-08T00:00:00Z") ",\"" CM "reason\":\"INC-42 hotfix\",\"" CM
+                     "override-reason\":\"INC-42 hotfix\"",
+              "bob", false, m);
+    assert_int_equal(n, 3);
+    assert_string_equal(find(m, n, DECIDE_OVERRIDE_BY_ANNOTATION)->value, "bob");
+    assert_true(find(m, n, DECIDE_OVERRIDE_REASON_ANNOTATION)->remove);
+    /* Back to the policy (Restrictive, anything that changes the strategy) counts too. */
+    n = marks(POLICY "," PU("2026-03-07T00:00:00Z"), POLICY, "carol", false, m);
+    assert_int_equal(n, 2);
+    assert_string_equal(find(m, n, DECIDE_OVERRIDE_BY_ANNOTATION)->value, "carol");
+}
+
+/* Writes that make no override and hold nothing (HyperShift's) get no
+ * marks; an unknown user reads "unknown"; control bytes are not kept. */
+static void test_audit_nothing_to_record(void **state)
+{
+    (void)state;
+    decide_audit_mark_t m[DECIDE_AUDIT_MAX];
+    assert_int_equal(marks(POLICY, POLICY ",\"x\":\"y\"", "system:serviceaccount:hypershift:operator",
+                           false, m),
+                     0);
+    size_t n = marks(POLICY, POLICY, "", true, m);
+    assert_int_equal(n, 2);
+    assert_string_equal(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION)->value, "unknown");
+    n = marks(POLICY, POLICY, "eve\x01", true, m);
+    assert_string_equal(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION)->value, "eve?");
+}
+
+/* A held request: who and when, with the reason of the same write. */
+static void test_audit_held_request(void **state)
+{
+    (void)state;
+    decide_audit_mark_t m[DECIDE_AUDIT_MAX];
+    size_t n = marks(POLICY, POLICY ",\"" CM "reason\":\"CVE-2026-1\"", "ocm", true, m);
+    assert_int_equal(n, 3);
+    assert_string_equal(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION)->value, "ocm");
+    assert_string_equal(find(m, n, DECIDE_REQUESTED_AT_ANNOTATION)->value, "2026-03-06T10:00:00Z");
+    assert_string_equal(find(m, n, DECIDE_REQUESTED_REASON_ANNOTATION)->value, "CVE-2026-1");
+}
+
+/* A record edited without the change it records is put back. */
+static void test_audit_not_forged(void **state)
+{
+    (void)state;
+    decide_audit_mark_t m[DECIDE_AUDIT_MAX];
+    size_t n = marks(POLICY ",\"" CM "override-by\":\"alice\"",
+                     POLICY ",\"" CM "override-by\":\"mallory\",\"" CM "requested-by\":\"x\"",
+                     "mallory", false, m);
+    assert_int_equal(n, 2);
+    const decide_audit_mark_t *o = find(m, n, DECIDE_OVERRIDE_BY_ANNOTATION);
+    assert_false(o->remove);
+    assert_string_equal(o->value, "alice");
+    assert_true(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION)->remove);
+}
+
+/* What the controller reads back and the companion shows. */
+static void test_audit_doc(void **state)
+{
+    (void)state;
+    decide_audit_t a;
+    json_t *o = J("{\"metadata\":{\"annotations\":{\"" CM "override-by\":\"alice\",\"" CM
+                  "override-at\":\"2026-03-06T10:00:00Z\",\"" CM "override-reason\":\"r\",\"" CM
+                  "requested-by\":\"ocm\",\"" CM "requested-at\":\"2026-03-06T11:00:00Z\"}}}");
+    assert_int_equal(decide_audit_extract(o, &a), 0);
+    json_decref(o);
+    json_t *d = decide_audit_doc(&a, true);
+    char *s = json_dumps(d, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_string_equal(s, "{\"heldRequest\":{\"at\":\"2026-03-06T11:00:00Z\",\"by\":\"ocm\"},"
+                           "\"override\":{\"at\":\"2026-03-06T10:00:00Z\",\"by\":\"alice\","
+                           "\"reason\":\"r\"}}");
+    free(s);
+    json_decref(d);
+    d = decide_audit_doc(&a, false); /* nothing held: no heldRequest */
+    assert_null(json_object_get(d, "heldRequest"));
+    assert_non_null(json_object_get(d, "override"));
+    json_decref(d);
+    decide_audit_free(&a);
+    o = J("{}");
+    assert_int_equal(decide_audit_extract(o, &a), 0);
+    assert_null(decide_audit_doc(&a, true));
+    json_decref(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_audit_override_recorded),
+        cmocka_unit_test(test_audit_nothing_to_record),
+        cmocka_unit_test(test_audit_held_request),
+        cmocka_unit_test(test_audit_not_forged),
+        cmocka_unit_test(test_audit_doc),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

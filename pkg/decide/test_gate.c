@@ -1,0 +1,396 @@
+/* test_gate.c: the health gate's verdicts and what it does to a plan. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide/companion.h"
+#include "decide/gate.h"
+#include "decide/plan.h"
+
+static sched_time_t T(const char *s)
+{
+    sched_time_t t;
+    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
+    return t;
+}
+
+static json_t *J(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+    if (!j)
+        fail_msg("bad test JSON: %s (%s)", e.text, text);
+    return j;
+}
+
+/* The verdict on a status.conditions list (JSON text) of a HostedCluster
+ * (nodepool false) or NodePool; why receives the clause. */
+static bool verdict(const char *conds, const char *history_state, bool nodepool, char *why,
+                    size_t len)
+{
+    char text[2048];
+    decide_health_t h;
+    snprintf(text, sizeof(text),
+             "{\"status\":{\"conditions\":%s,\"version\":{\"history\":[{\"state\":\"%s\"}]}}}",
+             conds, history_state);
+    json_t *obj = J(text);
+    decide_health_extract(obj, nodepool, &h);
+    json_decref(obj);
+    why[0] = '\0';
+    return decide_health_ok(&h, nodepool, why, len);
+}
+
+#define COND(t, s, r) "{\"type\":\"" t "\",\"status\":\"" s "\",\"reason\":\"" r "\"}"
+
+static void test_gate_hostedcluster_verdicts(void **state)
+{
+    (void)state;
+    char why[DECIDE_GATE_WHYLEN];
+    assert_true(verdict("[" COND("Available", "True", "AsExpected") "," COND(
+                            "Degraded", "False", "AsExpected") "]",
+                        "Completed", false, why, sizeof(why)));
+    assert_false(verdict("[" COND("Available", "False", "KASLoadBalancerNotReachable") "]",
+                         "Completed", false, why, sizeof(why)));
+    assert_string_equal(why, "Available is False (reason KASLoadBalancerNotReachable)");
+    assert_false(verdict("[" COND("Available", "Unknown", "StatusUnknown") "]", "Completed",
+                         false, why, sizeof(why)));
+    assert_string_equal(why, "Available is Unknown (reason StatusUnknown)");
+    assert_false(verdict("[" COND("Available", "True", "AsExpected") "," COND(
+                             "Degraded", "True", "UnavailableReplicas") "]",
+                         "Completed", false, why, sizeof(why)));
+    assert_string_equal(why, "Degraded is True (reason UnavailableReplicas)");
+    assert_false(verdict("[" COND("Available", "True", "AsExpected") "]", "Partial", false, why,
+                         sizeof(why)));
+    assert_string_equal(why,
+                        "a control-plane update is still Partial in status.version.history");
+    /* Not reported at all: nothing to judge; a NodePool's conditions on a
+     * HostedCluster are not the HostedCluster's. */
+    assert_true(verdict("[]", "Completed", false, why, sizeof(why)));
+    assert_true(verdict("[" COND("Ready", "False", "X") "]", "Completed", false, why,
+                        sizeof(why)));
+    /* Control bytes in a reason are not quoted as they are. */
+    assert_false(verdict("[" COND("Available", "False", "a\\u0001b") "]", "Completed", false, why,
+                         sizeof(why)));
+    assert_string_equal(why, "Available is False (reason a?b)");
+}
+
+static void test_gate_nodepool_verdicts(void **state)
+{
+    (void)state;
+    char why[DECIDE_GATE_WHYLEN];
+    assert_true(verdict("[" COND("Ready", "True", "AsExpected") "," COND(
+                            "AllNodesHealthy", "True", "AsExpected") "]",
+                        "", true, why, sizeof(why)));
+    assert_false(verdict("[" COND("Ready", "False", "WaitingForAvailableMachines") "]", "", true,
+                         why, sizeof(why)));
+    assert_string_equal(why, "Ready is False (reason WaitingForAvailableMachines)");
+    assert_false(verdict("[" COND("Ready", "True", "AsExpected") "," COND(
+                             "AllNodesHealthy", "False", "NodeConditionsFailed") "]",
+                         "", true, why, sizeof(why)));
+    assert_string_equal(why, "AllNodesHealthy is False (reason NodeConditionsFailed)");
+    /* Machines still provisioning (AllMachinesReady False) are not failing;
+     * a HostedCluster's Degraded on a NodePool is not judged. */
+    assert_true(verdict("[" COND("Ready", "True", "AsExpected") "," COND(
+                            "AllMachinesReady", "False", "Provisioning") "," COND(
+                            "Degraded", "True", "X") "]",
+                        "Partial", true, why, sizeof(why)));
+}
+
+static void test_gate_override(void **state)
+{
+    (void)state;
+    stanza_t st;
+    decide_health_t h;
+    json_t *o = J("{\"metadata\":{\"annotations\":{"
+                  "\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
+                  "\"changemanagement.hypershift.openshift.io/permissive-until\":"
+                  "\"2026-03-07T03:00:00Z\","
+                  "\"changemanagement.hypershift.openshift.io/skip-health-gate\":\"true\"}}}");
+    stanza_parse(o, &st);
+    decide_health_extract(o, false, &h);
+    assert_true(st.valid);
+    assert_true(h.skip);
+    assert_true(decide_gate_override(&st, &h, T("2026-03-07T02:59:59Z")));
+    assert_false(decide_gate_override(&st, &h, T("2026-03-07T03:00:00Z"))); /* expired */
+    h.skip = false; /* an override that does not say so */
+    assert_false(decide_gate_override(&st, &h, T("2026-03-07T01:00:00Z")));
+    json_decref(o);
+    /* The annotation without an override: no skip. */
+    o = J("{\"metadata\":{\"annotations\":{"
+          "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\","
+          "\"changemanagement.hypershift.openshift.io/skip-health-gate\":\"true\"}}}");
+    stanza_parse(o, &st);
+    decide_health_extract(o, false, &h);
+    assert_true(h.skip);
+    assert_false(decide_gate_override(&st, &h, T("2026-03-07T01:00:00Z")));
+    json_decref(o);
+    o = J("{\"metadata\":{\"annotations\":{"
+          "\"changemanagement.hypershift.openshift.io/skip-health-gate\":\"yes\"}}}");
+    decide_health_extract(o, false, &h);
+    assert_false(h.skip); /* only "true" says so */
+    json_decref(o);
+}
+
+/* ---- through decide_plan() --------------------------------------------- */
+
+typedef struct fake {
+    decide_kind_t kind[4];
+    const char *name[4];
+    void *data[4];
+    int n;
+    sched_t *weekend;
+} fake_t;
+
+static bool fget(void *ud, decide_kind_t kind, const char *ns, const char *name, decide_ref_t *out)
+{
+    fake_t *f = ud;
+    (void)ns;
+    for (int i = 0; i < f->n; i++)
+        if (f->kind[i] == kind && strcmp(f->name[i], name) == 0) {
+            *out = (decide_ref_t){f->data[i], "7", "uid-1"};
+            return true;
+        }
+    return false;
+}
+
+static int flookup(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
+{
+    fake_t *f = ud;
+    (void)ns;
+    if (strcmp(name, "weekend") == 0) {
+        out->found = out->ready = 1;
+        out->sched = f->weekend;
+    }
+    return 0;
+}
+
+static void add(fake_t *f, decide_kind_t kind, const char *name, const char *text)
+{
+    json_t *j = J(text);
+    f->kind[f->n] = kind;
+    f->name[f->n] = name;
+    f->data[f->n] = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
+                    : kind == DECIDE_NP ? (void *)decide_np_extract(j)
+                                        : (void *)decide_capi_extract(j);
+    assert_non_null(f->data[f->n]);
+    f->n++;
+    json_decref(j);
+}
+
+static void fake_free(fake_t *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        if (f->kind[i] == DECIDE_HC)
+            decide_hc_free(f->data[i]);
+        else if (f->kind[i] == DECIDE_NP)
+            decide_np_free(f->data[i]);
+        else
+            decide_capi_free(f->data[i]);
+    }
+    sched_unref(f->weekend);
+}
+
+/* Saturdays 00:00-06:00 UTC. */
+static void fake_init(fake_t *f)
+{
+    sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, NULL, 0};
+    char err[128];
+    memset(f, 0, sizeof(*f));
+    assert_int_equal(sched_compile(&sp, T("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
+                     0);
+}
+
+/* A HostedCluster following "weekend" with release r:2 held (r:1 runs);
+ * extra: more annotations; conds: its status.conditions. */
+static void add_hc(fake_t *f, const char *extra, const char *conds)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "{\"metadata\":{\"annotations\":{"
+             "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\","
+             "\"changemanagement.hypershift.openshift.io/requested-release-image\":\"r:2\"%s}},"
+             "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:1\"}},"
+             "\"status\":{\"conditions\":%s,\"version\":{\"desired\":{\"image\":\"r:1\"},"
+             "\"history\":[{\"state\":\"Completed\",\"image\":\"r:1\"}]}}}",
+             extra, conds);
+    add(f, DECIDE_HC, "a", text);
+    add(f, DECIDE_CLUSTER, "a-x1", "{}");
+}
+
+static void plan(fake_t *f, decide_kind_t kind, const char *name, sched_time_t now,
+                 decide_plan_t *p)
+{
+    decide_view_t v = {.ud = f, .status_doc = true, .admission_holds = true, .get = fget,
+                       .lookup_policy = flookup};
+    char err[256];
+    assert_int_equal(decide_plan(&v, kind, "clusters", name, now, p, err, sizeof(err)), 0);
+    assert_true(p->decided);
+}
+
+/* A window opens on a degraded cluster with a release held: the release
+ * stays held, and every place that tells says why. */
+static void test_gate_holds_release_of_unhealthy_cluster(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_init(&f);
+    add_hc(&f, "", "[" COND("Available", "True", "AsExpected") "," COND(
+                       "Degraded", "True", "UnavailableReplicas") "]");
+    plan(&f, DECIDE_HC, "a", T("2026-03-07T01:00:00Z"), &p);
+    assert_true(p.d.state.permitted); /* the window is open */
+    assert_true(p.d.gate.applies);
+    assert_false(p.d.gate.pass);
+    assert_false(p.d.gate.skipped);
+    assert_true(p.d.restricted); /* so the release patch is not written */
+    assert_string_equal(p.d.restricted_reason, "HealthGate");
+    assert_string_equal(p.d.paused_reason, "HealthGate");
+    assert_string_equal(p.d.pending_reason, "HealthGate");
+    assert_true(p.d.paused_status);
+    assert_non_null(strstr(p.d.paused_message, "Degraded is True (reason UnavailableReplicas)"));
+    assert_non_null(strstr(p.d.paused_message, "until 2026-03-07T06:00:00Z"));
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_int_equal(p.d.action, DECIDE_PAUSE_ADD); /* the CAPI signal of a held change */
+    assert_true(p.d.wake == T("2026-03-07T06:00:00Z"));
+    json_t *gate = json_object_get(p.status_doc, "healthGate");
+    assert_true(json_is_false(json_object_get(gate, "passed")));
+    assert_string_equal(json_string_value(json_object_get(gate, "message")),
+                        "Degraded is True (reason UnavailableReplicas)");
+    assert_string_equal(decide_json_str(p.status_doc, "behavior.current.state"), "ChangesPaused");
+    assert_string_equal(decide_json_str(p.status_doc, "behavior.current.reason"), "HealthGate");
+    assert_string_equal(decide_json_str(p.status_doc, "heldChange.release"), "r:2");
+    decide_plan_free(&p);
+    fake_free(&f);
+}
+
+/* The same window on a healthy cluster lets the release through; outside
+ * the window the gate has nothing to say. */
+static void test_gate_passes_healthy_cluster(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_init(&f);
+    add_hc(&f, "", "[" COND("Available", "True", "AsExpected") "," COND(
+                       "Degraded", "False", "AsExpected") "]");
+    plan(&f, DECIDE_HC, "a", T("2026-03-07T01:00:00Z"), &p);
+    assert_true(p.d.gate.applies);
+    assert_true(p.d.gate.pass);
+    assert_false(p.d.restricted);
+    assert_string_equal(p.d.paused_reason, "ChangesPermitted");
+    assert_true(json_is_true(decide_json_path(p.status_doc, "healthGate.passed")));
+    json_t *rel = decide_release_patch(p.self.data, p.self.rv);
+    assert_non_null(rel);
+    json_decref(rel);
+    decide_plan_free(&p);
+    plan(&f, DECIDE_HC, "a", T("2026-03-07T07:00:00Z"), &p);
+    assert_false(p.d.gate.applies);
+    assert_string_equal(p.d.restricted_reason, "OutsideMaintenanceWindow");
+    assert_null(json_object_get(p.status_doc, "healthGate"));
+    decide_plan_free(&p);
+    fake_free(&f);
+}
+
+/* An override lets a held release through an unhealthy cluster only when
+ * it says so. */
+static void test_gate_override_in_plan(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    const char *conds = "[" COND("Available", "False", "Down") "]";
+    fake_init(&f);
+    add_hc(&f,
+           ",\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
+           "\"changemanagement.hypershift.openshift.io/permissive-until\":"
+           "\"2026-03-10T00:00:00Z\"",
+           conds);
+    plan(&f, DECIDE_HC, "a", T("2026-03-09T01:00:00Z"), &p);
+    assert_true(p.d.gate.applies);
+    assert_false(p.d.gate.skipped);
+    assert_true(p.d.restricted);
+    assert_string_equal(p.d.restricted_reason, "HealthGate");
+    decide_plan_free(&p);
+    fake_free(&f);
+
+    fake_init(&f);
+    add_hc(&f,
+           ",\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
+           "\"changemanagement.hypershift.openshift.io/permissive-until\":"
+           "\"2026-03-10T00:00:00Z\","
+           "\"changemanagement.hypershift.openshift.io/skip-health-gate\":\"true\"",
+           conds);
+    plan(&f, DECIDE_HC, "a", T("2026-03-09T01:00:00Z"), &p);
+    assert_true(p.d.gate.applies);
+    assert_false(p.d.gate.pass);
+    assert_true(p.d.gate.skipped);
+    assert_false(p.d.restricted);
+    json_t *gate = json_object_get(p.status_doc, "healthGate");
+    assert_true(json_is_true(json_object_get(gate, "skipped")));
+    decide_plan_free(&p);
+    fake_free(&f);
+}
+
+/* A NodePool with a held template in an open window: held while the pool
+ * is not Ready, without pausing its MachineDeployment (it keeps scaling);
+ * a rollout already under way is no held change and is not gated. */
+static void test_gate_nodepool(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_init(&f);
+    add_hc(&f, "", "[]");
+    add(&f, DECIDE_NP, "np1",
+        "{\"metadata\":{\"annotations\":{"
+        "\"changemanagement.hypershift.openshift.io/strategy\":\"Permissive\"}},"
+        "\"spec\":{\"clusterName\":\"a\"},\"status\":{\"conditions\":[" COND(
+            "Ready", "False", "WaitingForAvailableMachines") "]}}");
+    add(&f, DECIDE_MD, "np1",
+        "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
+        "\"changemanagement.hypershift.openshift.io/held-template\":\"version 4.17.1\"}},"
+        "\"spec\":{\"replicas\":2},\"status\":{\"replicas\":2,\"updatedReplicas\":2}}");
+    plan(&f, DECIDE_NP, "np1", T("2026-03-07T01:00:00Z"), &p);
+    assert_true(p.d.gate.applies);
+    assert_true(p.d.restricted);
+    assert_string_equal(p.d.paused_reason, "HealthGate");
+    assert_non_null(strstr(p.d.pending_message, "Ready is False"));
+    assert_int_equal(p.d.action, DECIDE_PAUSE_NONE);
+    assert_int_equal(p.d.spec_pause, 0);
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_string_equal(decide_json_str(p.status_doc, "heldChange.template"), "version 4.17.1");
+    decide_plan_free(&p);
+    /* Mid-rollout: three machines exist, two updated. */
+    decide_capi_free(f.data[3]);
+    json_t *j = J("{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePool\":"
+                  "\"clusters/np1\",\"changemanagement.hypershift.openshift.io/held-template\":"
+                  "\"version 4.17.1\"}},\"spec\":{\"replicas\":2},"
+                  "\"status\":{\"replicas\":3,\"updatedReplicas\":2}}");
+    f.data[3] = decide_capi_extract(j);
+    json_decref(j);
+    plan(&f, DECIDE_NP, "np1", T("2026-03-07T01:00:00Z"), &p);
+    assert_false(p.d.gate.applies);
+    assert_false(p.d.restricted);
+    decide_plan_free(&p);
+    fake_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gate_hostedcluster_verdicts),
+        cmocka_unit_test(test_gate_nodepool_verdicts),
+        cmocka_unit_test(test_gate_override),
+        cmocka_unit_test(test_gate_holds_release_of_unhealthy_cluster),
+        cmocka_unit_test(test_gate_passes_healthy_cluster),
+        cmocka_unit_test(test_gate_override_in_plan),
+        cmocka_unit_test(test_gate_nodepool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

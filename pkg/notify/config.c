@@ -1,0 +1,198 @@
+/* config.c: the notifications' configuration, every key checked. */
+#include "notify/config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "policy/guard.h"
+
+#define MAX_LEAD ((sched_time_t)30 * 86400)
+
+void notify_config_default(notify_config_t *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->leads[0] = 48 * 3600;
+    cfg->leads[1] = 3600;
+    cfg->n_leads = 2;
+    cfg->queue_size = NOTIFY_DEFAULT_QUEUE;
+}
+
+/* A string member into buf (at most len-1 bytes, printable ASCII, no
+ * space); required or not. */
+static int str_field(const json_t *o, const char *key, const char *at, bool required, char *buf,
+                     size_t len, char *err, size_t errlen)
+{
+    const json_t *v = json_object_get(o, key);
+    const char *s;
+    size_t n, i;
+
+    buf[0] = '\0';
+    if (!v) {
+        if (required)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: required", at, key);
+        return 0;
+    }
+    if (!json_is_string(v))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: must be a string", at, key);
+    s = json_string_value(v);
+    n = json_string_length(v);
+    if (n == 0 || n >= len)
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: must be 1 to %zu characters", at, key,
+                        len - 1);
+    for (i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s.%s: only printable ASCII without spaces is allowed", at, key);
+    memcpy(buf, s, n + 1);
+    return 0;
+}
+
+static int endpoint(const json_t *o, size_t idx, notify_config_t *cfg, char *err, size_t errlen)
+{
+    static const char *const known[] = {"name", "url", "format", "tokenFile", NULL};
+    notify_endpoint_t *e = &cfg->endpoints[idx];
+    char at[64], fmt[32];
+    const char *key;
+    const json_t *v;
+    int rc;
+
+    snprintf(at, sizeof(at), "notifications.endpoints[%zu]", idx);
+    if (!json_is_object(o))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a mapping", at);
+    json_object_foreach((json_t *)o, key, v) {
+        size_t k = 0;
+        while (known[k] && strcmp(known[k], key) != 0)
+            k++;
+        if (!known[k])
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s.%.64s: unknown key (name, url, format, tokenFile)", at, key);
+    }
+    if ((rc = str_field(o, "name", at, true, e->name, sizeof(e->name), err, errlen)) ||
+        (rc = str_field(o, "url", at, true, e->url, sizeof(e->url), err, errlen)) ||
+        (rc = str_field(o, "format", at, false, fmt, sizeof(fmt), err, errlen)) ||
+        (rc = str_field(o, "tokenFile", at, false, e->token_file, sizeof(e->token_file), err,
+                        errlen)))
+        return rc;
+    for (const char *p = e->name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s.name: \"%s\" may hold only a-z, 0-9 and -", at, e->name);
+    for (size_t i = 0; i < idx; i++)
+        if (strcmp(cfg->endpoints[i].name, e->name) == 0)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s.name: \"%s\" is used twice", at,
+                            e->name);
+    if (strncmp(e->url, "https://", 8) != 0 && strncmp(e->url, "http://", 7) != 0)
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.url: must start with https:// or http://",
+                        at);
+    if (e->url[strncmp(e->url, "https://", 8) == 0 ? 8 : 7] == '\0' ||
+        strchr("/?#", e->url[strncmp(e->url, "https://", 8) == 0 ? 8 : 7]))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.url: names no host", at);
+    if (fmt[0] == '\0' || strcmp(fmt, "cloudevents") == 0)
+        e->format = NOTIFY_CLOUDEVENTS;
+    else if (strcmp(fmt, "slack") == 0)
+        e->format = NOTIFY_SLACK;
+    else
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "%s.format: \"%s\" is not one of cloudevents, slack", at, fmt);
+    if (e->token_file[0] && e->token_file[0] != '/')
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.tokenFile: must be an absolute path", at);
+    return 0;
+}
+
+static int leads(const json_t *v, notify_config_t *cfg, char *err, size_t errlen)
+{
+    size_t i;
+    const json_t *x;
+
+    if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > NOTIFY_MAX_LEADS)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "notifications.leads: must be a list of 1 to %d durations",
+                        NOTIFY_MAX_LEADS);
+    cfg->n_leads = 0;
+    json_array_foreach(v, i, x) {
+        char what[48], e[256];
+        sched_time_t d;
+        snprintf(what, sizeof(what), "notifications.leads[%zu]", i);
+        if (!json_is_string(x))
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a duration such as \"48h\"",
+                            what);
+        if (guard_duration_parse(json_string_value(x), what, &d, e, sizeof(e)))
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s", e);
+        if (d <= 0 || d > MAX_LEAD)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be above 0 and at most 30d", what);
+        for (size_t k = 0; k < cfg->n_leads; k++)
+            if (cfg->leads[k] == d)
+                return hcp_errf(err, errlen, HCP_EINVAL, "%s: the same lead twice", what);
+        /* kept longest first */
+        size_t k = cfg->n_leads++;
+        while (k > 0 && cfg->leads[k - 1] < d) {
+            cfg->leads[k] = cfg->leads[k - 1];
+            k--;
+        }
+        cfg->leads[k] = d;
+    }
+    return 0;
+}
+
+int notify_config_parse(const json_t *v, notify_config_t *cfg, char *err, size_t errlen)
+{
+    json_t *owned = NULL;
+    const char *key;
+    const json_t *x;
+    int rc = 0;
+
+    notify_config_default(cfg);
+    if (v == NULL)
+        return 0;
+    if (json_is_string(v)) {
+        json_error_t je;
+        owned = json_loadb(json_string_value(v), json_string_length(v), JSON_REJECT_DUPLICATES,
+                           &je);
+        if (!owned)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "notifications: not JSON (line %d: %.120s)", je.line, je.text);
+        v = owned;
+    }
+    if (!json_is_object(v)) {
+        rc = hcp_errf(err, errlen, HCP_EINVAL, "notifications: must be a mapping");
+        goto done;
+    }
+    json_object_foreach((json_t *)v, key, x) {
+        if (strcmp(key, "endpoints") == 0) {
+            size_t i;
+            const json_t *e;
+            if (!json_is_array(x) || json_array_size(x) > NOTIFY_MAX_ENDPOINTS) {
+                rc = hcp_errf(err, errlen, HCP_EINVAL,
+                              "notifications.endpoints: must be a list of at most %d endpoints",
+                              NOTIFY_MAX_ENDPOINTS);
+                goto done;
+            }
+            json_array_foreach(x, i, e) {
+                if ((rc = endpoint(e, i, cfg, err, errlen)) != 0)
+                    goto done;
+                cfg->n_endpoints = i + 1;
+            }
+        } else if (strcmp(key, "leads") == 0) {
+            if ((rc = leads(x, cfg, err, errlen)) != 0)
+                goto done;
+        } else if (strcmp(key, "queueSize") == 0) {
+            json_int_t n = json_is_integer(x) ? json_integer_value(x) : -1;
+            if (n < 1 || n > NOTIFY_MAX_QUEUE) {
+                rc = hcp_errf(err, errlen, HCP_EINVAL,
+                              "notifications.queueSize: must be an integer from 1 to %d",
+                              NOTIFY_MAX_QUEUE);
+                goto done;
+            }
+            cfg->queue_size = (size_t)n;
+        } else {
+            rc = hcp_errf(err, errlen, HCP_EINVAL,
+                          "notifications.%.64s: unknown key (endpoints, leads, queueSize)", key);
+            goto done;
+        }
+    }
+done:
+    json_decref(owned);
+    return rc;
+}

@@ -1,0 +1,124 @@
+/* payload.c: CloudEvents 1.0 (structured) and Slack bodies. */
+#include "notify/payload.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+
+static const char *const names[NOTIFY_STEP_COUNT] = {
+    "held", "window-soon", "initiated", "completed", "failed", "health-gate-skipped",
+    "override-set", "override-expired"};
+
+const char *notify_step_name(notify_step_t s)
+{
+    return s < NOTIFY_STEP_COUNT ? names[s] : "unknown";
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+void notify_event_id(const notify_event_t *ev, char *buf, size_t len)
+{
+    uint64_t a = 1469598103934665603ULL, b = 0x9e3779b97f4a7c15ULL;
+    const char *uid = ev->uid ? ev->uid : "";
+    int64_t parts[3] = {(int64_t)ev->step, (int64_t)ev->window,
+                        ev->step == NOTIFY_WINDOW_SOON ? (int64_t)ev->lead : 0};
+    a = fnv(fnv(a, uid, strlen(uid) + 1), parts, sizeof(parts));
+    b = fnv(fnv(b, parts, sizeof(parts)), uid, strlen(uid) + 1);
+    snprintf(buf, len, "%016" PRIx64 "%016" PRIx64, a, b);
+}
+
+static json_t *jtime(sched_time_t t)
+{
+    char buf[32];
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
+        return json_null();
+    sched_format_utc(t, buf, sizeof(buf));
+    return json_string(buf);
+}
+
+/* The step in a sentence for people. */
+static void sentence(const notify_event_t *ev, char *buf, size_t len)
+{
+    char until[32] = "", lead[48] = "";
+    const char *what = ev->change ? ev->change : "a change";
+    if (ev->until != SCHED_POS_INF && ev->until != SCHED_NEG_INF)
+        sched_format_utc(ev->until, until, sizeof(until));
+    if (ev->step == NOTIFY_WINDOW_SOON)
+        snprintf(lead, sizeof(lead), "%" PRId64 "h%02" PRId64 "m", (int64_t)ev->lead / 3600,
+                 ((int64_t)ev->lead % 3600) / 60);
+    switch (ev->step) {
+    case NOTIFY_HELD:
+        snprintf(buf, len, "%s is held%s%s.", what, until[0] ? " until " : "", until);
+        break;
+    case NOTIFY_WINDOW_SOON:
+        snprintf(buf, len, "a window opens at %s (in %s) with %s pending.", until, lead, what);
+        break;
+    case NOTIFY_INITIATED:
+        snprintf(buf, len, "%s is let through: the window is open.", what);
+        break;
+    case NOTIFY_COMPLETED:
+        snprintf(buf, len, "%s completed.", what);
+        break;
+    case NOTIFY_FAILED:
+        snprintf(buf, len, "%s failed.", what);
+        break;
+    case NOTIFY_GATE_SKIPPED:
+        snprintf(buf, len, "the health gate keeps %s held in the window.", what);
+        break;
+    case NOTIFY_OVERRIDE_SET:
+        snprintf(buf, len, "an override is set%s%s.", until[0] ? " until " : "", until);
+        break;
+    default:
+        snprintf(buf, len, "the override expired.");
+        break;
+    }
+}
+
+int notify_payload(const notify_event_t *ev, notify_format_t f, char **body,
+                   const char **content_type)
+{
+    char id[40], text[1536], subject[600], source[300], type[96];
+    json_t *doc;
+
+    *body = NULL;
+    sentence(ev, text, sizeof(text));
+    if (f == NOTIFY_SLACK) {
+        char full[2560];
+        snprintf(full, sizeof(full), "[hcp-controller] %s %s/%s: %s%s%s", ev->kind, ev->ns,
+                 ev->name, text, ev->detail ? " " : "", ev->detail ? ev->detail : "");
+        doc = json_pack("{s:s}", "text", full);
+        *content_type = "application/json";
+    } else {
+        notify_event_id(ev, id, sizeof(id));
+        snprintf(subject, sizeof(subject), "%s/%s/%s",
+                 strcmp(ev->kind, "NodePool") == 0 ? "nodepools" : "hostedclusters", ev->ns,
+                 ev->name);
+        snprintf(source, sizeof(source), "/hcp-controller/namespaces/%s", ev->ns);
+        snprintf(type, sizeof(type), "io.openshift.hypershift.changemanagement.%s.v1",
+                 notify_step_name(ev->step));
+        doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:{s:s, s:s, s:s, s:s, s:s?, "
+                        "s:o, s:o, s:s, s:s?}}",
+                        "specversion", "1.0", "id", id, "source", source, "type", type,
+                        "subject", subject, "time", jtime(ev->at), "datacontenttype",
+                        "application/json", "data", "kind", ev->kind, "namespace", ev->ns,
+                        "name", ev->name, "step", notify_step_name(ev->step), "change",
+                        ev->change, "until", jtime(ev->until), "window", jtime(ev->window),
+                        "message", text, "detail", ev->detail);
+        *content_type = "application/cloudevents+json";
+    }
+    if (!doc)
+        return HCP_ENOMEM;
+    *body = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(doc);
+    return *body ? 0 : HCP_ENOMEM;
+}

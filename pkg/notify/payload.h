@@ -1,0 +1,56 @@
+/* notify payload: one notification's body (DESIGN.md 3.9).
+ *
+ * A notification is about one object, one step and one window: the id is
+ * derived from (object uid, step, window start) alone, so that a receiver
+ * (and a controller after a restart) recognises a notification sent again
+ * as the same one. Two forms: CloudEvents 1.0 in structured mode
+ * (application/cloudevents+json: the attributes and `data` in one JSON
+ * document) and a Slack-compatible {"text": ...}. Pure.
+ */
+#ifndef HCP_NOTIFY_PAYLOAD_H
+#define HCP_NOTIFY_PAYLOAD_H
+
+#include <stddef.h>
+
+#include "notify/config.h"
+#include "schedule/schedule.h"
+
+typedef enum notify_step {
+    NOTIFY_HELD,             /* a change held (what, until when) */
+    NOTIFY_WINDOW_SOON,      /* a window opens within a lead, a change pending */
+    NOTIFY_INITIATED,        /* a held change let through */
+    NOTIFY_COMPLETED,        /* HyperShift reports the change completed */
+    NOTIFY_FAILED,           /* HyperShift reports the change failed */
+    NOTIFY_GATE_SKIPPED,     /* the health gate kept a change held in a window */
+    NOTIFY_OVERRIDE_SET,     /* an override set or changed */
+    NOTIFY_OVERRIDE_EXPIRED, /* an override's time passed */
+    NOTIFY_STEP_COUNT
+} notify_step_t;
+
+typedef struct notify_event {
+    notify_step_t step;
+    const char *kind;        /* "HostedCluster" or "NodePool" */
+    const char *ns, *name, *uid;
+    sched_time_t window;     /* the window (its start) the step belongs to; the
+                                id's third part; SCHED_NEG_INF when none */
+    sched_time_t at;         /* when the step happened */
+    const char *change;      /* what changes ("release 4.17.1"), or NULL */
+    sched_time_t until;      /* held until / window opens at / override ends;
+                                SCHED_POS_INF when not known */
+    sched_time_t lead;       /* NOTIFY_WINDOW_SOON: the lead (seconds) */
+    const char *detail;      /* a sentence more (why, who), or NULL */
+} notify_event_t;
+
+/* The step's name in CloudEvents types and data ("held", "window-soon", ...). */
+const char *notify_step_name(notify_step_t s);
+
+/* The notification's id: 32 hex digits from (uid, step, window, lead). */
+void notify_event_id(const notify_event_t *ev, char *buf, size_t len);
+
+/* The body of ev in format f: a new NUL-terminated string (free()) in
+ * *body and its content type (static) in *content_type. Returns 0 or
+ * HCP_ENOMEM. */
+int notify_payload(const notify_event_t *ev, notify_format_t f, char **body,
+                   const char **content_type);
+
+#endif

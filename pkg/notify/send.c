@@ -1,0 +1,231 @@
+/* send.c: POSTing queued notifications on the loop (send.h). */
+#include "notify/send.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "log/log.h"
+
+/* One POST in flight. */
+typedef struct notify_call {
+    struct notify_call *next;
+    notify_sender_t *s;
+    kube_transfer *t;
+    size_t endpoint;
+    char id[40];
+} notify_call_t;
+
+static void pump(notify_sender_t *s);
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    pump(w->data);
+}
+
+int notify_sender_init(notify_sender_t *s, struct ev_loop *loop, kube_http *http,
+                       const notify_config_t *cfg)
+{
+    memset(s, 0, sizeof(*s));
+    s->loop = loop;
+    s->http = http;
+    s->cfg = *cfg;
+    ev_timer_init(&s->timer, on_timer, 0., 0.);
+    s->timer.data = s;
+    return notify_queue_init(&s->q, cfg->queue_size ? cfg->queue_size : NOTIFY_DEFAULT_QUEUE);
+}
+
+void notify_sender_free(notify_sender_t *s)
+{
+    notify_call_t *c, *n;
+
+    ev_timer_stop(s->loop, &s->timer);
+    for (c = s->calls; c; c = n) {
+        n = c->next;
+        kube_http_cancel(s->http, c->t);
+        free(c);
+    }
+    s->calls = NULL;
+    notify_queue_free(&s->q);
+}
+
+void notify_sender_lead(notify_sender_t *s, bool leading)
+{
+    if (!s)
+        return;
+    s->leading = leading;
+    if (leading)
+        pump(s);
+    else
+        ev_timer_stop(s->loop, &s->timer);
+}
+
+/* Reads the bearer token (the file's first line) into buf; "" when none or
+ * unreadable (logged without the token). */
+static void read_token(const notify_endpoint_t *e, char *buf, size_t len)
+{
+    FILE *f;
+    size_t n;
+
+    buf[0] = '\0';
+    if (!e->token_file[0])
+        return;
+    if ((f = fopen(e->token_file, "r")) == NULL) {
+        log_kv(LOG_WARN, "cannot read a notification endpoint's token file", "endpoint",
+               e->name, "file", e->token_file, NULL);
+        return;
+    }
+    n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\r\n")] = '\0';
+}
+
+static void unlink_call(notify_sender_t *s, notify_call_t *c)
+{
+    notify_call_t **p;
+
+    for (p = &s->calls; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            return;
+        }
+}
+
+static void on_done(kube_transfer *t, const kube_transfer_result *r, void *ud)
+{
+    notify_call_t *c = ud;
+    notify_sender_t *s = c->s;
+    const notify_endpoint_t *e = &s->cfg.endpoints[c->endpoint];
+    bool ok = r->code == 0 && r->http_status >= 200 && r->http_status < 300;
+    char status[16], fails[16];
+
+    (void)t;
+    unlink_call(s, c);
+    s->inflight--;
+    if (ok) {
+        s->counts[c->endpoint].sent++;
+        log_kv(2, "notification delivered", "endpoint", e->name, "id", c->id, NULL);
+    } else {
+        s->counts[c->endpoint].failed++;
+        snprintf(status, sizeof(status), "%ld", r->http_status);
+        log_kv(2, "notification not delivered; it is tried again", "endpoint", e->name, "id",
+               c->id, "status", status, "error", r->errmsg ? r->errmsg : "", NULL);
+    }
+    if (notify_queue_done(&s->q, c->endpoint, c->id, ok, ev_now(s->loop))) {
+        snprintf(fails, sizeof(fails), "%d", NOTIFY_FAILING_AFTER);
+        snprintf(status, sizeof(status), "%ld", r->http_status);
+        log_kv(LOG_WARN, "a notification endpoint keeps failing; its notifications wait and are "
+               "tried again", "endpoint", e->name, "url", e->url, "failures", fails,
+               "status", status, "error", r->errmsg ? r->errmsg : "", NULL);
+    }
+    free(c);
+    pump(s);
+}
+
+/* Starts the POST of item it. Returns 0, or -1 when it could not start
+ * (the item is answered as failed). */
+static int start(notify_sender_t *s, const notify_item_t *it)
+{
+    const notify_endpoint_t *e = &s->cfg.endpoints[it->endpoint];
+    struct curl_slist *h = NULL, *h2;
+    char line[600], token[512];
+    notify_call_t *c = calloc(1, sizeof(*c));
+    CURL *easy = curl_easy_init();
+    kube_error ke;
+
+    if (!c || !easy)
+        goto fail;
+    c->s = s;
+    c->endpoint = it->endpoint;
+    snprintf(c->id, sizeof(c->id), "%s", it->id);
+    snprintf(line, sizeof(line), "Content-Type: %s", it->content_type);
+    if ((h = curl_slist_append(NULL, line)) == NULL)
+        goto fail;
+    read_token(e, token, sizeof(token));
+    if (token[0]) {
+        snprintf(line, sizeof(line), "Authorization: Bearer %s", token);
+        h2 = curl_slist_append(h, line);
+        memset(line, 0, sizeof(line));
+        memset(token, 0, sizeof(token));
+        if (!h2)
+            goto fail;
+        h = h2;
+    }
+    curl_easy_setopt(easy, CURLOPT_URL, e->url);
+    curl_easy_setopt(easy, CURLOPT_COPYPOSTFIELDS, it->body);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT, NOTIFY_SEND_TIMEOUT);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_USERAGENT, "hcp-controller");
+    c->t = kube_http_start(s->http, easy, h, false, NULL, on_done, c, &ke);
+    easy = NULL;
+    h = NULL; /* both taken, also on failure */
+    if (!c->t)
+        goto fail;
+    c->next = s->calls;
+    s->calls = c;
+    s->inflight++;
+    return 0;
+fail:
+    curl_slist_free_all(h);
+    if (easy)
+        curl_easy_cleanup(easy);
+    free(c);
+    s->counts[it->endpoint].failed++;
+    log_kv(LOG_WARN, "cannot start a notification's delivery; it is tried again", "endpoint",
+           e->name, NULL);
+    return -1;
+}
+
+/* Starts every delivery due, up to NOTIFY_MAX_INFLIGHT, and arms the timer
+ * for the next one. */
+static void pump(notify_sender_t *s)
+{
+    notify_item_t *it;
+    double wait = -1;
+
+    ev_timer_stop(s->loop, &s->timer);
+    if (!s->leading)
+        return;
+    while (s->inflight < NOTIFY_MAX_INFLIGHT &&
+           (it = notify_queue_next(&s->q, ev_now(s->loop), &wait)) != NULL) {
+        char id[40];
+        size_t ep = it->endpoint;
+        snprintf(id, sizeof(id), "%s", it->id);
+        if (start(s, it) != 0)
+            notify_queue_done(&s->q, ep, id, false, ev_now(s->loop));
+    }
+    if (s->inflight < NOTIFY_MAX_INFLIGHT && wait >= 0) {
+        ev_timer_set(&s->timer, wait > 0 ? wait : 0.001, 0.);
+        ev_timer_start(s->loop, &s->timer);
+    }
+}
+
+void notify_sender_post(notify_sender_t *s, const notify_event_t *ev)
+{
+    char id[40];
+
+    if (!s || !s->leading || s->cfg.n_endpoints == 0)
+        return;
+    notify_event_id(ev, id, sizeof(id));
+    for (size_t i = 0; i < s->cfg.n_endpoints; i++) {
+        char *body = NULL;
+        const char *ct = NULL;
+        uint64_t before = s->q.dropped;
+        if (notify_payload(ev, s->cfg.endpoints[i].format, &body, &ct) != 0) {
+            s->counts[i].dropped++;
+            continue;
+        }
+        notify_queue_push(&s->q, i, id, body, ct, ev_now(s->loop));
+        if (s->q.dropped != before) {
+            s->counts[i].dropped += s->q.dropped - before;
+            log_kv(LOG_WARN, "the notification queue is full; the oldest waiting is dropped",
+                   "endpoint", s->cfg.endpoints[i].name, NULL);
+        }
+    }
+    pump(s);
+}

@@ -1,0 +1,63 @@
+/* notify send: delivering queued notifications (DESIGN.md 3.9).
+ *
+ * The shell of the notify queue: each notification is queued once per
+ * configured endpoint and POSTed with libcurl's multi interface on the
+ * loop's shared kube_http (the transfers of the Kubernetes client and of
+ * the notifications share one multi handle and its socket watchers;
+ * nothing blocks the loop). A 2xx answer is a delivery; anything else (no
+ * answer, a timeout of NOTIFY_SEND_TIMEOUT s, another status) waits the
+ * queue's backoff and is tried again. The bearer token is read from the
+ * endpoint's tokenFile at every attempt (a rotated Secret is used at
+ * once) and never logged. An endpoint that keeps failing is logged once
+ * per failing spell. Only a sender told it leads sends: a replica that is
+ * not the leader queues nothing.
+ */
+#ifndef HCP_NOTIFY_SEND_H
+#define HCP_NOTIFY_SEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ev.h>
+
+#include "kube/http.h"
+#include "notify/config.h"
+#include "notify/payload.h"
+#include "notify/queue.h"
+
+#define NOTIFY_SEND_TIMEOUT 10L     /* seconds a POST may take */
+#define NOTIFY_MAX_INFLIGHT 4       /* POSTs at once, all endpoints */
+
+typedef struct notify_counts {
+    uint64_t sent, failed, dropped; /* deliveries taken; attempts failed; dropped (full queue) */
+} notify_counts_t;
+
+typedef struct notify_sender {
+    struct ev_loop *loop;       /* borrowed */
+    kube_http *http;            /* borrowed */
+    notify_config_t cfg;
+    notify_queue_t q;
+    ev_timer timer;             /* the next delivery due */
+    bool leading;
+    unsigned inflight;
+    notify_counts_t counts[NOTIFY_MAX_ENDPOINTS];
+    struct notify_call *calls;  /* transfers in flight (linked) */
+} notify_sender_t;
+
+/* Sets s up for cfg (copied) on loop and http. Nothing is sent before
+ * notify_sender_lead(s, true). Returns 0 or HCP_ENOMEM. */
+int notify_sender_init(notify_sender_t *s, struct ev_loop *loop, kube_http *http,
+                       const notify_config_t *cfg);
+
+/* Cancels every transfer and frees the queue. */
+void notify_sender_free(notify_sender_t *s);
+
+/* Whether this replica leads (sends). Losing the lead keeps what is queued
+ * (the new leader derives nothing from it; see the user guide). */
+void notify_sender_lead(notify_sender_t *s, bool leading);
+
+/* Queues ev for every endpoint (in each one's format) and starts what is
+ * due. Nothing when s is NULL, not leading or has no endpoint. */
+void notify_sender_post(notify_sender_t *s, const notify_event_t *ev);
+
+#endif

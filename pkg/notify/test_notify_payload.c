@@ -1,0 +1,115 @@
+/* test_notify_payload.c: CloudEvents and Slack bodies, and their ids. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "notify/payload.h"
+
+static sched_time_t T(const char *s)
+{
+    sched_time_t t;
+    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
+    return t;
+}
+
+static notify_event_t held(void)
+{
+    return (notify_event_t){.step = NOTIFY_HELD, .kind = "HostedCluster", .ns = "clusters",
+                            .name = "prod", .uid = "u-1", .window = T("2026-03-07T00:00:00Z"),
+                            .at = T("2026-03-06T10:00:00Z"), .change = "release 4.17.1",
+                            .until = T("2026-03-07T00:00:00Z"), .detail = "requested by ocm"};
+}
+
+static void test_cloudevent(void **state)
+{
+    (void)state;
+    notify_event_t ev = held();
+    char *body;
+    const char *ct;
+    assert_int_equal(notify_payload(&ev, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    assert_string_equal(ct, "application/cloudevents+json");
+    json_t *d = json_loads(body, 0, NULL);
+    assert_non_null(d);
+    assert_string_equal(json_string_value(json_object_get(d, "specversion")), "1.0");
+    assert_string_equal(json_string_value(json_object_get(d, "type")),
+                        "io.openshift.hypershift.changemanagement.held.v1");
+    assert_string_equal(json_string_value(json_object_get(d, "subject")),
+                        "hostedclusters/clusters/prod");
+    assert_string_equal(json_string_value(json_object_get(d, "source")),
+                        "/hcp-controller/namespaces/clusters");
+    assert_string_equal(json_string_value(json_object_get(d, "time")), "2026-03-06T10:00:00Z");
+    assert_int_equal(strlen(json_string_value(json_object_get(d, "id"))), 32);
+    json_t *data = json_object_get(d, "data");
+    assert_string_equal(json_string_value(json_object_get(data, "message")),
+                        "release 4.17.1 is held until 2026-03-07T00:00:00Z.");
+    assert_string_equal(json_string_value(json_object_get(data, "until")), "2026-03-07T00:00:00Z");
+    assert_string_equal(json_string_value(json_object_get(data, "detail")), "requested by ocm");
+    json_decref(d);
+    free(body);
+}
+
+static void test_slack(void **state)
+{
+    (void)state;
+    notify_event_t ev = held();
+    char *body;
+    const char *ct;
+    ev.step = NOTIFY_WINDOW_SOON;
+    ev.lead = 48 * 3600;
+    ev.detail = NULL;
+    assert_int_equal(notify_payload(&ev, NOTIFY_SLACK, &body, &ct), 0);
+    assert_string_equal(ct, "application/json");
+    assert_string_equal(body, "{\"text\":\"[hcp-controller] HostedCluster clusters/prod: a window "
+                              "opens at 2026-03-07T00:00:00Z (in 48h00m) with release 4.17.1 "
+                              "pending.\"}");
+    free(body);
+}
+
+/* The id depends on the object, the step, the window and (window-soon) the
+ * lead, and on nothing else: sent again after a restart it is the same. */
+static void test_ids(void **state)
+{
+    (void)state;
+    notify_event_t a = held(), b = held();
+    char ia[40], ib[40];
+    b.at += 3600;
+    b.detail = "another sentence";
+    notify_event_id(&a, ia, sizeof(ia));
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_equal(ia, ib);
+    b.window += 7 * 86400;
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    b = held();
+    b.step = NOTIFY_INITIATED;
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    b = held();
+    b.uid = "u-2";
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    a.step = b.step = NOTIFY_WINDOW_SOON;
+    b.uid = a.uid;
+    a.lead = 3600;
+    b.lead = 48 * 3600;
+    notify_event_id(&a, ia, sizeof(ia));
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cloudevent),
+        cmocka_unit_test(test_slack),
+        cmocka_unit_test(test_ids),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
