@@ -48,6 +48,13 @@ Argument: (list OBJ PATH). */}}
 ['changemanagement.hypershift.openshift.io/strategy', 'changemanagement.hypershift.openshift.io/policy', 'changemanagement.hypershift.openshift.io/permissive-until', 'changemanagement.hypershift.openshift.io/restrictive-until']
 {{- end }}
 
+{{/* The audit records the HostedCluster hold writes (decide/audit.h) and
+the reason a writer gives: an override (a stanza change) is recorded in the
+write that makes it, and a record edited without its change is put back. */}}
+{{- define "hcp-controller.auditKeys" -}}
+['changemanagement.hypershift.openshift.io/reason', 'changemanagement.hypershift.openshift.io/override-by', 'changemanagement.hypershift.openshift.io/override-at', 'changemanagement.hypershift.openshift.io/override-reason', 'changemanagement.hypershift.openshift.io/requested-by', 'changemanagement.hypershift.openshift.io/requested-at', 'changemanagement.hypershift.openshift.io/requested-reason']
+{{- end }}
+
 {{/* matchConditions of a validating entry for a HostedCluster or NodePool:
 the stanza (annotations or spec.changeManagement) is added, changed or
 removed. No objectSelector: an object's first stanza has no opted-in label
@@ -98,10 +105,14 @@ spec.controlPlaneRelease.image) of an opted-in cluster. */}}
   objectSelector:
     {{- toYaml .root.Values.webhook.objectSelector | nindent 4 }}
   matchConditions:
-    - name: release-changed
+    - name: release-stanza-or-audit-changed
       expression: >-
         {{ include "hcp-controller.cel.fieldChanged" "spec.release.image" }}
         || {{ include "hcp-controller.cel.fieldChanged" "spec.controlPlaneRelease.image" }}
+        || {{ include "hcp-controller.cel.fieldChanged" "spec.changeManagement" }}
+        || ({{ include "hcp-controller.stanzaKeys" . }} + {{ include "hcp-controller.auditKeys" . }}).exists(k,
+             (has(object.metadata.annotations) && k in object.metadata.annotations ? [object.metadata.annotations[k]] : [])
+             != (has(oldObject.metadata.annotations) && k in oldObject.metadata.annotations ? [oldObject.metadata.annotations[k]] : []))
 {{- end }}
 
 {{/* The NodePool fields whose change rolls the pool's machines
