@@ -45,7 +45,7 @@ case "${1:-}" in
       (cd "$here" && "$GO" mod download "$m") || e2e_die "$m: download failed"
       dir=$(cd "$here" && "$GO" list -m -f '{{.Dir}}' "$m")
     fi
-    [ -d "$dir/config" ] || e2e_die "$m: no config/ in $dir"
+    [ -f "$dir/go.mod" ] || e2e_die "$m: no module sources in $dir"
     echo "$dir"
     exit 0 ;;
   "") ;;
