@@ -98,6 +98,11 @@ func (m *model) reconcileHostedCluster(ctx context.Context, ns, name string) (ti
 		return 0, nil
 	}
 	m.notePaused("HostedCluster", k, obj(hc), "", false)
+	if m.opt.realCAPI {
+		if err := m.realControlPlane(ctx, cpNS, infraID); err != nil {
+			return 0, err
+		}
+	}
 
 	// reconcileHostedControlPlane: hcp.Spec.ReleaseImage =
 	// hcluster.Spec.Release.Image, ControlPlaneReleaseImage from
@@ -342,7 +347,10 @@ func (m *model) reconcileNodePool(ctx context.Context, ns, name string) (time.Du
 	if inPlace {
 		return 0, m.nodePoolMachineSet(ctx, np, hc, cpNS, version, configHash, targetConfigVersion, userData)
 	}
-	return 0, m.nodePoolMachineDeployment(ctx, np, hc, cpNS, version, configHash, userData)
+	if err := m.nodePoolMachineDeployment(ctx, np, hc, cpNS, version, configHash, userData); err != nil || !m.opt.realCAPI {
+		return 0, err
+	}
+	return 0, m.realMachineHealthCheck(ctx, np, cpNS, str(hc, "spec", "infraID"))
 }
 
 // autoscaling reports spec.autoScaling {min, max} when set.
@@ -408,6 +416,13 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 					"rollingUpdate": map[string]interface{}{"maxSurge": int64(1), "maxUnavailable": int64(0)}},
 			},
 		}}
+		if m.opt.realCAPI {
+			spec := u.Object["spec"].(map[string]interface{})
+			realMachineDeploymentSpec(np, spec)
+			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
+				return err
+			}
+		}
 		return m.create(ctx, gvrMD, u)
 	}
 	meta := map[string]interface{}{}
@@ -431,6 +446,11 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 	spec := map[string]interface{}{}
 	if str(md, "spec", "template", "spec", "bootstrap", "dataSecretName") != userData {
 		spec["template"] = mdTemplate(version, userData, configHash)
+		if m.opt.realCAPI {
+			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
+				return err
+			}
+		}
 	}
 	cur, has, _ := unstructured.NestedFieldNoCopy(md.Object, "spec", "replicas")
 	want := replicasFor(np, integer(md, 0, "spec", "replicas"), has && cur != nil)
