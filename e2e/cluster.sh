@@ -24,13 +24,19 @@
 #
 # INSTANCE defaults to "main", the management cluster. "hosted" plays a hosted
 # cluster (it gets the ClusterVersion CRD, as does any "hosted-*" instance, for
-# suites that need one of their own). Any [a-z0-9-] name works. State
+# suites that need one of their own). "capi" (and any "capi-*") is a
+# management cluster with real Cluster API instead of the fixture CRDs:
+# Cluster API's own CRDs and webhooks, and its core manager and in-memory
+# infrastructure provider running beside the API server, started and stopped
+# with it (e2e/capi/lib.sh; built once per machine by e2e/capi/build.sh).
+# Any [a-z0-9-] name works. State
 # lives in e2e/.local/<instance>/ (HCP_E2E_STATE_DIR overrides e2e/.local);
 # the admin kubeconfig of "main" is also copied to e2e/.local/kubeconfig.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
+. "$here/capi/lib.sh"
 
 STATE_ROOT=${HCP_E2E_STATE_DIR:-$here/.local}
 KUBECTL=${KUBECTL:-$KUBECTL_BIN}
@@ -44,6 +50,9 @@ crd_files() {
   case "$1" in
     hosted | hosted-*)
       echo "$here/fixtures/crds/config.openshift.io_clusterversions.yaml" ;;
+    capi | capi-*)
+      # Cluster API's own CRDs come with its managers (capi_up).
+      ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml "$repo"/crds/*.yaml ;;
     *)
       ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml \
         "$here"/fixtures/crds/cluster.x-k8s.io_*.yaml "$repo"/crds/*.yaml ;;
@@ -75,7 +84,8 @@ ports_taken() {
 # pick_ports DIR writes DIR/ports.env once; later starts reuse the same ports
 # so kubeconfigs and tests stay valid across apiserver restarts.
 pick_ports() {
-  local d=$1 taken p n=0 want=()
+  local d=$1 taken p n=0 want=() count=3 name i=3
+  capi_instance "$inst" && count=9
   [ -f "$d/ports.env" ] && return 0
   taken=" $(ports_taken | tr '\n' ' ') "
   # Below the kernel's ephemeral range (32768+ by default), so that outgoing
@@ -85,14 +95,20 @@ pick_ports() {
     port_free "$p" || continue
     want+=("$p")
     n=$((n + 1))
-    [ $n -eq 3 ] && break
+    [ $n -eq $count ] && break
   done
-  [ $n -eq 3 ] || e2e_die "no free loopback ports in $PORT_MIN-$PORT_MAX"
+  [ $n -eq $count ] || e2e_die "no free loopback ports in $PORT_MIN-$PORT_MAX"
   cat >"$d/ports.env" <<EOF
 APISERVER_PORT=${want[0]}
 ETCD_CLIENT_PORT=${want[1]}
 ETCD_PEER_PORT=${want[2]}
 EOF
+  if [ "$count" -gt 3 ]; then
+    for name in $CAPI_PORT_NAMES; do
+      echo "$name=${want[$i]}" >>"$d/ports.env"
+      i=$((i + 1))
+    done
+  fi
 }
 
 # ---- processes --------------------------------------------------------------
@@ -267,6 +283,17 @@ HCP_E2E_CONTROLLER_TOKEN_FILE=$dir/tokens/controller
 HCP_E2E_APISERVER_LOG=$dir/apiserver.log
 HCP_E2E_ETCD_LOG=$dir/etcd.log
 EOF
+  if capi_instance "$inst"; then
+    cat >>"$dir/env" <<EOF
+HCP_E2E_CAPI=1
+HCP_E2E_CAPI_CORE_LOG=$dir/capi-core.log
+HCP_E2E_CAPI_DEV_LOG=$dir/capi-dev.log
+HCP_E2E_CAPI_CORE_PID_FILE=$dir/capi-core.pid
+HCP_E2E_CAPI_DEV_PID_FILE=$dir/capi-dev.pid
+HCP_E2E_CAPI_CORE_DIAG=127.0.0.1:$CAPI_CORE_DIAG_PORT
+HCP_E2E_CAPI_DEV_DIAG=127.0.0.1:$CAPI_DEV_DIAG_PORT
+EOF
+  fi
 }
 
 start_etcd() {
@@ -385,6 +412,7 @@ cmd_up_one() {
     fi
     e2e_log "$inst: already running at $(apiserver_url) (reused)"
     install_crds
+    if capi_instance "$inst"; then capi_up; fi
     mark_user "$user"
     exec 8>&-
     return 0
@@ -411,6 +439,7 @@ cmd_up_one() {
   fi
   wait_ready
   install_crds
+  if capi_instance "$inst"; then capi_up; fi
   e2e_log "$inst: ready at $(apiserver_url), kubeconfig $dir/kubeconfig"
   mark_user "$user"
   exec 8>&-
@@ -464,6 +493,7 @@ live_users() {
 }
 
 down_locked() {
+  capi_down
   stop_proc apiserver
   stop_proc etcd
   rm -rf "$dir"

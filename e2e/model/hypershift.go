@@ -98,6 +98,11 @@ func (m *model) reconcileHostedCluster(ctx context.Context, ns, name string) (ti
 		return 0, nil
 	}
 	m.notePaused("HostedCluster", k, obj(hc), "", false)
+	if m.opt.realCAPI {
+		if err := m.realControlPlane(ctx, cpNS, infraID); err != nil {
+			return 0, err
+		}
+	}
 
 	// reconcileHostedControlPlane: hcp.Spec.ReleaseImage =
 	// hcluster.Spec.Release.Image, ControlPlaneReleaseImage from
@@ -368,6 +373,11 @@ func (m *model) reconcileNodePool(ctx context.Context, ns, name string) (time.Du
 			return 0, err
 		}
 	}
+	if m.opt.realCAPI && !inPlace {
+		if err := m.realMachineHealthCheck(ctx, np, cpNS, str(hc, "spec", "infraID")); err != nil {
+			return 0, err
+		}
+	}
 	return next, nil
 }
 
@@ -437,6 +447,13 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 					"rollingUpdate": map[string]interface{}{"maxSurge": int64(1), "maxUnavailable": int64(0)}},
 			},
 		}}
+		if m.opt.realCAPI {
+			spec := u.Object["spec"].(map[string]interface{})
+			realMachineDeploymentSpec(np, spec)
+			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
+				return false, err
+			}
+		}
 		return true, m.create(ctx, gvrMD, u)
 	}
 	meta := map[string]interface{}{}
@@ -460,6 +477,11 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 	spec := map[string]interface{}{}
 	if str(md, "spec", "template", "spec", "bootstrap", "dataSecretName") != userData {
 		spec["template"] = mdTemplate(version, userData, configHash)
+		if m.opt.realCAPI {
+			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
+				return false, err
+			}
+		}
 	}
 	cur, has, _ := unstructured.NestedFieldNoCopy(md.Object, "spec", "replicas")
 	want := replicasFor(np, integer(md, 0, "spec", "replicas"), has && cur != nil)

@@ -45,6 +45,8 @@ func main() {
 		conditions  = flag.Bool("status-conditions", true, "write HyperShift's ReconciliationActive condition into HostedCluster (Status().Update from the cache) and NodePool (merge patch of the status) status, as HyperShift does on its reconciles")
 		cpUpdate    = flag.Duration("controlplane-update-duration", 30*time.Minute, "simulated time a control-plane update takes to complete (with --hc-status)")
 		tokenTTL    = flag.Duration("token-ttl", 2*time.Hour, "simulated time an outdated ignition token stays valid once its NodePool has a new target (HyperShift: 2h)")
+		realCAPI    = flag.Bool("real-capi", false, "Cluster API's own controllers run (e2e/capi): model only HyperShift, write the Cluster API objects it writes, play the control-plane provider, and record machine events from the real Machines")
+		mStartup    = flag.Duration("machine-startup", 2*time.Second, "with --real-capi: real time the in-memory backend takes to start a machine's VM and then its node")
 	)
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds | log.LUTC)
@@ -79,6 +81,9 @@ func main() {
 		cpUpdate:    *cpUpdate,
 		conditions:  *conditions,
 		tokenTTL:    *tokenTTL,
+
+		realCAPI:       *realCAPI,
+		machineStartup: *mStartup,
 	})
 
 	ln, err := net.Listen("tcp", *listen)

@@ -59,6 +59,9 @@ type options struct {
 	cpUpdate    time.Duration // simulated duration of a control-plane update
 	conditions  bool          // write HyperShift's ReconciliationActive condition
 	tokenTTL    time.Duration // simulated life of an outdated ignition token (2 h upstream)
+
+	realCAPI       bool          // Cluster API's own controllers run; the model's Cluster API half is off (realcapi.go)
+	machineStartup time.Duration // real time an in-memory machine's VM and node each take to start (realCAPI)
 }
 
 // model holds the informers of every kind HyperShift and Cluster API watch
@@ -77,6 +80,7 @@ type model struct {
 	// In-memory state of the model, kept between reconciles.
 	pausedSince map[string]bool  // key -> reconcile currently paused by pausedUntil
 	lastDesired map[string]int64 // MD/MS key -> replicas last acted on
+	cpDone      map[string]bool  // control-plane namespace -> control plane provided (realCAPI)
 }
 
 func newModel(dyn dynamic.Interface, clk *clock, rec *recorder, opt options) *model {
@@ -87,6 +91,7 @@ func newModel(dyn dynamic.Interface, clk *clock, rec *recorder, opt options) *mo
 		inf:         map[schema.GroupVersionResource]cache.SharedIndexInformer{},
 		pausedSince: map[string]bool{},
 		lastDesired: map[string]int64{},
+		cpDone:      map[string]bool{},
 	}
 }
 
@@ -122,6 +127,16 @@ func (m *model) start(ctx context.Context) error {
 		m.inf[g] = all.ForResource(g).Informer()
 	}
 	m.inf[gvrCM] = own.ForResource(gvrCM).Informer()
+	if m.opt.realCAPI {
+		// The record comes from the real Machines (realcapi.go).
+		m.inf[gvrMachine] = all.ForResource(gvrMachine).Informer()
+		obs := newObserver(m)
+		for _, g := range []schema.GroupVersionResource{gvrMachine, gvrMS, gvrMD} {
+			if _, err := m.inf[g].AddEventHandler(obs.handlers(g)); err != nil {
+				return err
+			}
+		}
+	}
 	for g, inf := range m.inf {
 		g := g
 		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -199,7 +214,9 @@ func (m *model) onEvent(g schema.GroupVersionResource, o interface{}, deleted bo
 				m.queue.Add(key("hc", hc.GetNamespace(), hc.GetName()))
 			}
 		}
-		m.enqueueCAPI(ns)
+		if !m.opt.realCAPI {
+			m.enqueueCAPI(ns)
+		}
 	case gvrMD, gvrMS:
 		if !m.inScope(ns, true) {
 			return
@@ -208,6 +225,9 @@ func (m *model) onEvent(g schema.GroupVersionResource, o interface{}, deleted bo
 			if i := strings.Index(p, "/"); i > 0 {
 				m.queue.Add(key("np", p[:i], p[i+1:]))
 			}
+		}
+		if m.opt.realCAPI {
+			return // Cluster API's own controllers reconcile them
 		}
 		if g == gvrMD {
 			m.queue.Add(key("md", ns, name))

@@ -1,0 +1,18 @@
+# The holds against real Cluster API (e2e/capi/test_capi.sh) on an instance
+# of its own, "capi": Cluster API's own CRDs and webhooks and its core
+# manager and in-memory infrastructure provider, built once per machine into
+# the cache by e2e/capi/build.sh (a few minutes cold). `make e2e` runs
+# e2e-capi; `make e2e-capi-bin` only builds the managers.
+
+E2E_TARGETS += e2e-capi
+
+.PHONY: e2e-capi e2e-capi-bin
+
+CAPI_E2E_TESTS := e2e/capi/test_capi.sh
+
+e2e-capi-bin:
+	@e2e/capi/build.sh
+
+e2e-capi: $(BUILD)/hcp-controller e2e-model-bin e2e-capi-bin
+	@e2e/cluster.sh with capi -- env HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-capi $(CAPI_E2E_TESTS)
