@@ -266,12 +266,12 @@ check_eq "webhook.enabled=false: no webhook object, no webhook flag, no TLS volu
 # What the API server sends (templates/_webhooks.tpl; the e2e suite
 # e2e/controller/test_outage.sh runs these against the API server): every
 # webhook has matchConditions; none is sent DELETE or a subresource.
-check_eq "every webhook has matchConditions" "6 6" \
+check_eq "every webhook has matchConditions" "7 7" \
   "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[]] | "\(length) \(map(select((.matchConditions // []) | length > 0)) | length)"')"
 check_eq "no webhook is sent DELETE or a subresource" "false false" \
   "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[].rules[]] | "\(any(.operations[] == "DELETE" or .operations[] == "*")) \(any(.resources[] | contains("/")))"')"
 check_eq "the holds: a changed release; a changed template or a deleted pause; also a changed target" \
-  "release-changed template-changed-or-pause-removed template-or-target-changed-or-pause-removed" \
+  "release-stanza-or-audit-changed held-field-or-request-changed template-changed-or-pause-removed template-or-target-changed-or-pause-removed" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"
 check_eq "the validations: a policy's spec; a stanza written (no objectSelector: the first stanza has no label)" \
   "spec-written stanza-written stanza-written" \

@@ -51,8 +51,8 @@ api POST "$CAPI/namespaces/$NS-opted/machinesets" "$(jq -nc --arg t "$TARGET" '{
   application/json >/dev/null || not_ok "setup: MachineSet npinplace"
 MS=$CAPI/namespaces/$NS-opted/machinesets/npinplace
 # The leader's writes: the opted-in label on the HostedCluster with a stanza
-# and on its pools' CAPI objects, and its pause on the MachineDeployment.
-for p in "$(hc_path "$NS" opted)" "$(md_path "$NS" opted npopted)" "$MS"; do
+# and on its pools and their CAPI objects, and its pause on the MachineDeployment.
+for p in "$(hc_path "$NS" opted)" "$(np_path "$NS" npopted)" "$(md_path "$NS" opted npopted)" "$MS"; do
   api PATCH "$p" "{\"metadata\":{\"labels\":{\"$LABEL\":\"true\"}}}" >/dev/null || not_ok "setup: label $p"
 done
 api PATCH "$(md_path "$NS" opted npopted)" \
@@ -65,7 +65,7 @@ for kind in MutatingWebhookConfiguration ValidatingWebhookConfiguration; do
   WH_KIND=$kind chart_webhook_config "$DEAD" "$NS" "$NS-free" "$NS-opted" >"$CTL_TMP/$kind.json" ||
     not_ok "the chart's $kind"
 done
-check_eq "every webhook of the chart has matchConditions" "6 6" \
+check_eq "every webhook of the chart has matchConditions" "7 7" \
   "$(cat "$CTL_TMP"/*WebhookConfiguration.json | jq -s '[.[].webhooks[]] | "\(length) \(map(select(.matchConditions | length > 0)) | length)"' -r)"
 check_eq "the holds select the opted-in label; the validations select no label" "true true true|none none none" \
   "$(jq -r --arg l "$LABEL" '[.webhooks[].objectSelector.matchLabels[$l]] | join(" ")' "$CTL_TMP/MutatingWebhookConfiguration.json")|$(jq -r '[.webhooks[] | .objectSelector // {} | if . == {} then "none" else "some" end] | join(" ")' "$CTL_TMP/ValidatingWebhookConfiguration.json")"
@@ -149,6 +149,7 @@ try opted HostedCluster "create with a stanza" POST "$HS/namespaces/$NS/hostedcl
     metadata: {name: "new2", annotations: {($k): "weekend"}},
     spec: {release: {image: "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}, infraID: "new2-infra", platform: {type: "None"}}}')" \
   application/json
+try opted NodePool "release" PATCH "$(np_path "$NS" npopted)" "$(mp "{spec: {release: {image: \"$REL1\"}}}")"
 try opted NodePool "stanza changed" PATCH "$(np_path "$NS" npopted)" "{\"metadata\":{\"annotations\":{\"$CM/strategy\":\"Permissive\"}}}"
 try opted MachineDeployment "template (HyperShift's rollout write)" PATCH "$(md_path "$NS" opted npopted)" '{"spec":{"template":{"spec":{"version":"4.17.1"}}}}'
 try opted MachineDeployment "our pause deleted (HyperShift's reconcile)" PATCH "$(md_path "$NS" opted npopted)" \
@@ -159,6 +160,7 @@ try opted HostedChangeManagementPolicy "create" POST "$HCMP_API/namespaces/$NS/h
   "$(jq -nc --argjson s "$(weekly_policy Sunday 01:00 4h)" '{apiVersion: "changemanagement.hypershift.openshift.io/v1alpha1",
     kind: "HostedChangeManagementPolicy", metadata: {name: "sunday"}, spec: $s}')" application/json
 check_eq "the opted-in HostedCluster's release is as it was" "$REL0" "$(get "$(hc_path "$NS" opted)" .spec.release.image)"
+check_eq "the opted-in NodePool's release is as it was" "$REL0" "$(get "$(np_path "$NS" npopted)" .spec.release.image)"
 check_eq "the MachineDeployment's template is as it was" 4.17.0 "$(get "$(md_path "$NS" opted npopted)" .spec.template.spec.version)"
 check_eq "the MachineSet's target is as it was" c1 "$(get "$MS" ".metadata.annotations[\"$TARGET\"]")"
 check_eq "the policy's spec is as it was" MaintenanceSchedule "$(get "$(hcmp_path "$NS" weekend)" .spec.strategy)"
@@ -201,5 +203,5 @@ check_eq "writes to objects that never opted in: none refused" 0 "$(refused_in f
 check_eq "HyperShift's writes to opted-in objects: none refused" 0 "$(refused_in hypershift)"
 check_eq "deletions and their finalizer removals: none refused" 0 "$(refused_in delete)"
 check_eq "opted-in writes a replica would hold or validate: all refused, by kind" \
-  "HostedChangeManagementPolicy=2 HostedCluster=4 MachineDeployment=2 MachineSet=1 NodePool=1" "$(by_kind opted)"
+  "HostedChangeManagementPolicy=2 HostedCluster=4 MachineDeployment=2 MachineSet=1 NodePool=2" "$(by_kind opted)"
 summary
