@@ -115,13 +115,13 @@ fuzz-lib:
 
 fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-lib
-	@scripts/fuzz.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS)
+	@HCP_PKGS="$(PKGS)" scripts/fuzz.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_SRCS)
 
 # Every fuzz target for a few seconds from its seeds and the kept corpus, so
 # that a regression on a known input (or a quick find) fails `make test`;
 # counted in the tally, one test per target.
 fuzz-smoke: fuzz-lib
-	@FUZZ_ARGS="build/fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRCS)" \
+	@HCP_PKGS="$(PKGS)" FUZZ_ARGS="build/fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRCS)" \
 		scripts/run-tests.sh --tally $(TALLY) --label fuzz scripts/fuzz-smoke.sh
 
 bench: deps

@@ -34,7 +34,9 @@ if [ ! -f "$build/libhcp.a" ]; then
   exit 2
 fi
 
-pkgs=(libical libcurl jansson libfyaml libmicrohttpd zlib)
+# The libraries libhcp.a needs: the Makefile's PKGS (passed as HCP_PKGS),
+# so that a library added there is linked here too.
+read -r -a pkgs <<<"${HCP_PKGS:-libical libcurl jansson libfyaml libmicrohttpd gnutls zlib}"
 read -r -a cflags <<<"$(pkg-config --cflags "${pkgs[@]}")"
 read -r -a libs <<<"$(pkg-config --libs "${pkgs[@]}") -lev -lm"
 san=("-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
