@@ -9,8 +9,8 @@
 # remediates; the record comes from the real Machines. hcp-controller serves
 # its admission holds beside them (the real API server calls them).
 #
-#   1. A NodePool version change requested outside the window is held: the
-#      MachineDeployment keeps its template, no replacement starts before the
+#   1. A NodePool version change requested outside the window is held at the
+#      NodePool: HyperShift writes no new template, no replacement starts before the
 #      window opens; the controller's writes while it is held are counted.
 #   2. While held, a NodePool scale from 3 to 5 reaches Cluster API and it
 #      scales; a machine marked for remediation is remediated by the
@@ -32,8 +32,8 @@ CTL_E2E_INSTANCE=${CTL_E2E_INSTANCE:-capi}
 # shellcheck source=e2e/model/lib.sh
 . "$here/../model/lib.sh"
 
-# Window open to the first replacement: the controller lets the held
-# template through, HyperShift writes it, Cluster API's MachineDeployment
+# Window open to the first replacement: the controller writes the held
+# NodePool request, HyperShift writes the new template, Cluster API's MachineDeployment
 # controller makes a MachineSet and that one a Machine (3.6 s measured).
 TOL_ROLLOUT=8
 WH_NAME=hcp-e2e-capi-$$
@@ -152,12 +152,15 @@ capi_holds() {
   # ---- 1. the version change is held -------------------------------------------
   SCENARIO=held
   w0=$(metric a hcp_controller_writes_total)
-  local mw0
-  mw0=$(model_md_writes "$obj")
   request_release "$(np_path "$ns" np1)" "$REL1" >/dev/null
-  check "HyperShift writes the new template" wait_for 5 eval '[ "$(model_md_writes "$obj")" -gt "$mw0" ]'
+  # DESIGN.md 3.6: held at the NodePool, so HyperShift never sees a new
+  # target and writes no new template.
+  now_is "the NodePool's release is held at the NodePool (4.17.0 stays)" "$REL0" \
+    get "$(np_path "$ns" np1)" .spec.release.image
+  check_contains "the request is recorded on the NodePool" "$REL1" \
+    "$(get "$(np_path "$ns" np1)" ".metadata.annotations[\"$CM/requested-nodepool-spec\"]")"
   sleep 1
-  now_is "HyperShift's new template is held (4.17.0 stays)" 4.17.0 md_ver "$md"
+  now_is "HyperShift writes no new template (4.17.0 stays)" 4.17.0 md_ver "$md"
   now_is "no rollout (real Machines)" 0 model_count replacement-start "$obj"
   now_is "no new MachineSet" 1 eval "api GET $MACHINES/$hcp/machinesets | jq '[.items[] | select(.metadata.labels[\"cluster.x-k8s.io/deployment-name\"] == \"np1\")] | length'"
   now_is "merely waiting, the MachineDeployment is not paused" unpaused pause_state "$md"
@@ -179,7 +182,7 @@ capi_holds() {
   check "the MachineHealthCheck remediates a machine and its MachineSet replaces it" wait_for 60 remediated
   echo "# figure: real Cluster API, change held: machine marked -> replacement created in $(awk -v a="$(secs "$(first_real remediation-replacement "$obj")")" -v b="$t0" 'BEGIN { printf "%d", (a - b / 1e6) * 1000 }') ms, Running 5 again in $((($(now_us) - t0) / 1000)) ms"
   check_eq "the remediated machine is gone" "" "$(get "$MACHINES/$hcp/machines/$victim" '.metadata.name // ""')"
-  now_is "the template is still held (4.17.0)" 4.17.0 md_ver "$md"
+  now_is "the template is still the running one (4.17.0)" 4.17.0 md_ver "$md"
   still_before a "$OPEN" "scaling and remediation while held" || return
   w1=$(metric a hcp_controller_writes_total)
   echo "# figure: real Cluster API: the controller's writes while the change was held (request, scale, remediation): $((${w1%.*} - ${w0%.*}))"
@@ -195,7 +198,7 @@ capi_holds() {
   SCENARIO=window-open
   starts_at a "the first machine replacement (real Cluster API)" "$OPEN" "$TOL_ROLLOUT" replacement-start "$obj"
   echo "# figure: real Cluster API: window open -> first replacement started (Machine created) in $(awk -v a="$(secs "$(first_real replacement-start "$obj")")" -v b="$(real_s "$OPEN")" 'BEGIN { printf "%d", (a - b) * 1000 }') ms"
-  now_is "the held template goes through" 4.17.1 md_ver "$md"
+  now_is "the held request goes through: HyperShift writes the new template" 4.17.1 md_ver "$md"
 
   # ---- 4. the window closes during the rollout --------------------------------
   SCENARIO=window-close
