@@ -231,7 +231,7 @@ check "the binary accepts the webhook flags" quiet "$HCP_BIN" "${WARGS[@]}" --he
 check_eq "the webhook Service targets the pods' webhook port" "webhook 443" \
   "$(jqf "$W" 'map(select(.kind == "Service" and (.metadata.name | endswith("-webhook"))))[0].spec.ports[0] | "\(.targetPort) \(.port)"')"
 check_eq "webhooks: each selects the opted-in label the controller keeps" \
-  '["true","true","true"]' \
+  '["true","true","true","true"]' \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
     map(.objectSelector.matchLabels["changemanagement.hypershift.openshift.io/opted-in"]) | tojson')"
 render "$T/wh-bad.json" --set webhook.failurePolicy=Sometimes &&
