@@ -178,6 +178,7 @@ objects hypershift.openshift.io hostedclusters patch *
 objects hypershift.openshift.io hostedclusters/status patch *
 objects hypershift.openshift.io nodepools list *
 objects hypershift.openshift.io nodepools watch *
+objects hypershift.openshift.io nodepools patch *
 objects hypershift.openshift.io nodepools/status patch *
 objects core events create *
 leader-election coordination.k8s.io leases create *
@@ -481,6 +482,8 @@ check "cannot watch Secrets in any namespace" cannot watch secrets -A
 check "cannot delete a NodePool" cannot delete nodepools.hypershift.openshift.io/np1 -n "$NS"
 check "can-i patch a HostedCluster (a release held by the webhook, applied in a window)" \
   can patch hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
+check "can-i patch a NodePool (its opted-in label, a request held by the webhook, applied in a window)" \
+  can patch nodepools.hypershift.openshift.io/np1 -n "$NS"
 check "cannot update or delete a HostedCluster" \
   bash -c "! kubectl --kubeconfig '$SAKCFG' auth can-i update hostedclusters.hypershift.openshift.io/hc1 -n '$NS' >/dev/null && ! kubectl --kubeconfig '$SAKCFG' auth can-i delete hostedclusters.hypershift.openshift.io/hc1 -n '$NS' >/dev/null"
 check "cannot get a HostedCluster by name (it only lists and watches)" cannot get hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
