@@ -28,8 +28,8 @@ WPORT=$(free_port)
 chart_webhook_config "$WPORT" "$NS" "$NS-a" "$NS-free" >"$CTL_TMP/wh.json" ||
   not_ok "webhook configuration from the chart"
 check_eq "the chart's webhooks select the opted-in label" \
-  '["true","true","true"]' "$(jq -c "[.webhooks[].objectSelector.matchLabels[\"$LABEL\"]]" "$CTL_TMP/wh.json")"
-check_eq "with failurePolicy Fail" '["Fail","Fail","Fail"]' "$(jq -c '[.webhooks[].failurePolicy]' "$CTL_TMP/wh.json")"
+  '["true","true","true","true"]' "$(jq -c "[.webhooks[].objectSelector.matchLabels[\"$LABEL\"]]" "$CTL_TMP/wh.json")"
+check_eq "with failurePolicy Fail" '["Fail","Fail","Fail","Fail"]' "$(jq -c '[.webhooks[].failurePolicy]' "$CTL_TMP/wh.json")"
 k apply -f "$CTL_TMP/wh.json" >/dev/null || not_ok "webhook configuration applied"
 
 mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
