@@ -478,7 +478,7 @@ for _ in $(seq 1 100); do
 done
 watching || die "the watches of policies, HostedClusters and NodePools did not start"
 
-# The admission webhooks as the chart configures them (the three holds,
+# The admission webhooks as the chart configures them (the four holds,
 # objects carrying the opted-in label the controller maintains,
 # failurePolicy Fail), limited to the demo's namespaces and pointed at the
 # controller on 127.0.0.1 with a certificate of the demo's own.
@@ -502,7 +502,7 @@ jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https:/
     timeoutSeconds: 5, reinvocationPolicy: "Never"};
   {apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration",
    metadata: {name: $n},
-   webhooks: [hook("hostedclusters"; "hypershift.openshift.io"),
+   webhooks: [hook("hostedclusters"; "hypershift.openshift.io"), hook("nodepools"; "hypershift.openshift.io"),
               hook("machinedeployments"; "cluster.x-k8s.io"), hook("machinesets"; "cluster.x-k8s.io")]}' |
   k apply -f - >/dev/null 2>"$DEMO_DIR/kubectl.err" ||
   die "the webhook configuration was refused: $(cat "$DEMO_DIR/kubectl.err")"
