@@ -1,5 +1,6 @@
 /* model.c: slim views of HostedClusters, NodePools and CAPI objects. */
 #include "decide/model.h"
+#include "decide/version.h"
 
 #include "base/error.h"
 
@@ -432,6 +433,15 @@ decide_np_t *decide_np_extract(const json_t *obj)
     np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
     decide_health_extract(obj, true, &np->m.health);
     np->optin_label = optin_label(obj);
+    const char *image = decide_json_str(obj, "spec.release.image");
+    char version[DECIDE_VERSIONLEN];
+    const char *status_version = decide_json_str(obj, "status.version");
+    np->release_image = dup_or_null(image);
+    np->release_version = decide_release_version(image, version, sizeof(version)) ? strdup(version) : NULL;
+    np->status_version = status_version && *status_version ? strdup(status_version) : NULL;
+    if ((image && !np->release_image) || (version[0] && !np->release_version) ||
+        (status_version && *status_version && !np->status_version))
+        goto fail;
     if (np_request(obj, np))
         goto fail;
     return np;
@@ -446,6 +456,9 @@ void decide_np_free(decide_np_t *np)
         return;
     managed_free(&np->m);
     free(np->cluster_name);
+    free(np->release_image);
+    free(np->release_version);
+    free(np->status_version);
     json_decref(np->requested);
     free(np->requested_summary);
     free(np);
@@ -534,6 +547,18 @@ bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
 {
     if (np->requested || np->requested_bad || np->updating_version || np->updating_config || (md && md->held))
         return true;
+    /* The release asked for is not yet the one the pool reports running.
+     * Versions compare by semver precedence (4.17.1+build is 4.17.1); text
+     * that is no version compares as text. No status.version yet (a new
+     * pool) or no version in the image's tag (pinned by digest) says
+     * nothing either way. */
+    if (np->release_version && np->status_version) {
+        int cmp;
+        if (decide_version_cmp(np->release_version, np->status_version, &cmp))
+            cmp = strcmp(np->release_version, np->status_version);
+        if (cmp != 0)
+            return true;
+    }
     if (!md || md->updated < 0)
         return false;
     if (md->existing >= 0)

@@ -127,6 +127,11 @@ typedef struct decide_np {
     bool updating_version;  /* condition UpdatingVersion is True */
     bool updating_config;   /* condition UpdatingConfig is True */
     bool optin_label;       /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
+    char *release_image;    /* spec.release.image, or NULL */
+    char *release_version;  /* the version spec.release.image names by its tag
+                               (decide_release_version()), or NULL */
+    char *status_version;   /* status.version: the version HyperShift reports
+                               the pool's machines run, or NULL */
     json_t *requested;      /* the held request (DECIDE_REQUESTED_NODEPOOL_ANNOTATION)
                                as a JSON object, or NULL */
     bool requested_bad;     /* the annotation is there but is not a JSON object */
@@ -202,7 +207,12 @@ void decide_capi_free(decide_capi_t *c);
  * that differs from the running value. A NodePool's change is pending while
  * it carries a held request (readable or not), while its
  * MachineDeployment/MachineSet carries a held template or target, while
- * HyperShift says it is updating its version or configuration, or while its
+ * HyperShift says it is updating its version or configuration, while the
+ * release it asks for (spec.release.image, by its version tag) differs from
+ * the version HyperShift reports the pool runs (status.version: HyperShift
+ * sets it only once the rollout is done, and says UpdatingVersion only once
+ * it has seen the new spec, so a change just let through is pending in
+ * between), or while its
  * MachineDeployment still has machines of an older template (status.replicas
  * above the updated count). A scale-up alone (spec.replicas above both) is
  * not a pending change: the machines it adds use the current template. When

@@ -174,6 +174,29 @@ static void test_extract_nodepool_and_capi(void **state)
     assert_false(decide_np_pending(np, NULL));
     json_decref(obj);
 
+    /* A release let through and not yet reported: spec.release names
+     * 4.17.1, status.version still 4.17.0, no Updating condition yet. */
+    obj = J("{\"spec\":{\"clusterName\":\"a\",\"release\":{\"image\":"
+            "\"quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64\"}},"
+            "\"status\":{\"version\":\"4.17.0\"}}");
+    decide_np_t *np2 = decide_np_extract(obj);
+    assert_string_equal(np2->release_version, "4.17.1");
+    assert_string_equal(np2->status_version, "4.17.0");
+    assert_true(decide_np_pending(np2, NULL));
+    free(np2->status_version);
+    np2->status_version = strdup("4.17.1+build.7"); /* same precedence */
+    assert_false(decide_np_pending(np2, NULL));
+    free(np2->status_version);
+    np2->status_version = NULL; /* a new pool: nothing reported yet */
+    assert_false(decide_np_pending(np2, NULL));
+    np2->status_version = strdup("image-1234abcd"); /* no version: as text */
+    assert_true(decide_np_pending(np2, NULL));
+    free(np2->release_version);
+    np2->release_version = NULL; /* pinned by digest: nothing to compare */
+    assert_false(decide_np_pending(np2, NULL));
+    decide_np_free(np2);
+    json_decref(obj);
+
     /* v1beta2 MachineDeployment: upToDateReplicas. */
     obj = J("{\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/paused\":\"\","
             "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
