@@ -35,6 +35,7 @@
 
 #include "admission/router.h"
 #include "controller/internal.h"
+#include "decide/cpfirst.h"
 #include "decide/nphold.h"
 #include "log/log.h"
 
@@ -48,10 +49,16 @@ typedef struct verdict {
     char until[64];           /* the next window's start, RFC 3339, "" when none */
     char capi_ns[DECIDE_NSLEN]; /* the plan's CAPI object (NodePools) */
     char capi_name[254];
+    bool cp_held;             /* NodePools: the release the write asks for is one the
+                                 control plane has not completed (cpfirst.h) */
+    char cp_why[DECIDE_MSGLEN / 2]; /* why, "" when not cp_held */
 } verdict_t;
 
-static int plan_verdict(ctl_controller_t *c, decide_kind_t kind, const char *ns,
-                        const char *name, verdict_t *out, char *err, size_t errlen)
+/* The plan's verdict; for a NodePool also whether image (the release a
+ * write asks for, NULL when it asks for none) waits for the control plane. */
+static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const char *ns,
+                              const char *name, const char *image, verdict_t *out, char *err,
+                              size_t errlen)
 {
     decide_view_t v;
     decide_plan_t p;
@@ -70,9 +77,17 @@ static int plan_verdict(ctl_controller_t *c, decide_kind_t kind, const char *ns,
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
         snprintf(out->capi_ns, sizeof(out->capi_ns), "%s", p.capi_ns);
         snprintf(out->capi_name, sizeof(out->capi_name), "%s", p.capi_name ? p.capi_name : "");
+        out->cp_held = kind == DECIDE_NP && image &&
+                       !decide_cp_first_ok(image, p.hc, out->cp_why, sizeof(out->cp_why));
     }
     decide_plan_free(&p);
     return rc;
+}
+
+static int plan_verdict(ctl_controller_t *c, decide_kind_t kind, const char *ns,
+                        const char *name, verdict_t *out, char *err, size_t errlen)
+{
+    return plan_verdict_image(c, kind, ns, name, NULL, out, err, errlen);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -455,11 +470,17 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
 
     if (q->op != ADM_UPDATE || q->subresource[0])
         return 0;
-    if ((rc = plan_verdict(ud, DECIDE_NP, q->ns, q->name, &v, err, errlen)) != 0)
+    /* A release the write changes is checked against the control plane's
+     * (DESIGN.md 3.6: the control plane first): one it has not completed
+     * is held like any change outside a window, window or not. */
+    const char *was = decide_json_str(q->old_object, "spec.release.image");
+    const char *want = decide_json_str(q->object, "spec.release.image");
+    if ((rc = plan_verdict_image(ud, DECIDE_NP, q->ns, q->name, same_str(was, want) ? NULL : want,
+                                 &v, err, errlen)) != 0)
         return rc;
     if (!v.restricted && !v.permitted)
         return 0; /* undecided: nothing to say */
-    if ((rc = decide_np_hold(q->old_object, q->object, v.restricted, &h)) != 0)
+    if ((rc = decide_np_hold(q->old_object, q->object, v.restricted || v.cp_held, &h)) != 0)
         return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
     json_array_foreach(h.ops, i, op) {
         rc = adm_patch_op(a, json_string_value(json_object_get(op, "op")),
@@ -468,7 +489,14 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
         if (rc)
             break;
     }
-    if (rc == 0 && h.held[0])
+    if (rc == 0 && h.held[0] && v.cp_held)
+        adm_response_warn(a, "%s: held until the control plane has completed the release (%s)%s; "
+                             "the NodePool keeps running what it runs and the request is "
+                             "recorded in annotation %s",
+                          h.held, v.cp_why,
+                          v.restricted ? " and changes are permitted" : "",
+                          DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    else if (rc == 0 && h.held[0])
         adm_response_warn(a, "%s: held until changes are permitted (next window %s); the "
                              "NodePool keeps running what it runs and the request is recorded "
                              "in annotation %s",

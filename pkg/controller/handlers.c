@@ -95,7 +95,15 @@ static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_hc_t *a = old->data, *b = o->data;
-    hc_changed(o, ud, !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza));
+    bool stanza_changed = !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza);
+    hc_changed(o, ud, stanza_changed);
+    /* The control plane completed a release: a NodePool request held for
+     * it (decide_cp_first_apply()) may go now. */
+    if (!stanza_changed && (a->cp_reported != b->cp_reported ||
+                            strcmp(a->cp_completed, b->cp_completed) != 0)) {
+        enqueue_ns_ctx_t x = {ud, R_NP, o->ns, o->name};
+        kube_cache_foreach(&((ctl_controller_t *)ud)->nps, enqueue_each, &x);
+    }
 }
 static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 

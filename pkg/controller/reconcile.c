@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "decide/conditions.h"
+#include "decide/cpfirst.h"
 #include "log/log.h"
 #include "policy/behavior.h"
 
@@ -265,6 +266,22 @@ static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_pl
     r->last_gate_failed = failed;
 }
 
+/* ---- control plane first (DESIGN.md 3.6) ---- */
+/* A NodePool request held for its control plane: told in a
+ * WaitingForControlPlane Event once per spell (the conditions, the
+ * companion and the hosted ClusterVersion say it from the decision). */
+static void cp_first_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                            const char *kind)
+{
+    if (p->d.cp_first && !r->last_cp_first) {
+        log_kv(LOG_INFO, "held change waits for the control plane", "kind", kind, "namespace",
+               r->ns, "name", r->name, "why", p->d.cp_why, NULL);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal",
+              DECIDE_CP_FIRST_REASON, p->d.pending_message);
+    }
+    r->last_cp_first = p->d.cp_first;
+}
+
 /* ---- audit (DESIGN.md 3.11) ---- */
 /* The record's hash (decide_release_hash() of "by at"), 0 when none. */
 static uint64_t audit_hash(const char *by, const char *at)
@@ -354,6 +371,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
               "re-asserted.");
     }
     health_gate_events(c, r, p, kind);
+    cp_first_events(c, r, p, kind);
     audit_events(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
     r->have_last = true;
     r->last_restricted = d->restricted;

@@ -71,6 +71,9 @@ typedef struct decide_decision {
     const char *projected_reason;         /* static CamelCase */
     char projected_message[DECIDE_MSGLEN];
     decide_gate_t gate;    /* the health gate's verdict (decide_gate_apply()) */
+    bool cp_first;         /* NodePools: the held request asks for a release its
+                              control plane has not completed (cpfirst.h) */
+    char cp_why[DECIDE_MSGLEN / 2]; /* why, in words; "" when not cp_first */
 } decide_decision_t;
 
 /* The action that brings a CAPI object (NULL: not found, nothing to do) to

@@ -1,5 +1,6 @@
 /* model.c: slim views of HostedClusters, NodePools and CAPI objects. */
 #include "decide/model.h"
+#include "decide/cpfirst.h"
 #include "decide/version.h"
 
 #include "base/error.h"
@@ -343,6 +344,9 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
                                                   json_array_get(hist, 0), "state"))
                                             : NULL;
     hc->history_partial = state && strcmp(state, "Partial") == 0;
+    if (decide_cp_completed(obj, &hc->cp_reported, hc->cp_completed, sizeof(hc->cp_completed),
+                            &hc->cp_completed_images))
+        goto fail;
     hc->optin_label = optin_label(obj);
     decide_health_extract(obj, false, &hc->m.health);
     return hc;
@@ -363,6 +367,7 @@ void decide_hc_free(decide_hc_t *hc)
     free(hc->spec_cp_release);
     free(hc->requested_release);
     free(hc->requested_cp_release);
+    free(hc->cp_completed_images);
     free(hc);
 }
 

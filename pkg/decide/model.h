@@ -118,6 +118,11 @@ typedef struct decide_hc {
     char *spec_cp_release; /* spec.controlPlaneRelease.image or NULL */
     char *requested_release;    /* the held request for spec.release.image, or NULL */
     char *requested_cp_release; /* the held request for spec.controlPlaneRelease.image */
+    char cp_completed[64];      /* the newest version in status.version.history
+                                   with state Completed, "" when none
+                                   (decide_cp_completed()) */
+    char *cp_completed_images;  /* the images of those entries, one per line, or NULL */
+    bool cp_reported;           /* status.version.history has an entry */
 } decide_hc_t;
 
 typedef struct decide_np {

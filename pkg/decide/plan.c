@@ -1,5 +1,6 @@
 /* plan.c: gather an object's inputs from a view, then decide, once. */
 #include "decide/plan.h"
+#include "decide/cpfirst.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -126,6 +127,7 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
         return hcp_errf(err, errlen, HCP_ENOMEM, "NodePool %s/%s: resolving its stanza", ns,
                         name);
     if (np->cluster_name && get(v, DECIDE_HC, ns, np->cluster_name, &hco)) {
+        p->hc = hco.data;
         p->cluster_stanza = ((const decide_hc_t *)hco.data)->m.stanza.present;
         p->cluster = resolve(v, DECIDE_HC, ns, np->cluster_name,
                              &((const decide_hc_t *)hco.data)->m.stanza, &p->own_cluster,
@@ -156,9 +158,12 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
                         name, rc);
+    /* DESIGN.md 3.6: the control plane first; a request it keeps held is
+     * not one the health gate decides on. */
+    const decide_capi_t *md = p->capi.data;
+    decide_cp_first_apply(&p->d, np, p->hc, md, v->admission_holds);
     /* DESIGN.md 3.10: a held template or target goes through only to a
      * healthy pool; a rollout already under way is not a held change. */
-    const decide_capi_t *md = p->capi.data;
     decide_gate_apply(&p->d, true, &np->m.health, &np->m.stanza,
                       p->d.held[0] && !(md && md->rolling), md, v->admission_holds, now);
     if (v->status_doc)

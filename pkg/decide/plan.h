@@ -97,6 +97,8 @@ typedef struct decide_plan {
     const stanza_resolution_t *res;     /* the object's own timeline (NULL: failed) */
     const stanza_resolution_t *cluster; /* NodePools: the HostedCluster's, or NULL */
     const stanza_nodepool_t *inter;     /* NodePools: own within the cluster's */
+    const decide_hc_t *hc;        /* NodePools: its HostedCluster as read (borrowed, like
+                                     self.data), NULL when not in the view */
     decide_decision_t d;          /* what the object should look like */
     bool cluster_stanza;          /* NodePools: its HostedCluster has a stanza */
     /* Our opt-in label (DECIDE_OPTIN_LABEL) on the HostedCluster itself, or
