@@ -140,6 +140,24 @@ set_hc_history() {
                  verified: false}]}}}]')" application/json-patch+json
 }
 
+# hc_completed NS NAME IMAGE...: HyperShift's record that the control plane
+# has completed each IMAGE (a Completed entry prepended to
+# status.version.history, oldest first; desired untouched, so nothing is
+# pending). The fixture of suites whose NodePools are asked for a release
+# their HostedCluster is not: a NodePool never runs a release its control
+# plane has not completed (DESIGN.md 3.6; test_cp_first.sh tests that).
+hc_completed() {
+  local ns=$1 name=$2 img
+  shift 2
+  for img in "$@"; do
+    api PATCH "$HS/namespaces/$ns/hostedclusters/$name/status" "$(jq -nc --arg i "$img" '[
+      {op: "add", path: "/status/version/history/0", value: {state: "Completed", image: $i,
+        version: ($i | capture(":(?<v>[0-9]+[.][0-9]+[.][0-9]+)").v),
+        startedTime: "2026-01-01T02:00:00Z", completionTime: "2026-01-01T03:00:00Z",
+        verified: false}}]')" application/json-patch+json >/dev/null || return 1
+  done
+}
+
 # mk_np NS NAME CLUSTER [KEY=VALUE...]: a NodePool with the stanza annotations
 # and its MachineDeployment in NS-CLUSTER (rolled out: nothing pending).
 mk_np() {

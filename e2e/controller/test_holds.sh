@@ -50,6 +50,9 @@ WPORT=$(free_port)
 POLICY=$(weekly_policy Saturday 01:00 4h)
 mk_policy "$NS" weekend "$POLICY" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+# The pools' requests here are about windows: the control plane has
+# completed the releases they ask for (hc_completed).
+hc_completed "$NS" a "$REL1" "$REL2" || not_ok "HostedCluster history"
 api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}' >/dev/null
 holds_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 

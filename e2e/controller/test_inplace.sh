@@ -38,6 +38,9 @@ chart_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null ||
 
 mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+# The pools' requests here are about windows: the control plane has
+# completed the releases they ask for (hc_completed).
+hc_completed "$NS" a "$REL1" || not_ok "HostedCluster history"
 start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
 model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 30m || {

@@ -43,6 +43,9 @@ holds_webhook_config "$WPORT" "$NS" "$HCP_NS" |
   k apply -f - >/dev/null || not_ok "webhook configuration"
 mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+# The pools' requests here are about windows: the control plane has
+# completed the releases they ask for (hc_completed).
+hc_completed "$NS" a "$REL1" || not_ok "HostedCluster history"
 start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
 model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --token-ttl "$TTL" || {

@@ -42,6 +42,8 @@ DEMO_SECONDS=120 DEMO_DIR=$CTL_TMP/run1 "$DEMO" >"$OUT" 2>&1
 rc=$?
 took=$((($(now_us) - t0) / 1000))
 echo "# demo run: exit $rc in $took ms"
+# DEMO_KEEP_OUTPUT=FILE keeps what the demo printed (the README's excerpt).
+[ -z "${DEMO_KEEP_OUTPUT:-}" ] || cp "$OUT" "$DEMO_KEEP_OUTPUT"
 check_eq "demo exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/#   /' "$OUT" | tail -30
 
@@ -246,8 +248,16 @@ for ev in "WindowClosed 17" "WindowOpened 15"; do
   check_contains "summary counts the Events: $ev" "$ev" "$summary_line"
 done
 check_contains "summary counts the Events: ChangeHeld 1 (prod's release)" "ChangeHeld 1" "$summary_line"
-check_contains "summary counts the Events: ChangesInitiated 3 (prod, prod-workers, staging-gpu)" \
-  "ChangesInitiated 3" "$summary_line"
+# prod and prod-workers: a release let through is pending until HyperShift
+# reports it (status.version). staging-gpu's configuration is applied at
+# Tuesday night's window and HyperShift says UpdatingConfig at its next
+# reconcile: nothing the controller can read tells the configuration it
+# asked for from the one that runs before that (HyperShift's
+# nodePoolCurrentConfig is its own hash), so no ChangesInitiated for it.
+check_contains "summary counts the Events: ChangesInitiated 2 (prod, prod-workers)" \
+  "ChangesInitiated 2" "$summary_line"
+check_contains "summary counts the Events: WaitingForControlPlane 1 (prod-workers' 4.17.1 before the control plane's)" \
+  "WaitingForControlPlane 1" "$summary_line"
 now_is "Events: prod-workers' rollout initiated once" 1 count_reason prod-workers ChangesInitiated
 
 log=$(sed -n 's/^-- controller log: //p' "$OUT")

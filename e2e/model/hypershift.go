@@ -193,7 +193,7 @@ func (m *model) hostedClusterVersionStatus(ctx context.Context, hc *unstructured
 	history, _, _ := unstructured.NestedSlice(hc.Object, "status", "version", "history")
 	desired := str(hc, "status", "version", "desired", "image")
 	var requeue time.Duration
-	changed := false
+	changed, completed := false, false
 	if version == nil {
 		version = map[string]interface{}{"availableUpdates": nil}
 	}
@@ -214,9 +214,15 @@ func (m *model) hostedClusterVersionStatus(ctx context.Context, hc *unstructured
 				started = now
 			}
 			if done := started.Add(m.opt.cpUpdate); !now.Before(done) {
+				// Upstream: computeClusterVersionStatus, "The rollout is
+				// complete, so update the current history entry": State
+				// Completed, Version from the HostedControlPlane,
+				// CompletionTime; the entry keeps its image.
 				h0["state"] = "Completed"
+				h0["version"] = releaseVersion(running)
 				h0["completionTime"] = now.UTC().Format(time.RFC3339)
 				changed = true
+				completed = true
 			} else {
 				requeue = m.requeueFor(done.Sub(now))
 			}
@@ -240,6 +246,9 @@ func (m *model) hostedClusterVersionStatus(ctx context.Context, hc *unstructured
 		return 0, fmt.Errorf("status of HostedCluster %s: %w", obj(hc), err)
 	}
 	m.rec.wrote("HostedCluster", obj(hc))
+	if completed {
+		m.rec.add(evCPCompleted, "HostedCluster", obj(hc), "", running, "")
+	}
 	m.waitVersion(gvrHC, hc.GetNamespace(), hc.GetName(), out.GetResourceVersion())
 	return requeue, nil
 }

@@ -56,6 +56,7 @@ func (c *clock) real(d time.Duration) time.Duration {
 const (
 	evCPCreated       = "controlplane-created"    // the HostedControlPlane first gets a release
 	evCPInitiation    = "controlplane-initiation" // the control plane starts rolling to another release
+	evCPCompleted     = "controlplane-completed"  // status.version.history[0] of a release becomes Completed (--hc-status)
 	evPaused          = "reconcile-paused"        // spec.pausedUntil stops an object's reconcile
 	evResumed         = "reconcile-resumed"       // ... and it reconciles again
 	evMSCreated       = "machineset-created"      // a MachineDeployment gets a MachineSet for a new template

@@ -489,18 +489,19 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
         if (rc)
             break;
     }
-    if (rc == 0 && h.held[0] && v.cp_held)
-        adm_response_warn(a, "%s: held until the control plane has completed the release (%s)%s; "
-                             "the NodePool keeps running what it runs and the request is "
-                             "recorded in annotation %s",
-                          h.held, v.cp_why,
-                          v.restricted ? " and changes are permitted" : "",
-                          DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    if (rc == 0 && h.held[0] && !v.restricted)
+        adm_response_warn(a, "%s: held until the control plane has completed the release it "
+                             "asks for (%s); the NodePool keeps running what it runs and the "
+                             "request is recorded in annotation %s",
+                          h.held, v.cp_why, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
     else if (rc == 0 && h.held[0])
-        adm_response_warn(a, "%s: held until changes are permitted (next window %s); the "
+        adm_response_warn(a, "%s: held until changes are permitted (next window %s)%s%s%s; the "
                              "NodePool keeps running what it runs and the request is recorded "
                              "in annotation %s",
                           h.held, v.until[0] ? v.until : "not scheduled",
+                          v.cp_held ? " and the control plane has completed the release it "
+                                      "asks for (" : "",
+                          v.cp_held ? v.cp_why : "", v.cp_held ? ")" : "",
                           DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
     decide_np_hold_free(&h);
     if (rc)

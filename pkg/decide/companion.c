@@ -64,6 +64,8 @@ static json_t *behavior_doc(const decide_decision_t *d)
     const sched_state_t *s = &d->state;
     /* A failing health gate holds changes inside the window (DESIGN.md 3.10). */
     bool held_by_gate = s->permitted && d->gate.applies && !d->gate.pass && !d->gate.skipped;
+    /* So does a request that waits for its control plane (cpfirst.h). */
+    held_by_gate = held_by_gate || (s->permitted && d->cp_first);
     bool permitted = s->permitted && !held_by_gate;
     const char *cur_reason = permitted ? "ChangesPermitted" : d->restricted_reason;
     json_t *cur = state_doc(permitted, s->current, cur_reason);
@@ -143,6 +145,9 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
                             d->gate.pass ? json_pack("{s:b}", "passed", 1)
                                          : json_pack("{s:b, s:b, s:s}", "passed", 0, "skipped",
                                                      d->gate.skipped, "message", d->gate.why)))
+        goto fail;
+    if (d->cp_first && json_object_set_new(doc, "waitingForControlPlane",
+                                           json_pack("{s:s}", "message", d->cp_why)))
         goto fail;
     if (kind == DECIDE_NP && inter) {
         const char *hc = ((const decide_np_t *)self)->cluster_name;
