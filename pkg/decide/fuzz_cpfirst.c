@@ -1,0 +1,55 @@
+/* libFuzzer target: release versions and the control plane's completed
+ * releases from outside bytes. The input is a HostedCluster object
+ * ({"status":{"version":{"history":[...]}}}) and, after its first newline,
+ * a release image as a NodePool could ask for it. The version parser must
+ * order consistently (a version equals itself; cmp(a, b) is -cmp(b, a)),
+ * the newest completed version must parse, and the verdict's reason must be
+ * a terminated string that is empty exactly when the image is fine. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide/cpfirst.h"
+#include "decide/version.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const uint8_t *nl = memchr(data, '\n', size);
+    size_t jlen = nl ? (size_t)(nl - data) : size;
+    char *image = NULL, ver[DECIDE_VERSIONLEN], why[512];
+    int ab, ba, self;
+
+    if (nl) {
+        size_t ilen = size - jlen - 1;
+        if ((image = malloc(ilen + 1)) == NULL)
+            return 0;
+        memcpy(image, nl + 1, ilen);
+        image[ilen] = '\0';
+        if (decide_release_version(image, ver, sizeof(ver))) {
+            if (decide_version_cmp(ver, ver, &self) != 0 || self != 0)
+                abort();
+            if (decide_version_cmp(ver, "4.17.0", &ab) != 0 ||
+                decide_version_cmp("4.17.0", ver, &ba) != 0 || (ab > 0) != (ba < 0) ||
+                (ab == 0) != (ba == 0))
+                abort();
+        }
+    }
+    json_t *obj = json_loadb((const char *)data, jlen, 0, NULL);
+    if (obj) {
+        decide_hc_t *hc = decide_hc_extract(obj);
+        if (hc) {
+            if (hc->cp_completed[0] && decide_version_cmp(hc->cp_completed, hc->cp_completed,
+                                                          &self) != 0)
+                abort();
+            bool ok = decide_cp_first_ok(image, hc, why, sizeof(why));
+            if (memchr(why, '\0', sizeof(why)) == NULL || ok != (why[0] == '\0'))
+                abort();
+            decide_hc_free(hc);
+        }
+        json_decref(obj);
+    }
+    free(image);
+    return 0;
+}
