@@ -30,6 +30,7 @@ SIM0=2026-03-06T23:30:00Z # Friday 23:30
 OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
 SCALE=600                 # a real second is ten simulated minutes: 9 s to the window
 REASON=WaitingForControlPlane
+WH_NAME=hcp-e2e-cpfirst-$$
 
 webhook_scenario_begin
 
