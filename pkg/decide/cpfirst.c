@@ -12,7 +12,7 @@ int decide_cp_completed(const json_t *hc_obj, bool *reported, char *newest, size
 {
     json_t *hist = decide_json_path(hc_obj, "status.version.history");
     json_t *e;
-    size_t i, len = 0;
+    size_t i, len = 0, kept = 0;
     char *list = NULL;
 
     if (n)
@@ -38,7 +38,9 @@ int decide_cp_completed(const json_t *hc_obj, bool *reported, char *newest, size
         if (ver && strlen(ver) < n && decide_version_cmp(ver, ver, &cmp) == 0 &&
             (!newest[0] || (decide_version_cmp(ver, newest, &cmp) == 0 && cmp > 0)))
             snprintf(newest, n, "%s", ver);
-        if (image && *image && !strchr(image, '\n')) {
+        /* The images of the newest few only: enough for N-3, and bounded
+         * for a long history (HyperShift keeps up to 100 entries). */
+        if (image && *image && !strchr(image, '\n') && kept++ < DECIDE_CP_IMAGES_KEPT) {
             size_t il = strlen(image);
             char *grown = realloc(list, len + il + 2);
             if (!grown) {

@@ -26,12 +26,13 @@
 #include "decide/model.h"
 
 #define DECIDE_CP_FIRST_REASON "WaitingForControlPlane"
+#define DECIDE_CP_IMAGES_KEPT 8 /* completed images kept, newest first */
 
 /* What a HostedCluster's status.version.history says the control plane has
  * completed: whether there is a history at all (*reported), the newest version of its Completed entries (an entry's
  * version, else the one its image names by tag) into newest (size n, "" when
- * none), and their images, one per line, as a new string into *images
- * (NULL when none). Returns 0, or HCP_ENOMEM. */
+ * none), and the images of the newest DECIDE_CP_IMAGES_KEPT of them, one per
+ * line, as a new string into *images (NULL when none). Returns 0, or HCP_ENOMEM. */
 int decide_cp_completed(const json_t *hc_obj, bool *reported, char *newest, size_t n,
                         char **images);
 

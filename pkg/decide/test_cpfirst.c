@@ -94,6 +94,20 @@ static void test_completed(void **state)
     assert_false(hc->cp_reported);
     assert_true(decide_cp_first_ok(REL "4.99.0-x86_64", hc, why, sizeof(why)));
     decide_hc_free(hc);
+    /* A long history keeps the newest few images only. */
+    char hist[4096] = "[";
+    for (int k = 0; k < 10; k++) {
+        char e[160];
+        snprintf(e, sizeof(e), "%s{\"state\":\"Completed\",\"image\":\"q/ocp@sha256:%02d\"}",
+                 k ? "," : "", k);
+        strncat(hist, e, sizeof(hist) - strlen(hist) - 1);
+    }
+    strncat(hist, "]", sizeof(hist) - strlen(hist) - 1);
+    hc = hc_with(hist);
+    assert_true(decide_cp_first_ok("q/ocp@sha256:00", hc, why, sizeof(why)));
+    assert_true(decide_cp_first_ok("q/ocp@sha256:07", hc, why, sizeof(why)));
+    assert_false(decide_cp_first_ok("q/ocp@sha256:08", hc, why, sizeof(why)));
+    decide_hc_free(hc);
     /* Garbage history entries read as absent. */
     hc = hc_with("[7,{\"state\":\"Completed\",\"image\":5,\"version\":\"x\"},"
                  "{\"state\":\"Completed\",\"version\":\"4.16.0\"}]");
