@@ -389,7 +389,9 @@ free_port() {
 # start_ctl NAME NS START SCALE [FLAGS...]: runs a controller in the
 # background for namespace NS with a simulated clock starting at START, waits
 # for /readyz. It uses the admin kubeconfig, or CTL_CONTROLLER_KUBECONFIG
-# when set (e.g. a service account's identity).
+# when set (e.g. a service account's identity). /metrics and the calendar
+# are served over plain HTTP (--metrics-secure=false) for the suites that
+# read them; test_secure.sh passes --metrics-secure=true after it.
 start_ctl() {
   local name=$1 ns=$2 start=$3 scale=$4
   shift 4
@@ -409,7 +411,8 @@ start_ctl() {
     CTL_T0[$name]=$(now_us)
     "$HCP_BIN" run --kubeconfig "${CTL_CONTROLLER_KUBECONFIG:-$KCFG}" --namespace "$ns" \
       --simulated-start-time "$start" --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
-      --health-probe-bind-address "127.0.0.1:$hp" "$@" >"${CTL_LOG[$name]}" 2>&1 &
+      --health-probe-bind-address "127.0.0.1:$hp" --metrics-secure=false "$@" \
+      >"${CTL_LOG[$name]}" 2>&1 &
     CTL_PID[$name]=$!
     wait_for 20 ctl_ready_or_gone "$name"
     ctl_alive "$name" && break

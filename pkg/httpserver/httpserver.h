@@ -273,6 +273,15 @@ void http_pending_pass(http_pending *p);
 void http_pending_answer(http_pending *p, int status, const char *body, const char *header_name,
                          const char *header_value);
 
+/*
+ * Makes a self-signed certificate for cn (also its DNS name), valid one
+ * year, with a new ECDSA P-256 key: *cert_pem and *key_pem are new
+ * NUL-terminated PEM strings (free() both). For a TLS listener given no
+ * certificate (clients must skip verification or pin it). Returns 0,
+ * HCP_ETLS with GnuTLS's reason in err, or HCP_ENOMEM.
+ */
+int http_self_signed(const char *cn, char **cert_pem, char **key_pem, char *err, size_t errlen);
+
 /* The port actually bound (useful after ":0"), or 0 when stopped. */
 int http_server_port(const http_server *s);
 
