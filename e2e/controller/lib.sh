@@ -480,7 +480,17 @@ stop_all_ctls() {  # kills every controller this script started
 }
 
 # metrics NAME: the /metrics text of a controller.
-metrics() { curl -sf --max-time 5 "http://127.0.0.1:${CTL_MPORT[$1]}/metrics"; }
+# Over HTTPS with a bearer token when CTL_METRICS_TOKEN is set (the
+# controller started with --metrics-secure=true and a certificate whose CA is
+# CTL_METRICS_CA), else plain HTTP.
+metrics() {
+  if [ -n "${CTL_METRICS_TOKEN:-}" ]; then
+    curl -sf --max-time 5 --cacert "$CTL_METRICS_CA" -H "Authorization: Bearer $CTL_METRICS_TOKEN" \
+      "https://127.0.0.1:${CTL_MPORT[$1]}/metrics"
+  else
+    curl -sf --max-time 5 "http://127.0.0.1:${CTL_MPORT[$1]}/metrics"
+  fi
+}
 # metric NAME SERIES-REGEX: the value of the first series matching (ERE,
 # matched against the whole "name{labels}" part), or empty.
 metric() {
