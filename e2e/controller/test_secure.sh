@@ -117,6 +117,22 @@ secure_endpoints() {
   check_eq "they ask the API server nothing (verdict kept)" 0 "$((n2 - n1))"
   echo "# 10 authorized scrapes: $(((t1 - t0) / 10000)) ms each on average (load $(cut -d' ' -f1 /proc/loadavg))"
 
+  # ---- a renewed certificate (a rotated Secret) is served without a restart
+  local old=$CTL_TMP/metrics-old.crt
+  cp "$MCERT" "$old"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
+    -subj /CN=hcp-controller-metrics-renewed -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$CTL_TMP/new.key" -out "$CTL_TMP/new.crt" 2>/dev/null || { not_ok "setup: renewed certificate"; return; }
+  cp "$CTL_TMP/new.key" "$MKEY.tmp" && mv "$MKEY.tmp" "$MKEY"
+  cp "$CTL_TMP/new.crt" "$MCERT.tmp" && mv "$MCERT.tmp" "$MCERT"
+  renewed() { [ "$(fetch a /metrics "${TOK[scraper]}")" = 200 ]; }
+  if wait_for 10 renewed; then ok "the renewed certificate is served (same process, pid ${CTL_PID[a]})"; else
+    not_ok "the renewed certificate is served" "$(tail -3 "${CTL_LOG[a]}" | tr '\n' ' ')"
+  fi
+  check "the old certificate is no longer served" \
+    bash -c "! curl -s --max-time 5 --cacert '$old' https://127.0.0.1:${CTL_MPORT[a]}/metrics >/dev/null 2>&1"
+  check "the controller logged the renewal" grep -q 'serving the renewed metrics certificate' "${CTL_LOG[a]}"
+
   # ---- the default: a self-signed certificate
   start_ctl b "$ns" 2026-03-06T23:50:00Z 1 --metrics-secure || { not_ok "controller b starts"; return; }
   check "self-signed: a client that verifies refuses the certificate" \
