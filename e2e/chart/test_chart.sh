@@ -105,7 +105,7 @@ check_eq "every top-level value has a comment" "" "$undocumented"
 render "$T/default.json" || not_ok "helm template with the default values" "$(cat "$T/render.err")"
 D=$T/default.json
 check_eq "default objects" \
-  "ClusterRole ClusterRole ClusterRoleBinding ClusterRoleBinding Deployment MutatingWebhookConfiguration PodDisruptionBudget Role RoleBinding Secret Service Service ServiceAccount ValidatingWebhookConfiguration" \
+  "ClusterRole ClusterRole ClusterRole ClusterRoleBinding ClusterRoleBinding Deployment MutatingWebhookConfiguration PodDisruptionBudget Role RoleBinding Secret Service Service ServiceAccount ValidatingWebhookConfiguration" \
   "$(jqf "$D" '[.[].kind] | sort | join(" ")')"
 obj "$D" Deployment >"$T/deploy.json"
 DEP=$T/deploy.json
@@ -130,7 +130,7 @@ check_eq "spread: preferred anti-affinity by node, topology spread by zone" "kub
   "$(jqf "$DEP" '.spec.template.spec | "\(.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey) \(.topologySpreadConstraints[0].topologyKey)"')"
 mapfile -t ARGS < <(jqf "$DEP" "$C.args[]")
 want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-election-id=hcp-controller
-  --metrics-bind-address=:8080 --health-probe-bind-address=:8081 --hosted-apiserver=service
+  --metrics-bind-address=:8080 --metrics-secure=true --health-probe-bind-address=:8081 --hosted-apiserver=service
   --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30
   --webhook-bind-address=:9443 --webhook-cert-file=/etc/hcp-controller/webhook/tls.crt
   --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail)
@@ -675,7 +675,8 @@ for s in $SUITES; do
     grep -E '^(FAIL|#)' "$T/$s.out" | head -40 | sed 's/^/#   /'
   fi
 done
-nruns=$(find "$RUNS" -name 'run.*.args' | wc -l)
+# Controller runs only (a suite may also call `preview`, which reads no cluster).
+nruns=$(grep -l -E '^(run( |$)|-)' "$RUNS"/run.*.args 2>/dev/null | wc -l)
 check "the scenarios started controllers ($nruns runs)" [ "$nruns" -gt 0 ]
 check_eq "every run used the ServiceAccount's kubeconfig" "$nruns" \
   "$(grep -l -F -- "--kubeconfig $SAKCFG " "$RUNS"/run.*.args 2>/dev/null | wc -l)"
