@@ -47,7 +47,16 @@ static const char usage_text[] =
     "  --leader-election-namespace NS     namespace of the Lease (default: the pod's\n"
     "                                     namespace in-cluster, else \"default\")\n"
     "  --leader-election-id NAME          name of the Lease (default hcp-controller)\n"
-    "  --metrics-bind-address ADDR        serve /metrics here (default :8080; 0 disables)\n"
+    "  --metrics-bind-address ADDR        serve /metrics and /calendar/ here (default :8080;\n"
+    "                                     0 disables)\n"
+    "  --metrics-secure[=true|false]      serve them over HTTPS to callers the API server\n"
+    "                                     authenticates (TokenReview) and authorizes\n"
+    "                                     (SubjectAccessReview: get on the URL /metrics; get\n"
+    "                                     hostedclusters in a calendar's namespace); false\n"
+    "                                     serves plain HTTP to anyone (default true)\n"
+    "  --metrics-cert-file PATH           the metrics server's certificate chain (PEM), read\n"
+    "                                     again when it changes (default: self-signed)\n"
+    "  --metrics-key-file PATH            its private key (PEM)\n"
     "  --health-probe-bind-address ADDR   serve /healthz and /readyz here (default :8081;\n"
     "                                     0 disables)\n"
     "  --webhook-bind-address ADDR        serve the admission webhooks over TLS here\n"
@@ -149,6 +158,8 @@ static const struct vflag {
     {"--leader-election-id", V_STRING, offsetof(run_opts_t, leader_election_id)},
     {"--metrics-bind-address", V_STRING, offsetof(run_opts_t, metrics_addr)},
     {"--health-probe-bind-address", V_STRING, offsetof(run_opts_t, health_addr)},
+    {"--metrics-cert-file", V_STRING, offsetof(run_opts_t, metrics_cert)},
+    {"--metrics-key-file", V_STRING, offsetof(run_opts_t, metrics_key)},
     {"--hosted-apiserver", V_STRING, offsetof(run_opts_t, hosted_apiserver)},
     {"--webhook-bind-address", V_STRING, offsetof(run_opts_t, webhook_addr)},
     {"--webhook-cert-file", V_STRING, offsetof(run_opts_t, webhook_cert)},
@@ -242,6 +253,7 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     memset(o, 0, sizeof(*o));
     o->leader_election_id = "hcp-controller";
     o->metrics_addr = ":8080";
+    o->metrics_secure = true;
     o->health_addr = ":8081";
     o->qps = 20;
     o->burst = 30;
@@ -263,6 +275,13 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
                                 a + strlen("--leader-elect="));
             continue;
         }
+        if ((r = parse_bool_flag(a, "--metrics-secure", &o->metrics_secure)) != 0) {
+            if (r < 0)
+                return hcp_errf(err, errlen, HCP_EINVAL,
+                                "--metrics-secure takes true or false, not \"%.40s\"",
+                                a + strlen("--metrics-secure="));
+            continue;
+        }
         if ((r = value_flag(argc, argv, &i, o, err, errlen)) < 0)
             return r;
         if (r == 0)
@@ -281,6 +300,13 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "--guard-config needs --webhook-bind-address (the guard rails are "
                         "enforced by the validating webhooks)");
+    if ((o->metrics_cert == NULL) != (o->metrics_key == NULL))
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--metrics-cert-file and --metrics-key-file go together");
+    if (o->metrics_cert && !o->metrics_secure)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--metrics-cert-file needs --metrics-secure=true (plain HTTP has no "
+                        "certificate)");
     if (o->time_scale != 1 && !o->simulated)
         return hcp_errf(err, errlen, HCP_EINVAL, "--time-scale needs --simulated-start-time");
     return 0;
@@ -427,8 +453,14 @@ static int start_servers(app_t *a)
         log_kv(LOG_ERROR, "cannot serve the admission webhooks", "error", err, NULL);
         return -1;
     }
+    serve_metrics_opts_t mo = {.secure = a->opts.metrics_secure,
+                               .cert_file = a->opts.metrics_cert,
+                               .key_file = a->opts.metrics_key};
+    if (!mo.secure && strcmp(a->opts.metrics_addr, "0") != 0)
+        log_kv(LOG_INFO, "serving /metrics and /calendar/ over plain HTTP to every caller "
+               "(--metrics-secure=false)", "address", a->opts.metrics_addr, NULL);
     if (serve_start(&a->serve, a->loop, a->ctl, &a->client, webhook_stats(a->webhook),
-                    a->opts.metrics_addr, a->opts.health_addr, err, sizeof(err))) {
+                    a->opts.metrics_addr, &mo, a->opts.health_addr, err, sizeof(err))) {
         log_kv(LOG_ERROR, "cannot serve metrics and probes", "error", err, NULL);
         webhook_stop(a->webhook);
         a->webhook = NULL;

@@ -17,6 +17,9 @@ typedef struct run_opts {
     const char *leader_election_id;  /* --leader-election-id */
     const char *metrics_addr;        /* --metrics-bind-address */
     const char *health_addr;         /* --health-probe-bind-address */
+    bool metrics_secure;             /* --metrics-secure (default true) */
+    const char *metrics_cert;        /* --metrics-cert-file, NULL: self-signed */
+    const char *metrics_key;         /* --metrics-key-file */
     double qps;                      /* --kube-api-qps */
     int burst;                       /* --kube-api-burst */
     bool log_json;                   /* --log-format json */

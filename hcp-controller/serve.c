@@ -4,9 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "authz/authz.h"
 #include "base/error.h"
 #include "httpserver/httpserver.h"
+#include "log/log.h"
 #include "metrics/metrics.h"
 #include "notify/send.h"
 #include "policy/ics.h"
@@ -44,8 +47,22 @@ typedef struct scalar_sel {
     int which;
 } scalar_sel_t;
 
+/* A request the gate holds while its reviews run. */
+typedef struct held {
+    http_pending *p;          /* the request */
+    authz_check_t *check;     /* its reviews */
+    struct serve *s;
+    struct held *next, *prev; /* serve's list */
+} held_t;
+
 struct serve {
     struct ev_loop *loop;
+    serve_metrics_opts_t mopts;  /* strings borrowed from the flags */
+    authz_t *authz;              /* NULL when --metrics-secure=false */
+    held_t *held;                /* requests waiting for their reviews */
+    char *cert, *key;            /* owned: the metrics server's pair */
+    ev_stat cert_watch, key_watch; /* the pair's files, when given */
+    bool watching;
     ctl_controller_t *ctl;
     kube_client *client;
     const adm_stats_t *adm; /* the webhooks' counters, NULL when off */
@@ -470,13 +487,255 @@ fail:
     return hcp_errf(err, errlen, HCP_EINVAL, "metrics: %s", s->reg.err);
 }
 
+
+/* ---- the metrics server's TLS and access checks ----------------------------- */
+
+#define MAX_PEM (1024 * 1024)
+
+/* Reads a whole file of at most MAX_PEM bytes into a malloc'd string. */
+static int read_pem(const char *flag, const char *path, char **out, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n;
+    int rc = 0;
+
+    *out = NULL;
+    if (f == NULL)
+        return hcp_errf(err, errlen, HCP_EIO, "%s %s: cannot open: %m", flag, path);
+    buf = malloc(MAX_PEM + 1);
+    if (buf == NULL) {
+        rc = hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
+        goto out;
+    }
+    n = fread(buf, 1, MAX_PEM + 1, f);
+    if (ferror(f) || n == 0 || n > MAX_PEM) {
+        rc = hcp_errf(err, errlen, HCP_EIO, "%s %s: %s", flag, path,
+                      ferror(f) ? "read error" : n == 0 ? "empty" : "larger than 1 MiB");
+        goto out;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    buf = NULL;
+out:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+static int read_metrics_pair(const serve_metrics_opts_t *o, char **cert, char **key, char *err,
+                             size_t errlen)
+{
+    int rc = read_pem("--metrics-cert-file", o->cert_file, cert, err, errlen);
+
+    if (rc)
+        return rc;
+    if ((rc = read_pem("--metrics-key-file", o->key_file, key, err, errlen))) {
+        free(*cert);
+        *cert = NULL;
+    }
+    return rc;
+}
+
+/* The pair's files changed (a rotated Secret): serve the new pair from the
+ * next handshake on; a pair that does not load leaves the old one served. */
+static void on_metrics_pair(struct ev_loop *loop, ev_stat *st, int revents)
+{
+    serve_t *s = st->data;
+    char err[600], *cert, *key;
+
+    (void)loop;
+    (void)revents;
+    if (read_metrics_pair(&s->mopts, &cert, &key, err, sizeof(err)) != 0) {
+        log_kv(LOG_ERROR, "cannot read the renewed metrics certificate; serving the old one",
+               "error", err, NULL);
+        return;
+    }
+    if (strcmp(cert, s->cert) == 0 && strcmp(key, s->key) == 0) {
+        free(cert);
+        free(key);
+        return;
+    }
+    if (http_server_renew_tls(&s->metrics_srv, cert, key, err, sizeof(err)) != 0) {
+        log_kv(LOG_ERROR, "the renewed metrics certificate does not load; serving the old one",
+               "error", err, NULL);
+        free(cert);
+        free(key);
+        return;
+    }
+    free(s->cert);
+    free(s->key);
+    s->cert = cert;
+    s->key = key;
+    log_kv(LOG_INFO, "serving the renewed metrics certificate", "file", s->mopts.cert_file, NULL);
+}
+
+static void unlink_held(held_t *h)
+{
+    serve_t *s = h->s;
+
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        s->held = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+}
+
+/* The status a verdict is answered with (controller-runtime's: 401, 403;
+ * an API server that cannot review: 503, to be tried again). */
+static int verdict_status(authz_verdict v)
+{
+    switch (v) {
+    case AUTHZ_ALLOWED: return 200;
+    case AUTHZ_UNAUTHENTICATED: return 401;
+    case AUTHZ_FORBIDDEN: return 403;
+    case AUTHZ_BUSY: return 429;
+    default: return 503;
+    }
+}
+
+static void on_reviewed(authz_verdict v, const char *reason, void *ud)
+{
+    held_t *h = ud;
+    char body[320];
+
+    unlink_held(h);
+    if (v == AUTHZ_ALLOWED) {
+        http_pending_pass(h->p);
+    } else {
+        snprintf(body, sizeof(body), "%d: %.290s\n", verdict_status(v), reason);
+        http_pending_answer(h->p, verdict_status(v), body,
+                            v == AUTHZ_UNAUTHENTICATED ? "WWW-Authenticate" : NULL,
+                            "Bearer realm=\"hcp-controller\"");
+    }
+    free(h);
+}
+
+/* The bearer token of an Authorization header, or NULL. */
+static const char *bearer(const char *auth)
+{
+    if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
+        return NULL;
+    auth += 7;
+    while (*auth == ' ')
+        auth++;
+    return *auth ? auth : NULL;
+}
+
+/*
+ * Every request to /metrics and /calendar/ passes here first: the caller's
+ * bearer token must be accepted by a TokenReview, and a SubjectAccessReview
+ * must allow "get" on the non-resource URL /metrics, or "get" on
+ * hostedclusters (hypershift.openshift.io) in the calendar's namespace (and
+ * of that name, for one HostedCluster's feed).
+ */
+static http_gate_verdict gate(const http_request *req, http_response *resp, http_pending *p,
+                              void *ud)
+{
+    serve_t *s = ud;
+    char ns[CTL_CALENDAR_NAMELEN], hc[CTL_CALENDAR_NAMELEN], why[256];
+    authz_attrs a = {.verb = "get"};
+    authz_check_t *c = NULL;
+    authz_verdict v;
+    held_t *h;
+
+    if (strcmp(req->path, "/metrics") == 0) {
+        a.path = "/metrics";
+    } else if (ctl_calendar_path(req->path, ns, hc)) {
+        a.group = "hypershift.openshift.io";
+        a.resource = "hostedclusters";
+        a.ns = ns;
+        a.name = hc;
+    } else {
+        resp->status = 404;
+        http_response_printf(resp, "no calendar at %.300s (use /calendar/<namespace>.ics "
+                                   "or /calendar/<namespace>/<hostedcluster>.ics)\n",
+                             req->path);
+        return HTTP_GATE_ANSWER;
+    }
+    h = calloc(1, sizeof(*h));
+    if (!h) {
+        resp->status = 503;
+        http_response_printf(resp, "503: out of memory\n");
+        return HTTP_GATE_ANSWER;
+    }
+    v = authz_check(s->authz, bearer(http_request_header(req, "Authorization")), &a, on_reviewed,
+                    h, &c, why, sizeof(why));
+    if (v == AUTHZ_PENDING) {
+        h->p = p;
+        h->check = c;
+        h->s = s;
+        h->next = s->held;
+        if (s->held)
+            s->held->prev = h;
+        s->held = h;
+        return HTTP_GATE_WAIT;
+    }
+    free(h);
+    if (v == AUTHZ_ALLOWED)
+        return HTTP_GATE_PASS;
+    resp->status = verdict_status(v);
+    http_response_printf(resp, "%d: %s\n", resp->status, why);
+    if (v == AUTHZ_UNAUTHENTICATED)
+        http_response_add_header(resp, "WWW-Authenticate", "Bearer realm=\"hcp-controller\"");
+    if (v == AUTHZ_BUSY)
+        http_response_add_header(resp, "Retry-After", "1");
+    return HTTP_GATE_ANSWER;
+}
+
+/* The server stops with requests held: their reviews are abandoned. */
+static void gate_cancel(http_pending *p, void *ud)
+{
+    serve_t *s = ud;
+
+    for (held_t *h = s->held; h; h = h->next)
+        if (h->p == p) {
+            unlink_held(h);
+            authz_cancel(h->check);
+            free(h);
+            return;
+        }
+}
+
+/* TLS and the access checks of the metrics server (--metrics-secure). */
+static int secure_metrics(serve_t *s, kube_client *client, char *err, size_t errlen)
+{
+    const serve_metrics_opts_t *o = &s->mopts;
+    int rc;
+
+    if ((o->cert_file == NULL) != (o->key_file == NULL))
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "--metrics-cert-file and --metrics-key-file go together");
+    if (o->cert_file) {
+        if ((rc = read_metrics_pair(o, &s->cert, &s->key, err, errlen)))
+            return rc;
+        ev_stat_init(&s->cert_watch, on_metrics_pair, o->cert_file, 1.0);
+        ev_stat_init(&s->key_watch, on_metrics_pair, o->key_file, 1.0);
+        s->cert_watch.data = s->key_watch.data = s;
+        ev_stat_start(s->loop, &s->cert_watch);
+        ev_stat_start(s->loop, &s->key_watch);
+        s->watching = true;
+    } else if ((rc = http_self_signed("hcp-controller-metrics", &s->cert, &s->key, err,
+                                      errlen))) {
+        return rc;
+    }
+    if (!(s->authz = authz_new(client, o->review_ttl, NULL)))
+        return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
+    if ((rc = http_server_set_tls(&s->metrics_srv, s->cert, s->key)) ||
+        (rc = http_server_set_gate(&s->metrics_srv, gate, gate_cancel, s)))
+        return hcp_errf(err, errlen, rc, "metrics server: %s", hcp_strerror(rc));
+    return 0;
+}
+
 static bool enabled(const char *addr)
 {
     return addr && *addr && strcmp(addr, "0") != 0;
 }
 
 int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
-                const adm_stats_t *adm, const char *metrics_addr, const char *health_addr, char *err, size_t errlen)
+                const adm_stats_t *adm, const char *metrics_addr, const serve_metrics_opts_t *mopts,
+                const char *health_addr, char *err, size_t errlen)
 {
     serve_t *s = calloc(1, sizeof(*s));
     int rc;
@@ -491,8 +750,12 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
     http_server_init(&s->health_srv, NULL);
     if ((rc = register_families(s, err, errlen)))
         goto fail;
+    if (mopts)
+        s->mopts = *mopts;
     if (enabled(metrics_addr)) {
         char e[200];
+        if (s->mopts.secure && (rc = secure_metrics(s, client, err, errlen)))
+            goto fail;
         if (http_server_route(&s->metrics_srv, "GET", "/metrics", metrics_handler, s) ||
             http_server_route(&s->metrics_srv, "GET", "/calendar/*", calendar_handler, ctl) ||
             http_server_start(&s->metrics_srv, loop, metrics_addr, e, sizeof(e))) {
@@ -523,8 +786,15 @@ void serve_stop(serve_t *s)
 {
     if (!s)
         return;
-    http_server_stop(&s->metrics_srv);
+    http_server_stop(&s->metrics_srv); /* abandons the held requests' reviews */
     http_server_stop(&s->health_srv);
+    if (s->watching) {
+        ev_stat_stop(s->loop, &s->cert_watch);
+        ev_stat_stop(s->loop, &s->key_watch);
+    }
+    authz_free(s->authz);
+    free(s->cert);
+    free(s->key);
     metrics_registry_free(&s->reg);
     clear_rows(s);
     free(s->rows);

@@ -5,12 +5,16 @@
  * own request, watch, reconcile and re-assertion counters) and the
  * calendar feed /calendar/<namespace>[/<hostedcluster>].ics on the metrics
  * address, /healthz and /readyz (ready once every cache has synced) on the
- * probe address. An address of "0" disables its server.
+ * probe address. An address of "0" disables its server. The metrics
+ * address speaks HTTPS and lets through only callers the API server
+ * authenticates and authorizes (authz/authz.h), unless told to serve plain
+ * HTTP (serve_metrics_opts_t.secure false).
  */
 #ifndef HCP_SERVE_H
 #define HCP_SERVE_H
 
 #include <ev.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "admission/router.h"
@@ -28,8 +32,18 @@ typedef struct serve serve_t;
 struct notify_sender;
 void serve_set_notify(serve_t *s, const struct notify_sender *n);
 
+/* How the metrics address serves (DESIGN.md 3.8). */
+typedef struct serve_metrics_opts {
+    bool secure;            /* HTTPS, and every request authenticated (TokenReview) and
+                               authorized (SubjectAccessReview); false: plain HTTP, open */
+    const char *cert_file;  /* the serving pair (PEM), read again when the files change;  */
+    const char *key_file;   /* both NULL: a self-signed pair made at start */
+    double review_ttl;      /* seconds a review's verdict is kept; <= 0: 10 */
+} serve_metrics_opts_t;
+
 int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube_client *client,
-                const adm_stats_t *adm, const char *metrics_addr, const char *health_addr, char *err, size_t errlen);
+                const adm_stats_t *adm, const char *metrics_addr, const serve_metrics_opts_t *mopts,
+                const char *health_addr, char *err, size_t errlen);
 
 /* Stops the servers and frees them. NULL is accepted. */
 void serve_stop(serve_t *s);

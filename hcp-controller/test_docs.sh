@@ -290,9 +290,29 @@ users: [{name: u, user: {token: t}}]
 contexts: [{name: x, context: {cluster: x, user: u}}]
 current-context: x
 KCFG
+# The default (--metrics-secure): HTTPS, a self-signed certificate, and no
+# answer without the API server's review: no token 401; a token the dead API
+# server cannot review 503 (never 200).
 mport=$(free_port)
 "$BIN" run --kubeconfig "$tmp/dead.kubeconfig" --metrics-bind-address "127.0.0.1:$mport" \
-  --health-probe-bind-address 0 >"$tmp/metrics-run.log" 2>&1 &
+  --health-probe-bind-address 0 >"$tmp/secure-run.log" 2>&1 &
+spid=$!
+code=""
+for _ in $(seq 50); do
+  code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 2 "https://127.0.0.1:$mport/metrics")
+  [ "$code" != 000 ] && break
+  sleep 0.1
+done
+check_eq "--metrics-secure (default): /metrics without a token over HTTPS: 401" 401 "$code"
+check_eq "--metrics-secure: a token the API server cannot review: 503" 503 \
+  "$(curl -sk -o "$tmp/secure.body" -w '%{http_code}' --max-time 10 -H 'Authorization: Bearer x' "https://127.0.0.1:$mport/metrics")"
+check "the 503 says the TokenReview failed" grep -q 'TokenReview failed' "$tmp/secure.body"
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+
+mport=$(free_port)
+"$BIN" run --kubeconfig "$tmp/dead.kubeconfig" --metrics-bind-address "127.0.0.1:$mport" \
+  --metrics-secure=false --health-probe-bind-address 0 >"$tmp/metrics-run.log" 2>&1 &
 mpid=$!
 served=""
 for _ in $(seq 50); do

@@ -609,11 +609,14 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
     snprintf(pr->log, sizeof(pr->log), "%s/controller.log", logdir);
     char period[32];
     snprintf(period, sizeof(period), "%g", hosted_period);
-    char *argv[24] = {(char *)bin, "run", "--kubeconfig", (char *)kubeconfig,
+    /* /metrics over plain HTTP: the bench times the render, not the access
+     * checks (--metrics-secure=false). */
+    char *argv[32] = {(char *)bin, "run", "--kubeconfig", (char *)kubeconfig,
                       "--simulated-start-time", sim, "--time-scale", "1",
                       "--kube-api-qps", "0", "--kube-api-burst", "1000000",
-                      "--metrics-bind-address", mport, "--health-probe-bind-address", hport};
-    int argc = 16;
+                      "--metrics-bind-address", mport, "--metrics-secure=false",
+                      "--health-probe-bind-address", hport};
+    int argc = 17;
     char waddr[64], cert[600], key[600];
     if (hosted_period > 0) {
         argv[argc++] = "--hosted-reassert-period";
@@ -634,7 +637,7 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
     }
     argv[argc] = NULL;
     printf("controller: %s run --simulated-start-time %s --time-scale 1 --kube-api-qps 0 "
-           "(no client-side rate limit) --kube-api-burst 1000000%s%s%s\n", bin, sim,
+           "(no client-side rate limit) --kube-api-burst 1000000 --metrics-secure=false%s%s%s\n", bin, sim,
            hosted_period > 0 ? " --hosted-reassert-period " : "",
            hosted_period > 0 ? period : "", held_on ? " --webhook-bind-address ..." : "");
     fflush(stdout);

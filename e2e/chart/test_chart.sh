@@ -55,6 +55,7 @@ chart_cleanup() {
   if [ -n "$installed" ]; then
     "$HELM" uninstall "$REL" -n "$RELNS" --kubeconfig "$KCFG" >/dev/null 2>&1
   fi
+  k delete clusterrolebinding "$SA-e2e-prom" --ignore-not-found >/dev/null 2>&1
   k delete namespace "$RELNS" --ignore-not-found --wait=false >/dev/null 2>&1
   cleanup_all
 }
@@ -104,7 +105,7 @@ check_eq "every top-level value has a comment" "" "$undocumented"
 render "$T/default.json" || not_ok "helm template with the default values" "$(cat "$T/render.err")"
 D=$T/default.json
 check_eq "default objects" \
-  "ClusterRole ClusterRole ClusterRoleBinding ClusterRoleBinding Deployment MutatingWebhookConfiguration PodDisruptionBudget Role RoleBinding Secret Service Service ServiceAccount ValidatingWebhookConfiguration" \
+  "ClusterRole ClusterRole ClusterRole ClusterRoleBinding ClusterRoleBinding Deployment MutatingWebhookConfiguration PodDisruptionBudget Role RoleBinding Secret Service Service ServiceAccount ValidatingWebhookConfiguration" \
   "$(jqf "$D" '[.[].kind] | sort | join(" ")')"
 obj "$D" Deployment >"$T/deploy.json"
 DEP=$T/deploy.json
@@ -129,7 +130,7 @@ check_eq "spread: preferred anti-affinity by node, topology spread by zone" "kub
   "$(jqf "$DEP" '.spec.template.spec | "\(.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey) \(.topologySpreadConstraints[0].topologyKey)"')"
 mapfile -t ARGS < <(jqf "$DEP" "$C.args[]")
 want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-election-id=hcp-controller
-  --metrics-bind-address=:8080 --health-probe-bind-address=:8081 --hosted-apiserver=service
+  --metrics-bind-address=:8080 --metrics-secure=true --health-probe-bind-address=:8081 --hosted-apiserver=service
   --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30
   --webhook-bind-address=:9443 --webhook-cert-file=/etc/hcp-controller/webhook/tls.crt
   --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail)
@@ -164,6 +165,9 @@ main cluster.x-k8s.io machinesets watch *
 main cluster.x-k8s.io machinesets patch *
 main core secrets get $SECRET
 main - /apis/cluster.x-k8s.io get *
+main authentication.k8s.io tokenreviews create *
+main authorization.k8s.io subjectaccessreviews create *
+metrics-reader - /metrics get *
 objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies list *
 objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies watch *
 objects changemanagement.hypershift.openshift.io hostedchangemanagementpolicies/status patch *
@@ -202,6 +206,31 @@ render "$T/mon.json" --set serviceMonitor.enabled=true --set prometheusRule.enab
 check_eq "ServiceMonitor scrapes /metrics of the metrics port, keeping the metrics' labels" \
   "metrics /metrics true $RELNS" \
   "$(jqf "$T/mon.json" 'map(select(.kind == "ServiceMonitor"))[0] | "\(.spec.endpoints[0].port) \(.spec.endpoints[0].path) \(.spec.endpoints[0].honorLabels) \(.spec.namespaceSelector.matchNames[0])"')"
+check_eq "ServiceMonitor: HTTPS with Prometheus's ServiceAccount token; a self-signed certificate is not verified" \
+  "https /var/run/secrets/kubernetes.io/serviceaccount/token true" \
+  "$(jqf "$T/mon.json" 'map(select(.kind == "ServiceMonitor"))[0].spec.endpoints[0] | "\(.scheme) \(.bearerTokenFile) \(.tlsConfig.insecureSkipVerify)"')"
+render "$T/mon-tls.json" --set serviceMonitor.enabled=true --set metrics.certificateSecret=metrics-tls \
+  --set-json 'metrics.readers=[{"kind":"ServiceAccount","name":"prometheus-k8s","namespace":"openshift-monitoring"}]' ||
+  not_ok "helm template with metrics.certificateSecret" "$(cat "$T/render.err")"
+check_eq "metrics.certificateSecret: the ServiceMonitor trusts its ca.crt for the Service's name" \
+  "metrics-tls ca.crt $SA-metrics.$RELNS.svc" \
+  "$(jqf "$T/mon-tls.json" 'map(select(.kind == "ServiceMonitor"))[0].spec.endpoints[0].tlsConfig | "\(.ca.secret.name) \(.ca.secret.key) \(.serverName)"')"
+check_eq "metrics.certificateSecret: mounted, and passed as --metrics-cert-file/--metrics-key-file" \
+  "metrics-tls /etc/hcp-controller/metrics --metrics-cert-file=/etc/hcp-controller/metrics/tls.crt --metrics-key-file=/etc/hcp-controller/metrics/tls.key" \
+  "$(jqf "$T/mon-tls.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec | "\(.volumes | map(select(.name == "metrics-tls"))[0].secret.secretName) \(.containers[0].volumeMounts | map(select(.name == "metrics-tls"))[0].mountPath) \(.containers[0].args | map(select(startswith("--metrics-cert-file") or startswith("--metrics-key-file"))) | join(" "))"')"
+check_eq "metrics.readers: bound to the metrics-reader ClusterRole" \
+  "$SA-metrics-reader prometheus-k8s" \
+  "$(jqf "$T/mon-tls.json" 'map(select(.kind == "ClusterRoleBinding" and .metadata.name == "'"$SA"'-metrics-reader"))[0] | "\(.roleRef.name) \(.subjects[0].name)"')"
+check_eq "the default: --metrics-secure=true" "--metrics-secure=true" \
+  "$(jqf "$D" 'map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | map(select(startswith("--metrics-secure"))) | join(" ")')"
+render "$T/plain.json" --set metrics.secure=false --set serviceMonitor.enabled=true ||
+  not_ok "helm template with metrics.secure=false" "$(cat "$T/render.err")"
+check_eq "metrics.secure=false: plain HTTP, no review rights, no reader role" \
+  "--metrics-secure=false null 0 0" \
+  "$(jqf "$T/plain.json" '[(map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | map(select(startswith("--metrics-secure"))) | join(" ")),
+    (map(select(.kind == "ServiceMonitor"))[0].spec.endpoints[0].scheme),
+    ([.[] | select(.kind == "ClusterRole") | .rules[] | select((.resources // []) | index("tokenreviews"))] | length),
+    ([.[] | select(.metadata.name == "'"$SA"'-metrics-reader")] | length)] | map(tostring) | join(" ")')"
 # shellcheck disable=SC2016 # jq variables
 check_eq "ServiceMonitor selects the metrics Service" "true" \
   "$(jqf "$T/mon.json" '(map(select(.kind == "ServiceMonitor"))[0].spec.selector.matchLabels) as $s |
@@ -476,6 +505,8 @@ check "can-i patch CAPI Clusters, MachineDeployments, MachineSets" \
 check "can-i create Events" can create events -n "$NS"
 check "can-i get and update its Lease in the release namespace" \
   bash -c "kubectl --kubeconfig '$SAKCFG' auth can-i get lease/hcp-controller -n '$RELNS' >/dev/null && kubectl --kubeconfig '$SAKCFG' auth can-i update lease/hcp-controller -n '$RELNS' >/dev/null"
+check "can-i create TokenReviews and SubjectAccessReviews (who reads /metrics)" \
+  bash -c "kubectl --kubeconfig '$SAKCFG' auth can-i create tokenreviews.authentication.k8s.io >/dev/null && kubectl --kubeconfig '$SAKCFG' auth can-i create subjectaccessreviews.authorization.k8s.io >/dev/null"
 check "cannot get another Secret" cannot get secret/unrelated -n "$HCP"
 check "cannot list Secrets" cannot list secrets -n "$HCP"
 check "cannot watch Secrets in any namespace" cannot watch secrets -A
@@ -541,7 +572,7 @@ check_eq "GET a Lease of another name there: 403" 403 \
 # service name does not resolve outside a cluster) and the webhooks' (their
 # certificate is a file of the pod; the e2e/controller suites serve them).
 mapfile -t CHART_FLAGS < <(jq -r '.spec.template.spec.containers[0].args[1:][] |
-  select(test("^--(metrics-bind-address|health-probe-bind-address|hosted-apiserver|webhook-[a-z-]*)=") | not)' <<<"$DEPLOY")
+  select(test("^--(metrics-[a-z-]*|health-probe-bind-address|hosted-apiserver|webhook-[a-z-]*)=") | not)' <<<"$DEPLOY")
 
 leaders() { echo "$(metric a hcp_controller_leader)/$(metric b hcp_controller_leader)"; }
 one_leader() { case "$(leaders)" in 1/0 | 0/1) return 0 ;; *) return 1 ;; esac; }
@@ -588,6 +619,33 @@ leader_election() {
 }
 run_scenario leader_election
 
+# /metrics as the chart deploys it (--metrics-secure=true), the controller
+# running as the chart's ServiceAccount: its reviews are allowed by the
+# chart's ClusterRole; a ServiceAccount bound to the chart's metrics-reader
+# ClusterRole reads /metrics, the controller's own identity (not bound) may
+# not, and a request without a token gets 401.
+secure_metrics() {
+  local ns code reader_tok
+  ns=$(new_ns secmetrics) || return
+  must k -n "$RELNS" create serviceaccount prom-e2e || return
+  must k create clusterrolebinding "$SA-e2e-prom" --clusterrole="$SA-metrics-reader" \
+    --serviceaccount="$RELNS:prom-e2e" || return
+  reader_tok=$(k -n "$RELNS" create token prom-e2e --duration 1h) || { not_ok "setup: token"; return; }
+  CTL_CONTROLLER_KUBECONFIG=$SAKCFG
+  start_ctl a "$ns" 2026-03-06T12:00:00Z 1 "${CHART_FLAGS[@]}" --metrics-secure=true ||
+    { not_ok "a replica with --metrics-secure=true starts"; return; }
+  unset CTL_CONTROLLER_KUBECONFIG
+  mget() { curl -sk -o "$T/m.body" -w '%{http_code}' --max-time 10 ${1:+-H "Authorization: Bearer $1"} \
+    "https://127.0.0.1:${CTL_MPORT[a]}/metrics"; }
+  check_eq "/metrics without a token: 401" 401 "$(mget "")"
+  check_eq "/metrics as the chart's ServiceAccount (not a metrics reader): 403" 403 "$(mget "$TOKEN")"
+  code=$(mget "$reader_tok")
+  check_eq "/metrics as a ServiceAccount bound to $SA-metrics-reader: 200" 200 "$code"
+  [ "$code" = 200 ] || echo "# answer: $(head -c 300 "$T/m.body")"
+  k delete clusterrolebinding "$SA-e2e-prom" >/dev/null 2>&1
+}
+run_scenario secure_metrics
+
 # ---- the controller scenarios with this identity -------------------------------
 
 SCENARIO=scenarios
@@ -617,7 +675,8 @@ for s in $SUITES; do
     grep -E '^(FAIL|#)' "$T/$s.out" | head -40 | sed 's/^/#   /'
   fi
 done
-nruns=$(find "$RUNS" -name 'run.*.args' | wc -l)
+# Controller runs only (a suite may also call `preview`, which reads no cluster).
+nruns=$(grep -l -E '^(run( |$)|-)' "$RUNS"/run.*.args 2>/dev/null | wc -l)
 check "the scenarios started controllers ($nruns runs)" [ "$nruns" -gt 0 ]
 check_eq "every run used the ServiceAccount's kubeconfig" "$nruns" \
   "$(grep -l -F -- "--kubeconfig $SAKCFG " "$RUNS"/run.*.args 2>/dev/null | wc -l)"

@@ -407,7 +407,9 @@ free_port() {
 # start_ctl NAME NS START SCALE [FLAGS...]: runs a controller in the
 # background for namespace NS with a simulated clock starting at START, waits
 # for /readyz. It uses the admin kubeconfig, or CTL_CONTROLLER_KUBECONFIG
-# when set (e.g. a service account's identity).
+# when set (e.g. a service account's identity). /metrics and the calendar
+# are served over plain HTTP (--metrics-secure=false) for the suites that
+# read them; test_secure.sh passes --metrics-secure=true after it.
 start_ctl() {
   local name=$1 ns=$2 start=$3 scale=$4
   shift 4
@@ -427,7 +429,8 @@ start_ctl() {
     CTL_T0[$name]=$(now_us)
     "$HCP_BIN" run --kubeconfig "${CTL_CONTROLLER_KUBECONFIG:-$KCFG}" --namespace "$ns" \
       --simulated-start-time "$start" --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
-      --health-probe-bind-address "127.0.0.1:$hp" "$@" >"${CTL_LOG[$name]}" 2>&1 &
+      --health-probe-bind-address "127.0.0.1:$hp" --metrics-secure=false "$@" \
+      >"${CTL_LOG[$name]}" 2>&1 &
     CTL_PID[$name]=$!
     wait_for 20 ctl_ready_or_gone "$name"
     ctl_alive "$name" && break
@@ -495,7 +498,17 @@ stop_all_ctls() {  # kills every controller this script started
 }
 
 # metrics NAME: the /metrics text of a controller.
-metrics() { curl -sf --max-time 5 "http://127.0.0.1:${CTL_MPORT[$1]}/metrics"; }
+# Over HTTPS with a bearer token when CTL_METRICS_TOKEN is set (the
+# controller started with --metrics-secure=true and a certificate whose CA is
+# CTL_METRICS_CA), else plain HTTP.
+metrics() {
+  if [ -n "${CTL_METRICS_TOKEN:-}" ]; then
+    curl -sf --max-time 5 --cacert "$CTL_METRICS_CA" -H "Authorization: Bearer $CTL_METRICS_TOKEN" \
+      "https://127.0.0.1:${CTL_MPORT[$1]}/metrics"
+  else
+    curl -sf --max-time 5 "http://127.0.0.1:${CTL_MPORT[$1]}/metrics"
+  fi
+}
 # metric NAME SERIES-REGEX: the value of the first series matching (ERE,
 # matched against the whole "name{labels}" part), or empty.
 metric() {

@@ -6,6 +6,10 @@
 # of change_management_next_change_eta returns exactly the expected series
 # with the values the policy gives at the controller's simulated time; the
 # rules load with health "ok" and evaluate to the expected pending alerts.
+# /metrics is served as the chart serves it (--metrics-secure=true): over
+# HTTPS, to a ServiceAccount allowed "get" on the URL /metrics; Prometheus
+# scrapes with that ServiceAccount's token and trusts the serving
+# certificate's CA, as the chart's ServiceMonitor does.
 #
 # Needs the "main" instance (e2e/cluster.sh up main), the controller binary
 # ($HCP_BIN, default build/hcp-controller), /usr/bin/prometheus and promtool.
@@ -46,6 +50,11 @@ rule_files:
 scrape_configs:
   - job_name: hcp-controller
     honor_labels: true
+    scheme: https
+    authorization:
+      credentials_file: $CTL_TMP/prom.token
+    tls_config:
+      ca_file: $CTL_METRICS_CA
     static_configs:
       - targets: ["127.0.0.1:$1"]
 EOF
@@ -109,7 +118,21 @@ live_scrape() {
   must mk_hc "$ns" frozen policy=frozen || return
   must mk_hc "$ns" held strategy=Restrictive || return
 
-  start_ctl a "$ns" "$START" 1 || { not_ok "controller starts"; return; }
+  # The scraping identity: a ServiceAccount allowed "get" on /metrics.
+  must k -n "$ns" create serviceaccount prometheus || return
+  must k create clusterrole "$PROM_ROLE" --verb=get --non-resource-url=/metrics || return
+  must k create clusterrolebinding "$PROM_ROLE" --clusterrole="$PROM_ROLE" \
+    --serviceaccount="$ns:prometheus" || return
+  CTL_METRICS_TOKEN=$(k -n "$ns" create token prometheus --duration 1h) || { not_ok "setup: token"; return; }
+  (umask 077 && printf '%s' "$CTL_METRICS_TOKEN" >"$CTL_TMP/prom.token")
+  CTL_METRICS_CA=$CTL_TMP/metrics.crt
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
+    -subj /CN=hcp-controller-metrics -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$CTL_TMP/metrics.key" -out "$CTL_METRICS_CA" 2>/dev/null || { not_ok "setup: certificate"; return; }
+  start_ctl a "$ns" "$START" 1 --metrics-secure=true --metrics-cert-file "$CTL_METRICS_CA" \
+    --metrics-key-file "$CTL_TMP/metrics.key" || { not_ok "controller starts"; return; }
+  check_eq "/metrics without the token: 401" 401 \
+    "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$CTL_METRICS_CA" "https://127.0.0.1:${CTL_MPORT[a]}/metrics")"
   EVENTUALLY=10 eventually "converged (restricted ChangesPending=True)" True \
     cond "$(hc_path "$ns" restricted)" ChangesPending status
 
@@ -215,8 +238,11 @@ live_scrape() {
   stop_prometheus
 }
 
+PROM_ROLE=ctl-e2e-$$-prometheus
+remove_prom_role() { k delete clusterrolebinding,clusterrole "$PROM_ROLE" --ignore-not-found >/dev/null 2>&1; }
+
 begin_suite
-trap 'stop_prometheus; cleanup_all' EXIT
+trap 'stop_prometheus; remove_prom_role; cleanup_all' EXIT
 for tool in "$PROMETHEUS" "$PROMTOOL"; do
   if ! command -v "$tool" >/dev/null; then
     echo "no $tool (Debian package prometheus; scripts/install-deps.sh installs it)"

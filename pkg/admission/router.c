@@ -58,16 +58,44 @@ static void describe(const adm_request_t *q, char *out, size_t cap)
              q->name[0] ? q->name : "(unnamed)");
 }
 
+/* Copies s into out (cap bytes), cut at a space with "..." when longer, so
+ * a warning never ends mid-word. */
+static void shorten(const char *s, char *out, size_t cap)
+{
+    size_t n = strlen(s);
+
+    if (n < cap) {
+        memcpy(out, s, n + 1);
+        return;
+    }
+    n = cap - 4;
+    while (n > 0 && s[n] != ' ')
+        n--;
+    if (n == 0)
+        n = cap - 4;
+    while (n > 0 && (s[n - 1] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        n--;
+    if (n > 0 && (unsigned char)s[n - 1] >= 0xC0)
+        n--;
+    memcpy(out, s, n);
+    memcpy(out + n, "...", 4);
+}
+
 /* The answer when the webhook cannot decide: what the failure policy would
- * do with an unreachable webhook, but said and logged. */
-static void by_policy(adm_route_t *rt, adm_response_t *a, int code, const char *why)
+ * do with an unreachable webhook, but said and logged. A refusal carries
+ * the whole reason; a warning (at most ADM_WARNING_MAX bytes, the API
+ * server's limit) carries brief, a short reason that fits whole, and the
+ * log line has the rest. */
+static void by_policy(adm_route_t *rt, adm_response_t *a, int code, const char *why,
+                      const char *brief)
 {
     adm_response_free(a);
     adm_response_init(a);
     rt->router->stats.failed++;
     if (rt->router->fail_open)
-        adm_response_warn(a, "hcp-controller admitted this change without checking it: %s",
-                          why);
+        adm_response_warn(a, "hcp-controller admitted this change without checking it: %.140s "
+                             "(failurePolicy Ignore; details in the controller's log)",
+                          brief);
     else
         adm_response_deny(a, code, "hcp-controller cannot check this change: %s", why);
 }
@@ -75,20 +103,21 @@ static void by_policy(adm_route_t *rt, adm_response_t *a, int code, const char *
 /* Runs the checks and the handler for a parsed request into a. */
 static void decide(adm_route_t *rt, const adm_request_t *q, adm_response_t *a)
 {
-    char why[1024], obj[600], err[300] = "";
+    char why[1024], obj[600], err[300] = "", brief[141]; /* brief: what fits a warning */
     adm_router_t *r = rt->router;
 
     describe(q, obj, sizeof(obj));
     if (strcmp(q->group, rt->group) != 0 || strcmp(q->resource, rt->resource) != 0) {
         snprintf(why, sizeof(why), "webhook %.127s serves %.127s%s%.127s, not %.530s", rt->path, rt->group,
                  rt->group[0] ? "/" : "", rt->resource, obj);
-        by_policy(rt, a, 400, why);
+        by_policy(rt, a, 400, why, "it reached a webhook for another resource");
     } else if (r->ready && !r->ready(r->ready_ud)) {
         snprintf(why, sizeof(why), "its caches have not synced yet; retry (%.600s)", obj);
-        by_policy(rt, a, 503, why);
+        by_policy(rt, a, 503, why, "its caches have not synced yet");
     } else if (rt->handler(q, a, rt->ud, err, sizeof(err)) != 0) {
         snprintf(why, sizeof(why), "%.600s: %.299s", obj, err[0] ? err : "internal error");
-        by_policy(rt, a, 500, why);
+        shorten(err[0] ? err : "internal error", brief, sizeof(brief));
+        by_policy(rt, a, 500, why, brief);
     } else {
         if (!a->allowed)
             r->stats.denied++;

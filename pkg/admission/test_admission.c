@@ -263,6 +263,7 @@ static void test_truncated_utf8(void **state)
 typedef struct hstate {
     int calls;
     int rc;           /* what the handler returns */
+    bool long_err;    /* its error is 250 bytes of words */
     bool ready;
 } hstate_t;
 
@@ -272,6 +273,12 @@ static int h_hold(const adm_request_t *q, adm_response_t *a, void *ud, char *err
     hstate_t *h = ud;
 
     h->calls++;
+    if (h->rc && h->long_err)
+        return hcp_errf(err, errlen, h->rc, "%s",
+                        "word word word word word word word word word word word word word word "
+                        "word word word word word word word word word word word word word word "
+                        "word word word word word word word word word word word word word word "
+                        "word word word word word word word word word word");
     if (h->rc)
         return hcp_errf(err, errlen, h->rc, "spec.release.image: no running value");
     if (q->op == ADM_UPDATE)
@@ -307,11 +314,27 @@ static int serve(adm_route_t *rt, const char *body, json_t **resp, char *text, s
     return status;
 }
 
+/* A fail-open warning: one, at most 255 bytes, containing what, and whole
+ * (it ends with the sentence's last words, not cut). */
+static void check_fail_open_warning(json_t *resp, const char *what)
+{
+    json_t *w = json_object_get(resp, "warnings");
+    const char *msg = json_string_value(json_array_get(w, 0));
+    const char *tail = "(failurePolicy Ignore; details in the controller's log)";
+
+    assert_int_equal(json_array_size(w), 1);
+    assert_non_null(msg);
+    if (strlen(msg) > ADM_WARNING_MAX || !strstr(msg, what) ||
+        strcmp(msg + strlen(msg) - strlen(tail), tail) != 0)
+        fail_msg("warning of %zu bytes, want <= %d, containing \"%s\", ending \"%s\": %s",
+                 strlen(msg), ADM_WARNING_MAX, what, tail, msg);
+}
+
 static void check_router(bool fail_open)
 {
     http_server srv;
     adm_router_t r;
-    hstate_t h = {0, 0, false};
+    hstate_t h = {0, 0, false, false};
     json_t *resp;
     char text[2048];
     const char *msg;
@@ -367,8 +390,11 @@ static void check_router(bool fail_open)
         assert_int_equal(h.calls, 1);
         assert_true(json_is_boolean(json_object_get(resp, "allowed")));
         assert_int_equal(json_is_true(json_object_get(resp, "allowed")), fail_open);
-        assert_non_null(strstr(text, "serves hypershift.openshift.io/hostedclusters, not "
-                                     "hypershift.openshift.io/hostedclusterz clusters/a"));
+        if (fail_open)
+            check_fail_open_warning(resp, "it reached a webhook for another resource");
+        else
+            assert_non_null(strstr(text, "serves hypershift.openshift.io/hostedclusters, not "
+                                         "hypershift.openshift.io/hostedclusterz clusters/a"));
         json_decref(resp);
     }
 
@@ -378,8 +404,19 @@ static void check_router(bool fail_open)
     assert_int_equal(json_is_true(json_object_get(resp, "allowed")), fail_open);
     assert_null(json_object_get(resp, "patch"));
     assert_non_null(strstr(text, "spec.release.image: no running value"));
+    if (fail_open)
+        check_fail_open_warning(resp, "spec.release.image: no running value");
     json_decref(resp);
-    assert_int_equal(r.stats.failed, 3);
+
+    /* A long reason: the warning still fits the API server's 256 characters
+     * whole, cut at a word with "...", never mid-word. */
+    h.long_err = true;
+    assert_int_equal(serve(rt, update_hc, &resp, text, sizeof(text)), 200);
+    if (fail_open)
+        check_fail_open_warning(resp, "word word...");
+    json_decref(resp);
+    h.long_err = false;
+    assert_int_equal(r.stats.failed, 4);
 }
 
 static void test_router_fail_closed(void **state)

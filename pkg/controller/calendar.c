@@ -8,7 +8,7 @@
 #include "policy/ics.h"
 
 #define PREFIX "/calendar/"
-#define NAMELEN 254
+#define NAMELEN CTL_CALENDAR_NAMELEN
 
 typedef struct feed {
     ics_t *ics;
@@ -33,8 +33,7 @@ static int name_part(const char *s, size_t len, char *out)
     return 1;
 }
 
-/* Splits "/calendar/ns.ics" or "/calendar/ns/hc.ics". Returns 1 or 0. */
-static int parse_path(const char *path, char *ns, char *hc)
+int ctl_calendar_path(const char *path, char *ns, char *hc)
 {
     size_t len;
     const char *rest, *slash;
@@ -79,7 +78,7 @@ int ctl_calendar_render(ctl_controller_t *c, const char *path, ics_t *out)
     char ns[NAMELEN], hc[NAMELEN], name[2 * NAMELEN + 40];
     feed_t f = {.ics = out};
 
-    if (!parse_path(path, ns, hc))
+    if (!ctl_calendar_path(path, ns, hc))
         return 404;
     snprintf(name, sizeof name, "Change management windows: %s%s%s", ns, hc[0] ? "/" : "", hc);
     ics_begin(out, name);

@@ -172,6 +172,13 @@ void ctl_foreach_timeline(ctl_controller_t *c, const char *ns, const char *hc, s
 struct ics;
 int ctl_calendar_render(ctl_controller_t *c, const char *path, struct ics *out);
 
+/* Splits a calendar path, "/calendar/<ns>.ics" or "/calendar/<ns>/<hc>.ics",
+ * into ns and hc (each CTL_CALENDAR_NAMELEN bytes; hc "" for a namespace's
+ * feed), both DNS-1123 names. Returns 1, or 0 when the path names no feed.
+ * The endpoint's authorization asks about the namespace this returns. */
+#define CTL_CALENDAR_NAMELEN 254
+int ctl_calendar_path(const char *path, char *ns, char *hc);
+
 /* One HostedChangeManagementPolicy's readiness for the metrics endpoint. */
 typedef struct ctl_policy_metrics {
     const char *ns, *name;   /* borrowed for the duration of the callback */

@@ -38,15 +38,25 @@ typedef struct tls_pair {
 
 static void pair_free(tls_pair *p);
 
-/* Per-request state, from the first access-handler call to MHD's completion notice. */
-typedef struct req_ctx {
+/* Where a request stands with the gate. */
+enum { GATE_NONE, GATE_HELD, GATE_PASSED, GATE_ANSWERED };
+
+/* Per-request state, from the first access-handler call to MHD's completion
+ * notice. It is also the http_pending handle a gate holds. */
+typedef struct http_pending {
     const http_route *route; /* matched route, or NULL with early_status set */
+    int gate;                /* GATE_*: what the gate decided */
+    http_server *srv;        /* while held: the server */
+    struct MHD_Connection *conn;             /* while held: the suspended connection */
+    struct http_pending *next, *prev;        /* while held: the server's list */
+    http_response answer;    /* GATE_ANSWERED: what to send */
     int early_status;        /* 404/405/413 decided from the headers, else 0 */
     int too_large;           /* body exceeded max_body: discarded, answer 413 */
     char *body;              /* owned, NUL-terminated */
     size_t len;              /* body bytes */
     size_t cap;              /* body bytes allocated */
 } req_ctx;
+
 
 /* ---- response helpers ------------------------------------------------------ */
 
@@ -372,6 +382,108 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *conn, con
     return send_response(conn, &resp);
 }
 
+static void fill_request(http_request *req, struct MHD_Connection *conn, const char *url,
+                         const char *method, const req_ctx *ctx)
+{
+    memset(req, 0, sizeof(*req));
+    req->method = method;
+    req->path = url;
+    req->body = ctx->body ? ctx->body : "";
+    req->body_len = ctx->len;
+    req->conn = conn;
+}
+
+/* Asks the gate; a held request's connection is suspended until the gate
+ * resumes it (on_request then runs again for it). */
+static enum MHD_Result run_gate(http_server *s, struct MHD_Connection *conn, const char *url,
+                                const char *method, req_ctx *ctx)
+{
+    http_request req;
+    http_response resp;
+    http_gate_verdict v;
+
+    fill_request(&req, conn, url, method, ctx);
+    response_init(&resp);
+    v = s->gate(&req, &resp, ctx, s->gate_ud);
+    if (v == HTTP_GATE_ANSWER) {
+        s->requests++;
+        if (resp.failed || resp.status < 100 || resp.status > 599) {
+            response_free(&resp);
+            return send_status(conn, 500, NULL);
+        }
+        return send_response(conn, &resp);
+    }
+    response_free(&resp);
+    if (v == HTTP_GATE_PASS) {
+        ctx->gate = GATE_PASSED;
+        return dispatch(s, conn, url, method, ctx);
+    }
+    ctx->gate = GATE_HELD;
+    ctx->srv = s;
+    ctx->conn = conn;
+    ctx->prev = NULL;
+    ctx->next = s->held;
+    if (s->held)
+        s->held->prev = ctx;
+    s->held = ctx;
+    MHD_suspend_connection(conn);
+    return MHD_YES;
+}
+
+/* Takes a held request off its server's list and resumes its connection. */
+static void resume(req_ctx *p, int gate)
+{
+    http_server *s = p->srv;
+
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        s->held = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    p->next = p->prev = NULL;
+    p->gate = gate;
+    MHD_resume_connection(p->conn);
+    /* MHD serves the connection again in its next run: make it soon. */
+    if (s->loop && s->running_mhd == 0)
+        ev_feed_event(s->loop, &s->io, EV_READ);
+}
+
+void http_pending_pass(http_pending *p)
+{
+    resume(p, GATE_PASSED);
+}
+
+void http_pending_answer(http_pending *p, int status, const char *body, const char *header_name,
+                         const char *header_value)
+{
+    http_response *a = &p->answer;
+
+    response_init(a);
+    a->status = status >= 100 && status <= 599 ? status : 500;
+    if (body)
+        http_response_set_body(a, body, strlen(body));
+    if (header_name && header_value)
+        http_response_add_header(a, header_name, header_value);
+    if (a->failed) {
+        response_free(a);
+        response_init(a);
+        a->status = 500;
+    }
+    p->srv->requests++;
+    resume(p, GATE_ANSWERED);
+}
+
+int http_server_set_gate(http_server *s, http_gate_fn gate, http_gate_cancel_fn cancel, void *ud)
+{
+    if (s->daemon)
+        return HCP_ESTATE;
+    s->gate = gate;
+    s->gate_cancel = cancel;
+    s->gate_ud = ud;
+    return 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
@@ -427,6 +539,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (ctx->too_large)
         return send_status(conn, 413, NULL);
+    if (ctx->gate == GATE_ANSWERED)
+        return send_response(conn, &ctx->answer);
+    if (s->gate && ctx->gate == GATE_NONE)
+        return run_gate(s, conn, url, method, ctx);
     return dispatch(s, conn, url, method, ctx);
 }
 
@@ -439,6 +555,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)conn;
     (void)toe;
     if (ctx) {
+        response_free(&ctx->answer);
         free(ctx->body);
         free(ctx);
         *con_cls = NULL;
@@ -460,6 +577,17 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 static void do_stop(http_server *s)
 {
+    /* libmicrohttpd refuses to stop with suspended connections: the gate
+     * forgets each held request, which is resumed only to be closed. */
+    while (s->held) {
+        req_ctx *p = s->held;
+
+        if (s->gate_cancel)
+            s->gate_cancel(p, s->gate_ud);
+        p->srv = s;
+        resume(p, GATE_ANSWERED);
+        p->answer.status = 503;
+    }
     ev_io_stop(s->loop, &s->io);
     ev_timer_stop(s->loop, &s->timer);
     MHD_stop_daemon(s->daemon);
@@ -652,7 +780,7 @@ int http_server_start(http_server *s, struct ev_loop *loop, const char *bind_add
     struct sockaddr_storage addr;
     socklen_t len;
     const union MHD_DaemonInfo *info;
-    unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
     int any, rc;
 
     if (s->daemon) {

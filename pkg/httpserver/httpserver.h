@@ -15,6 +15,12 @@
  * Request bodies (for POST routes such as admission webhooks) are collected
  * up to a limit before the handler runs; larger ones get 413.
  *
+ * A gate (http_server_set_gate()) sees every routed request before its
+ * handler and may answer it, let it through, or hold it while it asks
+ * something on the loop (an authorization review): the connection is then
+ * suspended (libmicrohttpd's suspend/resume, no thread) until the gate calls
+ * http_pending_pass() or http_pending_answer().
+ *
  * TLS: with a certificate and key in the options (PEM in memory) the server
  * speaks only HTTPS. The pair is read when the server starts (GnuTLS,
  * libmicrohttpd's TLS library, through its certificate callback);
@@ -81,6 +87,32 @@ typedef struct http_response {
  */
 typedef int (*http_handler_fn)(const http_request *req, http_response *resp, void *ud);
 
+/* A request a gate holds (see http_server_set_gate()). Opaque. */
+typedef struct http_pending http_pending;
+
+/* What a gate decided about a request. */
+typedef enum http_gate_verdict {
+    HTTP_GATE_PASS = 0,   /* run the route's handler now */
+    HTTP_GATE_ANSWER = 1, /* send resp as the gate filled it; the handler does not run */
+    HTTP_GATE_WAIT = 2    /* the gate keeps the pending handle and decides later */
+} http_gate_verdict;
+
+/*
+ * A gate: called on the loop for every request that matched a route, after
+ * its body arrived and before its handler. req is valid only during the
+ * call (copy what a later decision needs); resp is prepared as for a
+ * handler. Returning HTTP_GATE_WAIT suspends the connection: the gate must
+ * later call http_pending_pass() or http_pending_answer() with p exactly
+ * once, or receive p in its cancel callback (the server stops), after
+ * which p is gone.
+ */
+typedef http_gate_verdict (*http_gate_fn)(const http_request *req, http_response *resp,
+                                          http_pending *p, void *ud);
+
+/* Tells a gate that a request it holds is abandoned (the server stops): it
+ * must forget p without calling http_pending_*(). */
+typedef void (*http_gate_cancel_fn)(http_pending *p, void *ud);
+
 /* Settings fixed at http_server_init(). Zero fields take defaults. */
 typedef struct http_server_options {
     size_t max_body;               /* request body limit in bytes (default 1 MiB) */
@@ -113,6 +145,10 @@ typedef struct http_server {
     int stop_pending;                         /* stop requested from inside MHD_run() */
     unsigned long requests;                   /* requests answered since start */
     struct tls_pair *tls;                     /* owned: the pairs served, newest first */
+    http_gate_fn gate;                        /* NULL: every request goes to its handler */
+    http_gate_cancel_fn gate_cancel;          /* told of held requests at stop */
+    void *gate_ud;                            /* the gate's argument */
+    struct http_pending *held;                /* requests a gate holds (suspended) */
     char mhd_log[256];                        /* last message libmicrohttpd logged */
 } http_server;
 
@@ -212,6 +248,39 @@ int http_server_set_tls(http_server *s, const char *cert_pem, const char *key_pe
  */
 int http_server_renew_tls(http_server *s, const char *cert_pem, const char *key_pem, char *err,
                           size_t errlen);
+
+/*
+ * Installs gate (NULL removes it) in front of every route of s; cancel is
+ * called for each request the gate still holds when the server stops.
+ * Only while the server is stopped. Returns 0 or HCP_ESTATE.
+ */
+int http_server_set_gate(http_server *s, http_gate_fn gate, http_gate_cancel_fn cancel, void *ud);
+
+/*
+ * Resumes a held request: its route's handler runs (on the loop, once
+ * libmicrohttpd serves the connection again, not inside this call). p is
+ * gone afterwards. Must not be called from inside the gate call that
+ * returned HTTP_GATE_WAIT for p; any later loop callback is fine.
+ */
+void http_pending_pass(http_pending *p);
+
+/*
+ * Resumes a held request with this answer instead of its handler: status
+ * (100..599), a plain-text body (copied; NULL for none) and, when
+ * header_name is not NULL, one extra header (e.g. WWW-Authenticate). p is
+ * gone afterwards. Same calling rules as http_pending_pass().
+ */
+void http_pending_answer(http_pending *p, int status, const char *body, const char *header_name,
+                         const char *header_value);
+
+/*
+ * Makes a self-signed certificate for cn (also its DNS name), valid one
+ * year, with a new ECDSA P-256 key: *cert_pem and *key_pem are new
+ * NUL-terminated PEM strings (free() both). For a TLS listener given no
+ * certificate (clients must skip verification or pin it). Returns 0,
+ * HCP_ETLS with GnuTLS's reason in err, or HCP_ENOMEM.
+ */
+int http_self_signed(const char *cn, char **cert_pem, char **key_pem, char *err, size_t errlen);
 
 /* The port actually bound (useful after ":0"), or 0 when stopped. */
 int http_server_port(const http_server *s);

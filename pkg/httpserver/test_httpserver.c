@@ -920,6 +920,139 @@ typedef struct idle_job {
     ev_async *done;
 } idle_job;
 
+
+/* ---- gate ------------------------------------------------------------------ */
+
+/* A gate that decides from the "gate" query argument: "now" answers 401 at
+ * once, "pass" and "deny" hold the request and decide 30 ms later from a
+ * timer (as an authorization review answered by the API server would),
+ * "stop" holds it and stops the server instead; no argument lets it through. */
+typedef struct gate_state {
+    http_server *srv;
+    struct ev_loop *loop;
+    ev_timer timer;
+    http_pending *held[4];
+    int deny[4];
+    int nheld;
+    int stop;        /* the timer stops the server instead of deciding */
+    int cancelled;   /* held requests the server abandoned */
+    int asked;       /* gate calls */
+} gate_state;
+
+static void on_gate_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    gate_state *g = w->data;
+
+    (void)loop;
+    (void)revents;
+    if (g->stop) {
+        http_server_stop(g->srv);
+        return;
+    }
+    for (int i = 0; i < g->nheld; i++) {
+        if (g->deny[i])
+            http_pending_answer(g->held[i], 403, "denied\n", "X-Why", "test");
+        else
+            http_pending_pass(g->held[i]);
+    }
+    g->nheld = 0;
+}
+
+static http_gate_verdict t_gate(const http_request *req, http_response *resp, http_pending *p,
+                                void *ud)
+{
+    gate_state *g = ud;
+    const char *q = http_request_query(req, "gate");
+
+    g->asked++;
+    if (q == NULL)
+        return HTTP_GATE_PASS;
+    if (strcmp(q, "now") == 0) {
+        resp->status = 401;
+        http_response_printf(resp, "who are you\n");
+        return HTTP_GATE_ANSWER;
+    }
+    assert_true(g->nheld < 4);
+    g->deny[g->nheld] = strcmp(q, "deny") == 0;
+    g->stop = strcmp(q, "stop") == 0;
+    g->held[g->nheld++] = p;
+    ev_timer_set(&g->timer, 0.03, 0.);
+    ev_timer_start(g->loop, &g->timer);
+    return HTTP_GATE_WAIT;
+}
+
+static void t_gate_cancel(http_pending *p, void *ud)
+{
+    gate_state *g = ud;
+
+    for (int i = 0; i < g->nheld; i++)
+        if (g->held[i] == p) {
+            g->held[i] = g->held[--g->nheld];
+            g->cancelled++;
+            return;
+        }
+    fail_msg("cancel of a request the gate does not hold");
+}
+
+/* A gate answers, lets through, or holds a request without blocking the
+ * loop; a held request gets its handler or the gate's answer when the gate
+ * decides; a server stopped with a request held closes it, telling the gate. */
+static void test_gate(void **state)
+{
+    struct ev_loop *loop = ev_default_loop(0);
+    http_server s;
+    gate_state g;
+    int calls = 0;
+    req_spec r[] = {
+        {.method = "GET", .path = "/hello"},
+        {.method = "GET", .path = "/hello?gate=now"},
+        {.method = "GET", .path = "/hello?gate=pass&who=held"},
+        {.method = "GET", .path = "/hello?gate=deny"},
+        {.method = "POST", .path = "/echo?gate=pass", .body = "kept", .body_len = 4},
+        {.method = "GET", .path = "/nope?gate=now"},
+    };
+    req_spec r2[] = {{.method = "GET", .path = "/hello?gate=stop"}};
+
+    (void)state;
+    memset(&g, 0, sizeof(g));
+    g.srv = &s;
+    g.loop = loop;
+    ev_init(&g.timer, on_gate_timer);
+    g.timer.data = &g;
+    http_server_init(&s, NULL);
+    assert_int_equal(http_server_set_gate(&s, t_gate, t_gate_cancel, &g), 0);
+    assert_int_equal(http_server_route(&s, "GET", "/hello", h_hello, &calls), 0);
+    assert_int_equal(http_server_route(&s, "POST", "/echo", h_echo, NULL), 0);
+    start_local(&s, loop);
+    assert_int_equal(http_server_set_gate(&s, NULL, NULL, NULL), HCP_ESTATE);
+    run_requests(loop, http_server_port(&s), r, 6, 0);
+    assert_int_equal(r[0].status, 200);
+    assert_int_equal(r[1].status, 401);
+    assert_memory_equal(r[1].resp, "who are you\n", 12);
+    assert_int_equal(r[2].status, 200);
+    assert_non_null(strstr(r[2].resp, "held"));
+    assert_int_equal(r[3].status, 403);
+    assert_memory_equal(r[3].resp, "denied\n", 7);
+    assert_non_null(strstr(r[3].headers, "X-Why: test"));
+    assert_int_equal(r[4].status, 200);
+    assert_int_equal(r[4].resp_len, 17);
+    assert_memory_equal(r[4].resp, "POST /echo 4:kept", 17); /* the body survived the hold */
+    assert_int_equal(r[5].status, 404); /* no route: the gate is not asked */
+    assert_int_equal(g.asked, 5);
+    assert_int_equal(calls, 2);         /* the denied and the answered never ran */
+    free_reqs(r, 6);
+
+    g.asked = 0;
+    run_requests(loop, http_server_port(&s), r2, 1, 0);
+    assert_int_equal(g.asked, 1);
+    assert_int_equal(g.cancelled, 1);
+    assert_int_equal(r2[0].status, 0);
+    assert_null(s.daemon);
+    free_reqs(r2, 1);
+    ev_timer_stop(loop, &g.timer);
+    assert_int_equal(calls, 2);
+}
+
 static double now_mono(void)
 {
     struct timespec ts;
@@ -992,6 +1125,7 @@ int main(void)
         cmocka_unit_test(test_large_body),
         cmocka_unit_test(test_many_sequential),
         cmocka_unit_test(test_stop_restart),
+        cmocka_unit_test(test_gate),
         cmocka_unit_test(test_tls),
         cmocka_unit_test(test_tls_renew),
         cmocka_unit_test(test_idle_timeout),
