@@ -353,7 +353,7 @@ capi_boundaries() {
     want=cfg-$i
     now_is "the change went through at the open" "$want" get "$np" '[.spec.config // [] | .[].name] | join(",")'
     check "the 1-machine rollout completes within the window" wait_for \
-      "$(awk -v c="$close" -v n="$(sim_hi a)" -v k="$B_SCALE" 'BEGIN { d = (c - n) / k; printf "%.1f", d > 0 ? d : 0 }')" \
+      "$(awk -v c="$close" -v n="$(sim_hi a)" -v k="$B_SCALE" 'BEGIN { d = (c - n) / k; printf "%.1f", (d > 0 ? d : 0) }')" \
       eval "[ \"\$(model_count replacement-done $obj)\" -ge $i ] && running $hcp np3 1"
   done
   sleep_until_sim a "$(rfc3339 "$close")" 1.5
