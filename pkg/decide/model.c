@@ -497,16 +497,25 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
         return NULL;
     }
     c->replicas = int_or(obj, "spec.replicas", -1);
-    /* v1beta1 names it updatedReplicas; v1beta2 upToDateReplicas and keeps the
-     * old field under status.deprecated.v1beta1. */
+    /* The machines of the newest MachineSet (the one matching the
+     * MachineDeployment's template): Cluster API v1.14 computes it as
+     * GetActualReplicaCountForMachineSets({newMS}) (core/reconcilers/
+     * machinedeployment/machinedeployment_sync.go, calculateV1Beta1Status)
+     * and serves it as v1beta1 status.updatedReplicas and v1beta2
+     * status.deprecated.v1beta1.updatedReplicas; status.replicas counts the
+     * machines of all its MachineSets (machinedeployment_status.go,
+     * setReplicas). v1beta2 status.upToDateReplicas counts machines whose
+     * UpToDate condition is True, which a new machine gets only after it
+     * exists: it lags during creation and scale-up, so it is read only
+     * where the other is not served. */
     c->updated = int_or(obj, "status.updatedReplicas", -1);
     if (c->updated < 0)
-        c->updated = int_or(obj, "status.upToDateReplicas", -1);
-    if (c->updated < 0)
         c->updated = int_or(obj, "status.deprecated.v1beta1.updatedReplicas", -1);
+    if (c->updated < 0)
+        c->updated = int_or(obj, "status.upToDateReplicas", -1);
     c->existing = int_or(obj, "status.replicas", -1);
-    /* Existing machines not all on the newest template: a Replace rollout.
-     * A scale-up adds machines of the newest template, so it is not one. */
+    /* Machines in a MachineSet other than the newest: a Replace rollout.
+     * A scale-up adds machines to the newest, so it is not one. */
     const char *target = annotation(obj, DECIDE_TARGET_CONFIG_ANNOTATION);
     const char *current = annotation(obj, DECIDE_CURRENT_CONFIG_ANNOTATION);
     c->rolling = (c->updated >= 0 && c->existing > c->updated) ||

@@ -154,7 +154,11 @@ typedef struct decide_capi {
     char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
     char *held;             /* DECIDE_HELD_TEMPLATE_ANNOTATION (what is held) or NULL */
     int64_t replicas;       /* spec.replicas; -1 when absent */
-    int64_t updated;        /* status.updatedReplicas; -1 when absent */
+    int64_t updated;        /* machines of the newest MachineSet: v1beta1
+                               status.updatedReplicas, v1beta2
+                               status.deprecated.v1beta1.updatedReplicas
+                               (else status.upToDateReplicas); -1 when
+                               absent */
     int64_t existing;       /* status.replicas: machines that exist, of any
                                template; -1 when absent */
     bool rolling;           /* mid-rollout: machines on an older template

@@ -560,6 +560,17 @@ static void test_extract_rolling(void **state)
         {"{\"status\":{\"replicas\":3,\"upToDateReplicas\":0}}", true},
         {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}", false},
         {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":5,\"upToDateReplicas\":3}}", true},
+        /* v1beta2 as Cluster API v1.14 serves it: the newest MachineSet's
+         * machines under status.deprecated.v1beta1.updatedReplicas, which
+         * upToDateReplicas lags while new machines come up. */
+        {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":5,\"upToDateReplicas\":3,"
+         "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":5}}}}", false},
+        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,\"upToDateReplicas\":0,"
+         "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":3}}}}", false},
+        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":4,\"upToDateReplicas\":4,"
+         "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":1}}}}", true},
+        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,\"upToDateReplicas\":3,"
+         "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":0}}}}", true},
         {"{\"spec\":{\"replicas\":3}}", false},
         {"{\"status\":{\"replicas\":\"3\",\"updatedReplicas\":1}}", false},
         {"{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
