@@ -53,7 +53,12 @@ static void print_limits(const char *path, const guard_config_t *c)
         guard_format_duration(c->max_restrictive, a, sizeof a);
         printf(" maxRestrictiveUntil %s;", a);
     }
-    if (c->min_permitted == 0 && c->max_exclusion == 0 && c->max_restrictive == 0)
+    if (c->min_time_left > 0) {
+        guard_format_duration(c->min_time_left, a, sizeof a);
+        printf(" minTimeLeft %s;", a);
+    }
+    if (c->min_permitted == 0 && c->max_exclusion == 0 && c->max_restrictive == 0 &&
+        c->min_time_left == 0)
         printf(" none enforced");
     printf("\n");
 }
