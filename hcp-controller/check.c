@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "notify/config.h"
 #include "policy/guard.h"
 #include "preview.h"
 #include "webhook.h"
@@ -15,12 +16,14 @@
 
 static const char *PROG = "hcp-controller preview";
 
-/* Reads the guard rail file. Returns -1 to go on, or an exit status after
- * saying why. */
+/* Reads the guard rail file, and its `notifications` as the controller
+ * would at its start (a bad key refused the same way). Returns -1 to go on,
+ * or an exit status after saying why. */
 static int load_config(const char *path, guard_config_t *cfg)
 {
     char err[700];
-    int rc = webhook_guard_load("--guard-config", path, cfg, err, sizeof err);
+    notify_config_t ncfg;
+    int rc = webhook_config_load("--guard-config", path, cfg, &ncfg, err, sizeof err);
 
     if (rc == 0)
         return -1;
@@ -50,7 +53,12 @@ static void print_limits(const char *path, const guard_config_t *c)
         guard_format_duration(c->max_restrictive, a, sizeof a);
         printf(" maxRestrictiveUntil %s;", a);
     }
-    if (c->min_permitted == 0 && c->max_exclusion == 0 && c->max_restrictive == 0)
+    if (c->min_time_left > 0) {
+        guard_format_duration(c->min_time_left, a, sizeof a);
+        printf(" minTimeLeft %s;", a);
+    }
+    if (c->min_permitted == 0 && c->max_exclusion == 0 && c->max_restrictive == 0 &&
+        c->min_time_left == 0)
         printf(" none enforced");
     printf("\n");
 }

@@ -359,9 +359,27 @@ static void on_leading(kube_lease *l, bool leading, void *ud)
 
 /* A step to notify: queued for every endpoint (the controller calls it
  * only while it leads). */
-static void on_notify(const notify_event_t *ev, void *ud)
+static void on_notify(const notify_event_t *ev, const notify_due_t *d, void *ud)
 {
-    notify_sender_post(ud, ev);
+    notify_sender_post_due(ud, ev, d);
+}
+
+/* Every endpoint took a step's notification: the controller writes it to
+ * the object's notified marks. */
+static void on_delivered(const char *kind, const char *ns, const char *name,
+                         const notify_due_t *d, void *ud)
+{
+    app_t *a = ud;
+    if (a->ctl)
+        ctl_notified(a->ctl, kind, ns, name, d);
+}
+
+static void on_failing(const char *kind, const char *ns, const char *name, const char *endpoint,
+                       const char *why, void *ud)
+{
+    app_t *a = ud;
+    if (a->ctl)
+        ctl_notify_failing(a->ctl, kind, ns, name, endpoint, why);
 }
 
 static void lease_released(void *ud)
@@ -521,7 +539,10 @@ int run_main(int argc, char **argv)
     }
     ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect,
                         .hosted_period = a.opts.hosted_period,
-                        .notify = a.notify_on ? on_notify : NULL, .notify_ud = &a.notify};
+                        .notify = a.notify_on ? on_notify : NULL, .notify_ud = &a.notify,
+                        .notify_cfg = a.notify_on ? &a.notify.cfg : NULL};
+    if (a.notify_on)
+        notify_sender_callbacks(&a.notify, on_delivered, on_failing, &a);
     /* In a cluster the Secret's address (the service's short name) only
      * resolves in the control-plane namespace; use the full service name. */
     co.rewrite_hosted_server = strcmp(a.opts.hosted_apiserver, "service") == 0 ||

@@ -74,6 +74,16 @@ expect "an unknown key is refused, named" 2 "data.maxExclusion: unknown field" \
   preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'kind: ConfigMap\ndata: {maxExclusion: 3d}\n')
 expect "a bad duration is refused, named" 2 "maxExclusionLength: \"3 days\" is not a duration" \
   preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'maxExclusionLength: 3 days\n')
+expect "minTimeLeft no window can meet is refused, named" 3 "minTimeLeft: a change starts only with 8h of its window left, but the longest window over the next 12 months is 7h" \
+  preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'minTimeLeft: 8h\n')
+expect "minTimeLeft a window meets is allowed" 0 "Verdict: allowed" \
+  preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'minTimeLeft: 7h\n')
+expect "a bad notifications key in the same file is refused, named" 2 \
+  "notifications.leads[0]: must be a duration" \
+  preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'notifications: {leads: [48]}\n')
+expect "a bad notification endpoint is refused, named" 2 "notifications.endpoints[0].url" \
+  preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config \
+  <(printf 'notifications:\n  endpoints: [{name: ops, url: "ftp://x"}]\n')
 expect "--check needs --guard-config" 2 "--check and --guard-config go together" \
   preview -f "$tmp/fifteen.yaml" --check
 expect "--restrictive-until needs --check" 2 "--restrictive-until is only used with --check" \

@@ -136,6 +136,29 @@ int webhook_notify_load(const char *flag, const char *path, notify_config_t *cfg
     return rc;
 }
 
+int webhook_config_load(const char *flag, const char *path, guard_config_t *guard,
+                        notify_config_t *notify, char *err, size_t errlen)
+{
+    char e[600];
+    json_t *doc;
+    const json_t *data, *v = NULL;
+    int rc;
+
+    notify_config_default(notify);
+    if ((rc = load_doc(flag, path, &doc, err, errlen)) != 0)
+        return rc;
+    if ((rc = guard_config_parse(doc, guard, e, sizeof(e))) == 0) {
+        data = json_object_get(doc, "kind") ? json_object_get(doc, "data") : doc;
+        if (json_is_object(data))
+            v = json_object_get(data, "notifications");
+        rc = notify_config_parse(v, notify, e, sizeof(e));
+    }
+    if (rc != 0)
+        rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
+    json_decref(doc);
+    return rc;
+}
+
 /* The guard rail file changed: enforce what it says now, or keep the
  * limits in force when it does not load. */
 static void on_guard_file(struct ev_loop *loop, ev_stat *st, int revents)

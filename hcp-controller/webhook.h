@@ -50,6 +50,11 @@ struct notify_config;
 int webhook_notify_load(const char *flag, const char *path, struct notify_config *cfg,
                         char *err, size_t errlen);
 
+/* Both from one read of path (a file that can be read once, such as a
+ * pipe): the guard rails, then the notifications, as the two above. */
+int webhook_config_load(const char *flag, const char *path, struct guard_config *guard,
+                        struct notify_config *notify, char *err, size_t errlen);
+
 /*
  * Reads the certificate files (and the guard rails when o->guard_file is
  * set), registers the controller's webhooks (the holds and the

@@ -372,6 +372,56 @@ render "$T/guard-bad.json" --set webhook.enabled=false --set guardRails.maxExclu
 check_contains "guardRails without webhook.enabled is refused, naming both" \
   "guardRails: needs webhook.enabled" "$(cat "$T/render.err")"
 
+# notifications: rendered under `notifications` into the same file, each
+# tokenSecret turned into the tokenFile where its one key is mounted; the
+# controller's reader accepts the file; no token is rendered.
+cat >"$T/notify-values.yaml" <<'Y'
+webhook: {enabled: true}
+notifications:
+  endpoints:
+    - {name: ops, url: "https://events.example.com/hcp", tokenSecret: {name: ops-token, key: token}}
+    - {name: chat, url: "https://hooks.example.com/x", format: slack}
+  leads: ["48h", "5m"]
+Y
+render "$T/notify.json" -f "$T/notify-values.yaml" ||
+  not_ok "helm template with notifications" "$(cat "$T/render.err")"
+jqf "$T/notify.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' \
+  >"$T/notify-guard.yaml"
+check_eq "the guard file holds the notifications" \
+  "ops https://events.example.com/hcp /etc/hcp-controller/notify/ops/token chat slack 48h,5m 1000" \
+  "$(yq -r '.notifications | "\(.endpoints[0].name) \(.endpoints[0].url) \(.endpoints[0].tokenFile) \(.endpoints[1].name) \(.endpoints[1].format) \(.leads | join(",")) \(.queueSize)"' "$T/notify-guard.yaml")"
+check "the controller's reader accepts the rendered notifications" quiet \
+  "$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/notify-guard.yaml"
+check_contains "notifications alone pass --guard-config" \
+  "--guard-config=/etc/hcp-controller/guard-rails/guard-rails.yaml" \
+  "$(jqf "$T/notify.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | join(" ")')"
+check_eq "the token Secret's one key is mounted read-only where tokenFile points" \
+  "/etc/hcp-controller/notify/ops true ops-token token token" \
+  "$(jqf "$T/notify.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec as $p |
+    ($p.containers[0].volumeMounts | map(select(.name == "notify-ops"))[0]) as $m |
+    ($p.volumes | map(select(.name == "notify-ops"))[0].secret) as $v |
+    "\($m.mountPath) \($m.readOnly) \($v.secretName) \($v.items[0].key) \($v.items[0].path)"')"
+check_eq "an endpoint without tokenSecret mounts nothing" "0" \
+  "$(jqf "$T/notify.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec.volumes | map(select(.name == "notify-chat")) | length')"
+check_eq "the chart creates no token Secret" "0" \
+  "$(jqf "$T/notify.json" 'map(select(.kind == "Secret" and .metadata.name == "ops-token")) | length')"
+render "$T/notify-guard2.json" -f "$T/notify-values.yaml" --set guardRails.maxExclusionLength=30d ||
+  not_ok "helm template with guardRails and notifications" "$(cat "$T/render.err")"
+check_eq "guardRails and notifications share the file" "30d ops" \
+  "$(jqf "$T/notify-guard2.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' |
+    yq -r '"\(.maxExclusionLength) \(.notifications.endpoints[0].name)"')"
+check_eq "without endpoints, no guard file is rendered" "0" \
+  "$(jqf "$T/default.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails")))) | length')"
+render "$T/notify-bad.json" --set webhook.enabled=false --set 'notifications.endpoints[0].name=ops' \
+  --set 'notifications.endpoints[0].url=https://x' &&
+  not_ok "notifications without webhook.enabled are refused"
+check_contains "notifications without webhook.enabled are refused, naming both" \
+  "notifications: needs webhook.enabled" "$(cat "$T/render.err")"
+render "$T/notify-bad.json" --set webhook.enabled=true --set 'notifications.endpoints[0].name=ops' &&
+  not_ok "an endpoint without url is refused"
+check_contains "an endpoint without url is refused, naming the field" \
+  "notifications.endpoints[0].url: required" "$(cat "$T/render.err")"
+
 render "$T/ns.json" --set watchNamespace=clusters ||
   not_ok "helm template with watchNamespace" "$(cat "$T/render.err")"
 check_contains "watchNamespace adds --namespace" "--namespace=clusters" \

@@ -80,7 +80,7 @@ metadata: {name: hcp-controller-guard}
 data:
   notifications: |
     {"endpoints": [{"name": "recv", "url": "http://127.0.0.1:$port/hook",
-                    "tokenFile": "$CTL_TMP/token"}]}
+                    "tokenFile": "$CTL_TMP/token"}], "leads": ["1m"]}
 YAML
   MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard.yaml" -v 2)
   must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 10m)" || return
@@ -126,10 +126,77 @@ YAML
     "$(jq -r '"\(.data.kind)/\(.data.namespace)/\(.data.name)"' <<<"$doc")"
   check_eq "initiated: the window" 2026-03-07T00:00:00Z "$(jq -r .data.window <<<"$doc")"
   check "initiated: its id differs from held's" test "$(jq -r .id <<<"$doc")" != "$id"
-  eventually "the metric counts both sent" 2 notif_metric sent
+  eventually "the metric counts held, window-soon (1m) and initiated sent" 3 notif_metric sent
   sleep 1
   now_is "each step arrived once" "1 1" step_pair "$dir"
   : "$uid"
+  recv_stop
+}
+
+# ctl_args NAME: the flags controller NAME was started with after the
+# clock and ports (the webhooks and MODEL_CTL_ARGS), one a line.
+ctl_args() { tr '\0' '\n' <"/proc/${CTL_PID[$1]}/cmdline" | sed '1,/^--health-probe-bind-address$/d' | sed 1d; }
+# restart_ctl SIG: stops controller a with SIG and starts it again on the
+# same simulated time line with the same flags.
+restart_ctl() {
+  local args now
+  mapfile -t args < <(ctl_args a)
+  stop_ctl a "$1"
+  now=$(rfc3339 "$(sim_hi a | cut -d. -f1)")
+  start_ctl a "$NS" "$now" 30 "${args[@]}"
+}
+ids_unique() { cat "$1"/*.json 2>/dev/null | jq -r .id | sort | uniq -d | wc -l; }
+marks() { get "$(hc_path "$NS" hc1)" '.metadata.annotations["changemanagement.hypershift.openshift.io/notified"] // ""'; }
+has_mark() { marks | grep -q "$1=" && echo yes || echo no; }
+
+# Every step due at least once, none twice across controller restarts:
+# held and window-soon (48h) delivered and marked; a restart sends neither
+# again; window-soon (5m) due while the receiver is down, the controller
+# killed with it pending and started again: it arrives once; initiated at
+# the window, completed when HyperShift's history says Completed.
+steps_survive_restarts() {
+  local dir port
+  NS=$(new_ns notifyr) || return
+  dir=$CTL_TMP/recv2
+  mkdir -p "$dir"
+  port=$(free_port)
+  cat >"$CTL_TMP/guard2.yaml" <<YAML
+notifications:
+  endpoints: [{name: recv, url: "http://127.0.0.1:$port/hook"}]
+  leads: ["48h", "5m"]
+YAML
+  MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard2.yaml" -v 2)
+  must mk_policy "$NS" weekly "$(weekly_policy Saturday 00:00 30m)" || return
+  must mk_hc "$NS" hc1 policy=weekly || return
+  recv_start "$dir" "$port"
+  model_scenario "$NS" 2026-03-06T23:50:00Z 30 hc1 --hc-status --controlplane-update-duration 10m ||
+    return
+  release_held "a release on Friday evening" "$(hc_path "$NS" hc1)" "$REL1" "$REL0"
+  eventually "held delivered" 1 step_count "$dir" held
+  eventually "window-soon (48h) delivered" 1 step_count "$dir" window-soon
+  eventually "the notified annotation marks held" yes has_mark held
+  eventually "the notified annotation marks window-soon-48h" yes has_mark window-soon-48h
+  restart_ctl TERM || { not_ok "the controller starts again"; return; }
+  sleep 3
+  now_is "after a restart: held not sent again" 1 step_count "$dir" held
+  now_is "after a restart: window-soon not sent again" 1 step_count "$dir" window-soon
+  still_before a 2026-03-06T23:55:00Z "the restart"
+  recv_stop
+  sleep_until_sim a 2026-03-06T23:55:00Z 2
+  restart_ctl KILL || { not_ok "the controller starts again after a kill"; return; }
+  recv_start "$dir" "$port"
+  EVENTUALLY=15 eventually "window-soon (5m), pending at the kill, arrives after the restart" 2 \
+    step_count "$dir" window-soon
+  sleep_until_sim a 2026-03-07T00:00:00Z 1
+  EVENTUALLY=15 eventually "initiated at the window" 1 step_count "$dir" initiated
+  sleep_until_sim a 2026-03-07T00:10:00Z 1
+  EVENTUALLY=20 eventually "completed when the history says Completed" 1 \
+    step_count "$dir" completed
+  eventually "the notified annotation marks completed" yes has_mark completed
+  sleep 2
+  now_is "no notification delivered twice" 0 ids_unique "$dir"
+  now_is "each step once: held" 1 step_count "$dir" held
+  now_is "each step once: initiated" 1 step_count "$dir" initiated
   recv_stop
 }
 
@@ -148,5 +215,6 @@ bad_notifications_stop_the_start() {
 model_suite_begin
 trap 'recv_stop; watch_stop; webhook_scenario_cleanup' EXIT
 run_scenario held_and_initiated_notified
+run_scenario steps_survive_restarts
 run_scenario bad_notifications_stop_the_start
 summary

@@ -15,6 +15,7 @@
 #ifndef HCP_CONTROLLER_CONTROLLER_H
 #define HCP_CONTROLLER_CONTROLLER_H
 
+#include "notify/due.h"
 #include "notify/payload.h"
 #include <ev.h>
 #include <stdbool.h>
@@ -50,12 +51,14 @@ typedef struct ctl_options {
                                     instead of the Secret's address as written */
     double hosted_period;        /* seconds between checks of each hosted
                                     ClusterVersion; 0 = hosted's default */
-    /* Called (when set and leading) for each step notified (DESIGN.md
-     * 3.9): a change held, a held change let through, a window kept
-     * closed by the health gate. ev and its strings are valid during the
-     * call only. */
-    void (*notify)(const notify_event_t *ev, void *ud);
+    /* Called (when set and leading) for each step due (DESIGN.md 3.9,
+     * notify/due.h): held, window-soon, initiated, completed, failed,
+     * health-gate-skipped, override-set, override-expired. ev, d and their
+     * strings are valid during the call only. The caller tells
+     * ctl_notified() once every endpoint took it. */
+    void (*notify)(const notify_event_t *ev, const notify_due_t *d, void *ud);
     void *notify_ud;
+    const notify_config_t *notify_cfg; /* the leads; borrowed, NULL: no notifications */
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */
@@ -199,6 +202,19 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
  * answers from this replica's cache through a read-only view, leader or
  * not. Returns 0 or the router's HCP_E* code. */
 struct adm_router;
+/* Every endpoint took the notification of step d about the HostedCluster
+ * or NodePool (kind "HostedCluster" or "NodePool") ns/name: recorded, and
+ * written to its NOTIFY_MARKS_ANNOTATION (leader only), so that a
+ * restarted controller does not notify it again within the window. */
+void ctl_notified(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
+                  const notify_due_t *d);
+
+/* A notification endpoint keeps failing: a Warning Event
+ * NotificationEndpointFailing on the object whose notification failed
+ * (leader only). */
+void ctl_notify_failing(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
+                        const char *endpoint, const char *why);
+
 int ctl_admission_register(ctl_controller_t *c, struct adm_router *r);
 
 /* The validating webhooks' paths. */

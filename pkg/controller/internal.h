@@ -75,6 +75,10 @@ typedef struct record {
                                 for its control plane (decide_cp_first_apply()) */
     uint64_t last_override;  /* hash of the override record last told (audit), 0 none */
     uint64_t last_request;   /* hash of the held-request record last told, 0 none */
+    /* Notifications (notify/due.h): the steps handed to the sender by this
+     * process, and those every endpoint took (written to the object's
+     * notified annotation). */
+    notify_marks_t notify_told, notify_delivered;
     bool last_valid;         /* policies: last seen validity */
     decide_seen_t seen;      /* what the previous decision saw (decide_unheld()) */
     /* HostedClusters and NodePools: the resolved stanza, kept until the
@@ -151,6 +155,14 @@ struct ctl_controller {
 };
 
 /* queue.c */
+/* Notifications (notify.c): the steps p's state calls for, handed to
+ * opts.notify (leader only), and the notified annotation written when what
+ * was delivered is not on the object yet; the next instant the steps due
+ * can change by time alone. */
+void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
+                      sched_time_t now);
+sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_time_t now);
+
 record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name);
 record_t *ctl_record_find(const ctl_controller_t *c, rkind_t k, const char *ns,
                           const char *name);

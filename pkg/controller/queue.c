@@ -89,6 +89,8 @@ record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const c
     r->ctl = c;
     r->kind = k;
     r->retry = RETRY_MIN;
+    notify_marks_init(&r->notify_told);
+    notify_marks_init(&r->notify_delivered);
     r->wt.ns = r->ns;
     r->wt.name = r->name;
     ev_init(&r->timer, on_timer);

@@ -169,33 +169,6 @@ static void event(ctl_controller_t *c, record_t *r, const char *kind, const char
         ctl_arm_retry(c, r);
 }
 
-/* Hands a step to the notifications (leader only): the window it belongs
- * to is the id's third part, so the same step of the same window is the
- * same notification after a restart. */
-static void notify(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
-                   notify_step_t step, sched_time_t window, sched_time_t until,
-                   const char *detail)
-{
-    char change[DECIDE_MSGLEN];
-    const decide_hc_t *h = p->kind == DECIDE_HC ? p->self.data : NULL;
-
-    if (!c->opts.notify || !c->leading)
-        return;
-    if (h)
-        snprintf(change, sizeof(change), "release %s",
-                 h->requested_release ? h->requested_release
-                 : h->release_image  ? h->release_image
-                                     : "(none)");
-    else
-        snprintf(change, sizeof(change), "node rollout %s",
-                 p->d.held[0] ? p->d.held : "(template)");
-    notify_event_t ev = {.step = step, .kind = kind, .ns = r->ns, .name = r->name,
-                         .uid = p->self.uid, .window = window,
-                         .at = ctl_clock_now(&c->opts.clock, c->loop), .change = change,
-                         .until = until, .lead = 0, .detail = detail};
-    c->opts.notify(&ev, c->opts.notify_ud);
-}
-
 static void submit(ctl_controller_t *c, record_t *r, const ctl_write_t *w)
 {
     if (ctl_write(&c->writer, &r->wt, w))
@@ -252,8 +225,6 @@ static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_pl
                r->ns, "name", r->name, "why", g->why, NULL);
         event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "HealthGate",
               p->d.paused_message);
-        notify(c, r, p, kind, NOTIFY_GATE_SKIPPED, p->d.state.current.start,
-               p->d.state.current.end, p->d.paused_message);
     }
     if (g->applies && g->skipped && !r->last_gate_failed) {
         snprintf(msg, sizeof(msg),
@@ -339,9 +310,6 @@ static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *
                  au->requested_reason ? au->requested_reason : "",
                  au->requested_reason ? ")" : "", next[0] ? " until the window at " : "", next);
         event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal", "ChangeHeld", msg);
-        notify(c, r, p, kind, NOTIFY_HELD,
-               p->d.state.has_next ? p->d.state.next.start : SCHED_NEG_INF,
-               p->d.state.has_next ? p->d.state.next.start : SCHED_POS_INF, msg);
     }
     if (hr)
         r->last_request = hr;
@@ -358,12 +326,8 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal",
               d->restricted ? "WindowClosed" : "WindowOpened", d->paused_message);
     if (r->have_last && r->last_pending == 2 && d->pending_metric == 1)
-    {
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
               "Pending changes may start now.");
-        notify(c, r, p, kind, NOTIFY_INITIATED, d->state.current.start, d->state.current.end,
-               "The held change is let through: its window is open.");
-    }
     if (d->action == DECIDE_PAUSE_REASSERT) {
         c->stats.reasserts++;
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Warning", "PauseReasserted",
@@ -373,6 +337,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     health_gate_events(c, r, p, kind);
     cp_first_events(c, r, p, kind);
     audit_events(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
+    ctl_notify_steps(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
     r->have_last = true;
     r->last_restricted = d->restricted;
     r->last_pending = d->pending_metric;
@@ -490,7 +455,8 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     if (kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, hc ? "hostedclusters" : "nodepools",
                   r->ns, r->name, NULL))
         goto done;
-    ctl_arm(c, r, p.d.wake);
+    sched_time_t nw = ctl_notify_wake(c, &p, now);
+    ctl_arm(c, r, nw < p.d.wake ? nw : p.d.wake);
     ctl_plan_inputs(&p, &r->metrics);
     r->have_metrics = true;
     r->metrics_epoch = c->policy_epoch;

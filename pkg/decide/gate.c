@@ -30,6 +30,55 @@ static decide_cond3_t cond3(const json_t *conds, const char *type, const char **
     return DECIDE_COND_ABSENT;
 }
 
+/* Condition `type`'s lastTransitionTime, SCHED_NEG_INF when absent or not
+ * RFC 3339. */
+static sched_time_t cond_time(const json_t *conds, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    sched_time_t t;
+    json_array_foreach(conds, i, c) {
+        const char *ty = json_string_value(json_object_get(c, "type"));
+        const char *ltt = json_string_value(json_object_get(c, "lastTransitionTime"));
+        if (ty && strcmp(ty, type) == 0)
+            return ltt && sched_parse_rfc3339(ltt, &t) == 0 ? t : SCHED_NEG_INF;
+    }
+    return SCHED_NEG_INF;
+}
+
+/* The outcome of the last change (gate.h) into h. */
+static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const char *state,
+                    decide_health_t *h)
+{
+    const char *reason = NULL, *done;
+    sched_time_t t;
+    h->outcome = NOTIFY_OUTCOME_NONE;
+    h->outcome_at = SCHED_NEG_INF;
+    if (nodepool) {
+        if (cond3(conds, "UpdatingVersion", &reason) != DECIDE_COND_FALSE)
+            return;
+        h->outcome = reason && strcmp(reason, "AsExpected") == 0 ? NOTIFY_OUTCOME_COMPLETED
+                                                                  : NOTIFY_OUTCOME_FAILED;
+        h->outcome_at = cond_time(conds, "UpdatingVersion");
+        return;
+    }
+    if (state && strcmp(state, "Completed") == 0) {
+        done = json_string_value(json_object_get(
+            json_array_get(decide_json_path(obj, "status.version.history"), 0),
+            "completionTime"));
+        if (done && sched_parse_rfc3339(done, &t) == 0) {
+            h->outcome = NOTIFY_OUTCOME_COMPLETED;
+            h->outcome_at = t;
+        }
+        return;
+    }
+    if (state && strcmp(state, "Partial") == 0 &&
+        cond3(conds, "ClusterVersionFailing", &reason) == DECIDE_COND_TRUE) {
+        h->outcome = NOTIFY_OUTCOME_FAILED;
+        h->outcome_at = cond_time(conds, "ClusterVersionFailing");
+    }
+}
+
 /* Keeps the first failing condition's reason (printable ASCII only: it is
  * quoted in conditions and Events). */
 static void keep_reason(decide_health_t *h, bool failing, const char *reason)
@@ -51,7 +100,10 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
 
     memset(out, 0, sizeof(*out));
     out->skip = skip && strcmp(skip, "true") == 0;
+    notify_marks_parse(json_string_value(json_object_get(ann, NOTIFY_MARKS_ANNOTATION)),
+                       &out->notified);
     if (nodepool) {
+        outcome(obj, conds, true, NULL, out);
         out->ready = (uint8_t)cond3(conds, "Ready", &r1);
         out->nodes_healthy = (uint8_t)cond3(conds, "AllNodesHealthy", &r2);
         keep_reason(out, out->ready == DECIDE_COND_FALSE || out->ready == DECIDE_COND_UNKNOWN,
@@ -69,6 +121,7 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
                                                   json_array_get(hist, 0), "state"))
                                             : NULL;
     out->partial = state && strcmp(state, "Partial") == 0;
+    outcome(obj, conds, false, state, out);
 }
 
 static const char *status_word(uint8_t c)

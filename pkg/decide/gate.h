@@ -36,6 +36,7 @@
 
 #include <jansson.h>
 
+#include "notify/due.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
 
@@ -63,6 +64,11 @@ typedef struct decide_health {
     bool partial;           /* HostedCluster: status.version.history[0].state Partial */
     bool skip;              /* carries DECIDE_SKIP_GATE_ANNOTATION: "true" */
     char reason[DECIDE_GATE_REASONLEN]; /* the first failing condition's reason, "" */
+    /* Read beside the gate's inputs, for the notifications (notify/due.h):
+     * HyperShift's word on the last change, and what was notified. */
+    uint8_t outcome;        /* notify_outcome_t */
+    sched_time_t outcome_at; /* when (SCHED_NEG_INF: none or unknown) */
+    notify_marks_t notified; /* NOTIFY_MARKS_ANNOTATION as read */
 } decide_health_t;
 
 /* The gate's verdict on one decision. */
@@ -75,7 +81,23 @@ typedef struct decide_gate {
 } decide_gate_t;
 
 /* Reads the gate's inputs from a HostedCluster (nodepool false) or NodePool
- * object as served. Never fails: a field of the wrong type reads as absent. */
+ * object as served, and the notifications' (the outcome of the last change,
+ * the notified marks). Never fails: a field of the wrong type reads as
+ * absent.
+ *
+ * The outcome, as HyperShift reports it:
+ * - a HostedCluster: completed when status.version.history[0].state is
+ *   Completed (at its completionTime; hostedcluster_controller.go,
+ *   computeClusterVersionStatus); failed while that entry is Partial and
+ *   condition ClusterVersionFailing is True (at its lastTransitionTime;
+ *   api/hypershift/v1beta1/hostedcluster_conditions.go, ClusterVersionFailing
+ *   mirrors the hosted ClusterVersion's Failing);
+ * - a NodePool: condition UpdatingVersion False (at its lastTransitionTime)
+ *   with reason AsExpected is a version rollout done (HyperShift compares
+ *   status.version with the target release, nodepool_controller.go,
+ *   isUpdatingVersion, and sets the condition False when they agree); with
+ *   any other reason (InplaceUpgradeFailed: nodepool/inplace.go, a node's
+ *   machine-config daemon Degraded) it failed. */
 void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *out);
 
 /* The verdict on health alone: true when healthy; else why (a clause) is

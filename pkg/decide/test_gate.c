@@ -381,6 +381,59 @@ static void test_gate_nodepool(void **state)
     fake_free(&f);
 }
 
+/* The outcome of the last change as HyperShift reports it, and the marks of
+ * what was notified, read beside the gate's inputs. */
+static void outcome_of(const char *text, bool nodepool, decide_health_t *h)
+{
+    json_t *obj = J(text);
+    decide_health_extract(obj, nodepool, h);
+    json_decref(obj);
+}
+
+static void test_outcome_extract(void **state)
+{
+    (void)state;
+    decide_health_t h;
+    outcome_of("{\"metadata\":{\"annotations\":{\"" NOTIFY_MARKS_ANNOTATION "\":"
+               "\"held=2026-03-07T00:00:00Z\"}},\"status\":{\"version\":{\"history\":["
+               "{\"state\":\"Completed\",\"completionTime\":\"2026-03-07T00:20:00Z\"},"
+               "{\"state\":\"Completed\",\"completionTime\":\"2026-02-07T00:20:00Z\"}]}}}",
+               false, &h);
+    assert_int_equal(h.outcome, NOTIFY_OUTCOME_COMPLETED);
+    assert_true(h.outcome_at == T("2026-03-07T00:20:00Z"));
+    assert_true(h.notified.at[NOTIFY_HELD] == T("2026-03-07T00:00:00Z"));
+    /* Partial and failing: failed, since the condition's transition. */
+    outcome_of("{\"status\":{\"conditions\":[{\"type\":\"ClusterVersionFailing\","
+               "\"status\":\"True\",\"reason\":\"UpgradeFailed\","
+               "\"lastTransitionTime\":\"2026-03-07T00:05:00Z\"}],\"version\":{\"history\":["
+               "{\"state\":\"Partial\",\"completionTime\":null}]}}}",
+               false, &h);
+    assert_int_equal(h.outcome, NOTIFY_OUTCOME_FAILED);
+    assert_true(h.outcome_at == T("2026-03-07T00:05:00Z"));
+    assert_true(h.notified.at[NOTIFY_HELD] == SCHED_NEG_INF);
+    /* Partial, not failing: under way, no outcome. */
+    outcome_of("{\"status\":{\"version\":{\"history\":[{\"state\":\"Partial\"}]}}}", false,
+               &h);
+    assert_int_equal(h.outcome, NOTIFY_OUTCOME_NONE);
+    /* NodePools: UpdatingVersion False, AsExpected (done) or not (failed);
+     * True (under way) is no outcome. */
+    outcome_of("{\"status\":{\"conditions\":[{\"type\":\"UpdatingVersion\",\"status\":"
+               "\"False\",\"reason\":\"AsExpected\",\"lastTransitionTime\":"
+               "\"2026-03-07T01:00:00Z\"}]}}",
+               true, &h);
+    assert_int_equal(h.outcome, NOTIFY_OUTCOME_COMPLETED);
+    assert_true(h.outcome_at == T("2026-03-07T01:00:00Z"));
+    outcome_of("{\"status\":{\"conditions\":[{\"type\":\"UpdatingVersion\",\"status\":"
+               "\"False\",\"reason\":\"InplaceUpgradeFailed\",\"lastTransitionTime\":"
+               "\"2026-03-07T01:00:00Z\"}]}}",
+               true, &h);
+    assert_int_equal(h.outcome, NOTIFY_OUTCOME_FAILED);
+    outcome_of("{\"status\":{\"conditions\":[{\"type\":\"UpdatingVersion\",\"status\":"
+               "\"True\",\"reason\":\"AsExpected\"}]}}",
+               true, &h);
+    assert_int_equal(h.outcome, NOTIFY_OUTCOME_NONE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_gate_passes_healthy_cluster),
         cmocka_unit_test(test_gate_override_in_plan),
         cmocka_unit_test(test_gate_nodepool),
+        cmocka_unit_test(test_outcome_extract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

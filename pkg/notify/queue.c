@@ -39,6 +39,14 @@ double notify_backoff(unsigned n)
     return d < NOTIFY_BACKOFF_MAX ? d : NOTIFY_BACKOFF_MAX;
 }
 
+bool notify_queue_has(const notify_queue_t *q, const char *id)
+{
+    for (size_t i = 0; i < q->len; i++)
+        if (strcmp(q->items[(q->head + i) % q->cap].id, id) == 0)
+            return true;
+    return false;
+}
+
 /* Removes entry i, keeping the order of the others. */
 static void remove_at(notify_queue_t *q, size_t i)
 {

@@ -68,6 +68,9 @@ notify_item_t *notify_queue_next(notify_queue_t *q, double now, double *wait);
  * also when no such delivery is in flight. */
 bool notify_queue_done(notify_queue_t *q, size_t endpoint, const char *id, bool ok, double now);
 
+/* True when a delivery of id (to any endpoint) is queued. */
+bool notify_queue_has(const notify_queue_t *q, const char *id);
+
 /* The wait after n failed attempts: 1 s doubled each time, 5 min at most. */
 double notify_backoff(unsigned n);
 

@@ -17,7 +17,65 @@ typedef struct notify_call {
     char id[40];
 } notify_call_t;
 
+/* A notification posted with its step, waiting for every endpoint. */
+typedef struct notify_pending {
+    char id[40];
+    char *kind, *ns, *name; /* one allocation (kind's) */
+    notify_due_t d;
+} notify_pending_t;
+
 static void pump(notify_sender_t *s);
+
+static int pending_find(const notify_sender_t *s, const char *id)
+{
+    for (size_t i = 0; i < s->n_pending; i++)
+        if (strcmp(s->pending[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void pending_remove(notify_sender_t *s, size_t i)
+{
+    free(s->pending[i].kind);
+    s->pending[i] = s->pending[--s->n_pending];
+}
+
+/* Pending notifications none of whose deliveries is queued any more
+ * (dropped from a full queue): forgotten, never told delivered. */
+static void pending_prune(notify_sender_t *s)
+{
+    for (size_t i = s->n_pending; i-- > 0;)
+        if (!notify_queue_has(&s->q, s->pending[i].id))
+            pending_remove(s, i);
+}
+
+static void pending_add(notify_sender_t *s, const char *id, const notify_event_t *ev,
+                        const notify_due_t *d)
+{
+    size_t lk = strlen(ev->kind) + 1, ln = strlen(ev->ns) + 1, lm = strlen(ev->name) + 1;
+    char *mem;
+    if (pending_find(s, id) >= 0)
+        return;
+    if (s->n_pending == s->cap_pending) {
+        size_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
+        notify_pending_t *p = realloc(s->pending, cap * sizeof(*p));
+        if (!p)
+            return; /* not told delivered: notified again after a restart */
+        s->pending = p;
+        s->cap_pending = cap;
+    }
+    if (!(mem = malloc(lk + ln + lm)))
+        return;
+    notify_pending_t *p = &s->pending[s->n_pending++];
+    snprintf(p->id, sizeof(p->id), "%s", id);
+    p->kind = mem;
+    p->ns = mem + lk;
+    p->name = mem + lk + ln;
+    memcpy(p->kind, ev->kind, lk);
+    memcpy(p->ns, ev->ns, ln);
+    memcpy(p->name, ev->name, lm);
+    p->d = *d;
+}
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -49,7 +107,20 @@ void notify_sender_free(notify_sender_t *s)
         free(c);
     }
     s->calls = NULL;
+    while (s->n_pending)
+        pending_remove(s, s->n_pending - 1);
+    free(s->pending);
+    s->pending = NULL;
+    s->cap_pending = 0;
     notify_queue_free(&s->q);
+}
+
+void notify_sender_callbacks(notify_sender_t *s, notify_delivered_fn delivered,
+                             notify_failing_fn failing, void *ud)
+{
+    s->delivered = delivered;
+    s->failing = failing;
+    s->cb_ud = ud;
 }
 
 void notify_sender_lead(notify_sender_t *s, bool leading)
@@ -115,12 +186,27 @@ static void on_done(kube_transfer *t, const kube_transfer_result *r, void *ud)
         log_kv(2, "notification not delivered; it is tried again", "endpoint", e->name, "id",
                c->id, "status", status, "error", r->errmsg ? r->errmsg : "", NULL);
     }
+    int pi = pending_find(s, c->id);
     if (notify_queue_done(&s->q, c->endpoint, c->id, ok, ev_now(s->loop))) {
+        char why[160];
         snprintf(fails, sizeof(fails), "%d", NOTIFY_FAILING_AFTER);
         snprintf(status, sizeof(status), "%ld", r->http_status);
         log_kv(LOG_WARN, "a notification endpoint keeps failing; its notifications wait and are "
                "tried again", "endpoint", e->name, "url", e->url, "failures", fails,
                "status", status, "error", r->errmsg ? r->errmsg : "", NULL);
+        if (r->http_status)
+            snprintf(why, sizeof(why), "HTTP status %ld", r->http_status);
+        else
+            snprintf(why, sizeof(why), "%s", r->errmsg ? r->errmsg : "no answer");
+        if (s->failing && pi >= 0)
+            s->failing(s->pending[pi].kind, s->pending[pi].ns, s->pending[pi].name, e->name,
+                       why, s->cb_ud);
+    }
+    if (ok && pi >= 0 && !notify_queue_has(&s->q, c->id)) {
+        if (s->delivered)
+            s->delivered(s->pending[pi].kind, s->pending[pi].ns, s->pending[pi].name,
+                         &s->pending[pi].d, s->cb_ud);
+        pending_remove(s, (size_t)pi);
     }
     free(c);
     pump(s);
@@ -207,11 +293,18 @@ static void pump(notify_sender_t *s)
 
 void notify_sender_post(notify_sender_t *s, const notify_event_t *ev)
 {
+    notify_sender_post_due(s, ev, NULL);
+}
+
+void notify_sender_post_due(notify_sender_t *s, const notify_event_t *ev, const notify_due_t *d)
+{
     char id[40];
 
     if (!s || !s->leading || s->cfg.n_endpoints == 0)
         return;
     notify_event_id(ev, id, sizeof(id));
+    if (d && ev->kind && ev->ns && ev->name)
+        pending_add(s, id, ev, d);
     for (size_t i = 0; i < s->cfg.n_endpoints; i++) {
         char *body = NULL;
         const char *ct = NULL;
@@ -227,5 +320,6 @@ void notify_sender_post(notify_sender_t *s, const notify_event_t *ev)
                    "endpoint", s->cfg.endpoints[i].name, NULL);
         }
     }
+    pending_prune(s);
     pump(s);
 }

@@ -22,6 +22,7 @@
 
 #include "kube/http.h"
 #include "notify/config.h"
+#include "notify/due.h"
 #include "notify/payload.h"
 #include "notify/queue.h"
 
@@ -31,6 +32,16 @@
 typedef struct notify_counts {
     uint64_t sent, failed, dropped; /* deliveries taken; attempts failed; dropped (full queue) */
 } notify_counts_t;
+
+/* Told when every endpoint took the notification of step d about the
+ * object (kind, ns, name): the caller records it delivered (the notified
+ * marks). Strings valid during the call only. */
+typedef void (*notify_delivered_fn)(const char *kind, const char *ns, const char *name,
+                                    const notify_due_t *d, void *ud);
+/* Told once per failing spell when an endpoint keeps failing, about the
+ * object whose notification failed last. */
+typedef void (*notify_failing_fn)(const char *kind, const char *ns, const char *name,
+                                  const char *endpoint, const char *why, void *ud);
 
 typedef struct notify_sender {
     struct ev_loop *loop;       /* borrowed */
@@ -42,6 +53,12 @@ typedef struct notify_sender {
     unsigned inflight;
     notify_counts_t counts[NOTIFY_MAX_ENDPOINTS];
     struct notify_call *calls;  /* transfers in flight (linked) */
+    struct notify_pending *pending; /* notifications posted with a step, not yet
+                                       taken by every endpoint */
+    size_t n_pending, cap_pending;
+    notify_delivered_fn delivered;
+    notify_failing_fn failing;
+    void *cb_ud;
 } notify_sender_t;
 
 /* Sets s up for cfg (copied) on loop and http. Nothing is sent before
@@ -59,5 +76,14 @@ void notify_sender_lead(notify_sender_t *s, bool leading);
 /* Queues ev for every endpoint (in each one's format) and starts what is
  * due. Nothing when s is NULL, not leading or has no endpoint. */
 void notify_sender_post(notify_sender_t *s, const notify_event_t *ev);
+
+/* Sets the callbacks (either may be NULL). */
+void notify_sender_callbacks(notify_sender_t *s, notify_delivered_fn delivered,
+                             notify_failing_fn failing, void *ud);
+
+/* As notify_sender_post(), for step d of ev's object: once every endpoint
+ * took it, the delivered callback is told (also when it was queued
+ * already). */
+void notify_sender_post_due(notify_sender_t *s, const notify_event_t *ev, const notify_due_t *d);
 
 #endif

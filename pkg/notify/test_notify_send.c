@@ -179,11 +179,87 @@ static void test_refused_stays_queued(void **state)
     ev_loop_destroy(loop);
 }
 
+typedef struct told {
+    int delivered, failing;
+    notify_due_t d;
+    char obj[200];
+} told_t;
+
+static void on_delivered(const char *kind, const char *ns, const char *name,
+                         const notify_due_t *d, void *ud)
+{
+    told_t *t = ud;
+    t->delivered++;
+    t->d = *d;
+    snprintf(t->obj, sizeof(t->obj), "%s/%s/%s", kind, ns, name);
+}
+
+static void on_failing(const char *kind, const char *ns, const char *name, const char *endpoint,
+                       const char *why, void *ud)
+{
+    (void)kind, (void)ns, (void)name, (void)endpoint, (void)why;
+    ((told_t *)ud)->failing++;
+}
+
+/* Two endpoints, the second answering 503 once: the step is told delivered
+ * once, only after both took it (a step posted again meanwhile is not told
+ * twice). */
+static void test_delivered_after_every_endpoint(void **state)
+{
+    (void)state;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    http_server srv;
+    kube_http http;
+    kube_error ke;
+    notify_sender_t s;
+    notify_config_t cfg;
+    recv_t r1 = {0}, r2 = {.fail_first = 1};
+    told_t t = {0};
+    char err[200];
+    notify_due_t d = {.step = NOTIFY_HELD, .window = 1772841600, .until = 1772841600};
+
+    http_server_init(&srv, NULL);
+    assert_int_equal(http_server_route(&srv, "POST", "/hook", on_post, &r1), 0);
+    assert_int_equal(http_server_route(&srv, "POST", "/hook2", on_post, &r2), 0);
+    assert_int_equal(http_server_start(&srv, loop, "127.0.0.1:0", err, sizeof(err)), 0);
+    assert_int_equal(kube_http_init(&http, loop, &ke), 0);
+    config(&cfg, http_server_port(&srv), NULL);
+    cfg.endpoints[1] = cfg.endpoints[0];
+    snprintf(cfg.endpoints[1].name, NOTIFY_NAMELEN, "ops2");
+    snprintf(cfg.endpoints[1].url, NOTIFY_URLLEN, "http://127.0.0.1:%d/hook2",
+             http_server_port(&srv));
+    cfg.endpoints[1].format = NOTIFY_SLACK;
+    cfg.n_endpoints = 2;
+    assert_int_equal(notify_sender_init(&s, loop, &http, &cfg), 0);
+    notify_sender_callbacks(&s, on_delivered, on_failing, &t);
+    notify_sender_lead(&s, true);
+    notify_sender_post_due(&s, &held, &d);
+    run_until(loop, &s, 1, 0, 5.0);
+    assert_int_equal(r1.ok, 1);
+    assert_int_equal(t.delivered, 0); /* the second endpoint has not taken it */
+    notify_sender_post_due(&s, &held, &d); /* still queued for ops2: not twice */
+    run_until(loop, &s, 2, 0, 0.3);
+    for (int i = 0; i < 40 && t.delivered == 0; i++)
+        run_until(loop, &s, 99, 0, 0.1);
+    assert_int_equal(r2.ok, 1);
+    assert_int_equal(t.delivered, 1);
+    assert_int_equal(t.d.step, NOTIFY_HELD);
+    assert_true(t.d.window == 1772841600);
+    assert_string_equal(t.obj, "HostedCluster/clusters/prod");
+    assert_int_equal(t.failing, 0);
+    assert_int_equal((int)s.n_pending, 0);
+    notify_sender_free(&s);
+    kube_http_close(&http);
+    http_server_stop(&srv);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_retry_then_delivered),
         cmocka_unit_test(test_refused_stays_queued),
+        cmocka_unit_test(test_delivered_after_every_endpoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

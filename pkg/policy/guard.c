@@ -5,10 +5,12 @@
 
 #include "policy/guard.h"
 
+#include "schedule/minleft.h"
+
 const char *guard_rule_name(guard_rule_t r)
 {
     static const char *const names[GUARD_NRULES] = {"minPermittedTime", "maxExclusionLength",
-                                                    "maxRestrictiveUntil"};
+                                                    "maxRestrictiveUntil", "minTimeLeft"};
     return (unsigned)r < GUARD_NRULES ? names[r] : "unknown";
 }
 
@@ -230,6 +232,37 @@ static void check_restrictive(const guard_config_t *cfg, const guard_input_t *in
     add_violation(out, GUARD_RULE_MAX_RESTRICTIVE, over, now, in->restrictive_until, msg);
 }
 
+/* minTimeLeft: a window at least that long within the horizon. */
+static int check_min_time_left(const guard_config_t *cfg, sched_t *eff, sched_time_t now,
+                               guard_verdict_t *out)
+{
+    sched_interval_t first;
+    sched_time_t longest;
+    char min[48], len[48], by[48], msg[GUARD_MSGLEN];
+    int rc = sched_min_left_start(eff, now, cfg->min_time_left, GUARD_HORIZON, &first, NULL);
+
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    if ((rc = sched_longest_window(eff, now, GUARD_HORIZON, &longest)) < 0)
+        return rc;
+    guard_format_duration(cfg->min_time_left, min, sizeof min);
+    guard_format_duration(longest, len, sizeof len);
+    guard_format_duration(cfg->min_time_left - longest, by, sizeof by);
+    if (longest > 0)
+        snprintf(msg, sizeof msg,
+                 "minTimeLeft: a change starts only with %s of its window left, but the longest "
+                 "window over the next 12 months is %s (%s short): no change could ever start",
+                 min, len, by);
+    else
+        snprintf(msg, sizeof msg,
+                 "minTimeLeft: a change starts only with %s of its window left, but there is no "
+                 "window over the next 12 months: no change could ever start",
+                 min);
+    add_violation(out, GUARD_RULE_MIN_TIME_LEFT, cfg->min_time_left - longest, now,
+                  now + GUARD_HORIZON, msg);
+    return 0;
+}
+
 int guard_check(const guard_config_t *cfg, const guard_input_t *in, sched_time_t now,
                 guard_verdict_t *out)
 {
@@ -245,5 +278,8 @@ int guard_check(const guard_config_t *cfg, const guard_input_t *in, sched_time_t
         check_exclusions(cfg, in, now, out);
     if (cfg->max_restrictive > 0)
         check_restrictive(cfg, in, now, out);
+    if (cfg->min_time_left > 0 && in->effective != NULL &&
+        (rc = check_min_time_left(cfg, in->effective, now, out)) < 0)
+        return rc;
     return 0;
 }

@@ -47,6 +47,9 @@ typedef struct guard_config {
     sched_time_t max_exclusion;     /* maxExclusionLength: longest exclusion */
     sched_time_t max_restrictive;   /* maxRestrictiveUntil: furthest
                                        RestrictiveUntil from now */
+    sched_time_t min_time_left;     /* minTimeLeft: time a window must still
+                                       have for a change to start in it
+                                       (schedule/minleft.h) */
     char exempt_ns[GUARD_MAX_EXEMPT][GUARD_NAMELEN];    /* exemptNamespaces;
                                        "prefix*" matches by prefix */
     size_t n_exempt_ns;
@@ -60,7 +63,7 @@ typedef struct guard_config {
 /* Reads the configuration from a JSON document: a ConfigMap (its `data`,
  * whose values are strings) or a plain object with the same keys. Keys:
  *   minPermittedTime, rollingPeriod, minBlockLength, maxExclusionLength,
- *   maxRestrictiveUntil   durations such as "48h", "32d", "1h30m", "0"
+ *   maxRestrictiveUntil, minTimeLeft   durations such as "48h", "32d", "1h30m", "0"
  *   exemptNamespaces, exemptUsers, exemptGroups
  *                     comma- or space-separated names, or (plain object
  *                     only) arrays of strings; "prefix*" matches by prefix
@@ -98,6 +101,7 @@ typedef enum guard_rule {
     GUARD_RULE_MIN_PERMITTED = 0, /* minPermittedTime per rollingPeriod */
     GUARD_RULE_MAX_EXCLUSION,     /* maxExclusionLength */
     GUARD_RULE_MAX_RESTRICTIVE,   /* maxRestrictiveUntil */
+    GUARD_RULE_MIN_TIME_LEFT,     /* minTimeLeft */
     GUARD_NRULES
 } guard_rule_t;
 
@@ -137,6 +141,9 @@ const char *guard_rule_name(guard_rule_t r);
  *                     is longer.
  *   maxRestrictiveUntil  a RestrictiveUntil instant is at most that far
  *                     after now.
+ *   minTimeLeft       some window of the effective timeline within the
+ *                     horizon is at least that long (else no change could
+ *                     ever start: sched_min_left_start() finds none).
  * Returns 0 (the verdict says allowed or not) or a schedule engine error. */
 int guard_check(const guard_config_t *cfg, const guard_input_t *in, sched_time_t now,
                 guard_verdict_t *out);

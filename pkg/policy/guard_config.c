@@ -122,16 +122,17 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
 {
     static const char *const keys[] = {"minPermittedTime",   "rollingPeriod",
                                        "minBlockLength",     "maxExclusionLength",
-                                       "maxRestrictiveUntil", "exemptNamespaces",
+                                       "maxRestrictiveUntil", "minTimeLeft",
+                                       "exemptNamespaces",
                                        "exemptUsers",        "exemptGroups",
                                        "notifications",      NULL};
     sched_time_t *dur[] = {&cfg->min_permitted, &cfg->period, &cfg->min_block,
-                           &cfg->max_exclusion, &cfg->max_restrictive};
+                           &cfg->max_exclusion, &cfg->max_restrictive, &cfg->min_time_left};
     int rc, i;
 
     if ((rc = policy_field_check_fields(data, "data", keys, err, errlen)) < 0)
         return rc;
-    for (i = 0; i < 5; i++) {
+    for (i = 0; i < 6; i++) {
         const json_t *v = json_object_get(data, keys[i]);
         if (v != NULL && (rc = duration_value(v, keys[i], dur[i], err, errlen)) < 0)
             return rc;
@@ -215,5 +216,6 @@ int guard_exempt(const guard_config_t *cfg, const char *ns, const char *user,
 
 int guard_enforced(const guard_config_t *cfg)
 {
-    return cfg->min_permitted > 0 || cfg->max_exclusion > 0 || cfg->max_restrictive > 0;
+    return cfg->min_permitted > 0 || cfg->max_exclusion > 0 || cfg->max_restrictive > 0 ||
+           cfg->min_time_left > 0;
 }

@@ -288,6 +288,35 @@ static void test_max_restrictive_edges(void **state)
     assert_true(v.allowed);
 }
 
+/* minTimeLeft: refused when no window of the next 12 months is that long,
+ * naming the key, the longest window and by how much it falls short;
+ * accepted when one is (exactly as long counts). */
+static void test_min_time_left(void **state)
+{
+    (void)state;
+    guard_config_t c = config("{'minTimeLeft':'2h'}");
+    guard_verdict_t v;
+
+    v = check(&c, MS("{'permit':{'rrule':'FREQ=WEEKLY;BYDAY=SA','duration':'1h'}}"), NOW);
+    assert_false(v.allowed);
+    assert_int_equal(v.n, 1);
+    assert_int_equal(v.v[0].rule, GUARD_RULE_MIN_TIME_LEFT);
+    assert_int_equal(v.v[0].by, 3600);
+    assert_string_equal(guard_rule_name(v.v[0].rule), "minTimeLeft");
+    assert_string_equal(v.v[0].message,
+                        "minTimeLeft: a change starts only with 2h of its window left, but the "
+                        "longest window over the next 12 months is 1h (1h short): no change "
+                        "could ever start");
+    v = check(&c, MS("{'permit':{'rrule':'FREQ=WEEKLY;BYDAY=SA','duration':'2h'}}"), NOW);
+    assert_true(v.allowed);
+    /* Several short windows do not add up. */
+    v = check(&c, MS("{'permit':{'rrule':'FREQ=WEEKLY;BYDAY=SA,SU','duration':'1h'},"
+                     "'exclude':[{'fromDate':'2027-06-01','untilDate':'2027-06-02'}]}"),
+              NOW);
+    assert_false(v.allowed);
+    assert_int_equal(guard_enforced(&c), 1);
+}
+
 /* Every rule at once, in rule order; a zero limit enforces nothing. */
 static void test_all_rules(void **state)
 {
@@ -348,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_max_exclusion_edges),
         cmocka_unit_test(test_max_restrictive_edges),
         cmocka_unit_test(test_all_rules),
+        cmocka_unit_test(test_min_time_left),
         cmocka_unit_test(test_durations),
     };
     return cmocka_run_group_tests_name("guard", tests, NULL, NULL);

@@ -1,0 +1,51 @@
+{{/*
+The guard rails' file (--guard-config): .Values.guardRails and, with
+notification endpoints, `notifications` as the controller reads it
+(pkg/notify/config.h), each tokenSecret turned into the tokenFile where it
+is mounted. Empty when there is neither.
+*/}}
+{{- define "hcp-controller.guardFile" -}}
+{{- $doc := deepCopy (.Values.guardRails | default dict) -}}
+{{- $n := .Values.notifications -}}
+{{- if $n.endpoints -}}
+{{- $eps := list -}}
+{{- range $i, $ep := $n.endpoints -}}
+{{- if not $ep.name }}{{ fail (printf "notifications.endpoints[%d].name: required" $i) }}{{ end -}}
+{{- if not $ep.url }}{{ fail (printf "notifications.endpoints[%d].url: required" $i) }}{{ end -}}
+{{- $e := dict "name" $ep.name "url" $ep.url -}}
+{{- with $ep.format }}{{ $_ := set $e "format" . }}{{ end -}}
+{{- with $ep.tokenSecret -}}
+{{- if not (and .name .key) }}{{ fail (printf "notifications.endpoints[%d].tokenSecret: needs name and key" $i) }}{{ end -}}
+{{- $_ := set $e "tokenFile" (printf "/etc/hcp-controller/notify/%s/%s" $ep.name .key) -}}
+{{- end -}}
+{{- $eps = append $eps $e -}}
+{{- end -}}
+{{- $_ := set $doc "notifications" (dict "endpoints" $eps "leads" $n.leads "queueSize" $n.queueSize) -}}
+{{- end -}}
+{{- if $doc }}{{ toYaml $doc }}{{ end -}}
+{{- end -}}
+
+{{/* The mounts of the endpoints' token Secrets (volumeMounts items). */}}
+{{- define "hcp-controller.notifyMounts" -}}
+{{- range .Values.notifications.endpoints }}
+{{- if .tokenSecret }}
+- name: notify-{{ .name }}
+  mountPath: /etc/hcp-controller/notify/{{ .name }}
+  readOnly: true
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The endpoints' token Secrets (volumes items): the one key only. */}}
+{{- define "hcp-controller.notifyVolumes" -}}
+{{- range .Values.notifications.endpoints }}
+{{- if .tokenSecret }}
+- name: notify-{{ .name }}
+  secret:
+    secretName: {{ .tokenSecret.name }}
+    items:
+      - key: {{ .tokenSecret.key }}
+        path: {{ .tokenSecret.key }}
+{{- end }}
+{{- end }}
+{{- end -}}

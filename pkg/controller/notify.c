@@ -1,0 +1,203 @@
+/* notify.c: the steps an object's state calls for, handed to the
+ * notifications, and the notified marks written back once delivered
+ * (DESIGN.md 3.9; notify/due.h). */
+#include "controller/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "decide/conditions.h"
+#include "log/log.h"
+
+/* What the plan says, as notify_due() reads it. */
+static notify_obs_t observe(const decide_plan_t *p, sched_time_t now)
+{
+    const decide_decision_t *d = &p->d;
+    const decide_gate_t *g = &d->gate;
+    const stanza_t *st = &p->managed->stanza;
+    const decide_health_t *h = &p->managed->health;
+    const char *at = p->managed->audit.override_at;
+    bool hc = p->kind == DECIDE_HC;
+    notify_obs_t o = {.now = now,
+                      .held = hc ? decide_hc_held(p->self.data) : decide_np_held(p->self.data),
+                      .restricted = d->restricted,
+                      .current = d->state.current.start,
+                      .has_next = !d->state.permitted && d->state.has_next,
+                      .next = d->state.next.start,
+                      .gate_failed = g->applies && !g->pass && !g->skipped,
+                      .let_through = !d->restricted && d->pending_metric == 1,
+                      .outcome = h->outcome,
+                      .outcome_at = h->outcome_at,
+                      .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF};
+    if (!d->state.permitted)
+        o.current = SCHED_NEG_INF;
+    if (at && sched_parse_rfc3339(at, &o.override_at) != 0)
+        o.override_at = SCHED_NEG_INF;
+    if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
+        o.override_end = st->permissive_until;
+    else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL && st->has_restrictive_until)
+        o.override_end = st->restrictive_until;
+    return o;
+}
+
+static bool notifying(const ctl_controller_t *c)
+{
+    return c->opts.notify && c->opts.notify_cfg && c->leading;
+}
+
+sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_time_t now)
+{
+    if (!notifying(c) || !p->managed)
+        return SCHED_POS_INF;
+    notify_obs_t o = observe(p, now);
+    return notify_due_wake(&o, c->opts.notify_cfg);
+}
+
+/* The change in words ("release <image>", "node rollout <what>"). */
+static void change_words(const decide_plan_t *p, char *buf, size_t len)
+{
+    const decide_hc_t *h = p->kind == DECIDE_HC ? p->self.data : NULL;
+    if (h)
+        snprintf(buf, len, "release %s",
+                 h->requested_release ? h->requested_release
+                 : h->release_image  ? h->release_image
+                                     : "(none)");
+    else
+        snprintf(buf, len, "node rollout %s", p->d.held[0] ? p->d.held : "(template)");
+}
+
+static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, size_t len)
+{
+    const decide_audit_t *au = &p->managed->audit;
+    switch (d->step) {
+    case NOTIFY_HELD:
+    case NOTIFY_WINDOW_SOON:
+        if (au->requested_by)
+            snprintf(buf, len, "Requested by %s at %s%s%s%s.", au->requested_by,
+                     au->requested_at ? au->requested_at : "", au->requested_reason ? " (reason: " : "",
+                     au->requested_reason ? au->requested_reason : "",
+                     au->requested_reason ? ")" : "");
+        else
+            snprintf(buf, len, "The change waits for the next window.");
+        return;
+    case NOTIFY_INITIATED:
+        snprintf(buf, len, "The held change is let through: its window is open.");
+        return;
+    case NOTIFY_GATE_SKIPPED:
+        snprintf(buf, len, "%s", p->d.paused_message);
+        return;
+    case NOTIFY_COMPLETED:
+        snprintf(buf, len, "HyperShift reports the change completed.");
+        return;
+    case NOTIFY_FAILED:
+        snprintf(buf, len, "HyperShift reports the change failed%s%s%s.",
+                 p->managed->health.reason[0] ? " (" : "", p->managed->health.reason,
+                 p->managed->health.reason[0] ? ")" : "");
+        return;
+    case NOTIFY_OVERRIDE_SET:
+    case NOTIFY_OVERRIDE_EXPIRED:
+        snprintf(buf, len, "%s%s%s%s%s%s%s%s.",
+                 p->managed->stanza.valid ? stanza_strategy_name(p->managed->stanza.strategy)
+                                          : "An invalid stanza",
+                 au->override_by ? " set by " : "", au->override_by ? au->override_by : "",
+                 au->override_at ? " at " : "", au->override_at ? au->override_at : "",
+                 au->override_reason ? " (reason: " : "",
+                 au->override_reason ? au->override_reason : "",
+                 au->override_reason ? ")" : "");
+        return;
+    default:
+        buf[0] = '\0';
+    }
+}
+
+/* The marks the object carries merged with what was delivered since. */
+static notify_marks_t known_marks(const record_t *r, const decide_plan_t *p)
+{
+    notify_marks_t m = p->managed->health.notified;
+    notify_marks_merge(&m, &r->notify_delivered);
+    return m;
+}
+
+/* Writes the notified annotation when what was delivered is not on the
+ * object yet (one merge patch for every step delivered since). */
+static void write_marks(ctl_controller_t *c, record_t *r, const notify_marks_t *on_object)
+{
+    char path[PATH_MAX_LEN], text[NOTIFY_MARKS_LEN];
+    notify_marks_t m = *on_object;
+    if (notify_marks_cover(on_object, &r->notify_delivered) || r->wt.inflight > 0)
+        return;
+    notify_marks_merge(&m, &r->notify_delivered);
+    notify_marks_format(&m, text, sizeof(text));
+    if (kube_path(path, sizeof(path), HS_GROUP, HS_VERSION,
+                  r->kind == R_HC ? "hostedclusters" : "nodepools", r->ns, r->name, NULL))
+        return;
+    json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", NOTIFY_MARKS_ANNOTATION,
+                              text);
+    if (!patch)
+        return;
+    ctl_write_t w = {CTL_WRITE_PATCH, path, patch, r->kind == R_HC ? &c->hcs : &c->nps,
+                     "notified marks", r->wt.stale_own, NULL, false};
+    if (ctl_write(&c->writer, &r->wt, &w))
+        ctl_arm_retry(c, r);
+    json_decref(patch);
+}
+
+void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
+                      sched_time_t now)
+{
+    notify_due_t due[NOTIFY_DUE_MAX];
+    char change[DECIDE_MSGLEN], why[DECIDE_MSGLEN];
+
+    if (!notifying(c) || !p->managed)
+        return;
+    notify_obs_t o = observe(p, now);
+    notify_marks_t m = known_marks(r, p);
+    write_marks(c, r, &p->managed->health.notified);
+    notify_marks_merge(&m, &r->notify_told);
+    size_t n = notify_due(&o, c->opts.notify_cfg, &m, due);
+    change_words(p, change, sizeof(change));
+    for (size_t i = 0; i < n; i++) {
+        detail(p, &due[i], why, sizeof(why));
+        notify_event_t ev = {.step = due[i].step, .kind = kind, .ns = r->ns, .name = r->name,
+                             .uid = p->self.uid, .window = due[i].window, .at = now,
+                             .change = change, .until = due[i].until, .lead = due[i].lead,
+                             .detail = why};
+        c->opts.notify(&ev, &due[i], c->opts.notify_ud);
+        notify_marks_note(&r->notify_told, &due[i], c->opts.notify_cfg);
+    }
+}
+
+void ctl_notified(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
+                  const notify_due_t *d)
+{
+    rkind_t k = strcmp(kind, "HostedCluster") == 0 ? R_HC : R_NP;
+    record_t *r = ctl_record_find(c, k, ns, name);
+    const kube_obj *o = kube_cache_get(k == R_HC ? &c->hcs : &c->nps, ns, name);
+    if (!r || !o || !o->data || !c->opts.notify_cfg)
+        return;
+    notify_marks_note(&r->notify_delivered, d, c->opts.notify_cfg);
+    const decide_managed_t *m = k == R_HC ? &((const decide_hc_t *)o->data)->m
+                                          : &((const decide_np_t *)o->data)->m;
+    if (c->leading)
+        write_marks(c, r, &m->health.notified);
+}
+
+void ctl_notify_failing(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
+                        const char *endpoint, const char *why)
+{
+    rkind_t k = strcmp(kind, "HostedCluster") == 0 ? R_HC : R_NP;
+    record_t *r = ctl_record_find(c, k, ns, name);
+    const kube_obj *o = kube_cache_get(k == R_HC ? &c->hcs : &c->nps, ns, name);
+    char msg[DECIDE_MSGLEN];
+    if (!r || !o || !c->leading)
+        return;
+    snprintf(msg, sizeof(msg),
+             "The notification endpoint %s keeps failing (%s): notifications about this object "
+             "wait and are tried again with backoff.",
+             endpoint, why);
+    ctl_event_t ev = {kind, HS_GROUP "/" HS_VERSION, o->uid, "Warning",
+                      "NotificationEndpointFailing", msg};
+    if (ctl_write_event(&c->writer, &r->wt, &ev))
+        ctl_arm_retry(c, r);
+}

@@ -1,0 +1,279 @@
+/* due.c: the notifications an object's state calls for (due.h). */
+#include "notify/due.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void notify_marks_init(notify_marks_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    for (size_t i = 0; i < NOTIFY_STEP_COUNT; i++)
+        m->at[i] = SCHED_NEG_INF;
+}
+
+/* The index of lead in m's window-soon marks, adding it when add; -1. */
+static int soon_slot(notify_marks_t *m, sched_time_t lead, bool add)
+{
+    for (size_t i = 0; i < m->n_soon; i++)
+        if (m->soon_lead[i] == lead)
+            return (int)i;
+    if (!add || m->n_soon >= NOTIFY_MAX_LEADS)
+        return -1;
+    m->soon_lead[m->n_soon] = lead;
+    m->soon_at[m->n_soon] = SCHED_NEG_INF;
+    return (int)m->n_soon++;
+}
+
+static sched_time_t soon_mark(const notify_marks_t *m, sched_time_t lead)
+{
+    for (size_t i = 0; i < m->n_soon; i++)
+        if (m->soon_lead[i] == lead)
+            return m->soon_at[i];
+    return SCHED_NEG_INF;
+}
+
+/* "48h", "90m", "30s": the shortest exact form. */
+static void fmt_lead(sched_time_t lead, char *buf, size_t len)
+{
+    if (lead > 0 && lead % 3600 == 0)
+        snprintf(buf, len, "%" PRId64 "h", (int64_t)lead / 3600);
+    else if (lead > 0 && lead % 60 == 0)
+        snprintf(buf, len, "%" PRId64 "m", (int64_t)lead / 60);
+    else
+        snprintf(buf, len, "%" PRId64 "s", (int64_t)lead);
+}
+
+/* Reads "<digits><h|m|s>" (the whole of s) into *out. 0 or -1. */
+static int parse_lead(const char *s, sched_time_t *out)
+{
+    char *end;
+    long long v;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno || v <= 0 || v > 10LL * 366 * 86400 || end[0] == '\0' || end[1] != '\0')
+        return -1;
+    switch (end[0]) {
+    case 'h': *out = (sched_time_t)v * 3600; return 0;
+    case 'm': *out = (sched_time_t)v * 60; return 0;
+    case 's': *out = (sched_time_t)v; return 0;
+    default: return -1;
+    }
+}
+
+#define SOON_PREFIX "window-soon-"
+
+/* One token "name=value" (NUL-terminated copy). Malformed: ignored. */
+static void parse_token(char *tok, notify_marks_t *m)
+{
+    char *eq = strchr(tok, '=');
+    sched_time_t t, lead;
+    if (!eq)
+        return;
+    *eq = '\0';
+    const char *val = eq + 1;
+    if (strcmp(val, "none") == 0)
+        t = SCHED_POS_INF;
+    else if (sched_parse_rfc3339(val, &t) != 0)
+        return;
+    if (strncmp(tok, SOON_PREFIX, sizeof(SOON_PREFIX) - 1) == 0) {
+        if (parse_lead(tok + sizeof(SOON_PREFIX) - 1, &lead) != 0)
+            return;
+        int i = soon_slot(m, lead, true);
+        if (i >= 0)
+            m->soon_at[i] = t;
+        return;
+    }
+    for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
+        if (s != NOTIFY_WINDOW_SOON && strcmp(tok, notify_step_name((notify_step_t)s)) == 0) {
+            m->at[s] = t;
+            return;
+        }
+}
+
+void notify_marks_parse(const char *s, notify_marks_t *m)
+{
+    char tok[128];
+    notify_marks_init(m);
+    if (!s)
+        return;
+    while (*s) {
+        size_t n = strcspn(s, " \t\n");
+        if (n > 0 && n < sizeof(tok)) {
+            memcpy(tok, s, n);
+            tok[n] = '\0';
+            parse_token(tok, m);
+        }
+        s += n;
+        s += strspn(s, " \t\n");
+    }
+}
+
+static void append(char *buf, size_t len, size_t *used, const char *name, sched_time_t t)
+{
+    char when[32];
+    int n;
+    if (t == SCHED_NEG_INF || *used >= len)
+        return;
+    if (t == SCHED_POS_INF)
+        snprintf(when, sizeof(when), "none");
+    else
+        sched_format_utc(t, when, sizeof(when));
+    n = snprintf(buf + *used, len - *used, "%s%s=%s", *used ? " " : "", name, when);
+    if (n < 0 || (size_t)n >= len - *used) {
+        buf[*used] = '\0'; /* a token that does not fit is left out whole */
+        *used = len;
+        return;
+    }
+    *used += (size_t)n;
+}
+
+void notify_marks_format(const notify_marks_t *m, char *buf, size_t len)
+{
+    size_t used = 0;
+    char name[48], lead[24];
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++) {
+        if (s != NOTIFY_WINDOW_SOON) {
+            append(buf, len, &used, notify_step_name((notify_step_t)s), m->at[s]);
+            continue;
+        }
+        for (size_t i = 0; i < m->n_soon; i++) {
+            fmt_lead(m->soon_lead[i], lead, sizeof(lead));
+            snprintf(name, sizeof(name), SOON_PREFIX "%s", lead);
+            append(buf, len, &used, name, m->soon_at[i]);
+        }
+    }
+}
+
+static void later(sched_time_t *mark, sched_time_t t)
+{
+    if (*mark == SCHED_NEG_INF || t > *mark)
+        *mark = t;
+}
+
+void notify_marks_note(notify_marks_t *m, const notify_due_t *d, const notify_config_t *cfg)
+{
+    if (d->step >= NOTIFY_STEP_COUNT)
+        return;
+    if (d->step != NOTIFY_WINDOW_SOON) {
+        later(&m->at[d->step], d->window);
+        return;
+    }
+    for (size_t i = 0; i < cfg->n_leads; i++)
+        if (cfg->leads[i] >= d->lead) {
+            int k = soon_slot(m, cfg->leads[i], true);
+            if (k >= 0)
+                later(&m->soon_at[k], d->window);
+        }
+}
+
+bool notify_marks_cover(const notify_marks_t *m, const notify_marks_t *add)
+{
+    for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
+        if (add->at[s] != SCHED_NEG_INF && (m->at[s] == SCHED_NEG_INF || m->at[s] < add->at[s]))
+            return false;
+    for (size_t i = 0; i < add->n_soon; i++) {
+        sched_time_t t = soon_mark(m, add->soon_lead[i]);
+        if (add->soon_at[i] != SCHED_NEG_INF && (t == SCHED_NEG_INF || t < add->soon_at[i]))
+            return false;
+    }
+    return true;
+}
+
+void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add)
+{
+    for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
+        if (add->at[s] != SCHED_NEG_INF)
+            later(&m->at[s], add->at[s]);
+    for (size_t i = 0; i < add->n_soon; i++) {
+        int k = soon_slot(m, add->soon_lead[i], true);
+        if (k >= 0 && add->soon_at[i] != SCHED_NEG_INF)
+            later(&m->soon_at[k], add->soon_at[i]);
+    }
+}
+
+static bool fresh(const notify_obs_t *o, sched_time_t t)
+{
+    return t != SCHED_NEG_INF && t <= o->now && o->now - t <= NOTIFY_FRESH;
+}
+
+/* The later of two marks is newer: never notified counts as oldest. */
+static bool newer(sched_time_t t, sched_time_t mark)
+{
+    return t != SCHED_NEG_INF && (mark == SCHED_NEG_INF || t > mark);
+}
+
+static size_t add(notify_due_t *out, size_t n, notify_step_t step, sched_time_t window,
+                  sched_time_t until, sched_time_t lead)
+{
+    if (n >= NOTIFY_DUE_MAX)
+        return n;
+    out[n] = (notify_due_t){step, window, until, lead};
+    return n + 1;
+}
+
+size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notify_marks_t *m,
+                  notify_due_t *out)
+{
+    size_t n = 0;
+    sched_time_t next = o->has_next ? o->next : SCHED_POS_INF;
+    sched_time_t held_mark = m->at[NOTIFY_HELD], init_mark = m->at[NOTIFY_INITIATED];
+
+    if (o->held && o->restricted && !o->gate_failed) {
+        if (held_mark != next)
+            n = add(out, n, NOTIFY_HELD, next, next, 0);
+        if (o->has_next && o->now < next) {
+            /* the shortest lead reached (leads are longest first) */
+            sched_time_t lead = 0;
+            for (size_t i = 0; i < cfg->n_leads; i++)
+                if (next - o->now <= cfg->leads[i])
+                    lead = cfg->leads[i];
+            if (lead > 0 && soon_mark(m, lead) != next)
+                n = add(out, n, NOTIFY_WINDOW_SOON, next, next, lead);
+        }
+    }
+    if (o->gate_failed && o->current != SCHED_NEG_INF && m->at[NOTIFY_GATE_SKIPPED] != o->current)
+        n = add(out, n, NOTIFY_GATE_SKIPPED, o->current, SCHED_POS_INF, 0);
+    /* Let through: a change this controller told held (for a later window
+     * than any it told initiated) is now under way in a permitted interval. */
+    if (o->let_through && !o->restricted && held_mark != SCHED_NEG_INF &&
+        (held_mark == SCHED_POS_INF || init_mark == SCHED_NEG_INF || held_mark > init_mark) &&
+        init_mark != o->current)
+        n = add(out, n, NOTIFY_INITIATED, o->current, SCHED_POS_INF, 0);
+    if (o->outcome == NOTIFY_OUTCOME_COMPLETED || o->outcome == NOTIFY_OUTCOME_FAILED) {
+        notify_step_t s = o->outcome == NOTIFY_OUTCOME_COMPLETED ? NOTIFY_COMPLETED : NOTIFY_FAILED;
+        bool ours = init_mark != SCHED_NEG_INF && o->outcome_at >= init_mark;
+        if (newer(o->outcome_at, m->at[s]) && (fresh(o, o->outcome_at) || ours))
+            n = add(out, n, s, o->outcome_at, SCHED_POS_INF, 0);
+    }
+    if (newer(o->override_at, m->at[NOTIFY_OVERRIDE_SET]) &&
+        (fresh(o, o->override_at) || m->at[NOTIFY_OVERRIDE_SET] != SCHED_NEG_INF))
+        n = add(out, n, NOTIFY_OVERRIDE_SET, o->override_at, o->override_end, 0);
+    if (o->override_end != SCHED_POS_INF && o->override_end <= o->now &&
+        newer(o->override_end, m->at[NOTIFY_OVERRIDE_EXPIRED]) &&
+        (fresh(o, o->override_end) || (m->at[NOTIFY_OVERRIDE_SET] != SCHED_NEG_INF &&
+                                        m->at[NOTIFY_OVERRIDE_SET] <= o->override_end)))
+        n = add(out, n, NOTIFY_OVERRIDE_EXPIRED, o->override_end, o->override_end, 0);
+    return n;
+}
+
+sched_time_t notify_due_wake(const notify_obs_t *o, const notify_config_t *cfg)
+{
+    sched_time_t w = SCHED_POS_INF;
+    if (o->held && o->restricted && o->has_next)
+        for (size_t i = 0; i < cfg->n_leads; i++) {
+            sched_time_t t = o->next - cfg->leads[i];
+            if (t > o->now && t < w)
+                w = t;
+        }
+    if (o->override_end != SCHED_POS_INF && o->override_end > o->now && o->override_end < w)
+        w = o->override_end;
+    return w;
+}

@@ -1,0 +1,130 @@
+/* notify due: which notifications an object's state calls for (DESIGN.md 3.9).
+ *
+ * Each step is notified at least once per (object, step, window), and what
+ * is due is derived from the cluster's state, not from the process's memory:
+ * the caller hands notify_due() what the object says now (held change, its
+ * timeline, HyperShift's outcome, the override) and the marks of what was
+ * delivered already, and gets the steps due. A mark is the window (an
+ * instant: the window's start, or the completion/override time that names
+ * the step's occasion) last delivered per step; the controller keeps them in
+ * the object's NOTIFY_MARKS_ANNOTATION, written only after every endpoint
+ * took the notification, so that a restarted controller sends what is due
+ * and was not delivered, and nothing delivered again within a window.
+ *
+ * The annotation is for people too: space-separated `step=time` tokens,
+ *
+ *   held=2026-03-07T00:00:00Z window-soon-1h=2026-03-07T00:00:00Z
+ *   initiated=2026-03-07T00:00:00Z completed=2026-03-07T00:20:00Z
+ *
+ * (window-soon carries its lead: 48h, 90m, 30s). Unknown or malformed
+ * tokens are ignored (an older or newer controller's, or a hand edit): at
+ * worst a step is notified once more.
+ *
+ * Everything here is pure.
+ */
+#ifndef HCP_NOTIFY_DUE_H
+#define HCP_NOTIFY_DUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "notify/config.h"
+#include "notify/payload.h"
+#include "schedule/schedule.h"
+
+#define NOTIFY_MARKS_ANNOTATION "changemanagement.hypershift.openshift.io/notified"
+#define NOTIFY_MARKS_LEN 512 /* the annotation's text, at most */
+/* A completion, failure or override older than this (seconds) that no mark
+ * ties to a change this controller let through is not news: not notified
+ * (a controller seeing a cluster for the first time does not report the
+ * past). */
+#define NOTIFY_FRESH 600
+
+/* HyperShift's word on the last change (notify_obs_t.outcome). */
+typedef enum notify_outcome {
+    NOTIFY_OUTCOME_NONE = 0,
+    NOTIFY_OUTCOME_COMPLETED,
+    NOTIFY_OUTCOME_FAILED,
+} notify_outcome_t;
+
+/* What was delivered: per step the window last notified (SCHED_NEG_INF:
+ * never); window-soon per lead (seconds). Plain data. */
+typedef struct notify_marks {
+    sched_time_t at[NOTIFY_STEP_COUNT];
+    sched_time_t soon_lead[NOTIFY_MAX_LEADS];
+    sched_time_t soon_at[NOTIFY_MAX_LEADS];
+    size_t n_soon;
+} notify_marks_t;
+
+/* What the object says now. */
+typedef struct notify_obs {
+    sched_time_t now;
+    bool held;                /* a change is held, waiting for a window */
+    bool restricted;          /* the decision does not permit changes now */
+    sched_time_t current;     /* the permitted interval holding now: its start
+                                 (meaningful when !restricted) */
+    bool has_next;            /* restricted: a window follows */
+    sched_time_t next;        /* its start */
+    bool gate_failed;         /* the health gate keeps the change held in an open window */
+    bool let_through;         /* this decision lets the held change through (a window
+                                 is open and the gate passes) */
+    uint8_t outcome;          /* notify_outcome_t */
+    sched_time_t outcome_at;  /* when HyperShift reported it (SCHED_NEG_INF: unknown) */
+    sched_time_t override_at; /* the override record's time, SCHED_NEG_INF none */
+    sched_time_t override_end; /* PermissiveUntil/RestrictiveUntil's end, SCHED_POS_INF none */
+} notify_obs_t;
+
+/* One step due. */
+typedef struct notify_due {
+    notify_step_t step;
+    sched_time_t window;  /* the mark (and the id's window) */
+    sched_time_t until;   /* held until / opens at / ends at; SCHED_POS_INF none */
+    sched_time_t lead;    /* NOTIFY_WINDOW_SOON: the lead */
+} notify_due_t;
+
+#define NOTIFY_DUE_MAX NOTIFY_STEP_COUNT
+
+/* No marks. */
+void notify_marks_init(notify_marks_t *m);
+
+/* Reads the annotation's text s (NULL: none) into *m; never fails. */
+void notify_marks_parse(const char *s, notify_marks_t *m);
+
+/* The annotation's text of m into buf (the steps in a fixed order). */
+void notify_marks_format(const notify_marks_t *m, char *buf, size_t len);
+
+/* Records d delivered. A window-soon mark covers every longer lead too
+ * (a change held 30 minutes before its window is told "within 1h" once,
+ * not "within 48h" as well). */
+void notify_marks_note(notify_marks_t *m, const notify_due_t *d, const notify_config_t *cfg);
+
+/* True when m has every mark of add (nothing to write). */
+bool notify_marks_cover(const notify_marks_t *m, const notify_marks_t *add);
+
+/* Merges add into m: per step, the later window. */
+void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
+
+/* The steps due for o given the marks m: fills out (NOTIFY_DUE_MAX at
+ * most) and returns how many.
+ *  - held: a change held while restricted, for the next window (or none);
+ *  - window-soon: a change held and the next window opens within a lead
+ *    (only the shortest lead reached is told);
+ *  - initiated: the held change let through in the open window;
+ *  - health-gate-skipped: the gate keeps it held in the open window;
+ *  - completed / failed: HyperShift's outcome at outcome_at, when newer than
+ *    its mark and either fresh (NOTIFY_FRESH) or after a window this
+ *    controller let a change through in (the initiated mark);
+ *  - override-set: a new override record (fresh, or after an earlier one
+ *    was told);
+ *  - override-expired: the override's end passed (fresh, or its set was
+ *    told). */
+size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notify_marks_t *m,
+                  notify_due_t *out);
+
+/* The next instant after o->now at which notify_due() can answer
+ * differently by time alone (a lead reached, an override's end), or
+ * SCHED_POS_INF. */
+sched_time_t notify_due_wake(const notify_obs_t *o, const notify_config_t *cfg);
+
+#endif

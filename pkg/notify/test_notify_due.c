@@ -1,0 +1,250 @@
+/* test_notify_due.c: the steps an object's state calls for, and the marks
+ * of what was delivered (the notified annotation). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "notify/due.h"
+
+static sched_time_t T(const char *s)
+{
+    sched_time_t t;
+    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
+    return t;
+}
+
+static notify_config_t cfg(void)
+{
+    notify_config_t c;
+    notify_config_default(&c); /* leads 48h, 1h */
+    return c;
+}
+
+/* A change held on Thursday for Saturday's window. */
+static notify_obs_t held_obs(const char *now)
+{
+    return (notify_obs_t){.now = T(now), .held = true, .restricted = true,
+                          .current = T("2026-03-01T00:10:00Z"), .has_next = true,
+                          .next = T("2026-03-07T00:00:00Z"), .outcome_at = SCHED_NEG_INF,
+                          .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
+}
+
+/* Delivers every due step into m; returns how many were due. */
+static size_t deliver(const notify_obs_t *o, notify_marks_t *m)
+{
+    notify_config_t c = cfg();
+    notify_due_t d[NOTIFY_DUE_MAX];
+    size_t n = notify_due(o, &c, m, d);
+    for (size_t i = 0; i < n; i++)
+        notify_marks_note(m, &d[i], &c);
+    return n;
+}
+
+static void test_held_then_leads(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-04T12:00:00Z");
+    /* 2.5 days ahead: held only. */
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_HELD);
+    assert_true(d[0].window == T("2026-03-07T00:00:00Z"));
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* The 48h lead is reached at Thursday 00:00: the wake says so. */
+    assert_true(notify_due_wake(&o, &c) == T("2026-03-05T00:00:00Z"));
+    o.now = T("2026-03-05T00:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_WINDOW_SOON);
+    assert_true(d[0].lead == 48 * 3600);
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    assert_true(notify_due_wake(&o, &c) == T("2026-03-06T23:00:00Z"));
+    o.now = T("2026-03-06T23:30:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_true(d[0].lead == 3600);
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+}
+
+/* Held 30 minutes before the window: "within 1h" only, once. */
+static void test_late_hold_shortest_lead(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-06T23:30:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 2);
+    assert_int_equal(d[1].step, NOTIFY_WINDOW_SOON);
+    assert_true(d[1].lead == 3600);
+    notify_marks_note(&m, &d[0], &c);
+    notify_marks_note(&m, &d[1], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+}
+
+/* Held, let through, completed: each once; the marks survive a round trip
+ * through the annotation (a restart), so nothing is due again. */
+static void test_lifecycle_restart(void **state)
+{
+    (void)state;
+    notify_marks_t m, back;
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-06T23:30:00Z");
+    assert_int_equal(deliver(&o, &m), 2);
+    /* The window opens; the release is let through and under way. */
+    o = (notify_obs_t){.now = T("2026-03-07T00:00:05Z"), .let_through = true,
+                       .current = T("2026-03-07T00:00:00Z"), .outcome_at = SCHED_NEG_INF,
+                       .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
+    notify_config_t c = cfg();
+    notify_due_t d[NOTIFY_DUE_MAX];
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_INITIATED);
+    notify_marks_note(&m, &d[0], &c);
+    /* Completed two hours later (not fresh to a restarted controller, but
+     * after the window it let through). */
+    o.let_through = false;
+    o.outcome = NOTIFY_OUTCOME_COMPLETED;
+    o.outcome_at = T("2026-03-07T00:20:00Z");
+    o.now = T("2026-03-07T02:00:00Z");
+    notify_marks_format(&m, text, sizeof(text));
+    notify_marks_parse(text, &back);
+    assert_int_equal(notify_due(&o, &c, &back, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_COMPLETED);
+    notify_marks_note(&back, &d[0], &c);
+    notify_marks_format(&back, text, sizeof(text));
+    assert_string_equal(text, "held=2026-03-07T00:00:00Z window-soon-48h=2026-03-07T00:00:00Z "
+                              "window-soon-1h=2026-03-07T00:00:00Z "
+                              "initiated=2026-03-07T00:00:00Z completed=2026-03-07T00:20:00Z");
+    notify_marks_parse(text, &m);
+    assert_true(notify_marks_cover(&m, &back) && notify_marks_cover(&back, &m));
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* A restart before the initiated mark was written: initiated is due
+     * again (not dropped), completed too. */
+    notify_marks_parse("held=2026-03-07T00:00:00Z", &m);
+    o.let_through = true;
+    assert_int_equal(notify_due(&o, &c, &m, d), 1); /* completed: not ours, not fresh */
+    assert_int_equal(d[0].step, NOTIFY_INITIATED);
+}
+
+/* A completion seen first long after it happened is not news. */
+static void test_old_outcome_not_news(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    notify_marks_init(&m);
+    notify_obs_t o = {.now = T("2026-03-07T02:00:00Z"), .outcome = NOTIFY_OUTCOME_FAILED,
+                      .outcome_at = T("2026-03-07T00:20:00Z"), .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF};
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    o.now = T("2026-03-07T00:25:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_FAILED);
+}
+
+static void test_gate(void **state)
+{
+    (void)state;
+    notify_marks_t m;
+    notify_marks_init(&m);
+    notify_obs_t o = {.now = T("2026-03-07T00:00:05Z"), .held = true, .restricted = true,
+                      .gate_failed = true, .current = T("2026-03-07T00:00:00Z"),
+                      .outcome_at = SCHED_NEG_INF, .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF};
+    assert_int_equal(deliver(&o, &m), 1);
+    assert_true(m.at[NOTIFY_GATE_SKIPPED] == T("2026-03-07T00:00:00Z"));
+    assert_int_equal(deliver(&o, &m), 0);
+    o.current = T("2026-03-14T00:00:00Z"); /* the next window: told again */
+    assert_int_equal(deliver(&o, &m), 1);
+}
+
+static void test_override(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    notify_marks_init(&m);
+    notify_obs_t o = {.now = T("2026-03-05T10:01:00Z"), .outcome_at = SCHED_NEG_INF,
+                      .override_at = T("2026-03-05T10:00:00Z"),
+                      .override_end = T("2026-03-05T14:00:00Z")};
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_OVERRIDE_SET);
+    assert_true(d[0].until == T("2026-03-05T14:00:00Z"));
+    notify_marks_note(&m, &d[0], &c);
+    assert_true(notify_due_wake(&o, &c) == T("2026-03-05T14:00:00Z"));
+    /* Changed three hours later (not fresh to a new controller, but the
+     * set before was told). */
+    o.override_at = T("2026-03-05T12:00:00Z");
+    o.now = T("2026-03-05T13:00:00Z");
+    assert_int_equal(deliver(&o, &m), 1);
+    /* Expired: told once, also by a controller that starts an hour late. */
+    o.now = T("2026-03-05T15:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_OVERRIDE_EXPIRED);
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* An old override on an object never told: nothing. */
+    notify_marks_init(&m);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+}
+
+/* Held with no window ahead: one held, keyed "none". */
+static void test_held_no_window(void **state)
+{
+    (void)state;
+    notify_marks_t m, back;
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-04T12:00:00Z");
+    o.has_next = false;
+    assert_int_equal(deliver(&o, &m), 1);
+    notify_marks_format(&m, text, sizeof(text));
+    assert_string_equal(text, "held=none");
+    notify_marks_parse(text, &back);
+    assert_int_equal(deliver(&o, &back), 0);
+}
+
+static void test_parse_bad_tokens(void **state)
+{
+    (void)state;
+    notify_marks_t m;
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_parse("held= completed=yesterday bogus=2026-03-07T00:00:00Z = == "
+                       "window-soon-x=2026-03-07T00:00:00Z window-soon-0h=2026-03-07T00:00:00Z "
+                       "window-soon-90m=2026-03-07T00:00:00Z initiated=2026-03-07T00:00:00Z",
+                       &m);
+    notify_marks_format(&m, text, sizeof(text));
+    assert_string_equal(text, "window-soon-90m=2026-03-07T00:00:00Z "
+                              "initiated=2026-03-07T00:00:00Z");
+    /* Too small a buffer: whole tokens only. */
+    char small[40];
+    notify_marks_format(&m, small, sizeof(small));
+    assert_string_equal(small, "window-soon-90m=2026-03-07T00:00:00Z");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_held_then_leads),
+        cmocka_unit_test(test_late_hold_shortest_lead),
+        cmocka_unit_test(test_lifecycle_restart),
+        cmocka_unit_test(test_old_outcome_not_news),
+        cmocka_unit_test(test_gate),
+        cmocka_unit_test(test_override),
+        cmocka_unit_test(test_held_no_window),
+        cmocka_unit_test(test_parse_bad_tokens),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
