@@ -247,8 +247,15 @@ check "promtool accepts the PrometheusRule's groups" quiet promtool check rules 
 W=$D
 check_eq "webhooks: the four holds, UPDATE only, failurePolicy Fail, admission v1" \
   "/hold/hostedclusters /hold/nodepools /hold/machinedeployments /hold/machinesets|UPDATE|Fail|v1" \
-  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
+  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(select(.clientConfig.service.path != "/hold/configmaps")) |
     "\(map(.clientConfig.service.path) | join(" "))|\(map(.rules[0].operations[]) | unique | join(","))|\(map(.failurePolicy) | unique | join(","))|\(map(.admissionReviewVersions[]) | unique | join(","))"')"
+# The ConfigMap hold: no label on ConfigMaps, so no objectSelector, and
+# failurePolicy Ignore whatever the values say (an outage must not refuse
+# the writes of ConfigMaps that are none of ours).
+check_eq "webhooks: the ConfigMap hold last, UPDATE and DELETE, Ignore, no objectSelector, matchConditions" \
+  "/hold/configmaps|configmaps|UPDATE,DELETE|Ignore|false|1" \
+  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[-1] |
+    "\(.clientConfig.service.path)|\(.rules[0].resources[0])|\(.rules[0].operations | join(","))|\(.failurePolicy)|\(has("objectSelector"))|\(.matchConditions | length)"')"
 jqf "$W" 'map(select(.kind == "Secret"))[0].data["tls.crt"]' | base64 -d >"$T/wh.crt"
 jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0].clientConfig.caBundle' |
   base64 -d >"$T/wh-ca.crt"
@@ -260,9 +267,9 @@ check_contains "webhook flags" "--webhook-bind-address=:9443 --webhook-cert-file
 check "the binary accepts the webhook flags" quiet "$HCP_BIN" "${WARGS[@]}" --help
 check_eq "the webhook Service targets the pods' webhook port" "webhook 443" \
   "$(jqf "$W" 'map(select(.kind == "Service" and (.metadata.name | endswith("-webhook"))))[0].spec.ports[0] | "\(.targetPort) \(.port)"')"
-check_eq "webhooks: each selects the opted-in label the controller keeps" \
+check_eq "webhooks: each hold but the ConfigMaps' selects the opted-in label the controller keeps" \
   '["true","true","true","true"]' \
-  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
+  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(select(.clientConfig.service.path != "/hold/configmaps")) |
     map(.objectSelector.matchLabels["changemanagement.hypershift.openshift.io/opted-in"]) | tojson')"
 render "$T/wh-bad.json" --set webhook.failurePolicy=Sometimes &&
   not_ok "a bad webhook.failurePolicy is refused"
@@ -295,13 +302,14 @@ check_eq "webhook.enabled=false: no webhook object, no webhook flag, no TLS volu
 
 # What the API server sends (templates/_webhooks.tpl; the e2e suite
 # e2e/controller/test_outage.sh runs these against the API server): every
-# webhook has matchConditions; none is sent DELETE or a subresource.
-check_eq "every webhook has matchConditions" "7 7" \
+# webhook has matchConditions; none is sent a subresource, and only the
+# ConfigMap hold is sent DELETE.
+check_eq "every webhook has matchConditions" "8 8" \
   "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[]] | "\(length) \(map(select((.matchConditions // []) | length > 0)) | length)"')"
-check_eq "no webhook is sent DELETE or a subresource" "false false" \
-  "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[].rules[]] | "\(any(.operations[] == "DELETE" or .operations[] == "*")) \(any(.resources[] | contains("/")))"')"
-check_eq "the holds: a changed release; a changed template or a deleted pause; also a changed target" \
-  "release-stanza-or-audit-changed held-field-or-request-changed template-changed-or-pause-removed template-or-target-changed-or-pause-removed" \
+check_eq "no webhook is sent a subresource; only the ConfigMap hold is sent DELETE" "configmaps false" \
+  "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[].rules[]] | "\(map(select(any(.operations[]; . == "DELETE" or . == "*")) | .resources[]) | join(" ")) \(any(.resources[] | contains("/")))"')"
+check_eq "the holds: a changed release; a changed template or a deleted pause; also a changed target; a ConfigMap's content" \
+  "release-stanza-or-audit-changed held-field-or-request-changed template-changed-or-pause-removed template-or-target-changed-or-pause-removed content-changed-or-deleted" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"
 check_eq "the validations: a policy's spec; a stanza written (no objectSelector: the first stanza has no label)" \
   "spec-written stanza-written stanza-written" \

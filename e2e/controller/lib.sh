@@ -111,6 +111,10 @@ annotations_json() {
 # mk_hc NS NAME [KEY=VALUE...]: a HostedCluster (infraID NAME-infra) with the
 # stanza annotations, its hosted control plane namespace NS-NAME and the CAPI
 # Cluster there. The release is the one already rolled out (nothing pending).
+# Its control plane has also completed the releases of MK_HC_COMPLETED
+# (set_hc_history), the ones the suites ask NodePools for: a NodePool is
+# never started ahead of its control plane (DESIGN.md 3.6); a suite about
+# that rule sets it to "".
 mk_hc() {
   local ns=$1 name=$2
   shift 2
@@ -129,16 +133,23 @@ mk_hc() {
 }
 
 # set_hc_history NS NAME STATE [DESIRED-IMAGE]: writes status.version the way
-# HyperShift does (history[0].state Completed or Partial).
+# HyperShift does (history[0].state Completed or Partial), with earlier
+# Completed entries for the images of MK_HC_COMPLETED.
 set_hc_history() {
   local img=${4:-quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64}
-  api PATCH "$HS/namespaces/$1/hostedclusters/$2/status" "$(jq -nc --arg s "$3" --arg i "$img" '[
+  api PATCH "$HS/namespaces/$1/hostedclusters/$2/status" "$(jq -nc --arg s "$3" --arg i "$img" \
+    --arg done "$MK_HC_COMPLETED" '[
     {op: "add", path: "/status", value: {version: {desired: {image: $i, version: "4.17.0"},
       observedGeneration: 1, availableUpdates: null,
-      history: [{state: $s, image: $i, version: "4.17.0", startedTime: "2026-01-01T00:00:00Z",
+      history: ([{state: $s, image: $i, version: "4.17.0", startedTime: "2026-01-01T00:00:00Z",
                  completionTime: (if $s == "Completed" then "2026-01-01T01:00:00Z" else null end),
-                 verified: false}]}}}]')" application/json-patch+json
+                 verified: false}] + ($done | split(" ") | map(select(. != "")) | reverse |
+                 map({state: "Completed", image: ., version: capture(":(?<v>[0-9]+[.][0-9]+[.][0-9]+)").v,
+                      startedTime: "2025-12-01T00:00:00Z", completionTime: "2025-12-01T01:00:00Z",
+                      verified: false})))}}}]')" application/json-patch+json
 }
+
+MK_HC_COMPLETED=${MK_HC_COMPLETED-quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64 quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64 quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64}
 
 # hc_completed NS NAME IMAGE...: HyperShift's record that the control plane
 # has completed each IMAGE (a Completed entry prepended to

@@ -25,6 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 # shellcheck source=e2e/model/lib.sh
 . "$here/../model/lib.sh"
+# The fixture's control plane has completed 4.17.0 only (lib.sh's mk_hc).
+MK_HC_COMPLETED=""
 
 SIM0=2026-03-06T23:30:00Z # Friday 23:30
 OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h

@@ -65,10 +65,10 @@ for kind in MutatingWebhookConfiguration ValidatingWebhookConfiguration; do
   WH_KIND=$kind chart_webhook_config "$DEAD" "$NS" "$NS-free" "$NS-opted" >"$CTL_TMP/$kind.json" ||
     not_ok "the chart's $kind"
 done
-check_eq "every webhook of the chart has matchConditions" "7 7" \
+check_eq "every webhook of the chart has matchConditions" "8 8" \
   "$(cat "$CTL_TMP"/*WebhookConfiguration.json | jq -s '[.[].webhooks[]] | "\(length) \(map(select(.matchConditions | length > 0)) | length)"' -r)"
-check_eq "the holds select the opted-in label; the validations select no label" "true true true true|none none none" \
-  "$(jq -r --arg l "$LABEL" '[.webhooks[].objectSelector.matchLabels[$l]] | join(" ")' "$CTL_TMP/MutatingWebhookConfiguration.json")|$(jq -r '[.webhooks[] | .objectSelector // {} | if . == {} then "none" else "some" end] | join(" ")' "$CTL_TMP/ValidatingWebhookConfiguration.json")"
+check_eq "the holds select the opted-in label (the ConfigMap hold none); the validations select no label" "true true true true none|none none none" \
+  "$(jq -r --arg l "$LABEL" '[.webhooks[] | .objectSelector.matchLabels[$l] // "none"] | join(" ")' "$CTL_TMP/MutatingWebhookConfiguration.json")|$(jq -r '[.webhooks[] | .objectSelector // {} | if . == {} then "none" else "some" end] | join(" ")' "$CTL_TMP/ValidatingWebhookConfiguration.json")"
 for kind in MutatingWebhookConfiguration ValidatingWebhookConfiguration; do
   out=$(k apply -f "$CTL_TMP/$kind.json" 2>&1)
   check "the API server accepts the chart's $kind (its CEL compiles)" test $? -eq 0 ||

@@ -480,8 +480,10 @@ watching || die "the watches of policies, HostedClusters and NodePools did not s
 
 # The admission webhooks as the chart configures them (the four holds,
 # objects carrying the opted-in label the controller maintains,
-# failurePolicy Fail), limited to the demo's namespaces and pointed at the
-# controller on 127.0.0.1 with a certificate of the demo's own.
+# failurePolicy Fail; the ConfigMap hold, sent deletions and content
+# changes of any ConfigMap, failurePolicy Ignore), limited to the demo's
+# namespaces and pointed at the controller on 127.0.0.1 with a certificate
+# of the demo's own.
 CERT=$DEMO_DIR/webhook.crt KEY=$DEMO_DIR/webhook.key
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 1 -nodes \
   -subj /CN=hcp-controller-webhook -addext subjectAltName=IP:127.0.0.1 \
@@ -503,7 +505,13 @@ jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https:/
   {apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration",
    metadata: {name: $n},
    webhooks: [hook("hostedclusters"; "hypershift.openshift.io"), hook("nodepools"; "hypershift.openshift.io"),
-              hook("machinedeployments"; "cluster.x-k8s.io"), hook("machinesets"; "cluster.x-k8s.io")]}' |
+              hook("machinedeployments"; "cluster.x-k8s.io"), hook("machinesets"; "cluster.x-k8s.io"),
+              (hook("configmaps"; "") | del(.objectSelector) | .failurePolicy = "Ignore"
+               | .rules[0].operations = ["UPDATE", "DELETE"]
+               | .matchConditions = [{name: "content-changed-or-deleted", expression:
+                   ("request.operation == \u0027DELETE\u0027" + (["data", "binaryData"]
+                    | map(" || (has(object.\(.)) ? [object.\(.)] : []) != (has(oldObject.\(.)) ? [oldObject.\(.)] : [])")
+                    | join("")))}])]}' |
   k apply -f - >/dev/null 2>"$DEMO_DIR/kubectl.err" ||
   die "the webhook configuration was refused: $(cat "$DEMO_DIR/kubectl.err")"
 

@@ -69,7 +69,8 @@ model_times() {
 
 # holds_webhook_config PORT NS...: the four holds (webhook_config of
 # e2e/controller/lib.sh) with failurePolicy $WH_FAILURE_POLICY (default
-# Fail).
+# Fail), and the ConfigMap hold as the chart has it (UPDATE and DELETE,
+# failurePolicy Ignore, sent deletions and content changes only).
 holds_webhook_config() {
   local port=$1
   shift
@@ -77,8 +78,15 @@ holds_webhook_config() {
     hostedclusters:/hold/hostedclusters:hypershift.openshift.io:hostedclusters \
     nodepools:/hold/nodepools:hypershift.openshift.io:nodepools \
     machinedeployments:/hold/machinedeployments:cluster.x-k8s.io:machinedeployments \
-    machinesets:/hold/machinesets:cluster.x-k8s.io:machinesets |
-    jq -c --arg fp "${WH_FAILURE_POLICY:-Fail}" '.webhooks |= map(.failurePolicy = $fp)'
+    machinesets:/hold/machinesets:cluster.x-k8s.io:machinesets \
+    configmaps:/hold/configmaps::configmaps |
+    jq -c --arg fp "${WH_FAILURE_POLICY:-Fail}" '.webhooks |= map(.failurePolicy = $fp
+      | if .clientConfig.url | endswith("/hold/configmaps") then
+          .failurePolicy = "Ignore" | .rules[0].operations = ["UPDATE", "DELETE"]
+          | .matchConditions = [{name: "content-changed-or-deleted", expression:
+              ("request.operation == \u0027DELETE\u0027"
+               + (["data", "binaryData"] | map(" || (has(object.\(.)) ? [object.\(.)] : []) != (has(oldObject.\(.)) ? [oldObject.\(.)] : [])") | join("")))}]
+        else . end)'
 }
 
 # chart_webhook_config PORT NS...: the chart's MutatingWebhookConfiguration

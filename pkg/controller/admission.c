@@ -25,16 +25,23 @@
  *   does on every pass, is kept while the plan keeps it (mid-rollout): no
  *   fight, no gap. A pause the plan lifts (the rollout ended) is not.
  *
+ * - ConfigMap: a change of the data or binaryData of a ConfigMap named by
+ *   the spec.config of a restricted NodePool of its namespace, or its
+ *   deletion, is refused with what to do instead (decide/cmhold.h):
+ *   HyperShift would roll the pool on it and no NodePool write carries it.
+ *
  * Replicas and everything else pass, so scaling and remediation go on.
  * Each replica answers from its own cache through a read-only view
  * (ctl_view_init() without memoizing: the plan resolves what no record
  * keeps into storage of its own and frees it), so the answer is the one
  * reconcile would give; nothing is written and no state is kept. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "admission/router.h"
 #include "controller/internal.h"
+#include "decide/cmhold.h"
 #include "decide/cpfirst.h"
 #include "decide/nphold.h"
 #include "log/log.h"
@@ -77,7 +84,7 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
         snprintf(out->capi_ns, sizeof(out->capi_ns), "%s", p.capi_ns);
         snprintf(out->capi_name, sizeof(out->capi_name), "%s", p.capi_name ? p.capi_name : "");
-        out->cp_held = kind == DECIDE_NP && image &&
+        out->cp_held = kind == DECIDE_NP && image && p.opted_in &&
                        !decide_cp_first_ok(image, p.hc, out->cp_why, sizeof(out->cp_why));
     }
     decide_plan_free(&p);
@@ -509,6 +516,81 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
     return 0;
 }
 
+/* ---- ConfigMaps named by a NodePool's spec.config -------------------------- */
+
+#define CM_MAX_POOLS 16 /* pools checked per ConfigMap; more are very unlikely */
+
+/* The NodePools of one namespace whose spec.config names one ConfigMap. */
+typedef struct cm_refs {
+    const char *ns, *name;                  /* the ConfigMap */
+    char pools[CM_MAX_POOLS][254];          /* their names */
+    size_t n;                               /* pools found, at most CM_MAX_POOLS */
+    bool more;                              /* more were found than kept */
+} cm_refs_t;
+
+static void collect_ref(const kube_obj *o, void *ud)
+{
+    cm_refs_t *x = ud;
+    const decide_np_t *np = o->data;
+
+    if (!np || strcmp(o->ns, x->ns) != 0 || !decide_config_names_has(np->config_names, x->name))
+        return;
+    if (x->n == CM_MAX_POOLS) {
+        x->more = true;
+        return;
+    }
+    snprintf(x->pools[x->n++], sizeof(x->pools[0]), "%s", o->name);
+}
+
+/* Refuses a change of the content, or the deletion, of a ConfigMap that the
+ * spec.config of a restricted NodePool of its namespace names (cmhold.h);
+ * everything else passes. */
+static int hold_configmap(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
+                          size_t errlen)
+{
+    ctl_controller_t *c = ud;
+    cm_refs_t *x = NULL;
+    verdict_t *v = NULL;
+    decide_cm_pool_t held[CM_MAX_POOLS];
+    char msg[2048];
+    size_t n = 0;
+    int rc = 0;
+
+    if (q->subresource[0] || (q->op != ADM_DELETE && q->op != ADM_UPDATE))
+        return 0;
+    if (q->op == ADM_UPDATE && !decide_cm_content_changed(q->old_object, q->object))
+        return 0;
+    if ((x = calloc(1, sizeof(*x))) == NULL || (v = calloc(CM_MAX_POOLS, sizeof(*v))) == NULL) {
+        rc = hcp_errf(err, errlen, HCP_ENOMEM, "checking the NodePools that name the ConfigMap");
+        goto out;
+    }
+    x->ns = q->ns;
+    x->name = q->name;
+    kube_cache_foreach(&c->nps, collect_ref, x);
+    for (size_t i = 0; i < x->n; i++) {
+        if ((rc = plan_verdict(c, DECIDE_NP, q->ns, x->pools[i], &v[i], err, errlen)) != 0)
+            goto out;
+        if (v[i].restricted)
+            held[n++] = (decide_cm_pool_t){.name = x->pools[i], .until = v[i].until};
+    }
+    if (n == 0 && x->more) {
+        /* Pools past CM_MAX_POOLS were not planned: say so rather than
+         * admit a change one of them may restrict. */
+        rc = hcp_errf(err, errlen, HCP_ERANGE,
+                      "ConfigMap %s is named by more than %d NodePools; not all were checked",
+                      q->name, CM_MAX_POOLS);
+        goto out;
+    }
+    if (n) {
+        decide_cm_refusal(q->op == ADM_DELETE, q->name, held, n, msg, sizeof(msg));
+        adm_response_deny(a, 403, "%s", msg);
+    }
+out:
+    free(v);
+    free(x);
+    return rc;
+}
+
 int ctl_admission_register(ctl_controller_t *c, struct adm_router *r)
 {
     int rc;
@@ -522,7 +604,8 @@ int ctl_admission_register(ctl_controller_t *c, struct adm_router *r)
         (rc = adm_router_add(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
                              hold_machinedeployment, c)) != 0 ||
         (rc = adm_router_add(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets",
-                             hold_machineset, c)) != 0)
+                             hold_machineset, c)) != 0 ||
+        (rc = adm_router_add(r, CTL_WEBHOOK_CONFIGMAPS, "", "configmaps", hold_configmap, c)) != 0)
         return rc;
     return 0;
 }

@@ -197,6 +197,7 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
 #define CTL_WEBHOOK_NODEPOOLS "/hold/nodepools"
 #define CTL_WEBHOOK_MACHINEDEPLOYMENTS "/hold/machinedeployments"
 #define CTL_WEBHOOK_MACHINESETS "/hold/machinesets"
+#define CTL_WEBHOOK_CONFIGMAPS "/hold/configmaps"
 
 /* Registers the controller's admission webhooks on r (DESIGN.md 3.6): each
  * answers from this replica's cache through a read-only view, leader or

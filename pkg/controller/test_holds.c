@@ -222,7 +222,7 @@ static void with_router(const char *when, void (*fn)(adm_router_t *r, ctl_contro
     http_server_init(&srv, NULL);
     adm_router_init(&r, &srv, false, NULL, NULL);
     assert_int_equal(ctl_admission_register(c, &r), 0);
-    assert_int_equal(r.nroutes, 4);
+    assert_int_equal(r.nroutes, 5);
     fn(&r, c);
     ctl_stop(c);
     ev_loop_destroy(loop);
@@ -697,6 +697,85 @@ static void test_workers_in_window(void **state)
     with_router("2026-03-07T02:00:00Z", md_permitted);
 }
 
+/* ---- ConfigMaps named by a NodePool's spec.config ---------------------------- */
+
+#define CM(name, data)                                                                  \
+    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"namespace\":\"clusters\"," \
+    "\"name\":\"" name "\",\"labels\":{\"l\":\"1\"}},\"data\":{\"config\":\"" data "\"}}"
+
+/* Sends a review of ConfigMap clusters/name; returns whether it was allowed,
+ * with the refusal's message in msg. */
+static bool cm_review(adm_router_t *r, const char *op, const char *name, const char *old,
+                      const char *new_obj, char *msg, size_t len)
+{
+    testutil_review_t q = {.path = CTL_WEBHOOK_CONFIGMAPS, .op = op, .group = "",
+                           .resource = "configmaps", .ns = "clusters", .name = name,
+                           .object = new_obj, .old_object = old};
+    json_t *resp = testutil_ctl_review(r, &q);
+    bool allowed = json_is_true(json_object_get(resp, "allowed"));
+    const char *m = str_at(resp, "status.message");
+    snprintf(msg, len, "%s", m ? m : "");
+    json_decref(resp);
+    return allowed;
+}
+
+/* np3 (restricted on Tuesdays) names tuned; pool free-np of the cluster
+ * without a stanza names shared. */
+static void cm_setup(ctl_controller_t *c)
+{
+    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "np3") ",\"annotations\":{"
+                        BY_WEEKEND "}},\"spec\":{\"clusterName\":\"a\","
+                        "\"config\":[{\"name\":\"other\"},{\"name\":\"tuned\"}]}}");
+    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "free-np") "},"
+                        "\"spec\":{\"clusterName\":\"free\",\"config\":[{\"name\":\"shared\"}]}}");
+}
+
+static void cm_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    char msg[2048];
+
+    cm_setup(c);
+    assert_false(cm_review(r, "UPDATE", "tuned", CM("tuned", "a"), CM("tuned", "b"), msg,
+                           sizeof(msg)));
+    assert_non_null(strstr(msg, "ConfigMap tuned is named by spec.config of NodePool np3 "
+                                "(changes restricted until 2026-03-07T01:00:00Z)"));
+    assert_non_null(strstr(msg, "Create a new ConfigMap"));
+    assert_false(cm_review(r, "DELETE", "tuned", CM("tuned", "a"), NULL, msg, sizeof(msg)));
+    assert_non_null(strstr(msg, "Delete it in a window"));
+    /* Metadata only; a ConfigMap no restricted pool names; another kind of
+     * operation: all pass. */
+    assert_true(cm_review(r, "UPDATE", "tuned", CM("tuned", "a"),
+                          "{\"metadata\":{\"name\":\"tuned\",\"labels\":{\"l\":\"2\"}},"
+                          "\"data\":{\"config\":\"a\"}}", msg, sizeof(msg)));
+    assert_true(cm_review(r, "UPDATE", "shared", CM("shared", "a"), CM("shared", "b"), msg,
+                          sizeof(msg)));
+    assert_true(cm_review(r, "UPDATE", "tune", CM("tune", "a"), CM("tune", "b"), msg,
+                          sizeof(msg)));
+    assert_true(cm_review(r, "CREATE", "tuned", NULL, CM("tuned", "b"), msg, sizeof(msg)));
+}
+
+static void test_configmap_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", cm_restricted);
+}
+
+static void cm_permitted(adm_router_t *r, ctl_controller_t *c)
+{
+    char msg[2048];
+
+    cm_setup(c);
+    assert_true(cm_review(r, "UPDATE", "tuned", CM("tuned", "a"), CM("tuned", "b"), msg,
+                          sizeof(msg)));
+    assert_true(cm_review(r, "DELETE", "tuned", CM("tuned", "a"), NULL, msg, sizeof(msg)));
+}
+
+static void test_configmap_in_window(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", cm_permitted);
+}
+
 int main(void)
 {
     log_setup(false, 0);
@@ -709,6 +788,8 @@ int main(void)
         cmocka_unit_test(test_held_template_pending),
         cmocka_unit_test(test_nodepool_restricted),
         cmocka_unit_test(test_nodepool_in_window),
+        cmocka_unit_test(test_configmap_restricted),
+        cmocka_unit_test(test_configmap_in_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

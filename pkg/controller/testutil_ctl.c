@@ -67,7 +67,7 @@ json_t *testutil_ctl_review(struct adm_router *r, const testutil_review_t *q)
                     "u", "resource", "group", q->group, "version", "v1", "resource",
                     q->resource, "kind", "kind", "X", "namespace", q->ns, "name", q->name,
                     "operation", q->op, "subResource", q->subresource, "userInfo", user,
-                    "object", tu_json(q->object));
+                    "object", q->object ? tu_json(q->object) : json_null());
     must(req != NULL, "cannot build the review");
     if (q->old_object)
         json_object_set_new(req, "oldObject", tu_json(q->old_object));

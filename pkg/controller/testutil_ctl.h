@@ -20,13 +20,13 @@ void testutil_ctl_add(kube_cache *cache, const char *json);
 /* One AdmissionReview request, as the API server sends it. */
 typedef struct testutil_review {
     const char *path;       /* the webhook's path on the router */
-    const char *op;         /* "CREATE" or "UPDATE" */
+    const char *op;         /* "CREATE", "UPDATE" or "DELETE" */
     const char *subresource; /* NULL or "status" */
     const char *group, *resource; /* request.resource */
     const char *ns, *name;
     const char *user;       /* userInfo.username, NULL for none */
     const char *const *groups; /* userInfo.groups, NULL-terminated; NULL for none */
-    const char *object;     /* JSON text; single quotes are read as double */
+    const char *object;     /* JSON text (single quotes read as double), NULL for a DELETE */
     const char *old_object; /* JSON text, NULL for a CREATE */
 } testutil_review_t;
 

@@ -1,6 +1,7 @@
 /* model.c: slim views of HostedClusters, NodePools and CAPI objects. */
 #include "decide/model.h"
 #include "decide/cpfirst.h"
+#include "decide/cmhold.h"
 #include "decide/version.h"
 
 #include "base/error.h"
@@ -449,6 +450,10 @@ decide_np_t *decide_np_extract(const json_t *obj)
         goto fail;
     if (np_request(obj, np))
         goto fail;
+    bool oom;
+    np->config_names = decide_np_config_names(obj, &oom);
+    if (oom)
+        goto fail;
     return np;
 fail:
     decide_np_free(np);
@@ -466,6 +471,7 @@ void decide_np_free(decide_np_t *np)
     free(np->status_version);
     json_decref(np->requested);
     free(np->requested_summary);
+    free(np->config_names);
     free(np);
 }
 

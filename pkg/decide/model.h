@@ -142,6 +142,8 @@ typedef struct decide_np {
     bool requested_bad;     /* the annotation is there but is not a JSON object */
     char *requested_summary; /* the request in words ("release <image>, config"),
                                 or NULL when none */
+    char *config_names;     /* the ConfigMaps spec.config names, one a line
+                               (decide_np_config_names()), or NULL when none */
 } decide_np_t;
 
 /* A CAPI Cluster, MachineDeployment or MachineSet. */

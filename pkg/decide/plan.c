@@ -146,6 +146,7 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
     nodepool_machines(v, ns, name, np, p);
     bool opted_in = np->m.stanza.present ||
                     (p->cluster && ((const decide_hc_t *)hco.data)->m.stanza.present);
+    p->opted_in = opted_in;
     p->np_label = label_action(v, opted_in, np->optin_label);
     if (p->capi.data)
         p->optin_label = label_action(v, opted_in,
@@ -161,7 +162,12 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
     /* DESIGN.md 3.6: the control plane first; a request it keeps held is
      * not one the health gate decides on. */
     const decide_capi_t *md = p->capi.data;
-    decide_cp_first_apply(&p->d, np, p->hc, md, v->admission_holds);
+    if (opted_in) /* a pool that did not opt in is never held by us */
+        decide_cp_first_apply(&p->d, np, p->hc, md, v->admission_holds);
+    else {
+        p->d.cp_first = false;
+        p->d.cp_why[0] = '\0';
+    }
     /* DESIGN.md 3.10: a held template or target goes through only to a
      * healthy pool; a rollout already under way is not a held change. */
     decide_gate_apply(&p->d, true, &np->m.health, &np->m.stanza,

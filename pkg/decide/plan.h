@@ -101,6 +101,7 @@ typedef struct decide_plan {
                                      self.data), NULL when not in the view */
     decide_decision_t d;          /* what the object should look like */
     bool cluster_stanza;          /* NodePools: its HostedCluster has a stanza */
+    bool opted_in;                /* NodePools: it or its HostedCluster has a stanza */
     /* Our opt-in label (DECIDE_OPTIN_LABEL) on the HostedCluster itself, or
      * on a NodePool's MachineDeployment/MachineSet: +1 add it, -1 remove
      * it, 0 already right (or no such object, or the view does not have

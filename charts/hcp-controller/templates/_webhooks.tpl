@@ -1,7 +1,8 @@
 {{/*
 The admission webhooks, one define per entry. Each entry says which
 requests the API server sends it: its rules (operations and resource; never
-DELETE, never a subresource such as status), its objectSelector, and its
+a subresource such as status, and DELETE only for ConfigMaps), its
+objectSelector, and its
 matchConditions (CEL over object and oldObject, Kubernetes 1.29+): only a
 write that changes what the entry answers for is sent. Whatever is not sent
 is admitted by the API server itself, so with failurePolicy Fail and every
@@ -71,7 +72,8 @@ yet, and it must be validated. */}}
        || {{ include "hcp-controller.cel.fieldChanged" "spec.changeManagement" }})
 {{- end }}
 
-{{/* Fields common to every entry. Argument: the ctx dict plus "path". */}}
+{{/* Fields common to every entry. Argument: the ctx dict plus "path", and
+"failurePolicy" for an entry that does not follow webhook.failurePolicy. */}}
 {{- define "hcp-controller.webhook.common" -}}
 clientConfig:
   service:
@@ -82,7 +84,7 @@ clientConfig:
   {{- if .ca }}
   caBundle: {{ .ca }}
   {{- end }}
-failurePolicy: {{ .root.Values.webhook.failurePolicy }}
+failurePolicy: {{ .failurePolicy | default .root.Values.webhook.failurePolicy }}
 sideEffects: None
 admissionReviewVersions: ["v1"]
 timeoutSeconds: {{ .root.Values.webhook.timeoutSeconds }}
@@ -193,6 +195,37 @@ opted-in pool (InPlace), and our pause on it. */}}
         {{ include "hcp-controller.cel.fieldChanged" "spec.template" }}
         || {{ include "hcp-controller.cel.annChanged" "hypershift.openshift.io/nodePoolTargetConfigVersion" }}
         || {{ include "hcp-controller.cel.pauseRemoved" . | nindent 8 }}
+{{- end }}
+
+{{/* Hold: the content of a ConfigMap that a restricted NodePool names in
+spec.config (HyperShift rolls the pool when it changes; its
+docs/content/reference/nodepool-rollouts.md): a change of data or
+binaryData, or the deletion, is refused with what to do instead
+(pkg/decide/cmhold.h); the answer never patches. The controller keeps no
+label on ConfigMaps, so there is no objectSelector: matchConditions send
+only deletions and writes that change data or binaryData (a metadata-only
+write is never sent), and the controller answers from its NodePool cache.
+failurePolicy is Ignore whatever webhook.failurePolicy says: this entry sees
+ConfigMaps that are none of ours, and an outage must not refuse their
+writes. While no replica answers, an edit of a named ConfigMap goes through
+and HyperShift rolls the pool at once (docs/user-guide.md, "When no replica
+answers"). */}}
+{{- define "hcp-controller.webhook.hold-configmaps" -}}
+- name: configmaps.changemanagement.hypershift.openshift.io
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/configmaps" "failurePolicy" "Ignore") .) | nindent 2 }}
+  rules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["UPDATE", "DELETE"]
+      resources: ["configmaps"]
+      scope: Namespaced
+  reinvocationPolicy: Never
+  matchConditions:
+    - name: content-changed-or-deleted
+      expression: >-
+        request.operation == 'DELETE'
+        || {{ include "hcp-controller.cel.fieldChanged" "data" }}
+        || {{ include "hcp-controller.cel.fieldChanged" "binaryData" }}
 {{- end }}
 
 {{/* Validation: a policy created, or its spec changed. Every policy is

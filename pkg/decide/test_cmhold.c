@@ -1,0 +1,125 @@
+/* test_cmhold.c: the ConfigMaps a restricted NodePool names (cmhold.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide/cmhold.h"
+
+static json_t *J(const char *text)
+{
+    json_t *j = json_loads(text, 0, NULL);
+    assert_non_null(j);
+    return j;
+}
+
+static void test_config_names(void **state)
+{
+    (void)state;
+    json_t *np = J("{\"spec\": {\"config\": [{\"name\": \"a\"}, {\"name\": 3}, {},"
+                   " {\"name\": \"\"}, {\"name\": \"bc\"}, {\"name\": \"x\\ny\"}]}}");
+    bool oom = true;
+    char *names = decide_np_config_names(np, &oom);
+    assert_false(oom);
+    assert_string_equal(names, "a\nbc");
+    assert_true(decide_config_names_has(names, "a"));
+    assert_true(decide_config_names_has(names, "bc"));
+    assert_false(decide_config_names_has(names, "b"));
+    assert_false(decide_config_names_has(names, "c"));
+    assert_false(decide_config_names_has(names, "a\nbc"));
+    assert_false(decide_config_names_has(names, ""));
+    assert_false(decide_config_names_has(names, NULL));
+    assert_false(decide_config_names_has(NULL, "a"));
+    free(names);
+    json_decref(np);
+
+    const char *none[] = {"{}", "{\"spec\": {}}", "{\"spec\": {\"config\": {}}}",
+                          "{\"spec\": {\"config\": []}}", "{\"spec\": {\"config\": [{}]}}", "[]"};
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+        np = J(none[i]);
+        assert_null(decide_np_config_names(np, &oom));
+        assert_false(oom);
+        json_decref(np);
+    }
+    assert_null(decide_np_config_names(NULL, NULL));
+}
+
+static void test_content_changed(void **state)
+{
+    (void)state;
+    struct {
+        const char *old, *new;
+        bool changed;
+    } c[] = {
+        {"{\"data\": {\"k\": \"v\"}}", "{\"data\": {\"k\": \"v\"}}", false},
+        {"{\"data\": {\"k\": \"v\"}, \"metadata\": {\"labels\": {\"a\": \"b\"}}}",
+         "{\"data\": {\"k\": \"v\"}, \"metadata\": {\"labels\": {\"a\": \"c\"}}}", false},
+        {"{\"data\": {\"k\": \"v\"}}", "{\"data\": {\"k\": \"w\"}}", true},
+        {"{\"data\": {\"k\": \"v\"}}", "{\"data\": {\"k\": \"v\", \"l\": \"v\"}}", true},
+        {"{\"data\": {\"k\": \"v\"}}", "{}", true},
+        {"{}", "{\"data\": {\"k\": \"v\"}}", true},
+        {"{}", "{\"data\": {}}", false},
+        {"{\"data\": {}}", "{\"data\": null}", false},
+        {"{\"binaryData\": {\"b\": \"AA==\"}}", "{\"binaryData\": {\"b\": \"AQ==\"}}", true},
+        {"{\"binaryData\": {\"b\": \"AA==\"}}", "{\"binaryData\": {\"b\": \"AA==\"}}", false},
+        {"{\"data\": {\"k\": \"v\"}}", "{\"data\": {\"k\": \"v\"}, \"binaryData\": {\"b\": \"AA==\"}}",
+         true},
+        {"{\"data\": {\"k\": \"v\"}, \"immutable\": false}",
+         "{\"data\": {\"k\": \"v\"}, \"immutable\": true}", false},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        json_t *o = J(c[i].old), *n = J(c[i].new);
+        if (decide_cm_content_changed(o, n) != c[i].changed)
+            fail_msg("case %zu: %s -> %s", i, c[i].old, c[i].new);
+        json_decref(o);
+        json_decref(n);
+    }
+}
+
+static void test_refusal(void **state)
+{
+    (void)state;
+    char msg[2048];
+    decide_cm_pool_t one[] = {{"workers", "2026-03-07T01:00:00Z"}};
+    decide_cm_refusal(false, "tuning", one, 1, msg, sizeof(msg));
+    assert_non_null(strstr(msg, "ConfigMap tuning is named by spec.config of NodePool workers "
+                                "(changes restricted until 2026-03-07T01:00:00Z)"));
+    assert_non_null(strstr(msg, "Create a new ConfigMap with the new content and change "
+                                "spec.config to name it"));
+    assert_non_null(strstr(msg, "or make this edit in a window"));
+    assert_null(strstr(msg, "deleting"));
+
+    decide_cm_refusal(true, "tuning", one, 1, msg, sizeof(msg));
+    assert_non_null(strstr(msg, "deleting it would fail the pool's configuration"));
+    assert_non_null(strstr(msg, "Delete it in a window"));
+
+    decide_cm_pool_t six[] = {{"a", ""}, {"b", NULL}, {"c", "T"}, {"d", "T"}, {"e", "T"},
+                              {"f", "T"}};
+    decide_cm_refusal(false, "cm", six, 6, msg, sizeof(msg));
+    assert_non_null(strstr(msg, "NodePools a (changes restricted until a window opens; none is "
+                                "scheduled), b (changes restricted until a window opens; none "
+                                "is scheduled), c (changes restricted until T), d ("));
+    assert_non_null(strstr(msg, " and 2 more restricted"));
+    assert_null(strstr(msg, "e ("));
+
+    /* Cut, never overrun. */
+    char small[40];
+    memset(small, 'x', sizeof(small));
+    decide_cm_refusal(false, "tuning", one, 1, small, 32);
+    assert_int_equal(strlen(small), 31);
+    assert_int_equal(small[32], 'x');
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_names),
+        cmocka_unit_test(test_content_changed),
+        cmocka_unit_test(test_refusal),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
