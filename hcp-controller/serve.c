@@ -14,6 +14,7 @@
 #include "notify/send.h"
 #include "policy/ics.h"
 #include "policy/stanza.h"
+#include "tlspair.h"
 
 static const char *const object_labels[] = {"kind", "namespace", "object", "system", NULL};
 static const char *const strategy_labels[] = {"kind", "namespace", "object", "system",
@@ -490,51 +491,12 @@ fail:
 
 /* ---- the metrics server's TLS and access checks ----------------------------- */
 
-#define MAX_PEM (1024 * 1024)
-
-/* Reads a whole file of at most MAX_PEM bytes into a malloc'd string. */
-static int read_pem(const char *flag, const char *path, char **out, char *err, size_t errlen)
+/* Where the metrics server's pair comes from. */
+static tls_files_t metrics_files(const serve_metrics_opts_t *o)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n;
-    int rc = 0;
-
-    *out = NULL;
-    if (f == NULL)
-        return hcp_errf(err, errlen, HCP_EIO, "%s %s: cannot open: %m", flag, path);
-    buf = malloc(MAX_PEM + 1);
-    if (buf == NULL) {
-        rc = hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
-        goto out;
-    }
-    n = fread(buf, 1, MAX_PEM + 1, f);
-    if (ferror(f) || n == 0 || n > MAX_PEM) {
-        rc = hcp_errf(err, errlen, HCP_EIO, "%s %s: %s", flag, path,
-                      ferror(f) ? "read error" : n == 0 ? "empty" : "larger than 1 MiB");
-        goto out;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    buf = NULL;
-out:
-    free(buf);
-    fclose(f);
-    return rc;
-}
-
-static int read_metrics_pair(const serve_metrics_opts_t *o, char **cert, char **key, char *err,
-                             size_t errlen)
-{
-    int rc = read_pem("--metrics-cert-file", o->cert_file, cert, err, errlen);
-
-    if (rc)
-        return rc;
-    if ((rc = read_pem("--metrics-key-file", o->key_file, key, err, errlen))) {
-        free(*cert);
-        *cert = NULL;
-    }
-    return rc;
+    return (tls_files_t){.what = "metrics", .cert_flag = "--metrics-cert-file",
+                         .cert_file = o->cert_file, .key_flag = "--metrics-key-file",
+                         .key_file = o->key_file};
 }
 
 /* The pair's files changed (a rotated Secret): serve the new pair from the
@@ -542,32 +504,11 @@ static int read_metrics_pair(const serve_metrics_opts_t *o, char **cert, char **
 static void on_metrics_pair(struct ev_loop *loop, ev_stat *st, int revents)
 {
     serve_t *s = st->data;
-    char err[600], *cert, *key;
+    tls_files_t f = metrics_files(&s->mopts);
 
     (void)loop;
     (void)revents;
-    if (read_metrics_pair(&s->mopts, &cert, &key, err, sizeof(err)) != 0) {
-        log_kv(LOG_ERROR, "cannot read the renewed metrics certificate; serving the old one",
-               "error", err, NULL);
-        return;
-    }
-    if (strcmp(cert, s->cert) == 0 && strcmp(key, s->key) == 0) {
-        free(cert);
-        free(key);
-        return;
-    }
-    if (http_server_renew_tls(&s->metrics_srv, cert, key, err, sizeof(err)) != 0) {
-        log_kv(LOG_ERROR, "the renewed metrics certificate does not load; serving the old one",
-               "error", err, NULL);
-        free(cert);
-        free(key);
-        return;
-    }
-    free(s->cert);
-    free(s->key);
-    s->cert = cert;
-    s->key = key;
-    log_kv(LOG_INFO, "serving the renewed metrics certificate", "file", s->mopts.cert_file, NULL);
+    tls_pair_renew(&f, &s->metrics_srv, &s->cert, &s->key);
 }
 
 static void unlink_held(held_t *h)
@@ -708,7 +649,8 @@ static int secure_metrics(serve_t *s, kube_client *client, char *err, size_t err
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "--metrics-cert-file and --metrics-key-file go together");
     if (o->cert_file) {
-        if ((rc = read_metrics_pair(o, &s->cert, &s->key, err, errlen)))
+        tls_files_t files = metrics_files(o);
+        if ((rc = tls_pair_read(&files, &s->cert, &s->key, err, errlen)))
             return rc;
         ev_stat_init(&s->cert_watch, on_metrics_pair, o->cert_file, 1.0);
         ev_stat_init(&s->key_watch, on_metrics_pair, o->key_file, 1.0);

@@ -13,8 +13,7 @@
 #include "notify/config.h"
 #include "policy/guard.h"
 #include "policy/manifest.h"
-
-#define MAX_PEM (1024 * 1024)
+#include "tlspair.h"
 
 struct webhook {
     struct ev_loop *loop;
@@ -28,52 +27,12 @@ struct webhook {
     ev_stat guard_watch;       /* --guard-config, when given */
 };
 
-/* Reads a whole file of at most MAX_PEM bytes into a malloc'd string. */
-static int read_file(const char *flag, const char *path, char **out, char *err, size_t errlen)
+/* Where the served pair comes from. */
+static tls_files_t pair_files(const webhook_opts_t *o)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n;
-    int rc = 0;
-
-    *out = NULL;
-    if (f == NULL)
-        return hcp_errf(err, errlen, HCP_EIO, "%s %s: cannot open: %m", flag, path);
-    buf = malloc(MAX_PEM + 1);
-    if (buf == NULL) {
-        rc = hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
-        goto out;
-    }
-    n = fread(buf, 1, MAX_PEM + 1, f);
-    if (ferror(f) || n == 0 || n > MAX_PEM) {
-        rc = hcp_errf(err, errlen, HCP_EIO, "%s %s: %s", flag, path,
-                      ferror(f) ? "read error" : n == 0 ? "empty" : "larger than 1 MiB");
-        goto out;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    buf = NULL;
-out:
-    free(buf);
-    fclose(f);
-    return rc;
-}
-
-/* Reads both files; on success the new pair is stored in *cert and *key. */
-static int read_pair(const webhook_opts_t *o, char **cert, char **key, char *err, size_t errlen)
-{
-    char *c, *k;
-    int rc = read_file("--webhook-cert-file", o->cert_file, &c, err, errlen);
-
-    if (rc)
-        return rc;
-    if ((rc = read_file("--webhook-key-file", o->key_file, &k, err, errlen))) {
-        free(c);
-        return rc;
-    }
-    *cert = c;
-    *key = k;
-    return 0;
+    return (tls_files_t){.what = "webhook", .cert_flag = "--webhook-cert-file",
+                         .cert_file = o->cert_file, .key_flag = "--webhook-key-file",
+                         .key_file = o->key_file};
 }
 
 /* Reads the one document of the configuration file path into *doc. */
@@ -84,7 +43,7 @@ static int load_doc(const char *flag, const char *path, json_t **doc, char *err,
     int rc;
 
     *doc = NULL;
-    if ((rc = read_file(flag, path, &data, err, errlen)) != 0)
+    if ((rc = tls_read_file(flag, path, &data, err, errlen)) != 0)
         return rc;
     rc = manifest_load(data, strlen(data), &docs, e, sizeof(e));
     if (rc == 0 && json_array_size(docs) != 1)
@@ -199,34 +158,11 @@ static int listen_with(webhook_t *w, const char *cert, const char *key, char *er
 static void on_file(struct ev_loop *loop, ev_stat *st, int revents)
 {
     webhook_t *w = st->data;
-    char err[600], *cert, *key;
+    tls_files_t f = pair_files(&w->opts);
 
     (void)loop;
     (void)revents;
-    if (read_pair(&w->opts, &cert, &key, err, sizeof(err)) != 0) {
-        log_kv(LOG_ERROR, "cannot read the renewed webhook certificate; serving the old one",
-               "error", err, NULL);
-        return;
-    }
-    if (strcmp(cert, w->cert) == 0 && strcmp(key, w->key) == 0) {
-        free(cert);
-        free(key);
-        return;
-    }
-    /* The listener keeps running: only the next handshakes see the new
-     * pair, so no request is dropped or refused while it changes. */
-    if (http_server_renew_tls(&w->srv, cert, key, err, sizeof(err)) != 0) {
-        log_kv(LOG_ERROR, "the renewed webhook certificate does not load; serving the old one",
-               "error", err, NULL);
-        free(cert);
-        free(key);
-        return;
-    }
-    free(w->cert);
-    free(w->key);
-    w->cert = cert;
-    w->key = key;
-    log_kv(LOG_INFO, "serving the renewed webhook certificate", "file", w->opts.cert_file, NULL);
+    tls_pair_renew(&f, &w->srv, &w->cert, &w->key);
 }
 
 static bool synced(void *ud)
@@ -291,7 +227,8 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
             goto fail;
         ctl_set_guard(ctl, &cfg);
     }
-    if ((rc = read_pair(o, &w->cert, &w->key, err, errlen)) != 0 ||
+    tls_files_t files = pair_files(o);
+    if ((rc = tls_pair_read(&files, &w->cert, &w->key, err, errlen)) != 0 ||
         (rc = listen_with(w, w->cert, w->key, err, errlen)) != 0)
         goto fail;
     /* A restart after a renewal binds the same port, also after ":0". */
