@@ -15,6 +15,9 @@ CTL_E2E_INSTANCE=${MODEL_E2E_INSTANCE:-${CTL_E2E_INSTANCE:-main}}
 . "$here/../controller/lib.sh"
 # shellcheck source=e2e/model/lib.sh
 . "$here/lib.sh"
+# No controller here: the fixture's HostedClusters keep the one history entry
+# HyperShift writes at creation (lib.sh's MK_HC_COMPLETED adds none).
+MK_HC_COMPLETED=""
 
 SIM0=2026-03-06T12:00:00Z # the model's simulated clock starts here
 SCALE=60                  # one real second is a simulated minute
