@@ -11,6 +11,7 @@
 #include "explain.h"
 #include "preview.h"
 #include "run.h"
+#include "version.h"
 
 #define EXIT_USAGE 2
 
@@ -22,6 +23,7 @@ static void usage(FILE *f)
                "  run       run the controller (the default)\n"
                "  preview   show when change management policies permit changes\n"
                "  explain   explain what governs a HostedCluster's or NodePool's changes\n"
+               "  version   print the version (also --version)\n"
                "  help      show this help\n"
                "\n"
                "Run 'hcp-controller COMMAND --help' for the options of run, preview and\n"
@@ -34,6 +36,10 @@ int main(int argc, char **argv)
 
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    }
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("hcp-controller %s\n", HCP_VERSION);
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     }
     if (strcmp(cmd, "preview") == 0)

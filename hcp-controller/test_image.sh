@@ -293,6 +293,11 @@ compiled() {
 want=$(compiled "$REPO")
 got=$(compiled "$ctx")
 WHY="$(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
+# The binary says which version it is, the chart's appVersion: the tag of
+# the image the chart deploys when image.tag is empty.
+app_version=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/hcp-controller/Chart.yaml")
+check "--version prints the chart's appVersion ($app_version)" \
+  bash -c '[ -n "$2" ] && [ "$("$1" --version)" = "hcp-controller $2" ] && [ "$("$1" version)" = "hcp-controller $2" ]' _ "$BIN" "$app_version"
 check "make build compiles the same sources from the copied ones as from the tree" \
   bash -c '[ "$1" = "$2" ] && grep -q -- "-o " <<<"$1" && grep -q -- "-c pkg/" <<<"$1"' _ "$want" "$got"
 check_contains "the builder runs make build" "make -j\"\$(nproc)\" BUILD=/out build" \
