@@ -442,10 +442,9 @@ decide_np_t *decide_np_extract(const json_t *obj)
     const char *image = decide_json_str(obj, "spec.release.image");
     char version[DECIDE_VERSIONLEN];
     const char *status_version = decide_json_str(obj, "status.version");
-    np->release_image = dup_or_null(image);
     np->release_version = decide_release_version(image, version, sizeof(version)) ? strdup(version) : NULL;
     np->status_version = status_version && *status_version ? strdup(status_version) : NULL;
-    if ((image && !np->release_image) || (version[0] && !np->release_version) ||
+    if ((version[0] && !np->release_version) ||
         (status_version && *status_version && !np->status_version))
         goto fail;
     if (np_request(obj, np))
@@ -466,7 +465,6 @@ void decide_np_free(decide_np_t *np)
         return;
     managed_free(&np->m);
     free(np->cluster_name);
-    free(np->release_image);
     free(np->release_version);
     free(np->status_version);
     json_decref(np->requested);

@@ -132,7 +132,6 @@ typedef struct decide_np {
     bool updating_version;  /* condition UpdatingVersion is True */
     bool updating_config;   /* condition UpdatingConfig is True */
     bool optin_label;       /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
-    char *release_image;    /* spec.release.image, or NULL */
     char *release_version;  /* the version spec.release.image names by its tag
                                (decide_release_version()), or NULL */
     char *status_version;   /* status.version: the version HyperShift reports
