@@ -465,6 +465,45 @@ static int hold_machineset(const adm_request_t *q, adm_response_t *a, void *ud, 
 
 /* ---- NodePools ------------------------------------------------------------ */
 
+/* The warning of a NodePool hold, at most ADM_WARNING_MAX bytes, as
+ * warn_held() does for the others: what is held and until when first (a
+ * window, the control plane, or both), then why the control plane holds it,
+ * then where the request is recorded; parts that do not fit are left out,
+ * last first. */
+static void warn_np_held(adm_response_t *a, const char *held, const verdict_t *v)
+{
+    char msg[ADM_WARNING_MAX + 1], part[DECIDE_MSGLEN];
+    size_t n;
+
+    if (!v->restricted)
+        n = (size_t)snprintf(msg, sizeof(msg),
+                             "%s: held until the control plane has completed the release it "
+                             "asks for",
+                             held);
+    else
+        n = (size_t)snprintf(msg, sizeof(msg),
+                             "%s: held until changes are permitted (next window %s)%s", held,
+                             v->until[0] ? v->until : "not scheduled",
+                             v->cp_held ? " and the control plane has completed the release it "
+                                          "asks for"
+                                        : "");
+    if (n >= sizeof(msg))
+        goto out; /* cut by the writer */
+    if (v->cp_held || !v->restricted) {
+        snprintf(part, sizeof(part), " (%s)", v->cp_why);
+        if (n + strlen(part) < sizeof(msg))
+            n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s", part);
+    }
+    snprintf(part, sizeof(part),
+             "; the NodePool keeps running what it runs and the request is recorded in "
+             "annotation %s",
+             DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    if (n + strlen(part) < sizeof(msg))
+        snprintf(msg + n, sizeof(msg) - n, "%s", part);
+out:
+    adm_response_warn(a, "%s", msg);
+}
+
 /* The NodePool hold (decide_np_hold(), pure) applied to the answer. */
 static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                          size_t errlen)
@@ -496,20 +535,8 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
         if (rc)
             break;
     }
-    if (rc == 0 && h.held[0] && !v.restricted)
-        adm_response_warn(a, "%s: held until the control plane has completed the release it "
-                             "asks for (%s); the NodePool keeps running what it runs and the "
-                             "request is recorded in annotation %s",
-                          h.held, v.cp_why, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
-    else if (rc == 0 && h.held[0])
-        adm_response_warn(a, "%s: held until changes are permitted (next window %s)%s%s%s; the "
-                             "NodePool keeps running what it runs and the request is recorded "
-                             "in annotation %s",
-                          h.held, v.until[0] ? v.until : "not scheduled",
-                          v.cp_held ? " and the control plane has completed the release it "
-                                      "asks for (" : "",
-                          v.cp_held ? v.cp_why : "", v.cp_held ? ")" : "",
-                          DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    if (rc == 0 && h.held[0])
+        warn_np_held(a, h.held, &v);
     decide_np_hold_free(&h);
     if (rc)
         return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");

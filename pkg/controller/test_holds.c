@@ -567,6 +567,11 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), NP1_REQUEST);
     assert_non_null(strstr(a.warning, "spec.release, spec.config, spec.tuningConfig, "
                                       "spec.platform.aws.instanceType: held until"));
+    /* It fits the API server's 256 characters whole: parts that do not
+     * fit are left out, none is cut (here where the request is recorded). */
+    assert_true(strlen(a.warning) <= ADM_WARNING_MAX);
+    assert_true(a.warning[strlen(a.warning) - 1] == ')' ||
+                strstr(a.warning, DECIDE_REQUESTED_NODEPOOL_ANNOTATION) != NULL);
 
     /* The same apply again (GitOps re-syncs) onto what was stored: the
      * same answer, nothing new recorded (no write loop). */
