@@ -83,3 +83,37 @@ ensure_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 \
     install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
+
+# progress_start WHAT WHY FIRST_TIME [STATUS_FN]: for the long builds. Says
+# what is being built, why, and how long it takes the first time on a
+# machine; then, every HCP_PROGRESS_SECONDS (30) until progress_stop, the
+# time elapsed and what STATUS_FN prints (e.g. packages compiled). Sets an
+# EXIT trap that stops the ticker, so a failing build does not leave it.
+progress_start() {
+  PROGRESS_WHAT=$1
+  PROGRESS_T0=$(date +%s)
+  e2e_log "building $1: $2; the first time on a machine this takes $3"
+  (
+    trap 'exit 0' TERM
+    while :; do
+      # sleep holds none of the script's output open, so a reader of it
+      # sees its end as soon as the script ends.
+      sleep "${HCP_PROGRESS_SECONDS:-30}" </dev/null >/dev/null 2>&1 &
+      wait $! || exit 0
+      kill -0 $$ 2>/dev/null || exit 0
+      e2e_log "... $PROGRESS_WHAT: $(($(date +%s) - PROGRESS_T0))s${4:+, $("$4" 2>/dev/null)}"
+    done
+  ) &
+  PROGRESS_PID=$!
+  trap 'progress_stop quiet' EXIT
+}
+# progress_stop [quiet]: stops the ticker; says how long the build took
+# unless quiet.
+progress_stop() {
+  [ -n "${PROGRESS_PID:-}" ] || return 0
+  kill "$PROGRESS_PID" 2>/dev/null
+  wait "$PROGRESS_PID" 2>/dev/null
+  PROGRESS_PID=
+  trap - EXIT
+  [ "${1:-}" = quiet ] || e2e_log "built $PROGRESS_WHAT in $(($(date +%s) - PROGRESS_T0))s"
+}

@@ -11,6 +11,7 @@ packages=(
   libmicrohttpd-dev libgnutls28-dev zlib1g-dev libcmocka-dev
   clang libclang-rt-14-dev valgrind
   prometheus jq curl openssl python3-icalendar
+  debootstrap buildah runc
   "$@"
 )
 
