@@ -11,7 +11,8 @@
 #     instructions give make everything `make build` uses.
 # The checker is also run on altered copies of the Containerfile, so that a
 # missing or surplus package is shown to fail. Prints one line per check and
-# a final "N passed, N failed".
+# a final "N passed, N failed". e2e/image/test_image.sh builds the image and
+# runs the controller from it.
 set -u
 
 BIN=${HCP_BIN:?set HCP_BIN to the hcp-controller binary}
@@ -27,47 +28,10 @@ trap 'rm -rf "$tmp" "$CTL_TMP"' EXIT
 # them: time zones for maintenance schedules, CA certificates for TLS.
 DATA_PACKAGES="tzdata ca-certificates"
 
-# ---- reading the Containerfile --------------------------------------------
+# ---- reading the Containerfile: logical, stage, stages, apt_packages ---------
 
-# logical FILE: its instructions one per line: comments dropped,
-# continuation lines joined.
-logical() {
-  awk '
-    /^[ \t]*#/ { next }
-    { line = line $0 }
-    /\\[ \t]*$/ { sub(/\\[ \t]*$/, " ", line); next }
-    { if (line ~ /[^ \t]/) print line; line = "" }
-    END { if (line ~ /[^ \t]/) print line }' "$1"
-}
-
-# stage FILE NAME: the instructions of the stage `FROM ... AS NAME`.
-stage() {
-  logical "$1" | awk -v name="$2" '
-    toupper($1) == "FROM" { on = (tolower($NF) == tolower(name) && toupper($(NF-1)) == "AS") }
-    on'
-}
-
-# stages FILE: the image and name of every stage, "IMAGE NAME" per line.
-stages() {
-  logical "$1" | awk 'toupper($1) == "FROM" {
-    img = ""; for (i = 2; i <= NF; i++) if ($i !~ /^--/) { img = $i; break }
-    print img, (toupper($(NF-1)) == "AS" ? $NF : "-") }'
-}
-
-# apt_packages: the package names of every `apt-get install` in the
-# instructions on standard input, one per line.
-apt_packages() {
-  awk '{
-    for (i = 1; i <= NF; i++) {
-      if ($i == "apt-get" && $(i+1) == "install") {
-        for (j = i + 2; j <= NF; j++) {
-          if ($j == "&&" || $j == ";" || $j == "||" || $j ~ /;$/) break
-          if ($j !~ /^-/) print $j
-        }
-      }
-    }
-  }'
-}
+# shellcheck source=e2e/image/containerfile.sh
+. "$REPO/e2e/image/containerfile.sh"
 
 # ---- the binary and the Debian packages --------------------------------------
 
@@ -295,7 +259,7 @@ got=$(compiled "$ctx")
 WHY="$(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
 # The binary says which version it is, the chart's appVersion: the tag of
 # the image the chart deploys when image.tag is empty.
-app_version=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/hcp-controller/Chart.yaml")
+app_version=$(chart_app_version "$REPO/charts/hcp-controller/Chart.yaml")
 check "--version prints the chart's appVersion ($app_version)" \
   bash -c '[ -n "$2" ] && [ "$("$1" --version)" = "hcp-controller $2" ] && [ "$("$1" version)" = "hcp-controller $2" ]' _ "$BIN" "$app_version"
 check "make build compiles the same sources from the copied ones as from the tree" \
