@@ -40,7 +40,7 @@ find_go() {
 # there is one) and .go files is kept beside BIN as BIN.stamp. One build at a
 # time (flock on BIN.lock); JOBS bounds GOMAXPROCS and -p.
 go_build_cached() {
-  local src=$1 bin=$2 jobs=$3 go start stamp
+  local src=$1 bin=$2 jobs=$3 go stamp
   _go_stamp() {
     (cd "$src" && cat build.sh go.mod $(ls go.sum 2>/dev/null) $(ls ./*.go | sort)) |
       sha256sum | cut -d' ' -f1
@@ -52,17 +52,18 @@ go_build_cached() {
   exec 9>"$bin.lock"
   flock 9
   _go_current && return 0
-  start=$(date +%s)
   # The digest of the sources as they are when the build starts: a source
   # changed during the build makes the binary out of date, not current.
   stamp=$(_go_stamp)
-  e2e_log "building $(basename "$bin") (go $("$go" env GOVERSION))"
-  (cd "$src" && GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0 GOTOOLCHAIN=auto GOWORK=off \
-    GO111MODULE=on GOMAXPROCS=$jobs "$go" build -p "$jobs" -ldflags "-s -w" -o "$bin.tmp" .) ||
+  progress_start "$(basename "$bin") (go $("$go" env GOVERSION), -p $jobs)" \
+    "test infrastructure from $src, once per machine, cached in $(dirname "$bin")" \
+    "a few minutes (downloading and compiling its modules)" go_build_status
+  GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0 GOTOOLCHAIN=auto GOWORK=off \
+    GO111MODULE=on GOMAXPROCS=$jobs go_build_logged "$go" "$src" "$bin.tmp" . -p "$jobs" -ldflags "-s -w" ||
     e2e_die "building $src failed"
   mv -f "$bin.tmp" "$bin"
   echo "$stamp" >"$bin.stamp"
-  e2e_log "built $bin in $(($(date +%s) - start))s"
+  progress_stop
 }
 
 # ensure_packages PKG... installs the Debian packages that are missing, and
@@ -114,6 +115,42 @@ progress_stop() {
   kill "$PROGRESS_PID" 2>/dev/null
   wait "$PROGRESS_PID" 2>/dev/null
   PROGRESS_PID=
+  rm -f "$PROGRESS_FILE" "$PROGRESS_FILE.log"
   trap - EXIT
   [ "${1:-}" = quiet ] || e2e_log "built $PROGRESS_WHAT in $(($(date +%s) - PROGRESS_T0))s"
+}
+
+# The state go_build_logged leaves for go_build_status, a file named after
+# the script's process (the same in the ticker's subshell).
+PROGRESS_FILE=${TMPDIR:-/tmp}/hcp-progress-$$
+
+# go_build_logged GO DIR OUTPUT PACKAGE [FLAGS...]: `GO build -v FLAGS -o
+# OUTPUT PACKAGE` in DIR, the packages it compiles logged for
+# go_build_status, after counting the packages it depends on (go list
+# -deps, which downloads the modules the first time). Prints the end of the
+# log and fails when the build fails.
+go_build_logged() {
+  local go=$1 dir=$2 out=$3 pkg=$4 name total
+  shift 4
+  name=$(basename "${out%.tmp}")
+  printf '%s\n\n' "$name" >"$PROGRESS_FILE"
+  : >"$PROGRESS_FILE.log"
+  total=$(cd "$dir" && "$go" list -deps "$pkg" 2>/dev/null | wc -l)
+  printf '%s\n%s\n' "$name" "$total" >"$PROGRESS_FILE"
+  if ! (cd "$dir" && "$go" build -v "$@" -o "$out" "$pkg") 2>"$PROGRESS_FILE.log"; then
+    grep ' ' "$PROGRESS_FILE.log" | tail -30 >&2
+    return 1
+  fi
+}
+# go_build_status: what go_build_logged is at, for progress_start's ticker:
+# "NAME: N of M packages compiled" (M counts the standard library's too).
+go_build_status() {
+  local name="" total=""
+  { read -r name; read -r total; } <"$PROGRESS_FILE" 2>/dev/null || true
+  [ -n "$name" ] || return 0
+  if [ -z "$total" ] || [ "$total" = 0 ]; then
+    echo "$name: downloading modules, listing packages"
+  else
+    echo "$name: $(grep -cv ' ' "$PROGRESS_FILE.log" 2>/dev/null) of $total packages compiled"
+  fi
 }

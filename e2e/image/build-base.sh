@@ -19,7 +19,7 @@
 # work tree, so `make clean` keeps it), <key> a digest of this script, the
 # stage's FROM and RUN instructions and RECIPE: it is rebuilt when any of
 # them change, and older ones are removed. Needs root (debootstrap, chroot)
-# and the Debian mirror (about 47 MB downloaded, 3-4 minutes the first time).
+# and the Debian mirror (about 47 MB downloaded, 3-6 minutes the first time).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -75,8 +75,9 @@ mkdir -p "$tmp"
 : >"$log"
 # The ticker's status: debootstrap's stage, then apt-get's last step.
 status() { grep -E '^(I: |Get:|Unpacking |Setting up )' "$log" | tail -1 | cut -c1-100; }
-progress_start "the image's base root file system (debian:$release-slim + the Containerfile's runtime RUN)" \
-  "the container image test runs the controller from it" "3-4 minutes and downloads about 47 MB" status
+progress_start "the image's base (debian:$release-slim)" \
+  "debootstrap, then the Containerfile's runtime RUN; the e2e-image suite runs the controller's image on it; once per machine, cached in $base_dir" \
+  "3-6 minutes and about 47 MB downloaded" status
 trap cleanup EXIT
 
 r=$tmp/rootfs

@@ -1,7 +1,7 @@
 # The container image, built and run (e2e/image/test_image.sh) against the
 # "main" instance: `make e2e` runs e2e-image. Its base root file system comes
 # from Debian's packages (debootstrap, then the Containerfile's runtime RUN),
-# built once per machine into the cache by e2e/image/build-base.sh (3-4
+# built once per machine into the cache by e2e/image/build-base.sh (3-6
 # minutes and about 47 MB downloaded cold, nothing warm); `make
 # e2e-image-base` only builds that.
 
