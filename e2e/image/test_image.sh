@@ -28,6 +28,7 @@ repo=$(cd "$here/../.." && pwd)
 . "$here/containerfile.sh"
 
 CONTAINERFILE=${HCP_CONTAINERFILE:-$repo/Containerfile}
+T_SUITE=$(now_us)
 begin_suite
 [ "$(id -u)" -eq 0 ] || { not_ok "root (buildah's storage, runc)"; summary; exit 1; }
 for t in buildah runc; do
@@ -152,4 +153,5 @@ echo "# without $pkg's files: $out"
 check_contains "an image without $pkg's libraries does not start, naming the library" \
   "error while loading shared libraries: lib" "$out"
 
+echo "# e2e-image: $((($(now_us) - T_SUITE) / 1000)) ms"
 summary
