@@ -39,6 +39,12 @@ store=$CTL_TMP/containers
 B=(buildah --root "$store/storage" --runroot "$store/run" --storage-driver overlay)
 RUN=("${B[@]}" run --runtime "$(command -v runc)" --network host)
 image_cleanup() {
+  # Processes of this test's containers first (their root is in $store).
+  local p
+  for p in /proc/[0-9]*; do
+    [[ "$(readlink "$p/root" 2>/dev/null)" == "$store"/* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+  [ -n "${RUN_PID:-}" ] && { kill "$RUN_PID" 2>/dev/null; wait "$RUN_PID" 2>/dev/null; }
   "${B[@]}" rm --all >/dev/null 2>&1
   "${B[@]}" rmi --all --force >/dev/null 2>&1
   # Whatever the storage driver left mounted goes before its files.
@@ -137,8 +143,10 @@ EVENTUALLY=20 eventually "it reconciles: the HostedCluster's HostedChangeManagem
   "$NS" get "$(hcms_path "$NS" hostedcluster a)" .metadata.namespace
 
 [ -n "$pid" ] && kill -TERM "$pid"
+wait_for 15 gone || kill -KILL "$pid" 2>/dev/null
 wait "$RUN_PID"
 rc=$?
+RUN_PID=
 WHY="$(tail -5 "$CTL_TMP/image-ctl.log" | tr '\n' ' ')"
 check_eq "it stops cleanly on SIGTERM (exit status)" 0 "$rc"
 
