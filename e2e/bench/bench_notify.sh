@@ -112,7 +112,7 @@ restart_kill() {
 }
 
 part_month() {
-  local dir port start end i j p objs="" hcs="" plan t0 down0 down1 restart e j_out
+  local dir port start end i j p objs="" npobjs="" hcs="" plan t0 down0 down1 restart e j_out
   NS=$(new_ns nmonth) || return
   dir=$CTL_TMP/month
   mkdir -p "$dir"
@@ -139,7 +139,7 @@ YAML
     hcs+=" hc$i"
     objs+="{\"kind\":\"HostedCluster\",\"name\":\"hc$i\",\"path\":\"$(hc_path "$NS" "hc$i")\",\"policy\":\"$p\",\"images\":[\"$REL1\",\"$REL2\"]},"
     for ((j = 1; j <= NP_PER_HC; j++)); do
-      objs+="{\"kind\":\"NodePool\",\"name\":\"hc$i-np$j\",\"path\":\"$(np_path "$NS" "hc$i-np$j")\",\"policy\":\"$p\",\"images\":[\"$REL1\",\"$REL2\"]},"
+      npobjs+="{\"kind\":\"NodePool\",\"cluster\":\"hc$i\",\"name\":\"hc$i-np$j\",\"path\":\"$(np_path "$NS" "hc$i-np$j")\",\"policy\":\"$p\",\"images\":[\"$REL1\",\"$REL2\"]},"
     done
     (
       mk_hc "$NS" "hc$i" "policy=$p" >/dev/null || echo "hc$i" >>"$dir/setup-failed"
@@ -153,7 +153,7 @@ YAML
   check_eq "every HostedCluster and NodePool created" "" "$(tr '\n' ' ' <"$dir/setup-failed")"
   echo "# $N_HC HostedClusters and $((N_HC * NP_PER_HC)) NodePools created in $((($(now_us) - t_setup) / 1000)) ms"
   plan=$dir/plan.json
-  python3 "$PY" plan "$SEED" "$t0" "$DAYS" "[${objs%,}]" >"$plan" || { not_ok "plan"; return; }
+  python3 "$PY" plan "$SEED" "$t0" "$DAYS" "[$objs${npobjs%,}]" >"$plan" || { not_ok "plan"; return; }
   echo "# $(jq length "$plan") requests planned (seed $SEED)"
   recv_start "$dir" "$port" 0
   # The client's rate limit is real time: at 8640x its default (20/s)
@@ -207,8 +207,8 @@ YAML
   # The run's records stay for a look afterwards.
   [ -n "${BENCH_NOTIFY_OUT:-}" ] && mkdir -p "$BENCH_NOTIFY_OUT" && cp -r "$dir" "$BENCH_NOTIFY_OUT/"
   e=$(jq -r .expected <<<"$j_out")
-  echo "# judged: $(jq -c 'del(.lost_list, .dup_list, .unexpected_list)' <<<"$j_out")"
-  jq -c '.lost_list[], .dup_list[], .unexpected_list[]' <<<"$j_out" | head -20 | sed 's/^/#   /'
+  echo "# judged: $(jq -c 'del(.lost_list, .dup_list, .unexpected_list, .moved_list)' <<<"$j_out")"
+  jq -c '.lost_list[], .dup_list[], .unexpected_list[], .moved_list[]' <<<"$j_out" | head -20 | sed 's/^/#   /'
   check "requests admitted (none refused)" test "$(jq .refused <<<"$j_out")" -eq 0
   check "notifications expected" test "$e" -gt 0
   check_eq "every expected notification delivered at least once (0 lost)" 0 "$(jq .lost <<<"$j_out")"
@@ -218,7 +218,7 @@ YAML
   dropped=$(metric a 'hcp_controller_notifications_total\{endpoint="recv",result="dropped"\}')
   check_eq "the metric counts none dropped" 0 "${dropped:-0}"
   figure "simulated month ($DAYS days at ${SCALE}x, $N_HC HostedClusters + $((N_HC * NP_PER_HC)) NodePools, seed $SEED):" \
-    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.duplicates) duplicates (\(.duplicates_after_restart) after the restart), \(.unexpected) unexpected"' <<<"$j_out")"
+    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.moved) for a later window (change kept held), \(.duplicates) duplicates (\(.duplicates_after_restart) after the restart), \(.unexpected) unexpected"' <<<"$j_out")"
   figure "notification delay after the step, receiver up ($(jq -r .latency_up_n <<<"$j_out") steps):" \
     "$(jq -r '"p50 \(.latency_up_p50_sim | floor) s / p99 \(.latency_up_p99_sim | floor) s / max \(.latency_up_max_sim | floor) s simulated = p50 \(.latency_up_p50_real * 1000 | floor) ms / p99 \(.latency_up_p99_real * 1000 | floor) ms / max \(.latency_up_max_real * 1000 | floor) ms real"' <<<"$j_out")"
   figure "steps due while the receiver was down: $(jq -r '"\(.latency_down_n), delivered at most \(.latency_down_max_sim / 3600 | . * 10 | floor / 10) h (simulated) after the step"' <<<"$j_out")"

@@ -76,15 +76,28 @@ def cmd_plan(seed, start, days, objects):
     objs = json.loads(objects)
     end = start + days * DAY
     plan = []
+    # A NodePool's release waits for its control plane to have completed it
+    # (DESIGN.md 3.6): a NodePool asks for a release only after the window
+    # in which its HostedCluster's request for it was let through (the
+    # HostedClusters come first in OBJECTS).
+    cp_done = {}
     for o in objs:
         ws = windows(o["policy"], start, days)
         t_min = start + 6 * HOUR
         images = list(o["images"])
         while images:
+            if o["kind"] == "NodePool":
+                done = cp_done.get((o["cluster"], images[0]))
+                if done is None:
+                    break
+                t_min = max(t_min, done + 6 * HOUR)
+                if t_min > end - 3 * DAY:
+                    break
             # A time outside the windows and away from every boundary, whose
             # window ends a day before the month does.
             for _ in range(200):
-                t = rnd.uniform(t_min, end - 2 * DAY)
+                # Within the next 6 days, so that most objects ask twice.
+                t = rnd.uniform(t_min, min(end - 2 * DAY, t_min + 6 * DAY))
                 k, w = classify(ws, t)
                 if k == "held" and w is not None and not near_boundary(ws, t) and \
                         w + 8 * HOUR + DAY < end:
@@ -95,6 +108,8 @@ def cmd_plan(seed, start, days, objects):
             plan.append({"kind": o["kind"], "path": o["path"], "name": o["name"],
                          "policy": o["policy"], "image": img, "at": round(t, 3)})
             wend = [e for s, e in ws if s == w][0]
+            if o["kind"] == "HostedCluster":
+                cp_done[(o["name"], img)] = wend
             # The next request once this one's change is done.
             t_min = max(t_min, wend + 6 * HOUR)
             if t_min > end - 3 * DAY:
@@ -224,7 +239,8 @@ def cmd_expect(done_file, start, days):
                 exp.append({"obj": obj, "step": "window-soon", "window": w, "lead": lead,
                             "at": max(t, w - lead), "req": r["at"]})
         exp.append({"obj": obj, "step": "initiated", "window": w, "at": w, "req": r["at"]})
-        exp.append({"obj": obj, "step": "completed", "at": w, "req": r["at"]})
+        if r["kind"] == "HostedCluster":
+            exp.append({"obj": obj, "step": "completed", "at": w, "req": r["at"]})
     json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused}, sys.stdout)
 
 
@@ -257,7 +273,9 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
         got.setdefault(key, []).append(p["t"])
         ids.setdefault(p["body"]["id"], []).append((key, p["t"]))
     dup_ids = {i: v for i, v in ids.items() if len(v) > 1}
-    lost, lat, lat_down, matched = [], [], [], set()
+    lost, lat, lat_down, matched, moved = [], [], [], set(), []
+    expected_keys = {(x["obj"][0], x["obj"][1], x["step"], x["window"], x.get("lead"))
+                     for x in e["expected"] if x["step"] != "completed"}
     completed_due = {}
     for x in e["expected"]:
         if x["step"] == "completed":
@@ -266,6 +284,17 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
         key = (x["obj"][0], x["obj"][1], x["step"], x["window"], x.get("lead"))
         ts = got.get(key)
         if not ts:
+            # The controller kept the change held for a later window (the
+            # health gate, or its release write admitted after the window
+            # closed on a clock this fast): the step arrives for that window.
+            # Counted apart; lost only when it arrives for none.
+            later = sorted(k for k in got if k[:3] == key[:3] and k[4] == key[4] and
+                           k[3] is not None and key[3] < k[3] <= key[3] + 8 * DAY and
+                           k not in expected_keys and k not in matched)
+            if later:
+                matched.add(later[0])
+                moved.append(x)
+                continue
             lost.append(x)
             continue
         matched.add(key)
@@ -296,6 +325,7 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
         "lost": len(lost) + lost_completed, "lost_list": lost[:10],
         "duplicates": dups, "duplicates_after_restart": dups_after_restart,
         "dup_list": [[list(k), t] for v in list(dup_ids.values())[:5] for k, t in v],
+        "moved": len(moved), "moved_list": moved[:10],
         "unexpected": len(unexpected), "unexpected_list": [list(k) for k in unexpected[:10]],
         "latency_up_n": len(lat),
         "latency_up_p50_sim": pct(lat, 50), "latency_up_p99_sim": pct(lat, 99),
