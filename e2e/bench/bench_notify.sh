@@ -218,7 +218,7 @@ YAML
   dropped=$(metric a 'hcp_controller_notifications_total\{endpoint="recv",result="dropped"\}')
   check_eq "the metric counts none dropped" 0 "${dropped:-0}"
   figure "simulated month ($DAYS days at ${SCALE}x, $N_HC HostedClusters + $((N_HC * NP_PER_HC)) NodePools, seed $SEED):" \
-    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.moved) for a later window (change kept held), \(.duplicates) duplicates (\(.duplicates_after_restart) after the restart), \(.unexpected) unexpected"' <<<"$j_out")"
+    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.moved) for a later window (change kept held), \(.behind) window-soon not sent (the controller reached the window late and let the change through in a later one), \(.duplicates) duplicates (\(.duplicates_after_restart) after the restart), \(.unexpected) unexpected"' <<<"$j_out")"
   figure "notification delay after the step, receiver up ($(jq -r .latency_up_n <<<"$j_out") steps):" \
     "$(jq -r '"p50 \(.latency_up_p50_sim | floor) s / p99 \(.latency_up_p99_sim | floor) s / max \(.latency_up_max_sim | floor) s simulated = p50 \(.latency_up_p50_real * 1000 | floor) ms / p99 \(.latency_up_p99_real * 1000 | floor) ms / max \(.latency_up_max_real * 1000 | floor) ms real"' <<<"$j_out")"
   figure "steps due while the receiver was down: $(jq -r '"\(.latency_down_n), delivered at most \(.latency_down_max_sim / 3600 | . * 10 | floor / 10) h (simulated) after the step"' <<<"$j_out")"
