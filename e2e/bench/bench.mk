@@ -39,3 +39,19 @@ bench-hosted: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 
 bench-boundary: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 	$(call bench_controller_run,0,1)
+
+# bench-notify (e2e/bench/bench_notify.sh): notifications at scale beside the
+# behaviour model on the "main" instance: a simulated month of 50
+# HostedClusters and 150 NodePools (a day in 10 s; BENCH_NOTIFY_DAYS,
+# BENCH_NOTIFY_SCALE, BENCH_NOTIFY_SEED) with the receiver down for a day and
+# the controller killed half way, the loop's window-open -> release latency
+# with 10 endpoints that answer after 10 s, and bad configurations refused.
+# BENCH_NOTIFY_PARTS="config month loop" narrows it. About 6 minutes.
+BENCH_E2E_TARGETS += bench-notify
+
+.PHONY: bench-notify
+
+bench-notify: $(BUILD)/hcp-controller e2e-model-bin
+	@rm -rf $(BENCH_CTL_DIR)/notify
+	@e2e/cluster.sh with main -- env HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
+		BENCH_NOTIFY_OUT=$(abspath $(BENCH_CTL_DIR))/notify e2e/bench/bench_notify.sh

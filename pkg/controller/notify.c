@@ -120,13 +120,21 @@ static notify_marks_t known_marks(const record_t *r, const decide_plan_t *p)
 }
 
 /* Writes the notified annotation when what was delivered is not on the
- * object yet (one merge patch for every step delivered since). */
+ * object yet (one merge patch for every step delivered since). While a
+ * write of the object is in flight the marks wait for its answer: the
+ * record is decided again then (redo), so that they are written even when
+ * nothing else about the object changes; otherwise a restart before the
+ * object's next event would send the step again within its window. */
 static void write_marks(ctl_controller_t *c, record_t *r, const notify_marks_t *on_object)
 {
     char path[PATH_MAX_LEN], text[NOTIFY_MARKS_LEN];
     notify_marks_t m = *on_object;
-    if (notify_marks_cover(on_object, &r->notify_delivered) || r->wt.inflight > 0)
+    if (notify_marks_cover(on_object, &r->notify_delivered))
         return;
+    if (r->wt.inflight > 0) {
+        r->wt.redo = true;
+        return;
+    }
     notify_marks_merge(&m, &r->notify_delivered);
     notify_marks_format(&m, text, sizeof(text));
     if (kube_path(path, sizeof(path), HS_GROUP, HS_VERSION,

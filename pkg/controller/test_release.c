@@ -187,12 +187,71 @@ static void test_nothing_parked_without_releases(void **state)
     stop(&f);
 }
 
+static void no_notify(const notify_event_t *ev, const notify_due_t *d, void *ud)
+{
+    (void)ev;
+    (void)d;
+    (void)ud;
+}
+
+/* A step delivered while writes of its object are in flight (the status
+ * and companion writes that follow a window's opening): the notified marks
+ * wait for their answers and are then written, with nothing else about the
+ * object changing, so that a controller restarted afterwards does not send
+ * the step again within its window. */
+static void test_marks_written_after_writes_in_flight(void **state)
+{
+    (void)state;
+    fixture_t f;
+    notify_config_t cfg;
+    start(&f);
+    notify_config_default(&cfg);
+    cfg.n_endpoints = 1;
+    f.c->opts.notify = no_notify;
+    f.c->opts.notify_cfg = &cfg;
+    record_t *n = reconcile(&f, R_NP, "n");
+    assert_true(n->wt.inflight > 0);
+    int before = fakeapi_count(f.api);
+    notify_due_t d = {.step = NOTIFY_INITIATED, .window = f.c->opts.clock.sim0,
+                      .until = SCHED_POS_INF};
+    ctl_notified(f.c, "NodePool", "clusters", "n", &d);
+    run_until_answered(&f);
+    /* Answered: the NodePool is decided again (nothing else would: the
+     * answers and events of its own writes may all have come before the
+     * delivery) ... */
+    assert_true(n->q.queued);
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    /* ... once the watch has the version its writes made, and writes its
+     * marks. */
+    testutil_ctl_add(&f.c->nps, "{\"kind\":\"NodePool\",\"metadata\":{\"namespace\":\"clusters\","
+                                "\"name\":\"n\",\"uid\":\"u-n\",\"resourceVersion\":\"8\","
+                                "\"generation\":1,\"annotations\":{" PERMISSIVE "}},"
+                                "\"spec\":{\"clusterName\":\"a\"}}");
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    before = fakeapi_count(f.api);
+    ctl_reconcile(f.c, n);
+    run_until_answered(&f);
+    int marks = 0;
+    for (int i = before; i < fakeapi_count(f.api); i++) {
+        const fakeapi_req_t *r = fakeapi_nth(f.api, i);
+        if (strstr(r->path, "/nodepools/n") && !strstr(r->path, "/status") &&
+            strstr(r->body, NOTIFY_MARKS_ANNOTATION) && strstr(r->body, "initiated="))
+            marks++;
+    }
+    assert_int_equal(marks, 1);
+    f.c->opts.notify_cfg = NULL;
+    stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_releases_first),
         cmocka_unit_test(test_nothing_parked_without_releases),
         cmocka_unit_test(test_nodepool_request_first),
+        cmocka_unit_test(test_marks_written_after_writes_in_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,7 @@
 
 #include "schedule/schedule.h"
 
-#define NOTIFY_MAX_ENDPOINTS 8
+#define NOTIFY_MAX_ENDPOINTS 16
 #define NOTIFY_MAX_LEADS 4
 #define NOTIFY_NAMELEN 64
 #define NOTIFY_URLLEN 2048

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -110,9 +111,33 @@ static void test_errors_name_the_key(void **state)
     }
 }
 
+/* Up to NOTIFY_MAX_ENDPOINTS endpoints (ten slow ones are measured by
+ * bench-notify); one more is refused naming the key. */
+static void test_endpoint_count(void **state)
+{
+    (void)state;
+    notify_config_t c;
+    char err[256], text[4096] = "{\"endpoints\":[";
+    size_t n = strlen(text);
+    for (int i = 0; i <= NOTIFY_MAX_ENDPOINTS; i++) {
+        if (i == NOTIFY_MAX_ENDPOINTS) {
+            snprintf(text + n, sizeof(text) - n, "]}");
+            assert_int_equal(parse(text, &c, err, sizeof(err)), 0);
+            assert_int_equal(c.n_endpoints, NOTIFY_MAX_ENDPOINTS);
+            text[n] = '\0';
+        }
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "%s{\"name\":\"e%d\",\"url\":\"http://h/%d\"}",
+                              i ? "," : "", i, i);
+    }
+    snprintf(text + n, sizeof(text) - n, "]}");
+    assert_int_equal(parse(text, &c, err, sizeof(err)), HCP_EINVAL);
+    assert_non_null(strstr(err, "notifications.endpoints"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_endpoint_count),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_full),
         cmocka_unit_test(test_errors_name_the_key),
