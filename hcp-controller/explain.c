@@ -144,6 +144,8 @@ static int lookup(void *ctx, const char *ns, const char *name, stanza_policy_ref
     out->ready = s->policy->valid;
     out->sched = s->policy->sched;
     out->message = s->policy->message;
+    out->min_left_cp = s->policy->min_left_cp;
+    out->min_left_workers = s->policy->min_left_workers;
     return 0;
 }
 
