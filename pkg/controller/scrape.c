@@ -281,6 +281,7 @@ static void object_timeline(const kube_obj *o, metrics_ctx_t *x, decide_kind_t k
             t.policies[t.n_policies] != t.policies[0])
             t.n_policies++;
     }
+    t.min_left = p.decided ? p.d.minleft.min : 0;
     if (t.sched)
         x->tl_fn(&t, x->ud);
     decide_plan_free(&p);
