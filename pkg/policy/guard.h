@@ -49,7 +49,9 @@ typedef struct guard_config {
                                        RestrictiveUntil from now */
     sched_time_t min_time_left;     /* minTimeLeft: time a window must still
                                        have for a change to start in it
-                                       (schedule/minleft.h) */
+                                       (schedule/minleft.h); the controller
+                                       holds changes by it as the floor under
+                                       each policy's (decide/minleft.h) */
     char exempt_ns[GUARD_MAX_EXEMPT][GUARD_NAMELEN];    /* exemptNamespaces;
                                        "prefix*" matches by prefix */
     size_t n_exempt_ns;
