@@ -132,6 +132,23 @@ int preview_check(const char *guard_file, policy_t *const *p, int n, sched_t *s,
         fprintf(stderr, "%s: cannot evaluate the guard rails (%s)\n", PROG, hcp_strerror(rc));
         return EXIT_RUNTIME;
     }
+    /* A policy's own spec.minTimeLeft that none of its windows meets, as
+     * the validating webhook refuses it (one minTimeLeft entry at most). */
+    for (int k = 0; k < n; k++) {
+        guard_verdict_t own;
+        bool have = false;
+        for (size_t i = 0; i < v.n; i++)
+            have = have || v.v[i].rule == GUARD_RULE_MIN_TIME_LEFT;
+        if ((rc = guard_check_policy_min_left(p[k], from, &own)) < 0) {
+            fprintf(stderr, "%s: cannot evaluate spec.minTimeLeft (%s)\n", PROG,
+                    hcp_strerror(rc));
+            return EXIT_RUNTIME;
+        }
+        if (!own.allowed && !have && v.n < GUARD_NRULES) {
+            v.v[v.n++] = own.v[0];
+            v.allowed = 0;
+        }
+    }
     if (json) {
         if (print_json(&v) < 0) {
             fprintf(stderr, "%s: out of memory\n", PROG);

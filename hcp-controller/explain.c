@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "decide/gate.h"
+#include "decide/minleft.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/http.h"
@@ -144,6 +145,8 @@ static int lookup(void *ctx, const char *ns, const char *name, stanza_policy_ref
     out->ready = s->policy->valid;
     out->sched = s->policy->sched;
     out->message = s->policy->message;
+    out->min_left_cp = s->policy->min_left_cp;
+    out->min_left_workers = s->policy->min_left_workers;
     return 0;
 }
 
@@ -269,6 +272,7 @@ typedef struct effective {
     int is_np;
     sched_state_t state, own, cluster;
     char why[2048];
+    decide_minleft_t min;     /* the policies' minimum time left and the effective start */
 } effective_t;
 
 static int explain_state(const subject_t *x, const subject_t *hc, sched_time_t at, effective_t *e)
@@ -288,6 +292,15 @@ static int explain_state(const subject_t *x, const subject_t *hc, sched_time_t a
     }
     if ((rc = sched_state_at(x->res.sched, at, &e->own)) != 0 ||
         (rc = sched_state_at(e->sched, at, &e->state)) != 0)
+        return rc;
+    /* The policies' minimum (the guard rails' floor is the controller's:
+     * its conditions say when that is larger). */
+    decide_min_source_t src = DECIDE_MIN_NONE;
+    sched_time_t min = x->st.present || (hc && hc->st.present)
+                           ? decide_min_left_of(hc != NULL, &x->st, &x->res, hc ? &hc->st : NULL,
+                                                hc ? &hc->res : NULL, 0, at, &src)
+                           : 0;
+    if ((rc = decide_min_left(e->sched, min, src, at, &e->min)) != 0)
         return rc;
     why_own(x, at, e->own.permitted, own, sizeof own);
     if (!hc) {
@@ -438,6 +451,39 @@ static bool gate_verdict(const subject_t *x, sched_time_t at, char *buf, size_t 
     return ok;
 }
 
+/* "window opens X, changes may start until Y (min time left 2h)", or why
+ * none may start now; "" without a minimum. */
+static void start_line(const effective_t *e, sched_time_t at, char *buf, size_t len)
+{
+    const decide_minleft_t *m = &e->min;
+    char min[48], a[32], b[32], y[32], s[32];
+
+    buf[0] = '\0';
+    if (m->min <= 0)
+        return;
+    decide_min_left_format(m->min, min, sizeof min);
+    if (!m->found) {
+        snprintf(buf, len, "no window within 10 years has %s left: no change would start "
+                           "(min time left %s)", min, min);
+        return;
+    }
+    fmt_time(m->window.start, a, sizeof a);
+    fmt_time(m->window.end, b, sizeof b);
+    fmt_time(m->last, y, sizeof y);
+    fmt_time(m->start, s, sizeof s);
+    if (m->start == at)
+        snprintf(buf, len, "a change may start now, until %s (min time left %s; window %s - %s)",
+                 y, min, a, b);
+    else if (m->tail)
+        snprintf(buf, len, "no change may start now: less than %s is left in this window; "
+                           "next start %s (window opens %s, changes may start until %s)",
+                 min, s, a, y);
+    else
+        snprintf(buf, len, "window opens %s, changes may start until %s (min time left %s)%s%s",
+                 a, y, min, m->start != m->window.start ? "; first start " : "",
+                 m->start != m->window.start ? s : "");
+}
+
 static void print_text(const subject_t *x, const subject_t *hc, const effective_t *e,
                        const sched_set_t *w, sched_time_t at, const char *change)
 {
@@ -469,6 +515,9 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
             printf("  %-11s a window opens %s\n", "Next:", line);
         }
     }
+    start_line(e, at, line, sizeof line);
+    if (line[0])
+        printf("  %-11s %s\n", "Start:", line);
     printf("  %-11s %s\n", "Change:", change);
     bool skipped;
     gate_verdict(x, at, line, sizeof line, &skipped);
@@ -547,6 +596,18 @@ static int print_json(const subject_t *x, const subject_t *hc, const effective_t
                         !e->state.permitted && e->state.has_next && !e->state.no_window
                             ? jtime(e->state.next.start) : json_null());
     json_object_set_new(doc, "change", json_string(change));
+    if (e->min.min > 0) {
+        char st[1100];
+        start_line(e, at, st, sizeof st);
+        json_object_set_new(doc, "minTimeLeft",
+                            json_pack("{s:I, s:o, s:o, s:b, s:s}", "seconds",
+                                      (json_int_t)e->min.min, "effectiveStart",
+                                      e->min.found ? jtime(e->min.start) : json_null(),
+                                      "lastStart", e->min.found ? jtime(e->min.last) : json_null(),
+                                      "tail", e->min.tail, "message", st));
+    } else {
+        json_object_set_new(doc, "minTimeLeft", json_null());
+    }
     {
         char gate[1024];
         bool skipped, ok = gate_verdict(x, at, gate, sizeof gate, &skipped);

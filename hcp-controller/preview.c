@@ -13,6 +13,7 @@
 #include "policy/ics.h"
 #include "policy/manifest.h"
 #include "policy/policy.h"
+#include "schedule/minleft.h"
 #include "schedule/schedule.h"
 
 #define MAX_FILES 64
@@ -388,7 +389,48 @@ static void print_json(const sched_set_t *w)
     fputs("]}\n", stdout);
 }
 
-static int print_table(const loaded_t *l, sched_t *s, const sched_set_t *w, sched_time_t from)
+/* The policies' minimums: a single policy's controlPlane and workerNodes;
+ * for an intersection (a NodePool's own within its HostedCluster's) the
+ * larger workerNodes of them, and no control-plane one. */
+static void minimums(const loaded_t *l, sched_time_t *cp, sched_time_t *workers)
+{
+    *cp = l->n == 1 ? l->p[0]->min_left_cp : 0;
+    *workers = 0;
+    for (int k = 0; k < l->n; k++)
+        if (l->p[k]->min_left_workers > *workers)
+            *workers = l->p[k]->min_left_workers;
+}
+
+/* One line per minimum time left: the effective start from `from`. */
+static int print_min_left(sched_t *s, sched_time_t from, const char *who, sched_time_t min)
+{
+    sched_interval_t run, win;
+    char m[48], a[32], b[32], y[32], x[32];
+    int rc;
+
+    if (min <= 0)
+        return 0;
+    format_duration(min, m, sizeof m);
+    if ((rc = sched_min_left_start(s, from, min, SCHED_LOOKAHEAD, &run, &win)) < 0)
+        return rc;
+    printf("%s (minimum time left %s): ", who, m);
+    if (rc == 0) {
+        printf("no window within 10 years is that long: no change would start.\n");
+        return 0;
+    }
+    format_time(run.start, NULL, x, sizeof x);
+    format_time(run.end == SCHED_POS_INF ? SCHED_POS_INF : run.end - 1, NULL, y, sizeof y);
+    if (run.start == from) {
+        printf("a change may start now, until %s.\n", y);
+        return 0;
+    }
+    format_time(win.start, NULL, a, sizeof a);
+    format_time(win.end, NULL, b, sizeof b);
+    printf("the next start is %s (window %s to %s: changes may start until %s).\n", x, a, b, y);
+    return 0;
+}
+
+static int print_windows(const loaded_t *l, sched_t *s, const sched_set_t *w, sched_time_t from)
 {
     const char *tz = l->p[0]->time_zone;
     char ls[48], le[48], us[32], ue[32], dur[48], now[32];
@@ -456,6 +498,21 @@ static int print_table(const loaded_t *l, sched_t *s, const sched_set_t *w, sche
     return rc < 0 ? rc : 0;
 }
 
+/* The table, then the effective starts of the policies' minimums. */
+static int print_table(const loaded_t *l, sched_t *s, const sched_set_t *w, sched_time_t from)
+{
+    sched_time_t cp, workers;
+    int rc;
+
+    if ((rc = print_windows(l, s, w, from)) < 0)
+        return rc;
+    minimums(l, &cp, &workers);
+    if ((rc = print_min_left(s, from, "Control plane", cp)) < 0 ||
+        (rc = print_min_left(s, from, "Worker nodes", workers)) < 0)
+        return rc;
+    return 0;
+}
+
 /* The ICS form: the same windows as the other formats (at most --count,
  * starting within the look-ahead), and the policies' exclusions. */
 static int print_ics(const loaded_t *l, sched_t *s, const opts_t *o)
@@ -479,6 +536,9 @@ static int print_ics(const loaded_t *l, sched_t *s, const opts_t *o)
                         .policies = (const policy_t *const *)l->p, .n_policies = (size_t)l->n,
                         .from = o->from, .until = o->from + SCHED_LOOKAHEAD,
                         .max_windows = o->count};
+    sched_time_t cp, workers;
+    minimums(l, &cp, &workers);
+    t.min_left = cp > workers ? cp : workers; /* the stricter, for either system */
     ics_begin(&c, summary);
     if ((rc = ics_timeline(&c, &t, o->from)) == 0 && (rc = ics_end(&c)) == 0)
         fwrite(c.buf, 1, c.len, stdout);

@@ -78,6 +78,22 @@ expect "minTimeLeft no window can meet is refused, named" 3 "minTimeLeft: a chan
   preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'minTimeLeft: 8h\n')
 expect "minTimeLeft a window meets is allowed" 0 "Verdict: allowed" \
   preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'minTimeLeft: 7h\n')
+cat >"$tmp/own-min.yaml" <<Y
+apiVersion: changemanagement.hypershift.openshift.io/v1alpha1
+kind: HostedChangeManagementPolicy
+metadata: {name: own-min, namespace: team}
+spec:
+  strategy: MaintenanceSchedule
+  minTimeLeft: {workerNodes: 8h}
+  maintenanceSchedule:
+    permit: {rrule: "FREQ=DAILY", startTime: "01:00", duration: 7h}
+Y
+expect "a policy's own minTimeLeft no window meets is refused, naming the field" 3 \
+  "spec.minTimeLeft.workerNodes: a change starts only with 8h of its window left, but the longest window over the next 12 months is 7h (1h short): no change could ever start" \
+  preview -f "$tmp/own-min.yaml" --from $FROM --check --guard-config "$tmp/excl.yaml"
+sed 's/8h/7h/' "$tmp/own-min.yaml" >"$tmp/own-min7.yaml"
+expect "a policy's own minTimeLeft a window meets is allowed" 0 "Verdict: allowed" \
+  preview -f "$tmp/own-min7.yaml" --from $FROM --check --guard-config "$tmp/excl.yaml"
 expect "a bad notifications key in the same file is refused, named" 2 \
   "notifications.leads[0]: must be a duration" \
   preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config <(printf 'notifications: {leads: [48]}\n')

@@ -266,6 +266,40 @@ run preview -f "$tmp/permissive.yaml" --from $FROM
 contains "table unbounded" "$out" "changes are permitted, indefinitely."
 contains "table unbounded duration" "$out" "unbounded"
 
+# ---- minimum time left: the effective start ------------------------------
+cat >"$tmp/minleft.yaml" <<EOF
+apiVersion: changemanagement.hypershift.openshift.io/v1alpha1
+kind: HostedChangeManagementPolicy
+metadata: {name: sat, namespace: clusters}
+spec:
+  strategy: MaintenanceSchedule
+  minTimeLeft: {controlPlane: 2h, workerNodes: 30m}
+  maintenanceSchedule:
+    permit:
+      recurrence: {frequency: Weekly, weekly: {daysOfWeek: [Saturday]}}
+      startTime: "02:00"
+      duration: 4h
+EOF
+run preview -f "$tmp/minleft.yaml" --from 2026-11-26T00:00:00Z --count 1
+contains "minTimeLeft: the start before the window" "$out" "Control plane (minimum time left 2h): the next start is 2026-11-28T02:00:00Z (window 2026-11-28T02:00:00Z to 2026-11-28T06:00:00Z: changes may start until 2026-11-28T04:00:00Z)."
+run preview -f "$tmp/minleft.yaml" --from 2026-11-28T04:00:00Z --count 1
+contains "minTimeLeft: exactly the minimum left starts now" "$out" "Control plane (minimum time left 2h): a change may start now, until 2026-11-28T04:00:00Z."
+run preview -f "$tmp/minleft.yaml" --from 2026-11-28T04:00:01Z --count 1
+contains "minTimeLeft: less than the minimum waits for the next window" "$out" "Control plane (minimum time left 2h): the next start is 2026-12-05T02:00:00Z"
+contains "minTimeLeft: the worker nodes' own minimum" "$out" "Worker nodes (minimum time left 30m): a change may start now, until 2026-11-28T05:30:00Z."
+sed 's/duration: 4h/duration: 1h/' "$tmp/minleft.yaml" >"$tmp/minleft-short.yaml"
+run preview -f "$tmp/minleft-short.yaml" --from 2026-11-26T00:00:00Z --count 1
+contains "minTimeLeft: windows shorter than it" "$out" "Control plane (minimum time left 2h): no window within 10 years is that long: no change would start."
+run preview -f "$tmp/weekend.yaml" --from $FROM --count 1
+if [[ "$out" != *"minimum time left"* ]]; then ok "no minimum, no effective-start line"; else bad "no minimum line" "$out"; fi
+run preview -f "$tmp/minleft.yaml" --from 2026-11-26T00:00:00Z --count 1 -o ics
+unfolded=$(tr -d '\r' <<<"$out" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n //g')
+contains "minTimeLeft: the calendar says until when changes start" "$unfolded" \
+  "DESCRIPTION:Material changes may start in this window until 2026-11-28T04:00:00Z (minimum time left 2h: none starts in its last 2h)."
+run preview -f "$tmp/minleft.yaml" -f "$tmp/weekend.yaml" --from 2026-11-28T05:00:00Z --count 1
+contains "minTimeLeft: an intersection takes the larger workerNodes only" "$out" "Worker nodes (minimum time left 30m): a change may start now, until 2026-11-28T05:30:00Z."
+if [[ "$out" != *"Control plane (minimum"* ]]; then ok "an intersection has no control-plane minimum"; else bad "intersection cp" "$out"; fi
+
 # ---- dispatch ------------------------------------------------------------
 run --help
 if [ "$rc" -eq 0 ] && [[ "$out" == *"preview"* ]]; then ok "--help"; else bad "--help" "status $rc" "$out"; fi

@@ -38,6 +38,21 @@ explain_objects() {
   must mk_hc "$ns" forced strategy=PermissiveUntil permissive-until=2026-12-27T00:00:00Z policy=weekend || return
   must mk_hc "$ns" orphan policy=gone || return
 
+  # The minimum time left: the effective start, and none in the last 2h.
+  must mk_policy "$ns" weekendmin "$(jq -c '. + {minTimeLeft: {controlPlane: "2h"}}' <<<"$WEEKEND")" || return
+  must mk_hc "$ns" prodmin policy=weekendmin || return
+  explain hostedcluster "$ns/prodmin" --at 2026-11-25T10:00:00Z
+  check_contains "minTimeLeft: the window's open and its last start" \
+    "Start:      window opens 2026-11-28T01:00:00Z, changes may start until 2026-11-28T05:00:00Z (min time left 2h)" "$out"
+  explain hostedcluster "$ns/prodmin" --at 2026-11-28T05:30:00Z
+  check_contains "minTimeLeft: permitted, but less than the minimum left" \
+    "Start:      no change may start now: less than 2h is left in this window; next start 2026-11-29T01:00:00Z (window opens 2026-11-29T01:00:00Z, changes may start until 2026-11-29T05:00:00Z)" "$out"
+  explain hostedcluster "$ns/prodmin" --at 2026-11-28T05:00:00Z -o json
+  check_eq "minTimeLeft: exactly the minimum left starts now (-o json)" "7200|2026-11-28T05:00:00Z|2026-11-28T05:00:00Z|false" \
+    "$(jq -r '.minTimeLeft | [.seconds, .effectiveStart, .lastStart, .tail] | join("|")' <<<"$out")"
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z -o json
+  check_eq "no minimum: minTimeLeft null" null "$(jq -c .minTimeLeft <<<"$out")"
+
   explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z
   check_eq "outside a window: exit 0" 0 "$rc"
   check_contains "the stanza" "Stanza:     ByPolicy, policy weekend (from annotations)" "$out"

@@ -151,6 +151,8 @@ typedef struct ctl_timeline {
     const policy_t *policies[2]; /* borrowed: the policies behind it (the
                                     object's, then its HostedCluster's) */
     size_t n_policies;
+    sched_time_t min_left;     /* the minimum time left in force at now
+                                  (decide/minleft.h; 0 none) */
 } ctl_timeline_t;
 
 /* The controller's current instant (its clock: real or simulated). */

@@ -71,6 +71,7 @@ typedef struct record {
     bool last_restricted;
     int last_pending;
     bool last_gate_failed;   /* the previous decision was held by the health gate */
+    bool last_min_left;      /* the previous decision was held by the minimum time left */
     bool last_cp_first;      /* the previous decision held a NodePool's request
                                 for its control plane (decide_cp_first_apply()) */
     uint64_t last_override;  /* hash of the override record last told (audit), 0 none */

@@ -23,6 +23,8 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
     out->sched = e->p->sched;
     out->message = e->p->message;
     out->strategy = policy_strategy_name(e->p->strategy);
+    out->min_left_cp = e->p->min_left_cp;
+    out->min_left_workers = e->p->min_left_workers;
     return 0;
 }
 
@@ -146,6 +148,16 @@ static bool view_stale(void *ud, decide_kind_t kind, const char *ns, const char 
                  (capi->data && ctl_write_stale(r->wt.stale_capi, capi->rv)));
 }
 
+/* The guard rails' minTimeLeft: the floor under every policy's, except in
+ * an exempt namespace. */
+static sched_time_t view_min_time_left(void *ud, const char *ns)
+{
+    ctl_controller_t *c = ud;
+    if (!c->guard_set || c->guard.min_time_left <= 0 || guard_exempt(&c->guard, ns, NULL, NULL, 0))
+        return 0;
+    return c->guard.min_time_left;
+}
+
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
 {
     *v = (decide_view_t){.ud = c,
@@ -156,7 +168,8 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
                          .resolution = memoize ? memo_resolution : peek_resolution,
                          .intersection = memoize ? memo_intersection : peek_intersection,
                          .projection = view_projection,
-                         .stale = memoize ? view_stale : NULL};
+                         .stale = memoize ? view_stale : NULL,
+                         .min_time_left = view_min_time_left};
 }
 
 /* ---- carrying a plan out ----------------------------------------------- */
@@ -322,9 +335,16 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     const decide_decision_t *d = &p->d;
     const char *uid = p->self.uid;
     unheld_change(c, r, p, kind);
-    if (r->have_last && r->last_restricted != d->restricted)
+    /* The last minimum time left of a window (minleft.h): no change may
+     * start; told once per spell, with the effective start. */
+    bool min_left = d->restricted && strcmp(d->restricted_reason, "MinTimeLeft") == 0;
+    if (min_left && !r->last_min_left)
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "MinTimeLeft",
+              d->paused_message);
+    else if (r->have_last && r->last_restricted != d->restricted)
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal",
               d->restricted ? "WindowClosed" : "WindowOpened", d->paused_message);
+    r->last_min_left = min_left;
     if (r->have_last && r->last_pending == 2 && d->pending_metric == 1)
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
               "Pending changes may start now.");

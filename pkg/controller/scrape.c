@@ -165,6 +165,12 @@ static const stanza_nodepool_t *scrape_intersection(void *ud, const char *ns, co
     return &s->inter;
 }
 
+static sched_time_t scrape_min_time_left(void *ud, const char *ns)
+{
+    metrics_ctx_t *x = ud;
+    return x->records.min_time_left(x->records.ud, ns);
+}
+
 static void scrape_view_init(metrics_ctx_t *x)
 {
     ctl_view_init(x->c, false, &x->records);
@@ -173,7 +179,8 @@ static void scrape_view_init(metrics_ctx_t *x)
                               .lookup_policy = scrape_lookup,
                               .resolution = scrape_resolution,
                               .intersection = scrape_intersection,
-                              .projection = scrape_projection};
+                              .projection = scrape_projection,
+                              .min_time_left = scrape_min_time_left};
 }
 
 /* Frees the shared answers; intersections first (they refer to the
@@ -274,6 +281,7 @@ static void object_timeline(const kube_obj *o, metrics_ctx_t *x, decide_kind_t k
             t.policies[t.n_policies] != t.policies[0])
             t.n_policies++;
     }
+    t.min_left = p.decided ? p.d.minleft.min : 0;
     if (t.sched)
         x->tl_fn(&t, x->ud);
     decide_plan_free(&p);

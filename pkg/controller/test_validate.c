@@ -195,6 +195,34 @@ static void test_policy_normalised_and_untouched(void **state)
     assert_true(a.allowed);
 }
 
+/* A policy whose own spec.minTimeLeft no window meets is refused, without
+ * guard rails, naming the field, the longest window and the shortfall; one
+ * a window meets (exactly), and one whose strategy has no windows, pass. */
+#define MIN_LEFT(spec, m) POLICY("p", spec ",'minTimeLeft':" m "}")
+#define SAT4 "{'strategy':'MaintenanceSchedule','maintenanceSchedule':{'permit':{'recurrence':{" \
+             "'frequency':'Weekly','weekly':{'daysOfWeek':['Saturday']}},'startTime':'01:00'," \
+             "'duration':'4h'}}"
+static void test_policy_min_time_left(void **state)
+{
+    fixture_t *f = *state;
+    answer_t a = policy(f, "CREATE", MIN_LEFT(SAT4, "{'controlPlane':'5h','workerNodes':'1h'}"),
+                        NULL);
+    assert_false(a.allowed);
+    assert_int_equal(a.code, 422);
+    assert_string_equal(a.message, "spec.minTimeLeft.controlPlane: a change starts only with 5h "
+                                   "of its window left, but the longest window over the next 12 "
+                                   "months is 4h (1h short): no change could ever start");
+    a = policy(f, "CREATE", MIN_LEFT(SAT4, "{'controlPlane':'1h','workerNodes':'4h30m'}"), NULL);
+    assert_false(a.allowed);
+    assert_non_null(strstr(a.message, "spec.minTimeLeft.workerNodes: a change starts only with "
+                                      "4h 30m of its window left"));
+    assert_non_null(strstr(a.message, "(30m short)"));
+    assert_true(policy(f, "CREATE", MIN_LEFT(SAT4, "{'controlPlane':'4h'}"), NULL).allowed);
+    assert_true(policy(f, "CREATE",
+                       MIN_LEFT("{'strategy':'Restrictive'", "{'controlPlane':'8h'}"), NULL)
+                    .allowed);
+}
+
 /* An invalid stanza is refused with the controller's words; HyperShift's
  * writes that leave it alone pass even while it is invalid. */
 static void test_stanza(void **state)
@@ -353,6 +381,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_policy_invalid_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_policy_normalised_and_untouched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stanza, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_policy_min_time_left, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guard_min_permitted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guard_exemptions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guard_exclusion, setup, teardown),

@@ -110,9 +110,15 @@ static int validate_policy(const adm_request_t *q, adm_response_t *a, void *ud, 
                                           json_object_get(q->old_object, "spec")))
         return 0;
     rc = policy_parse(q->object, ctl_now(c), &p, msg, sizeof(msg));
+    guard_verdict_t own;
+    if (rc == 0 && (rc = guard_check_policy_min_left(p, ctl_now(c), &own)) < 0)
+        rc = hcp_errf(err, errlen, rc, "evaluating spec.minTimeLeft: %s", hcp_strerror(rc));
     if (rc == HCP_EINVAL) {
         adm_response_deny(a, CODE_INVALID, "%s", msg);
         rc = 0;
+    } else if (rc == 0 && !own.allowed) {
+        /* A minimum no window of the policy meets: no change could start. */
+        adm_response_deny(a, CODE_INVALID, "%s", own.v[0].message);
     } else if (rc == 0 && guarded(c, q)) {
         const policy_t *ps[1] = {p};
         guard_input_t in = {.effective = p->sched, .policies = ps, .n_policies = 1};

@@ -64,8 +64,10 @@ static json_t *behavior_doc(const decide_decision_t *d)
     const sched_state_t *s = &d->state;
     /* A failing health gate holds changes inside the window (DESIGN.md 3.10). */
     bool held_by_gate = s->permitted && d->gate.applies && !d->gate.pass && !d->gate.skipped;
-    /* So does a request that waits for its control plane (cpfirst.h). */
-    held_by_gate = held_by_gate || (s->permitted && d->cp_first);
+    /* So does a request that waits for its control plane (cpfirst.h), and
+     * the last minimum time left of a window (minleft.h). */
+    held_by_gate = held_by_gate || (s->permitted && d->cp_first) ||
+                   (s->permitted && d->minleft.tail && d->restricted);
     bool permitted = s->permitted && !held_by_gate;
     const char *cur_reason = permitted ? "ChangesPermitted" : d->restricted_reason;
     json_t *cur = state_doc(permitted, s->current, cur_reason);
@@ -145,6 +147,18 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
                             d->gate.pass ? json_pack("{s:b}", "passed", 1)
                                          : json_pack("{s:b, s:b, s:s}", "passed", 0, "skipped",
                                                      d->gate.skipped, "message", d->gate.why)))
+        goto fail;
+    if (d->minleft.min > 0 &&
+        json_object_set_new(doc, "minTimeLeft",
+                            json_pack("{s:I, s:s, s:o, s:o}", "seconds", (json_int_t)d->minleft.min,
+                                      "source",
+                                      d->minleft.source == DECIDE_MIN_GUARD ? "GuardRails"
+                                                                            : "Policy",
+                                      "effectiveStart",
+                                      d->minleft.found ? json_time(d->minleft.start) : json_null(),
+                                      "lastStart",
+                                      d->minleft.found ? json_time(d->minleft.last)
+                                                       : json_null())))
         goto fail;
     if (d->cp_first && json_object_set_new(doc, "waitingForControlPlane",
                                            json_pack("{s:s}", "message", d->cp_why)))

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "decide/gate.h"
+#include "decide/minleft.h"
 #include "decide/model.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
@@ -71,6 +72,8 @@ typedef struct decide_decision {
     const char *projected_reason;         /* static CamelCase */
     char projected_message[DECIDE_MSGLEN];
     decide_gate_t gate;    /* the health gate's verdict (decide_gate_apply()) */
+    decide_minleft_t minleft; /* the minimum time left and the effective start
+                                 (decide_min_left_apply()); min 0 when none */
     bool cp_first;         /* NodePools: the held request asks for a release its
                               control plane has not completed (cpfirst.h) */
     char cp_why[DECIDE_MSGLEN / 2]; /* why, in words; "" when not cp_first */

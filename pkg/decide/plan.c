@@ -50,6 +50,30 @@ static void hcp_namespace(char *buf, size_t len, const char *ns, const char *nam
     snprintf(buf, len, "%s-%s", ns, name);
 }
 
+/* The minimum time left (minleft.h) of an object that opted in, applied
+ * to its decision d on timeline. Returns 0 or an engine error. */
+static int min_left(const decide_view_t *v, const char *ns, bool nodepool, const stanza_t *st,
+                    const stanza_resolution_t *res, const stanza_t *cluster_st,
+                    const stanza_resolution_t *cluster, sched_t *timeline, bool opted_in,
+                    sched_time_t now, decide_decision_t *d, bool held, bool partial,
+                    const decide_capi_t *capi)
+{
+    decide_minleft_t m;
+    decide_min_source_t src;
+    sched_time_t floor = 0, min;
+    int rc;
+
+    if (!opted_in) /* an object nobody opted in is never held by us */
+        return 0;
+    if (v->min_time_left)
+        floor = v->min_time_left(v->ud, ns);
+    min = decide_min_left_of(nodepool, st, res, cluster_st, cluster, floor, now, &src);
+    if ((rc = decide_min_left(timeline, min, src, now, &m)) < 0)
+        return rc;
+    decide_min_left_apply(d, nodepool, &m, held, partial, capi, v->admission_holds);
+    return 0;
+}
+
 static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,
                    decide_plan_t *p, char *err, size_t errlen)
 {
@@ -72,6 +96,12 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
     p->optin_label = label_action(v, hc->m.stanza.present, hc->optin_label);
     int rc = decide_hc(hc, p->res, p->capi.data, v->admission_holds, now, &p->d);
     if (rc)
+        return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
+                        ns, name, rc);
+    /* A held release starts only with enough of its window left. */
+    if ((rc = min_left(v, ns, false, &hc->m.stanza, p->res, NULL, NULL, p->res->sched,
+                       hc->m.stanza.present, now, &p->d, decide_hc_held(hc), hc->history_partial,
+                       p->capi.data)) != 0)
         return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
                         ns, name, rc);
     /* DESIGN.md 3.10: a held release goes through only to a healthy cluster. */
@@ -168,6 +198,14 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
         p->d.cp_first = false;
         p->d.cp_why[0] = '\0';
     }
+    /* A held template or target starts only with enough of its window
+     * left; a rollout already under way is not a held change. */
+    const decide_hc_t *hcv = p->hc;
+    if ((rc = min_left(v, ns, true, &np->m.stanza, p->res, hcv ? &hcv->m.stanza : NULL,
+                       p->cluster, p->inter->sched, opted_in, now, &p->d,
+                       p->d.held[0] && !(md && md->rolling), false, md)) != 0)
+        return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
+                        name, rc);
     /* DESIGN.md 3.10: a held template or target goes through only to a
      * healthy pool; a rollout already under way is not a held change. */
     decide_gate_apply(&p->d, true, &np->m.health, &np->m.stanza,

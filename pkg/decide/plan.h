@@ -80,6 +80,9 @@ typedef struct decide_view {
      * deciding costs schedule queries, and its answer would be thrown away. */
     bool (*stale)(void *ud, decide_kind_t kind, const char *ns, const char *name,
                   const decide_ref_t *self, const decide_ref_t *capi);
+    /* Optional: the guard rails' minTimeLeft for objects of namespace ns
+     * (seconds, 0 none): the floor under every policy's (minleft.h). */
+    sched_time_t (*min_time_left)(void *ud, const char *ns);
 } decide_view_t;
 
 /* A closed decision about one HostedCluster or NodePool. */

@@ -232,35 +232,61 @@ static void check_restrictive(const guard_config_t *cfg, const guard_input_t *in
     add_violation(out, GUARD_RULE_MAX_RESTRICTIVE, over, now, in->restrictive_until, msg);
 }
 
-/* minTimeLeft: a window at least that long within the horizon. */
-static int check_min_time_left(const guard_config_t *cfg, sched_t *eff, sched_time_t now,
-                               guard_verdict_t *out)
+/* A minimum time left (min, named key in messages) that no window of eff
+ * within the horizon meets: a violation of rule minTimeLeft. */
+static int check_min_left(sched_t *eff, sched_time_t min_left, const char *key, sched_time_t now,
+                          guard_verdict_t *out)
 {
     sched_interval_t first;
     sched_time_t longest;
     char min[48], len[48], by[48], msg[GUARD_MSGLEN];
-    int rc = sched_min_left_start(eff, now, cfg->min_time_left, GUARD_HORIZON, &first, NULL);
+    int rc = sched_min_left_start(eff, now, min_left, GUARD_HORIZON, &first, NULL);
 
     if (rc != 0)
         return rc < 0 ? rc : 0;
     if ((rc = sched_longest_window(eff, now, GUARD_HORIZON, &longest)) < 0)
         return rc;
-    guard_format_duration(cfg->min_time_left, min, sizeof min);
+    guard_format_duration(min_left, min, sizeof min);
     guard_format_duration(longest, len, sizeof len);
-    guard_format_duration(cfg->min_time_left - longest, by, sizeof by);
+    guard_format_duration(min_left - longest, by, sizeof by);
     if (longest > 0)
         snprintf(msg, sizeof msg,
-                 "minTimeLeft: a change starts only with %s of its window left, but the longest "
+                 "%s: a change starts only with %s of its window left, but the longest "
                  "window over the next 12 months is %s (%s short): no change could ever start",
-                 min, len, by);
+                 key, min, len, by);
     else
         snprintf(msg, sizeof msg,
-                 "minTimeLeft: a change starts only with %s of its window left, but there is no "
+                 "%s: a change starts only with %s of its window left, but there is no "
                  "window over the next 12 months: no change could ever start",
-                 min);
-    add_violation(out, GUARD_RULE_MIN_TIME_LEFT, cfg->min_time_left - longest, now,
-                  now + GUARD_HORIZON, msg);
+                 key, min);
+    add_violation(out, GUARD_RULE_MIN_TIME_LEFT, min_left - longest, now, now + GUARD_HORIZON,
+                  msg);
     return 0;
+}
+
+/* minTimeLeft: a window at least that long within the horizon. */
+static int check_min_time_left(const guard_config_t *cfg, sched_t *eff, sched_time_t now,
+                               guard_verdict_t *out)
+{
+    return check_min_left(eff, cfg->min_time_left, "minTimeLeft", now, out);
+}
+
+int guard_check_policy_min_left(const policy_t *p, sched_time_t now, guard_verdict_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->allowed = 1;
+    out->least_permitted = -1;
+    if (!p->valid || p->strategy != POLICY_MAINTENANCE_SCHEDULE || !p->has_schedule)
+        return 0;
+    /* The larger first: one message says what no window meets. */
+    int cp_first = p->min_left_cp >= p->min_left_workers;
+    sched_time_t min = cp_first ? p->min_left_cp : p->min_left_workers;
+    if (min <= 0)
+        return 0;
+    return check_min_left(p->sched, min,
+                          cp_first ? "spec.minTimeLeft.controlPlane"
+                                   : "spec.minTimeLeft.workerNodes",
+                          now, out);
 }
 
 int guard_check(const guard_config_t *cfg, const guard_input_t *in, sched_time_t now,

@@ -49,7 +49,9 @@ typedef struct guard_config {
                                        RestrictiveUntil from now */
     sched_time_t min_time_left;     /* minTimeLeft: time a window must still
                                        have for a change to start in it
-                                       (schedule/minleft.h) */
+                                       (schedule/minleft.h); the controller
+                                       holds changes by it as the floor under
+                                       each policy's (decide/minleft.h) */
     char exempt_ns[GUARD_MAX_EXEMPT][GUARD_NAMELEN];    /* exemptNamespaces;
                                        "prefix*" matches by prefix */
     size_t n_exempt_ns;
@@ -147,6 +149,17 @@ const char *guard_rule_name(guard_rule_t r);
  * Returns 0 (the verdict says allowed or not) or a schedule engine error. */
 int guard_check(const guard_config_t *cfg, const guard_input_t *in, sched_time_t now,
                 guard_verdict_t *out);
+
+/* A policy's own spec.minTimeLeft against its own windows, with or without
+ * guard rails: a MaintenanceSchedule policy whose larger minimum
+ * (controlPlane or workerNodes) no window over the next 12 months meets
+ * could never let a change start, so the validating webhook refuses it. The
+ * verdict, as guard_check()'s, holds at most a minTimeLeft violation whose
+ * message names the field, the longest window and the shortfall
+ * ("spec.minTimeLeft.controlPlane: a change starts only with 8h of its
+ * window left, but the longest window over the next 12 months is 6h (2h
+ * short): no change could ever start"). Returns 0 or an engine error. */
+int guard_check_policy_min_left(const policy_t *p, sched_time_t now, guard_verdict_t *out);
 
 /* Formats a duration in seconds as "2d 3h 30m" (or "0s"). */
 void guard_format_duration(sched_time_t secs, char *buf, size_t len);

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "policy/ics.h"
+#include "policy/guard.h"
 
 #define FOLD 75 /* octets per line, CRLF excluded (RFC 5545 3.1) */
 
@@ -130,6 +131,32 @@ static void exclusions(ics_t *c, const ics_timeline_t *t, sched_time_t now)
     }
 }
 
+/* What a window's event says: when changes may start in it. */
+static void window_description(const ics_timeline_t *t, sched_interval_t iv, int open, char *buf,
+                               size_t len)
+{
+    const char *beyond = open ? " (it extends beyond the calendar's range)" : "";
+    char min[48], last[32];
+
+    if (t->min_left <= 0 || iv.end == SCHED_POS_INF) {
+        snprintf(buf, len, "Material changes may start in this window%s.", beyond);
+        return;
+    }
+    guard_format_duration(t->min_left, min, sizeof min);
+    if (iv.start != SCHED_NEG_INF && iv.end - iv.start < t->min_left) {
+        snprintf(buf, len,
+                 "No material change starts in this window: it is shorter than the minimum "
+                 "time left (%s).",
+                 min);
+        return;
+    }
+    sched_format_utc(iv.end - t->min_left, last, sizeof last);
+    snprintf(buf, len,
+             "Material changes may start in this window until %s (minimum time left %s: none "
+             "starts in its last %s)%s.",
+             last, min, min, beyond);
+}
+
 int ics_timeline(ics_t *c, const ics_timeline_t *t, sched_time_t now)
 {
     sched_time_t lo = t->from - ((t->from % 86400) + 86400) % 86400;
@@ -147,8 +174,7 @@ int ics_timeline(ics_t *c, const ics_timeline_t *t, sched_time_t now)
         if (rc == 0 || (iv.start != SCHED_NEG_INF && iv.start >= t->until))
             break;
         int open = iv.start == SCHED_NEG_INF || iv.end == SCHED_POS_INF;
-        snprintf(desc, sizeof desc, "Material changes may start in this window%s.",
-                 open ? " (it extends beyond the calendar's range)" : "");
+        window_description(t, iv, open, desc, sizeof desc);
         event(c, "window", t->uid, iv.start == SCHED_NEG_INF ? lo : iv.start,
               iv.end == SCHED_POS_INF ? hi : iv.end, title, desc, now);
         n++;

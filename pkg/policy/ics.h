@@ -5,6 +5,11 @@
  * permitted window of a timeline becomes a VEVENT (UTC DTSTART/DTEND, a UID
  * stable for the window: its object and its start), and each exclusion of
  * the policies behind the timeline an event of its own carrying the reason.
+ * With a minimum time left, a window's event keeps the window's own times
+ * (work started in it may run to its end) and its DESCRIPTION says the last
+ * instant a change may start (or that the window is too short for any):
+ * every calendar client shows the description, and a second event per
+ * window would double the calendar.
  * Lines are CRLF-terminated and folded at 75 octets without splitting a
  * UTF-8 sequence; TEXT values are escaped (backslash, semicolon, comma,
  * newline). Pure: the caller supplies `now` (DTSTAMP) and the range.
@@ -41,6 +46,9 @@ typedef struct ics_timeline {
     sched_time_t from;    /* windows ending after from ... */
     sched_time_t until;   /* ... and starting before until */
     long max_windows;     /* at most this many windows */
+    sched_time_t min_left; /* the minimum time left in force (seconds, 0 none):
+                              each window's DESCRIPTION says until when a
+                              change may start in it, or that none may */
 } ics_timeline_t;
 
 /* Starts a VCALENDAR named name (X-WR-CALNAME). */

@@ -174,6 +174,42 @@ static int permit(const json_t *obj, const char *path, policy_t *p, char *err, s
     return 0;
 }
 
+/* spec.minTimeLeft (DESIGN.md 2.1 extension): how much of a window must
+ * remain for a change to start in it, for the control plane and for the
+ * worker nodes. Same duration grammar and cap as a window's duration; "0s"
+ * (or an absent key) asks for no minimum. */
+static int min_time_left(const json_t *obj, const char *path, policy_t *p, char *err,
+                         size_t errlen)
+{
+    static const char *const fields[] = {"controlPlane", "workerNodes", NULL};
+    sched_time_t *into[2] = {&p->min_left_cp, &p->min_left_workers};
+    char fp[POLICY_PATHLEN], q[QUOTE_BUFLEN];
+    long long seconds;
+    json_t *v;
+    int rc;
+
+    if ((rc = policy_field_check_fields(obj, path, fields, err, errlen)) < 0)
+        return rc;
+    for (int i = 0; i < 2; i++) {
+        if ((rc = policy_field_get(obj, fields[i], JSON_STRING, path, &v, err, errlen)) < 0)
+            return rc;
+        if (rc == 0)
+            continue;
+        policy_field_join(fp, sizeof fp, path, fields[i]);
+        quote_string(json_string_value(v), q, sizeof q);
+        if (parse_duration(json_string_value(v), &seconds) != 0 ||
+            strlen(json_string_value(v)) != json_string_length(v))
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not a valid duration "
+                            "(hours, minutes and seconds, e.g. 2h, 90m, 1h30m or 0s for none)",
+                            fp, q);
+        if (seconds > DURATION_MAX_S)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is longer than the maximum of %dh", fp,
+                            q, DURATION_MAX_H);
+        *into[i] = (sched_time_t)seconds;
+    }
+    return 0;
+}
+
 /* The refusal of exclusion date field (path.field) holding v. Paths and
  * quotes are built only here: a policy may hold a thousand exclusions, and
  * on the way to a valid one they cost more than the checks. */
@@ -336,7 +372,8 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
 {
     static const char *const fields[] = {"apiVersion", "kind", "metadata", "spec", "status",
                                          NULL};
-    static const char *const spec_fields[] = {"strategy", "maintenanceSchedule", NULL};
+    static const char *const spec_fields[] = {"strategy", "maintenanceSchedule", "minTimeLeft",
+                                              NULL};
     static const char *const STRATEGIES[3] = {"Permissive", "Restrictive",
                                               "MaintenanceSchedule"};
     char q[QUOTE_BUFLEN];
@@ -402,6 +439,10 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
         if ((rc = maintenance_schedule(ms, "spec.maintenanceSchedule", p, err, errlen)) < 0)
             return rc;
     }
+    if ((rc = policy_field_get(spec, "minTimeLeft", JSON_OBJECT, "spec", &v, err, errlen)) < 0)
+        return rc;
+    if (v != NULL && (rc = min_time_left(v, "spec.minTimeLeft", p, err, errlen)) < 0)
+        return rc;
     return 0;
 }
 

@@ -64,6 +64,11 @@ typedef struct policy {
                            without permit */
     int start_minute;   /* window start, minutes after local midnight */
     int32_t duration;   /* seconds; 0 means "until the next local midnight" */
+    sched_time_t min_left_cp;      /* spec.minTimeLeft.controlPlane: seconds of
+                                      a window that must remain for a
+                                      control-plane change to start; 0 none */
+    sched_time_t min_left_workers; /* spec.minTimeLeft.workerNodes: the same
+                                      for a NodePool's change; 0 none */
     policy_exclusion_t *exclusions; /* owned array, in manifest order */
     size_t n_exclusions;
 

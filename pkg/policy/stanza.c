@@ -273,6 +273,8 @@ static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn looku
         return 0;
     }
     res->policy_strategy = ref.strategy != NULL ? ref.strategy : "MaintenanceSchedule";
+    res->min_left_cp = ref.min_left_cp > 0 ? ref.min_left_cp : 0;
+    res->min_left_workers = ref.min_left_workers > 0 ? ref.min_left_workers : 0;
     *out = sched_ref(ref.sched);
     return *out == NULL ? HCP_ENOMEM : 0;
 }

@@ -86,6 +86,8 @@ typedef struct stanza_policy_ref {
     const char *strategy; /* static: the policy's spec.strategy ("Permissive",
                              "Restrictive", "MaintenanceSchedule"), used when
                              found && ready; NULL counts as MaintenanceSchedule */
+    sched_time_t min_left_cp;      /* its spec.minTimeLeft.controlPlane (seconds, 0 none) */
+    sched_time_t min_left_workers; /* its spec.minTimeLeft.workerNodes */
 } stanza_policy_ref_t;
 
 /* Finds the policy `name` in namespace `ns`, filling *out (zeroed by the
@@ -109,6 +111,10 @@ typedef struct stanza_resolution {
     const char *policy_strategy;   /* static: the referenced policy's strategy,
                                       "Restrictive" when it is missing or not
                                       Ready; NULL when no policy is consulted */
+    sched_time_t min_left_cp;      /* the referenced policy's minTimeLeft for
+                                      the control plane (seconds; 0 when none,
+                                      or no Ready policy is consulted) */
+    sched_time_t min_left_workers; /* the same for worker nodes */
     char message[STANZA_MSGLEN];   /* one sentence describing the timeline */
 } stanza_resolution_t;
 

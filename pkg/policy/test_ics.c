@@ -108,10 +108,57 @@ static void test_exclusion_escaped_folded(void **state)
     policy_free(p);
 }
 
+/* text with its folds ("\r\n ") removed, in place. */
+static char *unfold(char *text)
+{
+    char *w = text;
+    for (const char *r = text; *r; r++) {
+        if (r[0] == '\r' && r[1] == '\n' && r[2] == ' ') {
+            r += 2;
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = '\0';
+    return text;
+}
+
+/* With a minimum time left a window's event keeps its times and says until
+ * when a change may start in it, or that it is too short for any. */
+static void test_min_time_left(void **state)
+{
+    (void)state;
+    policy_t *p = pol("{\"permit\":{\"rrule\":\"FREQ=WEEKLY;BYDAY=SA\",\"duration\":\"4h\"}}");
+    const policy_t *ps[1] = {p};
+    ics_timeline_t t = {.uid = "x.ns.p", .summary = "ns/p", .sched = p->sched, .policies = ps,
+                        .n_policies = 1, .from = tu_ts("2026-11-23T00:00:00Z"),
+                        .until = tu_ts("2026-11-30T00:00:00Z"), .max_windows = 10,
+                        .min_left = 2 * 3600};
+    ics_t c = {0};
+    ics_begin(&c, "cal");
+    assert_int_equal(ics_timeline(&c, &t, t.from), 0);
+    assert_int_equal(ics_end(&c), 0);
+    assert_non_null(strstr(c.buf, "DTSTART:20261128T000000Z\r\nDTEND:20261128T040000Z\r\n"));
+    assert_non_null(strstr(unfold(c.buf), "DESCRIPTION:Material changes may start in this "
+                                          "window until 2026-11-28T02:00:00Z (minimum time "
+                                          "left 2h: none starts in its last 2h)."));
+    ics_free(&c);
+    t.min_left = 5 * 3600;
+    ics_begin(&c, "cal");
+    assert_int_equal(ics_timeline(&c, &t, t.from), 0);
+    assert_int_equal(ics_end(&c), 0);
+    assert_non_null(strstr(unfold(c.buf), "DESCRIPTION:No material change starts in this "
+                                          "window: it is shorter than the minimum time left "
+                                          "(5h)."));
+    ics_free(&c);
+    policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_windows_and_range),
+        cmocka_unit_test(test_min_time_left),
         cmocka_unit_test(test_unbounded),
         cmocka_unit_test(test_exclusion_escaped_folded),
     };

@@ -296,6 +296,28 @@ static const bad_case_t BAD[] = {
      XP "[0].untilDate: must be a string, not a number"},
     {EXCL("[{'fromDate':'2026-03-01','reason':false}]"),
      XP "[0].reason: must be a string, not a boolean"},
+    /* minTimeLeft */
+#define MTL(m) DOC("{'strategy':'MaintenanceSchedule','minTimeLeft':" m "}")
+    {MTL("'2h'"), "spec.minTimeLeft: must be an object, not a string"},
+    {MTL("{'controlplane':'2h'}"), "spec.minTimeLeft.controlplane: unknown field"},
+    {MTL("{'controlPlane':7200}"), "spec.minTimeLeft.controlPlane: must be a string, not a number"},
+    {MTL("{'controlPlane':'-2h'}"),
+     "spec.minTimeLeft.controlPlane: \"-2h\" is not a valid duration (hours, minutes and "
+     "seconds, e.g. 2h, 90m, 1h30m or 0s for none)"},
+    {MTL("{'workerNodes':'2 hours'}"),
+     "spec.minTimeLeft.workerNodes: \"2 hours\" is not a valid duration (hours, minutes and "
+     "seconds, e.g. 2h, 90m, 1h30m or 0s for none)"},
+    {MTL("{'workerNodes':'1.5h'}"),
+     "spec.minTimeLeft.workerNodes: \"1.5h\" is not a valid duration (hours, minutes and "
+     "seconds, e.g. 2h, 90m, 1h30m or 0s for none)"},
+    {MTL("{'workerNodes':''}"),
+     "spec.minTimeLeft.workerNodes: \"\" is not a valid duration (hours, minutes and "
+     "seconds, e.g. 2h, 90m, 1h30m or 0s for none)"},
+    {MTL("{'controlPlane':'30m2h'}"),
+     "spec.minTimeLeft.controlPlane: \"30m2h\" is not a valid duration (hours, minutes and "
+     "seconds, e.g. 2h, 90m, 1h30m or 0s for none)"},
+    {MTL("{'controlPlane':'8761h'}"),
+     "spec.minTimeLeft.controlPlane: \"8761h\" is longer than the maximum of 8760h"},
 };
 
 static void test_bad(void **state)
@@ -619,6 +641,35 @@ static void test_durations(void **state)
     }
 }
 
+/* spec.minTimeLeft: each key on its own, absent and "0s" meaning none. */
+static void test_min_time_left(void **state)
+{
+    static const struct {
+        const char *m;
+        sched_time_t cp, workers;
+    } cases[] = {{"{'controlPlane':'2h'}", 7200, 0},
+                 {"{'workerNodes':'30m'}", 0, 1800},
+                 {"{'controlPlane':'1h30m','workerNodes':'45s'}", 5400, 45},
+                 {"{'controlPlane':'0s','workerNodes':'0h'}", 0, 0},
+                 {"{'controlPlane':'8760h'}", 8760 * 3600LL, 0},
+                 {"{}", 0, 0},
+                 {"null", 0, 0}};
+    char doc[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(doc, sizeof doc, DOC("{'strategy':'Permissive','minTimeLeft':%s}"), cases[i].m);
+        policy_t *p = must_parse(doc);
+        assert_int_equal(p->min_left_cp, cases[i].cp);
+        assert_int_equal(p->min_left_workers, cases[i].workers);
+        policy_free(p);
+    }
+    policy_t *p = must_parse(DOC("{'strategy':'Permissive'}"));
+    assert_int_equal(p->min_left_cp, 0);
+    assert_int_equal(p->min_left_workers, 0);
+    policy_free(p);
+}
+
 /* A permit without recurrence or rrule selects every date: startTime and
  * duration apply to each day, and only exclude constrains. */
 static void test_permit_every_day(void **state)
@@ -846,6 +897,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_rrule),       cmocka_unit_test(test_bad_generated),
         cmocka_unit_test(test_null_err),        cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_fields),          cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_min_time_left),
         cmocka_unit_test(test_permit_every_day),
         cmocka_unit_test(test_start_times),     cmocka_unit_test(test_strategies),
         cmocka_unit_test(test_translated_windows), cmocka_unit_test(test_is_hcmp),
