@@ -26,6 +26,7 @@ typedef struct ctl_wtarget {
     const char *ns, *name;   /* borrowed from the record, for logs and Events */
     int inflight;            /* writes in flight for this object */
     bool redo;               /* a write met a conflict: decide again once settled */
+    bool recheck;            /* a held release was answered: decide again a little later */
     uint64_t stale_own[2];   /* versions of the object our writes replaced, newest first */
     uint64_t stale_capi[2];  /* the same for its CAPI object */
 } ctl_wtarget_t;
