@@ -4,7 +4,11 @@
  * (a kubeconfig, else the in-cluster service account), starts the
  * controller on one libev loop, optionally campaigns for the leader Lease,
  * and serves /metrics, /healthz and /readyz. SIGTERM or SIGINT stops
- * writing, releases the Lease and exits 0 within 5 seconds.
+ * writing and releases the Lease at once (another replica leads at its next
+ * try); with the webhooks served, the process then keeps answering them for
+ * --shutdown-delay seconds while /readyz says it is not ready (the time a
+ * cluster takes to stop routing the webhook Service to a terminating pod),
+ * and exits 0 within that delay plus 5 seconds.
  */
 #include "run.h"
 
@@ -28,7 +32,8 @@
 #include "notify/send.h"
 
 #define EXIT_USAGE 2
-#define SHUTDOWN_GRACE 4.0 /* seconds; the process exits within 5 */
+#define SHUTDOWN_GRACE 4.0 /* seconds after the delay; the process exits within delay + 5 */
+#define SHUTDOWN_DELAY 5.0 /* --shutdown-delay's default, seconds */
 
 static const char usage_text[] =
     "Usage: hcp-controller run [FLAGS]\n"
@@ -69,6 +74,11 @@ static const char usage_text[] =
     "                                     a request the webhooks cannot check (caches not\n"
     "                                     synced, another resource) is refused (Fail, the\n"
     "                                     default) or admitted with a warning (Ignore)\n"
+    "  --shutdown-delay SECONDS           after SIGTERM, keep answering the webhooks this\n"
+    "                                     long while /readyz says not ready, so that calls\n"
+    "                                     still routed here are answered (default 5; the\n"
+    "                                     Lease is released at once; no delay without\n"
+    "                                     --webhook-bind-address)\n"
     "  --guard-config PATH                the guard rails the validating webhooks enforce\n"
     "                                     (YAML or JSON, as preview --check reads them),\n"
     "                                     read again when the file changes (default: none)\n"
@@ -144,7 +154,7 @@ static int parse_bool_flag(const char *arg, const char *name, bool *out)
 
 /* The flags that take a value, and how each value is read. */
 typedef enum vkind { V_STRING, V_QPS, V_BURST, V_LOG_FORMAT, V_VERBOSITY, V_SIM_START,
-                     V_TIME_SCALE, V_HOSTED_PERIOD } vkind_t;
+                     V_TIME_SCALE, V_HOSTED_PERIOD, V_SHUTDOWN_DELAY } vkind_t;
 
 static const struct vflag {
     const char *name;
@@ -167,6 +177,7 @@ static const struct vflag {
     {"--webhook-failure-policy", V_STRING, offsetof(run_opts_t, webhook_policy)},
     {"--guard-config", V_STRING, offsetof(run_opts_t, guard_config)},
     {"--hosted-reassert-period", V_HOSTED_PERIOD, 0},
+    {"--shutdown-delay", V_SHUTDOWN_DELAY, 0},
     {"--kube-api-qps", V_QPS, 0},
     {"--kube-api-burst", V_BURST, 0},
     {"--log-format", V_LOG_FORMAT, 0},
@@ -222,6 +233,11 @@ static int set_value(const struct vflag *f, const char *v, run_opts_t *o, char *
                             "--hosted-reassert-period: \"%.40s\" is not a number of seconds >= 1",
                             v);
         return 0;
+    case V_SHUTDOWN_DELAY:
+        if (parse_double(v, 0, &o->shutdown_delay) || o->shutdown_delay > 3600)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--shutdown-delay: \"%.40s\" is not a number of seconds 0..3600", v);
+        return 0;
     case V_TIME_SCALE:
         if (parse_double(v, 1e-6, &o->time_scale))
             return hcp_errf(err, errlen, HCP_EINVAL,
@@ -261,6 +277,7 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     o->hosted_apiserver = "auto";
     o->webhook_addr = "0";
     o->webhook_policy = "Fail";
+    o->shutdown_delay = SHUTDOWN_DELAY;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int r;
@@ -326,8 +343,11 @@ typedef struct app {
     serve_t *serve;
     webhook_t *webhook;
     ev_signal sigterm, sigint;
-    ev_timer grace;
+    ev_timer drain;     /* the shutdown delay: webhooks answered, not ready */
+    ev_timer grace;     /* the last resort after the delay */
     bool stopping;
+    bool drained;       /* the shutdown delay is over */
+    bool released;      /* the Lease is released (or there is none) */
     log_once_t warned;  /* API server warnings logged at full level already */
     notify_sender_t notify; /* the notifications (DESIGN.md 3.9) */
     bool notify_on;
@@ -382,10 +402,27 @@ static void on_failing(const char *kind, const char *ns, const char *name, const
         ctl_notify_failing(a->ctl, kind, ns, name, endpoint, why);
 }
 
+/* Stops the loop once the shutdown delay is over and the Lease released. */
+static void maybe_exit(app_t *a)
+{
+    if (a->drained && a->released)
+        ev_break(a->loop, EVBREAK_ALL);
+}
+
 static void lease_released(void *ud)
 {
     app_t *a = ud;
-    ev_break(a->loop, EVBREAK_ALL);
+    a->released = true;
+    maybe_exit(a);
+}
+
+static void on_drained(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    app_t *a = w->data;
+    a->drained = true;
+    maybe_exit(a);
 }
 
 static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
@@ -396,24 +433,46 @@ static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
     ev_break(loop, EVBREAK_ALL);
 }
 
+/* SIGTERM (the kubelet stopping the pod) or SIGINT. On a cluster the pod's
+ * endpoints are removed from the webhook Service at about the same time as
+ * the signal comes, and every node and the API server see that some time
+ * later, so admission calls may still arrive here for a few seconds. In
+ * order: stop writing, release the Lease (a peer leads at its next try,
+ * without waiting for the Lease to expire), report not ready and close
+ * each webhook connection after its answer, keep answering the webhooks
+ * for the shutdown delay, then exit. A second signal ends the delay. */
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
     (void)loop;
     (void)revents;
     app_t *a = w->data;
-    if (a->stopping)
+    char delay[32];
+    if (a->stopping) {
+        a->drained = true;
+        maybe_exit(a);
         return;
+    }
     a->stopping = true;
+    double d = a->webhook ? a->opts.shutdown_delay : 0;
+    snprintf(delay, sizeof(delay), "%g", d);
     log_kv(LOG_INFO, "shutting down", "signal", w->signum == SIGTERM ? "SIGTERM" : "SIGINT",
-           NULL);
+           "webhooks-answered-for-seconds", delay, NULL);
     ctl_set_leading(a->ctl, false); /* stop writing first */
     if (a->notify_on)
         notify_sender_lead(&a->notify, false);
+    webhook_drain(a->webhook);
+    serve_drain(a->serve);
+    ev_timer_set(&a->grace, d + SHUTDOWN_GRACE, 0.);
     ev_timer_start(a->loop, &a->grace);
+    a->drained = d <= 0;
+    if (!a->drained) {
+        ev_timer_set(&a->drain, d, 0.);
+        ev_timer_start(a->loop, &a->drain);
+    }
+    a->released = !a->lease_started;
     if (a->lease_started)
         kube_lease_release(&a->lease, lease_released, a);
-    else
-        ev_break(a->loop, EVBREAK_ALL);
+    maybe_exit(a);
 }
 
 /* The namespace the pod runs in, when in a cluster. */
@@ -566,6 +625,8 @@ int run_main(int argc, char **argv)
     ev_signal_start(a.loop, &a.sigterm);
     ev_signal_start(a.loop, &a.sigint);
     ev_timer_init(&a.grace, on_grace, SHUTDOWN_GRACE, 0.);
+    ev_timer_init(&a.drain, on_drained, a.opts.shutdown_delay, 0.);
+    a.drain.data = &a;
     log_kv(LOG_INFO, "hcp-controller started", "server", a.cfg.server, "leader-elect",
            a.opts.leader_elect ? "true" : "false", "webhook-port",
            a.webhook ? (snprintf(err, sizeof(err), "%d", webhook_port(a.webhook)), err) : "0",
@@ -577,6 +638,7 @@ int run_main(int argc, char **argv)
     ev_signal_stop(a.loop, &a.sigterm);
     ev_signal_stop(a.loop, &a.sigint);
     ev_timer_stop(a.loop, &a.grace);
+    ev_timer_stop(a.loop, &a.drain);
     if (a.lease_started)
         kube_lease_stop(&a.lease);
 out_serve:

@@ -34,6 +34,7 @@ typedef struct run_opts {
     const char *webhook_policy;      /* --webhook-failure-policy: Fail or Ignore */
     const char *guard_config;        /* --guard-config: the guard rails file, or NULL */
     double hosted_period;            /* --hosted-reassert-period; 0 = the default */
+    double shutdown_delay;           /* --shutdown-delay, seconds (default 5) */
     bool help;                       /* -h/--help */
 } run_opts_t;
 

@@ -77,6 +77,7 @@ struct serve {
     row_t *rows;           /* the snapshot of the scrape in progress */
     size_t nrows, crows;
     bool oom;
+    bool draining;         /* stopping: /readyz answers 503 */
 };
 
 static char *dup_str(const char *s)
@@ -354,6 +355,10 @@ static int readyz(const http_request *req, http_response *resp, void *ud)
 {
     (void)req;
     serve_t *s = ud;
+    if (s->draining) {
+        resp->status = 503;
+        return http_response_printf(resp, "shutting down\n");
+    }
     if (ctl_synced(s->ctl))
         return http_response_printf(resp, "ok\n");
     resp->status = 503;
@@ -722,6 +727,12 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
 fail:
     serve_stop(s);
     return rc;
+}
+
+void serve_drain(serve_t *s)
+{
+    if (s)
+        s->draining = true;
 }
 
 void serve_stop(serve_t *s)

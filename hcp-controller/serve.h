@@ -45,6 +45,11 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
                 const adm_stats_t *adm, const char *metrics_addr, const serve_metrics_opts_t *mopts,
                 const char *health_addr, char *err, size_t errlen);
 
+/* The process is stopping: /readyz answers 503 "shutting down" from now
+ * on (/healthz stays 200: the process is alive and still answers). NULL is
+ * accepted. */
+void serve_drain(serve_t *s);
+
 /* Stops the servers and frees them. NULL is accepted. */
 void serve_stop(serve_t *s);
 

@@ -25,6 +25,7 @@ struct webhook {
     char *cert, *key;          /* owned: the pair being served */
     ev_stat cert_watch, key_watch; /* the files */
     ev_stat guard_watch;       /* --guard-config, when given */
+    bool draining;             /* stopping: not ready, every connection closed after its answer */
 };
 
 /* Where the served pair comes from. */
@@ -176,8 +177,14 @@ static bool synced(void *ud)
  * the current certificate and the caches it answers from are synced. */
 static int readyz(const http_request *req, http_response *resp, void *ud)
 {
+    const webhook_t *w = ud;
+
     (void)req;
-    if (ctl_synced(ud))
+    if (w->draining) {
+        resp->status = 503;
+        return http_response_printf(resp, "shutting down\n");
+    }
+    if (ctl_synced(w->ctl))
         return http_response_printf(resp, "ok\n");
     resp->status = 503;
     return http_response_printf(resp, "caches are not synced yet\n");
@@ -217,7 +224,7 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
     adm_router_init(&w->router, &w->srv, o->fail_open, synced, ctl);
     if ((rc = ctl_admission_register(ctl, &w->router)) != 0 ||
         (rc = ctl_validation_register(ctl, &w->router)) != 0 ||
-        (rc = http_server_route(&w->srv, "GET", "/readyz", readyz, ctl)) != 0) {
+        (rc = http_server_route(&w->srv, "GET", "/readyz", readyz, w)) != 0) {
         rc = hcp_errf(err, errlen, rc, "cannot register the webhooks: %s", hcp_strerror(rc));
         goto fail;
     }
@@ -249,6 +256,14 @@ fail:
 int webhook_port(const webhook_t *w)
 {
     return w ? http_server_port(&w->srv) : 0;
+}
+
+void webhook_drain(webhook_t *w)
+{
+    if (w == NULL || w->draining)
+        return;
+    w->draining = true;
+    http_server_set_closing(&w->srv);
 }
 
 const adm_stats_t *webhook_stats(const webhook_t *w)

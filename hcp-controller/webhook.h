@@ -70,6 +70,18 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
 /* The port the webhooks listen on (0 when stopped). */
 int webhook_port(const webhook_t *w);
 
+/*
+ * The process is stopping (SIGTERM): from now on GET /readyz answers 503
+ * "shutting down", so the pod leaves the webhook Service's endpoints, while
+ * admission requests are still answered as before (the API server may
+ * still route some here until every node has seen the endpoints change);
+ * each answer closes its connection, so the API server's next call opens a
+ * new one through the Service to a replica that stays. The listener keeps
+ * accepting until webhook_stop(). NULL is accepted; a second call does
+ * nothing.
+ */
+void webhook_drain(webhook_t *w);
+
 /* Counters of answered requests, for /metrics. NULL w gives NULL. */
 const adm_stats_t *webhook_stats(const webhook_t *w);
 

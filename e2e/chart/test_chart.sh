@@ -126,6 +126,12 @@ check_eq "readiness probe: GET /readyz over TLS on the webhook port 9443 (the li
   "$(jqf "$DEP" "$C as \$c | \$c.readinessProbe.httpGet | \"\(.path) \(.port as \$p | \$c.ports[] | select(.name == \$p) | .containerPort) \(.scheme)\"")"
 check_eq "rolling update: no pod stops before its replacement is ready" "RollingUpdate 0 1" \
   "$(jqf "$DEP" '.spec.strategy | "\(.type) \(.rollingUpdate.maxUnavailable) \(.rollingUpdate.maxSurge)"')"
+check_eq "stopping: webhooks answered 5 s after SIGTERM, 15 s to stop" "5 15" \
+  "$(jqf "$DEP" "\"\\($C.args[] | select(startswith(\"--shutdown-delay=\")) | ltrimstr(\"--shutdown-delay=\")) \\(.spec.template.spec.terminationGracePeriodSeconds)\"")"
+render "$T/grace-short.json" --set shutdownDelaySeconds=20 &&
+  not_ok "a grace period shorter than the shutdown delay + 5 s is refused"
+check_contains "a grace period shorter than the shutdown delay + 5 s is refused, naming both" \
+  "terminationGracePeriodSeconds (15) must be at least shutdownDelaySeconds (20) + 5" "$(cat "$T/render.err")"
 check_eq "spread: preferred anti-affinity by node, topology spread by zone" "kubernetes.io/hostname topology.kubernetes.io/zone" \
   "$(jqf "$DEP" '.spec.template.spec | "\(.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey) \(.topologySpreadConstraints[0].topologyKey)"')"
 mapfile -t ARGS < <(jqf "$DEP" "$C.args[]")
@@ -133,7 +139,8 @@ want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-elec
   --metrics-bind-address=:8080 --metrics-secure=true --health-probe-bind-address=:8081 --hosted-apiserver=service
   --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30
   --webhook-bind-address=:9443 --webhook-cert-file=/etc/hcp-controller/webhook/tls.crt
-  --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail)
+  --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail
+  --shutdown-delay=5)
 check_eq "controller flags" "${want_args[*]}" "${ARGS[*]}"
 check "the binary accepts the rendered flags" quiet "$HCP_BIN" "${ARGS[@]}" --help
 check_eq "metrics Service targets the metrics port of the pods" "metrics 8080 true" \

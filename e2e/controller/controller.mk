@@ -5,14 +5,19 @@
 
 E2E_TARGETS += e2e-controller
 
-.PHONY: e2e-controller
+.PHONY: e2e-controller e2e-svcproxy-bin
 
 CONTROLLER_E2E_TESTS := $(sort $(wildcard e2e/controller/test_*.sh))
+
+# test_rolling.sh plays the webhook Service with e2e/svcproxy (Go, built
+# once per machine into the cache).
+e2e-svcproxy-bin:
+	@e2e/svcproxy/build.sh
 
 # test_validate.sh applies the invalid cases of the policy unit tests
 # (build/tests/test_policy --list-bad); the scenarios with actuation run
 # beside the behaviour model, built (or found current) first.
-e2e-controller: $(BUILD)/hcp-controller $(BUILD)/tests/test_policy e2e-model-bin
+e2e-controller: $(BUILD)/hcp-controller $(BUILD)/tests/test_policy e2e-model-bin e2e-svcproxy-bin
 	@e2e/cluster.sh with main hosted -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
 		HCP_TEST_POLICY_BIN=$(abspath $(BUILD)/tests/test_policy) \
 		scripts/run-tests.sh --tally $(TALLY) --label e2e $(CONTROLLER_E2E_TESTS)'

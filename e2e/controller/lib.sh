@@ -420,7 +420,9 @@ free_port() {
 # for /readyz. It uses the admin kubeconfig, or CTL_CONTROLLER_KUBECONFIG
 # when set (e.g. a service account's identity). /metrics and the calendar
 # are served over plain HTTP (--metrics-secure=false) for the suites that
-# read them; test_secure.sh passes --metrics-secure=true after it.
+# read them; test_secure.sh passes --metrics-secure=true after it. SIGTERM
+# stops it at once (--shutdown-delay=0: the suites that stop a replica
+# mean it gone); test_rolling.sh passes a delay after it.
 start_ctl() {
   local name=$1 ns=$2 start=$3 scale=$4
   shift 4
@@ -440,7 +442,7 @@ start_ctl() {
     CTL_T0[$name]=$(now_us)
     "$HCP_BIN" run --kubeconfig "${CTL_CONTROLLER_KUBECONFIG:-$KCFG}" --namespace "$ns" \
       --simulated-start-time "$start" --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
-      --health-probe-bind-address "127.0.0.1:$hp" --metrics-secure=false "$@" \
+      --health-probe-bind-address "127.0.0.1:$hp" --metrics-secure=false --shutdown-delay=0 "$@" \
       >"${CTL_LOG[$name]}" 2>&1 &
     CTL_PID[$name]=$!
     wait_for 20 ctl_ready_or_gone "$name"

@@ -246,6 +246,12 @@ void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
     } else if (r->wt.inflight == 0 && r->wt.redo) {
         r->wt.redo = false;
         ctl_enqueue(c, r->kind, r->ns, r->name);
+    } else if (r->wt.inflight == 0 && r->wt.recheck) {
+        /* Decided again from the answer in RETRY_MIN: nothing is written
+         * when the release went through; a release held again by a replica
+         * whose clock is behind is written again (once a second at most). */
+        r->wt.recheck = false;
+        ctl_arm_retry(c, r);
     }
     if (c->writer.first_inflight == 0)
         unpark(c);

@@ -35,19 +35,22 @@ typedef struct fixture {
     kube_http http;
     kube_client client;
     ctl_controller_t *c;
+    const char *reply;  /* the API server's answer; NULL: "{}" */
 } fixture_t;
 
 static const char *answer(const fakeapi_req_t *r, int *status, void *ud)
 {
+    fixture_t *f = ud;
     (void)r;
-    (void)ud;
     *status = 200;
-    return "{}"; /* not an object the caches keep: they stay as the test set them */
+    /* "{}" is not an object the caches keep: they stay as the test set them */
+    return f->reply ? f->reply : "{}";
 }
 
 static void start(fixture_t *f)
 {
     sched_time_t now;
+    f->reply = NULL;
     f->loop = ev_loop_new(EVFLAG_AUTO);
     f->api = fakeapi_start(f->loop, answer, f);
     fakeapi_connect(f->api, f->loop, &f->cfg, &f->http, &f->client);
@@ -131,6 +134,43 @@ static void test_releases_first(void **state)
     run_until_answered(&f);
     assert_true(fakeapi_count(f.api) > 2);
     assert_non_null(strstr(fakeapi_nth(f.api, 2)->path, "n"));
+    stop(&f);
+}
+
+/* A held release answered, but held again: a replica whose clock is a
+ * moment before the window answered the leader's write, and the answer (the
+ * writer caches it) still records the request and keeps the running image.
+ * No watch event follows an answer already cached; the record is decided
+ * again a second later, and the release is written again. */
+static void test_release_held_again(void **state)
+{
+    (void)state;
+    fixture_t f;
+    start(&f);
+    f.reply = "{\"apiVersion\":\"hypershift.openshift.io/v1beta1\"," "\"kind\":\"HostedCluster\","
+              "\"metadata\":{\"namespace\":\"clusters\",\"name\":\"a\",\"uid\":\"u-a\","
+              "\"resourceVersion\":\"8\",\"generation\":1,\"annotations\":{" PERMISSIVE ","
+              "\"changemanagement.hypershift.openshift.io/requested-release-image\":\"r:2\"}},"
+              "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:1\"}}}";
+    record_t *a = reconcile(&f, R_HC, "a");
+    assert_int_equal(f.c->writer.first_inflight, 1);
+    run_until_answered(&f);
+    assert_int_equal(fakeapi_count(f.api), 1);
+    assert_true(ev_is_active(&a->timer));
+    double left = ev_timer_remaining(f.loop, &a->timer);
+    if (left < 0.5 || left > 1.0)
+        fail_msg("the answered release is decided again in %.2f s, want about 1 s", left);
+    ctl_reconcile(f.c, a); /* what the timer does */
+    assert_int_equal(f.c->writer.first_inflight, 1);
+    run_until_answered(&f);
+    assert_int_equal(fakeapi_count(f.api), 2);
+    assert_non_null(strstr(fakeapi_nth(f.api, 1)->path, "/hostedclusters/a"));
+    assert_non_null(strstr(fakeapi_nth(f.api, 1)->body, "\"image\":\"r:2\""));
+    /* Held again: checked again a second later (one write a second at most
+     * while a replica's clock lags). */
+    left = ev_timer_remaining(f.loop, &a->timer);
+    if (left < 0.5 || left > 1.0)
+        fail_msg("the second check is in %.2f s, want about 1 s", left);
     stop(&f);
 }
 
@@ -249,6 +289,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_releases_first),
+        cmocka_unit_test(test_release_held_again),
         cmocka_unit_test(test_nothing_parked_without_releases),
         cmocka_unit_test(test_nodepool_request_first),
         cmocka_unit_test(test_marks_written_after_writes_in_flight),

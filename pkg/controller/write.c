@@ -92,6 +92,12 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
         outcome = CTL_WRITE_FAILED;
     } else {
         wr->stats->last_write_at = ev_now(wr->loop);
+        /* A held release answered: the object is decided again a little
+         * later (ctl_write_settled). Every replica answers admission from
+         * its own clock, and one still a moment before the window holds the
+         * release again; no watch event follows an answer already cached. */
+        if (w->first)
+            t->recheck = true;
         if (w->stale && w->base && w->stale[0] != w->base) {
             w->stale[1] = w->stale[0];
             w->stale[0] = w->base;

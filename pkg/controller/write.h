@@ -27,6 +27,7 @@ typedef struct ctl_wtarget {
     int inflight;            /* writes in flight for this object */
     bool redo;               /* decide again once settled (a write met a conflict; marks
                                 waited for the writes in flight) */
+    bool recheck;            /* a held release was answered: decide again a little later */
     uint64_t stale_own[2];   /* versions of the object our writes replaced, newest first */
     uint64_t stale_capi[2];  /* the same for its CAPI object */
 } ctl_wtarget_t;

@@ -311,7 +311,8 @@ static const http_route *match(const http_server *s, const char *method, const c
 }
 
 /* Queues a response built from resp (consumed). Returns MHD's verdict. */
-static enum MHD_Result send_response(struct MHD_Connection *conn, http_response *resp)
+static enum MHD_Result send_response(const http_server *s, struct MHD_Connection *conn,
+                                      http_response *resp)
 {
     struct MHD_Response *r;
     enum MHD_Result ok = MHD_NO;
@@ -331,6 +332,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, http_response 
     for (i = 0; i < resp->nheaders; i++)
         if (MHD_add_response_header(r, resp->headers[i].name, resp->headers[i].value) != MHD_YES)
             goto done;
+    if (s->closing && MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") != MHD_YES)
+        goto done;
     ok = MHD_queue_response(conn, (unsigned int)resp->status, r);
 done:
     if (r)
@@ -339,7 +342,8 @@ done:
     return ok;
 }
 
-static enum MHD_Result send_status(struct MHD_Connection *conn, int status, const char *allow)
+static enum MHD_Result send_status(const http_server *s, struct MHD_Connection *conn, int status,
+                                    const char *allow)
 {
     http_response resp;
     const char *text = status == 404   ? "404 page not found\n"
@@ -356,7 +360,7 @@ static enum MHD_Result send_status(struct MHD_Connection *conn, int status, cons
         response_free(&resp);
         return MHD_NO;
     }
-    return send_response(conn, &resp);
+    return send_response(s, conn, &resp);
 }
 
 static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *conn, const char *url,
@@ -377,9 +381,9 @@ static enum MHD_Result dispatch(http_server *s, struct MHD_Connection *conn, con
     s->requests++;
     if (rc < 0 || resp.failed || resp.status < 100 || resp.status > 599) {
         response_free(&resp);
-        return send_status(conn, 500, NULL);
+        return send_status(s, conn, 500, NULL);
     }
-    return send_response(conn, &resp);
+    return send_response(s, conn, &resp);
 }
 
 static void fill_request(http_request *req, struct MHD_Connection *conn, const char *url,
@@ -409,9 +413,9 @@ static enum MHD_Result run_gate(http_server *s, struct MHD_Connection *conn, con
         s->requests++;
         if (resp.failed || resp.status < 100 || resp.status > 599) {
             response_free(&resp);
-            return send_status(conn, 500, NULL);
+            return send_status(s, conn, 500, NULL);
         }
-        return send_response(conn, &resp);
+        return send_response(s, conn, &resp);
     }
     response_free(&resp);
     if (v == HTTP_GATE_PASS) {
@@ -502,7 +506,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = ctx;
         ctx->route = match(s, method, url, &ctx->early_status, allow, sizeof(allow));
         if (ctx->route == NULL)
-            return send_status(conn, ctx->early_status, allow);
+            return send_status(s, conn, ctx->early_status, allow);
         cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
             char *end;
@@ -512,7 +516,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             n = strtoull(cl, &end, 10);
             if (errno != 0 || end == cl || *end != '\0' || n > s->opts.max_body) {
                 ctx->early_status = 413;
-                return send_status(conn, 413, NULL);
+                return send_status(s, conn, 413, NULL);
             }
         }
         return MHD_YES;
@@ -538,9 +542,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     if (ctx->too_large)
-        return send_status(conn, 413, NULL);
+        return send_status(s, conn, 413, NULL);
     if (ctx->gate == GATE_ANSWERED)
-        return send_response(conn, &ctx->answer);
+        return send_response(s, conn, &ctx->answer);
     if (s->gate && ctx->gate == GATE_NONE)
         return run_gate(s, conn, url, method, ctx);
     return dispatch(s, conn, url, method, ctx);
@@ -845,6 +849,11 @@ fail:
 int http_server_port(const http_server *s)
 {
     return s->daemon ? s->port : 0;
+}
+
+void http_server_set_closing(http_server *s)
+{
+    s->closing = 1;
 }
 
 void http_server_stop(http_server *s)

@@ -150,6 +150,7 @@ typedef struct http_server {
     void *gate_ud;                            /* the gate's argument */
     struct http_pending *held;                /* requests a gate holds (suspended) */
     char mhd_log[256];                        /* last message libmicrohttpd logged */
+    int closing;                              /* every response says "Connection: close" */
 } http_server;
 
 /* ---- response helpers (for handlers) ------------------------------------ */
@@ -284,6 +285,18 @@ int http_self_signed(const char *cn, char **cert_pem, char **key_pem, char *err,
 
 /* The port actually bound (useful after ":0"), or 0 when stopped. */
 int http_server_port(const http_server *s);
+
+/*
+ * From now on every response carries "Connection: close" and its
+ * connection is closed once it is sent, while the listener keeps accepting
+ * and answering. A process that is about to stop calls it first: a client
+ * that keeps connections alive (the API server calling a webhook) then
+ * opens its next connection afresh, through its Service, to a replica that
+ * stays, instead of reusing one to this process when it exits. Kept across
+ * a restart of the listener (a renewed certificate); cleared by
+ * http_server_init().
+ */
+void http_server_set_closing(http_server *s);
 
 /*
  * Closes the listening socket and every connection and detaches from the

@@ -55,6 +55,7 @@ typedef struct req_spec {
     size_t resp_len;
     char content_type[128];
     char headers[1024];   /* raw response header lines */
+    long connects;        /* new connections curl made for this request */
 } req_spec;
 
 typedef struct client_job {
@@ -155,6 +156,7 @@ static void perform(CURL *c, int port, req_spec *r)
     r->headers[0] = '\0';
     r->curl_rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &r->connects);
     if (curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
         snprintf(r->content_type, sizeof(r->content_type), "%s", ct);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
@@ -533,6 +535,48 @@ static void test_many_sequential(void **state)
     assert_int_equal(s.requests, 2 * n);
     http_server_stop(&s);
     free(r);
+}
+
+/* http_server_set_closing(): keep-alive until then; afterwards every
+ * response says "Connection: close" and the next request needs a new
+ * connection, which the listener still accepts and answers. */
+static void test_closing(void **state)
+{
+    struct ev_loop *loop = ev_default_loop(0);
+    http_server s;
+    int calls = 0, round;
+    req_spec r[3];
+    size_t i;
+
+    (void)state;
+    http_server_init(&s, NULL);
+    assert_int_equal(http_server_route(&s, "GET", "/hello", h_hello, &calls), 0);
+    start_local(&s, loop);
+    for (round = 0; round < 2; round++) {
+        memset(r, 0, sizeof(r));
+        for (i = 0; i < 3; i++) {
+            r[i].method = "GET";
+            r[i].path = "/hello";
+        }
+        if (round == 1)
+            http_server_set_closing(&s);
+        run_requests(loop, http_server_port(&s), r, 3, 0);
+        for (i = 0; i < 3; i++) {
+            assert_int_equal(r[i].curl_rc, CURLE_OK);
+            assert_int_equal(r[i].status, 200);
+            assert_string_equal(r[i].resp, "hello world\n");
+            if (round == 0) {
+                assert_null(strcasestr(r[i].headers, "Connection: close"));
+                assert_int_equal(r[i].connects, i == 0 ? 1 : 0); /* one connection, kept */
+            } else {
+                assert_non_null(strcasestr(r[i].headers, "Connection: close"));
+                assert_int_equal(r[i].connects, 1); /* each on a new connection */
+            }
+        }
+        free_reqs(r, 3);
+    }
+    assert_int_equal(calls, 6);
+    http_server_stop(&s);
 }
 
 static void test_stop_restart(void **state)
@@ -1125,6 +1169,7 @@ int main(void)
         cmocka_unit_test(test_large_body),
         cmocka_unit_test(test_many_sequential),
         cmocka_unit_test(test_stop_restart),
+        cmocka_unit_test(test_closing),
         cmocka_unit_test(test_gate),
         cmocka_unit_test(test_tls),
         cmocka_unit_test(test_tls_renew),
