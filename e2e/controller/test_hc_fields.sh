@@ -99,6 +99,8 @@ waiting() { [ "$(cond "$HC" ChangesPending reason)" = WaitingForCommonWindow ]; 
 check "ChangesPending: WaitingForCommonWindow" wait_for 10 waiting
 check_contains "ChangesPending names the common window's start" "held until $OPEN" \
   "$(cond "$HC" ChangesPending message)"
+companion() { [ "$(cm_status "$NS" hostedcluster a .heldChange.hostedClusterSpec.configuration.proxy.httpProxy)" = http://proxy-2:3128 ]; }
+check "the HostedChangeManagementStatus carries the held request (heldChange.hostedClusterSpec)" wait_for 10 companion
 
 # The HostedCluster's own window opens at 01:00, p2's is still closed.
 sleep_until_sim a "$(rfc3339 $(($(epoch "$HC_OPEN") + 1800)))"
