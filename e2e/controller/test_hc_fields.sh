@@ -13,8 +13,8 @@
 #   - Friday 23:00, a proxy and an additionalTrustBundle change: stored
 #     unchanged, recorded; ChangesPending says until when;
 #   - the HostedCluster's own window opens at 01:00: still held, 0 rollouts;
-#   - 03:00: applied, both pools' rollouts start within 1 s (real), none
-#     before;
+#   - 03:00: applied, both pools' rollouts start within 2 s (real; two
+#     writes: the HostedCluster's, then each pool's), none before;
 #   - a third pool p3 with Sunday windows (disjoint): a new proxy change is
 #     held and ChangesPending (NoCommonWindow) and `explain` name p3;
 #   - a PermissiveUntil override on the HostedCluster applies it, and every
@@ -121,7 +121,10 @@ for ev in "replacement-start $HCP_NS/p1" "inplace-update-start $HCP_NS/p2"; do
   lag=$(awk -v r="$(date -u -d "$real" +%s.%N 2>/dev/null || echo 0)" -v b="$b" 'BEGIN { printf "%.3f", r - b }')
   echo "# figure: common window open -> first ${ev% *} of ${ev#* }: $lag s real (simulated $at; load average $(cut -d' ' -f1 /proc/loadavg))"
   check "${ev#* }: not before the common window (simulated $at)" eval '[[ $(epoch "$at") -ge $(epoch "$OPEN") ]]'
-  in_range "${ev#* }: the rollout starts within 1 s (real) of the common window opening" "$lag" 0 1
+  # Two writes from the boundary: the controller's HostedCluster write, then
+  # HyperShift's NodePool reconcile of every pool (the model's): 2 s leaves
+  # room for a loaded machine; the figure above is the measurement.
+  in_range "${ev#* }: the rollout starts within 2 s (real) of the common window opening" "$lag" 0 2
 done
 check_eq "the request was applied and its record dropped" "http://proxy-2:3128 tb2 none" \
   "$(get "$HC" "\"\\(.spec.configuration.proxy.httpProxy) \\(.spec.additionalTrustBundle.name) \\(.metadata.annotations[\"$REQ\"] // \"none\")\"")"
