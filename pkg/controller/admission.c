@@ -313,6 +313,11 @@ static void warn_fields_held(adm_response_t *a, const char *held, const decide_c
     size_t n;
 
     n = (size_t)snprintf(msg, sizeof(msg), "%s (rolls every NodePool): %s", held, cw->message);
+    if (n >= sizeof(msg)) /* a long list of pools: the condition has it whole */
+        n = (size_t)snprintf(msg, sizeof(msg),
+                             "%s (rolls every NodePool): held until the HostedCluster and all its "
+                             "NodePools may change; see its ChangesPending condition",
+                             held);
     if (n >= sizeof(msg))
         goto out; /* cut by the writer */
     snprintf(part, sizeof(part), "; recorded in annotation %s",
