@@ -11,6 +11,7 @@
 
 #include "decide/gate.h"
 #include "decide/minleft.h"
+#include "decide/hcfields.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/http.h"
@@ -201,6 +202,92 @@ static void subject_free(subject_t *x)
         stanza_resolution_free(&x->res);
     policy_free(x->policy);
     json_decref(x->obj);
+}
+
+static const char *str_at(const json_t *obj, const char *a, const char *b, const char *c);
+
+/* A HostedCluster's common window with its opted-in NodePools (hcfields.h):
+ * when a change of the fields that roll every NodePool may start. */
+typedef struct common {
+    int known;                 /* the NodePools could be listed and read */
+    decide_common_t cw;
+    char held[512];            /* the held request's fields, "" when none */
+} common_t;
+
+static void common_read(session_t *s, const subject_t *hc, sched_time_t at, common_t *out)
+{
+    char path[1024];
+    kube_error e;
+    json_t *list, *item;
+    subject_t *pools = NULL;
+    decide_pool_sched_t *ps = NULL;
+    size_t i, n = 0, k = 0;
+    const json_t *ann = json_object_get(json_object_get(hc->obj, "metadata"), "annotations");
+    const char *req = json_string_value(json_object_get(ann, DECIDE_REQUESTED_HC_SPEC_ANNOTATION));
+
+    memset(out, 0, sizeof *out);
+    if (req) {
+        json_t *r = json_loads(req, 0, NULL);
+        const char *key;
+        json_t *v;
+        size_t m = 0;
+        json_object_foreach(r, key, v) {
+            if (m < sizeof out->held)
+                m += (size_t)snprintf(out->held + m, sizeof out->held - m, "%sspec.%s",
+                                      m ? ", " : "", key);
+        }
+        json_decref(r);
+        if (!out->held[0])
+            snprintf(out->held, sizeof out->held, "an unreadable request");
+    }
+    kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1", "nodepools", hc->ns, NULL,
+              NULL);
+    if ((list = get(s, path, &e)) == NULL)
+        return;
+    n = json_array_size(json_object_get(list, "items"));
+    pools = calloc(n ? n : 1, sizeof *pools);
+    ps = calloc(n ? n : 1, sizeof *ps);
+    if (!pools || !ps)
+        goto done;
+    json_array_foreach(json_object_get(list, "items"), i, item) {
+        const char *cl = str_at(item, "spec", "clusterName", NULL);
+        const char *nm = str_at(item, "metadata", "name", NULL);
+        subject_t *x = &pools[k];
+        if (!cl || !nm || strcmp(cl, hc->name) != 0)
+            continue;
+        snprintf(x->ns, sizeof x->ns, "%s", hc->ns);
+        snprintf(x->name, sizeof x->name, "%s", nm);
+        if (read_subject(s, x, 1, at) >= 0 || !(x->st.present || hc->st.present)) {
+            subject_free(x);
+            memset(x, 0, sizeof *x);
+            continue;
+        }
+        ps[k].name = x->name;
+        ps[k].sched = x->res.sched;
+        k++;
+    }
+    bool override = hc->st.present && hc->st.valid &&
+                    (hc->res.strategy == STANZA_PERMISSIVE ||
+                     hc->res.strategy == STANZA_PERMISSIVE_UNTIL) &&
+                    (hc->st.strategy == STANZA_PERMISSIVE ||
+                     hc->st.strategy == STANZA_PERMISSIVE_UNTIL);
+    out->known = decide_common_window(hc->res.sched, ps, k, override, at, &out->cw) == 0;
+done:
+    for (i = 0; i < k; i++)
+        subject_free(&pools[i]);
+    free(pools);
+    free(ps);
+    json_decref(list);
+}
+
+/* The common window in a sentence. */
+static void common_line(const common_t *c, char *buf, size_t len)
+{
+    if (!c->known)
+        snprintf(buf, len, "unknown (the NodePools could not be read)");
+    else
+        snprintf(buf, len, "%s%s%s", c->held[0] ? c->held : "none held",
+                 c->held[0] ? " held: " : "; a change of them is ", c->cw.message);
 }
 
 /* ---- explaining ---------------------------------------------------------- */
@@ -485,7 +572,8 @@ static void start_line(const effective_t *e, sched_time_t at, char *buf, size_t 
 }
 
 static void print_text(const subject_t *x, const subject_t *hc, const effective_t *e,
-                       const sched_set_t *w, sched_time_t at, const char *change)
+                       const sched_set_t *w, sched_time_t at, const char *change,
+                       const common_t *cm)
 {
     char line[1100], a[32], b[32], d[48];
     size_t i;
@@ -519,6 +607,10 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
     if (line[0])
         printf("  %-11s %s\n", "Start:", line);
     printf("  %-11s %s\n", "Change:", change);
+    if (cm) {
+        common_line(cm, line, sizeof line);
+        printf("  %-11s fields that roll every NodePool: %s\n", "Rollouts:", line);
+    }
     bool skipped;
     gate_verdict(x, at, line, sizeof line, &skipped);
     printf("  %-11s %s\n", "Health:", line);
@@ -575,7 +667,8 @@ static json_t *subject_json(const subject_t *x)
 }
 
 static int print_json(const subject_t *x, const subject_t *hc, const effective_t *e,
-                      const sched_set_t *w, sched_time_t at, const char *change)
+                      const sched_set_t *w, sched_time_t at, const char *change,
+                      const common_t *cm)
 {
     json_t *doc = subject_json(x), *wins = json_array();
     size_t i;
@@ -608,6 +701,15 @@ static int print_json(const subject_t *x, const subject_t *hc, const effective_t
     } else {
         json_object_set_new(doc, "minTimeLeft", json_null());
     }
+    if (cm && cm->known)
+        json_object_set_new(
+            doc, "commonWindow",
+            json_pack("{s:s?, s:b, s:b, s:b, s:o, s:I, s:s, s:s}", "held",
+                      cm->held[0] ? cm->held : NULL, "permitted", cm->cw.permitted, "hasWindow",
+                      cm->cw.has_window, "override", cm->cw.override, "start",
+                      cm->cw.has_window ? jtime(cm->cw.start) : json_null(), "nodePools",
+                      (json_int_t)cm->cw.pools, "blocking", cm->cw.blocking, "message",
+                      cm->cw.message));
     {
         char gate[1024];
         bool skipped, ok = gate_verdict(x, at, gate, sizeof gate, &skipped);
@@ -726,7 +828,7 @@ static void session_close(session_t *s)
 }
 
 /* Explains the subjects read; returns the exit status. */
-static int explain(const opts_t *o, const subject_t *x, const subject_t *hc)
+static int explain(const opts_t *o, const subject_t *x, const subject_t *hc, const common_t *cm)
 {
     char change[1024];
     sched_set_t w;
@@ -740,8 +842,8 @@ static int explain(const opts_t *o, const subject_t *x, const subject_t *hc)
         goto done;
     }
     pending(x, e.state.permitted, change, sizeof change);
-    if (o->json ? print_json(x, hc, &e, &w, o->at, change) != 0
-                : (print_text(x, hc, &e, &w, o->at, change), 0)) {
+    if (o->json ? print_json(x, hc, &e, &w, o->at, change, cm) != 0
+                : (print_text(x, hc, &e, &w, o->at, change, cm), 0)) {
         fprintf(stderr, "%s: out of memory\n", PROG);
         goto done;
     }
@@ -781,7 +883,10 @@ int explain_main(int argc, char **argv)
         if ((status = read_subject(&s, &hc, 0, o.at)) >= 0)
             goto done;
     }
-    status = explain(&o, &x, o.nodepool ? &hc : NULL);
+    common_t cm;
+    if (!o.nodepool)
+        common_read(&s, &x, o.at, &cm);
+    status = explain(&o, &x, o.nodepool ? &hc : NULL, o.nodepool ? NULL : &cm);
     if (fflush(stdout) != 0 || ferror(stdout))
         status = EXIT_ACCESS;
 done:

@@ -318,6 +318,9 @@ check_eq "no webhook is sent a subresource; only the ConfigMap hold is sent DELE
 check_eq "the holds: a changed release; a changed template or a deleted pause; also a changed target; a ConfigMap's content" \
   "release-stanza-or-audit-changed held-field-or-request-changed template-changed-or-pause-removed template-or-target-changed-or-pause-removed content-changed-or-deleted" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"
+check_eq "the HostedCluster hold is sent a change of every field that rolls every NodePool, and of its record" \
+  "true" \
+  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0].matchConditions[0].expression | [contains("has(object.spec.pullSecret)"), contains("has(object.spec.additionalTrustBundle)"), contains("has(object.spec.imageContentSources)"), contains("object.spec.configuration.proxy"), contains("object.spec.configuration.image"), contains("requested-hostedcluster-spec")] | all')"
 check_eq "the validations: a policy's spec; a stanza written (no objectSelector: the first stanza has no label)" \
   "spec-written stanza-written stanza-written" \
   "$(jqf "$W" 'map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"

@@ -301,6 +301,34 @@ func shortHash(parts ...interface{}) string {
 	return hex.EncodeToString(h.Sum(nil))[:8]
 }
 
+// hostedClusterRolloutInputs are the HostedCluster fields that are part of
+// every NodePool's target hash, so that a change of one rolls every pool of
+// the cluster.
+//
+// Upstream: hypershift-operator/controllers/nodepool/config.go,
+// rolloutConfig and ConfigGenerator.Hash(): the hash is taken over the
+// pool's MCO config, the release version, spec.pullSecret.name,
+// spec.additionalTrustBundle.name and globalConfig (globalConfigString():
+// the proxy and image configuration of spec.configuration);
+// getCoreConfigs: spec.imageContentSources adds a core ignition config to
+// the MCO config. docs/content/reference/nodepool-rollouts.md lists the
+// same fields as rolling all NodePools. The model hashes the fields as
+// written (HyperShift also hashes the trust bundles' content; the fixtures
+// change names).
+func hostedClusterRolloutInputs(hc *unstructured.Unstructured) []interface{} {
+	field := func(path ...string) interface{} {
+		v, _, _ := unstructured.NestedFieldNoCopy(hc.Object, path...)
+		return v
+	}
+	return []interface{}{
+		str(hc, "spec", "pullSecret", "name"),
+		str(hc, "spec", "additionalTrustBundle", "name"),
+		field("spec", "imageContentSources"),
+		field("spec", "configuration", "proxy"),
+		field("spec", "configuration", "image"),
+	}
+}
+
 // reconcileNodePool models what the NodePool controller writes into Cluster
 // API for a pool.
 //
@@ -350,8 +378,9 @@ func (m *model) reconcileNodePool(ctx context.Context, ns, name string) (time.Du
 	// the release), which name the user-data Secret the template points at.
 	version := releaseVersion(str(np, "spec", "release", "image"))
 	config, _, _ := unstructured.NestedFieldNoCopy(np.Object, "spec", "config")
-	configHash := shortHash(config)
-	targetConfigVersion := shortHash(config, version)
+	global := hostedClusterRolloutInputs(hc)
+	configHash := shortHash(config, global)
+	targetConfigVersion := shortHash(config, version, global)
 	userData := userDataName(name, targetConfigVersion)
 	// token.Reconcile runs before capi.Reconcile (nodepool_controller.go,
 	// reconcile): the target's token and user data exist before a template

@@ -43,6 +43,7 @@
 #include "controller/internal.h"
 #include "decide/cmhold.h"
 #include "decide/cpfirst.h"
+#include "decide/hcfields.h"
 #include "decide/nphold.h"
 #include "log/log.h"
 
@@ -266,17 +267,120 @@ static bool release_requested(const adm_request_t *q)
 }
 /* ---- end audit ---- */
 
+/* A write that changes one of the fields that roll every NodePool. */
+static bool fields_requested(const adm_request_t *q)
+{
+    char jpath[128];
+
+    for (const char *const *f = decide_hc_held_fields; *f; f++) {
+        snprintf(jpath, sizeof(jpath), "spec.%s", *f);
+        if (!decide_json_equal_stored(decide_json_path(q->old_object, jpath),
+                                      decide_json_path(q->object, jpath)))
+            return true;
+    }
+    return false;
+}
+
+/* When HostedCluster ns/name and all its opted-in NodePools may change
+ * (hcfields.h), into *out; *decided false when the plan decided nothing. */
+static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
+                          decide_common_t *out, bool *decided, char *err, size_t errlen)
+{
+    decide_view_t v;
+    decide_plan_t p;
+    int rc;
+
+    ctl_view_init(c, false, &v);
+    v.projection = NULL;
+    v.common_window = true;
+    rc = decide_plan(&v, DECIDE_HC, ns, name, ctl_clock_now(&c->opts.clock, c->loop), &p, err,
+                     errlen);
+    *decided = rc == 0 && p.present && p.decided;
+    *out = p.common;
+    /* The gate or the HostedCluster's own timeline holds it too. */
+    if (*decided && out->permitted && !out->override && p.d.restricted)
+        out->permitted = false;
+    decide_plan_free(&p);
+    return rc;
+}
+
+/* The warning of a hold of the fields that roll every NodePool, at most
+ * ADM_WARNING_MAX bytes: what is held and why first, then where the request
+ * is recorded when it fits. */
+static void warn_fields_held(adm_response_t *a, const char *held, const decide_common_t *cw)
+{
+    char msg[ADM_WARNING_MAX + 1], part[160];
+    size_t n;
+
+    n = (size_t)snprintf(msg, sizeof(msg), "%s (rolls every NodePool): %s", held, cw->message);
+    if (n >= sizeof(msg)) /* a long list of pools: the condition has it whole */
+        n = (size_t)snprintf(msg, sizeof(msg),
+                             "%s (rolls every NodePool): held until the HostedCluster and all its "
+                             "NodePools may change; see its ChangesPending condition",
+                             held);
+    if (n >= sizeof(msg))
+        goto out; /* cut by the writer */
+    snprintf(part, sizeof(part), "; recorded in annotation %s",
+             DECIDE_REQUESTED_HC_SPEC_ANNOTATION);
+    if (n + strlen(part) < sizeof(msg))
+        snprintf(msg + n, sizeof(msg) - n, "%s", part);
+out:
+    adm_response_warn(a, "%s", msg);
+}
+
+/* The hold of the fields that roll every NodePool (decide_hc_fields_hold(),
+ * pure) applied to the answer; *held: something was held. */
+static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response_t *a,
+                       bool *held, char *err, size_t errlen)
+{
+    decide_common_t cw;
+    decide_np_hold_t h;
+    bool decided;
+    json_t *op;
+    size_t i;
+    int rc;
+
+    *held = false;
+    if (!fields_requested(q) &&
+        annotation(q->object, DECIDE_REQUESTED_HC_SPEC_ANNOTATION) == NULL)
+        return 0;
+    if ((rc = common_verdict(c, q->ns, q->name, &cw, &decided, err, errlen)) != 0)
+        return rc;
+    if (!decided)
+        return 0; /* undecided: nothing to say */
+    if ((rc = decide_hc_fields_hold(q->old_object, q->object, !cw.permitted, &h)) != 0)
+        return hcp_errf(err, errlen, rc, "building the hold of the HostedCluster's fields");
+    json_array_foreach(h.ops, i, op) {
+        rc = adm_patch_op(a, json_string_value(json_object_get(op, "op")),
+                          json_string_value(json_object_get(op, "path")),
+                          json_incref(json_object_get(op, "value")));
+        if (rc)
+            break;
+    }
+    if (rc == 0 && h.held[0]) {
+        *held = true;
+        warn_fields_held(a, h.held, &cw);
+    }
+    decide_np_hold_free(&h);
+    if (rc)
+        return hcp_errf(err, errlen, rc, "building the hold of the HostedCluster's fields");
+    return 0;
+}
+
 static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                               size_t errlen)
 {
     verdict_t v;
+    bool fields_held;
     int rc;
 
     if (q->op != ADM_UPDATE || q->subresource[0])
         return 0;
     if ((rc = plan_verdict(ud, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
         return rc;
-    if ((rc = audit_marks(ud, a, q, v.restricted && release_requested(q))) != 0)
+    if ((rc = hold_fields(ud, q, a, &fields_held, err, errlen)) != 0)
+        return rc;
+    if ((rc = audit_marks(ud, a, q, (v.restricted && release_requested(q)) || fields_held)) != 0)
         return hcp_errf(err, errlen, rc, "recording who made the change");
     if (!v.restricted)
         return 0;

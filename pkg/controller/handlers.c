@@ -116,7 +116,8 @@ static void np_changed(const kube_obj *o, void *ud, bool stanza_changed, bool co
     if (stanza_changed)
         forget_resolution(ud, R_NP, o);
     ctl_enqueue(ud, R_NP, o->ns, o->name);
-    if (conds_changed && np && np->cluster_name)
+    /* A new stanza also moves the cluster's common window (hcfields.h). */
+    if ((conds_changed || stanza_changed) && np && np->cluster_name)
         ctl_enqueue(ud, R_HC, o->ns, np->cluster_name);
 }
 

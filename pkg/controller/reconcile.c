@@ -158,6 +158,33 @@ static sched_time_t view_min_time_left(void *ud, const char *ns)
     return c->guard.min_time_left;
 }
 
+/* The NodePools of one HostedCluster, for the view's nodepools(). */
+typedef struct np_iter {
+    const char *ns, *cluster;
+    void (*fn)(const char *name, const decide_np_t *np, void *arg);
+    void *arg;
+} np_iter_t;
+
+static void np_each(const kube_obj *o, void *ud)
+{
+    np_iter_t *x = ud;
+    const decide_np_t *np = o->data;
+
+    if (np && np->cluster_name && strcmp(o->ns, x->ns) == 0 &&
+        strcmp(np->cluster_name, x->cluster) == 0)
+        x->fn(o->name, np, x->arg);
+}
+
+static void view_nodepools(void *ud, const char *ns, const char *cluster,
+                           void (*fn)(const char *name, const decide_np_t *np, void *arg),
+                           void *arg)
+{
+    ctl_controller_t *c = ud;
+    np_iter_t x = {ns, cluster, fn, arg};
+
+    kube_cache_foreach(&c->nps, np_each, &x);
+}
+
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
 {
     *v = (decide_view_t){.ud = c,
@@ -169,7 +196,8 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
                          .intersection = memoize ? memo_intersection : peek_intersection,
                          .projection = view_projection,
                          .stale = memoize ? view_stale : NULL,
-                         .min_time_left = view_min_time_left};
+                         .min_time_left = view_min_time_left,
+                         .nodepools = view_nodepools};
 }
 
 /* ---- carrying a plan out ----------------------------------------------- */
@@ -298,7 +326,9 @@ static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *
     uint64_t ho = audit_hash(au->override_by, au->override_at);
     uint64_t hr = audit_hash(au->requested_by, au->requested_at);
     char msg[DECIDE_MSGLEN], until[32] = "", next[32] = "";
-    bool held = p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : p->d.held[0] != 0;
+    bool held = p->kind == DECIDE_HC ? decide_hc_held(p->self.data) ||
+                                           decide_hc_fields_held(p->self.data)
+                                     : p->d.held[0] != 0;
 
     if (audit_fresh(r->last_override, ho, au->override_at, now)) {
         if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
@@ -379,9 +409,22 @@ static kube_cache *capi_cache(ctl_controller_t *c, decide_kind_t k, const char *
  * is in flight any other reconcile waits (ctl_park()). */
 static bool releases_held(const decide_plan_t *p)
 {
+    if (p->kind == DECIDE_HC && p->fields_go)
+        return true; /* the common window of the HostedCluster and its NodePools is open */
     if (p->d.restricted)
         return false;
     return p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : decide_np_held(p->self.data);
+}
+
+/* The write that lets a HostedCluster's held requests through: the release
+ * while its own window is open, the fields that roll every NodePool while
+ * the common window is (hcfields.h). */
+static json_t *hc_release_patch(const decide_plan_t *p)
+{
+    json_t *patch = !p->d.restricted ? decide_release_patch(p->self.data, p->self.rv) : NULL;
+    if (p->fields_go)
+        patch = decide_hc_fields_patch(patch, p->self.data, p->self.rv);
+    return patch;
 }
 
 /* Writes the pause action and the status the plan asks for. */
@@ -410,7 +453,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
      * through; and its opt-in label. The status write waits for the next
      * reconcile (it would conflict with this one). */
     patch = !releasing ? NULL
-            : hc       ? decide_release_patch(p->self.data, p->self.rv)
+            : hc       ? hc_release_patch(p)
                        : decide_np_request_patch(p->self.data, p->self.rv);
     const char *what = patch ? (hc ? "held release" : "held request") : "opt-in label";
     int label = hc ? p->optin_label : p->np_label;

@@ -351,6 +351,68 @@ static void test_hostedcluster_in_window(void **state)
     with_router("2026-03-07T02:00:00Z", hc_permitted);
 }
 
+/* The fields that roll every NodePool (hcfields.h): in the HostedCluster's
+ * own window they are held while one of its pools (np3, Restrictive) may
+ * not change, naming it, while the release passes; with np3 following the
+ * weekend too they pass. */
+static const char hc_proxy_old[] =
+    "{" OBJ_META("HostedCluster", "clusters", "a") ",\"annotations\":{" BY_WEEKEND "}},"
+    "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:1\"},"
+    "\"configuration\":{\"proxy\":{\"httpProxy\":\"http://p1\"}}}}";
+static const char hc_proxy_new[] =
+    "{" OBJ_META("HostedCluster", "clusters", "a") ",\"annotations\":{" BY_WEEKEND "}},"
+    "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:2\"},"
+    "\"additionalTrustBundle\":{\"name\":\"tb2\"},"
+    "\"configuration\":{\"proxy\":{\"httpProxy\":\"http://p2\"}}}}";
+
+static void hc_fields_pool_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "np3") ",\"annotations\":{"
+                        "\"changemanagement.hypershift.openshift.io/strategy\":\"Restrictive\"}},"
+                        "\"spec\":{\"clusterName\":\"a\"}}");
+    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+                        "a", hc_proxy_old, hc_proxy_new);
+    assert_true(a.allowed);
+    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+                        "http://p1");
+    assert_null(decide_json_path(a.stored, "spec.additionalTrustBundle"));
+    assert_string_equal(decide_json_str(a.stored, "spec.release.image"), "r:2");
+    json_t *ann = decide_json_path(a.stored, "metadata.annotations");
+    const char *rec = json_string_value(
+        json_object_get(ann, "changemanagement.hypershift.openshift.io/requested-hostedcluster-spec"));
+    assert_non_null(rec);
+    assert_non_null(strstr(rec, "http://p2"));
+    assert_non_null(strstr(rec, "tb2"));
+    assert_non_null(json_object_get(ann, "changemanagement.hypershift.openshift.io/requested-by"));
+    assert_non_null(strstr(a.warning, "spec.additionalTrustBundle, spec.configuration.proxy"));
+    assert_non_null(strstr(a.warning, "NodePool np3"));
+    json_decref(a.stored);
+}
+
+static void test_hc_fields_pool_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", hc_fields_pool_restricted);
+}
+
+static void hc_fields_all_open(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+                        "a", hc_proxy_old, hc_proxy_new);
+    assert_true(a.allowed);
+    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+                        "http://p2");
+    assert_int_equal(a.nops, 0);
+    json_decref(a.stored);
+}
+
+static void test_hc_fields_all_open(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", hc_fields_all_open);
+}
+
 /* HyperShift's NodePool reconcile writes a new template and drops the
  * pause. Nothing new is held at the MachineDeployment (the NodePool hold
  * keeps HyperShift from wanting another template while restricted): the
@@ -788,6 +850,8 @@ int main(void)
         cmocka_unit_test(test_hostedcluster_restricted),
         cmocka_unit_test(test_warnings_fit),
         cmocka_unit_test(test_hostedcluster_in_window),
+        cmocka_unit_test(test_hc_fields_pool_restricted),
+        cmocka_unit_test(test_hc_fields_all_open),
         cmocka_unit_test(test_workers_restricted),
         cmocka_unit_test(test_workers_in_window),
         cmocka_unit_test(test_held_template_pending),

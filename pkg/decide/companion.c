@@ -95,16 +95,34 @@ static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decis
     if (kind == DECIDE_HC) {
         const decide_hc_t *hc = self;
         const char *rel = hc->requested_release, *cp = hc->requested_cp_release;
-        if (!decide_hc_held(hc) && !(d->pending && d->pending_metric == 2))
+        bool fields = decide_hc_fields_held(hc);
+        if (!decide_hc_held(hc) && !fields && !(d->pending && d->pending_metric == 2))
             return json_null();
+        if (!decide_hc_held(hc) && fields) {
+            /* Only the fields that roll every NodePool are held. */
+            char summary[600];
+            snprintf(summary, sizeof(summary), "%s (rolls every NodePool)",
+                     hc->requested_fields_summary ? hc->requested_fields_summary : "a change");
+            return json_pack("{s:s, s:O}", "summary", summary, "hostedClusterSpec",
+                             hc->requested_fields);
+        }
         if (!decide_hc_held(hc)) {
             rel = hc->spec_release;
             cp = hc->spec_cp_release;
         }
         char summary[600];
-        snprintf(summary, sizeof(summary), "release %s", cp ? cp : rel ? rel : "update");
-        return json_pack("{s:s, s:s?, s:s?}", "summary", summary, "release", rel,
-                         "controlPlaneRelease", cp);
+        snprintf(summary, sizeof(summary), "release %s%s%s", cp ? cp : rel ? rel : "update",
+                 fields ? "; " : "", fields && hc->requested_fields_summary
+                                         ? hc->requested_fields_summary
+                                         : "");
+        json_t *doc = json_pack("{s:s, s:s?, s:s?}", "summary", summary, "release", rel,
+                                "controlPlaneRelease", cp);
+        if (doc && fields &&
+            json_object_set_new(doc, "hostedClusterSpec", json_deep_copy(hc->requested_fields))) {
+            json_decref(doc);
+            return NULL;
+        }
+        return doc;
     }
     if (!(d->pending && d->pending_metric == 2))
         return json_null();
@@ -138,7 +156,8 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
         goto fail;
     const decide_managed_t *m = kind == DECIDE_HC ? &((const decide_hc_t *)self)->m
                                                   : &((const decide_np_t *)self)->m;
-    json_t *audit = decide_audit_doc(&m->audit, kind == DECIDE_HC ? decide_hc_held(self)
+    json_t *audit = decide_audit_doc(&m->audit, kind == DECIDE_HC ? decide_hc_held(self) ||
+                                                                        decide_hc_fields_held(self)
                                                                   : d->held[0] != 0);
     if (audit && json_object_set_new(doc, "audit", audit))
         goto fail;

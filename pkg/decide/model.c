@@ -313,6 +313,9 @@ void decide_managed_view_free(decide_managed_t *view)
     view->conditions = NULL;
 }
 
+static int spec_request(const json_t *obj, const char *key, json_t **req_out, bool *bad,
+                        char **summary);
+
 decide_hc_t *decide_hc_extract(const json_t *obj)
 {
     decide_hc_t *hc = calloc(1, sizeof(*hc));
@@ -350,6 +353,9 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
         goto fail;
     hc->optin_label = optin_label(obj);
     decide_health_extract(obj, false, &hc->m.health);
+    if (spec_request(obj, DECIDE_REQUESTED_HC_SPEC_ANNOTATION, &hc->requested_fields,
+                     &hc->requested_fields_bad, &hc->requested_fields_summary))
+        goto fail;
     return hc;
 fail:
     decide_hc_free(hc);
@@ -369,6 +375,8 @@ void decide_hc_free(decide_hc_t *hc)
     free(hc->requested_release);
     free(hc->requested_cp_release);
     free(hc->cp_completed_images);
+    json_decref(hc->requested_fields);
+    free(hc->requested_fields_summary);
     free(hc);
 }
 
@@ -401,25 +409,37 @@ static char *request_summary(const json_t *req)
     return strdup(buf[0] ? buf : "a change");
 }
 
-/* The held request of a NodePool (DECIDE_REQUESTED_NODEPOOL_ANNOTATION). */
-static int np_request(const json_t *obj, decide_np_t *np)
+/* A held request recorded as a merge patch of spec in annotation key:
+ * *req the object (NULL when none or unreadable), *bad when the annotation
+ * is there but is no JSON object of spec fields, *summary it in words. */
+static int spec_request(const json_t *obj, const char *key, json_t **req_out, bool *bad,
+                        char **summary)
 {
-    const char *text = annotation(obj, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    const char *text = annotation(obj, key);
     json_t *req;
+    char msg[256];
 
     if (text == NULL)
         return 0;
     req = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
     if (!json_is_object(req) || json_object_size(req) == 0) {
         json_decref(req);
-        np->requested_bad = true;
-        np->requested_summary = strdup("an unreadable request (annotation " DECIDE_REQUESTED_NODEPOOL_ANNOTATION
-                                       " is not a JSON object of spec fields)");
-        return np->requested_summary ? 0 : -1;
+        *bad = true;
+        snprintf(msg, sizeof(msg),
+                 "an unreadable request (annotation %s is not a JSON object of spec fields)", key);
+        *summary = strdup(msg);
+        return *summary ? 0 : -1;
     }
-    np->requested = req;
-    np->requested_summary = request_summary(req);
-    return np->requested_summary ? 0 : -1;
+    *req_out = req;
+    *summary = request_summary(req);
+    return *summary ? 0 : -1;
+}
+
+/* The held request of a NodePool (DECIDE_REQUESTED_NODEPOOL_ANNOTATION). */
+static int np_request(const json_t *obj, decide_np_t *np)
+{
+    return spec_request(obj, DECIDE_REQUESTED_NODEPOOL_ANNOTATION, &np->requested,
+                        &np->requested_bad, &np->requested_summary);
 }
 
 decide_np_t *decide_np_extract(const json_t *obj)
@@ -554,6 +574,15 @@ bool decide_hc_pending(const decide_hc_t *hc)
     if (!hc->release_image || !*hc->release_image)
         return false;
     return !hc->desired_image || strcmp(hc->release_image, hc->desired_image) != 0;
+}
+
+const char *const decide_hc_held_fields[] = {
+    "pullSecret", "additionalTrustBundle", "imageContentSources", "configuration.proxy",
+    "configuration.image", NULL};
+
+bool decide_hc_fields_held(const decide_hc_t *hc)
+{
+    return hc->requested_fields != NULL;
 }
 
 bool decide_np_held(const decide_np_t *np)

@@ -53,6 +53,24 @@
  * machine template, AWS's listed fields: resourceTags rolls nothing), as
  * dotted paths under spec, NULL-terminated. */
 extern const char *const decide_np_held_fields[];
+/* The HostedCluster fields whose change rolls every NodePool of the
+ * cluster, held on the HostedCluster while it or any of its opted-in
+ * NodePools is restricted (DESIGN.md 3.6). HyperShift hashes them into each
+ * pool's target (hypershift-operator/controllers/nodepool/config.go:
+ * rolloutConfig, Hash(): pullSecretName, additionalTrustBundleName and
+ * globalConfig, the proxy and image configuration of globalConfigString();
+ * imageContentSources adds a core ignition config to mcoRawConfig,
+ * getCoreConfigs) and docs/content/reference/nodepool-rollouts.md lists
+ * them as rolling all NodePools: spec.pullSecret, spec.additionalTrustBundle,
+ * spec.imageContentSources, spec.configuration.proxy and
+ * spec.configuration.image. Dotted paths under spec, NULL-terminated. */
+extern const char *const decide_hc_held_fields[];
+/* Where the request of those fields is recorded while held: a JSON merge
+ * patch of spec, as DECIDE_REQUESTED_NODEPOOL_ANNOTATION for a NodePool;
+ * reconcile applies it at the first instant the HostedCluster and all its
+ * opted-in NodePools may change (decide_common_window()). */
+#define DECIDE_REQUESTED_HC_SPEC_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/requested-hostedcluster-spec"
 /* The old way (before the NodePool hold, DESIGN.md 3.6): a Replace pool's
  * MachineDeployment template or an InPlace pool's MachineSet target kept
  * at admission, with what the write asked for recorded here ("version
@@ -123,6 +141,12 @@ typedef struct decide_hc {
                                    (decide_cp_completed()) */
     char *cp_completed_images;  /* the images of those entries, one per line, or NULL */
     bool cp_reported;           /* status.version.history has an entry */
+    json_t *requested_fields;   /* the held request of the fields that roll every
+                                   NodePool (DECIDE_REQUESTED_HC_SPEC_ANNOTATION)
+                                   as a JSON object, or NULL */
+    bool requested_fields_bad;  /* that annotation is there but is no JSON object */
+    char *requested_fields_summary; /* the request in words ("configuration,
+                                       additionalTrustBundle"), or NULL */
 } decide_hc_t;
 
 typedef struct decide_np {
@@ -232,6 +256,9 @@ bool decide_hc_pending(const decide_hc_t *hc);
 
 /* True when the HostedCluster carries a held release request. */
 bool decide_hc_held(const decide_hc_t *hc);
+/* True when the HostedCluster carries a held request of the fields that
+ * roll every NodePool (decide_hc_held_fields). */
+bool decide_hc_fields_held(const decide_hc_t *hc);
 /* True when the NodePool carries a held request that can be applied. */
 bool decide_np_held(const decide_np_t *np);
 /* md may be NULL when the MachineDeployment is not (yet) known. */

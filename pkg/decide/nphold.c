@@ -85,9 +85,9 @@ static int request_set(json_t *req, const char *path, json_t *value)
 
 /* The record the write carries as a new object (empty when none or not an
  * object of spec fields). */
-static json_t *request_of(const json_t *obj)
+static json_t *request_of(const json_t *obj, const char *key)
 {
-    const char *text = annotation(obj, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    const char *text = annotation(obj, key);
     json_t *req = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
 
     if (json_is_object(req))
@@ -98,9 +98,9 @@ static json_t *request_of(const json_t *obj)
 
 /* The operations that store req in the annotation (or remove it when req
  * is empty) unless the write carries exactly that already. */
-static int store_request(json_t *ops, const json_t *new_obj, const json_t *req)
+static int store_request(json_t *ops, const json_t *new_obj, const json_t *req, const char *key)
 {
-    const char *have = annotation(new_obj, DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+    const char *have = annotation(new_obj, key);
     char path[PTR_MAX] = "";
     char *text;
     int rc;
@@ -111,7 +111,7 @@ static int store_request(json_t *ops, const json_t *new_obj, const json_t *req)
     if (json_object_size(req) == 0) {
         if (!have)
             return 0;
-        if ((rc = ptr_add(path, sizeof(path), DECIDE_REQUESTED_NODEPOOL_ANNOTATION)) != 0)
+        if ((rc = ptr_add(path, sizeof(path), key)) != 0)
             return rc;
         return add_op(ops, "remove", path, NULL);
     }
@@ -126,7 +126,7 @@ static int store_request(json_t *ops, const json_t *new_obj, const json_t *req)
                  ? add_op(ops, "add", path, json_object())
                  : HCP_ERANGE; /* no metadata: the API server refuses the write anyway */
     if (rc == 0)
-        rc = ptr_add(path, sizeof(path), DECIDE_REQUESTED_NODEPOOL_ANNOTATION);
+        rc = ptr_add(path, sizeof(path), key);
     if (rc == 0)
         rc = add_op(ops, "add", path, json_string(text));
     free(text);
@@ -185,8 +185,8 @@ static bool changes(const json_t *old_obj, const json_t *new_obj, const char *fi
                                      decide_json_path(new_obj, jpath));
 }
 
-int decide_np_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
-                   decide_np_hold_t *out)
+int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
+                     const char *const *fields, const char *key, decide_np_hold_t *out)
 {
     json_t *req = NULL;
     size_t n = 0;
@@ -197,12 +197,12 @@ int decide_np_hold(const json_t *old_obj, const json_t *new_obj, bool restricted
     if ((out->ops = json_array()) == NULL)
         return HCP_ENOMEM;
     /* In a window a write without a record has nothing to adjust. */
-    if (!restricted && annotation(new_obj, DECIDE_REQUESTED_NODEPOOL_ANNOTATION) == NULL)
+    if (!restricted && annotation(new_obj, key) == NULL)
         return 0;
-    if ((req = request_of(new_obj)) == NULL)
+    if ((req = request_of(new_obj, key)) == NULL)
         goto fail;
     rc = 0;
-    for (const char *const *f = decide_np_held_fields; *f && rc == 0; f++) {
+    for (const char *const *f = fields; *f && rc == 0; f++) {
         if (!changes(old_obj, new_obj, *f))
             continue;
         changed = true;
@@ -221,7 +221,7 @@ int decide_np_hold(const json_t *old_obj, const json_t *new_obj, bool restricted
                                   n ? ", " : "", *f);
     }
     if (rc == 0 && changed)
-        rc = store_request(out->ops, new_obj, req);
+        rc = store_request(out->ops, new_obj, req, key);
     if (rc)
         goto fail;
     json_decref(req);
@@ -230,6 +230,13 @@ fail:
     json_decref(req);
     decide_np_hold_free(out);
     return rc;
+}
+
+int decide_np_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
+                   decide_np_hold_t *out)
+{
+    return decide_spec_hold(old_obj, new_obj, restricted, decide_np_held_fields,
+                            DECIDE_REQUESTED_NODEPOOL_ANNOTATION, out);
 }
 
 void decide_np_hold_free(decide_np_hold_t *h)

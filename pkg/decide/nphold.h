@@ -36,4 +36,12 @@ int decide_np_hold(const json_t *old_obj, const json_t *new_obj, bool restricted
                    decide_np_hold_t *out);
 void decide_np_hold_free(decide_np_hold_t *h);
 
+/* The same hold for any object: fields (dotted paths under spec,
+ * NULL-terminated) kept at their running values while restricted, the
+ * request recorded in annotation key. decide_np_hold() is this with
+ * decide_np_held_fields and DECIDE_REQUESTED_NODEPOOL_ANNOTATION; the
+ * HostedCluster's fields that roll every NodePool use it too (hcfields.h). */
+int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
+                     const char *const *fields, const char *key, decide_np_hold_t *out);
+
 #endif

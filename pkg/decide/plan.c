@@ -3,6 +3,7 @@
 #include "decide/cpfirst.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -74,6 +75,107 @@ static int min_left(const decide_view_t *v, const char *ns, bool nodepool, const
     return 0;
 }
 
+/* The opted-in NodePools of a HostedCluster, their own timelines resolved. */
+typedef struct pools_acc {
+    const decide_view_t *v;
+    const char *ns;
+    bool cluster_stanza;         /* the HostedCluster has a stanza: every pool is in */
+    decide_pool_sched_t *pools;
+    stanza_resolution_t *res;    /* pools' own resolutions, one each */
+    bool *owned;
+    size_t n, cap;
+    int rc;
+} pools_acc_t;
+
+static void pool_add(const char *name, const decide_np_t *np, void *arg)
+{
+    pools_acc_t *a = arg;
+    const stanza_resolution_t *r;
+
+    if (a->rc || !(np->m.stanza.present || a->cluster_stanza))
+        return;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 8;
+        decide_pool_sched_t *p = realloc(a->pools, cap * sizeof(*p));
+        if (p)
+            a->pools = p;
+        stanza_resolution_t *rs = p ? realloc(a->res, cap * sizeof(*rs)) : NULL;
+        if (rs)
+            a->res = rs;
+        bool *o = rs ? realloc(a->owned, cap * sizeof(*o)) : NULL;
+        if (!o) {
+            a->rc = HCP_ENOMEM;
+            return;
+        }
+        a->owned = o;
+        a->cap = cap;
+    }
+    a->owned[a->n] = false;
+    r = resolve(a->v, DECIDE_NP, a->ns, name, &np->m.stanza, &a->res[a->n], &a->owned[a->n]);
+    if (!r) {
+        a->rc = HCP_ENOMEM;
+        return;
+    }
+    a->pools[a->n].name = name;
+    a->pools[a->n].sched = r->sched;
+    a->n++;
+}
+
+/* The common window of HostedCluster ns/name and its opted-in NodePools
+ * into p->common, and whether a held request of its fields goes now. */
+static int plan_common(const decide_view_t *v, const char *ns, const char *name,
+                       const decide_hc_t *hc, sched_time_t now, decide_plan_t *p)
+{
+    pools_acc_t a = {.v = v, .ns = ns, .cluster_stanza = hc->m.stanza.present};
+    const stanza_resolution_t *r = p->res;
+    bool override = hc->m.stanza.present && hc->m.stanza.valid &&
+                    (r->strategy == STANZA_PERMISSIVE || r->strategy == STANZA_PERMISSIVE_UNTIL) &&
+                    (hc->m.stanza.strategy == STANZA_PERMISSIVE ||
+                     hc->m.stanza.strategy == STANZA_PERMISSIVE_UNTIL);
+    int rc;
+
+    if (v->nodepools)
+        v->nodepools(v->ud, ns, name, pool_add, &a);
+    rc = a.rc ? a.rc : decide_common_window(r->sched, a.pools, a.n, override, now, &p->common);
+    for (size_t i = 0; i < a.n; i++)
+        if (a.owned[i])
+            stanza_resolution_free(&a.res[i]);
+    free(a.pools);
+    free(a.res);
+    free(a.owned);
+    return rc;
+}
+
+/* A held request of the fields that roll every NodePool, on the decision:
+ * it goes through at the first instant the HostedCluster and all its
+ * NodePools may change; until then ChangesPending says why, naming the
+ * pools when there is no such instant (NoCommonWindow). */
+static void apply_common(const decide_hc_t *hc, decide_plan_t *p)
+{
+    decide_decision_t *d = &p->d;
+    const decide_common_t *cw = &p->common;
+
+    if (!decide_hc_fields_held(hc))
+        return;
+    if (cw->wake < d->wake)
+        d->wake = cw->wake;
+    if (cw->permitted) {
+        p->fields_go = cw->override || !d->restricted;
+        return;
+    }
+    d->pending = true;
+    d->pending_metric = 2;
+    d->pending_status = true;
+    d->pending_reason = cw->has_window ? DECIDE_COMMON_WAIT_REASON : DECIDE_NO_COMMON_REASON;
+    snprintf(d->pending_message, sizeof(d->pending_message),
+             "The held change of the fields that roll every NodePool (%s) is %s.%s",
+             hc->requested_fields_summary ? hc->requested_fields_summary : "a change",
+             cw->message,
+             cw->has_window ? ""
+                            : " Change a NodePool's window, or set a Permissive override on the "
+                              "HostedCluster to apply it now.");
+}
+
 static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,
                    decide_plan_t *p, char *err, size_t errlen)
 {
@@ -104,9 +206,15 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
                        p->capi.data)) != 0)
         return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
                         ns, name, rc);
+    if ((v->common_window || decide_hc_fields_held(hc)) &&
+        (rc = plan_common(v, ns, name, hc, now, p)) != 0)
+        return hcp_errf(err, errlen, rc, "HostedCluster %s/%s: its NodePools' common window",
+                        ns, name);
     /* DESIGN.md 3.10: a held release goes through only to a healthy cluster. */
-    decide_gate_apply(&p->d, false, &hc->m.health, &hc->m.stanza, decide_hc_held(hc), p->capi.data,
-                      v->admission_holds, now);
+    decide_gate_apply(&p->d, false, &hc->m.health, &hc->m.stanza,
+                      decide_hc_held(hc) || (decide_hc_fields_held(hc) && p->common.permitted),
+                      p->capi.data, v->admission_holds, now);
+    apply_common(hc, p);
     if (v->projection) {
         decide_projection_t pr = {0};
         v->projection(v->ud, ns, name, &p->d, &pr);

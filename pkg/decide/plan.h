@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "decide/decide.h"
+#include "decide/hcfields.h"
 #include "decide/model.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
@@ -74,6 +75,16 @@ typedef struct decide_view {
      * is asked for the decision's ChangesPaused/ChangesPending. */
     void (*projection)(void *ud, const char *ns, const char *name, const decide_decision_t *d,
                        decide_projection_t *out);
+    /* Optional: calls fn for every NodePool of HostedCluster ns/cluster
+     * (spec.clusterName, same namespace), with its name and slim view
+     * (borrowed for the call). Without it a HostedCluster's common window
+     * counts no NodePool. */
+    void (*nodepools)(void *ud, const char *ns, const char *cluster,
+                      void (*fn)(const char *name, const decide_np_t *np, void *arg), void *arg);
+    /* HostedClusters: compute the common window of the HostedCluster and
+     * its NodePools (decide_plan_t.common) even when no request of the
+     * fields that roll every NodePool is held (admission, explain). */
+    bool common_window;
     /* Optional: true when the object (self) or its CAPI object (capi, data
      * NULL when none), as read, is older than what the caller itself wrote
      * (its watch has yet to catch up). The plan then stops before deciding:
@@ -113,6 +124,11 @@ typedef struct decide_plan {
     /* NodePools: the same for the NodePool itself (the NodePool hold's
      * objectSelector). */
     int np_label;
+    /* HostedClusters: when it and all its opted-in NodePools may change
+     * (computed when a request of decide_hc_held_fields is held or the view
+     * asked for it), and whether the held request goes through now. */
+    decide_common_t common;
+    bool fields_go;
     json_t *status_doc;           /* the companion's status as a function of the plan
                                      (decide_status_doc(), owned); NULL when the view did
                                      not ask for it or out of memory */

@@ -439,9 +439,88 @@ static void test_plan_memo_parity(void **state)
     fake_teardown(&f);
 }
 
+
+/* The NodePools of a HostedCluster in the fake. */
+static void fnodepools(void *ud, const char *ns, const char *cluster,
+                       void (*fn)(const char *name, const decide_np_t *np, void *arg), void *arg)
+{
+    fake_t *f = ud;
+    for (int i = 0; i < f->n; i++) {
+        const decide_np_t *np = f->obj[i].data;
+        if (f->obj[i].kind == DECIDE_NP && strcmp(f->obj[i].ns, ns) == 0 && np->cluster_name &&
+            strcmp(np->cluster_name, cluster) == 0)
+            fn(f->obj[i].name, np, arg);
+    }
+}
+
+#define HC_HELD_JSON                                                                           \
+    "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":"    \
+    "\"weekend\",\"changemanagement.hypershift.openshift.io/requested-hostedcluster-spec\":"    \
+    "\"{\\\"configuration\\\":{\\\"proxy\\\":{\\\"httpProxy\\\":\\\"http://p2\\\"}}}\"}},"   \
+    "\"spec\":{\"infraID\":\"b-x1\",\"release\":{\"image\":\"r:1\"}},"                        \
+    "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"}}}}"
+
+/* A HostedCluster with held fields that roll every NodePool: they go when
+ * it and all its pools may change (Saturday), not before (pending
+ * WaitingForCommonWindow, woken at the window); a Restrictive pool leaves
+ * no common instant (NoCommonWindow, naming it). */
+static void test_plan_common_window(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    add(&f, DECIDE_HC, "clusters", "b", from_json(DECIDE_HC, HC_HELD_JSON));
+    add(&f, DECIDE_NP, "clusters", "b1",
+        from_json(DECIDE_NP, "{\"metadata\":{},\"spec\":{\"clusterName\":\"b\"}}"));
+    decide_view_t v = plain_view(&f);
+    v.nodepools = fnodepools;
+    /* Wednesday: restricted; the common window is Saturday's. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", T("2026-03-04T12:00:00Z"), &p,
+                                 NULL, 0),
+                     0);
+    assert_true(p.decided);
+    assert_true(p.common.computed);
+    assert_int_equal(p.common.pools, 1);
+    assert_false(p.fields_go);
+    assert_string_equal(p.d.pending_reason, "WaitingForCommonWindow");
+    assert_non_null(strstr(p.d.pending_message, "(configuration)"));
+    assert_true(p.d.wake <= T("2026-03-07T00:00:00Z"));
+    decide_plan_free(&p);
+    /* Saturday: all may change; the request goes. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", T("2026-03-07T01:00:00Z"), &p,
+                                 NULL, 0),
+                     0);
+    assert_true(p.common.permitted);
+    assert_true(p.fields_go);
+    decide_plan_free(&p);
+    /* A Restrictive pool: no common instant, named; nothing goes on Saturday. */
+    add(&f, DECIDE_NP, "clusters", "b2",
+        from_json(DECIDE_NP, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
+                             "openshift.io/strategy\":\"Restrictive\"}},\"spec\":{\"clusterName\":"
+                             "\"b\"}}"));
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", T("2026-03-07T01:00:00Z"), &p,
+                                 NULL, 0),
+                     0);
+    assert_false(p.fields_go);
+    assert_false(p.common.has_window);
+    assert_string_equal(p.d.pending_reason, "NoCommonWindow");
+    assert_non_null(strstr(p.d.pending_message, "NodePool b2"));
+    assert_true(p.d.pending_status);
+    decide_plan_free(&p);
+    /* Nothing held, nothing asked: no common window computed. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", T("2026-03-07T01:00:00Z"), &p,
+                                 NULL, 0),
+                     0);
+    assert_false(p.common.computed);
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_common_window),
         cmocka_unit_test(test_plan_absent_object),
         cmocka_unit_test(test_plan_hostedcluster),
         cmocka_unit_test(test_plan_stale_stops_before_deciding),

@@ -92,8 +92,17 @@ namespaceSelector:
   {{- toYaml .root.Values.webhook.namespaceSelector | nindent 2 }}
 {{- end }}
 
+{{/* The HostedCluster fields whose change rolls every NodePool
+(decide_hc_held_fields, pkg/decide/model.c; HyperShift's
+docs/content/reference/nodepool-rollouts.md and
+hypershift-operator/controllers/nodepool/config.go). */}}
+{{- define "hcp-controller.hostedclusterHeldFields" -}}
+spec.pullSecret spec.additionalTrustBundle spec.imageContentSources spec.configuration.proxy spec.configuration.image
+{{- end }}
+
 {{/* Hold: a HostedCluster's release (spec.release.image,
-spec.controlPlaneRelease.image) of an opted-in cluster. */}}
+spec.controlPlaneRelease.image) of an opted-in cluster, its fields that
+roll every NodePool, and the request the hold of those recorded. */}}
 {{- define "hcp-controller.webhook.hold-hostedclusters" -}}
 - name: hostedclusters.changemanagement.hypershift.openshift.io
   {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/hostedclusters") .) | nindent 2 }}
@@ -111,6 +120,10 @@ spec.controlPlaneRelease.image) of an opted-in cluster. */}}
       expression: >-
         {{ include "hcp-controller.cel.fieldChanged" "spec.release.image" }}
         || {{ include "hcp-controller.cel.fieldChanged" "spec.controlPlaneRelease.image" }}
+        {{- range $f := splitList " " (include "hcp-controller.hostedclusterHeldFields" .) }}
+        || {{ include "hcp-controller.cel.fieldChanged" $f }}
+        {{- end }}
+        || {{ include "hcp-controller.cel.annChanged" "changemanagement.hypershift.openshift.io/requested-hostedcluster-spec" }}
         || {{ include "hcp-controller.cel.fieldChanged" "spec.changeManagement" }}
         || ({{ include "hcp-controller.stanzaKeys" . }} + {{ include "hcp-controller.auditKeys" . }}).exists(k,
              (has(object.metadata.annotations) && k in object.metadata.annotations ? [object.metadata.annotations[k]] : [])

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# End-to-end: the HostedCluster fields that roll every NodePool (DESIGN.md
+# 3.6; HyperShift's docs/content/reference/nodepool-rollouts.md and
+# nodepool/config.go) are held on the HostedCluster while it or any of its
+# NodePools is restricted, and applied at the first instant all of them may
+# change; beside the HyperShift / Cluster API behaviour model (e2e/model),
+# which hashes those fields into every pool's target as config.go does, so
+# that a change rolls every pool.
+#
+# HostedCluster a follows Saturday 01:00-05:00; pool p1 (Replace) too, pool
+# p2 (InPlace) Saturday 03:00-07:00: the common window opens Saturday 03:00,
+# two hours after the HostedCluster's own.
+#   - Friday 23:00, a proxy and an additionalTrustBundle change: stored
+#     unchanged, recorded; ChangesPending says until when;
+#   - the HostedCluster's own window opens at 01:00: still held, 0 rollouts;
+#   - 03:00: applied, both pools' rollouts start within 2 s (real; two
+#     writes: the HostedCluster's, then each pool's), none before;
+#   - a third pool p3 with Sunday windows (disjoint): a new proxy change is
+#     held and ChangesPending (NoCommonWindow) and `explain` name p3;
+#   - a PermissiveUntil override on the HostedCluster applies it, and every
+#     pool rolls.
+# HC_FIELDS_HOLD=0 runs the controller's hold with the HostedCluster webhook
+# left out (the hold broken): the checks that depend on it fail.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=e2e/controller/lib.sh
+. "$here/lib.sh"
+# shellcheck source=e2e/model/lib.sh
+. "$here/../model/lib.sh"
+
+SIM0=2026-03-06T23:00:00Z   # Friday 23:00
+HC_OPEN=2026-03-07T01:00:00Z # the HostedCluster's (and p1's) window, 4 h
+OPEN=2026-03-07T03:00:00Z    # p2's window opens: the common window
+SCALE=600                    # a real second is ten simulated minutes: 24 s to OPEN
+WH_NAME=hcp-e2e-hcfields-$$
+REQ=changemanagement.hypershift.openshift.io/requested-hostedcluster-spec
+
+webhook_scenario_begin
+
+NS=$(new_ns hcfields)
+HCP_NS=$NS-a
+mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy weekend"
+mk_policy "$NS" late "$(weekly_policy Saturday 03:00 4h)" || not_ok "policy late"
+mk_policy "$NS" sunday "$(weekly_policy Sunday 01:00 1h)" || not_ok "policy sunday"
+mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+HC=$(hc_path "$NS" a)
+api PATCH "$HC" '{"spec": {"pullSecret": {"name": "ps1"}, "additionalTrustBundle": {"name": "tb1"},
+  "configuration": {"proxy": {"httpProxy": "http://proxy-1:3128"}}}}' >/dev/null ||
+  not_ok "HostedCluster configuration"
+# The webhooks from here on (nobody answers them before the controller runs).
+WPORT=$(free_port)
+holds_webhook_config "$WPORT" "$NS" "$HCP_NS" |
+  if [ "${HC_FIELDS_HOLD:-1}" = 0 ]; then jq -c '.webhooks |= map(select(.clientConfig.url | endswith("/hold/hostedclusters") | not))'; else cat; fi |
+  k apply -f - >/dev/null || not_ok "webhook configuration"
+start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
+  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
+model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m || {
+  not_ok "model started"
+  summary
+  exit 1
+}
+# mk_pool NAME TYPE POLICY
+mk_pool() {
+  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" --arg p "$3" '{
+    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": $p}},
+    spec: {clusterName: "a", replicas: 2, management: {upgradeType: $t}, release: {image: $img}}}')" \
+    application/json >/dev/null || not_ok "NodePool $1"
+}
+mk_pool p1 Replace weekend
+mk_pool p2 InPlace late
+CMS=/api/v1/namespaces/$HCP_NS/configmaps
+running() {
+  api GET "$CMS?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
+    jq --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and .data.state == "Running" and
+      (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))] | length'
+}
+np_get() { get "$(np_path "$NS" "$1")" "$2"; }
+settled() { [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] && [ "$(np_get p1 .status.version)" = 4.17.0 ]; }
+check "the pools run on 2 nodes each" wait_for 30 settled
+labelled() { [ "$(get "$HC" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
+check "the controller opts the HostedCluster in" wait_for 10 labelled
+# rollouts POOL: rollout starts the model recorded for POOL.
+rollouts() { echo $(($(model_count replacement-start "$HCP_NS/$1") + $(model_count inplace-update-start "$HCP_NS/$1"))); }
+check_eq "no rollout yet" "0 0" "$(rollouts p1) $(rollouts p2)"
+
+# ---- Friday 23:00: a proxy and a trust bundle change, held on the HostedCluster ----
+
+SCENARIO=held
+out=$(api PATCH "$HC" '{"spec": {"additionalTrustBundle": {"name": "tb2"},
+  "configuration": {"proxy": {"httpProxy": "http://proxy-2:3128"}}}}')
+check_eq "spec.configuration.proxy stays" http://proxy-1:3128 "$(jq -r .spec.configuration.proxy.httpProxy <<<"$out")"
+check_eq "spec.additionalTrustBundle stays" tb1 "$(jq -r .spec.additionalTrustBundle.name <<<"$out")"
+check_eq "the request is recorded (proxy and trust bundle)" "http://proxy-2:3128 tb2" \
+  "$(jq -r --arg k "$REQ" '.metadata.annotations[$k] // "{}" | fromjson | "\(.configuration.proxy.httpProxy) \(.additionalTrustBundle.name)"' <<<"$out")"
+check_eq "who asked is recorded" true \
+  "$(jq '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-by"] != null' <<<"$out")"
+waiting() { [ "$(cond "$HC" ChangesPending reason)" = WaitingForCommonWindow ]; }
+check "ChangesPending: WaitingForCommonWindow" wait_for 10 waiting
+check_contains "ChangesPending names the common window's start" "held until $OPEN" \
+  "$(cond "$HC" ChangesPending message)"
+companion() { [ "$(cm_status "$NS" hostedcluster a .heldChange.hostedClusterSpec.configuration.proxy.httpProxy)" = http://proxy-2:3128 ]; }
+check "the HostedChangeManagementStatus carries the held request (heldChange.hostedClusterSpec)" wait_for 10 companion
+
+# The HostedCluster's own window opens at 01:00, p2's is still closed.
+sleep_until_sim a "$(rfc3339 $(($(epoch "$HC_OPEN") + 1800)))"
+check_eq "in the HostedCluster's own window, p2 restricted: the proxy stays" http://proxy-1:3128 \
+  "$(get "$HC" .spec.configuration.proxy.httpProxy)"
+check_eq "0 rollouts before the common window" "0 0" "$(rollouts p1) $(rollouts p2)"
+
+# ---- 03:00: the common window opens, the request is applied, both pools roll ----
+
+SCENARIO=window
+both() { [ "$(rollouts p1)" -ge 1 ] && [ "$(rollouts p2)" -ge 1 ]; }
+check "the common window opens: both pools' rollouts start" wait_for 40 both
+b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
+  'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
+for ev in "replacement-start $HCP_NS/p1" "inplace-update-start $HCP_NS/p2"; do
+  first=$(model_records | jq -cs --arg e "${ev% *}" --arg o "${ev#* }" '[.[] | select(.event == $e and .object == $o)] | sort_by(.at)[0]')
+  at=$(jq -r .at <<<"$first") real=$(jq -r .real <<<"$first")
+  lag=$(awk -v r="$(date -u -d "$real" +%s.%N 2>/dev/null || echo 0)" -v b="$b" 'BEGIN { printf "%.3f", r - b }')
+  echo "# figure: common window open -> first ${ev% *} of ${ev#* }: $lag s real (simulated $at; load average $(cut -d' ' -f1 /proc/loadavg))"
+  check "${ev#* }: not before the common window (simulated $at)" eval '[[ $(epoch "$at") -ge $(epoch "$OPEN") ]]'
+  # Two writes from the boundary: the controller's HostedCluster write, then
+  # HyperShift's NodePool reconcile of every pool (the model's): 2 s leaves
+  # room for a loaded machine; the figure above is the measurement.
+  in_range "${ev#* }: the rollout starts within 2 s (real) of the common window opening" "$lag" 0 2
+done
+check_eq "the request was applied and its record dropped" "http://proxy-2:3128 tb2 none" \
+  "$(get "$HC" "\"\\(.spec.configuration.proxy.httpProxy) \\(.spec.additionalTrustBundle.name) \\(.metadata.annotations[\"$REQ\"] // \"none\")\"")"
+check_eq "spec.pullSecret untouched" ps1 "$(get "$HC" .spec.pullSecret.name)"
+done_all() { [ "$(np_get p1 .status.version)" = 4.17.0 ] && [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] &&
+  [ "$(get "$(md_path "$NS" a p1)" '.status.updatedReplicas // 0')" = 2 ]; }
+check "the rollouts complete" wait_for 30 done_all
+
+# ---- p3 with Sunday windows: no common instant, said so; an override applies it ----
+
+SCENARIO=disjoint
+mk_pool p3 Replace sunday
+three() { [ "$(running p3)" = 2 ]; }
+check "p3 runs on 2 nodes" wait_for 30 three
+before="$(rollouts p1) $(rollouts p2) $(rollouts p3)"
+out=$(api PATCH "$HC" '{"spec": {"configuration": {"proxy": {"httpProxy": "http://proxy-3:3128"}}}}')
+check_eq "in the HostedCluster's window, p3's disjoint: the proxy stays" http://proxy-2:3128 \
+  "$(jq -r .spec.configuration.proxy.httpProxy <<<"$out")"
+nocommon() { [ "$(cond "$HC" ChangesPending reason)" = NoCommonWindow ]; }
+check "ChangesPending: NoCommonWindow" wait_for 10 nocommon
+check_contains "ChangesPending names the pool whose windows meet none of the others'" "NodePool p3" \
+  "$(cond "$HC" ChangesPending message)"
+at=$(rfc3339 "$(sim_lo a | cut -d. -f1)")
+expl=$("$HCP_BIN" explain --kubeconfig "$KCFG" hostedcluster "$NS/a" --at "$at" 2>&1)
+check_contains "explain says no common instant exists, naming p3" "the windows of NodePool p3 meet none of" "$expl"
+check_contains "explain names the held fields" "spec.configuration held" "$expl"
+sleep 2
+check_eq "no rollout of any pool for it" "$before" "$(rollouts p1) $(rollouts p2) $(rollouts p3)"
+
+api PATCH "$HC" "{\"metadata\": {\"annotations\": {
+  \"changemanagement.hypershift.openshift.io/strategy\": \"PermissiveUntil\",
+  \"changemanagement.hypershift.openshift.io/permissive-until\": \"2026-03-09T00:00:00Z\"}}}" >/dev/null ||
+  not_ok "override"
+applied() { [ "$(get "$HC" .spec.configuration.proxy.httpProxy)" = http://proxy-3:3128 ]; }
+check "a PermissiveUntil override applies the held proxy" wait_for 10 applied
+read -r b1 b2 b3 <<<"$before"
+all_rolled() { [ "$(rollouts p1)" -gt "$b1" ] && [ "$(rollouts p2)" -gt "$b2" ] && [ "$(rollouts p3)" -gt "$b3" ]; }
+check "every pool rolls for it, p3 included (HyperShift hashes the proxy into every pool's target)" \
+  wait_for 20 all_rolled
+
+stop_ctl a
+model_stop
+summary
