@@ -13,7 +13,11 @@
 # attributes (specversion, type, source, id, subject) and data naming the
 # object; the token is sent as a bearer token and never logged; the metric
 # counts sent and failed. A `notifications` key that does not parse stops
-# the start naming the key. 2026-03-07 is a Saturday.
+# the start naming the key. NodePools: who asked is recorded with the held
+# request (requested-by/-at/-reason, the companion, the Event, the held
+# notification); a Replace rollout HyperShift reports done (UpdatingVersion
+# False, AsExpected) is notified `completed`, an in-place update it reports
+# failed (InplaceUpgradeFailed) `failed`. 2026-03-07 is a Saturday.
 #
 # Needs the "main" instance (e2e/cluster.sh up main), build/hcp-controller
 # and the model. CTL_E2E_ONLY="fn ..." runs only the named scenarios.
@@ -200,6 +204,145 @@ YAML
   recv_stop
 }
 
+# np_step_count DIR STEP NAME: CloudEvents received for NodePool NAME's STEP.
+np_step_count() {
+  cat "$1"/*.json 2>/dev/null |
+    jq -r --arg s "$2" --arg n "$3" 'select(.data.step == $s and .data.kind == "NodePool" and .data.name == $n) | .id' |
+    wc -l
+}
+np_step_doc() {
+  cat "$1"/*.json 2>/dev/null |
+    jq -c --arg s "$2" --arg n "$3" 'select(.data.step == $s and .data.kind == "NodePool" and .data.name == $n)' | head -1
+}
+# machines_up CPNS: "yes" once the model has created np1's and np2's two
+# machines each (of np1's MachineDeployment, of np2's MachineSet).
+machines_up() {
+  [ "$(model_count machine-created "$1/np1")" -ge 2 ] && [ "$(model_count machine-created "$1/np2")" -ge 2 ] &&
+    echo yes || echo no
+}
+# np_updating NS NAME: "status/reason" of the NodePool's UpdatingVersion.
+np_updating() { echo "$(cond "$(np_path "$1" "$2")" UpdatingVersion status)/$(cond "$(np_path "$1" "$2")" UpdatingVersion reason)"; }
+np_ann() { get "$(np_path "$1" "$2")" ".metadata.annotations[\"$CM/$3\"] // \"\""; }
+np_cm() { cm_status "$1" nodepool "$2" "$3"; }
+# event_message NS OBJECT REASON: the message of the first such Event.
+event_message() {
+  api GET "/api/v1/namespaces/$1/events" 2>/dev/null |
+    jq -r --arg o "$2" --arg r "$3" '[.items[] | select(.involvedObject.name == $o and .reason == $r) | .message][0] // ""'
+}
+# inplace_np NS NAME CLUSTER REPLICAS KEY=VALUE...: model_np with upgradeType InPlace.
+inplace_np() {
+  local ns=$1 name=$2 cluster=$3 replicas=$4
+  shift 4
+  api POST "$HS/namespaces/$ns/nodepools" "$(jq -nc --arg n "$name" --arg c "$cluster" \
+    --arg img "$REL0" --argjson r "$replicas" --argjson a "$(annotations_json "$@")" '{
+    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+    metadata: {name: $n, annotations: $a},
+    spec: {clusterName: $c, replicas: $r, management: {upgradeType: "InPlace"},
+           release: {image: $img}}}')" application/json >/dev/null
+}
+# np_rolled_out NS NAME: the status HyperShift reports for a pool that has
+# run 4.17.0 for weeks: status.version and UpdatingVersion False AsExpected
+# since January (conditions.go, updatingVersionCondition), so that only a
+# rollout of this scenario can complete.
+np_rolled_out() {
+  api PATCH "$(np_path "$1" "$2")/status" '{"status": {"version": "4.17.0", "conditions": [
+    {"type": "UpdatingVersion", "status": "False", "reason": "AsExpected", "message": "",
+     "lastTransitionTime": "2026-01-05T00:00:00Z", "observedGeneration": 1}]}}' >/dev/null
+}
+# np_request NS NAME IMAGE REASON: a release for the NodePool with the
+# writer's reason annotation (DESIGN.md 3.11), as OCM would write it;
+# prints the object as admitted.
+np_request() {
+  api PATCH "$(np_path "$1" "$2")" "$(jq -nc --arg i "$3" --arg r "$4" --arg k "$CM/reason" \
+    '{metadata: {annotations: {($k): $r}}, spec: {release: {image: $i}}}')"
+}
+
+# NodePools held at the NodePool, who asked recorded (requested-by, -at,
+# -reason on the pool, its companion's audit.heldRequest, the ChangeHeld
+# Event, the held notification), let through at the window; HyperShift (the
+# model, --nodepool-updating-version) reports np1's Replace rollout done
+# (UpdatingVersion False, reason AsExpected): a `completed` notification;
+# np2's in-place update fails (--fail-inplace: a degraded node, UpdatingVersion
+# False, reason InplaceUpgradeFailed, inplace.go): a `failed` notification.
+# Each once.
+nodepool_outcomes_notified() {
+  local ns dir port out by at doc
+  ns=$(new_ns notifynp) || return
+  dir=$CTL_TMP/recv3
+  mkdir -p "$dir"
+  port=$(free_port)
+  cat >"$CTL_TMP/guard3.yaml" <<YAML
+notifications:
+  endpoints: [{name: recv, url: "http://127.0.0.1:$port/hook"}]
+YAML
+  MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard3.yaml" -v 2)
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 1h)" || return
+  must mk_hc "$ns" hc1 policy=weekly || return
+  must model_np "$ns" np1 hc1 2 policy=weekly || return
+  must inplace_np "$ns" np2 hc1 2 policy=weekly || return
+  must np_rolled_out "$ns" np1 || return
+  must np_rolled_out "$ns" np2 || return
+  recv_start "$dir" "$port"
+  model_scenario "$ns" 2026-03-06T23:50:00Z 30 hc1 --nodepool-updating-version \
+    --fail-inplace "$ns/np2" --replacement-duration 2m || return
+  EVENTUALLY=10 eventually "np1's and np2's machines are up (model)" yes machines_up "$ns-hc1"
+  now_is "np1 rolled out: UpdatingVersion False (AsExpected)" False/AsExpected np_updating "$ns" np1
+
+  out=$(np_request "$ns" np1 "$REL1" "CVE-2026-1234 fix")
+  check_eq "np1's release held at the NodePool" "$REL0" "$(jq -r .spec.release.image <<<"$out")"
+  by=$(np_ann "$ns" np1 requested-by)
+  at=$(np_ann "$ns" np1 requested-at)
+  check "the held NodePool request records who made it (userInfo.username)" \
+    test -n "$by" -a "$by" != unknown
+  check "... and when (before the window, on the controller's clock)" \
+    bash -c "[[ '$at' == 2026-03-06T23:5* ]]"
+  check_eq "... and the reason given" "CVE-2026-1234 fix" "$(np_ann "$ns" np1 requested-reason)"
+  check_eq "nothing else of userInfo is recorded: no annotation of ours but the stanza, the request, its record and the notified marks" \
+    "" "$(get "$(np_path "$ns" np1)" '.metadata.annotations // {} | keys
+      | map(select(startswith("changemanagement.hypershift.openshift.io/")))
+      | map(select(. as $k | ["policy", "reason", "requested-at", "requested-by", "requested-reason",
+          "requested-nodepool-spec", "notified"] | map("changemanagement.hypershift.openshift.io/" + .) | index($k) | not))
+      | join(" ")')"
+  eventually "the NodePool's companion names the requester" "$by" np_cm "$ns" np1 .audit.heldRequest.by
+  now_is "... and the reason" "CVE-2026-1234 fix" np_cm "$ns" np1 .audit.heldRequest.reason
+  eventually "a ChangeHeld Event for the NodePool" 1 count_events "$ns" np1 ChangeHeld
+  check_contains "the Event names who, when and why" \
+    "A change requested by $by at $at (reason: CVE-2026-1234 fix) is held until the window at 2026-03-07T00:00:00Z" \
+    "$(event_message "$ns" np1 ChangeHeld)"
+  eventually "the held notification for np1" 1 np_step_count "$dir" held np1
+  check_contains "the held notification says who asked" "Requested by $by at $at (reason: CVE-2026-1234 fix)" \
+    "$(np_step_doc "$dir" held np1 | jq -r .data.detail)"
+  out=$(np_request "$ns" np2 "$REL1" "driver update")
+  check_eq "np2's release held at the NodePool" "$REL0" "$(jq -r .spec.release.image <<<"$out")"
+  check_eq "np2's request records its requester" "$by" "$(np_ann "$ns" np2 requested-by)"
+  still_before a 2026-03-07T00:00:00Z "the NodePool requests"
+
+  sleep_until_sim a 2026-03-07T00:00:00Z 1
+  EVENTUALLY=10 eventually "np1 let through at the window (initiated)" 1 np_step_count "$dir" initiated np1
+  EVENTUALLY=10 eventually "np2 let through at the window (initiated)" 1 np_step_count "$dir" initiated np2
+  # np1: two machines replaced, 2 simulated minutes each (8 s real at 30x).
+  EVENTUALLY=30 eventually "np1's rollout done: UpdatingVersion False (AsExpected)" False/AsExpected \
+    np_updating "$ns" np1
+  now_is "np1 runs 4.17.1 (status.version)" 4.17.1 get "$(np_path "$ns" np1)" .status.version
+  EVENTUALLY=10 eventually "a completed notification for np1" 1 np_step_count "$dir" completed np1
+  doc=$(np_step_doc "$dir" completed np1)
+  check_eq "completed: type" io.openshift.hypershift.changemanagement.completed.v1 "$(jq -r .type <<<"$doc")"
+  check_eq "completed: subject names the NodePool" "nodepools/$ns/np1" "$(jq -r .subject <<<"$doc")"
+  EVENTUALLY=20 eventually "np2's in-place update failed: UpdatingVersion False (InplaceUpgradeFailed)" \
+    False/InplaceUpgradeFailed np_updating "$ns" np2
+  EVENTUALLY=10 eventually "a failed notification for np2" 1 np_step_count "$dir" failed np2
+  doc=$(np_step_doc "$dir" failed np2)
+  check_eq "failed: type" io.openshift.hypershift.changemanagement.failed.v1 "$(jq -r .type <<<"$doc")"
+  check_contains "failed: the reason HyperShift gave" "InplaceUpgradeFailed" "$(jq -r .data.detail <<<"$doc")"
+  sleep 2
+  check_eq "np1: completed once, never failed" "1 0" \
+    "$(np_step_count "$dir" completed np1) $(np_step_count "$dir" failed np1)"
+  check_eq "np2: failed once, never completed" "1 0" \
+    "$(np_step_count "$dir" failed np2) $(np_step_count "$dir" completed np2)"
+  now_is "no notification delivered twice" 0 ids_unique "$dir"
+  recv_stop
+}
+
 bad_notifications_stop_the_start() {
   local out rc
   printf '%s\n' 'notifications:' '  endpoints:' '    - name: ops' '      url: ftp://x' \
@@ -216,5 +359,6 @@ model_suite_begin
 trap 'recv_stop; watch_stop; webhook_scenario_cleanup' EXIT
 run_scenario held_and_initiated_notified
 run_scenario steps_survive_restarts
+run_scenario nodepool_outcomes_notified
 run_scenario bad_notifications_stop_the_start
 summary

@@ -26,6 +26,12 @@
 # update); it ends with a table of every HostedCluster's and NodePool's
 # state, what it runs, when its change started and its next window.
 #
+# Notifications go to a small receiver of the demo's on 127.0.0.1
+# (e2e/demo/receiver.py), named as an endpoint in the guard rails' file the
+# chart renders (`notifications.endpoints`, helm template); each CloudEvent
+# is printed as it arrives (NOTIFIED: its time, type, subject and message),
+# and the demo ends with a count of them by type.
+#
 # Environment:
 #   HCP_BIN         the controller binary (default build/hcp-controller)
 #   HCP_MODEL_BIN   the model binary (default: e2e/model/build.sh --path)
@@ -38,6 +44,8 @@
 #   DEMO_DIR        where the controller's log and the model's record go
 #                   (default build/demo-run)
 #   DEMO_INSTANCE   the e2e/cluster.sh instance to use (default main)
+#   HELM            helm, which renders the guard rails' file (default
+#                   node_modules/.bin/helm, from scripts/install-deps.sh)
 #
 # Reruns are idempotent: the objects are deleted and created again (the
 # namespaces are kept: the local cluster has no namespace controller to
@@ -63,6 +71,7 @@ RELEASE_DONE=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
 RELEASE_NEXT=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
 GPU_CONFIG='[{"name": "gpu-driver-550"}]' # staging-gpu's new spec.config
 REPLACEMENT=10m # simulated time the model takes per machine replacement
+HELM=${HELM:-$repo/node_modules/.bin/helm}
 
 die() { echo "demo: $*" >&2; exit 1; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
@@ -261,9 +270,25 @@ print_model_events() {
     done
 }
 
+# Prints each notification the receiver got (one CloudEvent a line in the
+# file it writes), as it arrives: its time (the step's simulated instant),
+# type (without the io.openshift.hypershift.changemanagement. prefix),
+# subject and message.
+print_notifications() {
+  tail -n +1 -s 0.05 -F "$1" 2>/dev/null |
+    jq --unbuffered -r '[.time // "", (.type // "" | ltrimstr("io.openshift.hypershift.changemanagement.")),
+        .subject // "", .data.kind // "", .data.name // "", .data.message // ""] | join("\u001f")' 2>/dev/null |
+    while IFS=$'\x1f' read -r at type subject kind name msg; do
+      [ -n "$at" ] || continue
+      emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" NOTIFIED "$type $subject: $msg" |
+        short_images
+    done
+}
+
 if [ "${1:-}" = "--transitions" ]; then
   KCFG=$2
   print_model_events "$DEMO_DIR/model-record.jsonl" &
+  print_notifications "$DEMO_DIR/notifications.jsonl" &
   { watch_kind hostedchangemanagementpolicies.$CM &
     watch_kind hostedclusters.hypershift.openshift.io &
     watch_kind nodepools.hypershift.openshift.io &
@@ -282,7 +307,7 @@ fi
   die "DEMO_DAYS \"$DEMO_DAYS\" is not a whole number of days from 2 to 28"
 [ -x "$HCP_BIN" ] || die "no controller binary at $HCP_BIN (make build/hcp-controller, or set HCP_BIN)"
 [ -x "$MODEL_BIN" ] || die "no behaviour model binary at $MODEL_BIN (make e2e-model-bin, or set HCP_MODEL_BIN)"
-for tool in kubectl jq curl setsid ss openssl tail; do
+for tool in kubectl jq curl setsid ss openssl tail python3; do
   command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps.sh)"
 done
 
@@ -317,7 +342,7 @@ api_patch() {
 
 # ---- cleanup --------------------------------------------------------------------
 
-CTL_PID="" MODEL_PID="" WATCH_PGID="" MERGE_PID="" SLEEP_PID="" WEBHOOK_NAME=""
+CTL_PID="" MODEL_PID="" WATCH_PGID="" MERGE_PID="" SLEEP_PID="" WEBHOOK_NAME="" RECV_PID=""
 stop_pid() { # VAR: SIGTERM to the process whose id is in VAR, waits, clears VAR
   [ -n "${!1}" ] || return 0
   kill -TERM "${!1}" 2>/dev/null || true
@@ -328,6 +353,7 @@ cleanup() {
   [ -z "$SLEEP_PID" ] || kill "$SLEEP_PID" 2>/dev/null || true
   stop_pid MODEL_PID
   stop_pid CTL_PID
+  stop_pid RECV_PID
   # failurePolicy Fail: without the controller every held write would be refused.
   [ -z "$WEBHOOK_NAME" ] || k delete mutatingwebhookconfiguration "$WEBHOOK_NAME" \
     --ignore-not-found >/dev/null 2>&1 || true
@@ -346,8 +372,11 @@ mkdir -p "$DEMO_DIR"
 LOG=$DEMO_DIR/controller.log
 MODEL_LOG=$DEMO_DIR/model.log
 MODEL_REC=$DEMO_DIR/model-record.jsonl
+NOTIFY_DIR=$DEMO_DIR/notifications
+rm -rf "$NOTIFY_DIR"
 rm -f "$DEMO_DIR"/seen.* "$DEMO_DIR"/*.pid "$DEMO_DIR"/*.pgid "$LOG" "$MODEL_LOG" "$MODEL_REC" \
-  "$DEMO_DIR/model.port"
+  "$DEMO_DIR/model.port" "$DEMO_DIR/notifications.jsonl"
+mkdir -p "$NOTIFY_DIR"
 
 # ---- objects --------------------------------------------------------------------
 
@@ -515,19 +544,45 @@ jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https:/
   k apply -f - >/dev/null 2>"$DEMO_DIR/kubectl.err" ||
   die "the webhook configuration was refused: $(cat "$DEMO_DIR/kubectl.err")"
 
+# The notification receiver, and the guard rails' file as the chart renders
+# it with one endpoint (notifications.endpoints: name and url; the chart's
+# default leads, 48h and 1h).
+RPORT=$(free_port "$WPORT")
+python3 "$here/receiver.py" "$NOTIFY_DIR" "$RPORT" >"$DEMO_DIR/notifications.jsonl" \
+  2>"$DEMO_DIR/receiver.log" 3>&- &
+RECV_PID=$!
+[ -x "$HELM" ] || die "no helm at $HELM (scripts/install-deps.sh installs it; or set HELM)"
+# shellcheck source=e2e/lib.sh
+kube_version=$(. "$repo/e2e/lib.sh" && echo "$KUBE_VERSION")
+"$HELM" template hcp "$repo/charts/hcp-controller" --kube-version "$kube_version" \
+  --set webhook.enabled=true --set "notifications.endpoints[0].name=demo-receiver" \
+  --set "notifications.endpoints[0].url=http://127.0.0.1:$RPORT/events" \
+  --show-only templates/webhook.yaml 2>"$DEMO_DIR/helm.err" |
+  awk '/^  guard-rails.yaml: [|]/ { on = 1; next } on && /^    / { print substr($0, 5); next } on { exit }' \
+    >"$DEMO_DIR/guard-rails.yaml"
+grep -q "demo-receiver" "$DEMO_DIR/guard-rails.yaml" ||
+  die "helm did not render the guard rails' file: $(head -c 400 "$DEMO_DIR/helm.err")"
+for _ in $(seq 1 100); do
+  [ -n "$(ss -Htln "sport = :$RPORT" 2>/dev/null)" ] && break
+  kill -0 "$RECV_PID" 2>/dev/null || die "the notification receiver exited: $(cat "$DEMO_DIR/receiver.log")"
+  sleep 0.05
+done
+
 "$HCP_BIN" run --kubeconfig "$KCFG" --namespace "$NS" \
   --simulated-start-time "$SIM_START" --time-scale "$SCALE" \
+  --guard-config "$DEMO_DIR/guard-rails.yaml" \
   --metrics-bind-address "127.0.0.1:$MPORT" --health-probe-bind-address "127.0.0.1:$HPORT" \
   --webhook-bind-address "127.0.0.1:$WPORT" --webhook-cert-file "$CERT" --webhook-key-file "$KEY" \
   >"$LOG" 2>&1 3>&- &
 CTL_PID=$!
 echo "$CTL_PID" >"$DEMO_DIR/controller.pid"
 # T_LAUNCH: the real instant the controller's simulated clock reads
-# SIM_START (microseconds), read from its first log line, which it writes
-# as its clock starts; the model and this script share that clock.
+# SIM_START (microseconds), read from its "hcp-controller started" log
+# line, which it writes as its clock starts; the model and this script
+# share that clock.
 started=""
 for _ in $(seq 1 400); do
-  started=$(sed -n '1s/^\([0-9T:.-]*Z\) .*hcp-controller started.*/\1/p' "$LOG" 2>/dev/null)
+  started=$(sed -n '/hcp-controller started/{s/^\([0-9T:.-]*Z\) .*/\1/p;q}' "$LOG" 2>/dev/null)
   [ -z "$started" ] && kill -0 "$CTL_PID" 2>/dev/null || break
   sleep 0.02
 done
@@ -640,6 +695,7 @@ WATCH_PGID=""
 exec 3>&-
 wait "$MERGE_PID" 2>/dev/null || true
 MERGE_PID=""
+stop_pid RECV_PID
 echo "   -- $(fmt_time "$SIM_END") UTC: end of the simulated span, controller and model stopped"
 
 # ---- the table --------------------------------------------------------------------
@@ -712,4 +768,7 @@ echo
 k get events -n "$NS" -o json |
   jq -r '[.items[] | select(.source.component == "hcp-controller") | .reason] | group_by(.) |
     map("\(.[0]) \(length)") | "-- Events by hcp-controller: " + (if length == 0 then "none" else join(", ") end)'
+jq -rs 'map(.type | ltrimstr("io.openshift.hypershift.changemanagement.") | rtrimstr(".v1")) | group_by(.) |
+    map("\(.[0]) \(length)") | "-- notifications received: " + (if length == 0 then "none" else join(", ") end)' \
+  "$DEMO_DIR/notifications.jsonl" 2>/dev/null || echo "-- notifications received: none"
 echo "-- controller log: $LOG"

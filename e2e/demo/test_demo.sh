@@ -14,7 +14,8 @@
 # opens and not before, prod-workers' machines are replaced one at a time
 # inside its window, and the InPlace pool's in-place update starts in
 # Tuesday night's window. Then the final table; the CAPI objects and Events
-# in the cluster; the controller's log. Then runs the demo again (which must
+# in the cluster; the notifications the demo's receiver got (each once) and
+# printed; the controller's log. Then runs the demo again (which must
 # reset the objects it left) and stops it with SIGTERM mid-week: the
 # controller, the model and the watches must be gone.
 #
@@ -247,7 +248,8 @@ echo "# $summary_line"
 for ev in "WindowClosed 17" "WindowOpened 15"; do
   check_contains "summary counts the Events: $ev" "$ev" "$summary_line"
 done
-check_contains "summary counts the Events: ChangeHeld 1 (prod's release)" "ChangeHeld 1" "$summary_line"
+check_contains "summary counts the Events: ChangeHeld 3 (prod's release, prod-workers' and staging-gpu's requests: who asked)" \
+  "ChangeHeld 3" "$summary_line"
 # prod and prod-workers: a release let through is pending until HyperShift
 # reports it (status.version). staging-gpu's configuration is applied at
 # Tuesday night's window and HyperShift says UpdatingConfig at its next
@@ -259,6 +261,44 @@ check_contains "summary counts the Events: ChangesInitiated 2 (prod, prod-worker
 check_contains "summary counts the Events: WaitingForControlPlane 1 (prod-workers' 4.17.1 before the control plane's)" \
   "WaitingForControlPlane 1" "$summary_line"
 now_is "Events: prod-workers' rollout initiated once" 1 count_reason prod-workers ChangesInitiated
+
+# ---- notifications: the receiver got each once and the demo printed each -----------
+
+RECV=$CTL_TMP/run1/notifications
+check_contains "the guard rails' file is the chart's, with the receiver as an endpoint" "name: demo-receiver" \
+  "$(cat "$CTL_TMP/run1/guard-rails.yaml" 2>/dev/null)"
+nfiles=$(find "$RECV" -name '*.json' 2>/dev/null | wc -l)
+echo "# notifications received: $nfiles"
+check "notifications arrived at the receiver" test "$nfiles" -ge 10
+notified=$(grep -cE '^[A-Z][a-z]{2} 2026-[0-9-]+ [0-9:]+ +[A-Za-z]+ +[a-z0-9-]+ +NOTIFIED ' "$LINES")
+check_eq "the demo printed one NOTIFIED line per notification received" "$nfiles" "$notified"
+check_eq "each arrived once: no id twice" "" "$(cat "$RECV"/*.json 2>/dev/null | jq -r .id | sort | uniq -d)"
+# (window-soon comes once per lead: 48h and 1h, at different times.)
+check_eq "each arrived once: no (subject, type, window, time) twice" "" \
+  "$(cat "$RECV"/*.json 2>/dev/null | jq -r '"\(.subject) \(.type) \(.data.window) \(.time)"' | sort | uniq -d)"
+check_contains "held: prod's release, on Tuesday" \
+  "held.v1 hostedclusters/$NS/prod: release 4.17.1-x86_64 is held until 2026-03-07T01:00:00Z." \
+  "$(activity HostedCluster prod NOTIFIED | grep '^Tue ')"
+check_contains "held: prod-workers' release, on Tuesday" \
+  "held.v1 nodepools/$NS/prod-workers: node rollout release 4.17.1-x86_64 is held until 2026-03-07T02:00:00Z." \
+  "$(activity NodePool prod-workers NOTIFIED | grep '^Tue ')"
+check_contains "held: staging-gpu's configuration" "held.v1 nodepools/$NS/staging-gpu:" \
+  "$(activity NodePool staging-gpu NOTIFIED)"
+check_contains "window-soon: 48 h before prod's window (Thursday 01:00)" \
+  "Thu 2026-03-05 01:00" "$(activity HostedCluster prod NOTIFIED | grep 'in 48h00m')"
+check_contains "window-soon: 1 h before prod's window (Saturday 00:00)" \
+  "Sat 2026-03-07 00:00" "$(activity HostedCluster prod NOTIFIED | grep 'in 1h00m')"
+check_contains "initiated: prod's release let through in Saturday's window" "Sat 2026-03-07 01:" \
+  "$(activity HostedCluster prod NOTIFIED | grep 'initiated.v1')"
+check_contains "initiated: prod-workers' rollout in its window" "Sat 2026-03-07 02:" \
+  "$(activity NodePool prod-workers NOTIFIED | grep 'initiated.v1')"
+check_contains "completed: prod's control plane, as HyperShift reports it" \
+  "completed.v1 hostedclusters/$NS/prod: release 4.17.1-x86_64 completed." \
+  "$(activity HostedCluster prod NOTIFIED | grep '^Sat ')"
+check_contains "override-expired: staging's PermissiveUntil, Tuesday 12:00" "Tue 2026-03-03 12:0" \
+  "$(activity HostedCluster staging NOTIFIED | grep 'override-expired.v1')"
+check_contains "the demo counts them by type" "-- notifications received: " "$(grep '^-- notifications received' "$OUT")"
+check_contains "... held 3" "held 3" "$(grep '^-- notifications received' "$OUT")"
 
 log=$(sed -n 's/^-- controller log: //p' "$OUT")
 check_eq "the controller's log is where the demo says" "$CTL_TMP/run1/controller.log" "$log"

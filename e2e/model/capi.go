@@ -473,11 +473,36 @@ func (m *model) reconcileMachineSet(ctx context.Context, ns, name string) (time.
 		if v, err := strconv.Atoi(ms.GetAnnotations()["hypershift.openshift.io/nodePoolMaxUnavailable"]); err == nil && v > 0 {
 			maxUnavailable = v
 		}
+		// inplaceupgrader.go: a degraded node stops the update ("Cannot
+		// continue"): no other machine starts.
+		degraded := ms.GetAnnotations()[upgradeInProgressFalseAnn] != ""
 		for _, mc := range all {
-			if updating >= maxUnavailable {
+			degraded = degraded || mc.state == "Degraded"
+		}
+		for _, mc := range all {
+			if updating >= maxUnavailable || degraded {
 				break
 			}
 			if mc.state != "Running" || mc.config == target {
+				continue
+			}
+			if m.opt.failInPlace[ms.GetAnnotations()[nodePoolAnn]] {
+				// --fail-inplace: the node's machine-config daemon reports
+				// Degraded; the upgrader stops and says so on the MachineSet
+				// (inplaceupgrader.go: a degraded node sets the
+				// nodePoolUpgradeInProgressFalse annotation with the node's
+				// name and the daemon's reason, and the update goes no further).
+				why := "Node " + mc.name + " in nodepool degraded: machine config daemon failed to apply " + target
+				if err := m.patch(ctx, gvrCM, "Machine", ns, mc.name, map[string]interface{}{"data": map[string]interface{}{
+					"state": "Degraded"}}); err != nil {
+					return 0, err
+				}
+				if err := m.patch(ctx, gvrMS, "MachineSet", ns, name, map[string]interface{}{"metadata": map[string]interface{}{
+					"annotations": map[string]interface{}{upgradeInProgressFalseAnn: why, upgradeInProgressTrueAnn: nil}}}); err != nil {
+					return 0, err
+				}
+				m.rec.add(evInPlaceFailed, "MachineSet", obj(ms), mc.config, target, mc.name)
+				mc.state, degraded = "Degraded", true
 				continue
 			}
 			if err := m.patch(ctx, gvrCM, "Machine", ns, mc.name, map[string]interface{}{"data": map[string]interface{}{

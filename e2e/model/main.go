@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,6 +48,8 @@ func main() {
 		tokenTTL    = flag.Duration("token-ttl", 2*time.Hour, "simulated time an outdated ignition token stays valid once its NodePool has a new target (HyperShift: 2h)")
 		realCAPI    = flag.Bool("real-capi", false, "Cluster API's own controllers run (e2e/capi): model only HyperShift, write the Cluster API objects it writes, play the control-plane provider, and record machine events from the real Machines")
 		mStartup    = flag.Duration("machine-startup", 2*time.Second, "with --real-capi: real time the in-memory backend takes to start a machine's VM and then its node")
+		npUpdating  = flag.Bool("nodepool-updating-version", false, "write the NodePool's UpdatingVersion condition as HyperShift does (True while status.version is not the target, then False AsExpected; InplaceUpgradeFailed when an in-place update failed)")
+		failInPlace = flag.String("fail-inplace", "", "comma-separated NodePools (ns/name) whose in-place update fails: the first machine updated turns degraded and the upgrader stops")
 	)
 	flag.Parse()
 	log.SetFlags(log.Lmicroseconds | log.LUTC)
@@ -84,6 +87,9 @@ func main() {
 
 		realCAPI:       *realCAPI,
 		machineStartup: *mStartup,
+
+		npUpdatingVersion: *npUpdating,
+		failInPlace:       splitList(*failInPlace),
 	})
 
 	ln, err := net.Listen("tcp", *listen)
@@ -138,4 +144,15 @@ func main() {
 	// reads it after SIGTERM.
 	_ = json.NewEncoder(os.Stdout).Encode(rec.summary())
 	log.Printf("stopped")
+}
+
+// splitList: the non-empty items of a comma-separated list, as a set.
+func splitList(v string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out[s] = true
+		}
+	}
+	return out
 }

@@ -42,6 +42,13 @@ const (
 	templateHashLbl  = "machine-template-hash"
 )
 
+// The in-place upgrader's verdict on a MachineSet (nodepool_controller.go
+// constants; set by inplaceupgrader.go, read by inplace.go).
+const (
+	upgradeInProgressTrueAnn  = "hypershift.openshift.io/nodePoolUpgradeInProgressTrue"
+	upgradeInProgressFalseAnn = "hypershift.openshift.io/nodePoolUpgradeInProgressFalse"
+)
+
 // The model's own stand-ins are ConfigMaps carrying this label; its value
 // says which ("hostedcontrolplane" or "machine").
 const (
@@ -62,6 +69,9 @@ type options struct {
 
 	realCAPI       bool          // Cluster API's own controllers run; the model's Cluster API half is off (realcapi.go)
 	machineStartup time.Duration // real time an in-memory machine's VM and node each take to start (realCAPI)
+
+	npUpdatingVersion bool            // write the NodePool's UpdatingVersion condition
+	failInPlace       map[string]bool // NodePools ("ns/name") whose in-place update fails
 }
 
 // model holds the informers of every kind HyperShift and Cluster API watch

@@ -64,6 +64,7 @@ const (
 	evReplaceDone     = "replacement-done"        // its replacement is ready and it is gone
 	evInPlaceStart    = "inplace-update-start"    // a machine starts an in-place update
 	evInPlaceDone     = "inplace-update-done"     // ... and has finished it
+	evInPlaceFailed   = "inplace-update-failed"   // ... and turned degraded instead (--fail-inplace)
 	evScale           = "scale"                   // replicas of a MachineDeployment/MachineSet change
 	evMachineCreated  = "machine-created"         // a machine is added (scale-up)
 	evMachineDeleted  = "machine-deleted"         // a machine is removed (scale-down)

@@ -195,6 +195,30 @@ func (m *model) nodePoolStatusSync(ctx context.Context, np, capiObj *unstructure
 		}
 		break
 	}
+	if m.opt.npUpdatingVersion {
+		have, _, _ := unstructured.NestedSlice(np.Object, "status", "conditions")
+		if c, ok := status["conditions"].([]interface{}); ok {
+			have = c
+		}
+		current := str(np, "status", "version")
+		if v, ok := status["version"].(string); ok {
+			current = v
+		}
+		failed := ""
+		if inPlace {
+			failed = capiObj.GetAnnotations()[upgradeInProgressFalseAnn]
+		}
+		c := updatingVersionCondition(current, version, failed, np.GetGeneration())
+		if inPlace {
+			// inplace.go removes the condition before setting it again: a
+			// new reason (InplaceUpgradeFailed) is a new condition, with
+			// its own lastTransitionTime.
+			have = withoutReasonChange(have, c)
+		}
+		if out, changed := setStatusCondition(have, c, m.clk.now()); changed {
+			status["conditions"] = out
+		}
+	}
 	if len(status) == 0 {
 		return nil
 	}
@@ -205,4 +229,43 @@ func (m *model) nodePoolStatusSync(ctx context.Context, np, capiObj *unstructure
 	to, _ := status["version"].(string)
 	m.rec.add(evNodePoolStatus, "NodePool", obj(np), str(np, "status", "version"), to, "")
 	return nil
+}
+
+// updatingVersionCondition is the NodePool's UpdatingVersion condition as
+// HyperShift writes it (--nodepool-updating-version) for a pool whose
+// status.version is current and whose release is at version: True, reason
+// AsExpected, "Updating version in progress. Target version: <version>"
+// while they differ; False, reason AsExpected, once they are the same. An
+// InPlace pool whose in-place upgrader gave up (failed: the MachineSet's
+// nodePoolUpgradeInProgressFalse message) gets False, reason
+// InplaceUpgradeFailed, that message, while its version is updating.
+//
+// Upstream: hypershift-operator/controllers/nodepool/conditions.go
+// (updatingVersionCondition, isUpdatingVersion: targetVersion !=
+// status.version) and inplace.go (reconcileMachineSet: the
+// nodePoolUpgradeInProgressFalse annotation gives status False, reason
+// NodePoolInplaceUpgradeFailedReason).
+func updatingVersionCondition(current, version, failed string, generation int64) map[string]interface{} {
+	c := map[string]interface{}{"type": "UpdatingVersion", "status": "False", "reason": "AsExpected",
+		"message": "", "observedGeneration": generation}
+	switch {
+	case current != version && failed != "":
+		c["reason"], c["message"] = "InplaceUpgradeFailed", failed
+	case current != version:
+		c["status"], c["message"] = "True", "Updating version in progress. Target version: "+version
+	}
+	return c
+}
+
+// withoutReasonChange: conds without the condition of c's type when its
+// reason is not c's.
+func withoutReasonChange(conds []interface{}, c map[string]interface{}) []interface{} {
+	out := make([]interface{}, 0, len(conds))
+	for _, o := range conds {
+		if have, ok := o.(map[string]interface{}); ok && have["type"] == c["type"] && have["reason"] != c["reason"] {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }

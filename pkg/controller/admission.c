@@ -628,8 +628,12 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
     if ((rc = plan_verdict_image(ud, DECIDE_NP, q->ns, q->name, same_str(was, want) ? NULL : want,
                                  &v, err, errlen)) != 0)
         return rc;
-    if (!v.restricted && !v.permitted)
-        return 0; /* undecided: nothing to say */
+    if (!v.restricted && !v.permitted) {
+        /* undecided: nothing held; a record the write edits is put back */
+        if ((rc = audit_marks(ud, a, q, false)) != 0)
+            return hcp_errf(err, errlen, rc, "recording who made the change");
+        return 0;
+    }
     if ((rc = decide_np_hold(q->old_object, q->object, v.restricted || v.cp_held, &h)) != 0)
         return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
     json_array_foreach(h.ops, i, op) {
@@ -641,9 +645,14 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
     }
     if (rc == 0 && h.held[0])
         warn_np_held(a, h.held, &v);
+    /* DESIGN.md 3.11: who asked, when and why, as for a HostedCluster (after
+     * the hold's operations: they may add the annotations map). */
+    bool held = h.held[0] != 0;
     decide_np_hold_free(&h);
     if (rc)
         return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
+    if ((rc = audit_marks(ud, a, q, held)) != 0)
+        return hcp_errf(err, errlen, rc, "recording who made the change");
     return 0;
 }
 

@@ -90,11 +90,14 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
     case NOTIFY_COMPLETED:
         snprintf(buf, len, "HyperShift reports the change completed.");
         return;
-    case NOTIFY_FAILED:
-        snprintf(buf, len, "HyperShift reports the change failed%s%s%s.",
-                 p->managed->health.reason[0] ? " (" : "", p->managed->health.reason,
-                 p->managed->health.reason[0] ? ")" : "");
+    case NOTIFY_FAILED: {
+        /* HyperShift's reason for the failure, else the health gate's */
+        const char *why = p->managed->health.outcome_reason[0] ? p->managed->health.outcome_reason
+                                                               : p->managed->health.reason;
+        snprintf(buf, len, "HyperShift reports the change failed%s%s%s.", why[0] ? " (" : "",
+                 why, why[0] ? ")" : "");
         return;
+    }
     case NOTIFY_OVERRIDE_SET:
     case NOTIFY_OVERRIDE_EXPIRED:
         snprintf(buf, len, "%s%s%s%s%s%s%s%s.",

@@ -764,6 +764,109 @@ static void test_workers_in_window(void **state)
     with_router("2026-03-07T02:00:00Z", md_permitted);
 }
 
+/* ---- who asked for a held NodePool change (DESIGN.md 3.11) ------------------ */
+
+#define REASON_ANN "\"changemanagement.hypershift.openshift.io/reason\":\"CVE-2026-1234\""
+/* NP1_APPLY with the writer's reason annotation. */
+#define NP1_APPLY_REASON                                                                   \
+    "{" OBJ_META("NodePool", "clusters", "np1") ",\"annotations\":{" BY_WEEKEND ","       \
+    REASON_ANN "}},\"spec\":{\"clusterName\":\"a\",\"replicas\":3,\"release\":{"           \
+    "\"image\":\"r:2\"},\"config\":[{\"name\":\"c1\"}],\"platform\":{\"type\":\"AWS\","     \
+    "\"aws\":{\"instanceType\":\"m5\",\"resourceTags\":[{\"key\":\"a\",\"value\":\"1\"}]}}}}"
+
+static answer_t np_update_by(adm_router_t *r, const char *user, const char *old,
+                             const char *new_obj)
+{
+    static const char *const groups[] = {"system:authenticated", "sre-team", NULL};
+    testutil_review_t q = {.path = CTL_WEBHOOK_NODEPOOLS, .op = "UPDATE", .group = HS_GROUP,
+                           .resource = "nodepools", .ns = "clusters", .name = "np1",
+                           .user = user, .groups = groups, .object = new_obj,
+                           .old_object = old};
+    json_t *resp = testutil_ctl_review(r, &q);
+    answer_t a = {0};
+    a.allowed = json_is_true(json_object_get(resp, "allowed"));
+    a.stored = parse_json(new_obj);
+    json_t *patch = decode_patch(resp);
+    if (patch) {
+        a.nops = (int)json_array_size(patch);
+        apply_patch(a.stored, patch);
+        json_decref(patch);
+    }
+    json_decref(resp);
+    return a;
+}
+
+/* Tuesday: the held request records who (userInfo.username and nothing
+ * else of userInfo), when and why, in the write admitted; the companion
+ * and the plan read it back. A write that holds nothing cannot forge or
+ * drop the record. */
+static void np_audit_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    answer_t a = np_update_by(r, "alice@example.com", NP1_OLD, NP1_APPLY_REASON);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_BY_ANNOTATION), "alice@example.com");
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_AT_ANNOTATION), "2026-03-03T12:00:00Z");
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_REASON_ANNOTATION), "CVE-2026-1234");
+    /* Nothing else of userInfo: no annotation names a group. */
+    char *text = json_dumps(a.stored, JSON_COMPACT);
+    assert_null(strstr(text, "sre-team"));
+    free(text);
+
+    /* The companion (heldRequest) and the plan read the record back. */
+    json_object_set_new(json_object_get(a.stored, "metadata"), "resourceVersion",
+                        json_string("8"));
+    char *stored = json_dumps(a.stored, JSON_COMPACT);
+    add_object(&c->nps, stored);
+    decide_plan_t p;
+    plan_np1(c, MD_NP1_DONE(""), &p);
+    assert_string_equal(str_at(p.status_doc, "audit.heldRequest.by"), "alice@example.com");
+    assert_string_equal(str_at(p.status_doc, "audit.heldRequest.at"), "2026-03-03T12:00:00Z");
+    assert_string_equal(str_at(p.status_doc, "audit.heldRequest.reason"), "CVE-2026-1234");
+    decide_plan_free(&p);
+
+    /* A scale (nothing held) by someone else that rewrites the record: the
+     * record is put back as it was. */
+    json_t *forged = json_deep_copy(a.stored);
+    json_object_set_new(decide_json_path(forged, "metadata.annotations"),
+                        DECIDE_REQUESTED_BY_ANNOTATION, json_string("mallory"));
+    json_object_set_new(json_object_get(forged, "spec"), "replicas", json_integer(4));
+    char *forged_text = json_dumps(forged, JSON_COMPACT);
+    answer_t b = np_update_by(r, "mallory", stored, forged_text);
+    assert_true(b.allowed);
+    assert_string_equal(ann(b.stored, DECIDE_REQUESTED_BY_ANNOTATION), "alice@example.com");
+    assert_int_equal(json_integer_value(decide_json_path(b.stored, "spec.replicas")), 4);
+    json_decref(b.stored);
+    free(forged_text);
+    json_decref(forged);
+    free(stored);
+    json_decref(a.stored);
+}
+
+static void test_nodepool_audit_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", np_audit_restricted);
+}
+
+/* In the window the request goes through: nothing is held, no request is
+ * recorded. */
+static void np_audit_permitted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = np_update_by(r, "alice@example.com", NP1_OLD, NP1_APPLY_REASON);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
+    assert_null(ann(a.stored, DECIDE_REQUESTED_BY_ANNOTATION));
+    assert_null(ann(a.stored, DECIDE_REQUESTED_AT_ANNOTATION));
+    json_decref(a.stored);
+}
+
+static void test_nodepool_audit_in_window(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", np_audit_permitted);
+}
+
 /* ---- ConfigMaps named by a NodePool's spec.config ---------------------------- */
 
 #define CM(name, data)                                                                  \
@@ -857,6 +960,8 @@ int main(void)
         cmocka_unit_test(test_held_template_pending),
         cmocka_unit_test(test_nodepool_restricted),
         cmocka_unit_test(test_nodepool_in_window),
+        cmocka_unit_test(test_nodepool_audit_restricted),
+        cmocka_unit_test(test_nodepool_audit_in_window),
         cmocka_unit_test(test_configmap_restricted),
         cmocka_unit_test(test_configmap_in_window),
     };

@@ -46,6 +46,16 @@ static sched_time_t cond_time(const json_t *conds, const char *type)
     return SCHED_NEG_INF;
 }
 
+/* reason (printable ASCII only: it is quoted in conditions, Events and
+ * notifications) into dst, "" when NULL. */
+static void copy_reason(char *dst, size_t len, const char *reason)
+{
+    size_t n = 0;
+    for (; reason && reason[n] && n + 1 < len; n++)
+        dst[n] = reason[n] >= 0x20 && reason[n] < 0x7f ? reason[n] : '?';
+    dst[n] = '\0';
+}
+
 /* The outcome of the last change (gate.h) into h. */
 static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const char *state,
                     decide_health_t *h)
@@ -60,6 +70,8 @@ static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const
         h->outcome = reason && strcmp(reason, "AsExpected") == 0 ? NOTIFY_OUTCOME_COMPLETED
                                                                   : NOTIFY_OUTCOME_FAILED;
         h->outcome_at = cond_time(conds, "UpdatingVersion");
+        if (h->outcome == NOTIFY_OUTCOME_FAILED)
+            copy_reason(h->outcome_reason, sizeof(h->outcome_reason), reason);
         return;
     }
     if (state && strcmp(state, "Completed") == 0) {
@@ -76,6 +88,7 @@ static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const
         cond3(conds, "ClusterVersionFailing", &reason) == DECIDE_COND_TRUE) {
         h->outcome = NOTIFY_OUTCOME_FAILED;
         h->outcome_at = cond_time(conds, "ClusterVersionFailing");
+        copy_reason(h->outcome_reason, sizeof(h->outcome_reason), reason);
     }
 }
 
@@ -83,12 +96,9 @@ static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const
  * quoted in conditions and Events). */
 static void keep_reason(decide_health_t *h, bool failing, const char *reason)
 {
-    size_t n = 0;
     if (!failing || h->reason[0] || !reason)
         return;
-    for (; reason[n] && n + 1 < sizeof(h->reason); n++)
-        h->reason[n] = reason[n] >= 0x20 && reason[n] < 0x7f ? reason[n] : '?';
-    h->reason[n] = '\0';
+    copy_reason(h->reason, sizeof(h->reason), reason);
 }
 
 void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *out)

@@ -68,6 +68,8 @@ typedef struct decide_health {
      * HyperShift's word on the last change, and what was notified. */
     uint8_t outcome;        /* notify_outcome_t */
     sched_time_t outcome_at; /* when (SCHED_NEG_INF: none or unknown) */
+    char outcome_reason[DECIDE_GATE_REASONLEN]; /* a failure's reason as HyperShift gives
+                                                   it (InplaceUpgradeFailed), "" */
     notify_marks_t notified; /* NOTIFY_MARKS_ANNOTATION as read */
 } decide_health_t;
 

@@ -410,6 +410,7 @@ static void test_outcome_extract(void **state)
                false, &h);
     assert_int_equal(h.outcome, NOTIFY_OUTCOME_FAILED);
     assert_true(h.outcome_at == T("2026-03-07T00:05:00Z"));
+    assert_string_equal(h.outcome_reason, "UpgradeFailed");
     assert_true(h.notified.at[NOTIFY_HELD] == SCHED_NEG_INF);
     /* Partial, not failing: under way, no outcome. */
     outcome_of("{\"status\":{\"version\":{\"history\":[{\"state\":\"Partial\"}]}}}", false,
@@ -423,11 +424,13 @@ static void test_outcome_extract(void **state)
                true, &h);
     assert_int_equal(h.outcome, NOTIFY_OUTCOME_COMPLETED);
     assert_true(h.outcome_at == T("2026-03-07T01:00:00Z"));
+    assert_string_equal(h.outcome_reason, "");
     outcome_of("{\"status\":{\"conditions\":[{\"type\":\"UpdatingVersion\",\"status\":"
                "\"False\",\"reason\":\"InplaceUpgradeFailed\",\"lastTransitionTime\":"
                "\"2026-03-07T01:00:00Z\"}]}}",
                true, &h);
     assert_int_equal(h.outcome, NOTIFY_OUTCOME_FAILED);
+    assert_string_equal(h.outcome_reason, "InplaceUpgradeFailed"); /* told in the notification */
     outcome_of("{\"status\":{\"conditions\":[{\"type\":\"UpdatingVersion\",\"status\":"
                "\"True\",\"reason\":\"AsExpected\"}]}}",
                true, &h);

@@ -49,7 +49,7 @@ Argument: (list OBJ PATH). */}}
 ['changemanagement.hypershift.openshift.io/strategy', 'changemanagement.hypershift.openshift.io/policy', 'changemanagement.hypershift.openshift.io/permissive-until', 'changemanagement.hypershift.openshift.io/restrictive-until']
 {{- end }}
 
-{{/* The audit records the HostedCluster hold writes (decide/audit.h) and
+{{/* The audit records the HostedCluster and NodePool holds write (decide/audit.h) and
 the reason a writer gives: an override (a stanza change) is recorded in the
 write that makes it, and a record edited without its change is put back. */}}
 {{- define "hcp-controller.auditKeys" -}}
@@ -137,8 +137,9 @@ docs/content/reference/nodepool-rollouts.md). */}}
 spec.release spec.config spec.tuningConfig spec.platform.aws.ami spec.platform.aws.instanceType spec.platform.aws.instanceProfile spec.platform.aws.subnet spec.platform.aws.securityGroups spec.platform.aws.rootVolume spec.platform.aws.placement spec.platform.azure spec.platform.kubevirt spec.platform.openstack spec.platform.agent spec.platform.powervs
 {{- end }}
 
-{{/* Hold: a NodePool's rollout-triggering fields of an opted-in pool, and
-the request the hold recorded. */}}
+{{/* Hold: a NodePool's rollout-triggering fields of an opted-in pool, the
+request the hold recorded, and its stanza and audit records (as for a
+HostedCluster). */}}
 {{- define "hcp-controller.webhook.hold-nodepools" -}}
 - name: nodepools.changemanagement.hypershift.openshift.io
   {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/nodepools") .) | nindent 2 }}
@@ -158,6 +159,10 @@ the request the hold recorded. */}}
         {{ if $i }}|| {{ end }}{{ include "hcp-controller.cel.fieldChanged" $f }}
         {{- end }}
         || {{ include "hcp-controller.cel.annChanged" "changemanagement.hypershift.openshift.io/requested-nodepool-spec" }}
+        || {{ include "hcp-controller.cel.fieldChanged" "spec.changeManagement" }}
+        || ({{ include "hcp-controller.stanzaKeys" . }} + {{ include "hcp-controller.auditKeys" . }}).exists(k,
+             (has(object.metadata.annotations) && k in object.metadata.annotations ? [object.metadata.annotations[k]] : [])
+             != (has(oldObject.metadata.annotations) && k in oldObject.metadata.annotations ? [oldObject.metadata.annotations[k]] : []))
 {{- end }}
 
 {{/* The pause a hold keeps: HyperShift's NodePool reconcile deletes it. */}}
