@@ -129,6 +129,24 @@ static int patch_annotation(adm_response_t *a, const json_t *obj, const char *ke
     return adm_patch_op(a, "add", path, json_string(value));
 }
 
+/* Adds each {op, path, value} of ops (a hold's JSON Patch, built by
+ * pkg/decide) to the answer. Returns 0 or the first error. */
+static int add_ops(adm_response_t *a, const json_t *ops)
+{
+    const json_t *op;
+    size_t i;
+    int rc;
+
+    json_array_foreach(ops, i, op) {
+        rc = adm_patch_op(a, json_string_value(json_object_get(op, "op")),
+                          json_string_value(json_object_get(op, "path")),
+                          json_incref(json_object_get(op, "value")));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* Removes annotation key from the object the request stores. */
 static int remove_annotation(adm_response_t *a, const char *key)
 {
@@ -336,8 +354,6 @@ static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response
     decide_common_t cw;
     decide_np_hold_t h;
     bool decided;
-    json_t *op;
-    size_t i;
     int rc;
 
     *held = false;
@@ -350,13 +366,7 @@ static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response
         return 0; /* undecided: nothing to say */
     if ((rc = decide_hc_fields_hold(q->old_object, q->object, !cw.permitted, &h)) != 0)
         return hcp_errf(err, errlen, rc, "building the hold of the HostedCluster's fields");
-    json_array_foreach(h.ops, i, op) {
-        rc = adm_patch_op(a, json_string_value(json_object_get(op, "op")),
-                          json_string_value(json_object_get(op, "path")),
-                          json_incref(json_object_get(op, "value")));
-        if (rc)
-            break;
-    }
+    rc = add_ops(a, h.ops);
     if (rc == 0 && h.held[0]) {
         *held = true;
         warn_fields_held(a, h.held, &cw);
@@ -614,8 +624,6 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
 {
     decide_np_hold_t h;
     verdict_t v;
-    json_t *op;
-    size_t i;
     int rc;
 
     if (q->op != ADM_UPDATE || q->subresource[0])
@@ -636,13 +644,7 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
     }
     if ((rc = decide_np_hold(q->old_object, q->object, v.restricted || v.cp_held, &h)) != 0)
         return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
-    json_array_foreach(h.ops, i, op) {
-        rc = adm_patch_op(a, json_string_value(json_object_get(op, "op")),
-                          json_string_value(json_object_get(op, "path")),
-                          json_incref(json_object_get(op, "value")));
-        if (rc)
-            break;
-    }
+    rc = add_ops(a, h.ops);
     if (rc == 0 && h.held[0])
         warn_np_held(a, h.held, &v);
     /* DESIGN.md 3.11: who asked, when and why, as for a HostedCluster (after

@@ -15,16 +15,8 @@
 #include "admission/router.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
+#include "decide/testutil_decide.h"
 #include "log/log.h"
-
-static json_t *parse_json(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
 
 #define add_object testutil_ctl_add
 
@@ -84,13 +76,6 @@ static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
     add_object(&c->mds, md_np1);
     add_object(&c->mss, ms_np2);
     return c;
-}
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
 }
 
 static int b64val(char ch)
@@ -189,7 +174,7 @@ static answer_t update(adm_router_t *r, const char *path, const char *group,
     answer_t a = {0};
 
     a.allowed = json_is_true(json_object_get(resp, "allowed"));
-    a.stored = parse_json(new_obj);
+    a.stored = tu_doc(new_obj);
     json_t *patch = decode_patch(resp);
     if (patch) {
         a.nops = (int)json_array_size(patch);
@@ -215,7 +200,7 @@ static const char hc_new[] =
 static void with_router(const char *when, void (*fn)(adm_router_t *r, ctl_controller_t *c))
 {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    ctl_controller_t *c = controller(loop, T(when));
+    ctl_controller_t *c = controller(loop, tu_at(when));
     http_server srv;
     adm_router_t r;
 
@@ -568,7 +553,7 @@ static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
     assert_true(json_is_null(json_object_get(p.status_doc, "heldChange")));
     decide_plan_free(&p);
 
-    json_t *held = parse_json(md_np1_held);
+    json_t *held = tu_doc(md_np1_held);
     json_object_set_new(json_object_get(held, "metadata"), "resourceVersion", json_string("10"));
     char *held_text = json_dumps(held, JSON_COMPACT);
     plan_np1(c, held_text, &p);
@@ -638,7 +623,7 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
     /* The same apply again (GitOps re-syncs) onto what was stored: the
      * same answer, nothing new recorded (no write loop). */
     char *stored = json_dumps(a.stored, JSON_COMPACT);
-    json_t *again = parse_json(NP1_APPLY);
+    json_t *again = tu_doc(NP1_APPLY);
     json_object_set(json_object_get(again, "metadata"), "annotations",
                     decide_json_path(a.stored, "metadata.annotations"));
     char *again_text = json_dumps(again, JSON_COMPACT);
@@ -652,7 +637,7 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
     again_text = json_dumps(again, JSON_COMPACT);
     b = np_update(r, stored, again_text);
     assert_string_equal(str_at(b.stored, "spec.release.image"), "r:1");
-    json_t *rec = parse_json(ann(b.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION));
+    json_t *rec = tu_doc(ann(b.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION));
     assert_string_equal(str_at(rec, "release.image"), "r:3");
     assert_string_equal(str_at(rec, "platform.aws.instanceType"), "m6");
     json_decref(rec);
@@ -785,7 +770,7 @@ static answer_t np_update_by(adm_router_t *r, const char *user, const char *old,
     json_t *resp = testutil_ctl_review(r, &q);
     answer_t a = {0};
     a.allowed = json_is_true(json_object_get(resp, "allowed"));
-    a.stored = parse_json(new_obj);
+    a.stored = tu_doc(new_obj);
     json_t *patch = decode_patch(resp);
     if (patch) {
         a.nops = (int)json_array_size(patch);

@@ -12,6 +12,7 @@
 
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
+#include "decide/testutil_decide.h"
 #include "log/log.h"
 #include "policy/ics.h"
 #include "schedule/testutil_sched.h"
@@ -90,18 +91,11 @@ static const ctl_object_metrics_t *find(const seen_t *s, const char *name)
     return NULL;
 }
 
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
-
 static void test_scrape_creates_no_records(void **state)
 {
     (void)state;
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    ctl_controller_t *c = controller(loop, T("2026-03-04T12:00:00Z"));
+    ctl_controller_t *c = controller(loop, tu_at("2026-03-04T12:00:00Z"));
     seen_t s = {0};
     drop_records(c);
     ctl_foreach_object_metrics(c, take, &s);
@@ -113,7 +107,7 @@ static void test_scrape_creates_no_records(void **state)
     assert_int_equal(a->change_pending, 2);
     /* Wednesday 12:00 to Saturday 01:00. */
     assert_true(a->next_change_eta ==
-                (double)(T("2026-03-07T01:00:00Z") - T("2026-03-04T12:00:00Z")));
+                (double)(tu_at("2026-03-07T01:00:00Z") - tu_at("2026-03-04T12:00:00Z")));
     const ctl_object_metrics_t *np2 = find(&s, "np2"); /* its policy is missing */
     assert_true(np2->next_change_eta == -2);
     ctl_stop(c);
@@ -129,7 +123,7 @@ static void test_scrape_matches_reconcile_plan(void **state)
                               "2026-03-07T05:00:00Z"};
     for (size_t i = 0; i < sizeof(instants) / sizeof(instants[0]); i++) {
         struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-        sched_time_t now = T(instants[i]);
+        sched_time_t now = tu_at(instants[i]);
         ctl_controller_t *c = controller(loop, now);
         decide_view_t rv;
         seen_t s = {0};
@@ -176,7 +170,7 @@ static void test_scrape_reuses_current_reconcile(void **state)
 {
     (void)state;
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    sched_time_t wed = T("2026-03-04T12:00:00Z");
+    sched_time_t wed = tu_at("2026-03-04T12:00:00Z");
     ctl_controller_t *c = controller(loop, wed);
     while (!ctl_queue_empty(&c->queue)) /* as the drain does, without the sync check */
         ctl_queue_pop(&c->queue);
@@ -186,7 +180,7 @@ static void test_scrape_reuses_current_reconcile(void **state)
     record_t *a = ctl_record_find(c, R_HC, "clusters", "a");
     assert_non_null(a);
     assert_true(a->have_metrics);
-    assert_true(a->metrics_until == T("2026-03-07T01:00:00Z"));
+    assert_true(a->metrics_until == tu_at("2026-03-07T01:00:00Z"));
     a->metrics.pending = 7; /* only a scrape that reads the record reports this */
 
     seen_t s = {0};
@@ -194,11 +188,11 @@ static void test_scrape_reuses_current_reconcile(void **state)
     ctl_foreach_object_metrics(c, take, &s);
     assert_int_equal(find(&s, "a")->change_pending, 7);
     assert_true(find(&s, "a")->next_change_eta ==
-                (double)(T("2026-03-07T01:00:00Z") - (wed + 3600)));
+                (double)(tu_at("2026-03-07T01:00:00Z") - (wed + 3600)));
 
     /* Past the wake instant: Saturday's window is open. */
     s = (seen_t){0};
-    set_clock(c, T("2026-03-07T01:00:30Z"));
+    set_clock(c, tu_at("2026-03-07T01:00:30Z"));
     ctl_foreach_object_metrics(c, take, &s);
     assert_int_equal(find(&s, "a")->change_pending, 1);
     assert_true(find(&s, "a")->next_change_eta == 0);
@@ -241,7 +235,7 @@ static void test_calendar_feed(void **state)
 {
     (void)state;
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    ctl_controller_t *c = controller(loop, T("2026-03-04T12:00:00Z"));
+    ctl_controller_t *c = controller(loop, tu_at("2026-03-04T12:00:00Z"));
     char *text;
     drop_records(c);
     assert_int_equal(feed(c, "/calendar/clusters.ics", &text), 200);

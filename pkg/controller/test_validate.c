@@ -14,6 +14,7 @@
 #include "admission/router.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
+#include "decide/testutil_decide.h"
 #include "log/log.h"
 #include "policy/testutil_policy.h"
 
@@ -42,13 +43,6 @@
     "{" META("NodePool", "clusters", name) ",'annotations':{" ann "}},'spec':{'clusterName':'" \
     cluster "'}}"
 
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
-
 /* testutil_ctl_add() of single-quoted JSON. */
 static void add(kube_cache *cache, const char *text)
 {
@@ -73,7 +67,7 @@ static int setup(void **state)
     fixture_t *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     f->loop = ev_loop_new(EVFLAG_AUTO);
-    f->c = testutil_ctl_new(f->loop, T(NOW));
+    f->c = testutil_ctl_new(f->loop, tu_at(NOW));
     add(&f->c->policies, SAT12);
     add(&f->c->policies, SAT_SHORT);
     add(&f->c->policies, WEEKDAYS);
@@ -138,7 +132,7 @@ static void ready_message(const char *obj, char *out, size_t len)
 {
     json_t *doc = tu_json(obj);
     policy_t *p = NULL;
-    assert_int_equal(policy_parse(doc, T(NOW), &p, NULL, 0), HCP_EINVAL);
+    assert_int_equal(policy_parse(doc, tu_at(NOW), &p, NULL, 0), HCP_EINVAL);
     snprintf(out, len, "%s", p->message);
     policy_free(p);
     json_decref(doc);

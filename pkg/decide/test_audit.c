@@ -10,24 +10,9 @@
 #include <string.h>
 
 #include "decide/audit.h"
+#include "decide/testutil_decide.h"
 
 #define CM "changemanagement.hypershift.openshift.io/"
-
-static json_t *J(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
 
 /* The marks of a write from annotations `was` to `now` (JSON members). */
 static size_t marks(const char *was, const char *now, const char *user, bool held,
@@ -36,8 +21,8 @@ static size_t marks(const char *was, const char *now, const char *user, bool hel
     char a[2048], b[2048];
     snprintf(a, sizeof(a), "{\"metadata\":{\"annotations\":{%s}}}", was);
     snprintf(b, sizeof(b), "{\"metadata\":{\"annotations\":{%s}}}", now);
-    json_t *o = J(a), *n = J(b);
-    size_t k = decide_audit_marks(o, n, user, held, T("2026-03-06T10:00:00Z"), m);
+    json_t *o = tu_doc(a), *n = tu_doc(b);
+    size_t k = decide_audit_marks(o, n, user, held, tu_at("2026-03-06T10:00:00Z"), m);
     json_decref(o);
     json_decref(n);
     return k;
@@ -132,7 +117,7 @@ static void test_audit_doc(void **state)
 {
     (void)state;
     decide_audit_t a;
-    json_t *o = J("{\"metadata\":{\"annotations\":{\"" CM "override-by\":\"alice\",\"" CM
+    json_t *o = tu_doc("{\"metadata\":{\"annotations\":{\"" CM "override-by\":\"alice\",\"" CM
                   "override-at\":\"2026-03-06T10:00:00Z\",\"" CM "override-reason\":\"r\",\"" CM
                   "requested-by\":\"ocm\",\"" CM "requested-at\":\"2026-03-06T11:00:00Z\"}}}");
     assert_int_equal(decide_audit_extract(o, &a), 0);
@@ -149,7 +134,7 @@ static void test_audit_doc(void **state)
     assert_non_null(json_object_get(d, "override"));
     json_decref(d);
     decide_audit_free(&a);
-    o = J("{}");
+    o = tu_doc("{}");
     assert_int_equal(decide_audit_extract(o, &a), 0);
     assert_null(decide_audit_doc(&a, true));
     json_decref(o);

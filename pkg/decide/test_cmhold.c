@@ -9,18 +9,12 @@
 #include <string.h>
 
 #include "decide/cmhold.h"
-
-static json_t *J(const char *text)
-{
-    json_t *j = json_loads(text, 0, NULL);
-    assert_non_null(j);
-    return j;
-}
+#include "decide/testutil_decide.h"
 
 static void test_config_names(void **state)
 {
     (void)state;
-    json_t *np = J("{\"spec\": {\"config\": [{\"name\": \"a\"}, {\"name\": 3}, {},"
+    json_t *np = tu_doc("{\"spec\": {\"config\": [{\"name\": \"a\"}, {\"name\": 3}, {},"
                    " {\"name\": \"\"}, {\"name\": \"bc\"}, {\"name\": \"x\\ny\"}]}}");
     bool oom = true;
     char *names = decide_np_config_names(np, &oom);
@@ -40,7 +34,7 @@ static void test_config_names(void **state)
     const char *none[] = {"{}", "{\"spec\": {}}", "{\"spec\": {\"config\": {}}}",
                           "{\"spec\": {\"config\": []}}", "{\"spec\": {\"config\": [{}]}}", "[]"};
     for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
-        np = J(none[i]);
+        np = tu_doc(none[i]);
         assert_null(decide_np_config_names(np, &oom));
         assert_false(oom);
         json_decref(np);
@@ -72,7 +66,7 @@ static void test_content_changed(void **state)
          "{\"data\": {\"k\": \"v\"}, \"immutable\": true}", false},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        json_t *o = J(c[i].old), *n = J(c[i].new);
+        json_t *o = tu_doc(c[i].old), *n = tu_doc(c[i].new);
         if (decide_cm_content_changed(o, n) != c[i].changed)
             fail_msg("case %zu: %s -> %s", i, c[i].old, c[i].new);
         json_decref(o);

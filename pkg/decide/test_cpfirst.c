@@ -13,22 +13,9 @@
 #include "decide/companion.h"
 #include "decide/cpfirst.h"
 #include "decide/plan.h"
+#include "decide/testutil_decide.h"
 
 #define REL "quay.io/openshift-release-dev/ocp-release:"
-
-static json_t *J(const char *text)
-{
-    json_t *j = json_loads(text, 0, NULL);
-    assert_non_null(j);
-    return j;
-}
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
 
 /* A HostedCluster view from its status.version.history (JSON array text). */
 static decide_hc_t *hc_with(const char *history)
@@ -38,7 +25,7 @@ static decide_hc_t *hc_with(const char *history)
              "{\"spec\":{\"release\":{\"image\":\"" REL "4.17.1-x86_64\"}},"
              "\"status\":{\"version\":{\"history\":%s}}}",
              history);
-    json_t *j = J(text);
+    json_t *j = tu_doc(text);
     decide_hc_t *hc = decide_hc_extract(j);
     json_decref(j);
     assert_non_null(hc);
@@ -141,7 +128,7 @@ static bool fget(void *ud, decide_kind_t kind, const char *ns, const char *name,
 
 static void add(fake_t *f, decide_kind_t kind, const char *name, const char *text)
 {
-    json_t *j = J(text);
+    json_t *j = tu_doc(text);
     f->kind[f->n] = kind;
     f->name[f->n] = name;
     f->data[f->n] = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
@@ -154,7 +141,7 @@ static void add(fake_t *f, decide_kind_t kind, const char *name, const char *tex
 
 static void set(fake_t *f, int i, const char *text)
 {
-    json_t *j = J(text);
+    json_t *j = tu_doc(text);
     if (f->kind[i] == DECIDE_HC) {
         decide_hc_free(f->data[i]);
         f->data[i] = decide_hc_extract(j);
@@ -212,7 +199,7 @@ static void test_plan_waits_for_control_plane(void **state)
     add(&f, DECIDE_MD, "np1",
         "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePool\":\"clusters/np1\"}},"
         "\"spec\":{\"replicas\":2},\"status\":{\"replicas\":2,\"updatedReplicas\":2}}");
-    plan(&f, T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, tu_at("2026-03-07T01:00:00Z"), &p);
     assert_true(p.d.state.permitted); /* the window is open */
     assert_true(p.d.cp_first);
     assert_true(p.d.restricted); /* so the request is not applied */
@@ -234,7 +221,7 @@ static void test_plan_waits_for_control_plane(void **state)
 
     /* The control plane completes 4.17.1: the request goes. */
     set(&f, 0, HC_RUNNING("[" DONE("4.17.1") "," DONE("4.17.0") "]"));
-    plan(&f, T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, tu_at("2026-03-07T01:00:00Z"), &p);
     assert_false(p.d.cp_first);
     assert_false(p.d.restricted);
     assert_int_equal(p.d.pending_metric, 1);
@@ -253,7 +240,7 @@ static void test_plan_waits_for_control_plane(void **state)
         "\"{\\\"release\\\":{\\\"image\\\":\\\"" REL "4.18.0-x86_64\\\"}}\"}},"
         "\"spec\":{\"clusterName\":\"a\",\"release\":{\"image\":\"" REL "4.17.1-x86_64\"}},"
         "\"status\":{\"version\":\"4.17.1\"}}");
-    plan(&f, T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, tu_at("2026-03-07T01:00:00Z"), &p);
     assert_true(p.d.cp_first);
     assert_true(p.d.restricted);
     assert_non_null(strstr(p.d.pending_message, "release 4.18.0 is newer than 4.17.1"));
@@ -267,7 +254,7 @@ static void test_plan_waits_for_control_plane(void **state)
         "\"{\\\"config\\\":[{\\\"name\\\":\\\"c2\\\"}]}\"}},"
         "\"spec\":{\"clusterName\":\"a\",\"release\":{\"image\":\"" REL "4.17.1-x86_64\"}},"
         "\"status\":{\"version\":\"4.17.1\"}}");
-    plan(&f, T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, tu_at("2026-03-07T01:00:00Z"), &p);
     assert_false(p.d.cp_first);
     assert_false(p.d.restricted);
     decide_plan_free(&p);
@@ -289,7 +276,7 @@ static void test_plan_restricted_says_control_plane(void **state)
         "\"{\\\"release\\\":{\\\"image\\\":\\\"" REL "4.17.1-x86_64\\\"}}\"}},"
         "\"spec\":{\"clusterName\":\"a\",\"release\":{\"image\":\"" REL "4.17.0-x86_64\"}},"
         "\"status\":{\"version\":\"4.17.0\"}}");
-    plan(&f, T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, tu_at("2026-03-07T01:00:00Z"), &p);
     assert_true(p.d.restricted);
     assert_true(p.d.cp_first);
     assert_string_equal(p.d.pending_reason, DECIDE_CP_FIRST_REASON);

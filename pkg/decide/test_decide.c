@@ -12,22 +12,7 @@
 #include "decide/companion.h"
 #include "decide/decide.h"
 #include "decide/model.h"
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
-
-static json_t *J(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
+#include "decide/testutil_decide.h"
 
 static decide_capi_t *capi(bool paused, bool marker)
 {
@@ -116,7 +101,7 @@ static void test_pause_patch_documents(void **state)
 static void test_extract_hostedcluster(void **state)
 {
     (void)state;
-    json_t *obj = J("{\"metadata\":{\"name\":\"a\",\"namespace\":\"clusters\",\"generation\":3,"
+    json_t *obj = tu_doc("{\"metadata\":{\"name\":\"a\",\"namespace\":\"clusters\",\"generation\":3,"
                     "\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":\"w\"}},"
                     "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:2\"}},"
                     "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"},"
@@ -136,7 +121,7 @@ static void test_extract_hostedcluster(void **state)
     json_decref(obj);
 
     /* controlPlaneRelease wins; equal images and Completed: nothing pending. */
-    obj = J("{\"spec\":{\"release\":{\"image\":\"r:2\"},\"controlPlaneRelease\":{\"image\":\"c:1\"}},"
+    obj = tu_doc("{\"spec\":{\"release\":{\"image\":\"r:2\"},\"controlPlaneRelease\":{\"image\":\"c:1\"}},"
             "\"status\":{\"version\":{\"desired\":{\"image\":\"c:1\"}}}}");
     hc = decide_hc_extract(obj);
     assert_string_equal(hc->release_image, "c:1");
@@ -146,7 +131,7 @@ static void test_extract_hostedcluster(void **state)
     json_decref(obj);
 
     /* Partial history: pending even when images agree. Wrong types read as absent. */
-    obj = J("{\"spec\":{\"infraID\":5,\"release\":{\"image\":\"r\"}},\"status\":{\"version\":"
+    obj = tu_doc("{\"spec\":{\"infraID\":5,\"release\":{\"image\":\"r\"}},\"status\":{\"version\":"
             "{\"desired\":{\"image\":\"r\"},\"history\":[{\"state\":\"Partial\"}]},"
             "\"conditions\":{\"not\":\"a list\"}}}");
     hc = decide_hc_extract(obj);
@@ -161,7 +146,7 @@ static void test_extract_hostedcluster(void **state)
 static void test_extract_nodepool_and_capi(void **state)
 {
     (void)state;
-    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\",\"management\":{\"upgradeType\":\"InPlace\"}},"
+    json_t *obj = tu_doc("{\"spec\":{\"clusterName\":\"a\",\"management\":{\"upgradeType\":\"InPlace\"}},"
                     "\"status\":{\"conditions\":[{\"type\":\"UpdatingConfig\",\"status\":\"True\"},"
                     "{\"type\":\"UpdatingVersion\",\"status\":\"False\"}]}}");
     decide_np_t *np = decide_np_extract(obj);
@@ -176,7 +161,7 @@ static void test_extract_nodepool_and_capi(void **state)
 
     /* A release let through and not yet reported: spec.release names
      * 4.17.1, status.version still 4.17.0, no Updating condition yet. */
-    obj = J("{\"spec\":{\"clusterName\":\"a\",\"release\":{\"image\":"
+    obj = tu_doc("{\"spec\":{\"clusterName\":\"a\",\"release\":{\"image\":"
             "\"quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64\"}},"
             "\"status\":{\"version\":\"4.17.0\"}}");
     decide_np_t *np2 = decide_np_extract(obj);
@@ -198,7 +183,7 @@ static void test_extract_nodepool_and_capi(void **state)
     json_decref(obj);
 
     /* v1beta2 MachineDeployment: upToDateReplicas. */
-    obj = J("{\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/paused\":\"\","
+    obj = tu_doc("{\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/paused\":\"\","
             "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
             "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\"}},"
             "\"spec\":{\"replicas\":3},\"status\":{\"upToDateReplicas\":1}}");
@@ -214,7 +199,7 @@ static void test_extract_nodepool_and_capi(void **state)
 
     /* Scaling up (3 -> 5) with every existing machine on the current
      * template is not a pending change; machines of an older template are. */
-    obj = J("{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}");
+    obj = tu_doc("{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}");
     md = decide_capi_extract(obj);
     assert_int_equal(md->existing, 3);
     assert_false(decide_np_pending(np, md));
@@ -228,7 +213,7 @@ static void test_extract_nodepool_and_capi(void **state)
     json_decref(obj);
 
     /* A marker with another value is not ours. */
-    obj = J("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
+    obj = tu_doc("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
             "paused-by\":\"someone-else\"}},\"status\":{\"updatedReplicas\":2},\"spec\":{}}");
     md = decide_capi_extract(obj);
     assert_false(md->marker);
@@ -243,7 +228,7 @@ static void test_extract_nodepool_and_capi(void **state)
 
 static decide_hc_t *hc_from(const char *text)
 {
-    json_t *obj = J(text);
+    json_t *obj = tu_doc(text);
     decide_hc_t *hc = decide_hc_extract(obj);
     json_decref(obj);
     assert_non_null(hc);
@@ -253,7 +238,7 @@ static decide_hc_t *hc_from(const char *text)
 static void test_decide_hc_window(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-03T02:00:00Z"); /* Saturday, inside 00:00-06:00 */
+    sched_time_t now = tu_at("2026-01-03T02:00:00Z"); /* Saturday, inside 00:00-06:00 */
     sched_t *sat = saturdays(now);
     stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
     decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},"
@@ -266,13 +251,13 @@ static void test_decide_hc_window(void **state)
     assert_false(d.restricted);
     assert_int_equal(d.action, DECIDE_PAUSE_REMOVE);
     assert_int_equal(d.pending_metric, 1);
-    assert_int_equal(d.wake, T("2026-01-03T06:00:00Z"));
+    assert_int_equal(d.wake, tu_at("2026-01-03T06:00:00Z"));
     assert_false(d.paused_status);
     assert_string_equal(d.paused_reason, "ChangesPermitted");
     assert_non_null(strstr(d.paused_message, "until 2026-01-03T06:00:00Z"));
 
     /* After it: paused again, pending blocked until next Saturday. */
-    now = T("2026-01-03T07:00:00Z");
+    now = tu_at("2026-01-03T07:00:00Z");
     cl->paused = false;
     cl->marker = false;
     assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
@@ -281,7 +266,7 @@ static void test_decide_hc_window(void **state)
     assert_int_equal(d.pending_metric, 2);
     assert_true(d.paused_status);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
-    assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
+    assert_int_equal(d.wake, tu_at("2026-01-10T00:00:00Z"));
     assert_string_equal(d.pending_reason, "ChangesBlocked");
     assert_non_null(strstr(d.pending_message, "2026-01-10T00:00:00Z"));
 
@@ -302,7 +287,7 @@ static void test_decide_hc_window(void **state)
 static void test_decide_hc_paused_only_while_held(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-03T07:00:00Z"); /* after Saturday's window */
+    sched_time_t now = tu_at("2026-01-03T07:00:00Z"); /* after Saturday's window */
     sched_t *sat = saturdays(now);
     stanza_resolution_t res = resolution(sat, STANZA_BY_POLICY, "ByPolicy");
     decide_hc_t *idle = hc_from("{\"spec\":{\"release\":{\"image\":\"r:1\"}},"
@@ -341,7 +326,7 @@ static void test_decide_hc_paused_only_while_held(void **state)
 static void test_decide_hc_update_in_progress_not_paused(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-05T12:00:00Z");
+    sched_time_t now = tu_at("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
     decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}},\"status\":{\"version\":"
                            "{\"desired\":{\"image\":\"r:2\"},\"history\":[{\"state\":\"Partial\"}]}}}");
@@ -370,7 +355,7 @@ static void test_decide_hc_update_in_progress_not_paused(void **state)
 static void test_decide_foreign_pause_left_alone(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-05T12:00:00Z");
+    sched_time_t now = tu_at("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
     decide_hc_t *hc = hc_from("{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
     decide_capi_t *cl = capi(true, false);
@@ -389,7 +374,7 @@ static void test_decide_foreign_pause_left_alone(void **state)
 static void test_decide_degraded_reason(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-05T12:00:00Z");
+    sched_time_t now = tu_at("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_never(), STANZA_BY_POLICY, "PolicyNotFound");
     res.degraded = 1;
     snprintf(res.message, sizeof(res.message), "Policy \"w\" was not found in namespace \"c\".");
@@ -408,12 +393,12 @@ static void test_decide_degraded_reason(void **state)
  * md, decided into d; held: the webhooks hold changes at admission. */
 static void np_held_case(decide_capi_t *md, bool held, decide_decision_t *d)
 {
-    sched_time_t now = T("2026-01-05T12:00:00Z");
+    sched_time_t now = tu_at("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
     stanza_nodepool_t inter;
     memset(&inter, 0, sizeof(inter));
     inter.sched = sched_never();
-    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    json_t *obj = tu_doc("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
     assert_int_equal(decide_np(np, &res, &inter, md, held, now, d), 0);
@@ -581,7 +566,7 @@ static void test_extract_rolling(void **state)
          "\"a\"}}}", false},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        json_t *obj = J(cases[i].json);
+        json_t *obj = tu_doc(cases[i].json);
         decide_capi_t *c = decide_capi_extract(obj);
         assert_non_null(c);
         if (c->rolling != cases[i].rolling)
@@ -622,10 +607,10 @@ typedef struct {
 
 static void paused_hc_setup(paused_hc_t *f)
 {
-    f->now = T("2026-01-03T07:00:00Z");
+    f->now = tu_at("2026-01-03T07:00:00Z");
     f->sat = saturdays(f->now);
     f->res = resolution(f->sat, STANZA_BY_POLICY, "ByPolicy");
-    f->obj = J("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
+    f->obj = tu_doc("{\"metadata\":{\"generation\":2},\"status\":{\"conditions\":["
                "{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"AsExpected\"}]}}");
     f->hc = decide_hc_extract(f->obj);
     assert_non_null(f->hc);
@@ -752,13 +737,13 @@ static void test_json_equal_stored(void **state)
         {"{\"a\":1,\"b\":2}", "{\"a\":1}", false},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        json_t *a = J(rows[i].a), *b = J(rows[i].b);
+        json_t *a = tu_doc(rows[i].a), *b = tu_doc(rows[i].b);
         assert_int_equal(decide_json_equal_stored(a, b), rows[i].equal);
         assert_int_equal(decide_json_equal_stored(b, a), rows[i].equal);
         json_decref(a);
         json_decref(b);
     }
-    json_t *empty = J("{\"x\":null}"), *full = J("{\"x\":1}");
+    json_t *empty = tu_doc("{\"x\":null}"), *full = tu_doc("{\"x\":1}");
     assert_true(decide_json_equal_stored(NULL, NULL));
     assert_true(decide_json_equal_stored(NULL, empty));
     assert_false(decide_json_equal_stored(full, NULL));
@@ -771,12 +756,12 @@ static void test_json_equal_stored(void **state)
 static void test_nodepool_condition_severity(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-05T12:00:00Z");
+    sched_time_t now = tu_at("2026-01-05T12:00:00Z");
     stanza_resolution_t res = resolution(sched_never(), STANZA_RESTRICTIVE, "Restrictive");
     stanza_nodepool_t inter;
     memset(&inter, 0, sizeof(inter));
     inter.sched = sched_never();
-    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    json_t *obj = tu_doc("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     decide_decision_t d;
     assert_int_equal(decide_np(np, &res, &inter, NULL, true, now, &d), 0);
@@ -802,7 +787,7 @@ static void test_nodepool_condition_severity(void **state)
 static void test_restrictive_until_reason(void **state)
 {
     (void)state;
-    sched_time_t until = T("2026-01-06T00:00:00Z");
+    sched_time_t until = tu_at("2026-01-06T00:00:00Z");
     sched_t *sat = saturdays(until);
     sched_t *after = sched_after(until);
     sched_t *tl = sched_and(after, sat);
@@ -814,11 +799,11 @@ static void test_restrictive_until_reason(void **state)
     hc->m.stanza.has_restrictive_until = 1;
     hc->m.stanza.restrictive_until = until;
     decide_decision_t d;
-    assert_int_equal(decide_hc(hc, &res, NULL, false, T("2026-01-05T00:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, false, tu_at("2026-01-05T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "RestrictiveUntil");
-    assert_int_equal(decide_hc(hc, &res, NULL, false, T("2026-01-07T00:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, NULL, false, tu_at("2026-01-07T00:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "OutsideMaintenanceWindow");
-    assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
+    assert_int_equal(d.wake, tu_at("2026-01-10T00:00:00Z"));
     decide_hc_free(hc);
     sched_unref(tl);
     sched_unref(after);
@@ -830,12 +815,12 @@ static void test_restrictive_until_reason(void **state)
 static void test_nodepool_restricted_by_cluster(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-01-05T12:00:00Z"); /* a Monday */
+    sched_time_t now = tu_at("2026-01-05T12:00:00Z"); /* a Monday */
     sched_t *sat = saturdays(now);
     stanza_resolution_t own = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
     stanza_nodepool_t inter;
     assert_int_equal(stanza_resolve_nodepool(own.sched, sat, now, &inter), 0);
-    json_t *obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    json_t *obj = tu_doc("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
     decide_capi_t *md = capi(false, false);
@@ -861,10 +846,10 @@ static void test_nodepool_restricted_by_cluster(void **state)
      * opens and closes (NoPermittedWindow says more than the cluster). */
     assert_int_equal(stanza_resolve_nodepool(narrow.sched, sched_never(), now, &inter), 0);
     assert_int_equal(decide_np(np, &narrow, &inter, md, true, now, &d), 0);
-    assert_int_equal(d.wake, T("2026-01-10T00:00:00Z"));
-    assert_int_equal(decide_np(np, &narrow, &inter, md, true, T("2026-01-10T01:00:00Z"), &d), 0);
+    assert_int_equal(d.wake, tu_at("2026-01-10T00:00:00Z"));
+    assert_int_equal(decide_np(np, &narrow, &inter, md, true, tu_at("2026-01-10T01:00:00Z"), &d), 0);
     assert_string_equal(d.paused_reason, "NoPermittedWindow");
-    assert_int_equal(d.wake, T("2026-01-10T06:00:00Z"));
+    assert_int_equal(d.wake, tu_at("2026-01-10T06:00:00Z"));
     stanza_nodepool_free(&inter);
     decide_capi_free(md);
     decide_np_free(np);
@@ -877,7 +862,7 @@ static void test_nodepool_restricted_by_cluster(void **state)
 static void test_exclusion_in_conditions(void **state)
 {
     (void)state;
-    sched_time_t now = T("2026-12-26T12:00:00Z"); /* a Saturday, inside the freeze */
+    sched_time_t now = tu_at("2026-12-26T12:00:00Z"); /* a Saturday, inside the freeze */
     sched_exclusion_t ex = {sched_days_from_civil(2026, 12, 24),
                             sched_days_from_civil(2027, 1, 2), "year-end freeze"};
     sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, &ex, 1};
@@ -885,7 +870,7 @@ static void test_exclusion_in_conditions(void **state)
     char err[128];
     assert_int_equal(sched_compile(&sp, now, &s, err, sizeof(err)), 0);
     stanza_resolution_t res = resolution(s, STANZA_BY_POLICY, "ByPolicy");
-    json_t *obj = J("{\"spec\":{\"release\":{\"image\":\"b\"}},"
+    json_t *obj = tu_doc("{\"spec\":{\"release\":{\"image\":\"b\"}},"
                     "\"status\":{\"version\":{\"desired\":{\"image\":\"a\"}}}}");
     decide_hc_t *hc = decide_hc_extract(obj);
     json_decref(obj);
@@ -894,7 +879,7 @@ static void test_exclusion_in_conditions(void **state)
     assert_int_equal(decide_hc(hc, &res, cl, false, now, &d), 0);
     assert_true(d.excluded);
     assert_string_equal(d.excluded_reason, "year-end freeze");
-    assert_int_equal(d.excluded_until, T("2027-01-02T00:00:00Z"));
+    assert_int_equal(d.excluded_until, tu_at("2027-01-02T00:00:00Z"));
     assert_string_equal(d.paused_reason, "Excluded");
     assert_string_equal(d.paused_message,
                         "Changes are paused until 2027-01-02T00:00:00Z (inside the exclusion "
@@ -911,7 +896,7 @@ static void test_exclusion_in_conditions(void **state)
     stanza_resolution_t own = resolution(sched_always(), STANZA_PERMISSIVE, "Permissive");
     stanza_nodepool_t inter;
     assert_int_equal(stanza_resolve_nodepool(own.sched, s, now, &inter), 0);
-    obj = J("{\"spec\":{\"clusterName\":\"a\"}}");
+    obj = tu_doc("{\"spec\":{\"clusterName\":\"a\"}}");
     decide_np_t *np = decide_np_extract(obj);
     json_decref(obj);
     assert_int_equal(decide_np(np, &own, &inter, cl, true, now, &d), 0);
@@ -921,11 +906,11 @@ static void test_exclusion_in_conditions(void **state)
                                              "2027-01-02T00:00:00Z"));
 
     /* After the freeze, in the Saturday window: nothing excluded. */
-    assert_int_equal(decide_hc(hc, &res, cl, false, T("2027-01-02T01:00:00Z"), &d), 0);
+    assert_int_equal(decide_hc(hc, &res, cl, false, tu_at("2027-01-02T01:00:00Z"), &d), 0);
     assert_false(d.excluded);
     assert_null(strstr(d.paused_message, "exclusion"));
     /* The exclusion is gone from the companion's status once it is over. */
-    doc = decide_status_doc(DECIDE_HC, hc, &d, &res, NULL, T("2027-01-02T01:00:00Z"));
+    doc = decide_status_doc(DECIDE_HC, hc, &d, &res, NULL, tu_at("2027-01-02T01:00:00Z"));
     assert_non_null(decide_json_path(doc, "behavior.current"));
     assert_null(decide_json_path(doc, "behavior.current.exclusion"));
     json_decref(doc);

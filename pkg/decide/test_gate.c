@@ -12,22 +12,7 @@
 #include "decide/companion.h"
 #include "decide/gate.h"
 #include "decide/plan.h"
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
-
-static json_t *J(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
+#include "decide/testutil_decide.h"
 
 /* The verdict on a status.conditions list (JSON text) of a HostedCluster
  * (nodepool false) or NodePool; why receives the clause. */
@@ -39,7 +24,7 @@ static bool verdict(const char *conds, const char *history_state, bool nodepool,
     snprintf(text, sizeof(text),
              "{\"status\":{\"conditions\":%s,\"version\":{\"history\":[{\"state\":\"%s\"}]}}}",
              conds, history_state);
-    json_t *obj = J(text);
+    json_t *obj = tu_doc(text);
     decide_health_extract(obj, nodepool, &h);
     json_decref(obj);
     why[0] = '\0';
@@ -107,7 +92,7 @@ static void test_gate_override(void **state)
     (void)state;
     stanza_t st;
     decide_health_t h;
-    json_t *o = J("{\"metadata\":{\"annotations\":{"
+    json_t *o = tu_doc("{\"metadata\":{\"annotations\":{"
                   "\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
                   "\"changemanagement.hypershift.openshift.io/permissive-until\":"
                   "\"2026-03-07T03:00:00Z\","
@@ -116,21 +101,21 @@ static void test_gate_override(void **state)
     decide_health_extract(o, false, &h);
     assert_true(st.valid);
     assert_true(h.skip);
-    assert_true(decide_gate_override(&st, &h, T("2026-03-07T02:59:59Z")));
-    assert_false(decide_gate_override(&st, &h, T("2026-03-07T03:00:00Z"))); /* expired */
+    assert_true(decide_gate_override(&st, &h, tu_at("2026-03-07T02:59:59Z")));
+    assert_false(decide_gate_override(&st, &h, tu_at("2026-03-07T03:00:00Z"))); /* expired */
     h.skip = false; /* an override that does not say so */
-    assert_false(decide_gate_override(&st, &h, T("2026-03-07T01:00:00Z")));
+    assert_false(decide_gate_override(&st, &h, tu_at("2026-03-07T01:00:00Z")));
     json_decref(o);
     /* The annotation without an override: no skip. */
-    o = J("{\"metadata\":{\"annotations\":{"
+    o = tu_doc("{\"metadata\":{\"annotations\":{"
           "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\","
           "\"changemanagement.hypershift.openshift.io/skip-health-gate\":\"true\"}}}");
     stanza_parse(o, &st);
     decide_health_extract(o, false, &h);
     assert_true(h.skip);
-    assert_false(decide_gate_override(&st, &h, T("2026-03-07T01:00:00Z")));
+    assert_false(decide_gate_override(&st, &h, tu_at("2026-03-07T01:00:00Z")));
     json_decref(o);
-    o = J("{\"metadata\":{\"annotations\":{"
+    o = tu_doc("{\"metadata\":{\"annotations\":{"
           "\"changemanagement.hypershift.openshift.io/skip-health-gate\":\"yes\"}}}");
     decide_health_extract(o, false, &h);
     assert_false(h.skip); /* only "true" says so */
@@ -172,7 +157,7 @@ static int flookup(void *ud, const char *ns, const char *name, stanza_policy_ref
 
 static void add(fake_t *f, decide_kind_t kind, const char *name, const char *text)
 {
-    json_t *j = J(text);
+    json_t *j = tu_doc(text);
     f->kind[f->n] = kind;
     f->name[f->n] = name;
     f->data[f->n] = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
@@ -202,7 +187,7 @@ static void fake_init(fake_t *f)
     sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, NULL, 0};
     char err[128];
     memset(f, 0, sizeof(*f));
-    assert_int_equal(sched_compile(&sp, T("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
+    assert_int_equal(sched_compile(&sp, tu_at("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
                      0);
 }
 
@@ -243,7 +228,7 @@ static void test_gate_holds_release_of_unhealthy_cluster(void **state)
     fake_init(&f);
     add_hc(&f, "", "[" COND("Available", "True", "AsExpected") "," COND(
                        "Degraded", "True", "UnavailableReplicas") "]");
-    plan(&f, DECIDE_HC, "a", T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
     assert_true(p.d.state.permitted); /* the window is open */
     assert_true(p.d.gate.applies);
     assert_false(p.d.gate.pass);
@@ -257,7 +242,7 @@ static void test_gate_holds_release_of_unhealthy_cluster(void **state)
     assert_non_null(strstr(p.d.paused_message, "until 2026-03-07T06:00:00Z"));
     assert_int_equal(p.d.pending_metric, 2);
     assert_int_equal(p.d.action, DECIDE_PAUSE_ADD); /* the CAPI signal of a held change */
-    assert_true(p.d.wake == T("2026-03-07T06:00:00Z"));
+    assert_true(p.d.wake == tu_at("2026-03-07T06:00:00Z"));
     json_t *gate = json_object_get(p.status_doc, "healthGate");
     assert_true(json_is_false(json_object_get(gate, "passed")));
     assert_string_equal(json_string_value(json_object_get(gate, "message")),
@@ -279,7 +264,7 @@ static void test_gate_passes_healthy_cluster(void **state)
     fake_init(&f);
     add_hc(&f, "", "[" COND("Available", "True", "AsExpected") "," COND(
                        "Degraded", "False", "AsExpected") "]");
-    plan(&f, DECIDE_HC, "a", T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
     assert_true(p.d.gate.applies);
     assert_true(p.d.gate.pass);
     assert_false(p.d.restricted);
@@ -289,7 +274,7 @@ static void test_gate_passes_healthy_cluster(void **state)
     assert_non_null(rel);
     json_decref(rel);
     decide_plan_free(&p);
-    plan(&f, DECIDE_HC, "a", T("2026-03-07T07:00:00Z"), &p);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T07:00:00Z"), &p);
     assert_false(p.d.gate.applies);
     assert_string_equal(p.d.restricted_reason, "OutsideMaintenanceWindow");
     assert_null(json_object_get(p.status_doc, "healthGate"));
@@ -311,7 +296,7 @@ static void test_gate_override_in_plan(void **state)
            "\"changemanagement.hypershift.openshift.io/permissive-until\":"
            "\"2026-03-10T00:00:00Z\"",
            conds);
-    plan(&f, DECIDE_HC, "a", T("2026-03-09T01:00:00Z"), &p);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-09T01:00:00Z"), &p);
     assert_true(p.d.gate.applies);
     assert_false(p.d.gate.skipped);
     assert_true(p.d.restricted);
@@ -326,7 +311,7 @@ static void test_gate_override_in_plan(void **state)
            "\"2026-03-10T00:00:00Z\","
            "\"changemanagement.hypershift.openshift.io/skip-health-gate\":\"true\"",
            conds);
-    plan(&f, DECIDE_HC, "a", T("2026-03-09T01:00:00Z"), &p);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-09T01:00:00Z"), &p);
     assert_true(p.d.gate.applies);
     assert_false(p.d.gate.pass);
     assert_true(p.d.gate.skipped);
@@ -356,7 +341,7 @@ static void test_gate_nodepool(void **state)
         "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
         "\"changemanagement.hypershift.openshift.io/held-template\":\"version 4.17.1\"}},"
         "\"spec\":{\"replicas\":2},\"status\":{\"replicas\":2,\"updatedReplicas\":2}}");
-    plan(&f, DECIDE_NP, "np1", T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, DECIDE_NP, "np1", tu_at("2026-03-07T01:00:00Z"), &p);
     assert_true(p.d.gate.applies);
     assert_true(p.d.restricted);
     assert_string_equal(p.d.paused_reason, "HealthGate");
@@ -368,13 +353,13 @@ static void test_gate_nodepool(void **state)
     decide_plan_free(&p);
     /* Mid-rollout: three machines exist, two updated. */
     decide_capi_free(f.data[3]);
-    json_t *j = J("{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePool\":"
+    json_t *j = tu_doc("{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePool\":"
                   "\"clusters/np1\",\"changemanagement.hypershift.openshift.io/held-template\":"
                   "\"version 4.17.1\"}},\"spec\":{\"replicas\":2},"
                   "\"status\":{\"replicas\":3,\"updatedReplicas\":2}}");
     f.data[3] = decide_capi_extract(j);
     json_decref(j);
-    plan(&f, DECIDE_NP, "np1", T("2026-03-07T01:00:00Z"), &p);
+    plan(&f, DECIDE_NP, "np1", tu_at("2026-03-07T01:00:00Z"), &p);
     assert_false(p.d.gate.applies);
     assert_false(p.d.restricted);
     decide_plan_free(&p);
@@ -385,7 +370,7 @@ static void test_gate_nodepool(void **state)
  * what was notified, read beside the gate's inputs. */
 static void outcome_of(const char *text, bool nodepool, decide_health_t *h)
 {
-    json_t *obj = J(text);
+    json_t *obj = tu_doc(text);
     decide_health_extract(obj, nodepool, h);
     json_decref(obj);
 }
@@ -400,8 +385,8 @@ static void test_outcome_extract(void **state)
                "{\"state\":\"Completed\",\"completionTime\":\"2026-02-07T00:20:00Z\"}]}}}",
                false, &h);
     assert_int_equal(h.outcome, NOTIFY_OUTCOME_COMPLETED);
-    assert_true(h.outcome_at == T("2026-03-07T00:20:00Z"));
-    assert_true(h.notified.at[NOTIFY_HELD] == T("2026-03-07T00:00:00Z"));
+    assert_true(h.outcome_at == tu_at("2026-03-07T00:20:00Z"));
+    assert_true(h.notified.at[NOTIFY_HELD] == tu_at("2026-03-07T00:00:00Z"));
     /* Partial and failing: failed, since the condition's transition. */
     outcome_of("{\"status\":{\"conditions\":[{\"type\":\"ClusterVersionFailing\","
                "\"status\":\"True\",\"reason\":\"UpgradeFailed\","
@@ -409,7 +394,7 @@ static void test_outcome_extract(void **state)
                "{\"state\":\"Partial\",\"completionTime\":null}]}}}",
                false, &h);
     assert_int_equal(h.outcome, NOTIFY_OUTCOME_FAILED);
-    assert_true(h.outcome_at == T("2026-03-07T00:05:00Z"));
+    assert_true(h.outcome_at == tu_at("2026-03-07T00:05:00Z"));
     assert_string_equal(h.outcome_reason, "UpgradeFailed");
     assert_true(h.notified.at[NOTIFY_HELD] == SCHED_NEG_INF);
     /* Partial, not failing: under way, no outcome. */
@@ -423,7 +408,7 @@ static void test_outcome_extract(void **state)
                "\"2026-03-07T01:00:00Z\"}]}}",
                true, &h);
     assert_int_equal(h.outcome, NOTIFY_OUTCOME_COMPLETED);
-    assert_true(h.outcome_at == T("2026-03-07T01:00:00Z"));
+    assert_true(h.outcome_at == tu_at("2026-03-07T01:00:00Z"));
     assert_string_equal(h.outcome_reason, "");
     outcome_of("{\"status\":{\"conditions\":[{\"type\":\"UpdatingVersion\",\"status\":"
                "\"False\",\"reason\":\"InplaceUpgradeFailed\",\"lastTransitionTime\":"

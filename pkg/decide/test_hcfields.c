@@ -15,20 +15,7 @@
 #include "decide/decide.h"
 #include "decide/hcfields.h"
 #include "decide/model.h"
-
-static json_t *J(const char *text)
-{
-    json_t *j = json_loads(text, 0, NULL);
-    assert_non_null(j);
-    return j;
-}
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
+#include "decide/testutil_decide.h"
 
 /* Daily windows from hh:00 UTC for hours hours. */
 static sched_t *daily(int hh, int hours)
@@ -36,7 +23,7 @@ static sched_t *daily(int hh, int hours)
     sched_spec_t sp = {"UTC", "FREQ=DAILY", hh * 60, hours * 3600, NULL, 0};
     char err[128];
     sched_t *s = NULL;
-    assert_int_equal(sched_compile(&sp, T("2026-03-04T12:00:00Z"), &s, err, sizeof(err)), 0);
+    assert_int_equal(sched_compile(&sp, tu_at("2026-03-04T12:00:00Z"), &s, err, sizeof(err)), 0);
     return s;
 }
 
@@ -49,22 +36,22 @@ static void test_overlap(void **state)
     decide_pool_sched_t pools[] = {{"a", a}, {"b", b}};
     decide_common_t cw;
 
-    assert_int_equal(decide_common_window(hc, pools, 2, false, T("2026-03-04T12:00:00Z"), &cw), 0);
+    assert_int_equal(decide_common_window(hc, pools, 2, false, tu_at("2026-03-04T12:00:00Z"), &cw), 0);
     assert_true(cw.computed);
     assert_true(cw.has_window);
     assert_false(cw.permitted);
-    assert_true(cw.start == T("2026-03-05T03:00:00Z"));
-    assert_true(cw.wake == T("2026-03-05T03:00:00Z"));
+    assert_true(cw.start == tu_at("2026-03-05T03:00:00Z"));
+    assert_true(cw.wake == tu_at("2026-03-05T03:00:00Z"));
     assert_string_equal(cw.blocking, "");
     assert_non_null(strstr(cw.message, "2026-03-05T03:00:00Z"));
     /* Inside the overlap: permitted, until it ends. */
-    assert_int_equal(decide_common_window(hc, pools, 2, false, T("2026-03-05T03:30:00Z"), &cw), 0);
+    assert_int_equal(decide_common_window(hc, pools, 2, false, tu_at("2026-03-05T03:30:00Z"), &cw), 0);
     assert_true(cw.permitted);
-    assert_true(cw.wake == T("2026-03-05T04:00:00Z"));
+    assert_true(cw.wake == tu_at("2026-03-05T04:00:00Z"));
     /* Inside a's window but not b's: not yet. */
-    assert_int_equal(decide_common_window(hc, pools, 2, false, T("2026-03-05T02:30:00Z"), &cw), 0);
+    assert_int_equal(decide_common_window(hc, pools, 2, false, tu_at("2026-03-05T02:30:00Z"), &cw), 0);
     assert_false(cw.permitted);
-    assert_true(cw.start == T("2026-03-05T03:00:00Z"));
+    assert_true(cw.start == tu_at("2026-03-05T03:00:00Z"));
     sched_unref(hc);
     sched_unref(a);
     sched_unref(b);
@@ -79,14 +66,14 @@ static void test_disjoint(void **state)
     decide_pool_sched_t pools[] = {{"a", a}, {"b", b}, {"c", c}};
     decide_common_t cw;
 
-    assert_int_equal(decide_common_window(hc, pools, 3, false, T("2026-03-04T12:00:00Z"), &cw), 0);
+    assert_int_equal(decide_common_window(hc, pools, 3, false, tu_at("2026-03-04T12:00:00Z"), &cw), 0);
     assert_false(cw.has_window);
     assert_false(cw.permitted);
     assert_string_equal(cw.blocking, "b");
     assert_non_null(strstr(cw.message, "NodePool b"));
     assert_non_null(strstr(cw.message, "a, c"));
-    assert_true(cw.wake == T("2026-03-05T02:00:00Z")); /* a's and c's next transition */
-    assert_int_equal(decide_common_window(hc, pools, 3, true, T("2026-03-04T12:00:00Z"), &cw), 0);
+    assert_true(cw.wake == tu_at("2026-03-05T02:00:00Z")); /* a's and c's next transition */
+    assert_int_equal(decide_common_window(hc, pools, 3, true, tu_at("2026-03-04T12:00:00Z"), &cw), 0);
     assert_true(cw.override);
     assert_true(cw.permitted);
     sched_unref(hc);
@@ -104,16 +91,16 @@ static void test_cluster(void **state)
     decide_pool_sched_t pools[] = {{"a", a}};
     decide_common_t cw;
 
-    assert_int_equal(decide_common_window(never, pools, 1, false, T("2026-03-04T12:00:00Z"), &cw),
+    assert_int_equal(decide_common_window(never, pools, 1, false, tu_at("2026-03-04T12:00:00Z"), &cw),
                      0);
     assert_false(cw.has_window);
     assert_string_equal(cw.blocking, "");
     assert_non_null(strstr(cw.message, "HostedCluster has no window"));
-    assert_int_equal(decide_common_window(hc, NULL, 0, false, T("2026-03-04T12:00:00Z"), &cw), 0);
+    assert_int_equal(decide_common_window(hc, NULL, 0, false, tu_at("2026-03-04T12:00:00Z"), &cw), 0);
     assert_true(cw.has_window);
-    assert_true(cw.start == T("2026-03-05T06:00:00Z"));
+    assert_true(cw.start == tu_at("2026-03-05T06:00:00Z"));
     /* The cluster's window and the pool's never meet. */
-    assert_int_equal(decide_common_window(hc, pools, 1, false, T("2026-03-04T12:00:00Z"), &cw), 0);
+    assert_int_equal(decide_common_window(hc, pools, 1, false, tu_at("2026-03-04T12:00:00Z"), &cw), 0);
     assert_false(cw.has_window);
     assert_string_equal(cw.blocking, "a");
     sched_unref(never);
@@ -128,10 +115,10 @@ static void test_cluster(void **state)
 static void test_hold(void **state)
 {
     (void)state;
-    json_t *old = J("{\"metadata\":{\"annotations\":{}},\"spec\":{\"pullSecret\":{\"name\":\"ps1\"},"
+    json_t *old = tu_doc("{\"metadata\":{\"annotations\":{}},\"spec\":{\"pullSecret\":{\"name\":\"ps1\"},"
                     "\"configuration\":{\"proxy\":{\"httpProxy\":\"http://p1\"},"
                     "\"oauth\":{}}}}");
-    json_t *new = J("{\"metadata\":{\"annotations\":{}},\"spec\":{\"pullSecret\":{\"name\":\"ps2\"},"
+    json_t *new = tu_doc("{\"metadata\":{\"annotations\":{}},\"spec\":{\"pullSecret\":{\"name\":\"ps2\"},"
                     "\"configuration\":{\"proxy\":{\"httpProxy\":\"http://p2\"},"
                     "\"oauth\":{\"x\":1}}}}");
     decide_np_hold_t h;
@@ -163,7 +150,7 @@ static void test_hold(void **state)
 static void test_patch(void **state)
 {
     (void)state;
-    json_t *obj = J("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
+    json_t *obj = tu_doc("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
                     "requested-hostedcluster-spec\":\"{\\\"additionalTrustBundle\\\":{\\\"name\\\":"
                     "\\\"tb2\\\"},\\\"configuration\\\":{\\\"proxy\\\":{\\\"httpProxy\\\":"
                     "\\\"http://p2\\\"}}}\"}},\"spec\":{}}");
@@ -184,7 +171,7 @@ static void test_patch(void **state)
                            "\"http://p2\"}}}}");
     free(v);
     json_decref(p);
-    base = J("{\"metadata\":{\"resourceVersion\":\"7\",\"annotations\":{\"a\":null}},"
+    base = tu_doc("{\"metadata\":{\"resourceVersion\":\"7\",\"annotations\":{\"a\":null}},"
              "\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
     p = decide_hc_fields_patch(base, hc, "7");
     v = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
@@ -196,7 +183,7 @@ static void test_patch(void **state)
     decide_hc_free(hc);
     json_decref(obj);
     /* Nothing held: base comes back as it was. */
-    obj = J("{\"metadata\":{},\"spec\":{}}");
+    obj = tu_doc("{\"metadata\":{},\"spec\":{}}");
     hc = decide_hc_extract(obj);
     assert_false(decide_hc_fields_held(hc));
     assert_null(decide_hc_fields_patch(NULL, hc, "7"));

@@ -10,16 +10,10 @@
 #include <string.h>
 
 #include "decide/plan.h"
+#include "decide/testutil_decide.h"
 
 #define MAXOBJ 8
 #define H 3600
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
 
 /* A view of one HostedCluster "a" (and optionally NodePool "np1") with two
  * policies: "weekend" (Saturdays 00:00-06:00 UTC) and "short" (Saturdays
@@ -98,9 +92,9 @@ static void setup(fake_t *f, const char *hc_json)
     sched_spec_t sh = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 1 * H, NULL, 0};
     char err[128];
     memset(f, 0, sizeof(*f));
-    assert_int_equal(sched_compile(&we, T("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
+    assert_int_equal(sched_compile(&we, tu_at("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
                      0);
-    assert_int_equal(sched_compile(&sh, T("2026-03-04T12:00:00Z"), &f->shortw, err, sizeof(err)),
+    assert_int_equal(sched_compile(&sh, tu_at("2026-03-04T12:00:00Z"), &f->shortw, err, sizeof(err)),
                      0);
     add(f, DECIDE_HC, "a", hc_json);
 }
@@ -124,7 +118,7 @@ static void plan(fake_t *f, decide_kind_t kind, const char *name, const char *no
     decide_view_t v = {.ud = f, .get = fget, .lookup_policy = flookup, .admission_holds = true,
                        .min_time_left = ffloor};
     char err[256];
-    assert_int_equal(decide_plan(&v, kind, "clusters", name, T(now), p, err, sizeof(err)), 0);
+    assert_int_equal(decide_plan(&v, kind, "clusters", name, tu_at(now), p, err, sizeof(err)), 0);
     assert_true(p->decided);
 }
 
@@ -143,8 +137,8 @@ static void test_hc_boundaries(void **state)
     plan(&f, DECIDE_HC, "a", "2026-03-07T04:00:00Z", &p); /* exactly 2h left */
     assert_false(p.d.restricted);
     assert_int_equal(p.d.minleft.min, 2 * H);
-    assert_int_equal(p.d.minleft.start, T("2026-03-07T04:00:00Z"));
-    assert_int_equal(p.d.wake, T("2026-03-07T04:00:01Z")); /* the tail begins */
+    assert_int_equal(p.d.minleft.start, tu_at("2026-03-07T04:00:00Z"));
+    assert_int_equal(p.d.wake, tu_at("2026-03-07T04:00:01Z")); /* the tail begins */
     decide_plan_free(&p);
 
     plan(&f, DECIDE_HC, "a", "2026-03-07T04:00:01Z", &p); /* a second less */
@@ -163,8 +157,8 @@ static void test_hc_boundaries(void **state)
                         "next start is at 2026-03-14T00:00:00Z.");
     assert_int_equal(p.d.pending_metric, 2);
     assert_int_equal(p.d.action, DECIDE_PAUSE_NONE); /* no CAPI Cluster in the view */
-    assert_int_equal(p.d.minleft.start, T("2026-03-14T00:00:00Z"));
-    assert_int_equal(p.d.wake, T("2026-03-07T06:00:00Z"));
+    assert_int_equal(p.d.minleft.start, tu_at("2026-03-14T00:00:00Z"));
+    assert_int_equal(p.d.wake, tu_at("2026-03-07T06:00:00Z"));
     decide_plan_free(&p);
 
     /* Outside: ChangesPending names the effective start; wakes there. */
@@ -174,7 +168,7 @@ static void test_hc_boundaries(void **state)
     assert_string_equal(p.d.pending_message,
                         "Pending changes wait for the next start at 2026-03-07T00:00:00Z (a "
                         "permitted window with at least 2h left).");
-    assert_int_equal(p.d.wake, T("2026-03-07T00:00:00Z"));
+    assert_int_equal(p.d.wake, tu_at("2026-03-07T00:00:00Z"));
     decide_plan_free(&p);
 
     /* Without a minimum the tail is an ordinary part of the window. */
@@ -182,7 +176,7 @@ static void test_hc_boundaries(void **state)
     plan(&f, DECIDE_HC, "a", "2026-03-07T05:59:59Z", &p);
     assert_false(p.d.restricted);
     assert_int_equal(p.d.minleft.min, 0);
-    assert_int_equal(p.d.wake, T("2026-03-07T06:00:00Z"));
+    assert_int_equal(p.d.wake, tu_at("2026-03-07T06:00:00Z"));
     decide_plan_free(&p);
     teardown(&f);
 }
@@ -203,7 +197,7 @@ static void test_window_shorter_than_minimum(void **state)
     assert_non_null(strstr(p.d.paused_message,
                            "has less than 2h left (the policy's minTimeLeft); no window within "
                            "10 years has that much time."));
-    assert_int_equal(p.d.wake, T("2026-03-07T01:00:00Z"));
+    assert_int_equal(p.d.wake, tu_at("2026-03-07T01:00:00Z"));
     decide_plan_free(&p);
     teardown(&f);
 }

@@ -12,13 +12,7 @@
 
 #include "decide/model.h"
 #include "decide/nphold.h"
-
-static json_t *J(const char *text)
-{
-    json_t *j = json_loads(text, 0, NULL);
-    assert_non_null(j);
-    return j;
-}
+#include "decide/testutil_decide.h"
 
 /* The i-th operation as "op path [value]". */
 static void op_is(const decide_np_hold_t *h, size_t i, const char *op, const char *path,
@@ -43,8 +37,8 @@ static void op_is(const decide_np_hold_t *h, size_t i, const char *op, const cha
 static void test_release_no_annotations(void **state)
 {
     (void)state;
-    json_t *old = J("{\"metadata\":{},\"spec\":{\"release\":{\"image\":\"r:1\"}}}");
-    json_t *new = J("{\"metadata\":{},\"spec\":{\"release\":{\"image\":\"r:2\"},\"replicas\":5}}");
+    json_t *old = tu_doc("{\"metadata\":{},\"spec\":{\"release\":{\"image\":\"r:1\"}}}");
+    json_t *new = tu_doc("{\"metadata\":{},\"spec\":{\"release\":{\"image\":\"r:2\"},\"replicas\":5}}");
     decide_np_hold_t h;
     assert_int_equal(decide_np_hold(old, new, true, &h), 0);
     assert_int_equal(json_array_size(h.ops), 3);
@@ -65,9 +59,9 @@ static void test_release_no_annotations(void **state)
 static void test_parent_missing(void **state)
 {
     (void)state;
-    json_t *old = J("{\"metadata\":{\"annotations\":{}},\"spec\":{\"platform\":{\"type\":\"AWS\","
+    json_t *old = tu_doc("{\"metadata\":{\"annotations\":{}},\"spec\":{\"platform\":{\"type\":\"AWS\","
                     "\"aws\":{\"instanceType\":\"m5\"}}}}");
-    json_t *new = J("{\"metadata\":{\"annotations\":{}},\"spec\":{\"platform\":{\"type\":\"AWS\"}}}");
+    json_t *new = tu_doc("{\"metadata\":{\"annotations\":{}},\"spec\":{\"platform\":{\"type\":\"AWS\"}}}");
     decide_np_hold_t h;
     assert_int_equal(decide_np_hold(old, new, true, &h), 0);
     assert_int_equal(json_array_size(h.ops), 2);
@@ -85,9 +79,9 @@ static void test_parent_missing(void **state)
 static void test_nothing_held(void **state)
 {
     (void)state;
-    json_t *old = J("{\"metadata\":{},\"spec\":{\"replicas\":3,\"platform\":{\"aws\":{"
+    json_t *old = tu_doc("{\"metadata\":{},\"spec\":{\"replicas\":3,\"platform\":{\"aws\":{"
                     "\"resourceTags\":[1]}}}}");
-    json_t *new = J("{\"metadata\":{},\"spec\":{\"replicas\":5,\"platform\":{\"aws\":{"
+    json_t *new = tu_doc("{\"metadata\":{},\"spec\":{\"replicas\":5,\"platform\":{\"aws\":{"
                     "\"resourceTags\":[2]}}}}");
     decide_np_hold_t h;
     assert_int_equal(decide_np_hold(old, new, true, &h), 0);
@@ -107,8 +101,8 @@ static void test_nothing_held(void **state)
 static void test_permitted_supersedes(void **state)
 {
     (void)state;
-    json_t *old = J("{\"metadata\":{},\"spec\":{\"release\":{\"image\":\"r:1\"}}}");
-    json_t *new = J("{\"metadata\":{\"annotations\":{"
+    json_t *old = tu_doc("{\"metadata\":{},\"spec\":{\"release\":{\"image\":\"r:1\"}}}");
+    json_t *new = tu_doc("{\"metadata\":{\"annotations\":{"
                     "\"changemanagement.hypershift.openshift.io/requested-nodepool-spec\":"
                     "\"{\\\"release\\\":{\\\"image\\\":\\\"r:2\\\"}}\"}},"
                     "\"spec\":{\"release\":{\"image\":\"r:3\"}}}");
@@ -135,8 +129,8 @@ static void test_permitted_supersedes(void **state)
 static void test_bad_shapes(void **state)
 {
     (void)state;
-    json_t *old = J("{\"spec\":[]}");
-    json_t *new = J("{\"spec\":{\"release\":7}}");
+    json_t *old = tu_doc("{\"spec\":[]}");
+    json_t *new = tu_doc("{\"spec\":{\"release\":7}}");
     decide_np_hold_t h;
     /* No metadata in the write: the record cannot be stored; an error. */
     assert_int_equal(decide_np_hold(old, new, true, &h), HCP_ERANGE);

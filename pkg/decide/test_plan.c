@@ -10,24 +10,9 @@
 #include <string.h>
 
 #include "decide/plan.h"
+#include "decide/testutil_decide.h"
 
 #define MAXOBJ 12
-
-static sched_time_t T(const char *s)
-{
-    sched_time_t t;
-    assert_int_equal(sched_parse_rfc3339(s, &t), 0);
-    return t;
-}
-
-static json_t *J(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    if (!j)
-        fail_msg("bad test JSON: %s (%s)", e.text, text);
-    return j;
-}
 
 /* An in-memory view: a few objects and one policy ("weekend": Saturdays). */
 typedef struct fake {
@@ -115,7 +100,7 @@ static void add(fake_t *f, decide_kind_t kind, const char *ns, const char *name,
 
 static void *from_json(decide_kind_t kind, const char *text)
 {
-    json_t *j = J(text);
+    json_t *j = tu_doc(text);
     void *d = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
               : kind == DECIDE_NP ? (void *)decide_np_extract(j)
                                   : (void *)decide_capi_extract(j);
@@ -137,7 +122,7 @@ static void fake_setup(fake_t *f)
     sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, NULL, 0};
     char err[128];
     memset(f, 0, sizeof(*f));
-    assert_int_equal(sched_compile(&sp, T("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
+    assert_int_equal(sched_compile(&sp, tu_at("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
                      0);
     add(f, DECIDE_HC, "clusters", "a", from_json(DECIDE_HC, HC_JSON));
     add(f, DECIDE_NP, "clusters", "np1", from_json(DECIDE_NP, NP_JSON));
@@ -205,7 +190,7 @@ static void test_plan_stale_stops_before_deciding(void **state)
     fake_setup(&f);
     decide_view_t v = plain_view(&f);
     v.stale = fstale;
-    sched_time_t now = T("2026-03-04T12:00:00Z");
+    sched_time_t now = tu_at("2026-03-04T12:00:00Z");
     stale_calls = 0;
     assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", now, &p, NULL, 0), 0);
     assert_int_equal(stale_calls, 1);
@@ -235,7 +220,7 @@ static void test_plan_hostedcluster(void **state)
     f.proj = (decide_projection_t){.known = true, .ok = true, .reason = "Projected"};
     snprintf(f.proj.message, sizeof(f.proj.message), "carried");
     /* Wednesday: outside the Saturday window, a release is pending. */
-    sched_time_t now = T("2026-03-04T12:00:00Z");
+    sched_time_t now = tu_at("2026-03-04T12:00:00Z");
     assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", now, &p, NULL, 0), 0);
     assert_true(p.present && p.decided);
     assert_string_equal(p.self.rv, "7");
@@ -246,7 +231,7 @@ static void test_plan_hostedcluster(void **state)
     assert_true(p.d.restricted);
     assert_int_equal(p.d.action, DECIDE_PAUSE_ADD);
     assert_int_equal(p.d.pending_metric, 2);
-    assert_int_equal(p.d.wake, T("2026-03-07T00:00:00Z"));
+    assert_int_equal(p.d.wake, tu_at("2026-03-07T00:00:00Z"));
     /* The projection's state is part of the returned decision. */
     assert_int_equal(f.proj_calls, 1);
     assert_true(p.d.has_projected);
@@ -269,7 +254,7 @@ static void test_plan_nodepool_within_cluster(void **state)
         from_json(DECIDE_MD, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/"
                              "nodePool\":\"clusters/other\"}}}"));
     decide_view_t v = plain_view(&f);
-    sched_time_t now = T("2026-03-04T12:00:00Z");
+    sched_time_t now = tu_at("2026-03-04T12:00:00Z");
     assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
     assert_true(p.decided);
     assert_int_equal(p.capi_kind, DECIDE_MD);
@@ -292,7 +277,7 @@ static void test_plan_unheld(void **state)
     fake_t f;
     decide_plan_t p;
     decide_seen_t now_seen, prev;
-    sched_time_t now = T("2026-03-04T12:00:00Z"); /* a Wednesday: restricted */
+    sched_time_t now = tu_at("2026-03-04T12:00:00Z"); /* a Wednesday: restricted */
     fake_setup(&f);
     add(&f, DECIDE_MD, "clusters-a", "np1",
         from_json(DECIDE_MD, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/"
@@ -344,7 +329,7 @@ static void test_plan_optin_label(void **state)
     (void)state;
     fake_t f;
     decide_plan_t p;
-    sched_time_t now = T("2026-03-04T12:00:00Z");
+    sched_time_t now = tu_at("2026-03-04T12:00:00Z");
     fake_setup(&f);
     add(&f, DECIDE_MD, "clusters-a", "np1",
         from_json(DECIDE_MD, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/"
@@ -421,7 +406,7 @@ static void test_plan_memo_parity(void **state)
         for (decide_kind_t k = DECIDE_HC; k <= DECIDE_NP; k++) {
             decide_plan_t a, b;
             const char *name = k == DECIDE_HC ? "a" : "np1";
-            sched_time_t now = T(instants[i]);
+            sched_time_t now = tu_at(instants[i]);
             assert_int_equal(decide_plan(&plain, k, "clusters", name, now, &a, NULL, 0), 0);
             assert_int_equal(decide_plan(&memo, k, "clusters", name, now, &b, NULL, 0), 0);
             assert_false(b.owns_res);
@@ -476,7 +461,7 @@ static void test_plan_common_window(void **state)
     decide_view_t v = plain_view(&f);
     v.nodepools = fnodepools;
     /* Wednesday: restricted; the common window is Saturday's. */
-    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", T("2026-03-04T12:00:00Z"), &p,
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", tu_at("2026-03-04T12:00:00Z"), &p,
                                  NULL, 0),
                      0);
     assert_true(p.decided);
@@ -485,10 +470,10 @@ static void test_plan_common_window(void **state)
     assert_false(p.fields_go);
     assert_string_equal(p.d.pending_reason, "WaitingForCommonWindow");
     assert_non_null(strstr(p.d.pending_message, "(configuration)"));
-    assert_true(p.d.wake <= T("2026-03-07T00:00:00Z"));
+    assert_true(p.d.wake <= tu_at("2026-03-07T00:00:00Z"));
     decide_plan_free(&p);
     /* Saturday: all may change; the request goes. */
-    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", T("2026-03-07T01:00:00Z"), &p,
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", tu_at("2026-03-07T01:00:00Z"), &p,
                                  NULL, 0),
                      0);
     assert_true(p.common.permitted);
@@ -499,7 +484,7 @@ static void test_plan_common_window(void **state)
         from_json(DECIDE_NP, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
                              "openshift.io/strategy\":\"Restrictive\"}},\"spec\":{\"clusterName\":"
                              "\"b\"}}"));
-    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", T("2026-03-07T01:00:00Z"), &p,
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", tu_at("2026-03-07T01:00:00Z"), &p,
                                  NULL, 0),
                      0);
     assert_false(p.fields_go);
@@ -509,7 +494,7 @@ static void test_plan_common_window(void **state)
     assert_true(p.d.pending_status);
     decide_plan_free(&p);
     /* Nothing held, nothing asked: no common window computed. */
-    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", T("2026-03-07T01:00:00Z"), &p,
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", tu_at("2026-03-07T01:00:00Z"), &p,
                                  NULL, 0),
                      0);
     assert_false(p.common.computed);
