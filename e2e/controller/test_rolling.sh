@@ -105,6 +105,17 @@ sim_now() {
     'BEGIN { printf "%.3f", s + (t - t0) / 1e6 * k }' | { read -r x; date -u -d "@$x" +%Y-%m-%dT%H:%M:%S.%3NZ; }
 }
 
+# service_up: the webhook Service's stand-in, with no endpoints yet, and the
+# chart's webhook configuration pointing at it (for HostedCluster a in $NS).
+service_up() {
+  : >"$EPS"
+  "$PROXY_BIN" --endpoints "$EPS" --port-file "$CTL_TMP/proxy.port" >"$CTL_TMP/proxy.out" 2>"$CTL_TMP/proxy.log" &
+  PROXY_PID=$!
+  wait_for 10 test -s "$CTL_TMP/proxy.port" || { not_ok "the Service stand-in listens"; return 1; }
+  chart_webhook_config "$(cat "$CTL_TMP/proxy.port")" "$NS" "$NS-a" | k apply -f - >/dev/null ||
+    { not_ok "the chart's webhook configuration, at the Service stand-in"; return 1; }
+}
+
 # start_replica NAME: a pod of the new ReplicaSet: the chart's webhook and
 # leader election flags, its shutdown delay, the shared clock.
 start_replica() {
@@ -279,12 +290,7 @@ rolling_update() {
   must mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || return
   must mk_hc "$NS" a policy=weekend || return
   must mk_np "$NS" np1 a policy=weekend || return
-  : >"$EPS"
-  "$PROXY_BIN" --endpoints "$EPS" --port-file "$CTL_TMP/proxy.port" >"$CTL_TMP/proxy.out" 2>"$CTL_TMP/proxy.log" &
-  PROXY_PID=$!
-  wait_for 10 test -s "$CTL_TMP/proxy.port" || { not_ok "the Service stand-in listens"; return; }
-  chart_webhook_config "$(cat "$CTL_TMP/proxy.port")" "$NS" "$NS-a" | k apply -f - >/dev/null ||
-    { not_ok "the chart's webhook configuration, at the Service stand-in"; return; }
+  service_up || return
 
   # The Deployment as it runs before the update: REPLICAS ready pods.
   for ((p = 0; p < REPLICAS; p++)); do
@@ -393,8 +399,90 @@ rolling_update() {
   echo "# figure: the leader stopped by the update: Lease without a holder for ${lead_gap} ms at most (released on SIGTERM, taken at a peer's next try)"
 }
 
+# ---- the leader killed just before a window -------------------------------------------
+
+# leader_of A B: the replica that leads now, or "".
+leader_of() {
+  local n
+  for n in "$@"; do [ "$(metric "$n" hcp_controller_leader)" = 1 ] && { echo "$n"; return; }; done
+}
+
+# The leader dies (SIGKILL: a node lost, an OOM kill) KILL_BEFORE seconds
+# before a window opens, with a release held until that window. It keeps
+# the Lease until the Lease expires, so nobody writes when the window
+# opens: the held release goes out once a peer has taken the Lease. The
+# figures: how late after the window, and how long from the takeover to
+# the write (the new leader decides every object when it starts leading;
+# it does not wait for a requeue).
+KILL_BEFORE=6
+leader_killed_before_window() {
+  local lead follow h0 t_kill t_open t_take="" t_write delay_ms take_ms after_ms n
+  OLD=() NEW=() SEQ=0 SIM_T0="" SIM_SCALE=1 WPORT=() TERM_US=() EXIT_FILE=()
+  NS=$(new_ns failover) || return
+  SCALE=1
+  local wait_real=30
+  [ "${CTL_SLOW:-1}" = 1 ] || wait_real=75
+  SIM0=$(rfc3339 $(($(epoch 2026-03-07T01:00:00Z) - wait_real / ${CTL_SLOW:-1})))
+  OPEN=2026-03-07T01:00:00Z
+  must mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || return
+  must mk_hc "$NS" a policy=weekend || return
+  service_up || return
+  for n in r1 r2; do
+    start_replica "$n" || { not_ok "replica $n starts"; return; }
+    NEW+=("$n")
+  done
+  for n in r1 r2; do kubelet_ready "$n" || { not_ok "replica $n becomes ready"; return; }; done
+  endpoints_set r1 r2
+  check "one replica leads" wait_for 20 eval '[ -n "$(leader_of r1 r2)" ]'
+  lead=$(leader_of r1 r2)
+  [ -n "$lead" ] || return
+  if [ "$lead" = r1 ]; then follow=r2; else follow=r1; fi
+  opted() { [ "$(get "$(hc_path "$NS" a)" ".metadata.labels[\"$CM/opted-in\"] // \"\"")" = true ]; }
+  check "the leader labels the opted-in HostedCluster" wait_for 10 opted
+  check_contains "a release requested before the window is held" "HostedCluster 200 held recorded" \
+    "$(request "$(hc_path "$NS" a)" "$REL1" HostedCluster)"
+  (while [ ! -e "$CTL_TMP/failover.stop" ]; do
+     echo "$(now_us)|$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')|$(get "$(hc_path "$NS" a)" .spec.release.image)"
+     sleep 0.05
+   done >"$CTL_TMP/failover.log") &
+  local poll_pid=$!
+  sleep_until_sim "$follow" "$(rfc3339 $(($(epoch "$OPEN") - KILL_BEFORE)))"
+  h0=$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')
+  stop_ctl "$lead" KILL
+  t_kill=$(now_us)
+  # The kubelet sees the container gone and the pod leaves the endpoints.
+  sleep "$PROPAGATION"
+  endpoints_set "$follow"
+  released() { [ "$(get "$(hc_path "$NS" a)" .spec.release.image)" = "$REL1" ]; }
+  check "the held release goes out after the takeover" wait_for 40 released
+  touch "$CTL_TMP/failover.stop"
+  wait "$poll_pid" 2>/dev/null
+  # The window's opening instant in real time, on the replicas' shared clock.
+  t_open=$(awk -v t0="$SIM_T0" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="$SIM_SCALE" \
+    'BEGIN { printf "%d", t0 + (o - s) / k * 1e6 }')
+  t_take=$(awk -F'|' -v t="$t_kill" -v h="$h0" '$1 > t && $2 != "" && $2 != h { print $1; exit }' "$CTL_TMP/failover.log")
+  t_write=$(awk -F'|' -v r="$REL1" '$3 == r { print $1; exit }' "$CTL_TMP/failover.log")
+  [ -n "$t_take" ] && [ -n "$t_write" ] || { not_ok "the takeover and the write are in the Lease log"; return; }
+  check "the release was not written before the window" [ "$t_write" -ge "$t_open" ]
+  delay_ms=$(((t_write - t_open) / 1000))
+  take_ms=$(((t_take - t_kill) / 1000))
+  after_ms=$(((t_write - t_take) / 1000))
+  check "a peer takes the Lease once it expires: within Lease 15 s + retry 2 s of the kill (${take_ms} ms)" \
+    [ "$take_ms" -le $(((15 + 2 + 1) * 1000 * ${CTL_SLOW:-1})) ]
+  check "the new leader writes the held release at once, not at a requeue (${after_ms} ms after taking the Lease)" \
+    [ "$after_ms" -le $((2000 * ${CTL_SLOW:-1})) ]
+  check "the release goes out within the stated bound after the window (${delay_ms} ms <= 20 s)" \
+    [ "$delay_ms" -le 20000 ]
+  echo "# figure: leader killed ${KILL_BEFORE} s before a window: the held release written ${delay_ms} ms after the window opened" \
+    "(the Lease taken ${take_ms} ms after the kill, the write ${after_ms} ms after that; Lease 15 s, retry 2 s; load average $(cut -d' ' -f1 /proc/loadavg))"
+  kill -TERM "$PROXY_PID" 2>/dev/null
+  wait "$PROXY_PID" 2>/dev/null
+  PROXY_PID=""
+}
+
 begin_suite
-trap 'touch "$CTL_TMP/client.stop" 2>/dev/null; [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null; watch_stop; webhook_scenario_cleanup' EXIT
+trap 'touch "$CTL_TMP/client.stop" "$CTL_TMP/failover.stop" 2>/dev/null; [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null; watch_stop; webhook_scenario_cleanup' EXIT
 mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
 run_scenario rolling_update
+run_scenario leader_killed_before_window
 summary
