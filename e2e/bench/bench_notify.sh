@@ -11,7 +11,8 @@
 #   (SIGKILL) and started again half way. What is due is derived from the
 #   requests and the windows alone (notify_bench.py expect): held,
 #   window-soon (48h and 1h, the default leads) and initiated per (object,
-#   window), completed once per request. Checks every one delivered, none
+#   window), completed once per request (a NodePool's from UpdatingVersion,
+#   which the model writes as HyperShift does). Checks every one delivered, none
 #   twice, none lost; prints the delivery delay after the step while the
 #   receiver is up, in simulated and real time.
 # loop: window open -> release write delay of 10 held HostedClusters over
@@ -162,7 +163,7 @@ YAML
   # the windows closing at the same instant; raised so that the clock, not
   # the limit, is what the run measures.
   MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard-month.yaml" --kube-api-qps 1000 --kube-api-burst 2000)
-  model_scenario "$NS" "$start" "$SCALE" "$hcs" --hc-status || return
+  model_scenario "$NS" "$start" "$SCALE" "$hcs" --hc-status --nodepool-updating-version || return
   local t_run
   t_run=$(now_us)
   SIM0=$t0 T0_US=${CTL_T0[a]} SCALE=$SCALE E_SERVER=$E_SERVER E_CA=$E_CA ADMIN_TOKEN=$ADMIN_TOKEN \

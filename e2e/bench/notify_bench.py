@@ -242,8 +242,7 @@ def cmd_expect(done_file, start, days):
                 exp.append({"obj": obj, "step": "window-soon", "window": w, "lead": lead,
                             "at": max(t, w - lead), "req": r["at"]})
         exp.append({"obj": obj, "step": "initiated", "window": w, "at": w, "req": r["at"]})
-        if r["kind"] == "HostedCluster":
-            exp.append({"obj": obj, "step": "completed", "at": w, "req": r["at"]})
+        exp.append({"obj": obj, "step": "completed", "at": w, "req": r["at"]})
     json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused, "skip": skip},
               sys.stdout)
 

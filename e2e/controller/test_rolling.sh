@@ -459,7 +459,7 @@ leader_killed_before_window() {
   wait "$poll_pid" 2>/dev/null
   # The window's opening instant in real time, on the replicas' shared clock.
   t_open=$(awk -v t0="$SIM_T0" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="$SIM_SCALE" \
-    'BEGIN { printf "%d", t0 + (o - s) / k * 1e6 }')
+    'BEGIN { printf "%.0f", t0 + (o - s) / k * 1e6 }')
   t_take=$(awk -F'|' -v t="$t_kill" -v h="$h0" '$1 > t && $2 != "" && $2 != h { print $1; exit }' "$CTL_TMP/failover.log")
   t_write=$(awk -F'|' -v r="$REL1" '$3 == r { print $1; exit }' "$CTL_TMP/failover.log")
   [ -n "$t_take" ] && [ -n "$t_write" ] || { not_ok "the takeover and the write are in the Lease log"; return; }
