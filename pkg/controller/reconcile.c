@@ -326,9 +326,7 @@ static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *
     uint64_t ho = audit_hash(au->override_by, au->override_at);
     uint64_t hr = audit_hash(au->requested_by, au->requested_at);
     char msg[DECIDE_MSGLEN], until[32] = "", next[32] = "";
-    bool held = p->kind == DECIDE_HC ? decide_hc_held(p->self.data) ||
-                                           decide_hc_fields_held(p->self.data)
-                                     : p->d.held[0] != 0;
+    bool held = decide_request_held(p->kind, p->self.data, &p->d);
 
     if (audit_fresh(r->last_override, ho, au->override_at, now)) {
         if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)

@@ -156,9 +156,7 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
         goto fail;
     const decide_managed_t *m = kind == DECIDE_HC ? &((const decide_hc_t *)self)->m
                                                   : &((const decide_np_t *)self)->m;
-    json_t *audit = decide_audit_doc(&m->audit, kind == DECIDE_HC ? decide_hc_held(self) ||
-                                                                        decide_hc_fields_held(self)
-                                                                  : d->held[0] != 0);
+    json_t *audit = decide_audit_doc(&m->audit, decide_request_held(kind, self, d));
     if (audit && json_object_set_new(doc, "audit", audit))
         goto fail;
     if (d->gate.applies &&

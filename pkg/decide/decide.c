@@ -376,6 +376,13 @@ json_t *decide_np_request_patch(const decide_np_t *np, const char *resource_vers
                      "annotations", DECIDE_REQUESTED_NODEPOOL_ANNOTATION, "spec", np->requested);
 }
 
+bool decide_request_held(decide_kind_t kind, const void *self, const decide_decision_t *d)
+{
+    if (kind == DECIDE_HC)
+        return decide_hc_held(self) || decide_hc_fields_held(self);
+    return d->held[0] != 0;
+}
+
 json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version)
 {
     json_t *p, *spec;

@@ -147,6 +147,12 @@ json_t *decide_release_patch(const decide_hc_t *hc, const char *resource_version
  * are permitted now. */
 json_t *decide_np_request_patch(const decide_np_t *np, const char *resource_version);
 
+/* True when object self (a decide_hc_t or decide_np_t, as kind says) carries
+ * a request held by us, the request its audit record names: a HostedCluster's
+ * release or fields that roll every NodePool, a NodePool's change held in
+ * decision d. */
+bool decide_request_held(decide_kind_t kind, const void *self, const decide_decision_t *d);
+
 /* Formats an instant for status: RFC 3339 UTC, or "" for an unbounded end. */
 void decide_format_time(sched_time_t t, char *buf, size_t len);
 
