@@ -170,11 +170,7 @@ bool decide_health_ok(const decide_health_t *h, bool nodepool, char *why, size_t
 
 bool decide_gate_override(const stanza_t *st, const decide_health_t *h, sched_time_t now)
 {
-    if (!h->skip || !st->present || !st->valid)
-        return false;
-    return st->strategy == STANZA_PERMISSIVE ||
-           (st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until &&
-            now < st->permissive_until);
+    return h->skip && stanza_permissive_at(st, now);
 }
 
 void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_t *h,

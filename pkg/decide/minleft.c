@@ -9,15 +9,10 @@
 #include "policy/guard.h"
 #include "schedule/minleft.h"
 
-/* An override in force on st at now: Permissive, or PermissiveUntil before
- * its instant. */
+/* An override in force on st (which may be NULL) at now. */
 static bool override(const stanza_t *st, sched_time_t now)
 {
-    if (!st || !st->present || !st->valid)
-        return false;
-    return st->strategy == STANZA_PERMISSIVE ||
-           (st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until &&
-            now < st->permissive_until);
+    return st && stanza_permissive_at(st, now);
 }
 
 sched_time_t decide_min_left_of(bool nodepool, const stanza_t *st, const stanza_resolution_t *own,

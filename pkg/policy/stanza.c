@@ -502,6 +502,15 @@ const char *stanza_enforced_strategy(const stanza_t *st, const stanza_resolution
     }
 }
 
+bool stanza_permissive_at(const stanza_t *st, sched_time_t now)
+{
+    if (!st->present || !st->valid)
+        return false;
+    return st->strategy == STANZA_PERMISSIVE ||
+           (st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until &&
+            now < st->permissive_until);
+}
+
 const char *stanza_configured_strategy(const stanza_t *st)
 {
     if (!st->present)

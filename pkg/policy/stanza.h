@@ -15,6 +15,7 @@
 #ifndef HCP_POLICY_STANZA_H
 #define HCP_POLICY_STANZA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -150,6 +151,10 @@ const char *stanza_enforced_strategy(const stanza_t *st, const stanza_resolution
  * an opted-out object apart from what stanza_enforced_strategy() reports.
  * Static storage. */
 const char *stanza_configured_strategy(const stanza_t *st);
+
+/* True when st is a valid Permissive override, or a PermissiveUntil one
+ * before its instant, at now. */
+bool stanza_permissive_at(const stanza_t *st, sched_time_t now);
 
 /* A NodePool's timeline within its HostedCluster's. */
 typedef struct stanza_nodepool {
