@@ -458,6 +458,9 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     if (label)
         patch = decide_label_patch(patch, label > 0, p->self.rv);
     if (patch) {
+        if (releasing)
+            log_kv(LOG_INFO, "held change released", "kind", hc ? "HostedCluster" : "NodePool",
+                   "namespace", r->ns, "name", r->name, "what", what, NULL);
         ctl_write_t w = {CTL_WRITE_PATCH, path, patch, hc ? &c->hcs : &c->nps, what,
                          r->wt.stale_own, p->self.rv, releasing};
         submit(c, r, &w);
