@@ -163,6 +163,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
     c->client = client;
     c->opts = *opts;
     c->leading = opts->leading;
+    c->started = ctl_clock_now(&opts->clock, loop);
     c->writer = (ctl_writer_t){.loop = loop, .client = client, .stats = &c->stats,
                                .settled = ctl_write_settled, .ud = c};
     ev_check_init(&c->qcheck, ctl_queue_drain);

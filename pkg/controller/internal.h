@@ -134,6 +134,7 @@ struct ctl_controller {
     bool guard_set;             /* guard rails enforced at admission (ctl_set_guard) */
     guard_config_t guard;       /* their limits and exemptions, when guard_set */
     char capi_version[32];      /* discovered, "" until known */
+    sched_time_t started;       /* the controller's clock at ctl_start() */
 
     kube_cache policies, hcs, nps, clusters, mds, mss;
     kube_cache companions;      /* HostedChangeManagementStatus: data is its digest

@@ -305,16 +305,6 @@ static uint64_t audit_hash(const char *by, const char *at)
     return decide_release_hash(buf);
 }
 
-/* A record new to this process is told when it is new to the object too:
- * made within the last 10 minutes (a restart does not tell old ones again). */
-static bool audit_fresh(uint64_t was, uint64_t now_hash, const char *at, sched_time_t now)
-{
-    sched_time_t t;
-    if (!now_hash || now_hash == was)
-        return false;
-    return was != 0 || (sched_parse_rfc3339(at, &t) == 0 && now - t <= 600);
-}
-
 /* Events for a new override record (OverrideSet) and a new held request
  * (ChangeHeld), each naming who, when, the reason given, and what it means
  * (the override's expiry, the next window). */
@@ -328,7 +318,7 @@ static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *
     char msg[DECIDE_MSGLEN], until[32] = "", next[32] = "";
     bool held = decide_request_held(p->kind, p->self.data, &p->d);
 
-    if (audit_fresh(r->last_override, ho, au->override_at, now)) {
+    if (decide_audit_fresh(r->last_override, ho, au->override_at, now, c->started)) {
         if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
             decide_format_time(st->permissive_until, until, sizeof(until));
         else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL &&
@@ -343,7 +333,7 @@ static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *
     }
     if (ho)
         r->last_override = ho;
-    if (held && audit_fresh(r->last_request, hr, au->requested_at, now)) {
+    if (held && decide_audit_fresh(r->last_request, hr, au->requested_at, now, c->started)) {
         if (p->d.state.has_next)
             decide_format_time(p->d.state.next.start, next, sizeof(next));
         snprintf(msg, sizeof(msg), "A change requested by %s at %s%s%s%s is held%s%s.",

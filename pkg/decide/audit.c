@@ -150,3 +150,13 @@ json_t *decide_audit_doc(const decide_audit_t *a, bool held)
         return NULL;
     return json_pack("{s:o*, s:o*}", "override", o, "heldRequest", r);
 }
+
+bool decide_audit_fresh(uint64_t was, uint64_t hash, const char *at, sched_time_t now,
+                        sched_time_t started)
+{
+    sched_time_t t;
+    if (!hash || hash == was)
+        return false;
+    return was != 0 ||
+           (at && sched_parse_rfc3339(at, &t) == 0 && (t >= started || now - t <= 600));
+}

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -70,6 +71,15 @@ typedef struct decide_audit {
  * HCP_ENOMEM (*out then holds nothing). */
 int decide_audit_extract(const json_t *obj, decide_audit_t *out);
 void decide_audit_free(decide_audit_t *a);
+
+/* Whether a record (who and when: hash, made at the RFC 3339 instant at)
+ * is told as new by a process that last saw was (0: nothing yet) and
+ * started at started: a hash of 0 or the one already seen never is; the
+ * first one a process sees is when made since it started or within the
+ * last 10 minutes (a restart does not tell old records again, a reconcile
+ * that comes late still tells a new one); any later change is. */
+bool decide_audit_fresh(uint64_t was, uint64_t hash, const char *at, sched_time_t now,
+                        sched_time_t started);
 
 /* The companion's `audit` member: {override: {by, at, reason?}?,
  * heldRequest: {by, at, reason?}?} with heldRequest only while held, or

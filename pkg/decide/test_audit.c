@@ -140,6 +140,27 @@ static void test_audit_doc(void **state)
     json_decref(o);
 }
 
+/* A record is told once: the first a process sees when made since it
+ * started or in the last 10 minutes, never again, any later one. */
+static void test_audit_fresh(void **state)
+{
+    (void)state;
+    const char *at = "2026-03-03T12:41:00Z";
+    sched_time_t made = tu_at(at);
+    /* Seen 44 minutes late by a process started before it was made. */
+    assert_true(decide_audit_fresh(0, 7, at, made + 44 * 60, made - 3600));
+    /* A process started after it was made: only within 10 minutes. */
+    assert_true(decide_audit_fresh(0, 7, at, made + 600, made + 60));
+    assert_false(decide_audit_fresh(0, 7, at, made + 601, made + 60));
+    /* Already told; nothing recorded; a malformed instant. */
+    assert_false(decide_audit_fresh(7, 7, at, made, made - 1));
+    assert_false(decide_audit_fresh(0, 0, at, made, made - 1));
+    assert_false(decide_audit_fresh(0, 7, "Tuesday", made, made - 1));
+    assert_false(decide_audit_fresh(0, 7, NULL, made, made - 1));
+    /* A new record after one seen: told whenever it was made. */
+    assert_true(decide_audit_fresh(7, 8, at, made + 86400, made + 3600));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_audit_held_request),
         cmocka_unit_test(test_audit_not_forged),
         cmocka_unit_test(test_audit_doc),
+        cmocka_unit_test(test_audit_fresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
