@@ -235,14 +235,18 @@ def cmd_expect(done_file, start, days):
             continue
         w = a[1]
         t = r["hi"]
-        exp.append({"obj": obj, "step": "held", "window": w, "at": t, "req": r["at"]})
+        # The admission interval: the webhook records the request's time
+        # (seconds) within it, and every held / window-soon / initiated told
+        # for it names that time (data.requestedAt).
+        rq = {"req": r["at"], "lo": r["lo"], "hi": r["hi"]}
+        exp.append(dict(rq, obj=obj, step="held", window=w, at=t))
         for lead in LEADS:
             # The shortest lead reached is told; a shorter one covers longer.
             if lead == min(LEADS) or w - r["lo"] > min(LEADS):
-                exp.append({"obj": obj, "step": "window-soon", "window": w, "lead": lead,
-                            "at": max(t, w - lead), "req": r["at"]})
-        exp.append({"obj": obj, "step": "initiated", "window": w, "at": w, "req": r["at"]})
-        exp.append({"obj": obj, "step": "completed", "at": w, "req": r["at"]})
+                exp.append(dict(rq, obj=obj, step="window-soon", window=w, lead=lead,
+                                at=max(t, w - lead)))
+        exp.append(dict(rq, obj=obj, step="initiated", window=w, at=w))
+        exp.append(dict(rq, obj=obj, step="completed", at=w))
     json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused, "skip": skip},
               sys.stdout)
 

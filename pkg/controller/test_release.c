@@ -253,7 +253,7 @@ static void test_marks_written_after_writes_in_flight(void **state)
     assert_true(n->wt.inflight > 0);
     int before = fakeapi_count(f.api);
     notify_due_t d = {.step = NOTIFY_INITIATED, .window = f.c->opts.clock.sim0,
-                      .until = SCHED_POS_INF};
+                      .until = SCHED_POS_INF, .request = SCHED_NEG_INF};
     ctl_notified(f.c, "NodePool", "clusters", "n", &d);
     run_until_answered(&f);
     /* Answered: the NodePool is decided again (nothing else would: the

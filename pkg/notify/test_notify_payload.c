@@ -24,7 +24,8 @@ static notify_event_t held(void)
     return (notify_event_t){.step = NOTIFY_HELD, .kind = "HostedCluster", .ns = "clusters",
                             .name = "prod", .uid = "u-1", .window = T("2026-03-07T00:00:00Z"),
                             .at = T("2026-03-06T10:00:00Z"), .change = "release 4.17.1",
-                            .until = T("2026-03-07T00:00:00Z"), .detail = "requested by ocm"};
+                            .until = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
+                            .detail = "requested by ocm"};
 }
 
 static void test_cloudevent(void **state)
