@@ -53,6 +53,7 @@ typedef struct ctl_metric_inputs {
     bool decided;            /* state and pending are set */
     bool degraded;           /* a timeline (own or the HostedCluster's) is in error */
     sched_state_t state;
+    decide_minleft_t minleft; /* the minimum time left and the effective start */
     int pending;
 } ctl_metric_inputs_t;
 

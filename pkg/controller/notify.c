@@ -24,8 +24,6 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now)
                       .request = SCHED_NEG_INF,
                       .restricted = d->restricted,
                       .current = d->state.current.start,
-                      .has_next = !d->state.permitted && d->state.has_next,
-                      .next = d->state.next.start,
                       .gate_failed = g->applies && !g->pass && !g->skipped,
                       .let_through = !d->restricted && d->pending_metric == 1,
                       .outcome = h->outcome,
@@ -34,6 +32,10 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now)
                       .override_end = SCHED_POS_INF};
     if (!d->state.permitted)
         o.current = SCHED_NEG_INF;
+    /* The next start, not merely the next window's open: with a minimum
+     * time left a first window too short (or the rest of the one open now)
+     * is skipped, and held / window-soon name the effective start. */
+    o.has_next = decide_next_start(d, &o.next);
     if (at && sched_parse_rfc3339(at, &o.override_at) != 0)
         o.override_at = SCHED_NEG_INF;
     /* The held request, as the admission webhook recorded it: a second
