@@ -29,7 +29,8 @@ static notify_obs_t held_obs(const char *now)
 {
     return (notify_obs_t){.now = T(now), .held = true, .restricted = true,
                           .current = T("2026-03-01T00:10:00Z"), .has_next = true,
-                          .next = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF,
+                          .next = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
+                          .outcome_at = SCHED_NEG_INF,
                           .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
 }
 
@@ -103,7 +104,8 @@ static void test_lifecycle_restart(void **state)
     assert_int_equal(deliver(&o, &m), 2);
     /* The window opens; the release is let through and under way. */
     o = (notify_obs_t){.now = T("2026-03-07T00:00:05Z"), .let_through = true,
-                       .current = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF,
+                       .current = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
+                       .outcome_at = SCHED_NEG_INF,
                        .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
     notify_config_t c = cfg();
     notify_due_t d[NOTIFY_DUE_MAX];
@@ -280,7 +282,8 @@ static void test_gate(void **state)
     notify_marks_init(&m);
     notify_obs_t o = {.now = T("2026-03-07T00:00:05Z"), .held = true, .restricted = true,
                       .gate_failed = true, .current = T("2026-03-07T00:00:00Z"),
-                      .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF, .override_at = SCHED_NEG_INF,
+                      .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF,
+                      .override_at = SCHED_NEG_INF,
                       .override_end = SCHED_POS_INF};
     assert_int_equal(deliver(&o, &m), 1);
     assert_true(m.at[NOTIFY_GATE_SKIPPED] == T("2026-03-07T00:00:00Z"));
@@ -296,7 +299,8 @@ static void test_override(void **state)
     notify_marks_t m;
     notify_due_t d[NOTIFY_DUE_MAX];
     notify_marks_init(&m);
-    notify_obs_t o = {.now = T("2026-03-05T10:01:00Z"), .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF,
+    notify_obs_t o = {.now = T("2026-03-05T10:01:00Z"), .request = SCHED_NEG_INF,
+                      .outcome_at = SCHED_NEG_INF,
                       .override_at = T("2026-03-05T10:00:00Z"),
                       .override_end = T("2026-03-05T14:00:00Z")};
     assert_int_equal(notify_due(&o, &c, &m, d), 1);
