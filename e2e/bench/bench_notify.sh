@@ -232,15 +232,15 @@ YAML
 
 # ---- loop ---------------------------------------------------------------------
 
-# loop_run LABEL ENDPOINTS: 10 HostedClusters on a daily 00:00 1h window,
+# loop_run LABEL ENDPOINTS RUN: 10 HostedClusters on a daily 00:00 1h window,
 # a release requested on each at noon, held; the window-open -> release
 # write delays over BENCH_LOOP_BOUNDARIES boundaries.
 LOOP_SCALE=${BENCH_LOOP_SCALE:-7200}
 LOOP_BOUNDARIES=${BENCH_LOOP_BOUNDARIES:-5}
 loop_run() {
-  local label=$1 n_ep=$2 dir port start t0 i b hcs="" bounds="[" rel res ep=""
-  NS=$(new_ns "nloop$n_ep") || return
-  dir=$CTL_TMP/loop$n_ep
+  local label=$1 n_ep=$2 run=${3:-1} dir port start t0 i b hcs="" bounds="[" rel res ep=""
+  NS=$(new_ns "nloop$n_ep-$run") || return
+  dir=$CTL_TMP/loop$n_ep-$run
   mkdir -p "$dir"
   port=$(free_port)
   start=2026-03-01T06:00:00Z
@@ -302,10 +302,10 @@ part_loop() {
   local r res
   LOOP_RES=([0]="" [10]="")
   for ((r = 1; r <= LOOP_REPEATS; r++)); do
-    loop_run "0 endpoints (run $r)" 0
+    loop_run "0 endpoints (run $r)" 0 "$r"
     stop_all_ctls
     model_stop >/dev/null 2>&1
-    loop_run "10 endpoints answering after 10 s (run $r)" 10
+    loop_run "10 endpoints answering after 10 s (run $r)" 10 "$r"
     stop_all_ctls
     model_stop >/dev/null 2>&1
   done

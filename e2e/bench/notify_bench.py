@@ -248,8 +248,10 @@ def cmd_expect(done_file, start, days):
                                 at=max(t, w - lead)))
         exp.append(dict(rq, obj=obj, step="initiated", window=w, at=w))
         exp.append(dict(rq, obj=obj, step="completed", at=w))
-    json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused, "skip": skip},
-              sys.stdout)
+    reqs = [{"kind": r["kind"], "name": r["name"], "at": r["at"], "lo": r["lo"], "hi": r["hi"]}
+            for r in json.load(open(done_file)) if 200 <= r["code"] < 300]
+    json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused, "skip": skip,
+               "requests": reqs}, sys.stdout)
 
 
 def lead_of(msg):
@@ -273,9 +275,12 @@ def pct(xs, p):
 # How far the request time a notification names (the webhook's record, on
 # the controller's clock, in whole seconds) may lie outside the interval in
 # which the bench saw the request admitted (its own reading of that clock:
-# at 8640x a millisecond is 8.6 simulated seconds, and the clock restarts
-# with the controller). An object's requests are at least 6 hours apart.
-REQ_SLACK = MARGIN
+# at 8640x a millisecond is 8.6 simulated seconds, a busy second of the
+# controller's loop most of a simulated hour, and the clock starts again
+# with the controller). A notification belongs to the object's request
+# nearest to the time it names, within this. An object's requests are at
+# least 6 hours apart.
+REQ_SLACK = 3 * HOUR
 
 
 def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
@@ -310,8 +315,24 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
             "t": p["t"]}
     dup_ids = {i: v for i, v in arrivals.items() if len(v) > 1}
 
+    def gap(x, t):
+        return 0 if x["lo"] <= t <= x["hi"] else min(abs(t - x["lo"]), abs(t - x["hi"]))
+
+    # Each request the bench made (also those left out as ambiguous or let
+    # through at once: they are requests too) by object.
+    reqs = {}
+    for x in e["expected"]:
+        if x["step"] == "held":
+            reqs.setdefault((x["obj"][0], x["obj"][1]), {})[x["req"]] = x
+    for x in e.get("requests", []):
+        reqs.setdefault((x["kind"], x["name"]), {}).setdefault(x["at"], x)
+
     def same_request(x, q):
-        return q["req"] is not None and x["lo"] - REQ_SLACK <= q["req"] <= x["hi"] + REQ_SLACK
+        if q["req"] is None or gap(x, q["req"]) > REQ_SLACK:
+            return False
+        near = min(reqs.get((q["kind"], q["name"]), {x["req"]: x}).values(),
+                   key=lambda r: gap(r, q["req"]))
+        return gap(near, q["req"]) >= gap(x, q["req"])
 
     def of(x, q, step=None):
         return (q["kind"], q["name"], q["step"]) == (x["obj"][0], x["obj"][1], step or x["step"]) \
