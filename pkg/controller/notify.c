@@ -165,7 +165,7 @@ static void write_marks(ctl_controller_t *c, record_t *r, const notify_marks_t *
 }
 
 void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
-                      sched_time_t now)
+                      sched_time_t now, bool marks)
 {
     notify_due_t due[NOTIFY_DUE_MAX];
     char change[DECIDE_MSGLEN], why[DECIDE_MSGLEN];
@@ -174,7 +174,8 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
         return;
     notify_obs_t o = observe(p, now);
     notify_marks_t m = known_marks(r, p);
-    write_marks(c, r, &p->managed->health.notified);
+    if (marks)
+        write_marks(c, r, &p->managed->health.notified);
     notify_marks_merge(&m, &r->notify_told);
     size_t n = notify_due(&o, c->opts.notify_cfg, &m, due);
     change_words(p, change, sizeof(change));
