@@ -308,12 +308,16 @@ part_loop() {
   local r res
   LOOP_RES=([0]="" [10]="")
   for ((r = 1; r <= LOOP_REPEATS; r++)); do
+    # The last run's controller and model are left to run_scenario, which
+    # checks that they ran to the end and stops them.
+    if [ "$r" -gt 1 ]; then
+      stop_all_ctls
+      model_stop >/dev/null 2>&1
+    fi
     loop_run "0 endpoints (run $r)" 0 "$r"
     stop_all_ctls
     model_stop >/dev/null 2>&1
     loop_run "10 endpoints answering after 10 s (run $r)" 10 "$r"
-    stop_all_ctls
-    model_stop >/dev/null 2>&1
   done
   res=$(python3 "$PY" noise "[${LOOP_RES[0]%,}]" "[${LOOP_RES[10]%,}]") || { not_ok "noise"; return; }
   echo "# noise: $res"
