@@ -46,7 +46,7 @@ bench-boundary: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 # BENCH_NOTIFY_SCALE, BENCH_NOTIFY_SEED) with the receiver down for a day and
 # the controller killed half way, the loop's window-open -> release latency
 # with 10 endpoints that answer after 10 s, and bad configurations refused.
-# BENCH_NOTIFY_PARTS="config month loop" narrows it. About 6 minutes.
+# BENCH_NOTIFY_PARTS="config month loop" narrows it. BENCH_LOOP_REPEATS (2) runs each side of the loop that often. About 11 minutes.
 BENCH_E2E_TARGETS += bench-notify
 
 .PHONY: bench-notify

@@ -12,12 +12,15 @@
 #   requests and the windows alone (notify_bench.py expect): held,
 #   window-soon (48h and 1h, the default leads) and initiated per (object,
 #   window), completed once per request (a NodePool's from UpdatingVersion,
-#   which the model writes as HyperShift does). Checks every one delivered, none
+#   which the model writes as HyperShift does), each matched to the request
+#   it names (data.requestedAt). Checks every one delivered, none
 #   twice, none lost; prints the delivery delay after the step while the
 #   receiver is up, in simulated and real time.
 # loop: window open -> release write delay of 10 held HostedClusters over
 #   BENCH_LOOP_BOUNDARIES daily boundaries, without endpoints and with 10
-#   endpoints that answer after 10 s each.
+#   endpoints that answer after 10 s each, each side BENCH_LOOP_REPEATS
+#   times (alternating); whether the difference is within the run-to-run
+#   noise (notify_bench.py noise).
 # config: a bad notifications key stops the start naming the key.
 #
 # BENCH_NOTIFY_PARTS (default "config month loop") narrows it;
@@ -208,14 +211,14 @@ YAML
   # The run's records stay for a look afterwards.
   [ -n "${BENCH_NOTIFY_OUT:-}" ] && mkdir -p "$BENCH_NOTIFY_OUT" && cp -r "$dir" "$BENCH_NOTIFY_OUT/"
   e=$(jq -r .expected <<<"$j_out")
-  echo "# judged: $(jq -c 'del(.lost_list, .dup_list, .unexpected_list, .moved_list)' <<<"$j_out")"
-  jq -c '.lost_list[], .dup_list[], .unexpected_list[], .moved_list[]' <<<"$j_out" | head -20 | sed 's/^/#   /'
+  echo "# judged: $(jq -c 'del(.lost_list, .dup_list, .unexpected_list, .moved_list, .superseded_list)' <<<"$j_out")"
+  jq -c '.lost_list[], .dup_list[], .unexpected_list[], .moved_list[], .superseded_list[]' <<<"$j_out" |
+    head -20 | sed 's/^/#   /'
   check "requests admitted (none refused)" test "$(jq .refused <<<"$j_out")" -eq 0
   check "notifications expected" test "$e" -gt 0
-  # Known: a NodePool request made while its previous rollout, let through
-  # late at this clock and paused by the backstop, is still pending gets
-  # no held / window-soon / initiated; and a window-soon the controller
-  # reaches after the window opened is not sent. Strict with
+  # Known at 8640x since the model writes NodePool UpdatingVersion: many
+  # NodePools are never told completed (their change is still pending at
+  # every later window); every other step is delivered. Strict with
   # CTL_E2E_STRICT=1; the count is printed either way.
   xfail "every expected notification delivered at least once (0 lost)" \
     test "$(jq .lost <<<"$j_out")" -eq 0
@@ -225,7 +228,7 @@ YAML
   dropped=$(metric a 'hcp_controller_notifications_total\{endpoint="recv",result="dropped"\}')
   check_eq "the metric counts none dropped" 0 "${dropped:-0}"
   figure "simulated month ($DAYS days at ${SCALE}x, $N_HC HostedClusters + $((N_HC * NP_PER_HC)) NodePools, seed $SEED):" \
-    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.moved) for a later window (change kept held), \(.behind) window-soon not sent (the controller reached the window late and let the change through in a later one), \(.duplicates) duplicates (\(.duplicates_after_restart) after the restart), \(.unexpected) unexpected"' <<<"$j_out")"
+    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.moved) for a later window (change kept held), \(.superseded) window-soon superseded by the initiated step naming it (the window opened before the controller reached the lead), \(.covered) covered by a shorter lead, \(.again) told again for a later window (let through late, held again), \(.duplicates) duplicates (\(.duplicates_after_restart) after the restart), \(.unexpected) unexpected"' <<<"$j_out")"
   figure "notification delay after the step, receiver up ($(jq -r .latency_up_n <<<"$j_out") steps):" \
     "$(jq -r '"p50 \(.latency_up_p50_sim | floor) s / p99 \(.latency_up_p99_sim | floor) s / max \(.latency_up_max_sim | floor) s simulated = p50 \(.latency_up_p50_real * 1000 | floor) ms / p99 \(.latency_up_p99_real * 1000 | floor) ms / max \(.latency_up_max_real * 1000 | floor) ms real"' <<<"$j_out")"
   figure "steps due while the receiver was down: $(jq -r '"\(.latency_down_n), delivered at most \(.latency_down_max_sim / 3600 | . * 10 | floor / 10) h (simulated) after the step"' <<<"$j_out")"
@@ -233,15 +236,15 @@ YAML
 
 # ---- loop ---------------------------------------------------------------------
 
-# loop_run LABEL ENDPOINTS: 10 HostedClusters on a daily 00:00 1h window,
+# loop_run LABEL ENDPOINTS RUN: 10 HostedClusters on a daily 00:00 1h window,
 # a release requested on each at noon, held; the window-open -> release
 # write delays over BENCH_LOOP_BOUNDARIES boundaries.
 LOOP_SCALE=${BENCH_LOOP_SCALE:-7200}
 LOOP_BOUNDARIES=${BENCH_LOOP_BOUNDARIES:-5}
 loop_run() {
-  local label=$1 n_ep=$2 dir port start t0 i b hcs="" bounds="[" rel res ep=""
-  NS=$(new_ns "nloop$n_ep") || return
-  dir=$CTL_TMP/loop$n_ep
+  local label=$1 n_ep=$2 run=${3:-1} dir port start t0 i b hcs="" bounds="[" rel res ep=""
+  NS=$(new_ns "nloop$n_ep-$run") || return
+  dir=$CTL_TMP/loop$n_ep-$run
   mkdir -p "$dir"
   port=$(free_port)
   start=2026-03-01T06:00:00Z
@@ -288,18 +291,37 @@ loop_run() {
     $((LOOP_BOUNDARIES * 10)) "$(jq .n <<<"$res")"
   [ "$n_ep" -gt 0 ] && check "$label: notifications in flight at the boundaries" \
     test "$(wc -l <"$dir/posts.jsonl" 2>/dev/null || echo 0)" -gt 0
-  LOOP_RES[$n_ep]=$res
+  LOOP_RES[$n_ep]+="$res,"
   figure "window open -> release write, $label ($(jq -r .n <<<"$res") releases over $LOOP_BOUNDARIES boundaries at ${LOOP_SCALE}x):" \
     "$(jq -r '"p50 \(.p50_ms * 10 | floor / 10) ms / p99 \(.p99_ms * 10 | floor / 10) ms / max \(.max_ms * 10 | floor / 10) ms"' <<<"$res")"
   recv_stop
 }
 
 declare -A LOOP_RES
+# Each side BENCH_LOOP_REPEATS times, alternating (so that a change of the
+# machine's load falls on both): whether the difference is within the
+# run-to-run noise, not two numbers.
+LOOP_REPEATS=${BENCH_LOOP_REPEATS:-2}
 part_loop() {
-  loop_run "0 endpoints" 0
-  stop_all_ctls
-  model_stop >/dev/null 2>&1
-  loop_run "10 endpoints answering after 10 s" 10
+  local r res
+  LOOP_RES=([0]="" [10]="")
+  for ((r = 1; r <= LOOP_REPEATS; r++)); do
+    # The last run's controller and model are left to run_scenario, which
+    # checks that they ran to the end and stops them.
+    if [ "$r" -gt 1 ]; then
+      stop_all_ctls
+      model_stop >/dev/null 2>&1
+    fi
+    loop_run "0 endpoints (run $r)" 0 "$r"
+    stop_all_ctls
+    model_stop >/dev/null 2>&1
+    loop_run "10 endpoints answering after 10 s (run $r)" 10 "$r"
+  done
+  res=$(python3 "$PY" noise "[${LOOP_RES[0]%,}]" "[${LOOP_RES[10]%,}]") || { not_ok "noise"; return; }
+  echo "# noise: $res"
+  figure "window open -> release write, 10 slow endpoints vs none ($LOOP_REPEATS runs each," \
+    "$(jq -r '"\(.samples[0]) + \(.samples[1]) boundaries): median \(.median_b_ms * 10 | floor / 10) vs \(.median_a_ms * 10 | floor / 10) ms; run medians \(.run_p50_ms_b | map(. * 10 | floor / 10)) vs \(.run_p50_ms_a | map(. * 10 | floor / 10)) ms; difference \(.diff_ms * 10 | floor / 10) ms, run-to-run spread \(.spread_ms * 10 | floor / 10) ms, Mann-Whitney p \(.p * 1000 | floor / 1000): \(if .within_noise then "within noise" else "NOT within noise" end)"' <<<"$res")"
+  # A figure, not a check (speed is measured, not asserted).
 }
 
 model_suite_begin

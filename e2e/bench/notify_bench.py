@@ -8,6 +8,7 @@
   judge EXPECTED POSTS ...                delivered / lost / duplicates / latency
   watch PATH OUT                          a HostedCluster watch, each release write timed
   loop BOUNDARIES-JSON WRITES             window open -> release write latencies
+  noise RUNS-A RUNS-B                     is B's latency A's within run-to-run noise
 
 The windows are computed here from the policies the bench creates (the
 same three recurrences), never read from the controller, so that the
@@ -235,20 +236,31 @@ def cmd_expect(done_file, start, days):
             continue
         w = a[1]
         t = r["hi"]
-        exp.append({"obj": obj, "step": "held", "window": w, "at": t, "req": r["at"]})
+        # The admission interval: the webhook records the request's time
+        # (seconds) within it, and every held / window-soon / initiated told
+        # for it names that time (data.requestedAt).
+        rq = {"req": r["at"], "lo": r["lo"], "hi": r["hi"]}
+        exp.append(dict(rq, obj=obj, step="held", window=w, at=t))
         for lead in LEADS:
             # The shortest lead reached is told; a shorter one covers longer.
             if lead == min(LEADS) or w - r["lo"] > min(LEADS):
-                exp.append({"obj": obj, "step": "window-soon", "window": w, "lead": lead,
-                            "at": max(t, w - lead), "req": r["at"]})
-        exp.append({"obj": obj, "step": "initiated", "window": w, "at": w, "req": r["at"]})
-        exp.append({"obj": obj, "step": "completed", "at": w, "req": r["at"]})
-    json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused, "skip": skip},
-              sys.stdout)
+                exp.append(dict(rq, obj=obj, step="window-soon", window=w, lead=lead,
+                                at=max(t, w - lead)))
+        exp.append(dict(rq, obj=obj, step="initiated", window=w, at=w))
+        exp.append(dict(rq, obj=obj, step="completed", at=w))
+    reqs = [{"kind": r["kind"], "name": r["name"], "at": r["at"], "lo": r["lo"], "hi": r["hi"]}
+            for r in json.load(open(done_file)) if 200 <= r["code"] < 300]
+    json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused, "skip": skip,
+               "requests": reqs}, sys.stdout)
 
 
 def lead_of(msg):
     m = re.search(r"\(in (\d+)h(\d+)m\)", msg or "")
+    return int(m.group(1)) * HOUR + int(m.group(2)) * 60 if m else None
+
+
+def supersedes_of(s):
+    m = re.match(r"window-soon (\d+)h(\d+)m$", s or "")
     return int(m.group(1)) * HOUR + int(m.group(2)) * 60 if m else None
 
 
@@ -260,84 +272,157 @@ def pct(xs, p):
     return xs[i]
 
 
+# How far the request time a notification names (the webhook's record, on
+# the controller's clock, in whole seconds) may lie outside the interval in
+# which the bench saw the request admitted (its own reading of that clock:
+# at 8640x a millisecond is 8.6 simulated seconds, a busy second of the
+# controller's loop most of a simulated hour, and the clock starts again
+# with the controller). A notification belongs to the object's request
+# nearest to the time it names, within this. An object's requests are at
+# least 6 hours apart.
+REQ_SLACK = 3 * HOUR
+
+
 def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
-    """Matches what arrived against what was due (by object, step, window and
-    lead; completed by object, in order). Prints the figures as JSON."""
+    """Matches what arrived against what was due. held, window-soon and
+    initiated are matched per request (data.requestedAt within the request's
+    admission interval), object, step, window and lead, each notification
+    (by id) to one expectation at most; completed by object, in order.
+    What is not delivered for its window is, in this order: moved (the same
+    step for the same request in a later window: the change was kept held),
+    superseded (a window-soon the initiated step of the same request names
+    in data.supersedes: the window opened before the controller reached the
+    lead), covered (a window-soon of a longer lead when a shorter one was
+    told for the same request and window: only the shortest lead reached is
+    told), else lost. Prints the figures as JSON."""
     down0, down1, restart, scale = float(down0), float(down1), float(restart), float(scale)
     sim, _ = sim_clock()
     e = json.load(open(exp_file))
-    got = {}
-    ids = {}
+    posts = {}  # id -> the notification (first arrival)
+    arrivals = {}
     for line in open(posts_file):
         p = json.loads(line)
-        d = p["body"]["data"]
-        key = (d["kind"], d["name"], d["step"], epoch(d.get("window")) if d["step"] != "completed"
-               else None, lead_of(d.get("message")) if d["step"] == "window-soon" else None)
-        got.setdefault(key, []).append(p["t"])
-        ids.setdefault(p["body"]["id"], []).append((key, p["t"]))
-    dup_ids = {i: v for i, v in ids.items() if len(v) > 1}
-    lost, lat, lat_down, matched, moved = [], [], [], set(), []
-    expected_keys = {(x["obj"][0], x["obj"][1], x["step"], x["window"], x.get("lead"))
-                     for x in e["expected"] if x["step"] != "completed"}
+        b = p["body"]
+        d = b["data"]
+        arrivals.setdefault(b["id"], []).append(p["t"])
+        if b["id"] in posts:
+            continue
+        posts[b["id"]] = {
+            "kind": d["kind"], "name": d["name"], "step": d["step"],
+            "window": epoch(d.get("window")) if d["step"] != "completed" else None,
+            "lead": lead_of(d.get("message")) if d["step"] == "window-soon" else None,
+            "req": epoch(d.get("requestedAt")), "supersedes": supersedes_of(d.get("supersedes")),
+            "t": p["t"]}
+    dup_ids = {i: v for i, v in arrivals.items() if len(v) > 1}
+
+    def gap(x, t):
+        return 0 if x["lo"] <= t <= x["hi"] else min(abs(t - x["lo"]), abs(t - x["hi"]))
+
+    # Each request the bench made (also those left out as ambiguous or let
+    # through at once: they are requests too) by object.
+    reqs = {}
+    for x in e["expected"]:
+        if x["step"] == "held":
+            reqs.setdefault((x["obj"][0], x["obj"][1]), {})[x["req"]] = x
+    for x in e.get("requests", []):
+        reqs.setdefault((x["kind"], x["name"]), {}).setdefault(x["at"], x)
+
+    def same_request(x, q):
+        if q["req"] is None or gap(x, q["req"]) > REQ_SLACK:
+            return False
+        near = min(reqs.get((q["kind"], q["name"]), {x["req"]: x}).values(),
+                   key=lambda r: gap(r, q["req"]))
+        return gap(near, q["req"]) >= gap(x, q["req"])
+
+    def of(x, q, step=None):
+        return (q["kind"], q["name"], q["step"]) == (x["obj"][0], x["obj"][1], step or x["step"]) \
+            and same_request(x, q)
+
+    used = set()
+    lat, lat_down, moved, superseded, covered, lost = [], [], [], [], [], []
+    todo = [x for x in e["expected"] if x["step"] != "completed"]
+    # 1. the step for its own window
+    rest = []
+    for x in todo:
+        c = sorted((q["t"], i) for i, q in posts.items() if i not in used and of(x, q) and
+                   q["window"] == x["window"] and q["lead"] == x.get("lead"))
+        if not c:
+            rest.append(x)
+            continue
+        used.add(c[0][1])
+        delay = sim(c[0][0]) - x["at"]
+        # While the receiver is up: the step falls outside the day it is
+        # down, and its delivery did not wait for the receiver to come back.
+        if down0 <= x["at"] <= down1 or x["at"] < down0 < sim(c[0][0]):
+            lat_down.append(delay)
+        else:
+            lat.append(delay)
+    # 2. moved: the same step of the same request for a later window
+    rest2 = []
+    for x in rest:
+        c = sorted((q["window"], i) for i, q in posts.items() if i not in used and of(x, q) and
+                   q["lead"] == x.get("lead") and q["window"] is not None and
+                   x["window"] < q["window"] <= x["window"] + 8 * DAY)
+        if c:
+            used.add(c[0][1])
+            moved.append(x)
+        else:
+            rest2.append(x)
+    # 3. window-soon superseded by the initiated step, or covered by a
+    # shorter lead told for the same request and window
+    for x in rest2:
+        if x["step"] == "window-soon":
+            if any(of(x, q, "initiated") and q["supersedes"] is not None and
+                   q["supersedes"] <= x["lead"] and x["window"] <= q["window"] <= x["window"] + 8 * DAY
+                   for q in posts.values()):
+                superseded.append(x)
+                continue
+            if any(of(x, q) and q["lead"] is not None and q["lead"] < x["lead"] and
+                   x["window"] <= q["window"] <= x["window"] + 8 * DAY for q in posts.values()):
+                covered.append(x)
+                continue
+        lost.append(x)
     completed_due = {}
     for x in e["expected"]:
         if x["step"] == "completed":
             completed_due.setdefault(tuple(x["obj"]), []).append(x)
-            continue
-        key = (x["obj"][0], x["obj"][1], x["step"], x["window"], x.get("lead"))
-        ts = got.get(key)
-        if not ts:
-            # The controller kept the change held for a later window (the
-            # health gate, or its release write admitted after the window
-            # closed on a clock this fast): the step arrives for that window.
-            # Counted apart; lost only when it arrives for none.
-            later = sorted(k for k in got if k[:3] == key[:3] and k[4] == key[4] and
-                           k[3] is not None and key[3] < k[3] <= key[3] + 8 * DAY and
-                           k not in expected_keys and k not in matched)
-            if later:
-                matched.add(later[0])
-                moved.append(x)
-                continue
-            lost.append(x)
-            continue
-        matched.add(key)
-        first = min(ts)
-        delay = sim(first) - x["at"]
-        # While the receiver is up: the step falls outside the day it is
-        # down, and its delivery did not wait for the receiver to come back.
-        if down0 <= x["at"] <= down1 or x["at"] < down0 < sim(first):
-            lat_down.append(delay)
-        else:
-            lat.append(delay)
-    lost_completed = 0
+    lost_completed = []
     for obj, xs in completed_due.items():
-        told = {i for i, v in ids.items() if v[0][0][:3] == (obj[0], obj[1], "completed")}
-        lost_completed += max(0, len(xs) - len(told))
-    # A window-soon not sent because the controller reached the window's
-    # opening late (more than the lead behind the simulated clock) and
-    # then let the change through in a later window: counted apart.
-    moved_req = {(tuple(x["obj"]), x["req"]) for x in moved if x["step"] == "initiated"}
-    behind = [x for x in lost if x["step"] == "window-soon" and (tuple(x["obj"]), x["req"]) in moved_req]
-    lost = [x for x in lost if x not in behind]
+        told = [i for i, q in posts.items() if (q["kind"], q["name"], q["step"]) == (obj[0], obj[1], "completed")]
+        used.update(told)
+        lost_completed += xs[len(told):]
+    # Not expected: a step for a request the bench made, for a later window
+    # than the one derived (the change let through late and held again by
+    # the backstop, then told again for the next window: "again"), else
+    # unexpected (left out: a request the bench counts as ambiguous).
     skip = {tuple(k) for k in e.get("skip", [])}
-    unexpected = [k for k in got if k[2] != "completed" and k not in matched and
-                  (k[0], k[1], k[3]) not in skip]
-    # Duplicates within a window: one (object, step, window, lead) received
-    # more than once (completed: one id more than once).
+    again, unexpected = [], []
+    for i, q in posts.items():
+        if i in used:
+            continue
+        if any(of(x, q, q["step"]) and q["window"] is not None and
+               x["window"] < q["window"] <= x["window"] + 8 * DAY for x in todo):
+            again.append(i)
+        elif (q["kind"], q["name"], q["window"]) not in skip:
+            unexpected.append(i)
+    # Duplicates within a window: one notification (id) received more than once.
     dups = sum(len(v) - 1 for v in dup_ids.values())
-    dups_after_restart = sum(1 for v in dup_ids.values() if any(sim(t) >= restart for _, t in v[1:]))
+    dups_after_restart = sum(1 for v in dup_ids.values() if any(sim(t) >= restart for t in v[1:]))
+    show = lambda i: [posts[i][k] for k in ("kind", "name", "step", "window", "lead", "req")]
     out = {
         "expected": len(e["expected"]),
-        "expected_non_completed": len(e["expected"]) - sum(len(v) for v in completed_due.values()),
+        "expected_non_completed": len(todo),
         "completed_expected": sum(len(v) for v in completed_due.values()),
-        "completed_received": sum(len(v) for k, v in got.items() if k[2] == "completed"),
+        "completed_received": sum(1 for q in posts.values() if q["step"] == "completed"),
         "ambiguous": e["ambiguous"], "refused": e["refused"],
-        "received": sum(len(v) for v in got.values()),
-        "lost": len(lost) + lost_completed, "lost_list": lost[:10],
+        "received": sum(len(v) for v in arrivals.values()),
+        "lost": len(lost) + len(lost_completed), "lost_list": (lost + lost_completed)[:10],
         "duplicates": dups, "duplicates_after_restart": dups_after_restart,
-        "dup_list": [[list(k), t] for v in list(dup_ids.values())[:5] for k, t in v],
-        "moved": len(moved), "moved_list": moved[:10], "behind": len(behind),
-        "unexpected": len(unexpected), "unexpected_list": [list(k) for k in unexpected[:10]],
+        "dup_list": [show(i) + [v] for i, v in list(dup_ids.items())[:5]],
+        "moved": len(moved), "moved_list": moved[:10],
+        "superseded": len(superseded), "superseded_list": superseded[:10],
+        "covered": len(covered), "again": len(again),
+        "unexpected": len(unexpected), "unexpected_list": [show(i) for i in unexpected[:10]],
         "latency_up_n": len(lat),
         "latency_up_p50_sim": pct(lat, 50), "latency_up_p99_sim": pct(lat, 99),
         "latency_up_max_sim": max(lat) if lat else float("nan"),
@@ -372,16 +457,68 @@ def cmd_watch(path, out_file):
 
 def cmd_loop(boundaries, writes):
     """Per window opening (real instant on the controller's clock), the
-    delay of each release written in the window's first part."""
+    delay of each release written in the window's first part; and the
+    median of each opening apart (one sample per boundary for cmd_noise)."""
     bs = json.loads(boundaries)
-    lat = []
+    lat, per = [], [[] for _ in bs]
     for line in open(writes):
         w = json.loads(line)
-        for b in bs:
+        for k, b in enumerate(bs):
             if 0 <= w["t"] - b < 5:
                 lat.append(w["t"] - b)
+                per[k].append(w["t"] - b)
     print(json.dumps({"n": len(lat), "p50_ms": pct(lat, 50) * 1000, "p99_ms": pct(lat, 99) * 1000,
-                      "max_ms": (max(lat) if lat else float("nan")) * 1000}))
+                      "max_ms": (max(lat) if lat else float("nan")) * 1000,
+                      "boundary_p50_ms": [pct(x, 50) * 1000 for x in per if x]}))
+
+
+def mann_whitney_p(a, b):
+    """Two-sided p of the Mann-Whitney U test (normal approximation with
+    the tie correction): how likely a difference of ranks this large is
+    when both samples come from one distribution."""
+    import math
+    n1, n2 = len(a), len(b)
+    allv = sorted([(v, 0) for v in a] + [(v, 1) for v in b])
+    ranks, i, ties = [0.0] * len(allv), 0, 0.0
+    while i < len(allv):
+        j = i
+        while j + 1 < len(allv) and allv[j + 1][0] == allv[i][0]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[k] = (i + j) / 2.0 + 1
+        t = j - i + 1
+        ties += t ** 3 - t
+        i = j + 1
+    r1 = sum(r for r, (_, g) in zip(ranks, allv) if g == 0)
+    u = r1 - n1 * (n1 + 1) / 2.0
+    n = n1 + n2
+    var = n1 * n2 / 12.0 * ((n + 1) - ties / (n * (n - 1)))
+    if var <= 0:
+        return 1.0
+    z = (abs(u - n1 * n2 / 2.0) - 0.5) / math.sqrt(var)
+    return max(0.0, min(1.0, math.erfc(max(z, 0) / math.sqrt(2))))
+
+
+def cmd_noise(runs_a, runs_b):
+    """Whether the window open -> release write delays of B (10 slow
+    endpoints) differ from A's (none) by more than A and B differ from
+    themselves: RUNS_* are JSON lists of cmd_loop results, one per run.
+    The samples are the per-boundary medians. Within noise when the
+    difference of the runs' medians is no larger than the spread of
+    either side's run medians, and the Mann-Whitney test of the
+    per-boundary medians finds no difference (p >= 0.05)."""
+    ra, rb = json.loads(runs_a), json.loads(runs_b)
+    a = [v for r in ra for v in r["boundary_p50_ms"]]
+    b = [v for r in rb for v in r["boundary_p50_ms"]]
+    ma, mb = [r["p50_ms"] for r in ra], [r["p50_ms"] for r in rb]
+    spread = max(max(ma) - min(ma), max(mb) - min(mb))
+    diff = pct(mb, 50) - pct(ma, 50)
+    p = mann_whitney_p(a, b)
+    print(json.dumps({"runs": [len(ra), len(rb)], "samples": [len(a), len(b)],
+                      "run_p50_ms_a": ma, "run_p50_ms_b": mb,
+                      "median_a_ms": pct(a, 50), "median_b_ms": pct(b, 50),
+                      "diff_ms": diff, "spread_ms": spread, "p": p,
+                      "within_noise": abs(diff) <= spread and p >= 0.05}))
 
 
 if __name__ == "__main__":

@@ -71,7 +71,7 @@ step_pair() { echo "$(step_count "$1" held) $(step_count "$1" initiated)"; }
 step_field() { step_doc "$1" "$2" | jq -r "$3"; }
 
 held_and_initiated_notified() {
-  local ns dir port uid doc id f
+  local ns dir port uid doc id f asked
   ns=$(new_ns notify) || return
   dir=$CTL_TMP/recv
   mkdir -p "$dir"
@@ -119,6 +119,21 @@ YAML
     "$(cat "${f%.json}.ct")"
   now_is "the metric counts it sent" 1 notif_metric sent
   check "the token is never logged" bash -c "! grep -q '$TOKEN' '${CTL_LOG[a]}'"
+  asked=$(jq -r .data.requestedAt <<<"$doc")
+  check "held: data names when the request was recorded" \
+    grep -Eq '^2026-03-06T23:5[0-9]:[0-9]{2}Z$' <<<"$asked"
+
+  # A second request held for the same window (asked again before the
+  # first ran): told held once more, its own id and time; initiated once,
+  # for it.
+  release_held "a second release for the same window" "$(hc_path "$ns" hc1)" "$REL2" "$REL0"
+  EVENTUALLY=10 eventually "the second request's held notification" 2 step_count "$dir" held
+  still_before a 2026-03-06T23:59:00Z "the second held notification"
+  doc=$(cat "$dir"/*.json | jq -c 'select(.data.step == "held")' | jq -sc 'sort_by(.data.requestedAt) | last')
+  check_eq "second held: data says what is held now" "release $REL2" "$(jq -r .data.change <<<"$doc")"
+  check_eq "second held: the same window" 2026-03-07T00:00:00Z "$(jq -r .data.until <<<"$doc")"
+  check "second held: a later request time" test "$(jq -r .data.requestedAt <<<"$doc")" \> "$asked"
+  check "second held: its own id" test "$(jq -r .id <<<"$doc")" != "$id"
 
   sleep_until_sim a 2026-03-07T00:00:00Z 1
   EVENTUALLY=10 eventually "the initiated notification at the window's opening" 1 \
@@ -130,9 +145,11 @@ YAML
     "$(jq -r '"\(.data.kind)/\(.data.namespace)/\(.data.name)"' <<<"$doc")"
   check_eq "initiated: the window" 2026-03-07T00:00:00Z "$(jq -r .data.window <<<"$doc")"
   check "initiated: its id differs from held's" test "$(jq -r .id <<<"$doc")" != "$id"
-  eventually "the metric counts held, window-soon (1m) and initiated sent" 3 notif_metric sent
+  check_eq "initiated: the change let through is the second request's" "release $REL2" \
+    "$(jq -r .data.change <<<"$doc")"
+  eventually "the metric counts held (2), window-soon (1m) and initiated sent" 4 notif_metric sent
   sleep 1
-  now_is "each step arrived once" "1 1" step_pair "$dir"
+  now_is "each step arrived once per request (held twice, initiated once)" "2 1" step_pair "$dir"
   : "$uid"
   recv_stop
 }

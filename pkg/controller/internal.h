@@ -53,6 +53,7 @@ typedef struct ctl_metric_inputs {
     bool decided;            /* state and pending are set */
     bool degraded;           /* a timeline (own or the HostedCluster's) is in error */
     sched_state_t state;
+    decide_minleft_t minleft; /* the minimum time left and the effective start */
     int pending;
 } ctl_metric_inputs_t;
 
@@ -158,11 +159,13 @@ struct ctl_controller {
 
 /* queue.c */
 /* Notifications (notify.c): the steps p's state calls for, handed to
- * opts.notify (leader only), and the notified annotation written when what
- * was delivered is not on the object yet; the next instant the steps due
- * can change by time alone. */
+ * opts.notify (leader only), and, when marks, the notified annotation
+ * written when what was delivered is not on the object yet (false for the
+ * reconcile that lets a held change through: it writes nothing else, and
+ * the marks follow on the next); the next instant the steps due can change
+ * by time alone. */
 void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
-                      sched_time_t now);
+                      sched_time_t now, bool marks);
 sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_time_t now);
 
 record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name);

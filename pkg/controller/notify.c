@@ -17,13 +17,13 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now)
     const stanza_t *st = &p->managed->stanza;
     const decide_health_t *h = &p->managed->health;
     const char *at = p->managed->audit.override_at;
+    const char *asked = p->managed->audit.requested_at;
     bool hc = p->kind == DECIDE_HC;
     notify_obs_t o = {.now = now,
                       .held = hc ? decide_hc_held(p->self.data) : decide_np_held(p->self.data),
+                      .request = SCHED_NEG_INF,
                       .restricted = d->restricted,
                       .current = d->state.current.start,
-                      .has_next = !d->state.permitted && d->state.has_next,
-                      .next = d->state.next.start,
                       .gate_failed = g->applies && !g->pass && !g->skipped,
                       .let_through = !d->restricted && d->pending_metric == 1,
                       .outcome = h->outcome,
@@ -32,8 +32,18 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now)
                       .override_end = SCHED_POS_INF};
     if (!d->state.permitted)
         o.current = SCHED_NEG_INF;
+    /* The next start, not merely the next window's open: with a minimum
+     * time left a first window too short (or the rest of the one open now)
+     * is skipped, and held / window-soon name the effective start. */
+    o.has_next = decide_next_start(d, &o.next);
     if (at && sched_parse_rfc3339(at, &o.override_at) != 0)
         o.override_at = SCHED_NEG_INF;
+    /* The held request, as the admission webhook recorded it: a second
+     * request held for the same window is told again. A record left from
+     * a request let through long ago names no held change; harmless, as
+     * only held, window-soon and initiated read it. */
+    if (asked && sched_parse_rfc3339(asked, &o.request) != 0)
+        o.request = SCHED_NEG_INF;
     if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
         o.override_end = st->permissive_until;
     else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL && st->has_restrictive_until)
@@ -155,7 +165,7 @@ static void write_marks(ctl_controller_t *c, record_t *r, const notify_marks_t *
 }
 
 void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
-                      sched_time_t now)
+                      sched_time_t now, bool marks)
 {
     notify_due_t due[NOTIFY_DUE_MAX];
     char change[DECIDE_MSGLEN], why[DECIDE_MSGLEN];
@@ -164,7 +174,8 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
         return;
     notify_obs_t o = observe(p, now);
     notify_marks_t m = known_marks(r, p);
-    write_marks(c, r, &p->managed->health.notified);
+    if (marks)
+        write_marks(c, r, &p->managed->health.notified);
     notify_marks_merge(&m, &r->notify_told);
     size_t n = notify_due(&o, c->opts.notify_cfg, &m, due);
     change_words(p, change, sizeof(change));
@@ -173,6 +184,7 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
         notify_event_t ev = {.step = due[i].step, .kind = kind, .ns = r->ns, .name = r->name,
                              .uid = p->self.uid, .window = due[i].window, .at = now,
                              .change = change, .until = due[i].until, .lead = due[i].lead,
+                             .request = due[i].request, .superseded = due[i].superseded,
                              .detail = why};
         c->opts.notify(&ev, &due[i], c->opts.notify_ud);
         notify_marks_note(&r->notify_told, &due[i], c->opts.notify_cfg);

@@ -40,8 +40,11 @@ typedef struct metrics_ctx {
     void *ud;
 } metrics_ctx_t;
 
-/* Fills the time-based metric values from a timeline's state at now. */
-static void timeline_metrics(const sched_state_t *st, sched_time_t now, ctl_object_metrics_t *m)
+/* Fills the time-based metric values from a timeline's state at now; the
+ * next change's eta is the effective start's when a minimum time left
+ * applies (decide_min_left_eta()). */
+static void timeline_metrics(const sched_state_t *st, const decide_minleft_t *ml,
+                             sched_time_t now, ctl_object_metrics_t *m)
 {
     if (st->permitted) {
         m->next_change_eta = 0;
@@ -54,6 +57,7 @@ static void timeline_metrics(const sched_state_t *st, sched_time_t now, ctl_obje
         m->last_change =
             st->current.start == SCHED_NEG_INF ? -1 : (double)(now - st->current.start);
     }
+    m->next_change_eta = decide_min_left_eta(ml, m->next_change_eta, now);
 }
 
 void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
@@ -75,6 +79,7 @@ void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
     out->decided = p->decided;
     if (p->decided) {
         out->state = p->d.state;
+        out->minleft = p->d.minleft;
         out->pending = p->d.pending_metric;
     }
 }
@@ -91,7 +96,7 @@ static void input_metrics(const ctl_metric_inputs_t *in, sched_time_t now,
     if (!in->decided)
         return;
     if (!in->degraded)
-        timeline_metrics(&in->state, now, m);
+        timeline_metrics(&in->state, &in->minleft, now, m);
     m->change_pending = in->pending;
 }
 

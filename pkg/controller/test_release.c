@@ -253,7 +253,7 @@ static void test_marks_written_after_writes_in_flight(void **state)
     assert_true(n->wt.inflight > 0);
     int before = fakeapi_count(f.api);
     notify_due_t d = {.step = NOTIFY_INITIATED, .window = f.c->opts.clock.sim0,
-                      .until = SCHED_POS_INF};
+                      .until = SCHED_POS_INF, .request = SCHED_NEG_INF};
     ctl_notified(f.c, "NodePool", "clusters", "n", &d);
     run_until_answered(&f);
     /* Answered: the NodePool is decided again (nothing else would: the
@@ -285,6 +285,52 @@ static void test_marks_written_after_writes_in_flight(void **state)
     stop(&f);
 }
 
+static int initiated_told;
+static void count_initiated(const notify_event_t *ev, const notify_due_t *d, void *ud)
+{
+    (void)d;
+    (void)ud;
+    if (ev->step == NOTIFY_INITIATED)
+        initiated_told++;
+}
+
+/* The reconcile that lets a held release through tells it (initiated) at
+ * once, though it writes nothing but the release: the next reconcile waits
+ * for the release's answer, and a controller behind its clock (a busy
+ * boundary) may reach it only after the window closed, when the change is
+ * no longer let through. */
+static void test_initiated_told_with_the_release(void **state)
+{
+    (void)state;
+    fixture_t f;
+    notify_config_t cfg;
+    start(&f);
+    notify_config_default(&cfg);
+    cfg.n_endpoints = 1;
+    f.c->opts.notify = count_initiated;
+    f.c->opts.notify_cfg = &cfg;
+    initiated_told = 0;
+    testutil_ctl_add(&f.c->hcs,
+                     META("HostedCluster", "c") "\"annotations\":{" PERMISSIVE ","
+                     "\"changemanagement.hypershift.openshift.io/requested-release-image\":\"r:2\","
+                     "\"changemanagement.hypershift.openshift.io/requested-at\":"
+                     "\"2030-01-09T05:00:00Z\","
+                     "\"" NOTIFY_MARKS_ANNOTATION "\":\"held=none@2030-01-09T05:00:00Z\"}},"
+                     "\"spec\":{\"infraID\":\"c-x1\",\"release\":{\"image\":\"r:1\"}}}");
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    int before = fakeapi_count(f.api);
+    reconcile(&f, R_HC, "c");
+    assert_int_equal(f.c->writer.first_inflight, 1); /* the release, alone */
+    assert_int_equal(initiated_told, 1);
+    run_until_answered(&f);
+    /* Nothing but the release was written (no notified marks with it). */
+    assert_int_equal(fakeapi_count(f.api), before + 1);
+    assert_null(strstr(fakeapi_nth(f.api, before)->body, NOTIFY_MARKS_ANNOTATION));
+    f.c->opts.notify_cfg = NULL;
+    stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_nothing_parked_without_releases),
         cmocka_unit_test(test_nodepool_request_first),
         cmocka_unit_test(test_marks_written_after_writes_in_flight),
+        cmocka_unit_test(test_initiated_told_with_the_release),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,3 +171,30 @@ void decide_min_left_apply(decide_decision_t *d, bool nodepool, const decide_min
             d->wake = m->start;
     }
 }
+
+bool decide_next_start(const decide_decision_t *d, sched_time_t *at)
+{
+    *at = SCHED_POS_INF;
+    if (d->minleft.min > 0) {
+        if (d->minleft.found)
+            *at = d->minleft.start;
+        return d->minleft.found;
+    }
+    if (d->state.permitted || d->state.no_window || !d->state.has_next)
+        return false;
+    *at = d->state.next.start;
+    return true;
+}
+
+double decide_min_left_eta(const decide_minleft_t *m, double timeline_eta, sched_time_t now)
+{
+    if (m->min <= 0)
+        return timeline_eta;
+    if (!m->found)
+        return -1;
+    if (now < m->start)
+        return (double)(m->start - now);
+    if (m->last == SCHED_POS_INF || now <= m->last)
+        return 0;
+    return timeline_eta;
+}

@@ -90,4 +90,22 @@ void decide_min_left_apply(struct decide_decision *d, bool nodepool, const decid
                            bool held, bool partial, const struct decide_capi *capi,
                            bool held_at_admission);
 
+/* The next instant a change held by the restricted decision d may start,
+ * as the notifications (held, window-soon) tell it: the effective start
+ * when a minimum time left applies (d->minleft; a first window too short,
+ * or the tail of the window open now, is skipped), else the next window's
+ * open. Returns false with *at SCHED_POS_INF when none is known: no window
+ * ahead, none with that much time, or the decision is restricted inside a
+ * window for another reason (the health gate, the control plane first). */
+bool decide_next_start(const struct decide_decision *d, sched_time_t *at);
+
+/* change_management_next_change_eta (seconds until a change may start; 0
+ * now; -1 none) at now for a decision whose minimum time left is m, given
+ * what the timeline alone says (timeline_eta, the same units). m was
+ * computed at an earlier instant: before its effective start the answer
+ * is the time to it, in its run of starts 0, -1 when no window has enough
+ * time; without a minimum, or after the last start m knows of (the
+ * decision is made again then), timeline_eta. */
+double decide_min_left_eta(const decide_minleft_t *m, double timeline_eta, sched_time_t now);
+
 #endif

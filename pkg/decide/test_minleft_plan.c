@@ -294,12 +294,76 @@ static void test_not_opted_in(void **state)
     teardown(&f);
 }
 
+/* The next start a held change is told (held, window-soon) and the
+ * next_change_eta metric: the effective start, not the next window's open.
+ * In the tail of a window the timeline alone says "permitted now"; with a
+ * window shorter than the minimum it names a window no change can use. */
+static void test_next_start_and_eta(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    sched_time_t at;
+    setup(&f, HC(BYPOLICY("weekend")));
+    f.cp = 2 * H;
+
+    plan(&f, DECIDE_HC, "a", "2026-03-07T05:00:00Z", &p); /* the tail: 1h left */
+    assert_true(p.d.restricted);
+    assert_true(p.d.state.permitted); /* the window is open, but no start */
+    assert_true(decide_next_start(&p.d, &at));
+    assert_int_equal(at, tu_at("2026-03-14T00:00:00Z"));
+    /* eta: the timeline alone says 0 (permitted); the effective start is
+     * 7 days less 5 hours away, and counts down between decisions. */
+    assert_true(decide_min_left_eta(&p.d.minleft, 0, tu_at("2026-03-07T05:00:00Z")) ==
+                7 * 86400 - 5 * H);
+    assert_true(decide_min_left_eta(&p.d.minleft, 0, tu_at("2026-03-07T05:30:00Z")) ==
+                7 * 86400 - 5.5 * H);
+    assert_true(decide_min_left_eta(&p.d.minleft, 0, tu_at("2026-03-14T00:00:00Z")) == 0);
+    decide_plan_free(&p);
+
+    /* Outside a window: the window's open, which is the effective start. */
+    plan(&f, DECIDE_HC, "a", "2026-03-04T12:00:00Z", &p);
+    assert_true(decide_next_start(&p.d, &at));
+    assert_int_equal(at, tu_at("2026-03-07T00:00:00Z"));
+    assert_true(decide_min_left_eta(&p.d.minleft, 2.5 * 86400, tu_at("2026-03-04T12:00:00Z")) ==
+                2.5 * 86400);
+    /* In the run of starts: 0; after the last start it knows, the
+     * timeline's value until decided again. */
+    assert_true(decide_min_left_eta(&p.d.minleft, 0, tu_at("2026-03-07T04:00:00Z")) == 0);
+    assert_true(decide_min_left_eta(&p.d.minleft, 0, tu_at("2026-03-07T04:00:01Z")) == 0);
+    assert_true(decide_min_left_eta(&p.d.minleft, 42, tu_at("2026-03-07T04:00:01Z")) == 42);
+    decide_plan_free(&p);
+
+    /* Without a minimum: the next window's open; the timeline's eta. */
+    f.cp = 0;
+    plan(&f, DECIDE_HC, "a", "2026-03-04T12:00:00Z", &p);
+    assert_true(decide_next_start(&p.d, &at));
+    assert_int_equal(at, tu_at("2026-03-07T00:00:00Z"));
+    assert_true(decide_min_left_eta(&p.d.minleft, 123, tu_at("2026-03-04T12:00:00Z")) == 123);
+    decide_plan_free(&p);
+    teardown(&f);
+
+    /* Every window shorter than the minimum: no start, though the
+     * timeline has a next window; eta -1. */
+    setup(&f, HC(BYPOLICY("short")));
+    f.cp = 2 * H;
+    plan(&f, DECIDE_HC, "a", "2026-03-04T12:00:00Z", &p);
+    assert_true(p.d.restricted && p.d.state.has_next);
+    assert_false(decide_next_start(&p.d, &at));
+    assert_true(at == SCHED_POS_INF);
+    assert_true(decide_min_left_eta(&p.d.minleft, 2.5 * 86400, tu_at("2026-03-04T12:00:00Z")) ==
+                -1);
+    decide_plan_free(&p);
+    teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hc_boundaries),    cmocka_unit_test(test_window_shorter_than_minimum),
         cmocka_unit_test(test_override),         cmocka_unit_test(test_guard_floor),
         cmocka_unit_test(test_nodepool),         cmocka_unit_test(test_not_opted_in),
+        cmocka_unit_test(test_next_start_and_eta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@ void notify_marks_init(notify_marks_t *m)
 {
     memset(m, 0, sizeof(*m));
     for (size_t i = 0; i < NOTIFY_STEP_COUNT; i++)
-        m->at[i] = SCHED_NEG_INF;
+        m->at[i] = m->req[i] = SCHED_NEG_INF;
 }
 
 /* The index of lead in m's window-soon marks, adding it when add; -1. */
@@ -23,16 +23,26 @@ static int soon_slot(notify_marks_t *m, sched_time_t lead, bool add)
     if (!add || m->n_soon >= NOTIFY_MAX_LEADS)
         return -1;
     m->soon_lead[m->n_soon] = lead;
-    m->soon_at[m->n_soon] = SCHED_NEG_INF;
+    m->soon_at[m->n_soon] = m->soon_req[m->n_soon] = SCHED_NEG_INF;
     return (int)m->n_soon++;
 }
 
-static sched_time_t soon_mark(const notify_marks_t *m, sched_time_t lead)
+/* The window-soon mark of lead: its window, and its request in *req. */
+static sched_time_t soon_mark(const notify_marks_t *m, sched_time_t lead, sched_time_t *req)
 {
     for (size_t i = 0; i < m->n_soon; i++)
-        if (m->soon_lead[i] == lead)
+        if (m->soon_lead[i] == lead) {
+            *req = m->soon_req[i];
             return m->soon_at[i];
+        }
+    *req = SCHED_NEG_INF;
     return SCHED_NEG_INF;
+}
+
+/* The steps whose marks name a request. */
+static bool per_request(size_t step)
+{
+    return step == NOTIFY_HELD || step == NOTIFY_WINDOW_SOON || step == NOTIFY_INITIATED;
 }
 
 /* "48h", "90m", "30s": the shortest exact form. */
@@ -70,12 +80,17 @@ static int parse_lead(const char *s, sched_time_t *out)
 /* One token "name=value" (NUL-terminated copy). Malformed: ignored. */
 static void parse_token(char *tok, notify_marks_t *m)
 {
-    char *eq = strchr(tok, '=');
-    sched_time_t t, lead;
+    char *eq = strchr(tok, '='), *at;
+    sched_time_t t, lead, req = SCHED_NEG_INF;
     if (!eq)
         return;
     *eq = '\0';
     const char *val = eq + 1;
+    if ((at = strchr(val, '@')) != NULL) {
+        *at = '\0';
+        if (sched_parse_rfc3339(at + 1, &req) != 0)
+            return;
+    }
     if (strcmp(val, "none") == 0)
         t = SCHED_POS_INF;
     else if (sched_parse_rfc3339(val, &t) != 0)
@@ -84,13 +99,18 @@ static void parse_token(char *tok, notify_marks_t *m)
         if (parse_lead(tok + sizeof(SOON_PREFIX) - 1, &lead) != 0)
             return;
         int i = soon_slot(m, lead, true);
-        if (i >= 0)
+        if (i >= 0) {
             m->soon_at[i] = t;
+            m->soon_req[i] = req;
+        }
         return;
     }
     for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
         if (s != NOTIFY_WINDOW_SOON && strcmp(tok, notify_step_name((notify_step_t)s)) == 0) {
+            if (req != SCHED_NEG_INF && !per_request(s))
+                return; /* a request on a step that has none: malformed */
             m->at[s] = t;
+            m->req[s] = req;
             return;
         }
 }
@@ -113,9 +133,10 @@ void notify_marks_parse(const char *s, notify_marks_t *m)
     }
 }
 
-static void append(char *buf, size_t len, size_t *used, const char *name, sched_time_t t)
+static void append(char *buf, size_t len, size_t *used, const char *name, sched_time_t t,
+                   sched_time_t req)
 {
-    char when[32];
+    char when[32], asked[40] = "";
     int n;
     if (t == SCHED_NEG_INF || *used >= len)
         return;
@@ -123,7 +144,11 @@ static void append(char *buf, size_t len, size_t *used, const char *name, sched_
         snprintf(when, sizeof(when), "none");
     else
         sched_format_utc(t, when, sizeof(when));
-    n = snprintf(buf + *used, len - *used, "%s%s=%s", *used ? " " : "", name, when);
+    if (req != SCHED_NEG_INF && req != SCHED_POS_INF) {
+        asked[0] = '@';
+        sched_format_utc(req, asked + 1, sizeof(asked) - 1);
+    }
+    n = snprintf(buf + *used, len - *used, "%s%s=%s%s", *used ? " " : "", name, when, asked);
     if (n < 0 || (size_t)n >= len - *used) {
         buf[*used] = '\0'; /* a token that does not fit is left out whole */
         *used = len;
@@ -141,47 +166,61 @@ void notify_marks_format(const notify_marks_t *m, char *buf, size_t len)
     buf[0] = '\0';
     for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++) {
         if (s != NOTIFY_WINDOW_SOON) {
-            append(buf, len, &used, notify_step_name((notify_step_t)s), m->at[s]);
+            append(buf, len, &used, notify_step_name((notify_step_t)s), m->at[s], m->req[s]);
             continue;
         }
         for (size_t i = 0; i < m->n_soon; i++) {
             fmt_lead(m->soon_lead[i], lead, sizeof(lead));
             snprintf(name, sizeof(name), SOON_PREFIX "%s", lead);
-            append(buf, len, &used, name, m->soon_at[i]);
+            append(buf, len, &used, name, m->soon_at[i], m->soon_req[i]);
         }
     }
 }
 
-static void later(sched_time_t *mark, sched_time_t t)
+/* (window a, request ra) before (window b, request rb): never notified
+ * (SCHED_NEG_INF) is oldest, then by window, then by request. */
+static bool before(sched_time_t a, sched_time_t ra, sched_time_t b, sched_time_t rb)
 {
-    if (*mark == SCHED_NEG_INF || t > *mark)
+    if (b == SCHED_NEG_INF)
+        return false;
+    if (a == SCHED_NEG_INF || a < b)
+        return true;
+    return a == b && ra < rb;
+}
+
+static void later(sched_time_t *mark, sched_time_t *req, sched_time_t t, sched_time_t r)
+{
+    if (before(*mark, *req, t, r)) {
         *mark = t;
+        *req = r;
+    }
 }
 
 void notify_marks_note(notify_marks_t *m, const notify_due_t *d, const notify_config_t *cfg)
 {
     if (d->step >= NOTIFY_STEP_COUNT)
         return;
+    sched_time_t req = per_request(d->step) ? d->request : SCHED_NEG_INF;
     if (d->step != NOTIFY_WINDOW_SOON) {
-        later(&m->at[d->step], d->window);
+        later(&m->at[d->step], &m->req[d->step], d->window, req);
         return;
     }
     for (size_t i = 0; i < cfg->n_leads; i++)
         if (cfg->leads[i] >= d->lead) {
             int k = soon_slot(m, cfg->leads[i], true);
             if (k >= 0)
-                later(&m->soon_at[k], d->window);
+                later(&m->soon_at[k], &m->soon_req[k], d->window, req);
         }
 }
 
 bool notify_marks_cover(const notify_marks_t *m, const notify_marks_t *add)
 {
     for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
-        if (add->at[s] != SCHED_NEG_INF && (m->at[s] == SCHED_NEG_INF || m->at[s] < add->at[s]))
+        if (before(m->at[s], m->req[s], add->at[s], add->req[s]))
             return false;
     for (size_t i = 0; i < add->n_soon; i++) {
-        sched_time_t t = soon_mark(m, add->soon_lead[i]);
-        if (add->soon_at[i] != SCHED_NEG_INF && (t == SCHED_NEG_INF || t < add->soon_at[i]))
+        sched_time_t r, t = soon_mark(m, add->soon_lead[i], &r);
+        if (before(t, r, add->soon_at[i], add->soon_req[i]))
             return false;
     }
     return true;
@@ -190,12 +229,13 @@ bool notify_marks_cover(const notify_marks_t *m, const notify_marks_t *add)
 void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add)
 {
     for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
-        if (add->at[s] != SCHED_NEG_INF)
-            later(&m->at[s], add->at[s]);
+        later(&m->at[s], &m->req[s], add->at[s], add->req[s]);
     for (size_t i = 0; i < add->n_soon; i++) {
+        if (add->soon_at[i] == SCHED_NEG_INF)
+            continue;
         int k = soon_slot(m, add->soon_lead[i], true);
-        if (k >= 0 && add->soon_at[i] != SCHED_NEG_INF)
-            later(&m->soon_at[k], add->soon_at[i]);
+        if (k >= 0)
+            later(&m->soon_at[k], &m->soon_req[k], add->soon_at[i], add->soon_req[i]);
     }
 }
 
@@ -211,56 +251,79 @@ static bool newer(sched_time_t t, sched_time_t mark)
 }
 
 static size_t add(notify_due_t *out, size_t n, notify_step_t step, sched_time_t window,
-                  sched_time_t until, sched_time_t lead)
+                  sched_time_t until, sched_time_t lead, sched_time_t request)
 {
     if (n >= NOTIFY_DUE_MAX)
         return n;
-    out[n] = (notify_due_t){step, window, until, lead};
+    out[n] = (notify_due_t){step, window, until, lead,
+                            per_request(step) ? request : SCHED_NEG_INF, 0};
     return n + 1;
+}
+
+/* The shortest lead whose window-soon m does not have for (window, req);
+ * 0 when every lead's is there. */
+static sched_time_t soon_missing(const notify_config_t *cfg, const notify_marks_t *m,
+                                 sched_time_t window, sched_time_t req)
+{
+    for (size_t i = cfg->n_leads; i-- > 0;) {
+        sched_time_t r, t = soon_mark(m, cfg->leads[i], &r);
+        if (before(t, r, window, req))
+            return cfg->leads[i];
+    }
+    return 0;
 }
 
 size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notify_marks_t *m,
                   notify_due_t *out)
 {
     size_t n = 0;
-    sched_time_t next = o->has_next ? o->next : SCHED_POS_INF;
+    sched_time_t next = o->has_next ? o->next : SCHED_POS_INF, req = o->request;
     sched_time_t held_mark = m->at[NOTIFY_HELD], init_mark = m->at[NOTIFY_INITIATED];
+    sched_time_t held_req = m->req[NOTIFY_HELD], init_req = m->req[NOTIFY_INITIATED];
 
     if (o->held && o->restricted && !o->gate_failed) {
-        if (held_mark != next)
-            n = add(out, n, NOTIFY_HELD, next, next, 0);
+        if (held_mark != next || held_req != req)
+            n = add(out, n, NOTIFY_HELD, next, next, 0, req);
         if (o->has_next && o->now < next) {
-            /* the shortest lead reached (leads are longest first) */
-            sched_time_t lead = 0;
+            /* the shortest lead reached (leads are longest first); told
+             * late too, as long as the window has not opened */
+            sched_time_t lead = 0, r;
             for (size_t i = 0; i < cfg->n_leads; i++)
                 if (next - o->now <= cfg->leads[i])
                     lead = cfg->leads[i];
-            if (lead > 0 && soon_mark(m, lead) != next)
-                n = add(out, n, NOTIFY_WINDOW_SOON, next, next, lead);
+            if (lead > 0 && (soon_mark(m, lead, &r) != next || r != req))
+                n = add(out, n, NOTIFY_WINDOW_SOON, next, next, lead, req);
         }
     }
     if (o->gate_failed && o->current != SCHED_NEG_INF && m->at[NOTIFY_GATE_SKIPPED] != o->current)
-        n = add(out, n, NOTIFY_GATE_SKIPPED, o->current, SCHED_POS_INF, 0);
-    /* Let through: a change this controller told held (for a later window
-     * than any it told initiated) is now under way in a permitted interval. */
+        n = add(out, n, NOTIFY_GATE_SKIPPED, o->current, SCHED_POS_INF, 0, SCHED_NEG_INF);
+    /* Let through: a change this controller told held (for a later window,
+     * or a later request, than any it told initiated) is now under way in a
+     * permitted interval. */
     if (o->let_through && !o->restricted && held_mark != SCHED_NEG_INF &&
-        (held_mark == SCHED_POS_INF || init_mark == SCHED_NEG_INF || held_mark > init_mark) &&
-        init_mark != o->current)
-        n = add(out, n, NOTIFY_INITIATED, o->current, SCHED_POS_INF, 0);
+        (held_mark == SCHED_POS_INF || before(init_mark, init_req, held_mark, held_req)) &&
+        (init_mark != o->current || init_req != req)) {
+        n = add(out, n, NOTIFY_INITIATED, o->current, SCHED_POS_INF, 0, req);
+        /* the window opened before the controller reached a lead: the
+         * initiated step supersedes that window-soon and says so */
+        if (held_mark == o->current && held_req == req)
+            out[n - 1].superseded = soon_missing(cfg, m, o->current, req);
+    }
     if (o->outcome == NOTIFY_OUTCOME_COMPLETED || o->outcome == NOTIFY_OUTCOME_FAILED) {
         notify_step_t s = o->outcome == NOTIFY_OUTCOME_COMPLETED ? NOTIFY_COMPLETED : NOTIFY_FAILED;
         bool ours = init_mark != SCHED_NEG_INF && o->outcome_at >= init_mark;
         if (newer(o->outcome_at, m->at[s]) && (fresh(o, o->outcome_at) || ours))
-            n = add(out, n, s, o->outcome_at, SCHED_POS_INF, 0);
+            n = add(out, n, s, o->outcome_at, SCHED_POS_INF, 0, SCHED_NEG_INF);
     }
     if (newer(o->override_at, m->at[NOTIFY_OVERRIDE_SET]) &&
         (fresh(o, o->override_at) || m->at[NOTIFY_OVERRIDE_SET] != SCHED_NEG_INF))
-        n = add(out, n, NOTIFY_OVERRIDE_SET, o->override_at, o->override_end, 0);
+        n = add(out, n, NOTIFY_OVERRIDE_SET, o->override_at, o->override_end, 0, SCHED_NEG_INF);
     if (o->override_end != SCHED_POS_INF && o->override_end <= o->now &&
         newer(o->override_end, m->at[NOTIFY_OVERRIDE_EXPIRED]) &&
         (fresh(o, o->override_end) || (m->at[NOTIFY_OVERRIDE_SET] != SCHED_NEG_INF &&
                                         m->at[NOTIFY_OVERRIDE_SET] <= o->override_end)))
-        n = add(out, n, NOTIFY_OVERRIDE_EXPIRED, o->override_end, o->override_end, 0);
+        n = add(out, n, NOTIFY_OVERRIDE_EXPIRED, o->override_end, o->override_end, 0,
+                SCHED_NEG_INF);
     return n;
 }
 

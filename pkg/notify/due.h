@@ -1,7 +1,10 @@
 /* notify due: which notifications an object's state calls for (DESIGN.md 3.9).
  *
- * Each step is notified at least once per (object, step, window), and what
- * is due is derived from the cluster's state, not from the process's memory:
+ * Each step is notified at least once per (object, step, window), and a
+ * change held for a window is told per request too: a second request held
+ * for the same window (a NodePool asked again while its first change still
+ * waits) is told held, window-soon and initiated once more. What is due is
+ * derived from the cluster's state, not from the process's memory:
  * the caller hands notify_due() what the object says now (held change, its
  * timeline, HyperShift's outcome, the override) and the marks of what was
  * delivered already, and gets the steps due. A mark is the window (an
@@ -16,7 +19,13 @@
  *   held=2026-03-07T00:00:00Z window-soon-1h=2026-03-07T00:00:00Z
  *   initiated=2026-03-07T00:00:00Z completed=2026-03-07T00:20:00Z
  *
- * (window-soon carries its lead: 48h, 90m, 30s). Unknown or malformed
+ * (window-soon carries its lead: 48h, 90m, 30s). held, window-soon and
+ * initiated name the request they were told for after an `@`: the instant
+ * the admission webhook recorded the held request at
+ * (DECIDE_REQUESTED_AT_ANNOTATION), e.g.
+ * `held=2026-03-07T00:00:00Z@2026-03-04T09:12:00Z`; a hold with no record
+ * (SCHED_NEG_INF) is told per window alone. Two requests recorded in the
+ * same second are one request here. Unknown or malformed
  * tokens are ignored (an older or newer controller's, or a hand edit): at
  * worst a step is notified once more.
  *
@@ -34,7 +43,7 @@
 #include "schedule/schedule.h"
 
 #define NOTIFY_MARKS_ANNOTATION "changemanagement.hypershift.openshift.io/notified"
-#define NOTIFY_MARKS_LEN 512 /* the annotation's text, at most */
+#define NOTIFY_MARKS_LEN 768 /* the annotation's text, at most */
 /* A completion, failure or override older than this (seconds) that no mark
  * ties to a change this controller let through is not news: not notified
  * (a controller seeing a cluster for the first time does not report the
@@ -49,11 +58,15 @@ typedef enum notify_outcome {
 } notify_outcome_t;
 
 /* What was delivered: per step the window last notified (SCHED_NEG_INF:
- * never); window-soon per lead (seconds). Plain data. */
+ * never) and the request it was told for (SCHED_NEG_INF: none recorded);
+ * window-soon per lead (seconds). A mark is later than another when its
+ * window is, or its window is the same and its request later. Plain data. */
 typedef struct notify_marks {
     sched_time_t at[NOTIFY_STEP_COUNT];
+    sched_time_t req[NOTIFY_STEP_COUNT];
     sched_time_t soon_lead[NOTIFY_MAX_LEADS];
     sched_time_t soon_at[NOTIFY_MAX_LEADS];
+    sched_time_t soon_req[NOTIFY_MAX_LEADS];
     size_t n_soon;
 } notify_marks_t;
 
@@ -61,6 +74,9 @@ typedef struct notify_marks {
 typedef struct notify_obs {
     sched_time_t now;
     bool held;                /* a change is held, waiting for a window */
+    sched_time_t request;     /* when the held request was recorded at admission
+                                 (DECIDE_REQUESTED_AT_ANNOTATION); SCHED_NEG_INF
+                                 when none is */
     bool restricted;          /* the decision does not permit changes now */
     sched_time_t current;     /* the permitted interval holding now: its start
                                  (meaningful when !restricted) */
@@ -81,6 +97,13 @@ typedef struct notify_due {
     sched_time_t window;  /* the mark (and the id's window) */
     sched_time_t until;   /* held until / opens at / ends at; SCHED_POS_INF none */
     sched_time_t lead;    /* NOTIFY_WINDOW_SOON: the lead */
+    sched_time_t request; /* held, window-soon, initiated: the request told about
+                             (notify_obs_t.request; part of the id); else
+                             SCHED_NEG_INF */
+    sched_time_t superseded; /* NOTIFY_INITIATED: the shortest lead whose
+                                window-soon was not told for this window and
+                                request (the window opened before the
+                                controller reached the lead); 0 none */
 } notify_due_t;
 
 #define NOTIFY_DUE_MAX NOTIFY_STEP_COUNT
@@ -107,10 +130,14 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
 
 /* The steps due for o given the marks m: fills out (NOTIFY_DUE_MAX at
  * most) and returns how many.
- *  - held: a change held while restricted, for the next window (or none);
+ *  - held: a change held while restricted, for the next window (or none),
+ *    once per (window, request);
  *  - window-soon: a change held and the next window opens within a lead
- *    (only the shortest lead reached is told);
- *  - initiated: the held change let through in the open window;
+ *    (only the shortest lead reached is told), once per (window, request).
+ *    It is told late as long as the window has not opened; once it has,
+ *    the initiated step supersedes it and names the lead (superseded);
+ *  - initiated: the held change let through in the open window, once per
+ *    (window, request) told held;
  *  - health-gate-skipped: the gate keeps it held in the open window;
  *  - completed / failed: HyperShift's outcome at outcome_at, when newer than
  *    its mark and either fresh (NOTIFY_FRESH) or after a window this

@@ -30,10 +30,12 @@ void notify_event_id(const notify_event_t *ev, char *buf, size_t len)
 {
     uint64_t a = 1469598103934665603ULL, b = 0x9e3779b97f4a7c15ULL;
     const char *uid = ev->uid ? ev->uid : "";
-    int64_t parts[3] = {(int64_t)ev->step, (int64_t)ev->window,
-                        ev->step == NOTIFY_WINDOW_SOON ? (int64_t)ev->lead : 0};
-    a = fnv(fnv(a, uid, strlen(uid) + 1), parts, sizeof(parts));
-    b = fnv(fnv(b, parts, sizeof(parts)), uid, strlen(uid) + 1);
+    int64_t parts[4] = {(int64_t)ev->step, (int64_t)ev->window,
+                        ev->step == NOTIFY_WINDOW_SOON ? (int64_t)ev->lead : 0,
+                        (int64_t)ev->request};
+    size_t n = ev->request == SCHED_NEG_INF ? 3 * sizeof(parts[0]) : sizeof(parts);
+    a = fnv(fnv(a, uid, strlen(uid) + 1), parts, n);
+    b = fnv(fnv(b, parts, n), uid, strlen(uid) + 1);
     snprintf(buf, len, "%016" PRIx64 "%016" PRIx64, a, b);
 }
 
@@ -49,7 +51,7 @@ static json_t *jtime(sched_time_t t)
 /* The step in a sentence for people. */
 static void sentence(const notify_event_t *ev, char *buf, size_t len)
 {
-    char until[32] = "", lead[48] = "";
+    char until[32] = "", lead[48] = "", late[96] = "";
     const char *what = ev->change ? ev->change : "a change";
     if (ev->until != SCHED_POS_INF && ev->until != SCHED_NEG_INF)
         sched_format_utc(ev->until, until, sizeof(until));
@@ -64,7 +66,11 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
         snprintf(buf, len, "a window opens at %s (in %s) with %s pending.", until, lead, what);
         break;
     case NOTIFY_INITIATED:
-        snprintf(buf, len, "%s is let through: the window is open.", what);
+        if (ev->superseded > 0)
+            snprintf(late, sizeof(late),
+                     " (it opened before the %" PRId64 "h%02" PRId64 "m notice was sent)",
+                     (int64_t)ev->superseded / 3600, ((int64_t)ev->superseded % 3600) / 60);
+        snprintf(buf, len, "%s is let through: the window is open%s.", what, late);
         break;
     case NOTIFY_COMPLETED:
         snprintf(buf, len, "%s completed.", what);
@@ -87,7 +93,7 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
 int notify_payload(const notify_event_t *ev, notify_format_t f, char **body,
                    const char **content_type)
 {
-    char id[40], text[1536], subject[600], source[300], type[96];
+    char id[40], text[1536], subject[600], source[300], type[96], sup[48] = "";
     json_t *doc;
 
     *body = NULL;
@@ -106,14 +112,19 @@ int notify_payload(const notify_event_t *ev, notify_format_t f, char **body,
         snprintf(source, sizeof(source), "/hcp-controller/namespaces/%s", ev->ns);
         snprintf(type, sizeof(type), "io.openshift.hypershift.changemanagement.%s.v1",
                  notify_step_name(ev->step));
+        if (ev->step == NOTIFY_INITIATED && ev->superseded > 0)
+            snprintf(sup, sizeof(sup), "window-soon %" PRId64 "h%02" PRId64 "m",
+                     (int64_t)ev->superseded / 3600, ((int64_t)ev->superseded % 3600) / 60);
+        json_t *asked = ev->request == SCHED_NEG_INF ? NULL : jtime(ev->request);
         doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:{s:s, s:s, s:s, s:s, s:s?, "
-                        "s:o, s:o, s:s, s:s?}}",
+                        "s:o, s:o, s:s, s:s?, s:o?, s:s?}}",
                         "specversion", "1.0", "id", id, "source", source, "type", type,
                         "subject", subject, "time", jtime(ev->at), "datacontenttype",
                         "application/json", "data", "kind", ev->kind, "namespace", ev->ns,
                         "name", ev->name, "step", notify_step_name(ev->step), "change",
                         ev->change, "until", jtime(ev->until), "window", jtime(ev->window),
-                        "message", text, "detail", ev->detail);
+                        "message", text, "detail", ev->detail, "requestedAt", asked,
+                        "supersedes", sup[0] ? sup : NULL);
         *content_type = "application/cloudevents+json";
     }
     if (!doc)

@@ -1,9 +1,11 @@
 /* notify payload: one notification's body (DESIGN.md 3.9).
  *
- * A notification is about one object, one step and one window: the id is
- * derived from (object uid, step, window start) alone, so that a receiver
- * (and a controller after a restart) recognises a notification sent again
- * as the same one. Two forms: CloudEvents 1.0 in structured mode
+ * A notification is about one object, one step and one window, and for
+ * held, window-soon and initiated one request: the id is derived from
+ * (object uid, step, window start, lead, the request's recorded time when
+ * there is one) alone, so that a receiver (and a controller after a
+ * restart) recognises a notification sent again as the same one, and a
+ * second request held for the same window as another. Two forms: CloudEvents 1.0 in structured mode
  * (application/cloudevents+json: the attributes and `data` in one JSON
  * document) and a Slack-compatible {"text": ...}. Pure.
  */
@@ -38,13 +40,19 @@ typedef struct notify_event {
     sched_time_t until;      /* held until / window opens at / override ends;
                                 SCHED_POS_INF when not known */
     sched_time_t lead;       /* NOTIFY_WINDOW_SOON: the lead (seconds) */
+    sched_time_t request;    /* held, window-soon, initiated: when the request was
+                                recorded (part of the id); SCHED_NEG_INF none */
+    sched_time_t superseded; /* NOTIFY_INITIATED: the lead of a window-soon not told
+                                as the window opened first (data.supersedes); 0 none */
     const char *detail;      /* a sentence more (why, who), or NULL */
 } notify_event_t;
 
 /* The step's name in CloudEvents types and data ("held", "window-soon", ...). */
 const char *notify_step_name(notify_step_t s);
 
-/* The notification's id: 32 hex digits from (uid, step, window, lead). */
+/* The notification's id: 32 hex digits from (uid, step, window, lead) and
+ * the request when known (ev->request not SCHED_NEG_INF; without one the
+ * id is the same as before requests were part of it). */
 void notify_event_id(const notify_event_t *ev, char *buf, size_t len);
 
 /* The body of ev in format f: a new NUL-terminated string (free()) in

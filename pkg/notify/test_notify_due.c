@@ -29,7 +29,8 @@ static notify_obs_t held_obs(const char *now)
 {
     return (notify_obs_t){.now = T(now), .held = true, .restricted = true,
                           .current = T("2026-03-01T00:10:00Z"), .has_next = true,
-                          .next = T("2026-03-07T00:00:00Z"), .outcome_at = SCHED_NEG_INF,
+                          .next = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
+                          .outcome_at = SCHED_NEG_INF,
                           .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
 }
 
@@ -103,7 +104,8 @@ static void test_lifecycle_restart(void **state)
     assert_int_equal(deliver(&o, &m), 2);
     /* The window opens; the release is let through and under way. */
     o = (notify_obs_t){.now = T("2026-03-07T00:00:05Z"), .let_through = true,
-                       .current = T("2026-03-07T00:00:00Z"), .outcome_at = SCHED_NEG_INF,
+                       .current = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
+                       .outcome_at = SCHED_NEG_INF,
                        .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
     notify_config_t c = cfg();
     notify_due_t d[NOTIFY_DUE_MAX];
@@ -136,6 +138,126 @@ static void test_lifecycle_restart(void **state)
     assert_int_equal(d[0].step, NOTIFY_INITIATED);
 }
 
+/* A second request held for the same window (a NodePool asked again while
+ * its first change still waits): held, window-soon and initiated are told
+ * once for it too, and a restart (the marks read back from the annotation)
+ * tells nothing of either request again. */
+static void test_second_request_same_window(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, back;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-06T22:00:00Z");
+    o.request = T("2026-03-06T21:59:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 2); /* held, window-soon 48h */
+    assert_true(d[0].request == o.request && d[1].request == o.request);
+    notify_marks_note(&m, &d[0], &c);
+    notify_marks_note(&m, &d[1], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* The second request, recorded half an hour later, same window. */
+    o.now = T("2026-03-06T22:30:00Z");
+    o.request = T("2026-03-06T22:29:30Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 2);
+    assert_int_equal(d[0].step, NOTIFY_HELD);
+    assert_int_equal(d[1].step, NOTIFY_WINDOW_SOON);
+    assert_true(d[0].window == T("2026-03-07T00:00:00Z") && d[0].request == o.request);
+    notify_marks_note(&m, &d[0], &c);
+    notify_marks_note(&m, &d[1], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* A restart: nothing again. */
+    notify_marks_format(&m, text, sizeof(text));
+    assert_string_equal(text, "held=2026-03-07T00:00:00Z@2026-03-06T22:29:30Z "
+                              "window-soon-48h=2026-03-07T00:00:00Z@2026-03-06T22:29:30Z");
+    notify_marks_parse(text, &back);
+    assert_true(notify_marks_cover(&back, &m) && notify_marks_cover(&m, &back));
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+    /* The 1h lead: once, for the second request. */
+    o.now = T("2026-03-06T23:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &back, d), 1);
+    assert_true(d[0].step == NOTIFY_WINDOW_SOON && d[0].lead == 3600);
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* The first request's marks are not the second's: */
+    notify_marks_parse("held=2026-03-07T00:00:00Z@2026-03-06T21:59:00Z", &back);
+    assert_int_equal(notify_due(&o, &c, &back, d), 2);
+    assert_int_equal(d[0].step, NOTIFY_HELD);
+    /* The window opens: initiated once, for the second request. */
+    notify_obs_t w = {.now = T("2026-03-07T00:00:05Z"), .let_through = true,
+                      .current = T("2026-03-07T00:00:00Z"), .request = o.request,
+                      .outcome_at = SCHED_NEG_INF, .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF};
+    assert_int_equal(notify_due(&w, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_INITIATED);
+    assert_true(d[0].request == o.request);
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&w, &c, &m, d), 0);
+    notify_marks_format(&m, text, sizeof(text));
+    notify_marks_parse(text, &back);
+    assert_int_equal(notify_due(&w, &c, &back, d), 0);
+}
+
+/* Marks merge by (window, request): a later request of the same window
+ * wins whichever order they arrive in; an older annotation (no request)
+ * is covered by one that names it. */
+static void test_marks_merge_requests(void **state)
+{
+    (void)state;
+    notify_marks_t a, b, m;
+    notify_marks_parse("held=2026-03-07T00:00:00Z@2026-03-06T22:29:30Z", &a);
+    notify_marks_parse("held=2026-03-07T00:00:00Z@2026-03-06T21:59:00Z", &b);
+    m = b;
+    notify_marks_merge(&m, &a);
+    assert_true(m.req[NOTIFY_HELD] == T("2026-03-06T22:29:30Z"));
+    m = a;
+    notify_marks_merge(&m, &b);
+    assert_true(m.req[NOTIFY_HELD] == T("2026-03-06T22:29:30Z"));
+    assert_false(notify_marks_cover(&b, &a));
+    assert_true(notify_marks_cover(&a, &b));
+    notify_marks_parse("held=2026-03-07T00:00:00Z", &b);
+    assert_true(b.req[NOTIFY_HELD] == SCHED_NEG_INF);
+    assert_true(notify_marks_cover(&a, &b));
+    /* A request on a step that has none is malformed: ignored. */
+    notify_marks_parse("completed=2026-03-07T00:20:00Z@2026-03-06T22:29:30Z "
+                       "held=2026-03-07T00:00:00Z@yesterday",
+                       &b);
+    assert_true(b.at[NOTIFY_COMPLETED] == SCHED_NEG_INF && b.at[NOTIFY_HELD] == SCHED_NEG_INF);
+}
+
+/* A window-soon due is told late as long as the window has not opened;
+ * once it opened, the initiated step supersedes it and names the lead. */
+static void test_window_soon_late(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, late;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-06T20:00:00Z");
+    o.request = T("2026-03-06T19:59:00Z");
+    assert_int_equal(deliver(&o, &m), 2); /* held, window-soon 48h */
+    late = m;
+    /* Reached at 23:59:59 instead of 23:00: the 1h notice still goes. */
+    o.now = T("2026-03-06T23:59:59Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_WINDOW_SOON);
+    assert_true(d[0].lead == 3600);
+    notify_marks_note(&m, &d[0], &c);
+    notify_obs_t w = {.now = T("2026-03-07T00:00:05Z"), .let_through = true,
+                      .current = T("2026-03-07T00:00:00Z"), .request = o.request,
+                      .outcome_at = SCHED_NEG_INF, .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF};
+    assert_int_equal(notify_due(&w, &c, &m, d), 1);
+    assert_true(d[0].step == NOTIFY_INITIATED && d[0].superseded == 0);
+    /* Reached only once the window opened: no window-soon (the window is
+     * open), the initiated step supersedes the 1h notice and says so. */
+    assert_int_equal(notify_due(&w, &c, &late, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_INITIATED);
+    assert_true(d[0].superseded == 3600);
+}
+
 /* A completion seen first long after it happened is not news. */
 static void test_old_outcome_not_news(void **state)
 {
@@ -160,7 +282,8 @@ static void test_gate(void **state)
     notify_marks_init(&m);
     notify_obs_t o = {.now = T("2026-03-07T00:00:05Z"), .held = true, .restricted = true,
                       .gate_failed = true, .current = T("2026-03-07T00:00:00Z"),
-                      .outcome_at = SCHED_NEG_INF, .override_at = SCHED_NEG_INF,
+                      .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF,
+                      .override_at = SCHED_NEG_INF,
                       .override_end = SCHED_POS_INF};
     assert_int_equal(deliver(&o, &m), 1);
     assert_true(m.at[NOTIFY_GATE_SKIPPED] == T("2026-03-07T00:00:00Z"));
@@ -176,7 +299,8 @@ static void test_override(void **state)
     notify_marks_t m;
     notify_due_t d[NOTIFY_DUE_MAX];
     notify_marks_init(&m);
-    notify_obs_t o = {.now = T("2026-03-05T10:01:00Z"), .outcome_at = SCHED_NEG_INF,
+    notify_obs_t o = {.now = T("2026-03-05T10:01:00Z"), .request = SCHED_NEG_INF,
+                      .outcome_at = SCHED_NEG_INF,
                       .override_at = T("2026-03-05T10:00:00Z"),
                       .override_end = T("2026-03-05T14:00:00Z")};
     assert_int_equal(notify_due(&o, &c, &m, d), 1);
@@ -245,6 +369,9 @@ int main(void)
         cmocka_unit_test(test_override),
         cmocka_unit_test(test_held_no_window),
         cmocka_unit_test(test_parse_bad_tokens),
+        cmocka_unit_test(test_second_request_same_window),
+        cmocka_unit_test(test_marks_merge_requests),
+        cmocka_unit_test(test_window_soon_late),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

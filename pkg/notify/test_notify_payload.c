@@ -24,7 +24,8 @@ static notify_event_t held(void)
     return (notify_event_t){.step = NOTIFY_HELD, .kind = "HostedCluster", .ns = "clusters",
                             .name = "prod", .uid = "u-1", .window = T("2026-03-07T00:00:00Z"),
                             .at = T("2026-03-06T10:00:00Z"), .change = "release 4.17.1",
-                            .until = T("2026-03-07T00:00:00Z"), .detail = "requested by ocm"};
+                            .until = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
+                            .detail = "requested by ocm"};
 }
 
 static void test_cloudevent(void **state)
@@ -104,12 +105,49 @@ static void test_ids(void **state)
     assert_string_not_equal(ia, ib);
 }
 
+/* Held, window-soon and initiated carry the request: a second request held
+ * for the same window is another notification (another id), the same
+ * request sent again the same one; the body names the request's time and,
+ * for an initiated step, the notice the window's opening superseded. */
+static void test_request_in_id_and_body(void **state)
+{
+    (void)state;
+    notify_event_t a = held(), b = held();
+    char ia[40], ib[40], *body;
+    const char *ct;
+    a.request = b.request = T("2026-03-04T09:12:00Z");
+    notify_event_id(&a, ia, sizeof(ia));
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_equal(ia, ib);
+    b.request = T("2026-03-05T11:00:00Z");
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    b.request = SCHED_NEG_INF;
+    notify_event_id(&b, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    a.step = NOTIFY_INITIATED;
+    a.superseded = 3600;
+    assert_int_equal(notify_payload(&a, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    json_t *d = json_loads(body, 0, NULL);
+    json_t *data = json_object_get(d, "data");
+    assert_string_equal(json_string_value(json_object_get(data, "requestedAt")),
+                        "2026-03-04T09:12:00Z");
+    assert_string_equal(json_string_value(json_object_get(data, "supersedes")),
+                        "window-soon 1h00m");
+    assert_string_equal(json_string_value(json_object_get(data, "message")),
+                        "release 4.17.1 is let through: the window is open (it opened before "
+                        "the 1h00m notice was sent).");
+    json_decref(d);
+    free(body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cloudevent),
         cmocka_unit_test(test_slack),
         cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_request_in_id_and_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

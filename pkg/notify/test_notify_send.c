@@ -83,7 +83,8 @@ static void run_until(struct ev_loop *loop, notify_sender_t *s, uint64_t sent, u
 static const notify_event_t held = {
     .step = NOTIFY_HELD, .kind = "HostedCluster", .ns = "clusters", .name = "prod",
     .uid = "0b8c8f7e-1", .window = 1772841600, .at = 1772830000,
-    .change = "release quay.io/x:4.17.1", .until = 1772841600, .detail = NULL};
+    .request = SCHED_NEG_INF, .change = "release quay.io/x:4.17.1", .until = 1772841600,
+    .detail = NULL};
 
 static void config(notify_config_t *cfg, int port, const char *token_file)
 {
@@ -216,7 +217,8 @@ static void test_delivered_after_every_endpoint(void **state)
     recv_t r1 = {0}, r2 = {.fail_first = 1};
     told_t t = {0};
     char err[200];
-    notify_due_t d = {.step = NOTIFY_HELD, .window = 1772841600, .until = 1772841600};
+    notify_due_t d = {.step = NOTIFY_HELD, .window = 1772841600, .until = 1772841600,
+                      .request = SCHED_NEG_INF};
 
     http_server_init(&srv, NULL);
     assert_int_equal(http_server_route(&srv, "POST", "/hook", on_post, &r1), 0);
