@@ -456,7 +456,7 @@ echo "   status seeded: both control planes run 4.17.0"
 echo
 echo "-- policies: windows in the simulated span (hcp-controller preview)"
 for f in "$OBJECTS"/policy-*.yaml; do
-  name=$(manifests "$f" | awk '/^metadata:/ { m = 1 } m && /^  name:/ { print $2; exit }')
+  name=$(manifests "$f" | awk '/^metadata:/ { m = 1 } m && /^  name:/ && n == "" { n = $2 } END { print n }')
   tz=$(awk '/timeZone:/ { print $2; exit }' "$f")
   wins=$(manifests "$f" | "$HCP_BIN" preview -f - --from "$SIM_START" --count 40 -o json |
     jq -r --arg until "$SIM_END" '[.windows[] | select(.start < $until) |
@@ -558,8 +558,8 @@ kube_version=$(. "$repo/e2e/lib.sh" && echo "$KUBE_VERSION")
   --set webhook.enabled=true --set "notifications.endpoints[0].name=demo-receiver" \
   --set "notifications.endpoints[0].url=http://127.0.0.1:$RPORT/events" \
   --show-only templates/webhook.yaml 2>"$DEMO_DIR/helm.err" |
-  awk '/^  guard-rails.yaml: [|]/ { on = 1; next } on && /^    / { print substr($0, 5); next } on { exit }' \
-    >"$DEMO_DIR/guard-rails.yaml"
+  awk '/^  guard-rails.yaml: [|]/ && !done { on = 1; next } on && /^    / { print substr($0, 5); next }
+       on { on = 0; done = 1 }' >"$DEMO_DIR/guard-rails.yaml" # reads to the end: helm is not cut off
 grep -q "demo-receiver" "$DEMO_DIR/guard-rails.yaml" ||
   die "helm did not render the guard rails' file: $(head -c 400 "$DEMO_DIR/helm.err")"
 for _ in $(seq 1 100); do
