@@ -115,8 +115,12 @@ typedef struct decide_plan {
                                      self.data), NULL when not in the view */
     decide_decision_t d;          /* what the object should look like */
     bool cluster_stanza;          /* NodePools: its HostedCluster has a stanza */
-    bool opted_in;                /* NodePools: it or its HostedCluster has a stanza */
-    /* Our opt-in label (DECIDE_OPTIN_LABEL) on the HostedCluster itself, or
+    bool opted_in;                /* NodePools: it or its HostedCluster has a stanza;
+                                     HostedClusters: it or one of its NodePools has one
+                                     (the fields that roll every NodePool are held for
+                                     the pools' windows, hcfields.h) */
+    /* Our opt-in label (DECIDE_OPTIN_LABEL) on the HostedCluster (it or one
+     * of its NodePools has a stanza: opted_in), or
      * on a NodePool's MachineDeployment/MachineSet: +1 add it, -1 remove
      * it, 0 already right (or no such object, or the view does not have
      * the webhooks: admission_holds false). */
