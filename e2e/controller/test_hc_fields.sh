@@ -25,7 +25,8 @@
 # at Friday 23:00 is held until 03:00 and applied then. HostedCluster c has
 # no stanza and neither has its pool r1: no label, no write of ours but the
 # ChangesPaused=False every HostedCluster is told (status), its proxy change
-# goes through.
+# goes through. Each held request applied is told in exactly one
+# ChangesInitiated Event (a change of configuration shows no pending version).
 # HC_FIELDS_HOLD=0 runs the controller's hold with the HostedCluster webhook
 # left out (the hold broken): the checks that depend on it fail.
 set -uo pipefail
@@ -167,6 +168,11 @@ check_eq "the request was applied and its record dropped" "http://proxy-2:3128 t
   "$(get "$HC" "\"\\(.spec.configuration.proxy.httpProxy) \\(.spec.additionalTrustBundle.name) \\(.metadata.annotations[\"$REQ\"] // \"none\")\"")"
 b_applied() { [ "$(get "$HCB" '.spec.configuration.proxy.httpProxy // "none"')" = http://proxy-b:3128 ]; }
 check "b: the held proxy is applied at q1's window" wait_for 10 b_applied
+initiated() { events "$NS" "$1" | grep -c '^ChangesInitiated$'; }
+a_told() { [ "$(initiated a)" -ge 1 ] && [ "$(initiated b)" -ge 1 ]; }
+check "ChangesInitiated told for the held fields applied (a, b)" wait_for 10 a_told
+sleep 1
+check_eq "ChangesInitiated exactly once each (a, b)" "1 1" "$(initiated a) $(initiated b)"
 check_eq "c: still no label, no write of ours (but its status)" "none 0" "$(label_of "$HCC") $(ours "$HCC")"
 check_eq "spec.pullSecret untouched" ps1 "$(get "$HC" .spec.pullSecret.name)"
 done_all() { [ "$(np_get p1 .status.version)" = 4.17.0 ] && [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] &&
@@ -202,6 +208,8 @@ applied() { [ "$(get "$HC" .spec.configuration.proxy.httpProxy)" = http://proxy-
 check "a PermissiveUntil override applies the held proxy" wait_for 10 applied
 read -r b1 b2 b3 <<<"$before"
 all_rolled() { [ "$(rollouts p1)" -gt "$b1" ] && [ "$(rollouts p2)" -gt "$b2" ] && [ "$(rollouts p3)" -gt "$b3" ]; }
+a_twice() { [ "$(initiated a)" -ge 2 ]; }
+check "the override's application is told too" wait_for 10 a_twice
 check "every pool rolls for it, p3 included (HyperShift hashes the proxy into every pool's target)" \
   wait_for 20 all_rolled
 

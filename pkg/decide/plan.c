@@ -376,6 +376,13 @@ uint64_t decide_release_hash(const char *image)
     return h ? h : 1;
 }
 
+bool decide_initiated(const decide_plan_t *p, bool have_last, int last_pending, bool let_through)
+{
+    if (!p->decided || decide_request_held(p->kind, p->self.data, &p->d))
+        return false; /* nothing let through while the request is carried */
+    return let_through || (have_last && last_pending == 2 && p->d.pending_metric == 1);
+}
+
 bool decide_unheld(const decide_plan_t *p, const decide_seen_t *prev_in, decide_seen_t *now)
 {
     const decide_capi_t *capi = p->capi.data;

@@ -162,6 +162,19 @@ typedef struct decide_seen {
     uint64_t release;    /* HostedClusters: decide_release_hash() of the release read */
 } decide_seen_t;
 
+/* The ChangesInitiated step (its Event and notification): true when the
+ * decided plan p is the first since a held change was let through, told
+ * once per change. let_through: a reconcile since the previous decision
+ * wrote the application of a held request of this object (a release, a
+ * NodePool's config or tuningConfig, the HostedCluster's fields that roll
+ * every NodePool); it counts once the object no longer carries the request
+ * (the write landed), whatever the pending state says, since a change of
+ * configuration alone never shows as a pending version. Otherwise the
+ * pending changes a pause kept blocked may now start: have_last, and the
+ * previous decision's pending_metric last_pending was 2 where p's is 1.
+ * Never while the object still carries a held request. */
+bool decide_initiated(const decide_plan_t *p, bool have_last, int last_pending, bool let_through);
+
 /* A hash of a release image for decide_seen_t (never 0; 0 for NULL). */
 uint64_t decide_release_hash(const char *image);
 
