@@ -19,6 +19,14 @@
 #     held and ChangesPending (NoCommonWindow) and `explain` name p3;
 #   - a PermissiveUntil override on the HostedCluster applies it, and every
 #     pool rolls.
+# HostedCluster b has no stanza of its own (never restricted itself); its
+# pool q1 follows Saturday 03:00-07:00: b is opted in (the label the
+# webhook's objectSelector reads, as the chart renders it), its proxy change
+# at Friday 23:00 is held until 03:00 and applied then. HostedCluster c has
+# no stanza and neither has its pool r1: no label, no write of ours but the
+# ChangesPaused=False every HostedCluster is told (status), its proxy change
+# goes through. Each held request applied is told in exactly one
+# ChangesInitiated Event (a change of configuration shows no pending version).
 # HC_FIELDS_HOLD=0 runs the controller's hold with the HostedCluster webhook
 # left out (the hold broken): the checks that depend on it fail.
 set -uo pipefail
@@ -43,13 +51,19 @@ mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy w
 mk_policy "$NS" late "$(weekly_policy Saturday 03:00 4h)" || not_ok "policy late"
 mk_policy "$NS" sunday "$(weekly_policy Sunday 01:00 1h)" || not_ok "policy sunday"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
+mk_hc "$NS" b || not_ok "HostedCluster b (no stanza)"
+mk_hc "$NS" c || not_ok "HostedCluster c (no stanza)"
 HC=$(hc_path "$NS" a)
 api PATCH "$HC" '{"spec": {"pullSecret": {"name": "ps1"}, "additionalTrustBundle": {"name": "tb1"},
   "configuration": {"proxy": {"httpProxy": "http://proxy-1:3128"}}}}' >/dev/null ||
   not_ok "HostedCluster configuration"
 # The webhooks from here on (nobody answers them before the controller runs).
 WPORT=$(free_port)
+# The HostedCluster hold sees opted-in HostedClusters only, as the chart's
+# objectSelector (values.yaml webhook.objectSelector) has it.
 holds_webhook_config "$WPORT" "$NS" "$HCP_NS" |
+  jq -c '.webhooks |= map(if .clientConfig.url | endswith("/hold/hostedclusters") then
+    .objectSelector = {matchLabels: {"changemanagement.hypershift.openshift.io/opted-in": "true"}} else . end)' |
   if [ "${HC_FIELDS_HOLD:-1}" = 0 ]; then jq -c '.webhooks |= map(select(.clientConfig.url | endswith("/hold/hostedclusters") | not))'; else cat; fi |
   k apply -f - >/dev/null || not_ok "webhook configuration"
 start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
@@ -59,16 +73,20 @@ model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m || 
   summary
   exit 1
 }
-# mk_pool NAME TYPE POLICY
+# mk_pool NAME TYPE POLICY [CLUSTER]: POLICY "" for a pool without a stanza.
 mk_pool() {
-  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" --arg p "$3" '{
+  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" --arg p "$3" \
+    --arg c "${4:-a}" '{
     apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": $p}},
-    spec: {clusterName: "a", replicas: 2, management: {upgradeType: $t}, release: {image: $img}}}')" \
+    metadata: {name: $n, annotations: (if $p == "" then {} else {"changemanagement.hypershift.openshift.io/policy": $p} end)},
+    spec: {clusterName: $c, replicas: 2, management: {upgradeType: $t}, release: {image: $img}}}')" \
     application/json >/dev/null || not_ok "NodePool $1"
 }
 mk_pool p1 Replace weekend
 mk_pool p2 InPlace late
+mk_pool q1 Replace late b
+mk_pool r1 Replace "" c
+HCB=$(hc_path "$NS" b) HCC=$(hc_path "$NS" c)
 CMS=/api/v1/namespaces/$HCP_NS/configmaps
 running() {
   api GET "$CMS?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
@@ -80,6 +98,13 @@ settled() { [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] && [ "$(np_get p1
 check "the pools run on 2 nodes each" wait_for 30 settled
 labelled() { [ "$(get "$HC" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
 check "the controller opts the HostedCluster in" wait_for 10 labelled
+label_of() { get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // "none"'; }
+b_labelled() { [ "$(label_of "$HCB")" = true ]; }
+check "b (no stanza; its pool q1 has one) is opted in" wait_for 10 b_labelled
+# ours OBJ: our writes of OBJ other than its status conditions.
+ours() { get "$1" '[.metadata.managedFields[]? | select(.manager == "hcp-controller" and .subresource != "status")] | length'; }
+check_eq "c (no stanza, nor its pool r1): no label" none "$(label_of "$HCC")"
+check_eq "c: no write of ours (but its status)" 0 "$(ours "$HCC")"
 # rollouts POOL: rollout starts the model recorded for POOL.
 rollouts() { echo $(($(model_count replacement-start "$HCP_NS/$1") + $(model_count inplace-update-start "$HCP_NS/$1"))); }
 check_eq "no rollout yet" "0 0" "$(rollouts p1) $(rollouts p2)"
@@ -99,6 +124,18 @@ waiting() { [ "$(cond "$HC" ChangesPending reason)" = WaitingForCommonWindow ]; 
 check "ChangesPending: WaitingForCommonWindow" wait_for 10 waiting
 check_contains "ChangesPending names the common window's start" "held until $OPEN" \
   "$(cond "$HC" ChangesPending message)"
+# b: never restricted itself, but q1 is until 03:00.
+out=$(api PATCH "$HCB" '{"spec": {"configuration": {"proxy": {"httpProxy": "http://proxy-b:3128"}}}}')
+check_eq "b: spec.configuration.proxy stays while q1 is restricted" none \
+  "$(jq -r '.spec.configuration.proxy.httpProxy // "none"' <<<"$out")"
+check_eq "b: the request is recorded" http://proxy-b:3128 \
+  "$(jq -r --arg k "$REQ" '.metadata.annotations[$k] // "{}" | fromjson | .configuration.proxy.httpProxy' <<<"$out")"
+b_waiting() { [ "$(cond "$HCB" ChangesPending reason)" = WaitingForCommonWindow ]; }
+check "b: ChangesPending WaitingForCommonWindow" wait_for 10 b_waiting
+check_contains "b: held until q1's window" "held until $OPEN" "$(cond "$HCB" ChangesPending message)"
+out=$(api PATCH "$HCC" '{"spec": {"configuration": {"proxy": {"httpProxy": "http://proxy-c:3128"}}}}')
+check_eq "c: the proxy change goes through" "http://proxy-c:3128 none" \
+  "$(jq -r --arg k "$REQ" '"\(.spec.configuration.proxy.httpProxy) \(.metadata.annotations[$k] // "none")"' <<<"$out")"
 companion() { [ "$(cm_status "$NS" hostedcluster a .heldChange.hostedClusterSpec.configuration.proxy.httpProxy)" = http://proxy-2:3128 ]; }
 check "the HostedChangeManagementStatus carries the held request (heldChange.hostedClusterSpec)" wait_for 10 companion
 
@@ -107,6 +144,7 @@ sleep_until_sim a "$(rfc3339 $(($(epoch "$HC_OPEN") + 1800)))"
 check_eq "in the HostedCluster's own window, p2 restricted: the proxy stays" http://proxy-1:3128 \
   "$(get "$HC" .spec.configuration.proxy.httpProxy)"
 check_eq "0 rollouts before the common window" "0 0" "$(rollouts p1) $(rollouts p2)"
+check_eq "b: the proxy stays before q1's window" none "$(get "$HCB" '.spec.configuration.proxy.httpProxy // "none"')"
 
 # ---- 03:00: the common window opens, the request is applied, both pools roll ----
 
@@ -128,6 +166,14 @@ for ev in "replacement-start $HCP_NS/p1" "inplace-update-start $HCP_NS/p2"; do
 done
 check_eq "the request was applied and its record dropped" "http://proxy-2:3128 tb2 none" \
   "$(get "$HC" "\"\\(.spec.configuration.proxy.httpProxy) \\(.spec.additionalTrustBundle.name) \\(.metadata.annotations[\"$REQ\"] // \"none\")\"")"
+b_applied() { [ "$(get "$HCB" '.spec.configuration.proxy.httpProxy // "none"')" = http://proxy-b:3128 ]; }
+check "b: the held proxy is applied at q1's window" wait_for 10 b_applied
+initiated() { events "$NS" "$1" | grep -c '^ChangesInitiated$'; }
+a_told() { [ "$(initiated a)" -ge 1 ] && [ "$(initiated b)" -ge 1 ]; }
+check "ChangesInitiated told for the held fields applied (a, b)" wait_for 10 a_told
+sleep 1
+check_eq "ChangesInitiated exactly once each (a, b)" "1 1" "$(initiated a) $(initiated b)"
+check_eq "c: still no label, no write of ours (but its status)" "none 0" "$(label_of "$HCC") $(ours "$HCC")"
 check_eq "spec.pullSecret untouched" ps1 "$(get "$HC" .spec.pullSecret.name)"
 done_all() { [ "$(np_get p1 .status.version)" = 4.17.0 ] && [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] &&
   [ "$(get "$(md_path "$NS" a p1)" '.status.updatedReplicas // 0')" = 2 ]; }
@@ -162,6 +208,8 @@ applied() { [ "$(get "$HC" .spec.configuration.proxy.httpProxy)" = http://proxy-
 check "a PermissiveUntil override applies the held proxy" wait_for 10 applied
 read -r b1 b2 b3 <<<"$before"
 all_rolled() { [ "$(rollouts p1)" -gt "$b1" ] && [ "$(rollouts p2)" -gt "$b2" ] && [ "$(rollouts p3)" -gt "$b3" ]; }
+a_twice() { [ "$(initiated a)" -ge 2 ]; }
+check "the override's application is told too" wait_for 10 a_twice
 check "every pool rolls for it, p3 included (HyperShift hashes the proxy into every pool's target)" \
   wait_for 20 all_rolled
 

@@ -17,6 +17,11 @@
 #     bootstrap failure), and status.replicas follows the scale;
 #   - the window opens: each rollout starts within 1 s (real) of the
 #     boundary, none before, and completes; status.version becomes 4.17.1.
+# A third Replace pool (cf) is asked for a spec.config change alone (no
+# release): held the same way, applied at the window, rolled. Each held
+# change let through is told in exactly one ChangesInitiated Event (the
+# releases of rp and ip, and cf's configuration, which never shows as a
+# pending version).
 # NP_HOLD=0 leaves /hold/nodepools out of the webhook configuration (the
 # hold broken): the checks above that depend on it fail.
 set -uo pipefail
@@ -63,6 +68,7 @@ mk_pool() {
 }
 mk_pool rp Replace
 mk_pool ip InPlace
+mk_pool cf Replace
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/rp
 MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
 CMS=/api/v1/namespaces/$HCP_NS/configmaps
@@ -86,7 +92,7 @@ ud_ip=$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)
 echo "# running user data: rp $ud_rp, ip $ud_ip"
 labelled() { [ "$(np_get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
 check "the controller opts the NodePools in (the label the chart's objectSelector reads)" \
-  wait_for 10 eval 'labelled rp && labelled ip'
+  wait_for 10 eval 'labelled rp && labelled ip && labelled cf'
 
 # ---- restricted: 4.17.1 asked for, held at the NodePools, for longer than the TTL ----
 
@@ -97,6 +103,10 @@ for p in rp ip; do
   check_eq "$p: the request is recorded" "$REL1" \
     "$(jq -r --arg k "$REQ" '.metadata.annotations[$k] // "{}" | fromjson | .release.image // ""' <<<"$out")"
 done
+out=$(api PATCH "$(np_path "$NS" cf)" '{"spec": {"config": [{"name": "tuned-2"}]}}')
+check_eq "cf: spec.config stays" none "$(jq -r '.spec.config[0].name // "none"' <<<"$out")"
+check_eq "cf: the request is recorded (configuration alone)" tuned-2 \
+  "$(jq -r --arg k "$REQ" '.metadata.annotations[$k] // "{}" | fromjson | .config[0].name // ""' <<<"$out")"
 sleep 5 # 50 simulated minutes: longer than the token TTL
 # secret_state NAME: present/absent, and the token's expiry ("-" when none).
 secret_state() {
@@ -134,8 +144,10 @@ remediated() { [ "$(model_count remediation-replacement "$HCP_NS/rp")" -ge 1 ] &
 check "a machine deleted by remediation is replaced by one that becomes a node" wait_for 10 remediated
 check_eq "no machine failed to bootstrap (model record)" 0 \
   "$(model_records | jq -s '[.[] | select(.event == "bootstrap-failed")] | length')"
-check_eq "no rollout before the window (model record)" "0 0" \
-  "$(model_count replacement-start "$HCP_NS/rp") $(model_count inplace-update-start "$HCP_NS/ip")"
+check_eq "no rollout before the window (model record)" "0 0 0" \
+  "$(model_count replacement-start "$HCP_NS/rp") $(model_count inplace-update-start "$HCP_NS/ip") $(model_count replacement-start "$HCP_NS/cf")"
+initiated() { events "$NS" "$1" | grep -c '^ChangesInitiated$'; }
+check_eq "no ChangesInitiated before the window" "0 0 0" "$(initiated rp) $(initiated ip) $(initiated cf)"
 check_eq "status.version still 4.17.0" "4.17.0 4.17.0" "$(np_get rp .status.version) $(np_get ip .status.version)"
 check_contains "the pool's ChangesPending names the held change" "The held change (release $REL1)" \
   "$(cond "$(np_path "$NS" rp)" ChangesPending message)"
@@ -161,6 +173,13 @@ done_all() {
 }
 check "the rollouts complete and HyperShift reports 4.17.1 (status.version)" wait_for 40 done_all
 check_eq "the requests were applied" "$REL1 $REL1" "$(np_get rp .spec.release.image) $(np_get ip .spec.release.image)"
+cf_rolled() { [ "$(np_get cf '.spec.config[0].name // ""')" = tuned-2 ] && [ "$(model_count replacement-start "$HCP_NS/cf")" -ge 1 ]; }
+check "cf: its configuration is applied and rolled in the window" wait_for 20 cf_rolled
+told() { [ "$(initiated rp)" -ge 1 ] && [ "$(initiated ip)" -ge 1 ] && [ "$(initiated cf)" -ge 1 ]; }
+check "ChangesInitiated told for each held change let through" wait_for 10 told
+sleep 2 # a second Event would be written by now
+check_eq "ChangesInitiated exactly once each (rp and ip releases, cf configuration alone)" "1 1 1" \
+  "$(initiated rp) $(initiated ip) $(initiated cf)"
 check_eq "no machine failed to bootstrap, rollouts included" 0 \
   "$(model_records | jq -s '[.[] | select(.event == "bootstrap-failed")] | length')"
 

@@ -71,6 +71,10 @@ typedef struct record {
     bool have_last;          /* the fields below hold the previous decision */
     bool last_restricted;
     int last_pending;
+    bool let_through;        /* a reconcile since the last decision wrote the
+                                application of a held request (decide_initiated()) */
+    bool initiated;          /* this decision tells ChangesInitiated (its notification
+                                step reads it) */
     bool last_gate_failed;   /* the previous decision was held by the health gate */
     bool last_min_left;      /* the previous decision was held by the minimum time left */
     bool last_cp_first;      /* the previous decision held a NodePool's request

@@ -9,8 +9,10 @@
 #include "decide/conditions.h"
 #include "log/log.h"
 
-/* What the plan says, as notify_due() reads it. */
-static notify_obs_t observe(const decide_plan_t *p, sched_time_t now)
+/* What the plan says, as notify_due() reads it; initiated: the decision
+ * tells ChangesInitiated (decide_initiated()), a held change let through
+ * even when nothing shows as pending (a change of configuration alone). */
+static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initiated)
 {
     const decide_decision_t *d = &p->d;
     const decide_gate_t *g = &d->gate;
@@ -25,7 +27,7 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now)
                       .restricted = d->restricted,
                       .current = d->state.current.start,
                       .gate_failed = g->applies && !g->pass && !g->skipped,
-                      .let_through = !d->restricted && d->pending_metric == 1,
+                      .let_through = !d->restricted && (d->pending_metric == 1 || initiated),
                       .outcome = h->outcome,
                       .outcome_at = h->outcome_at,
                       .override_at = SCHED_NEG_INF,
@@ -60,7 +62,7 @@ sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_
 {
     if (!notifying(c) || !p->managed)
         return SCHED_POS_INF;
-    notify_obs_t o = observe(p, now);
+    notify_obs_t o = observe(p, now, false);
     return notify_due_wake(&o, c->opts.notify_cfg);
 }
 
@@ -172,7 +174,7 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
 
     if (!notifying(c) || !p->managed)
         return;
-    notify_obs_t o = observe(p, now);
+    notify_obs_t o = observe(p, now, r->initiated);
     notify_marks_t m = known_marks(r, p);
     if (marks)
         write_marks(c, r, &p->managed->health.notified);

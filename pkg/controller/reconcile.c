@@ -363,7 +363,11 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal",
               d->restricted ? "WindowClosed" : "WindowOpened", d->paused_message);
     r->last_min_left = min_left;
-    if (r->have_last && r->last_pending == 2 && d->pending_metric == 1)
+    /* Once per held change let through: a release, or a change of
+     * configuration alone (which never shows as a pending version). */
+    r->initiated = decide_initiated(p, r->have_last, r->last_pending, r->let_through);
+    r->let_through = false;
+    if (r->initiated)
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
               "Pending changes may start now.");
     if (d->action == DECIDE_PAUSE_REASSERT) {
@@ -448,9 +452,11 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     if (label)
         patch = decide_label_patch(patch, label > 0, p->self.rv);
     if (patch) {
-        if (releasing)
+        if (releasing) {
+            r->let_through = true; /* told once the object shows it (decide_initiated()) */
             log_kv(LOG_INFO, "held change released", "kind", hc ? "HostedCluster" : "NodePool",
                    "namespace", r->ns, "name", r->name, "what", what, NULL);
+        }
         ctl_write_t w = {CTL_WRITE_PATCH, path, patch, hc ? &c->hcs : &c->nps, what,
                          r->wt.stale_own, p->self.rv, releasing};
         submit(c, r, &w);

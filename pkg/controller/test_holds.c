@@ -398,6 +398,69 @@ static void test_hc_fields_all_open(void **state)
     with_router("2026-03-07T02:00:00Z", hc_fields_all_open);
 }
 
+/* HostedCluster free has no stanza of its own: it is never restricted,
+ * but once one of its pools follows the weekend its fields that roll every
+ * NodePool are held outside the pool's window (the release passes); while
+ * no pool of it has a stanza they pass, untouched. */
+static const char hc_free_old[] =
+    "{" OBJ_META("HostedCluster", "clusters", "free") "},"
+    "\"spec\":{\"release\":{\"image\":\"r:1\"},"
+    "\"configuration\":{\"proxy\":{\"httpProxy\":\"http://p1\"}}}}";
+static const char hc_free_new[] =
+    "{" OBJ_META("HostedCluster", "clusters", "free") "},"
+    "\"spec\":{\"release\":{\"image\":\"r:2\"},"
+    "\"configuration\":{\"proxy\":{\"httpProxy\":\"http://p2\"}}}}";
+
+static answer_t update_free(adm_router_t *r)
+{
+    return update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "free",
+                  hc_free_old, hc_free_new);
+}
+
+static void hc_fields_no_stanza(adm_router_t *r, ctl_controller_t *c)
+{
+    answer_t a = update_free(r);
+    assert_true(a.allowed);
+    assert_int_equal(a.nops, 0); /* no pool of it opted in */
+    json_decref(a.stored);
+    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "freenp") ",\"annotations\":{"
+                        BY_WEEKEND "}},\"spec\":{\"clusterName\":\"free\"}}");
+    a = update_free(r);
+    assert_true(a.allowed);
+    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+                        "http://p1");
+    assert_string_equal(decide_json_str(a.stored, "spec.release.image"), "r:2");
+    assert_non_null(strstr(json_string_value(json_object_get(
+                               decide_json_path(a.stored, "metadata.annotations"),
+                               DECIDE_REQUESTED_HC_SPEC_ANNOTATION)),
+                           "http://p2"));
+    assert_non_null(strstr(a.warning, "spec.configuration.proxy"));
+    json_decref(a.stored);
+}
+
+static void test_hc_fields_no_stanza_pool_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-04T12:00:00Z", hc_fields_no_stanza);
+}
+
+static void hc_fields_no_stanza_open(adm_router_t *r, ctl_controller_t *c)
+{
+    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "freenp") ",\"annotations\":{"
+                        BY_WEEKEND "}},\"spec\":{\"clusterName\":\"free\"}}");
+    answer_t a = update_free(r);
+    assert_true(a.allowed);
+    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+                        "http://p2");
+    json_decref(a.stored);
+}
+
+static void test_hc_fields_no_stanza_pool_open(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", hc_fields_no_stanza_open);
+}
+
 /* HyperShift's NodePool reconcile writes a new template and drops the
  * pause. Nothing new is held at the MachineDeployment (the NodePool hold
  * keeps HyperShift from wanting another template while restricted): the
@@ -940,6 +1003,8 @@ int main(void)
         cmocka_unit_test(test_hostedcluster_in_window),
         cmocka_unit_test(test_hc_fields_pool_restricted),
         cmocka_unit_test(test_hc_fields_all_open),
+        cmocka_unit_test(test_hc_fields_no_stanza_pool_restricted),
+        cmocka_unit_test(test_hc_fields_no_stanza_pool_open),
         cmocka_unit_test(test_workers_restricted),
         cmocka_unit_test(test_workers_in_window),
         cmocka_unit_test(test_held_template_pending),

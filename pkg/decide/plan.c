@@ -121,6 +121,16 @@ static void pool_add(const char *name, const decide_np_t *np, void *arg)
     a->n++;
 }
 
+/* Whether a HostedCluster without a stanza of its own has a NodePool with
+ * one: the fields that roll every NodePool are then held for that pool's
+ * windows, so the HostedCluster opts in too (hcfields.h). */
+static void pool_opted(const char *name, const decide_np_t *np, void *arg)
+{
+    (void)name;
+    if (np->m.stanza.present)
+        *(bool *)arg = true;
+}
+
 /* The common window of HostedCluster ns/name and its opted-in NodePools
  * into p->common, and whether a held request of its fields goes now. */
 static int plan_common(const decide_view_t *v, const char *ns, const char *name,
@@ -195,7 +205,10 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
         p->stale = true;
         return 0;
     }
-    p->optin_label = label_action(v, hc->m.stanza.present, hc->optin_label);
+    p->opted_in = hc->m.stanza.present;
+    if (!p->opted_in && v->nodepools)
+        v->nodepools(v->ud, ns, name, pool_opted, &p->opted_in);
+    p->optin_label = label_action(v, p->opted_in, hc->optin_label);
     int rc = decide_hc(hc, p->res, p->capi.data, v->admission_holds, now, &p->d);
     if (rc)
         return hcp_errf(err, errlen, HCP_EINVAL, "HostedCluster %s/%s: schedule engine error %d",
@@ -361,6 +374,13 @@ uint64_t decide_release_hash(const char *image)
     for (; *image; image++)
         h = (h ^ (unsigned char)*image) * 1099511628211ULL;
     return h ? h : 1;
+}
+
+bool decide_initiated(const decide_plan_t *p, bool have_last, int last_pending, bool let_through)
+{
+    if (!p->decided || decide_request_held(p->kind, p->self.data, &p->d))
+        return false; /* nothing let through while the request is carried */
+    return let_through || (have_last && last_pending == 2 && p->d.pending_metric == 1);
 }
 
 bool decide_unheld(const decide_plan_t *p, const decide_seen_t *prev_in, decide_seen_t *now)

@@ -115,8 +115,12 @@ typedef struct decide_plan {
                                      self.data), NULL when not in the view */
     decide_decision_t d;          /* what the object should look like */
     bool cluster_stanza;          /* NodePools: its HostedCluster has a stanza */
-    bool opted_in;                /* NodePools: it or its HostedCluster has a stanza */
-    /* Our opt-in label (DECIDE_OPTIN_LABEL) on the HostedCluster itself, or
+    bool opted_in;                /* NodePools: it or its HostedCluster has a stanza;
+                                     HostedClusters: it or one of its NodePools has one
+                                     (the fields that roll every NodePool are held for
+                                     the pools' windows, hcfields.h) */
+    /* Our opt-in label (DECIDE_OPTIN_LABEL) on the HostedCluster (it or one
+     * of its NodePools has a stanza: opted_in), or
      * on a NodePool's MachineDeployment/MachineSet: +1 add it, -1 remove
      * it, 0 already right (or no such object, or the view does not have
      * the webhooks: admission_holds false). */
@@ -157,6 +161,19 @@ typedef struct decide_seen {
     bool rolling;        /* NodePools: its MachineDeployment/MachineSet was mid-rollout */
     uint64_t release;    /* HostedClusters: decide_release_hash() of the release read */
 } decide_seen_t;
+
+/* The ChangesInitiated step (its Event and notification): true when the
+ * decided plan p is the first since a held change was let through, told
+ * once per change. let_through: a reconcile since the previous decision
+ * wrote the application of a held request of this object (a release, a
+ * NodePool's config or tuningConfig, the HostedCluster's fields that roll
+ * every NodePool); it counts once the object no longer carries the request
+ * (the write landed), whatever the pending state says, since a change of
+ * configuration alone never shows as a pending version. Otherwise the
+ * pending changes a pause kept blocked may now start: have_last, and the
+ * previous decision's pending_metric last_pending was 2 where p's is 1.
+ * Never while the object still carries a held request. */
+bool decide_initiated(const decide_plan_t *p, bool have_last, int last_pending, bool let_through);
 
 /* A hash of a release image for decide_seen_t (never 0; 0 for NULL). */
 uint64_t decide_release_hash(const char *image);

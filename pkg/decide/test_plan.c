@@ -502,6 +502,144 @@ static void test_plan_common_window(void **state)
     fake_teardown(&f);
 }
 
+#define NP_WEEKEND_JSON(cluster)                                                               \
+    "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":"     \
+    "\"weekend\"}},\"spec\":{\"clusterName\":\"" cluster "\"}}"
+
+/* A HostedCluster without a stanza of its own whose NodePool has one: it
+ * opts in (the label the webhook's objectSelector reads), a held request
+ * of its fields that roll every NodePool waits for the pool's window
+ * (never restricted itself), and the webhook's common window is closed
+ * outside it. One whose pools have no stanza stays untouched. */
+static void test_plan_pools_opt_cluster_in(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    sched_time_t wed = tu_at("2026-03-04T12:00:00Z"), sat = tu_at("2026-03-07T01:00:00Z");
+    fake_setup(&f);
+    add(&f, DECIDE_HC, "clusters", "c",
+        from_json(DECIDE_HC, "{\"spec\":{\"release\":{\"image\":\"r:1\"}}}"));
+    add(&f, DECIDE_NP, "clusters", "c1", from_json(DECIDE_NP, NP_WEEKEND_JSON("c")));
+    add(&f, DECIDE_HC, "clusters", "free",
+        from_json(DECIDE_HC, "{\"spec\":{\"release\":{\"image\":\"r:1\"}}}"));
+    add(&f, DECIDE_NP, "clusters", "free1",
+        from_json(DECIDE_NP, "{\"metadata\":{},\"spec\":{\"clusterName\":\"free\"}}"));
+    add(&f, DECIDE_HC, "clusters", "d",
+        from_json(DECIDE_HC,
+                  "{\"metadata\":{\"labels\":{\"" DECIDE_OPTIN_LABEL "\":\"true\"},"
+                  "\"annotations\":{\"changemanagement.hypershift.openshift.io/"
+                  "requested-hostedcluster-spec\":\"{\\\"configuration\\\":{\\\"proxy\\\":"
+                  "{\\\"httpProxy\\\":\\\"http://p2\\\"}}}\"}},"
+                  "\"spec\":{\"release\":{\"image\":\"r:1\"}}}"));
+    add(&f, DECIDE_NP, "clusters", "d1", from_json(DECIDE_NP, NP_WEEKEND_JSON("d")));
+    decide_view_t v = plain_view(&f);
+    v.nodepools = fnodepools;
+    v.admission_holds = true;
+
+    /* The label follows the pools' stanzas. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "c", wed, &p, NULL, 0), 0);
+    assert_true(p.opted_in);
+    assert_int_equal(p.optin_label, 1);
+    assert_false(p.d.restricted); /* never restricted itself */
+    decide_plan_free(&p);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "free", wed, &p, NULL, 0), 0);
+    assert_false(p.opted_in);
+    assert_int_equal(p.optin_label, 0); /* untouched */
+    assert_false(p.common.computed);
+    decide_plan_free(&p);
+    ((decide_hc_t *)f.obj[f.n - 4].data)->optin_label = true; /* "free", labelled by hand */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "free", wed, &p, NULL, 0), 0);
+    assert_int_equal(p.optin_label, -1);
+    decide_plan_free(&p);
+
+    /* The webhook's question (common_window): closed on Wednesday, open on
+     * Saturday, though the HostedCluster itself may always change. */
+    v.common_window = true;
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "c", wed, &p, NULL, 0), 0);
+    assert_true(p.common.computed);
+    assert_int_equal(p.common.pools, 1);
+    assert_false(p.common.permitted);
+    assert_true(p.common.has_window);
+    assert_true(p.common.start == tu_at("2026-03-07T00:00:00Z"));
+    decide_plan_free(&p);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "c", sat, &p, NULL, 0), 0);
+    assert_true(p.common.permitted);
+    decide_plan_free(&p);
+    v.common_window = false;
+
+    /* A held request: waits for the pool's window, then goes. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "d", wed, &p, NULL, 0), 0);
+    assert_int_equal(p.optin_label, 0); /* labelled already */
+    assert_false(p.fields_go);
+    assert_string_equal(p.d.pending_reason, DECIDE_COMMON_WAIT_REASON);
+    assert_int_equal(p.d.pending_metric, 2);
+    decide_plan_free(&p);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "d", sat, &p, NULL, 0), 0);
+    assert_true(p.fields_go);
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
+/* ChangesInitiated is told once per held change let through: a NodePool's
+ * configuration alone (never a pending version) and the HostedCluster's
+ * fields that roll every NodePool once the write that applies them shows,
+ * not while the request is still carried; a pause's pending changes that
+ * may start (2 -> 1) as before; nothing undecided. */
+static void test_plan_initiated(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    sched_time_t wed = tu_at("2026-03-04T12:00:00Z"), sat = tu_at("2026-03-07T01:00:00Z");
+    fake_setup(&f);
+    add(&f, DECIDE_NP, "clusters", "held",
+        from_json(DECIDE_NP,
+                  "{\"metadata\":{\"annotations\":{" "\"changemanagement.hypershift.openshift.io/"
+                  "policy\":\"weekend\",\"" DECIDE_REQUESTED_NODEPOOL_ANNOTATION "\":"
+                  "\"{\\\"config\\\":[{\\\"name\\\":\\\"cm2\\\"}]}\"}},"
+                  "\"spec\":{\"clusterName\":\"a\",\"config\":[{\"name\":\"cm1\"}]}}"));
+    add(&f, DECIDE_NP, "clusters", "applied",
+        from_json(DECIDE_NP, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
+                             "openshift.io/policy\":\"weekend\"}},\"spec\":{\"clusterName\":"
+                             "\"a\",\"config\":[{\"name\":\"cm2\"}]}}"));
+    add(&f, DECIDE_HC, "clusters", "b", from_json(DECIDE_HC, HC_HELD_JSON));
+    decide_view_t v = plain_view(&f);
+    v.nodepools = fnodepools;
+
+    /* Held on Wednesday: blocked, nothing told. */
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "held", wed, &p, NULL, 0), 0);
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_false(decide_initiated(&p, true, 2, false));
+    decide_plan_free(&p);
+    /* Saturday, the release write sent but not seen yet: not told. */
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "held", sat, &p, NULL, 0), 0);
+    assert_false(decide_initiated(&p, true, 2, true));
+    decide_plan_free(&p);
+    /* The write landed: nothing pending (configuration alone), told once. */
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "applied", sat, &p, NULL, 0), 0);
+    assert_int_equal(p.d.pending_metric, 0);
+    assert_true(decide_initiated(&p, true, 2, true));
+    assert_false(decide_initiated(&p, true, 2, false)); /* the next decision: not again */
+    assert_false(decide_initiated(&p, true, 0, false));
+    p.d.pending_metric = 1; /* a pause's pending changes may start */
+    assert_true(decide_initiated(&p, true, 2, false));
+    assert_false(decide_initiated(&p, false, 2, false));
+    p.decided = false;
+    assert_false(decide_initiated(&p, true, 2, true));
+    decide_plan_free(&p);
+    /* The HostedCluster's held fields: not while it carries the request. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", sat, &p, NULL, 0), 0);
+    assert_true(p.fields_go);
+    assert_false(decide_initiated(&p, true, 2, true));
+    decide_plan_free(&p);
+    /* ... and once it is applied (no request left, nothing pending). */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", sat, &p, NULL, 0), 0);
+    assert_true(decide_initiated(&p, false, 0, true));
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +651,8 @@ int main(void)
         cmocka_unit_test(test_plan_memo_parity),
         cmocka_unit_test(test_plan_unheld),
         cmocka_unit_test(test_plan_optin_label),
+        cmocka_unit_test(test_plan_pools_opt_cluster_in),
+        cmocka_unit_test(test_plan_initiated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
