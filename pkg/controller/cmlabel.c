@@ -84,15 +84,18 @@ static void find_namer(const kube_obj *o, void *ud)
 void ctl_reconcile_cm(ctl_controller_t *c, record_t *r)
 {
     named_ctx_t x = {c, r->ns, r->name, false, NULL};
-    const kube_obj *have = kube_cache_get(&c->cms, r->ns, r->name);
+    const kube_obj *have;
     char path[PATH_MAX_LEN];
     json_t *patch;
     int action;
 
     /* Without the webhooks nothing reads the label: it is left as it is,
      * as on the other kinds (plan.c, label_action()). */
-    if (!c->admission_holds || !c->leading)
+    if (!c->admission_holds || !c->leading) {
+        ctl_record_forget(c, r);
         return;
+    }
+    have = kube_cache_get(&c->cms, r->ns, r->name);
     if (have && ctl_write_stale(r->wt.stale_own, have->rv))
         return; /* our removal is answered; the watch has yet to say so */
     kube_cache_foreach(&c->nps, find_namer, &x);
