@@ -192,6 +192,9 @@ objects hypershift.openshift.io nodepools watch *
 objects hypershift.openshift.io nodepools patch *
 objects hypershift.openshift.io nodepools/status patch *
 objects core events create *
+objects core configmaps list *
+objects core configmaps watch *
+objects core configmaps patch *
 leader-election coordination.k8s.io leases create *
 leader-election coordination.k8s.io leases get hcp-controller
 leader-election coordination.k8s.io leases update hcp-controller
@@ -256,13 +259,14 @@ check_eq "webhooks: the four holds, UPDATE only, failurePolicy Fail, admission v
   "/hold/hostedclusters /hold/nodepools /hold/machinedeployments /hold/machinesets|UPDATE|Fail|v1" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(select(.clientConfig.service.path != "/hold/configmaps")) |
     "\(map(.clientConfig.service.path) | join(" "))|\(map(.rules[0].operations[]) | unique | join(","))|\(map(.failurePolicy) | unique | join(","))|\(map(.admissionReviewVersions[]) | unique | join(","))"')"
-# The ConfigMap hold: no label on ConfigMaps, so no objectSelector, and
-# failurePolicy Ignore whatever the values say (an outage must not refuse
-# the writes of ConfigMaps that are none of ours).
-check_eq "webhooks: the ConfigMap hold last, UPDATE and DELETE, Ignore, no objectSelector, matchConditions" \
-  "/hold/configmaps|configmaps|UPDATE,DELETE|Ignore|false|1" \
+# The ConfigMap hold: the controller labels the ConfigMaps an opted-in
+# NodePool names, so it selects the label like the other holds and follows
+# webhook.failurePolicy (Fail by default: an outage refuses the edit of a
+# named ConfigMap and never sees any other).
+check_eq "webhooks: the ConfigMap hold last, UPDATE and DELETE, Fail, the opted-in label, matchConditions" \
+  "/hold/configmaps|configmaps|UPDATE,DELETE|Fail|true|1" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[-1] |
-    "\(.clientConfig.service.path)|\(.rules[0].resources[0])|\(.rules[0].operations | join(","))|\(.failurePolicy)|\(has("objectSelector"))|\(.matchConditions | length)"')"
+    "\(.clientConfig.service.path)|\(.rules[0].resources[0])|\(.rules[0].operations | join(","))|\(.failurePolicy)|\(.objectSelector.matchLabels["changemanagement.hypershift.openshift.io/opted-in"] == "true")|\(.matchConditions | length)"')"
 jqf "$W" 'map(select(.kind == "Secret"))[0].data["tls.crt"]' | base64 -d >"$T/wh.crt"
 jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0].clientConfig.caBundle' |
   base64 -d >"$T/wh-ca.crt"
@@ -274,9 +278,9 @@ check_contains "webhook flags" "--webhook-bind-address=:9443 --webhook-cert-file
 check "the binary accepts the webhook flags" quiet "$HCP_BIN" "${WARGS[@]}" --help
 check_eq "the webhook Service targets the pods' webhook port" "webhook 443" \
   "$(jqf "$W" 'map(select(.kind == "Service" and (.metadata.name | endswith("-webhook"))))[0].spec.ports[0] | "\(.targetPort) \(.port)"')"
-check_eq "webhooks: each hold but the ConfigMaps' selects the opted-in label the controller keeps" \
-  '["true","true","true","true"]' \
-  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(select(.clientConfig.service.path != "/hold/configmaps")) |
+check_eq "webhooks: each hold selects the opted-in label the controller keeps" \
+  '["true","true","true","true","true"]' \
+  "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
     map(.objectSelector.matchLabels["changemanagement.hypershift.openshift.io/opted-in"]) | tojson')"
 render "$T/wh-bad.json" --set webhook.failurePolicy=Sometimes &&
   not_ok "a bad webhook.failurePolicy is refused"
@@ -294,6 +298,9 @@ render "$T/wh-ignore.json" --set webhook.failurePolicy=Ignore ||
   not_ok "helm template with failurePolicy Ignore" "$(cat "$T/render.err")"
 check_eq "validating webhooks follow webhook.failurePolicy" "Ignore" \
   "$(jqf "$T/wh-ignore.json" 'map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks | map(.failurePolicy) | unique | join(",")')"
+check_eq "every hold follows webhook.failurePolicy, the ConfigMaps' too" "Ignore|Ignore" \
+  "$(jqf "$T/wh-ignore.json" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks |
+    "\(map(.failurePolicy) | unique | join(","))|\(map(select(.clientConfig.service.path == "/hold/configmaps"))[0].failurePolicy)"')"
 check_eq "no guard rails by default: no ConfigMap, no --guard-config" "0 0" \
   "$(jqf "$W" '"\(map(select(.kind == "ConfigMap")) | length) \(map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args | map(select(startswith("--guard-config"))) | length)"')"
 render "$T/wh-noval.json" --set webhook.validation.enabled=false ||
@@ -579,6 +586,10 @@ check "cannot get another Secret" cannot get secret/unrelated -n "$HCP"
 check "cannot list Secrets" cannot list secrets -n "$HCP"
 check "cannot watch Secrets in any namespace" cannot watch secrets -A
 check "cannot delete a NodePool" cannot delete nodepools.hypershift.openshift.io/np1 -n "$NS"
+check "can-i list, watch and patch ConfigMaps (the opted-in label on those a NodePool names)" \
+  bash -c "for v in list watch patch; do kubectl --kubeconfig '$SAKCFG' auth can-i \$v configmaps -n '$NS' >/dev/null || exit 1; done"
+check "cannot get, create, update or delete a ConfigMap" \
+  bash -c "for v in get create update delete; do ! kubectl --kubeconfig '$SAKCFG' auth can-i \$v configmaps -n '$NS' >/dev/null || exit 1; done"
 check "can-i patch a HostedCluster (a release held by the webhook, applied in a window)" \
   can patch hostedclusters.hypershift.openshift.io/hc1 -n "$NS"
 check "can-i patch a NodePool (its opted-in label, a request held by the webhook, applied in a window)" \

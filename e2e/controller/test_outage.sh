@@ -67,7 +67,7 @@ for kind in MutatingWebhookConfiguration ValidatingWebhookConfiguration; do
 done
 check_eq "every webhook of the chart has matchConditions" "8 8" \
   "$(cat "$CTL_TMP"/*WebhookConfiguration.json | jq -s '[.[].webhooks[]] | "\(length) \(map(select(.matchConditions | length > 0)) | length)"' -r)"
-check_eq "the holds select the opted-in label (the ConfigMap hold none); the validations select no label" "true true true true none|none none none" \
+check_eq "the holds select the opted-in label (the ConfigMap hold too); the validations select no label" "true true true true true|none none none" \
   "$(jq -r --arg l "$LABEL" '[.webhooks[] | .objectSelector.matchLabels[$l] // "none"] | join(" ")' "$CTL_TMP/MutatingWebhookConfiguration.json")|$(jq -r '[.webhooks[] | .objectSelector // {} | if . == {} then "none" else "some" end] | join(" ")' "$CTL_TMP/ValidatingWebhookConfiguration.json")"
 for kind in MutatingWebhookConfiguration ValidatingWebhookConfiguration; do
   out=$(k apply -f "$CTL_TMP/$kind.json" 2>&1)

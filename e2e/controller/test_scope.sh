@@ -27,9 +27,9 @@ WPORT=$(free_port)
 # rendered by helm, pointed at this test's controller and namespaces.
 chart_webhook_config "$WPORT" "$NS" "$NS-a" "$NS-free" >"$CTL_TMP/wh.json" ||
   not_ok "webhook configuration from the chart"
-check_eq "the chart's webhooks select the opted-in label (the ConfigMap hold: none)" \
-  '["true","true","true","true",null]' "$(jq -c "[.webhooks[].objectSelector.matchLabels[\"$LABEL\"]]" "$CTL_TMP/wh.json")"
-check_eq "with failurePolicy Fail (the ConfigMap hold: Ignore)" '["Fail","Fail","Fail","Fail","Ignore"]' "$(jq -c '[.webhooks[].failurePolicy]' "$CTL_TMP/wh.json")"
+check_eq "the chart's webhooks select the opted-in label (the ConfigMap hold too)" \
+  '["true","true","true","true","true"]' "$(jq -c "[.webhooks[].objectSelector.matchLabels[\"$LABEL\"]]" "$CTL_TMP/wh.json")"
+check_eq "with failurePolicy Fail (the ConfigMap hold too)" '["Fail","Fail","Fail","Fail","Fail"]' "$(jq -c '[.webhooks[].failurePolicy]' "$CTL_TMP/wh.json")"
 k apply -f "$CTL_TMP/wh.json" >/dev/null || not_ok "webhook configuration applied"
 
 mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"

@@ -507,10 +507,10 @@ for _ in $(seq 1 100); do
 done
 watching || die "the watches of policies, HostedClusters and NodePools did not start"
 
-# The admission webhooks as the chart configures them (the four holds,
+# The admission webhooks as the chart configures them (the five holds,
 # objects carrying the opted-in label the controller maintains,
-# failurePolicy Fail; the ConfigMap hold, sent deletions and content
-# changes of any ConfigMap, failurePolicy Ignore), limited to the demo's
+# failurePolicy Fail; the ConfigMap hold is sent the deletions and content
+# changes of the ConfigMaps an opted-in NodePool names), limited to the demo's
 # namespaces and pointed at the controller on 127.0.0.1 with a certificate
 # of the demo's own.
 CERT=$DEMO_DIR/webhook.crt KEY=$DEMO_DIR/webhook.key
@@ -535,7 +535,7 @@ jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https:/
    metadata: {name: $n},
    webhooks: [hook("hostedclusters"; "hypershift.openshift.io"), hook("nodepools"; "hypershift.openshift.io"),
               hook("machinedeployments"; "cluster.x-k8s.io"), hook("machinesets"; "cluster.x-k8s.io"),
-              (hook("configmaps"; "") | del(.objectSelector) | .failurePolicy = "Ignore"
+              (hook("configmaps"; "") | .rules[0].apiVersions = ["v1"]
                | .rules[0].operations = ["UPDATE", "DELETE"]
                | .matchConditions = [{name: "content-changed-or-deleted", expression:
                    ("request.operation == \u0027DELETE\u0027" + (["data", "binaryData"]

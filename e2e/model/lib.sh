@@ -69,8 +69,9 @@ model_times() {
 
 # holds_webhook_config PORT NS...: the four holds (webhook_config of
 # e2e/controller/lib.sh) with failurePolicy $WH_FAILURE_POLICY (default
-# Fail), and the ConfigMap hold as the chart has it (UPDATE and DELETE,
-# failurePolicy Ignore, sent deletions and content changes only).
+# Fail), and the ConfigMap hold as the chart has it (UPDATE and DELETE, the
+# same objectSelector and failurePolicy, sent deletions and content changes
+# only).
 holds_webhook_config() {
   local port=$1
   shift
@@ -82,7 +83,7 @@ holds_webhook_config() {
     configmaps:/hold/configmaps::configmaps |
     jq -c --arg fp "${WH_FAILURE_POLICY:-Fail}" '.webhooks |= map(.failurePolicy = $fp
       | if .clientConfig.url | endswith("/hold/configmaps") then
-          .failurePolicy = "Ignore" | .rules[0].operations = ["UPDATE", "DELETE"]
+          .rules[0].operations = ["UPDATE", "DELETE"]
           | .matchConditions = [{name: "content-changed-or-deleted", expression:
               ("request.operation == \u0027DELETE\u0027"
                + (["data", "binaryData"] | map(" || (has(object.\(.)) ? [object.\(.)] : []) != (has(oldObject.\(.)) ? [oldObject.\(.)] : [])") | join("")))}]

@@ -1,4 +1,4 @@
-/* controller.c: wiring. The caches and their watches (companions included), CAPI API discovery,
+/* controller.c: wiring. The caches and their watches (companions and labelled ConfigMaps included), CAPI API discovery,
  * the hosted projection, start and stop, and the clock. */
 #include "controller/internal.h"
 
@@ -72,9 +72,9 @@ static void watch_error(kube_watch *w, const kube_error *err, void *ud)
     log_kv(LOG_WARN, "watch failed; retrying", "path", w->path, "error", err->message, NULL);
 }
 
-static int start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, const char *group,
-                       const char *version, const char *resource, const char *ns, char *err,
-                       size_t errlen)
+static int start_watch_sel(ctl_controller_t *c, kube_watch *w, kube_cache *cache,
+                           const char *group, const char *version, const char *resource,
+                           const char *ns, const char *selector, char *err, size_t errlen)
 {
     char path[PATH_MAX_LEN];
     kube_error e;
@@ -85,12 +85,19 @@ static int start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, co
     /* Small pages: a page is parsed whole before its objects are slimmed
      * down, and a page of 500 HostedClusters with HyperShift's status is
      * tens of megabytes of JSON tree, six kinds listing at once. */
-    kube_watch_opts o = {.path = path, .page_size = LIST_PAGE, .on_synced = watch_synced,
-                         .on_error = watch_error, .ud = c};
+    kube_watch_opts o = {.path = path, .label_selector = selector, .page_size = LIST_PAGE,
+                         .on_synced = watch_synced, .on_error = watch_error, .ud = c};
     if (kube_watch_start(w, c->client, cache, &o, &e))
         return hcp_errf(err, errlen, e.code == HCP_ENOMEM ? HCP_ENOMEM : HCP_EINVAL,
                         "watch %s: %s", path, e.message);
     return 0;
+}
+
+static int start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, const char *group,
+                       const char *version, const char *resource, const char *ns, char *err,
+                       size_t errlen)
+{
+    return start_watch_sel(c, w, cache, group, version, resource, ns, NULL, err, errlen);
 }
 
 static void start_capi(ctl_controller_t *c)
@@ -180,7 +187,8 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
         kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
         kube_cache_init(&c->mss, &ctl_machines_ops, c) ||
-        kube_cache_init(&c->companions, &ctl_companion_ops, c))
+        kube_cache_init(&c->companions, &ctl_companion_ops, c) ||
+        kube_cache_init(&c->cms, &ctl_cm_ops, c))
         goto oom;
     ev_check_start(loop, &c->qcheck);
     if ((rc = start_watch(c, &c->w_policies, &c->policies, CM_GROUP, CM_VERSION,
@@ -190,7 +198,10 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         (rc = start_watch(c, &c->w_nps, &c->nps, HS_GROUP, HS_VERSION, "nodepools",
                           c->ns_filter, err, errlen)) ||
         (rc = start_watch(c, &c->w_companions, &c->companions, CM_GROUP, CM_VERSION,
-                          DECIDE_COMPANION_RESOURCE, c->ns_filter, err, errlen)))
+                          DECIDE_COMPANION_RESOURCE, c->ns_filter, err, errlen)) ||
+        /* Only the ConfigMaps we labelled (cmlabel.c): never every one. */
+        (rc = start_watch_sel(c, &c->w_cms, &c->cms, NULL, "v1", "configmaps", c->ns_filter,
+                              DECIDE_OPTIN_LABEL "=" DECIDE_OPTIN_VALUE, err, errlen)))
         goto fail;
     hosted_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
                         .leading = opts->leading,
@@ -214,7 +225,7 @@ void ctl_stop(ctl_controller_t *c)
     if (!c)
         return;
     kube_watch *ws[] = {&c->w_policies, &c->w_hcs,      &c->w_nps,       &c->w_clusters,
-                        &c->w_mds,      &c->w_mss,      &c->w_companions};
+                        &c->w_mds,      &c->w_mss,      &c->w_companions, &c->w_cms};
     for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
         if (ws[i]->c)
             kube_watch_stop(ws[i]);
@@ -248,6 +259,7 @@ void ctl_stop(ctl_controller_t *c)
     kube_cache_free(&c->mds);
     kube_cache_free(&c->mss);
     kube_cache_free(&c->companions);
+    kube_cache_free(&c->cms);
     free(c->ns_filter);
     free(c);
 }
@@ -255,7 +267,8 @@ void ctl_stop(ctl_controller_t *c)
 bool ctl_synced(const ctl_controller_t *c)
 {
     return c->policies.synced && c->hcs.synced && c->nps.synced && c->capi_started &&
-           c->clusters.synced && c->mds.synced && c->mss.synced && c->companions.synced;
+           c->clusters.synced && c->mds.synced && c->mss.synced && c->companions.synced &&
+           c->cms.synced;
 }
 
 void ctl_set_leading(ctl_controller_t *c, bool leading)
@@ -286,7 +299,7 @@ bool ctl_leading(const ctl_controller_t *c)
 uint64_t ctl_watch_restarts(const ctl_controller_t *c)
 {
     const kube_watch *ws[] = {&c->w_policies, &c->w_hcs, &c->w_nps, &c->w_clusters, &c->w_mds,
-                              &c->w_mss};
+                              &c->w_mss,      &c->w_cms};
     uint64_t n = 0;
     for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
         n += ws[i]->stats.restarts + ws[i]->stats.relists;

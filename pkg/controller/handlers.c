@@ -27,6 +27,12 @@ static void enqueue_each(const kube_obj *o, void *ud)
         if (!np || !np->cluster_name || strcmp(np->cluster_name, x->cluster) != 0)
             return;
     }
+    if (x->kind == R_CM) { /* a NodePool's ConfigMaps */
+        const decide_np_t *np = o->data;
+        if (np)
+            ctl_cm_enqueue_names(x->c, o->ns, np->config_names, false);
+        return;
+    }
     ctl_enqueue(x->c, x->kind, o->ns, o->name);
 }
 
@@ -90,6 +96,9 @@ static void hc_changed(const kube_obj *o, void *ud, bool stanza_changed)
     forget_resolution(c, R_HC, o);
     enqueue_ns_ctx_t x = {c, R_NP, o->ns, o->name};
     kube_cache_foreach(&c->nps, enqueue_each, &x);
+    /* Its NodePools opt in or out with it: so do the ConfigMaps they name. */
+    x.kind = R_CM;
+    kube_cache_foreach(&c->nps, enqueue_each, &x);
 }
 static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
 static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
@@ -129,15 +138,44 @@ static bool seen_same(const decide_seen_cond_t *a, const decide_seen_cond_t *b)
             (a->message && b->message && !strcmp(a->message, b->message)));
 }
 
-static void np_add(const kube_obj *o, void *ud) { np_changed(o, ud, true, true); }
+static bool names_same(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The ConfigMaps a NodePool names carry the opted-in label while it opted
+ * in (cmlabel.c): queued when it comes or goes, when its names or stanza
+ * change, and (those not found last time) on any of its events, such as
+ * HyperShift's status once the ConfigMap is there. */
+static void np_cms(ctl_controller_t *c, const kube_obj *o, bool all)
+{
+    const decide_np_t *np = o->data;
+    if (np)
+        ctl_cm_enqueue_names(c, o->ns, np->config_names, !all);
+}
+
+static void np_add(const kube_obj *o, void *ud)
+{
+    np_changed(o, ud, true, true);
+    np_cms(ud, o, true);
+}
 static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_np_t *a = old->data, *b = o->data;
-    np_changed(o, ud, !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza),
+    bool stanza_changed = !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza);
+    np_changed(o, ud, stanza_changed,
                !a || !b || !seen_same(&a->m.paused, &b->m.paused) ||
                    !seen_same(&a->m.pending, &b->m.pending));
+    bool names_changed = !a || !b || !names_same(a->config_names, b->config_names);
+    if (names_changed || stanza_changed)
+        np_cms(ud, old, true);
+    np_cms(ud, o, names_changed || stanza_changed);
 }
-static void np_delete(const kube_obj *o, void *ud) { np_changed(o, ud, true, true); }
+static void np_delete(const kube_obj *o, void *ud)
+{
+    np_changed(o, ud, true, true);
+    np_cms(ud, o, true);
+}
 
 /* A control-plane namespace is "<hc-ns>-<hc-name>", and both parts may hold
  * dashes: for each split at a dash, enqueues the object of kind k in <hc-ns>
@@ -367,9 +405,17 @@ const kube_cache_ops ctl_machines_ops = {extract_capi, release_capi, machines_ad
 const kube_cache_ops ctl_companion_ops = {extract_companion, release_companion, companion_add,
                                           companion_update, companion_delete};
 
+static void enqueue_cm(const kube_obj *o, void *ud)
+{
+    ctl_enqueue(ud, R_CM, o->ns, o->name);
+}
+
 void ctl_enqueue_all(ctl_controller_t *c)
 {
-    enqueue_ns_ctx_t p = {c, R_POLICY, NULL, NULL};
+    enqueue_ns_ctx_t p = {c, R_POLICY, NULL, NULL}, m = {c, R_CM, NULL, NULL};
     kube_cache_foreach(&c->policies, enqueue_each, &p);
     enqueue_namespace(c, NULL);
+    /* The ConfigMaps: those labelled (to be kept or not) and those named. */
+    kube_cache_foreach(&c->nps, enqueue_each, &m);
+    kube_cache_foreach(&c->cms, enqueue_cm, c);
 }

@@ -7,6 +7,7 @@
  *   queue.c       records, the deduplicating work queue, timers
  *   reconcile.c   plan (pkg/decide) -> writes, Events, hosted projection
  *   write.c       the writer (write.h): in-flight writes, conflicts, staleness
+ *   cmlabel.c     the opted-in label on the ConfigMaps a NodePool names
  *   companion.c   each object's HostedChangeManagementStatus brought to its plan
  *   scrape.c      /metrics values: the same plan, read only
  */
@@ -39,7 +40,7 @@
 #define CAPI_GROUP "cluster.x-k8s.io"
 #define PATH_MAX_LEN 768
 
-typedef enum rkind { R_POLICY, R_HC, R_NP } rkind_t;
+typedef enum rkind { R_POLICY, R_HC, R_NP, R_CM /* a ConfigMap's opted-in label */ } rkind_t;
 
 /* What an object's /metrics values are computed from, as one plan left it
  * (scrape.c: ctl_plan_inputs()); the values themselves depend on now. */
@@ -108,6 +109,9 @@ typedef struct record {
     uint64_t metrics_epoch;
     sched_time_t metrics_until;
     ctl_metric_inputs_t metrics;
+    /* ConfigMaps (cmlabel.c): the last label patch found none, logged once. */
+    bool cm_absent;
+    double cm_retry;         /* next try of an absent ConfigMap, seconds */
 } record_t;
 
 /* The record that embeds `field` at ptr. */
@@ -144,7 +148,9 @@ struct ctl_controller {
     kube_cache policies, hcs, nps, clusters, mds, mss;
     kube_cache companions;      /* HostedChangeManagementStatus: data is its digest
                                    (decide_companion_digest(), a string) */
-    kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss, w_companions;
+    kube_cache cms;             /* the ConfigMaps that carry DECIDE_OPTIN_LABEL (a
+                                   watch with that label selector; metadata only) */
+    kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss, w_companions, w_cms;
     bool capi_started;
     kube_request *discovery;    /* in flight */
     ev_timer discovery_retry;
@@ -220,6 +226,20 @@ void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out);
  * decided and says the object has no stanza. Leader only. */
 void ctl_companion_sync(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                         sched_time_t now);
+
+/* cmlabel.c */
+extern const kube_cache_ops ctl_cm_ops;
+/* Queues the ConfigMap records of names (one a line, as
+ * decide_np_config_names() returns them; NULL is none) in namespace ns;
+ * absent_only: only those whose last label patch found no ConfigMap. */
+void ctl_cm_enqueue_names(ctl_controller_t *c, const char *ns, const char *names,
+                          bool absent_only);
+/* Brings ConfigMap record r's opted-in label to what the NodePools say
+ * (decide_cm_named()): one merge patch at most; the record is forgotten
+ * when nothing is to be written. Leader only, and only with the webhooks. */
+void ctl_reconcile_cm(ctl_controller_t *c, record_t *r);
+/* The label patch of r found no ConfigMap: logged once, tried again later. */
+void ctl_cm_absent(ctl_controller_t *c, record_t *r);
 
 /* handlers.c */
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,

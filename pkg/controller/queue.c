@@ -95,7 +95,7 @@ record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const c
     r->wt.name = r->name;
     ev_init(&r->timer, on_timer);
     r->timer.data = r;
-    r->q.lane = k == R_NP; /* HostedClusters and policies first (queue.h) */
+    r->q.lane = k == R_NP || k == R_CM; /* HostedClusters and policies first (queue.h) */
     r->key = (kube_objkey_t){.kind = (int)k, .ns = r->ns, .name = r->name};
     kube_objmap_insert(&c->records, slot, &r->key);
     return r;
@@ -238,6 +238,8 @@ void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
     record_t *r = RECORD_OF(wt, t);
     if (outcome == CTL_WRITE_FAILED && !r->gone)
         ctl_arm_retry(c, r);
+    else if (outcome == CTL_WRITE_ABSENT && !r->gone)
+        ctl_cm_absent(c, r);
     else if (outcome == CTL_WRITE_OK)
         r->retry = RETRY_MIN;
     if (r->gone) {

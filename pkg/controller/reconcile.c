@@ -603,6 +603,8 @@ void ctl_reconcile(ctl_controller_t *c, record_t *r)
     sched_time_t now = ctl_clock_now(&c->opts.clock, c->loop);
     if (r->kind == R_POLICY)
         reconcile_policy(c, r, now);
+    else if (r->kind == R_CM)
+        ctl_reconcile_cm(c, r);
     else
         reconcile_managed(c, r, now);
 }

@@ -31,7 +31,8 @@ ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, sched_time_t now)
              kube_cache_init(&c->clusters, &ctl_cluster_ops, c) == 0 &&
              kube_cache_init(&c->mds, &ctl_machines_ops, c) == 0 &&
              kube_cache_init(&c->mss, &ctl_machines_ops, c) == 0 &&
-             kube_cache_init(&c->companions, &ctl_companion_ops, c) == 0,
+             kube_cache_init(&c->companions, &ctl_companion_ops, c) == 0 &&
+             kube_cache_init(&c->cms, &ctl_cm_ops, c) == 0,
          "cannot set up the caches");
     return c;
 }

@@ -22,6 +22,7 @@ typedef struct inflight {
     bool first;          /* counted in wr->first_inflight */
     uint64_t *stale;     /* the target's stale_own or stale_capi, or NULL */
     uint64_t base;       /* hash of the resourceVersion the write replaces */
+    bool absent_ok;      /* a 404 is CTL_WRITE_ABSENT */
 } inflight_t;
 
 /* FNV-1a of a resourceVersion (compared for equality only: their order is
@@ -81,7 +82,9 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
     wr->first_inflight -= w->first;
     if (err && err->http_status == 404 && w->deleting)
         err = NULL; /* already gone: what the delete wanted */
-    if (err && err->http_status == 409) {
+    if (err && err->http_status == 404 && w->absent_ok) {
+        outcome = CTL_WRITE_ABSENT; /* the caller says what it means, once */
+    } else if (err && err->http_status == 409) {
         wr->stats->conflicts++;
         t->redo = true; /* the watch brings the newer object */
         outcome = CTL_WRITE_CONFLICT;
@@ -133,9 +136,10 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
         return HCP_ENOMEM;
     }
     *f = (inflight_t){wr, t, w->cache, w->what, w->verb == CTL_WRITE_DELETE, w->first,
-                      w->stale, rv_hash(w->base_rv)};
+                      w->stale, rv_hash(w->base_rv), w->verb == CTL_WRITE_PATCH_IF_THERE};
     switch (w->verb) {
     case CTL_WRITE_PATCH:
+    case CTL_WRITE_PATCH_IF_THERE:
         rc = kube_merge_patch(wr->client, w->path, w->doc, write_done, f, &err);
         break;
     case CTL_WRITE_STATUS:

@@ -37,6 +37,8 @@ typedef enum ctl_write_outcome {
     CTL_WRITE_OK,        /* acknowledged; the answer is in the cache */
     CTL_WRITE_CONFLICT,  /* 409: target->redo is set, the watch brings the newer object */
     CTL_WRITE_FAILED,    /* any other failure (already logged and counted) */
+    CTL_WRITE_ABSENT,    /* 404 of a CTL_WRITE_PATCH_IF_THERE: neither logged nor
+                            counted as an error */
 } ctl_write_outcome_t;
 
 /* Called once per answered write, after the writer's bookkeeping. The
@@ -57,6 +59,7 @@ typedef struct ctl_writer {
 
 typedef enum ctl_write_verb {
     CTL_WRITE_PATCH,  /* merge patch */
+    CTL_WRITE_PATCH_IF_THERE, /* merge patch; a 404 is an answer (CTL_WRITE_ABSENT) */
     CTL_WRITE_STATUS, /* merge patch of the status subresource */
     CTL_WRITE_CREATE, /* create */
     CTL_WRITE_UPDATE, /* replace (PUT), conditional on the doc's metadata.resourceVersion */

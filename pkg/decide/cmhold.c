@@ -111,3 +111,22 @@ void decide_cm_refusal(bool deletion, const char *cm, const decide_cm_pool_t *po
             "(held until the window like any other change), or make this edit in a window");
 #undef ADD
 }
+
+bool decide_cm_named(const decide_np_t *np, bool cluster_stanza, const char *cm)
+{
+    return np && (np->m.stanza.present || cluster_stanza) &&
+           decide_config_names_has(np->config_names, cm);
+}
+
+int decide_cm_label_action(bool named, bool labelled)
+{
+    if (named == labelled)
+        return 0;
+    return named ? 1 : -1;
+}
+
+json_t *decide_cm_label_patch(bool add)
+{
+    return json_pack("{s:{s:{s:o}}}", "metadata", "labels", DECIDE_OPTIN_LABEL,
+                     add ? json_string(DECIDE_OPTIN_VALUE) : json_null());
+}

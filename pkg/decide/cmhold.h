@@ -22,6 +22,8 @@
 
 #include <jansson.h>
 
+#include "decide/model.h"
+
 /* A restricted NodePool that names the ConfigMap. */
 typedef struct decide_cm_pool {
     const char *name;  /* the NodePool's name (borrowed) */
@@ -52,5 +54,40 @@ bool decide_cm_content_changed(const json_t *old_cm, const json_t *new_cm);
  */
 void decide_cm_refusal(bool deletion, const char *cm, const decide_cm_pool_t *pools, size_t n,
                        char *msg, size_t len);
+
+/*
+ * The opted-in label on ConfigMaps. The chart's ConfigMap entry selects
+ * DECIDE_OPTIN_LABEL (objectSelector), so the API server sends the webhook
+ * only the ConfigMaps the controller labelled, and its failurePolicy can be
+ * Fail like the other holds': an unnamed ConfigMap is never sent, whether a
+ * replica answers or not. A ConfigMap carries the label while a NodePool of
+ * its namespace that opted in (its own stanza, or its HostedCluster's:
+ * cluster_stanza) names it in spec.config; the controller adds it and
+ * removes it, one merge patch of metadata.labels each.
+ *
+ * Why a label written after the fact is enough: a NodePool's spec.config
+ * that starts naming a ConfigMap is itself a rollout-triggering change,
+ * held at the NodePool while the pool is restricted (nphold.h), so
+ * HyperShift does not read the ConfigMap for that pool before the label is
+ * there; and when the change goes through in a window, the ConfigMap may
+ * change anyway until the window ends.
+ */
+
+/* True when NodePool np names ConfigMap cm (of its namespace) in
+ * spec.config and has opted in: its own stanza, or cluster_stanza (its
+ * HostedCluster has one). */
+bool decide_cm_named(const decide_np_t *np, bool cluster_stanza, const char *cm);
+
+/* The label write a ConfigMap needs: 1 add, -1 remove, 0 none. named: an
+ * opted-in NodePool names it (decide_cm_named()); labelled: it carries
+ * DECIDE_OPTIN_LABEL with DECIDE_OPTIN_VALUE (a ConfigMap that does not
+ * exist is not labelled). */
+int decide_cm_label_action(bool named, bool labelled);
+
+/* The merge patch that adds (add) or removes DECIDE_OPTIN_LABEL and touches
+ * nothing else of a ConfigMap; unconditional (no resourceVersion: a write
+ * of its content at the same time does not conflict with a label). New
+ * reference, NULL when memory ran out. */
+json_t *decide_cm_label_patch(bool add);
 
 #endif

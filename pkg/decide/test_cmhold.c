@@ -108,12 +108,70 @@ static void test_refusal(void **state)
     assert_int_equal(small[32], 'x');
 }
 
+/* Which ConfigMaps carry the opted-in label: those an opted-in NodePool
+ * names, and only those. */
+static void test_label_wanted(void **state)
+{
+    (void)state;
+    json_t *j = tu_doc("{\"metadata\": {\"annotations\": {"
+                       "\"changemanagement.hypershift.openshift.io/policy\": \"weekend\"}},"
+                       " \"spec\": {\"config\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}}");
+    decide_np_t *own = decide_np_extract(j);
+    json_decref(j);
+    j = tu_doc("{\"spec\": {\"config\": [{\"name\": \"a\"}]}}");
+    decide_np_t *bare = decide_np_extract(j);
+    json_decref(j);
+    assert_non_null(own);
+    assert_non_null(bare);
+
+    /* Its own stanza: the names it lists, nothing else. */
+    assert_true(decide_cm_named(own, false, "a"));
+    assert_true(decide_cm_named(own, false, "b"));
+    assert_false(decide_cm_named(own, false, "c"));
+    assert_false(decide_cm_named(own, false, ""));
+    /* No stanza of its own: named only while its HostedCluster opted in. */
+    assert_false(decide_cm_named(bare, false, "a"));
+    assert_true(decide_cm_named(bare, true, "a"));
+    assert_false(decide_cm_named(bare, true, "b"));
+    assert_false(decide_cm_named(NULL, true, "a"));
+
+    /* A ConfigMap shared by two pools stays named while either names it. */
+    bool named = decide_cm_named(bare, false, "a") || decide_cm_named(own, false, "a");
+    assert_int_equal(decide_cm_label_action(named, true), 0);
+
+    assert_int_equal(decide_cm_label_action(true, false), 1);
+    assert_int_equal(decide_cm_label_action(false, true), -1);
+    assert_int_equal(decide_cm_label_action(true, true), 0);
+    assert_int_equal(decide_cm_label_action(false, false), 0);
+    decide_np_free(own);
+    decide_np_free(bare);
+}
+
+/* The patch touches the label and nothing else, unconditionally. */
+static void test_label_patch(void **state)
+{
+    (void)state;
+    json_t *add = decide_cm_label_patch(true), *rm = decide_cm_label_patch(false);
+    json_t *want_add = tu_doc("{\"metadata\": {\"labels\": {"
+                              "\"changemanagement.hypershift.openshift.io/opted-in\": \"true\"}}}");
+    json_t *want_rm = tu_doc("{\"metadata\": {\"labels\": {"
+                             "\"changemanagement.hypershift.openshift.io/opted-in\": null}}}");
+    assert_true(json_equal(add, want_add));
+    assert_true(json_equal(rm, want_rm));
+    json_decref(add);
+    json_decref(rm);
+    json_decref(want_add);
+    json_decref(want_rm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_names),
         cmocka_unit_test(test_content_changed),
         cmocka_unit_test(test_refusal),
+        cmocka_unit_test(test_label_wanted),
+        cmocka_unit_test(test_label_patch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

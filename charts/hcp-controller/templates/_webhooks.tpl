@@ -219,18 +219,22 @@ opted-in pool (InPlace), and our pause on it. */}}
 spec.config (HyperShift rolls the pool when it changes; its
 docs/content/reference/nodepool-rollouts.md): a change of data or
 binaryData, or the deletion, is refused with what to do instead
-(pkg/decide/cmhold.h); the answer never patches. The controller keeps no
-label on ConfigMaps, so there is no objectSelector: matchConditions send
-only deletions and writes that change data or binaryData (a metadata-only
-write is never sent), and the controller answers from its NodePool cache.
-failurePolicy is Ignore whatever webhook.failurePolicy says: this entry sees
-ConfigMaps that are none of ours, and an outage must not refuse their
-writes. While no replica answers, an edit of a named ConfigMap goes through
-and HyperShift rolls the pool at once (docs/user-guide.md, "When no replica
-answers"). */}}
+(pkg/decide/cmhold.h); the answer never patches. The controller keeps the
+opted-in label on every ConfigMap an opted-in NodePool names in spec.config
+(pkg/controller/cmlabel.c) and removes it when none does, so the
+objectSelector sends only those, and matchConditions only their deletions
+and writes that change data or binaryData (a metadata-only write is never
+sent); the controller answers from its NodePool cache. failurePolicy follows
+webhook.failurePolicy like the other holds: with Fail, while no replica
+answers, an edit of a named ConfigMap is refused and an unnamed one is
+never sent. A ConfigMap named in the same minute it is created may not
+carry the label yet: the NodePool write that names it is itself held while
+the pool is restricted (the NodePool hold), so HyperShift does not read it
+for the pool before the label is there (docs/user-guide.md, "When no
+replica answers"). */}}
 {{- define "hcp-controller.webhook.hold-configmaps" -}}
 - name: configmaps.changemanagement.hypershift.openshift.io
-  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/configmaps" "failurePolicy" "Ignore") .) | nindent 2 }}
+  {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/configmaps") .) | nindent 2 }}
   rules:
     - apiGroups: [""]
       apiVersions: ["v1"]
@@ -238,6 +242,8 @@ answers"). */}}
       resources: ["configmaps"]
       scope: Namespaced
   reinvocationPolicy: Never
+  objectSelector:
+    {{- toYaml .root.Values.webhook.objectSelector | nindent 4 }}
   matchConditions:
     - name: content-changed-or-deleted
       expression: >-
