@@ -254,6 +254,17 @@ capi_holds() {
   # rollout from the newest MachineSet's machines (status.deprecated.v1beta1
   # .updatedReplicas), so a scale-up or a remediation replacement is not one.
   now_is "no backstop pause during the scale-up or the remediation (no ChangeNotHeld)" 0 unheld_np
+  # What the controller read, when it saw a rollout there: the counters it
+  # compares (status.replicas against the newest MachineSet's machines) and
+  # every MachineSet of the pool.
+  [ "$(unheld_np)" = 0 ] || {
+    api GET "$md" | jq -c '{generation: .metadata.generation, replicas: .spec.replicas,
+      status: (.status | {replicas, upToDateReplicas, updated: .deprecated.v1beta1.updatedReplicas,
+      observedGeneration})}' | sed 's/^/#   MachineDeployment: /'
+    api GET "$MACHINES/$hcp/machinesets" | jq -c '.items[] |
+      select(.metadata.labels["cluster.x-k8s.io/deployment-name"] == "np1") |
+      {name: .metadata.name, replicas: .spec.replicas, status: .status.replicas}' | sed 's/^/#   MachineSet: /'
+  }
   now_is "merely waiting after the scale and the remediation, the MachineDeployment is not paused" unpaused pause_state "$md"
 
   # ---- 3. the window opens ----------------------------------------------------------
