@@ -231,9 +231,11 @@ static void machines_changed(const kube_obj *o, void *ud)
         }
         return;
     }
-    /* Without the link the NodePool shares the object's name, and its
-     * namespace is a prefix of the control-plane namespace "<ns>-<cluster>". */
-    enqueue_by_hcp_ns(c, o->ns, &c->nps, R_NP, o->name);
+    /* Without the link the NodePool shares the object's name (a
+     * MachineSet's: its MachineDeployment's, label
+     * cluster.x-k8s.io/deployment-name), and its namespace is a prefix of
+     * the control-plane namespace "<ns>-<cluster>". */
+    enqueue_by_hcp_ns(c, o->ns, &c->nps, R_NP, m && m->deployment ? m->deployment : o->name);
 }
 static void machines_add(const kube_obj *o, void *ud) { machines_changed(o, ud); }
 static void machines_update(const kube_obj *old, const kube_obj *o, void *ud)

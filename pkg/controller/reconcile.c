@@ -185,6 +185,28 @@ static void view_nodepools(void *ud, const char *ns, const char *cluster,
     kube_cache_foreach(&c->nps, np_each, &x);
 }
 
+typedef struct ms_iter {
+    const char *ns;
+    void (*fn)(const decide_capi_t *ms, void *arg);
+    void *arg;
+} ms_iter_t;
+
+static void ms_each(const kube_obj *o, void *ud)
+{
+    ms_iter_t *x = ud;
+    if (o->data && strcmp(o->ns, x->ns) == 0)
+        x->fn(o->data, x->arg);
+}
+
+static void view_machinesets(void *ud, const char *ns,
+                             void (*fn)(const decide_capi_t *ms, void *arg), void *arg)
+{
+    ctl_controller_t *c = ud;
+    ms_iter_t x = {ns, fn, arg};
+
+    kube_cache_foreach(&c->mss, ms_each, &x);
+}
+
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
 {
     *v = (decide_view_t){.ud = c,
@@ -197,7 +219,8 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
                          .projection = view_projection,
                          .stale = memoize ? view_stale : NULL,
                          .min_time_left = view_min_time_left,
-                         .nodepools = view_nodepools};
+                         .nodepools = view_nodepools,
+                         .machinesets = view_machinesets};
 }
 
 /* ---- carrying a plan out ----------------------------------------------- */

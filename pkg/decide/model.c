@@ -544,6 +544,16 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
     const char *current = annotation(obj, DECIDE_CURRENT_CONFIG_ANNOTATION);
     c->rolling = (c->updated >= 0 && c->existing > c->updated) ||
                  (target && current && strcmp(target, current) != 0);
+    json_t *labels = decide_json_path(obj, "metadata.labels");
+    const char *dep = json_string_value(json_object_get(labels, "cluster.x-k8s.io/deployment-name"));
+    if (dep && !(c->deployment = strdup(dep))) {
+        decide_capi_free(c);
+        return NULL;
+    }
+    c->revision = -1;
+    const char *rev = annotation(obj, "machinedeployment.clusters.x-k8s.io/revision");
+    if (rev && *rev && strlen(rev) < 19 && strspn(rev, "0123456789") == strlen(rev))
+        c->revision = strtoll(rev, NULL, 10);
     return c;
 }
 
@@ -553,6 +563,7 @@ void decide_capi_free(decide_capi_t *c)
         return;
     free(c->nodepool);
     free(c->held);
+    free(c->deployment);
     free(c);
 }
 

@@ -190,6 +190,11 @@ typedef struct decide_capi {
                                (existing > updated), or an InPlace target
                                config version that differs from the current
                                one; a scale-up is not a rollout */
+    char *deployment;       /* MachineSets: label cluster.x-k8s.io/deployment-name,
+                               or NULL */
+    int64_t revision;       /* annotation machinedeployment.clusters.x-k8s.io/revision
+                               (Cluster API's, on a MachineDeployment and each
+                               of its MachineSets); -1 when absent or malformed */
 } decide_capi_t;
 
 /* The kinds of slim views. */

@@ -248,6 +248,24 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
 /* The MachineDeployment (or MachineSet for InPlace pools) of a NodePool:
  * the object of the pool's name in its cluster's control-plane namespace,
  * whose link annotation, when there is one, names this pool. */
+/* The MachineSets of MachineDeployment md with machines: known when there
+ * is one, older when one of them does not carry md's revision. */
+typedef struct ms_revs {
+    const char *md;
+    int64_t revision;
+    bool known, older;
+} ms_revs_t;
+
+static void ms_rev(const decide_capi_t *ms, void *arg)
+{
+    ms_revs_t *x = arg;
+    if (!ms->deployment || strcmp(ms->deployment, x->md) != 0 || ms->existing <= 0)
+        return;
+    x->known = true;
+    if (ms->revision != x->revision)
+        x->older = true;
+}
+
 static void nodepool_machines(const decide_view_t *v, const char *ns, const char *name,
                               const decide_np_t *np, decide_plan_t *p)
 {
@@ -265,6 +283,15 @@ static void nodepool_machines(const decide_view_t *v, const char *ns, const char
         return;
     }
     p->capi_name = name;
+    if (p->capi_kind == DECIDE_MD && m->rolling && m->revision >= 0 && v->machinesets) {
+        ms_revs_t x = {name, m->revision, false, false};
+        v->machinesets(v->ud, p->capi_ns, ms_rev, &x);
+        if (x.known && !x.older) {
+            p->own_capi = *m;
+            p->own_capi.rolling = false;
+            p->capi.data = &p->own_capi;
+        }
+    }
 }
 
 static int plan_np(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,

@@ -85,6 +85,15 @@ typedef struct decide_view {
      * its NodePools (decide_plan_t.common) even when no request of the
      * fields that roll every NodePool is held (admission, explain). */
     bool common_window;
+    /* Optional: calls fn for every CAPI MachineSet of namespace ns (its slim
+     * view, borrowed for the call). A Replace pool's MachineDeployment whose
+     * status says mid-rollout is read against its MachineSets: when every
+     * one of them that has machines carries the MachineDeployment's own
+     * revision, no machine is on an older template (the status was stale:
+     * Cluster API computes its counters in two passes, and a pause stops
+     * it from writing them again). Without it the status is taken as is. */
+    void (*machinesets)(void *ud, const char *ns,
+                        void (*fn)(const decide_capi_t *ms, void *arg), void *arg);
     /* Optional: true when the object (self) or its CAPI object (capi, data
      * NULL when none), as read, is older than what the caller itself wrote
      * (its watch has yet to catch up). The plan then stops before deciding:
@@ -140,6 +149,9 @@ typedef struct decide_plan {
     stanza_resolution_t own_res, own_cluster;
     stanza_nodepool_t own_inter;
     bool owns_res, owns_cluster, owns_inter;
+    decide_capi_t own_capi;   /* capi.data when the MachineSets correct its
+                                 rolling (decide_view_t.machinesets); its
+                                 strings are the cache's */
 } decide_plan_t;
 
 /* Plans HostedCluster or NodePool (kind) ns/name at now from the view v.

@@ -321,6 +321,76 @@ static void test_plan_unheld(void **state)
     fake_teardown(&f);
 }
 
+static void fmachinesets(void *ud, const char *ns,
+                         void (*fn)(const decide_capi_t *ms, void *arg), void *arg)
+{
+    fake_t *f = ud;
+    for (int i = 0; i < f->n; i++)
+        if (f->obj[i].kind == DECIDE_MS && strcmp(f->obj[i].ns, ns) == 0)
+            fn(f->obj[i].data, arg);
+}
+
+#define MD_REV(rev, existing, updated)                                                         \
+    "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePool\":\"clusters/np1\","     \
+    "\"machinedeployment.clusters.x-k8s.io/revision\":\"" rev "\"}},\"spec\":{\"replicas\":5},"   \
+    "\"status\":{\"replicas\":" existing ",\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":"   \
+    updated "}}}}"
+#define MS_REV(rev, existing)                                                                  \
+    "{\"metadata\":{\"labels\":{\"cluster.x-k8s.io/deployment-name\":\"np1\"},"                \
+    "\"annotations\":{\"machinedeployment.clusters.x-k8s.io/revision\":\"" rev "\"}},"          \
+    "\"status\":{\"replicas\":" existing "}}"
+
+/* A MachineDeployment whose status says mid-rollout (6 machines, 5 of the
+ * newest MachineSet: counters from two passes of Cluster API's reconcile,
+ * e.g. during a remediation) while its only MachineSet with machines has its
+ * own revision: no machine is on an older template, so a restricted pool
+ * merely waiting is neither paused nor counted as a change that got past.
+ * An older MachineSet with machines keeps it a rollout; without MachineSets
+ * (or revisions) to read, the status is taken as is. */
+static void test_plan_rolling_read_against_machinesets(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    decide_seen_t prev;
+    sched_time_t now = tu_at("2026-03-04T12:00:00Z"); /* a Wednesday: restricted */
+    fake_setup(&f);
+    add(&f, DECIDE_MD, "clusters-a", "np1", from_json(DECIDE_MD, MD_REV("3", "6", "5")));
+    add(&f, DECIDE_MS, "clusters-a", "np1-new", from_json(DECIDE_MS, MS_REV("3", "6")));
+    add(&f, DECIDE_MS, "clusters-a", "np1-old", from_json(DECIDE_MS, MS_REV("2", "0")));
+    add(&f, DECIDE_MS, "clusters-a", "other", from_json(DECIDE_MS, "{\"status\":{\"replicas\":2}}"));
+    decide_view_t v = plain_view(&f);
+    v.admission_holds = true;
+
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    assert_true(p.d.restricted && p.d.pause_wanted); /* the status alone: mid-rollout */
+    decide_plan_free(&p);
+
+    v.machinesets = fmachinesets;
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    assert_true(p.d.restricted);
+    assert_false(p.d.pause_wanted);
+    assert_false(((const decide_capi_t *)p.capi.data)->rolling);
+    prev = (decide_seen_t){true, true, false, 0};
+    assert_false(decide_unheld(&p, &prev, &prev));
+    decide_plan_free(&p);
+
+    /* The older MachineSet still has a machine: a rollout under way. */
+    ((decide_capi_t *)f.obj[f.n - 2].data)->existing = 1;
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    assert_true(p.d.pause_wanted);
+    assert_true(((const decide_capi_t *)p.capi.data)->rolling);
+    decide_plan_free(&p);
+    ((decide_capi_t *)f.obj[f.n - 2].data)->existing = 0;
+
+    /* A MachineSet with machines and no revision: nothing to tell by. */
+    ((decide_capi_t *)f.obj[f.n - 3].data)->revision = -1;
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    assert_true(p.d.pause_wanted);
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
 /* The opt-in label the webhooks' objectSelector reads: on a HostedCluster
  * with a stanza, on the MachineDeployment of a NodePool with one (or whose
  * HostedCluster has one), off everything else; only with the webhooks. */
@@ -650,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_plan_nodepool_within_cluster),
         cmocka_unit_test(test_plan_memo_parity),
         cmocka_unit_test(test_plan_unheld),
+        cmocka_unit_test(test_plan_rolling_read_against_machinesets),
         cmocka_unit_test(test_plan_optin_label),
         cmocka_unit_test(test_plan_pools_opt_cluster_in),
         cmocka_unit_test(test_plan_initiated),
