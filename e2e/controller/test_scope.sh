@@ -142,15 +142,22 @@ check_eq "and its NodePool's MachineDeployment (scaling)" 4 "$(jq -r .spec.repli
 out=$(api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64"}}}' 2>&1)
 check_contains "while a write to an opted-in HostedCluster is refused" "failed calling webhook" "$out"
 
-# Opting out: the stanza goes, so does the label.
+# Opting out: the stanza goes, so does the label, but for the HostedCluster
+# while a NodePool of it keeps a stanza (its fields that roll every
+# NodePool are then held for that pool's windows).
 start_ctl c "$NS" "$SIM0" 1 --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || not_ok "replica back"
 api PATCH "$(hc_path "$NS" a)" '{"metadata":{"annotations":{"changemanagement.hypershift.openshift.io/policy":null}}}' >/dev/null ||
   not_ok "stanza removed"
 unlabelled() { [ "$(label_of "$1")" = none ]; }
-check "the stanza removed: the HostedCluster's label goes" wait_for 10 unlabelled "$(hc_path "$NS" a)"
-check "and np2's MachineDeployment's (no stanza left above it)" wait_for 10 unlabelled "$(md_path "$NS" a np2)"
+check "the stanza removed: np2's MachineDeployment's label goes (no stanza left above it)" \
+  wait_for 10 unlabelled "$(md_path "$NS" a np2)"
 check_eq "np1 keeps its own stanza, and the label" true "$(label_of "$(md_path "$NS" a np1)")"
+check_eq "the HostedCluster keeps its label while np1 has a stanza" true "$(label_of "$(hc_path "$NS" a)")"
+api PATCH "$(np_path "$NS" np1)" '{"metadata":{"annotations":{"changemanagement.hypershift.openshift.io/policy":null}}}' >/dev/null ||
+  not_ok "np1's stanza removed"
+check "np1's stanza removed too: the HostedCluster's label goes" wait_for 10 unlabelled "$(hc_path "$NS" a)"
+check "and np1's MachineDeployment's" wait_for 10 unlabelled "$(md_path "$NS" a np1)"
 sleep 1
 w0=$(metric c hcp_controller_writes_total)
 sleep 2
