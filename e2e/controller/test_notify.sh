@@ -191,7 +191,7 @@ YAML
   must mk_hc "$NS" hc1 policy=weekly || return
   recv_start "$dir" "$port"
   model_scenario "$NS" 2026-03-06T23:50:00Z 30 hc1 --hc-status --controlplane-update-duration 10m ||
-    return
+    { recv_stop; return; }
   release_held "a release on Friday evening" "$(hc_path "$NS" hc1)" "$REL1" "$REL0"
   eventually "held delivered" 1 step_count "$dir" held
   eventually "window-soon (48h) delivered" 1 step_count "$dir" window-soon
