@@ -7,8 +7,8 @@
  * carry the label; the NodePool cache says which should. A record per
  * ConfigMap (R_CM) is queued by the events of both; its reconcile writes at
  * most one merge patch of metadata.labels and forgets the record once the
- * label is right. A ConfigMap named but not there is logged once and tried
- * again later, slower each time (CM_ABSENT_MIN doubling to CM_ABSENT_MAX),
+ * label is right. A ConfigMap named but not there is logged and told in a
+ * Warning Event on the NodePool once, and tried again later, slower each time (CM_ABSENT_MIN doubling to CM_ABSENT_MAX),
  * and whenever its NodePool changes. */
 #include "controller/internal.h"
 
@@ -125,6 +125,28 @@ void ctl_reconcile_cm(ctl_controller_t *c, record_t *r)
     json_decref(patch);
 }
 
+/* Told once per absence on the NodePool that names it, where its owner
+ * looks: a Warning Event (HyperShift says on its own side that it cannot
+ * render the pool's configuration). */
+static void absent_event(ctl_controller_t *c, const char *ns, const char *cm, const char *by)
+{
+    const kube_obj *np = by ? kube_cache_get(&c->nps, ns, by) : NULL;
+    record_t *npr = np ? ctl_record_get(c, R_NP, ns, by) : NULL;
+    char msg[DECIDE_MSGLEN];
+
+    if (!npr)
+        return;
+    snprintf(msg, sizeof(msg),
+             "spec.config names ConfigMap %s, which does not exist in namespace %s: it cannot "
+             "carry the opted-in label, so an edit of it is not held until it is created (it is "
+             "looked for again after 10 s, then less often, at least every 10 min).",
+             cm, ns);
+    ctl_event_t ev = {"NodePool", HS_GROUP "/" HS_VERSION, np->uid, "Warning",
+                      "ConfigMapNotFound", msg};
+    if (ctl_write_event(&c->writer, &npr->wt, &ev))
+        ctl_arm_retry(c, npr);
+}
+
 void ctl_cm_absent(ctl_controller_t *c, record_t *r)
 {
     if (!r->cm_absent) {
@@ -134,6 +156,7 @@ void ctl_cm_absent(ctl_controller_t *c, record_t *r)
                "ConfigMap named by spec.config does not exist; labelled once it does (until "
                "then an edit of it is not held)",
                "namespace", r->ns, "name", r->name, "nodepool", x.by ? x.by : "", NULL);
+        absent_event(c, r->ns, r->name, x.by);
         r->cm_absent = true;
         r->cm_retry = CM_ABSENT_MIN;
     }

@@ -42,8 +42,7 @@ typedef struct fixture {
 static const char *answer(const fakeapi_req_t *r, int *status, void *ud)
 {
     fixture_t *f = ud;
-    (void)r;
-    *status = f->status;
+    *status = strcmp(r->method, "POST") == 0 ? 201 : f->status; /* Events are created */
     return f->reply ? f->reply : "{}";
 }
 
@@ -174,6 +173,7 @@ static void test_missing_once(void **state)
     f.status = 404;
     f.reply = "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\"}";
     reconcile(&f, "tuned");
+    run_until_answered(&f); /* and the Event */
     record_t *r = ctl_record_find(f.c, R_CM, "clusters", "tuned");
     assert_non_null(r);
     assert_true(r->cm_absent);
@@ -181,15 +181,25 @@ static void test_missing_once(void **state)
     assert_true(ev_is_active(&r->timer));         /* tried again later */
     double first = ev_timer_remaining(f.loop, &r->timer);
     assert_true(first > 5 && first <= 10);
-    reconcile(&f, "tuned");
+    /* Told once on the NodePool that names it. */
     assert_int_equal(fakeapi_count(f.api), 2);
+    const char *ev = fakeapi_nth(f.api, 1)->body;
+    assert_non_null(strstr(fakeapi_nth(f.api, 1)->path, "/namespaces/clusters/events"));
+    assert_non_null(strstr(ev, "\"reason\":\"ConfigMapNotFound\""));
+    assert_non_null(strstr(ev, "\"kind\":\"NodePool\""));
+    assert_non_null(strstr(ev, "\"name\":\"np\""));
+    assert_non_null(strstr(ev, "\"uid\":\"u-np\""));
+    assert_non_null(strstr(ev, "names ConfigMap tuned, which does not exist"));
+    reconcile(&f, "tuned");
+    run_until_answered(&f);
+    assert_int_equal(fakeapi_count(f.api), 3); /* the patch again, no second Event */
     assert_true(ev_timer_remaining(f.loop, &r->timer) > first); /* slower each time */
     /* Created: the next try labels it and the record goes. */
     f.status = 200;
     f.reply = CM("tuned", "9");
     reconcile(&f, "tuned");
     reconcile(&f, "tuned");
-    assert_int_equal(fakeapi_count(f.api), 3);
+    assert_int_equal(fakeapi_count(f.api), 4);
     assert_null(ctl_record_find(f.c, R_CM, "clusters", "tuned"));
     stop(&f);
 }
