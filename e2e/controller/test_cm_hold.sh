@@ -16,7 +16,8 @@
 # Saturday 00:40 (a real second is 30 simulated ones):
 #   - labels: tuned and shared get the label, one write each; other (named
 #     by none) and free-cm (named by a pool without a stanza) never do; the
-#     missing ConfigMap is logged once;
+#     missing ConfigMap is logged once and told once in a ConfigMapNotFound
+#     Event on np;
 #   - restricted: an edit of tuned's data and its deletion are refused with
 #     the message (the pool, until when, a new ConfigMap then spec.config);
 #     a metadata-only write of tuned, an edit of a ConfigMap no pool names,
@@ -110,6 +111,13 @@ now_is "one write of tuned (the label), no loop" 1 modified tuned
 now_is "one write of shared (the label), no loop" 1 modified shared
 now_is "no write of other or free-cm" "0 0" echo "$(modified other) $(modified free-cm)"
 now_is "the missing ConfigMap np names is logged once" 1 absent_logged
+# absent_events: the ConfigMapNotFound Events on np that name missing-cm.
+absent_events() {
+  api GET "/api/v1/namespaces/$NS/events" | jq '[.items[] | select(.involvedObject.kind == "NodePool"
+    and .involvedObject.name == "np" and .reason == "ConfigMapNotFound" and .type == "Warning"
+    and (.message | test("names ConfigMap missing-cm, which does not exist")))] | length'
+}
+now_is "and told once in a Warning Event on np (ConfigMapNotFound)" 1 absent_events
 
 SCENARIO=restricted
 before_sim a "$OPEN" || not_ok "the checks below run before the window (too slow a machine)"
@@ -151,6 +159,7 @@ api PATCH "$(np_path "$NS" np)" '{"metadata": {"annotations": {"e2e/touch": "1"}
   not_ok "an event of np"
 eventually "missing-cm, created, gets the label at the pool's next event" true label_of missing-cm
 now_is "its absence was logged once" 1 absent_logged
+now_is "and told once (no second Event on its retries)" 1 absent_events
 api PATCH "$(np_path "$NS" np)" '{"spec": {"config": [{"name": "shared"}]}}' >/dev/null ||
   not_ok "np names only shared"
 eventually "tuned, named no more, loses the label" none label_of tuned
