@@ -38,6 +38,17 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
      * time left a first window too short (or the rest of the one open now)
      * is skipped, and held / window-soon name the effective start. */
     o.has_next = decide_next_start(d, &o.next);
+    /* Only the fields that roll every NodePool held (no release): they wait
+     * for the common window of the HostedCluster and its NodePools
+     * (hcfields.h), which held, window-soon and initiated name. */
+    if (hc && !o.held && decide_hc_fields_held(p->self.data) && p->common.computed) {
+        o.held = true;
+        o.restricted = !p->fields_go;
+        o.let_through = p->fields_go || initiated;
+        o.current = p->fields_go ? p->common.start : SCHED_NEG_INF;
+        o.has_next = !p->common.permitted && p->common.has_window;
+        o.next = o.has_next ? p->common.start : SCHED_POS_INF;
+    }
     if (at && sched_parse_rfc3339(at, &o.override_at) != 0)
         o.override_at = SCHED_NEG_INF;
     /* The held request, as the admission webhook recorded it: a second
@@ -70,7 +81,10 @@ sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_
 static void change_words(const decide_plan_t *p, char *buf, size_t len)
 {
     const decide_hc_t *h = p->kind == DECIDE_HC ? p->self.data : NULL;
-    if (h)
+    if (h && !decide_hc_held(h) && decide_hc_fields_held(h))
+        snprintf(buf, len, "fields that roll every NodePool: %s",
+                 h->requested_fields_summary ? h->requested_fields_summary : "(held)");
+    else if (h)
         snprintf(buf, len, "release %s",
                  h->requested_release ? h->requested_release
                  : h->release_image  ? h->release_image

@@ -331,6 +331,65 @@ static void test_initiated_told_with_the_release(void **state)
     stop(&f);
 }
 
+static notify_step_t told_steps[8];
+static char told_change[8][256];
+static size_t n_told;
+static void record_told(const notify_event_t *ev, const notify_due_t *d, void *ud)
+{
+    (void)d;
+    (void)ud;
+    if (n_told < 8) {
+        told_steps[n_told] = ev->step;
+        snprintf(told_change[n_told], sizeof(told_change[n_told]), "%s", ev->change);
+        n_told++;
+    }
+}
+
+#define FIELDS_HC(name, strategy, marks)                                                     \
+    META("HostedCluster", name) "\"annotations\":{"                                          \
+    "\"changemanagement.hypershift.openshift.io/strategy\":\"" strategy "\","               \
+    "\"" DECIDE_REQUESTED_HC_SPEC_ANNOTATION "\":"                                            \
+    "\"{\\\"configuration\\\":{\\\"proxy\\\":{\\\"httpProxy\\\":\\\"http://p:3128\\\"}}}\","  \
+    "\"changemanagement.hypershift.openshift.io/requested-at\":\"2030-01-09T05:00:00Z\""   \
+    marks "}},\"spec\":{\"infraID\":\"" name "-x1\",\"release\":{\"image\":\"r:1\"}}}"
+
+/* A HostedCluster whose only held request is of the fields that roll every
+ * NodePool (no release) is told held, naming those fields, while it waits
+ * for its common window, and initiated when they are let through. */
+static void test_fields_held_and_initiated_told(void **state)
+{
+    (void)state;
+    fixture_t f;
+    notify_config_t cfg;
+    start(&f);
+    notify_config_default(&cfg);
+    cfg.n_endpoints = 1;
+    f.c->opts.notify = record_told;
+    f.c->opts.notify_cfg = &cfg;
+    n_told = 0;
+    testutil_ctl_add(&f.c->hcs, FIELDS_HC("w", "Restrictive", ""));
+    testutil_ctl_add(&f.c->hcs,
+                     FIELDS_HC("g", "Permissive",
+                               ",\"" NOTIFY_MARKS_ANNOTATION
+                               "\":\"held=none@2030-01-09T05:00:00Z\""));
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    reconcile(&f, R_HC, "w");
+    run_until_answered(&f);
+    assert_int_equal(n_told, 1);
+    assert_int_equal(told_steps[0], NOTIFY_HELD);
+    assert_non_null(strstr(told_change[0], "fields that roll every NodePool"));
+    assert_non_null(strstr(told_change[0], "configuration"));
+    n_told = 0;
+    reconcile(&f, R_HC, "g");
+    run_until_answered(&f);
+    assert_int_equal(n_told, 1);
+    assert_int_equal(told_steps[0], NOTIFY_INITIATED);
+    assert_non_null(strstr(told_change[0], "fields that roll every NodePool"));
+    f.c->opts.notify_cfg = NULL;
+    stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_nodepool_request_first),
         cmocka_unit_test(test_marks_written_after_writes_in_flight),
         cmocka_unit_test(test_initiated_told_with_the_release),
+        cmocka_unit_test(test_fields_held_and_initiated_told),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
