@@ -324,8 +324,22 @@ sim_now() { sim_lo a | cut -d. -f1; }
 # day_at EPOCH HH:MM: that time of EPOCH's day (epoch seconds).
 day_at() { date -u -d "$(date -u -d "@$1" +%F)T$2:00Z" +%s; }
 
+# writes_by_what FROM TO: the controller's writes it logged (-v 2) between
+# lines FROM and TO of its log, counted by what and resource
+# ("4 status (nodepools), 2 event (events)").
+writes_by_what() {
+  sed -n "$(($1 + 1)),$2p" "${CTL_LOG[a]}" | grep ' write sent ' |
+    sed -E 's/.* what=("[^"]*"|[^ ]*).* path=([^ ]*).*/\1 \2/; s/"//g' |
+    awk '{ p = $NF; $NF = ""; n = split(p, s, "/"); r = s[n]
+           for (i = 1; i < n; i++) if (s[i] == "namespaces") { r = s[i + 2]; break }
+           sub(/ $/, ""); print $0 " (" r ")" }' |
+    sort | uniq -c | sort -rn | awk '{ c = $1; $1 = ""; printf "%s%d%s", (NR > 1 ? ", " : ""), c, $0 }'
+}
+
 capi_boundaries() {
-  local ns hcp np obj i open close n0 w0 w1 first lat want
+  local ns hcp np obj i open close n0 w0 w1 l0 l1 first lat want
+  # Every write logged, to say what the writes of each day were.
+  local -a MODEL_CTL_ARGS=(-v 2)
   ns=$(new_ns capib) || { not_ok "namespace"; return; }
   hcp=$ns-c np=$(np_path "$ns" np3) obj=$ns-c/np3
   must mk_policy "$ns" daily "$(daily_policy "$B_START" "$B_DUR")" || return
@@ -347,14 +361,16 @@ capi_boundaries() {
     sleep_until_sim a "$(rfc3339 $((open - 86400 + B_DUR_S)))" 0.2
     n0=$(model_count replacement-start "$obj")
     w0=$(metric a hcp_controller_writes_total)
+    l0=$(wc -l <"${CTL_LOG[a]}")
     api PATCH "$np" "{\"spec\":{\"config\":[{\"name\":\"cfg-$i\"}]}}" >/dev/null
     now_is "the configuration change is held at the NodePool" "$want" get "$np" '[.spec.config // [] | .[].name] | join(",")'
     tl_start "$ns" "$hcp" np3 np3
     sleep_until_sim a "$(rfc3339 $((open - B_SCALE / 4)))"
     w1=$(metric a hcp_controller_writes_total)
+    l1=$(wc -l <"${CTL_LOG[a]}")
     # Not bounded here: on this clock the hours the status reports pass
     # 2880 times faster (capi_holds bounds the writes of a held change).
-    echo "# figure: real Cluster API, day $i: the controller's writes from the request to the open ($(((open - B_DUR_S - (open - 86400)) / 3600)) h simulated): $((${w1%.*} - ${w0%.*}))"
+    echo "# figure: real Cluster API, day $i: the controller's writes from the request to the open ($(((open - B_DUR_S - (open - 86400)) / 3600)) h simulated): $((${w1%.*} - ${w0%.*})): $(writes_by_what "$l0" "$l1")"
     starts_at a "the first replacement after the open" "$(rfc3339 "$open")" "$TOL_ROLLOUT" replacement-start "$obj" "$n0"
     first=$(model_nth replacement-start "$obj" $((n0 + 1)))
     tl_report "$(real_s "$(rfc3339 "$open")")" np3 np3 "$obj" "$(model_records | jq -rs --arg o "$obj" --arg at "$first" \
