@@ -13,10 +13,13 @@
 # webhooks, configured as the chart configures them) and the model with one
 # simulated clock from Monday 2026-03-02 00:00 UTC. The model creates the
 # pools' MachineDeployments and MachineSets and their machines. On Tuesday
-# at 12:30 someone asks for release 4.17.1 for HostedCluster prod and its
-# NodePool prod-workers and for a new configuration of the InPlace pool
-# staging-gpu: the webhooks hold each request in the very write that makes
-# it, and nothing starts until the window opens. The demo prints every
+# at 12:30 someone asks for release 4.17.1 for HostedClusters prod and
+# staging and prod's NodePool prod-workers, and for a new configuration of
+# the InPlace pool staging-gpu: the webhooks hold each request in the very
+# write that makes it, and nothing starts until the window opens. staging
+# is Degraded from Tuesday 19:00 to Wednesday 09:00 (the demo writes
+# HyperShift's condition): the health gate skips Tuesday night's window for
+# its release, which starts in Wednesday night's. The demo prints every
 # transition of a policy, HostedCluster or NodePool as the controller writes
 # it (the simulated instant is the start of the new state,
 # status.behavior.current.startTime of the policy or of the object's
@@ -64,6 +67,8 @@ DEMO_DIR=${DEMO_DIR:-$repo/build/demo-run}
 INSTANCE=${DEMO_INSTANCE:-main}
 SIM_START=2026-03-02T00:00:00Z # a Monday
 REQUEST_AT=2026-03-03T12:30:00Z # Tuesday, after staging's override: the requests
+DEGRADED_AT=2026-03-03T19:00:00Z # staging turns Degraded before Tuesday night's window
+HEALTHY_AT=2026-03-04T09:00:00Z  # and is healthy again on Wednesday morning
 
 CM=changemanagement.hypershift.openshift.io
 OBJECTS=$here/objects
@@ -338,6 +343,31 @@ api_patch() {
     -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" -H "Content-Type: $3" \
     -X PATCH --data-binary "$2" "$E_SERVER$1") || code=000
   [ "$code" -lt 400 ] || die "PATCH $1 failed ($code): $(head -c 400 "$DEMO_DIR/api.out")"
+}
+
+# hc_health NAME DEGRADED REASON: HyperShift's Degraded condition on
+# HostedCluster NAME, with Available True (api/hypershift/v1beta1/
+# hostedcluster_conditions.go), every other condition kept; conditional on
+# the resourceVersion read and tried again on a conflict (the model writes
+# the same status).
+hc_health() {
+  local p="$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$1" obj body code i
+  for i in $(seq 1 20); do
+    obj=$(curl -sf --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" "$p") ||
+      die "GET hostedclusters/$1 failed"
+    body=$(jq -c --arg d "$2" --arg r "$3" '{metadata: {resourceVersion: .metadata.resourceVersion},
+      status: {conditions: ([.status.conditions // [] | .[] | select(.type != "Available" and .type != "Degraded")] + [
+        {type: "Available", status: "True", reason: "AsExpected", message: "",
+         lastTransitionTime: "2026-03-02T00:00:00Z"},
+        {type: "Degraded", status: $d, reason: $r, message: "",
+         lastTransitionTime: "2026-03-02T00:00:00Z"}])}}' <<<"$obj")
+    code=$(curl -s -o "$DEMO_DIR/api.out" -w '%{http_code}' --max-time 10 --cacert "$E_CA" \
+      -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" -H "Content-Type: application/merge-patch+json" \
+      -X PATCH --data-binary "$body" "$p/status") || code=000
+    [ "$code" = 409 ] || break
+    sleep 0.02
+  done
+  [ "$code" -lt 400 ] || die "PATCH hostedclusters/$1/status failed ($code): $(head -c 400 "$DEMO_DIR/api.out")"
 }
 
 # ---- cleanup --------------------------------------------------------------------
@@ -653,19 +683,27 @@ sim_now() {
     'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'
 }
 
-# The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
-requests() {
+# sleep_until_sim RFC3339: until the simulated clock reads that instant.
+sleep_until_sim() {
   local d
-  d=$(awk -v r="$(date -u -d "$REQUEST_AT" +%s)" -v n="$(sim_now)" -v k="$SCALE" \
+  d=$(awk -v r="$(date -u -d "$1" +%s)" -v n="$(sim_now)" -v k="$SCALE" \
     'BEGIN { d = (r - n) / k; printf "%.3f", (d > 0 ? d : 0) }')
   sleep "$d" &
   SLEEP_PID=$!
   wait "$SLEEP_PID"
   SLEEP_PID=""
   alive
-  # Three people at once: each answer comes back on its own.
+}
+
+# The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
+requests() {
+  sleep_until_sim "$REQUEST_AT"
+  # Four people at once: each answer comes back on its own.
   local pids=() p
   request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+    "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
+  pids+=($!)
+  request HostedCluster hostedclusters staging "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
     "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
   pids+=($!)
   request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
@@ -677,6 +715,14 @@ requests() {
   for p in "${pids[@]}"; do wait "$p" || die "a request failed"; done
 }
 
+# health AT DEGRADED REASON TEXT: at simulated instant AT, HyperShift
+# reports staging Degraded (or not), printed as it happens.
+health() {
+  sleep_until_sim "$1"
+  hc_health staging "$2" "$3"
+  emit "${1:0:16}|0" "$(fmt_time "$1")" HostedCluster staging HEALTH "$4" >&3
+}
+
 for day in $(seq 1 "$DEMO_DAYS"); do
   sleep_until_day "$day"
   alive
@@ -684,7 +730,15 @@ for day in $(seq 1 "$DEMO_DAYS"); do
     printf '%s|0\t   -- %s\n' "$(date -u -d "$SIM_START + $day days" +%Y-%m-%dT%H:%M)" \
       "$(date -u -d "$SIM_START + $day days" '+%A %Y-%m-%d')" >&3
   fi
-  [ "$day" != 1 ] || requests
+  if [ "$day" = 1 ]; then
+    requests
+    # The health gate: a window opening while staging is Degraded is
+    # skipped, its held release waits for the next one.
+    health "$DEGRADED_AT" True UnavailableReplicas \
+      "HyperShift reports it Degraded (UnavailableReplicas): a held change is not let through while it is"
+  elif [ "$day" = 2 ] && [ "$DEMO_DAYS" -gt 2 ]; then
+    health "$HEALTHY_AT" False AsExpected "HyperShift reports it healthy again (Degraded False)"
+  fi
 done
 sleep 0.5
 stop_pid MODEL_PID

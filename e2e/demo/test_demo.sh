@@ -89,20 +89,24 @@ line_of() {
 # 02:00-05:00; staging is permitted until Tuesday 12:00, then weeknights.
 WEEKNIGHTS="start PAUSED, Mon 21:00 unpaused, Tue 03:00 PAUSED, Tue 21:00 unpaused, Tue 23:00 PAUSED, Wed 23:00 unpaused, Thu 03:00 PAUSED, Thu 21:00 unpaused, Fri 03:00 PAUSED"
 STAGING="start unpaused, Tue 12:00 PAUSED, Tue 21:00 unpaused, Tue 23:00 PAUSED, Wed 23:00 unpaused, Thu 03:00 PAUSED, Thu 21:00 unpaused, Fri 03:00 PAUSED"
+# staging itself is Degraded at Tuesday night's window and holds a release:
+# the health gate keeps it paused (HealthGate) through that window.
+STAGING_HC="start unpaused, Tue 12:00 PAUSED, Tue 21:00 PAUSED, Tue 23:00 PAUSED, Wed 23:00 unpaused, Thu 03:00 PAUSED, Thu 21:00 unpaused, Fri 03:00 PAUSED"
 WEEKEND="start PAUSED, Sat 01:00 unpaused, Sat 05:00 PAUSED, Sun 01:00 unpaused, Sun 05:00 PAUSED"
 FIRST_SAT="start PAUSED, Sat 02:00 unpaused, Sat 05:00 PAUSED"
 
 check_eq "policy weeknights transitions" "$WEEKNIGHTS" "$(seq_of Policy weeknights)"
 check_eq "policy weekend-nights transitions" "$WEEKEND" "$(seq_of Policy weekend-nights)"
 check_eq "policy first-saturday transitions" "$FIRST_SAT" "$(seq_of Policy first-saturday)"
-check_eq "HostedCluster staging (PermissiveUntil, then weeknights)" "$STAGING" "$(seq_of HostedCluster staging)"
+check_eq "HostedCluster staging (PermissiveUntil, then weeknights; Tuesday night's window skipped)" "$STAGING_HC" \
+  "$(seq_of HostedCluster staging)"
 check_eq "NodePool staging-workers (weeknights)" "$WEEKNIGHTS" "$(seq_of NodePool staging-workers)"
 check_eq "NodePool staging-gpu (no stanza: follows staging)" "$STAGING" "$(seq_of NodePool staging-gpu)"
 check_eq "HostedCluster prod (weekend-nights)" "$WEEKEND" "$(seq_of HostedCluster prod)"
 check_eq "NodePool prod-infra (weekend-nights, annotation form)" "$WEEKEND" "$(seq_of NodePool prod-infra)"
 check_eq "NodePool prod-workers (first-saturday within weekend-nights)" "$FIRST_SAT" \
   "$(seq_of NodePool prod-workers)"
-expected_lines=$(echo "$WEEKNIGHTS, $WEEKEND, $FIRST_SAT, $STAGING, $WEEKNIGHTS, $STAGING, $WEEKEND, $WEEKEND, $FIRST_SAT" |
+expected_lines=$(echo "$WEEKNIGHTS, $WEEKEND, $FIRST_SAT, $STAGING_HC, $WEEKNIGHTS, $STAGING, $WEEKEND, $WEEKEND, $FIRST_SAT" |
   tr ',' '\n' | wc -l)
 check_eq "no other transition lines" "$expected_lines" "$(wc -l <"$TRANSITIONS")"
 
@@ -132,7 +136,7 @@ check_contains "prod-workers waits for the next first Saturday" "paused until 20
 
 # when LINE: its simulated instant, epoch seconds.
 when() { date -u -d "$(cut -c5-20 <<<"$1")" +%s; }
-for obj in "HostedCluster prod" "NodePool prod-workers" "NodePool staging-gpu"; do
+for obj in "HostedCluster prod" "HostedCluster staging" "NodePool prod-workers" "NodePool staging-gpu"; do
   # shellcheck disable=SC2086
   req=$(activity $obj REQUEST)
   check_contains "$obj: requested on Tuesday after 12:00" "Tue 2026-03-03 1" "$req"
@@ -140,6 +144,9 @@ done
 check_contains "the webhook says it holds prod's release" \
   "webhook: spec.release.image is held until 2026-03-07T01:00:00Z: 4.17.1-x86_64 requested, 4.17.0-x86_64 kept; see HostedChangeManagementStatus hostedcluster.prod" \
   "$(grep -A1 ' HostedCluster  *prod  *REQUEST' "$OUT" | tail -1)"
+check_contains "the webhook says it holds staging's release until Tuesday night" \
+  "webhook: spec.release.image is held until 2026-03-03T21:00:00Z: 4.17.1-x86_64 requested, 4.17.0-x86_64 kept; see HostedChangeManagementStatus hostedcluster.staging" \
+  "$(grep -A1 ' HostedCluster  *staging  *REQUEST' "$OUT" | tail -1)"
 held_hc=$(activity HostedCluster prod HELD)
 check_contains "prod: the release request is held (ChangesPending, heldChange)" \
   "release 4.17.1-x86_64: held, nothing starts before the window at 2026-03-07T01:00:00Z." "$held_hc"
@@ -166,6 +173,7 @@ starts() {
 # count_in LIST FROM UNTIL: how many of the instants are in [FROM, UNTIL).
 count_in() { awk -v a="$(epoch "$2")" -v b="$(epoch "$3")" '$1 >= a && $1 < b { n++ } END { print n + 0 }' <<<"$1"; }
 CP=$(starts controlplane-initiation "$NS/prod")
+SCP=$(starts controlplane-initiation "$NS/staging")
 RS=$(starts replacement-start "$NS-prod/prod-workers")
 IP=$(starts inplace-update-start "$NS-staging/staging-gpu")
 echo "# model: control plane initiated $(tr '\n' ' ' <<<"$CP"), replacements $(tr '\n' ' ' <<<"$RS"), in-place $(tr '\n' ' ' <<<"$IP") (epoch, simulated)"
@@ -199,8 +207,21 @@ check_contains "the demo shows the control plane starting" \
 check_eq "... on Saturday" "Sat 2026-03-07" "$(cut -c1-14 <<<"$started_line")"
 check_eq "the demo shows the 3 replacements" 3 "$(activity MachineDeployment prod-workers REPLACE | wc -l)"
 check_eq "and the in-place update" 1 "$(activity MachineSet staging-gpu UPDATE | wc -l)"
-check_eq "nothing else started (other pools, staging's control plane)" 0 \
-  "$(jq -s --arg ns "$NS" '[.[] | select((.event == "controlplane-initiation" and .object != ($ns + "/prod"))
+# The health gate: staging is Degraded from Tuesday 19:00 to Wednesday
+# 09:00, so Tuesday night's window (21:00-23:00) is skipped for its held
+# release, which starts in Wednesday night's (23:00-03:00).
+check_eq "staging's control plane does not start in Tuesday night's window (Degraded: the health gate)" 0 \
+  "$(count_in "$SCP" 2026-03-02T00:00:00Z 2026-03-04T23:00:00Z)"
+check_eq "it starts once, in Wednesday night's window" 1 \
+  "$(count_in "$SCP" 2026-03-04T23:00:00Z 2026-03-05T03:00:00Z)"
+check_eq "... and never again" 1 "$(grep -c . <<<"$SCP")"
+check_contains "the demo shows staging turning Degraded" "Tue 2026-03-03 19:00" \
+  "$(activity HostedCluster staging HEALTH | grep Degraded | head -1)"
+check_contains "... and the gate keeping its release held in Tuesday night's window" "HealthGate" \
+  "$(grep -E '^Tue 2026-03-03 2[12]:[0-9]{2} .*HostedCluster +staging ' "$OUT")"
+check_eq "nothing else started (other pools)" 0 \
+  "$(jq -s --arg ns "$NS" '[.[] | select((.event == "controlplane-initiation" and .object != ($ns + "/prod")
+      and .object != ($ns + "/staging"))
     or (.event == "replacement-start" and .object != ($ns + "-prod/prod-workers"))
     or (.event == "inplace-update-start" and .object != ($ns + "-staging/staging-gpu")))] | length' "$REC")"
 
@@ -214,8 +235,8 @@ SAT="Sat 2026-03-07 0[1-4]:[0-9]{2}"
 check_eq "table lists 6 objects" 6 "$(grep -cE "^(HostedCluster|NodePool) +$NS/" "$TABLE")"
 check_eq "table: prod runs 4.17.1, started Saturday" 1 "$(row HostedCluster prod ByPolicy no "Cluster prod-4xk2p" \
   "4.17.1 Completed" "$SAT" "Sat 2026-03-14 01:00 - 05:00")"
-check_eq "table: staging" 1 "$(row HostedCluster staging PermissiveUntil no "Cluster staging-9qm7d" \
-  "4.17.0 Completed" - "Mon 2026-03-09 21:00 - 03:00")"
+check_eq "table: staging runs 4.17.1, started Wednesday night" 1 "$(row HostedCluster staging PermissiveUntil no \
+  "Cluster staging-9qm7d" "4.17.1 Completed" "Wed 2026-03-04 23:[0-9]{2}" "Mon 2026-03-09 21:00 - 03:00")"
 check_eq "table: prod-workers, 3 machines on 4.17.1, started Saturday" 1 \
   "$(row NodePool prod-workers ByPolicy no "MachineDeployment prod-workers" "3x 4.17.1" "$SAT" \
     "Sat 2026-04-04 02:00 - 05:00")"
@@ -231,10 +252,11 @@ check_eq "table: staging-gpu (InPlace: MachineSet), updated Tuesday night" 1 \
 
 capi() { echo "/apis/cluster.x-k8s.io/v1beta1/namespaces/$NS-$1/$2/$3"; }
 # With the webhooks served a Cluster carries our pause only while a release
-# is held (DESIGN.md 3.6): prod's went through on Saturday, staging holds none.
+# is held (DESIGN.md 3.6): prod's went through on Saturday, staging's on
+# Wednesday night.
 now_is "Cluster prod not paused (its release went through)" unpaused \
   pause_state "$(capi prod clusters prod-4xk2p)"
-now_is "Cluster staging not paused (restricted, nothing held)" unpaused \
+now_is "Cluster staging not paused (its release went through)" unpaused \
   pause_state "$(capi staging clusters staging-9qm7d)"
 now_is "MachineDeployment prod-workers not paused (rolled out, merely waiting)" unpaused \
   pause_state "$(capi prod machinedeployments prod-workers)"
@@ -242,22 +264,32 @@ now_is "MachineSet staging-gpu not paused (merely waiting)" unpaused \
   pause_state "$(capi staging machinesets staging-gpu)"
 count_reason() { events "$NS" "$1" | grep -c "^$2\$"; }
 now_is "Events: staging-workers opened 4 windows" 4 count_reason staging-workers WindowOpened
-now_is "Events: staging closed 4 times" 4 count_reason staging WindowClosed
+now_is "Events: staging closed 3 times (Tuesday night's window was skipped: never open)" 3 \
+  count_reason staging WindowClosed
 now_is "Events: prod-workers opened 1 window" 1 count_reason prod-workers WindowOpened
 now_is "Events: prod's update initiated once" 1 count_reason prod ChangesInitiated
 summary_line=$(grep '^-- Events by hcp-controller' "$OUT")
 echo "# $summary_line"
-for ev in "WindowClosed 17" "WindowOpened 15"; do
+for ev in "WindowClosed 16" "WindowOpened 14"; do
   check_contains "summary counts the Events: $ev" "$ev" "$summary_line"
 done
-check_contains "summary counts the Events: ChangeHeld 3 (prod's release, prod-workers' and staging-gpu's requests: who asked)" \
-  "ChangeHeld 3" "$summary_line"
-# One ChangesInitiated per held change let through: prod's and
+check_contains "summary counts the Events: ChangeHeld 4 (prod's and staging's releases, prod-workers' and staging-gpu's requests: who asked)" \
+  "ChangeHeld 4" "$summary_line"
+# One ChangesInitiated per held change let through: prod's, staging's and
 # prod-workers' releases, and staging-gpu's configuration applied at Tuesday
 # night's window (a change of configuration alone, which never shows as a
 # pending version: told once the NodePool no longer carries the request).
-check_contains "summary counts the Events: ChangesInitiated 3 (prod, prod-workers, staging-gpu)" \
-  "ChangesInitiated 3" "$summary_line"
+check_contains "summary counts the Events: ChangesInitiated 4 (prod, staging, prod-workers, staging-gpu)" \
+  "ChangesInitiated 4" "$summary_line"
+check_contains "summary counts the Events: HealthGate 1 (staging's window skipped)" \
+  "HealthGate 1" "$summary_line"
+check "no ConfigMapNotFound Event (the ConfigMap staging-gpu names exists)" \
+  eval '[[ $summary_line != *ConfigMapNotFound* ]]'
+now_is "the ConfigMap staging-gpu names carries the opted-in label" true \
+  get "/api/v1/namespaces/$NS/configmaps/gpu-driver-550" \
+  '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // "none"' 
+now_is "Events: staging's release kept held by the health gate once" 1 count_reason staging HealthGate
+now_is "Events: staging's update initiated once" 1 count_reason staging ChangesInitiated
 now_is "Events: staging-gpu's configuration initiated once" 1 count_reason staging-gpu ChangesInitiated
 check_contains "summary counts the Events: WaitingForControlPlane 1 (prod-workers' 4.17.1 before the control plane's)" \
   "WaitingForControlPlane 1" "$summary_line"
@@ -301,7 +333,22 @@ check_contains "completed: prod's control plane, as HyperShift reports it" \
 check_contains "override-expired: staging's PermissiveUntil, Tuesday 12:00" "Tue 2026-03-03 12:0" \
   "$(activity HostedCluster staging NOTIFIED | grep 'override-expired.v1')"
 check_contains "the demo counts them by type" "-- notifications received: " "$(grep '^-- notifications received' "$OUT")"
-check_contains "... held 3" "held 3" "$(grep '^-- notifications received' "$OUT")"
+# staging's release is told held twice: for Tuesday night's window, and
+# once the health gate skipped it, for Wednesday night's.
+check_contains "... held 5" "held 5" "$(grep '^-- notifications received' "$OUT")"
+check_contains "held again after the skip: staging's release, for Wednesday night's window" \
+  "held.v1 hostedclusters/$NS/staging: release 4.17.1-x86_64 is held until 2026-03-04T23:00:00Z." \
+  "$(activity HostedCluster staging NOTIFIED | grep '^Tue 2026-03-03 23:')"
+check_contains "held: staging's release, on Tuesday" \
+  "held.v1 hostedclusters/$NS/staging: release 4.17.1-x86_64 is held until 2026-03-03T21:00:00Z." \
+  "$(activity HostedCluster staging NOTIFIED | grep '^Tue ')"
+check_contains "health-gate-skipped: staging's Tuesday night window" "Tue 2026-03-03 21:" \
+  "$(activity HostedCluster staging NOTIFIED | grep 'health-gate-skipped.v1')"
+check_eq "... told once" 1 "$(activity HostedCluster staging NOTIFIED | grep -c 'health-gate-skipped.v1')"
+check_contains "initiated: staging's release in Wednesday night's window" "Wed 2026-03-04 23:" \
+  "$(activity HostedCluster staging NOTIFIED | grep 'initiated.v1')"
+check_contains "completed: staging's control plane" "release 4.17.1-x86_64 completed." \
+  "$(activity HostedCluster staging NOTIFIED | grep 'completed.v1')"
 
 log=$(sed -n 's/^-- controller log: //p' "$OUT")
 check_eq "the controller's log is where the demo says" "$CTL_TMP/run1/controller.log" "$log"
