@@ -445,7 +445,10 @@ start_ctl() {
       --health-probe-bind-address "127.0.0.1:$hp" --metrics-secure=false --shutdown-delay=0 "$@" \
       >"${CTL_LOG[$name]}" 2>&1 &
     CTL_PID[$name]=$!
-    wait_for 20 ctl_ready_or_gone "$name"
+    # Ready in well under a second here; a loaded machine has been seen to
+    # take longer than 20 s once, so the wait is generous and a slow start
+    # is printed rather than failed.
+    wait_for 60 ctl_ready_or_gone "$name"
     ctl_alive "$name" && break
     wait "${CTL_PID[$name]}" 2>/dev/null
     grep -q "cannot listen" "${CTL_LOG[$name]}" || break
@@ -457,6 +460,8 @@ start_ctl() {
     return 1
   fi
   CTL_TREADY[$name]=$(now_us)
+  [ $((CTL_TREADY[$name] - CTL_T0[$name])) -lt 10000000 ] ||
+    echo "# controller $name: ready only after $(((CTL_TREADY[$name] - CTL_T0[$name]) / 1000)) ms (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 }
 # ctl_alive NAME: the controller runs (not exited, not a zombie).
 ctl_alive() {
