@@ -227,6 +227,17 @@ static void test_nothing_parked_without_releases(void **state)
     stop(&f);
 }
 
+/* start(), with notifications on: one endpoint, each step handed to fn. */
+static void start_notifying(fixture_t *f, notify_config_t *cfg,
+                            void (*fn)(const notify_event_t *, const notify_due_t *, void *))
+{
+    start(f);
+    notify_config_default(cfg);
+    cfg->n_endpoints = 1;
+    f->c->opts.notify = fn;
+    f->c->opts.notify_cfg = cfg;
+}
+
 static void no_notify(const notify_event_t *ev, const notify_due_t *d, void *ud)
 {
     (void)ev;
@@ -244,11 +255,7 @@ static void test_marks_written_after_writes_in_flight(void **state)
     (void)state;
     fixture_t f;
     notify_config_t cfg;
-    start(&f);
-    notify_config_default(&cfg);
-    cfg.n_endpoints = 1;
-    f.c->opts.notify = no_notify;
-    f.c->opts.notify_cfg = &cfg;
+    start_notifying(&f, &cfg, no_notify);
     record_t *n = reconcile(&f, R_NP, "n");
     assert_true(n->wt.inflight > 0);
     int before = fakeapi_count(f.api);
@@ -304,11 +311,7 @@ static void test_initiated_told_with_the_release(void **state)
     (void)state;
     fixture_t f;
     notify_config_t cfg;
-    start(&f);
-    notify_config_default(&cfg);
-    cfg.n_endpoints = 1;
-    f.c->opts.notify = count_initiated;
-    f.c->opts.notify_cfg = &cfg;
+    start_notifying(&f, &cfg, count_initiated);
     initiated_told = 0;
     testutil_ctl_add(&f.c->hcs,
                      META("HostedCluster", "c") "\"annotations\":{" PERMISSIVE ","
@@ -361,11 +364,7 @@ static void test_fields_held_and_initiated_told(void **state)
     (void)state;
     fixture_t f;
     notify_config_t cfg;
-    start(&f);
-    notify_config_default(&cfg);
-    cfg.n_endpoints = 1;
-    f.c->opts.notify = record_told;
-    f.c->opts.notify_cfg = &cfg;
+    start_notifying(&f, &cfg, record_told);
     n_told = 0;
     testutil_ctl_add(&f.c->hcs, FIELDS_HC("w", "Restrictive", ""));
     testutil_ctl_add(&f.c->hcs,
