@@ -8,8 +8,9 @@
  * ConfigMap (R_CM) is queued by the events of both; its reconcile writes at
  * most one merge patch of metadata.labels and forgets the record once the
  * label is right. A ConfigMap named but not there is logged and told in a
- * Warning Event on the NodePool once, and tried again later, slower each time (CM_ABSENT_MIN doubling to CM_ABSENT_MAX),
- * and whenever its NodePool changes. */
+ * Warning Event on the NodePool once, and tried again later, slower each
+ * time (CM_ABSENT_MIN doubling to CM_ABSENT_MAX), and whenever its NodePool
+ * changes. */
 #include "controller/internal.h"
 
 #include <stdio.h>
