@@ -25,7 +25,11 @@
 #
 # BENCH_NOTIFY_PARTS (default "config month loop") narrows it;
 # BENCH_NOTIFY_DAYS (30) and BENCH_NOTIFY_SCALE (8640: a day in 10 s) set
-# the month. Prints "N passed, N failed".
+# the month (a run of fewer than 16 days takes the receiver down on day 2
+# and kills the controller on day 4: BENCH_NOTIFY_PARTS=month
+# BENCH_NOTIFY_DAYS=10 is a run of about 3 minutes); BENCH_NOTIFY_HCS (50)
+# the HostedClusters, BENCH_NOTIFY_MODEL_WORKERS (10) the model's workers.
+# Prints "N passed, N failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/controller/lib.sh
@@ -40,6 +44,7 @@ DAYS=${BENCH_NOTIFY_DAYS:-30}
 SCALE=${BENCH_NOTIFY_SCALE:-8640}
 SEED=${BENCH_NOTIFY_SEED:-24}
 N_HC=${BENCH_NOTIFY_HCS:-50}
+MODEL_WORKERS=${BENCH_NOTIFY_MODEL_WORKERS:-10}
 NP_PER_HC=3
 RECV_PIDS=()
 DRIVER_PID=
@@ -166,7 +171,13 @@ YAML
   # the windows closing at the same instant; raised so that the clock, not
   # the limit, is what the run measures.
   MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard-month.yaml" --kube-api-qps 1000 --kube-api-burst 2000)
-  model_scenario "$NS" "$start" "$SCALE" "$hcs" --hc-status --nodepool-updating-version || return
+  # The model runs MODEL_WORKERS reconciles at once, as HyperShift's and
+  # Cluster API's controllers do: one at a time, a window's opening (a
+  # release and status writes on every object of a policy) queues its
+  # reconciles for seconds, which at this clock is longer than a window,
+  # and a NodePool's rollout would start after its window closed.
+  model_scenario "$NS" "$start" "$SCALE" "$hcs" --hc-status --nodepool-updating-version \
+    --workers "$MODEL_WORKERS" || return
   local t_run
   t_run=$(now_us)
   SIM0=$t0 T0_US=${CTL_T0[a]} SCALE=$SCALE E_SERVER=$E_SERVER E_CA=$E_CA ADMIN_TOKEN=$ADMIN_TOKEN \
@@ -208,6 +219,13 @@ YAML
     "$dir/posts.jsonl" "$down0" "$down1" "$restart" "$SCALE") || { not_ok "judge"; return; }
   echo "$j_out" >"$dir/judge.json"
   cp "${CTL_LOG[a]}" "$dir/controller.log"
+  # The model's record and the pools as the month left them (their
+  # conditions and MachineDeployments), for a look at what was not told.
+  cp "$MODEL_REC" "$dir/model-record.jsonl" 2>/dev/null
+  cp "$MODEL_LOG" "$dir/model.log" 2>/dev/null
+  api GET "$HS/namespaces/$NS/nodepools" >"$dir/nodepools.json" 2>/dev/null
+  api GET "$HS/namespaces/$NS/hostedclusters" >"$dir/hostedclusters.json" 2>/dev/null
+  k get machinedeployments,machinesets -A -o json >"$dir/capi.json" 2>/dev/null
   # The run's records stay for a look afterwards.
   [ -n "${BENCH_NOTIFY_OUT:-}" ] && mkdir -p "$BENCH_NOTIFY_OUT" && cp -r "$dir" "$BENCH_NOTIFY_OUT/"
   e=$(jq -r .expected <<<"$j_out")
