@@ -238,10 +238,10 @@ YAML
     head -20 | sed 's/^/#   /'
   check "requests admitted (none refused)" test "$(jq .refused <<<"$j_out")" -eq 0
   check "notifications expected" test "$e" -gt 0
-  # Known at 8640x: a few steps are still lost (a NodePool request let
-  # through unheld outside its window, and a rollout the model reaches
-  # only after its window closed); strict with CTL_E2E_STRICT=1, the count
-  # is printed either way.
+  # Known at 8640x: a few steps are still lost (NodePool requests made
+  # while the receiver was down, none of whose steps is told; a rollout the
+  # model reaches only after its window closed); strict with
+  # CTL_E2E_STRICT=1, the count is printed either way.
   xfail "every expected notification delivered at least once (0 lost)" \
     test "$(jq .lost <<<"$j_out")" -eq 0
   check_eq "0 duplicates within a window" 0 "$(jq .duplicates <<<"$j_out")"
