@@ -43,7 +43,8 @@ bench-boundary: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 # bench-notify (e2e/bench/bench_notify.sh): notifications at scale beside the
 # behaviour model on the "main" instance: a simulated month of 50
 # HostedClusters and 150 NodePools (a day in 10 s; BENCH_NOTIFY_DAYS,
-# BENCH_NOTIFY_SCALE, BENCH_NOTIFY_SEED) with the receiver down for a day and
+# BENCH_NOTIFY_SCALE, BENCH_NOTIFY_SEED, BENCH_NOTIFY_HCS; the model's
+# BENCH_NOTIFY_MODEL_WORKERS, default 10) with the receiver down for a day and
 # the controller killed half way, the loop's window-open -> release latency
 # with 10 endpoints that answer after 10 s, and bad configurations refused.
 # BENCH_NOTIFY_PARTS="config month loop" narrows it. BENCH_LOOP_REPEATS (2) runs each side of the loop that often. About 11 minutes.

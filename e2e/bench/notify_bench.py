@@ -247,11 +247,17 @@ def cmd_expect(done_file, start, days):
                 exp.append(dict(rq, obj=obj, step="window-soon", window=w, lead=lead,
                                 at=max(t, w - lead)))
         exp.append(dict(rq, obj=obj, step="initiated", window=w, at=w))
-        exp.append(dict(rq, obj=obj, step="completed", at=w))
+        exp.append(dict(rq, obj=obj, step="completed", at=w, image=r["image"]))
     reqs = [{"kind": r["kind"], "name": r["name"], "at": r["at"], "lo": r["lo"], "hi": r["hi"]}
             for r in json.load(open(done_file)) if 200 <= r["code"] < 300]
     json.dump({"expected": exp, "ambiguous": ambiguous, "refused": refused, "skip": skip,
                "requests": reqs}, sys.stdout)
+
+
+def release_version(image):
+    """"4.17.1" of "...ocp-release:4.17.1-x86_64" (the model's versions)."""
+    m = re.search(r":(\d+\.\d+\.\d+)", image or "")
+    return m.group(1) if m else image
 
 
 def lead_of(msg):
@@ -294,7 +300,18 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
     in data.supersedes: the window opened before the controller reached the
     lead), covered (a window-soon of a longer lead when a shorter one was
     told for the same request and window: only the shortest lead reached is
-    told), else lost. Prints the figures as JSON."""
+    told), else lost. A completed is due for a request whose release the
+    object reached: with the model's record (MODEL_RECORD: HostedCluster
+    controlplane-completed, NodePool nodepool-status, as HyperShift reports
+    them), a request whose release the object never reached because it
+    went on to a later request's first is counted as replaced by the later
+    request (HyperShift never reports the earlier one completed; a rollout
+    that never ends, the object reaching neither, stays lost). A completed
+    counts for an object's requests only when it names a time after the
+    first of them; one before (a new NodePool's first rollout ending:
+    UpdatingVersion goes True then False for it too) is counted as
+    initial, when the model's record shows the pool's first status.version
+    then. Prints the figures as JSON."""
     down0, down1, restart, scale = float(down0), float(down1), float(restart), float(scale)
     sim, _ = sim_clock()
     e = json.load(open(exp_file))
@@ -310,6 +327,8 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
         posts[b["id"]] = {
             "kind": d["kind"], "name": d["name"], "step": d["step"],
             "window": epoch(d.get("window")) if d["step"] != "completed" else None,
+            # completed: the time of the outcome it tells (data.window)
+            "at": epoch(d.get("window")) if d["step"] == "completed" else None,
             "lead": lead_of(d.get("message")) if d["step"] == "window-soon" else None,
             "req": epoch(d.get("requestedAt")), "supersedes": supersedes_of(d.get("supersedes")),
             "t": p["t"]}
@@ -382,15 +401,48 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
                 covered.append(x)
                 continue
         lost.append(x)
-    completed_due = {}
+    # What the model reports each object reached (release versions) and a
+    # NodePool's first status.version (simulated time).
+    reached, first_version = {}, {}
+    rec_file = os.environ.get("MODEL_RECORD")
+    for line in (open(rec_file) if rec_file and os.path.exists(rec_file) else []):
+        r = json.loads(line)
+        name = r.get("object", "").split("/")[-1]
+        if r["event"] == "controlplane-completed":
+            reached.setdefault(("HostedCluster", name), set()).add(release_version(r.get("to")))
+        elif r["event"] == "nodepool-status" and r.get("to"):
+            reached.setdefault(("NodePool", name), set()).add(r["to"])
+            if not r.get("from"):
+                first_version.setdefault(name, epoch(r["at"][:19] + "Z"))
+    completed_due, replaced = {}, []
     for x in e["expected"]:
         if x["step"] == "completed":
             completed_due.setdefault(tuple(x["obj"]), []).append(x)
     lost_completed = []
     for obj, xs in completed_due.items():
-        told = [i for i, q in posts.items() if (q["kind"], q["name"], q["step"]) == (obj[0], obj[1], "completed")]
+        xs.sort(key=lambda x: x["req"])
+        if rec_file:
+            got = reached.get(obj, set())
+            keep = []
+            for k, x in enumerate(xs):
+                v = release_version(x.get("image"))
+                if v not in got and any(release_version(y.get("image")) in got for y in xs[k + 1:]):
+                    replaced.append(x)
+                else:
+                    keep.append(x)
+            xs = keep
+        told = [i for i, q in posts.items()
+                if (q["kind"], q["name"], q["step"]) == (obj[0], obj[1], "completed") and
+                (q["at"] is None or q["at"] >= min(x["lo"] for x in completed_due[obj]))]
         used.update(told)
         lost_completed += xs[len(told):]
+    initial = []
+    for i, q in posts.items():
+        t = first_version.get(q["name"])
+        if i not in used and q["kind"] == "NodePool" and q["step"] == "completed" and \
+                q["at"] is not None and t is not None and abs(q["at"] - t) <= HOUR:
+            initial.append(i)
+            used.add(i)
     # Not expected: a step for a request the bench made, for a later window
     # than the one derived (the change let through late and held again by
     # the backstop, then told again for the next window: "again"), else
@@ -422,6 +474,7 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
         "moved": len(moved), "moved_list": moved[:10],
         "superseded": len(superseded), "superseded_list": superseded[:10],
         "covered": len(covered), "again": len(again),
+        "replaced": len(replaced), "initial": len(initial),
         "unexpected": len(unexpected), "unexpected_list": [show(i) for i in unexpected[:10]],
         "latency_up_n": len(lat),
         "latency_up_p50_sim": pct(lat, 50), "latency_up_p99_sim": pct(lat, 99),

@@ -171,7 +171,7 @@ func (m *model) reconcileMachineDeployment(ctx context.Context, ns, name string)
 	md := m.get(gvrMD, ns, name)
 	k := key("md", ns, name)
 	if md == nil || md.GetDeletionTimestamp() != nil {
-		delete(m.lastDesired, k)
+		m.forget(k)
 		return 0, nil
 	}
 	cluster := str(md, "spec", "clusterName")
@@ -246,11 +246,10 @@ func (m *model) reconcileMachineDeployment(ctx context.Context, ns, name string)
 
 	// Scale events, and the desired count as last acted on, to tell a
 	// scale-up from the replacement of a deleted machine.
-	last, known := m.lastDesired[k]
+	last, known := m.swapDesired(k, desired)
 	if known && last != desired {
 		m.rec.add(evScale, "MachineDeployment", obj(md), strconv.FormatInt(last, 10), strconv.FormatInt(desired, 10), "")
 	}
-	m.lastDesired[k] = desired
 
 	// A replacement whose new machine is ready ends with the old one's
 	// deletion (the old MachineSet scaled down by one).
@@ -432,7 +431,7 @@ func (m *model) reconcileMachineSet(ctx context.Context, ns, name string) (time.
 	ms := m.get(gvrMS, ns, name)
 	k := key("ms", ns, name)
 	if ms == nil || ms.GetDeletionTimestamp() != nil || ms.GetLabels()[mdNameLabel] != "" {
-		delete(m.lastDesired, k)
+		m.forget(k)
 		return 0, nil
 	}
 	cpaused := m.clusterPaused(ns, str(ms, "spec", "clusterName"))
@@ -526,11 +525,10 @@ func (m *model) reconcileMachineSet(ctx context.Context, ns, name string) (time.
 		return requeue, nil
 	}
 	desired := integer(ms, 1, "spec", "replicas")
-	last, known := m.lastDesired[k]
+	last, known := m.swapDesired(k, desired)
 	if known && last != desired {
 		m.rec.add(evScale, "MachineSet", obj(ms), strconv.FormatInt(last, 10), strconv.FormatInt(desired, 10), "")
 	}
-	m.lastDesired[k] = desired
 	n := int64(len(all))
 	for ; n < desired; n++ {
 		ev := evMachineCreated

@@ -39,10 +39,13 @@ func pausedUntil(v string, now time.Time) (bool, time.Duration) {
 // notePaused records the transitions of an object's reconcile between
 // paused and active, once each.
 func (m *model) notePaused(kind, k, object, until string, paused bool) {
-	if m.pausedSince[k] == paused {
+	m.mu.Lock()
+	same := m.pausedSince[k] == paused
+	m.pausedSince[k] = paused
+	m.mu.Unlock()
+	if same {
 		return
 	}
-	m.pausedSince[k] = paused
 	if paused {
 		m.rec.add(evPaused, kind, object, "", until, "")
 	} else {
@@ -69,7 +72,7 @@ func (m *model) reconcileHostedCluster(ctx context.Context, ns, name string) (ti
 	hc := m.get(gvrHC, ns, name)
 	k := key("hc", ns, name)
 	if hc == nil || hc.GetDeletionTimestamp() != nil {
-		delete(m.pausedSince, k)
+		m.forget(k)
 		return 0, nil
 	}
 	cpNS := ns + "-" + name
@@ -338,7 +341,7 @@ func (m *model) reconcileNodePool(ctx context.Context, ns, name string) (time.Du
 	np := m.get(gvrNP, ns, name)
 	k := key("np", ns, name)
 	if np == nil || np.GetDeletionTimestamp() != nil {
-		delete(m.pausedSince, k)
+		m.forget(k)
 		return 0, nil
 	}
 	cluster := str(np, "spec", "clusterName")

@@ -49,9 +49,14 @@ func main() {
 		realCAPI    = flag.Bool("real-capi", false, "Cluster API's own controllers run (e2e/capi): model only HyperShift, write the Cluster API objects it writes, play the control-plane provider, and record machine events from the real Machines")
 		mStartup    = flag.Duration("machine-startup", 2*time.Second, "with --real-capi: real time the in-memory backend takes to start a machine's VM and then its node")
 		npUpdating  = flag.Bool("nodepool-updating-version", false, "write the NodePool's UpdatingVersion condition as HyperShift does (True while status.version is not the target, then False AsExpected; InplaceUpgradeFailed when an in-place update failed)")
+		workers     = flag.Int("workers", 1, "reconciles run at once (HyperShift's and Cluster API's controllers run several; 1 keeps the model's reconciles strictly one at a time)")
 		failInPlace = flag.String("fail-inplace", "", "comma-separated NodePools (ns/name) whose in-place update fails: the first machine updated turns degraded and the upgrader stops")
 	)
 	flag.Parse()
+	if *workers < 1 {
+		fmt.Fprintln(os.Stderr, "hcp-model: --workers must be at least 1")
+		os.Exit(2)
+	}
 	log.SetFlags(log.Lmicroseconds | log.LUTC)
 	log.SetPrefix("hcp-model: ")
 
@@ -87,6 +92,8 @@ func main() {
 
 		realCAPI:       *realCAPI,
 		machineStartup: *mStartup,
+
+		workers: *workers,
 
 		npUpdatingVersion: *npUpdating,
 		failInPlace:       splitList(*failInPlace),

@@ -7,6 +7,7 @@ import (
 	"log"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,13 +71,22 @@ type options struct {
 	realCAPI       bool          // Cluster API's own controllers run; the model's Cluster API half is off (realcapi.go)
 	machineStartup time.Duration // real time an in-memory machine's VM and node each take to start (realCAPI)
 
+	workers int // reconciles run at once (1: one at a time)
+
 	npUpdatingVersion bool            // write the NodePool's UpdatingVersion condition
 	failInPlace       map[string]bool // NodePools ("ns/name") whose in-place update fails
 }
 
 // model holds the informers of every kind HyperShift and Cluster API watch
-// and one work queue; a single worker reconciles, so that no two reconciles
-// of the model race each other.
+// and one work queue. By default a single worker reconciles, so that no two
+// reconciles of the model race each other; --workers runs more, as the
+// controllers it stands for do (controller-runtime runs MaxConcurrentReconciles
+// workers per controller; Cluster API's main.go --machinedeployment-concurrency
+// and --machineset-concurrency default to 10), so that at a fast simulated
+// clock a boundary's burst of reconciles does not queue the rest for
+// simulated hours. The work queue never hands one key to two workers at once
+// (client-go workqueue: an item being processed is re-queued only after
+// Done), as upstream; the in-memory maps below are shared and taken under mu.
 type model struct {
 	dyn   dynamic.Interface
 	clk   *clock
@@ -87,7 +97,8 @@ type model struct {
 
 	inf map[schema.GroupVersionResource]cache.SharedIndexInformer
 
-	// In-memory state of the model, kept between reconciles.
+	// In-memory state of the model, kept between reconciles (under mu).
+	mu          sync.Mutex
 	pausedSince map[string]bool  // key -> reconcile currently paused by pausedUntil
 	lastDesired map[string]int64 // MD/MS key -> replicas last acted on
 	cpDone      map[string]bool  // control-plane namespace -> control plane provided (realCAPI)
@@ -103,6 +114,24 @@ func newModel(dyn dynamic.Interface, clk *clock, rec *recorder, opt options) *mo
 		lastDesired: map[string]int64{},
 		cpDone:      map[string]bool{},
 	}
+}
+
+// forget drops what the model kept about a key whose object is gone.
+func (m *model) forget(k string) {
+	m.mu.Lock()
+	delete(m.pausedSince, k)
+	delete(m.lastDesired, k)
+	m.mu.Unlock()
+}
+
+// swapDesired records the replicas a MachineDeployment/MachineSet key acts
+// on and returns the ones it last acted on (known: it had acted before).
+func (m *model) swapDesired(k string, desired int64) (last int64, known bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	last, known = m.lastDesired[k]
+	m.lastDesired[k] = desired
+	return last, known
 }
 
 // Queue keys: "<kind>/<namespace>/<name>", kind one of hc, np, md, ms.
@@ -281,12 +310,26 @@ func (m *model) enqueueCAPI(ns string) {
 	}
 }
 
-// run works the queue until ctx ends, then shuts it down.
+// run works the queue with opt.workers workers until ctx ends, then shuts
+// it down.
 func (m *model) run(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
 		m.queue.ShutDown()
 	}()
+	var wg sync.WaitGroup
+	for i := 0; i < m.opt.workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.work(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+// work takes keys from the queue and reconciles them until it shuts down.
+func (m *model) work(ctx context.Context) {
 	for {
 		k, quit := m.queue.Get()
 		if quit {

@@ -146,7 +146,10 @@ func caSecret(ns, name, cluster, cn string) (*unstructured.Unstructured, error) 
 // none panics, "assignment to entry in nil map",
 // inmemorycluster_backend.go ReconcileNormal).
 func (m *model) realControlPlane(ctx context.Context, cpNS, infraID string) error {
-	if infraID == "" || m.cpDone[cpNS] {
+	m.mu.Lock()
+	done := m.cpDone[cpNS]
+	m.mu.Unlock()
+	if infraID == "" || done {
 		return nil
 	}
 	labels := func() map[string]interface{} { return map[string]interface{}{clusterNameLabel: infraID} }
@@ -212,7 +215,9 @@ func (m *model) realControlPlane(ctx context.Context, cpNS, infraID string) erro
 	if err := m.ensure(ctx, gvrMachine, mc); err != nil {
 		return err
 	}
+	m.mu.Lock()
 	m.cpDone[cpNS] = true
+	m.mu.Unlock()
 	return nil
 }
 

@@ -75,6 +75,11 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
     memset(out, 0, sizeof(*out));
     ctl_view_init(c, false, &v);
     v.projection = NULL;
+    /* The time of the request, not of the start of the loop's iteration:
+     * at a boundary the loop may have been busy with every object of a
+     * policy before it reached this request, and a write it answered with
+     * the window as it was then would pass after the window closed. */
+    ev_now_update(c->loop);
     rc = decide_plan(&v, kind, ns, name, ctl_clock_now(&c->opts.clock, c->loop), &p, err,
                      errlen);
     if (rc == 0 && p.present && p.decided) {

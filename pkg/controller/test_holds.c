@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "admission/router.h"
 #include "controller/internal.h"
@@ -800,6 +801,29 @@ static void test_nodepool_in_window(void **state)
     with_router("2026-03-07T02:00:00Z", np_permitted);
 }
 
+/* The window closes while the loop is busy (a day a real second here, so
+ * 50 ms are 72 minutes): a request answered after the close is held, even
+ * though the loop's iteration began inside the window. */
+static void np_after_busy_close(adm_router_t *r, ctl_controller_t *c)
+{
+    c->opts.clock.scale = 86400.0;
+    c->opts.clock.real0 = ev_now(c->loop);
+    struct timespec busy = {0, 50 * 1000 * 1000};
+    while (nanosleep(&busy, &busy) != 0)
+        ;
+    answer_t a = np_update(r, NP1_OLD, NP1_APPLY);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), NP1_REQUEST);
+    json_decref(a.stored);
+}
+
+static void test_nodepool_after_busy_close(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T04:59:59Z", np_after_busy_close);
+}
+
 static void test_held_template_pending(void **state)
 {
     (void)state;
@@ -1010,6 +1034,7 @@ int main(void)
         cmocka_unit_test(test_held_template_pending),
         cmocka_unit_test(test_nodepool_restricted),
         cmocka_unit_test(test_nodepool_in_window),
+        cmocka_unit_test(test_nodepool_after_busy_close),
         cmocka_unit_test(test_nodepool_audit_restricted),
         cmocka_unit_test(test_nodepool_audit_in_window),
         cmocka_unit_test(test_configmap_restricted),
