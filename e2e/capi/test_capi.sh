@@ -17,7 +17,11 @@
 #      MachineHealthCheck and its MachineSet replaces it.
 #   3. The window opens: the first replacement starts within TOL_ROLLOUT s.
 #   4. The window closes during the rollout: the MachineDeployment is paused
-#      and no replacement starts more than 1 s after the close.
+#      and no replacement starts more than 1 s after the close. Then the
+#      NodePool scales from 5 to 7 and a machine of the old MachineSet is
+#      marked for remediation: which MachineSet each new machine comes
+#      from, and how many never become nodes (their user data was retired
+#      when the rollout started): none is made by an old MachineSet.
 #   5. A 3-machine pool on a cluster without a policy rolls out, start to end.
 #   6. Many boundaries: a daily window on a fast clock, a change held each
 #      day and let through at the open; no replacement starts outside a
@@ -25,6 +29,7 @@
 # Figures: each of the above (window open -> first replacement step by step
 # and p50/p99 over every boundary), and the managers' RSS and CPU.
 #
+# CAPI_E2E_SCENARIOS (default "capi_holds capi_boundaries") narrows the run.
 # CAPI_E2E_NO_HOLD=1 runs the controller without its webhooks (the hold
 # removed): the checks of 1-4 must then fail. Needs the "capi" instance
 # (e2e/cluster.sh up capi), build/hcp-controller and the model.
@@ -172,6 +177,17 @@ tl_report() {
   [ -n "$5" ] && t_rec=$(secs "$5")
   echo "# figure: real Cluster API, window open -> first replacement, ms after the open: the controller writes the NodePool $(ms_between "$1" "$t_np"), HyperShift (model) the MachineDeployment template $(ms_between "$1" "$t_md"), Cluster API creates the MachineSet $(ms_between "$1" "$t_ms") and the Machine $(ms_between "$1" "$t_m"), the model records it $(ms_between "$1" "${t_rec:-}") (load $(cut -d' ' -f1-3 /proc/loadavg))"
 }
+# pool_ms: "name revision spec.replicas machines" of each MachineSet of np1
+# in $hcp (capi_holds).
+pool_ms() {
+  api GET "$MACHINES/$hcp/machinesets" | jq -r '.items[] | select(.metadata.labels["cluster.x-k8s.io/deployment-name"] == "np1"
+    and .metadata.deletionTimestamp == null) | "\(.metadata.name) \(.metadata.annotations["machinedeployment.clusters.x-k8s.io/revision"] // "-") \(.spec.replicas) \(.status.replicas // 0)"'
+}
+# pool_machines: "name machineset" of each Machine of np1 not being deleted.
+pool_machines() {
+  api GET "$MACHINES/$hcp/machines" | jq -r '.items[] | select(.metadata.labels["cluster.x-k8s.io/deployment-name"] == "np1"
+    and .metadata.deletionTimestamp == null) | "\(.metadata.name) \(.metadata.labels["cluster.x-k8s.io/set-name"])"'
+}
 # ms_between A B: milliseconds from A to B (epoch seconds; "-" when either
 # is missing).
 ms_between() {
@@ -282,6 +298,50 @@ capi_holds() {
   none_after a "no replacement starts more than 1 s after the close (real Machines)" "$CLOSE" replacement-start "$obj"
   in_range "the rollout was cut: replacements done of 5" "$(model_count replacement-done "$obj")" 0 4
   echo "# figure: real Cluster API: replacements started before the close $(model_count replacement-start "$obj"), done $(model_count replacement-done "$obj"); last start at $(model_times replacement-start "$obj" | sort | tail -1) (close $CLOSE)"
+
+  # ---- 4b. a scale-up and a remediation while the rollout is paused -------------
+  # The rollout's start retired the old target's user data and token
+  # (HyperShift token.go cleanupOutdated), so a machine an old MachineSet
+  # made now would never become a node (the model records bootstrap-failed
+  # for it). Recorded: where the machines of a scale-up and of a
+  # remediation go while the rollout is held paused.
+  SCENARIO=paused-scale
+  local rev oldms before nf0 added in_old t1
+  rev=$(get "$md" '.metadata.annotations["machinedeployment.clusters.x-k8s.io/revision"] // ""')
+  pool_ms | sed 's/^/#   MachineSet at the pause (name revision spec.replicas machines): /'
+  oldms=$(pool_ms | awk -v r="$rev" '$2 != r { printf "%s ", $1 }')
+  before=$(pool_machines | cut -d' ' -f1)
+  nf0=$(model_count bootstrap-failed "$obj") w0=$(metric a hcp_controller_writes_total)
+  echo "# figure: real Cluster API, HyperShift (model) at the rollout's start: $(model_records | jq -rs --arg p "$hcp/" '[.[] | select((.event == "user-data-deleted" or .event == "token-expiry-set") and (.object | startswith($p)))
+    | "\(.event) \(.object | sub(".*/"; "")) at \(.at)"] | join("; ")') (open $OPEN)"
+  check_eq "the NodePool scales from 5 to 7 during the paused rollout" 7 \
+    "$(api PATCH "$(np_path "$ns" np1)" '{"spec": {"replicas": 7}}' | jq -r '.spec.replicas // .message')"
+  victim=$(pool_machines | awk -v o=" $oldms" 'index(o, " " $2 " ") { print $1; exit }')
+  if [ -n "$victim" ]; then
+    api PATCH "$MACHINES/$hcp/machines/$victim" \
+      '{"metadata": {"annotations": {"cluster.x-k8s.io/remediate-machine": ""}}}' >/dev/null ||
+      not_ok "machine $victim of an old MachineSet marked for remediation"
+  fi
+  t0=$(now_us)
+  check "HyperShift (model) writes the scale to the paused MachineDeployment" wait_for 10 \
+    eval "[ \"\$(get $md .spec.replicas)\" = 7 ]"
+  t1=$(now_us)
+  # The old MachineSet's machines would fail at once; a remediation takes
+  # about 11 s on this instance (held-remediation above).
+  sleep 20
+  added=$(pool_machines | grep -vwF -f <(printf '%s\n' $before) || true)
+  pool_ms | sed 's/^/#   MachineSet after (name revision spec.replicas machines): /'
+  echo "$added" | awk -v o=" $oldms" 'NF { print "#   new machine " $1 " of " $2 (index(o, " " $2 " ") ? " (old MachineSet)" : " (newest MachineSet)") }'
+  in_old=$(echo "$added" | awk -v o=" $oldms" 'NF && index(o, " " $2 " ")' | wc -l)
+  echo "# figure: real Cluster API, rollout paused at the close, NodePool scaled 5 -> 7 and old-MachineSet machine ${victim:-none} marked for remediation, $((($(now_us) - t1) / 1000)) ms after the MachineDeployment took 7: MachineSets' spec.replicas $(pool_ms | awk '{ s += $3 } END { print s + 0 }'), machines $(pool_machines | wc -l); new machines $(echo "$added" | awk 'NF' | wc -l), of them in an old MachineSet $in_old; never became nodes (bootstrap-failed) $(($(model_count bootstrap-failed "$obj") - nf0))$(model_records | jq -rs --arg o "$obj" '[.[] | select(.event == "bootstrap-failed" and .object == $o) | .detail] | group_by(.) | map(" \(length) x \(.[0])") | join(";") | if . == "" then "" else ":" + . end')"
+  echo "# figure: real Cluster API, the paused MachineDeployment: $(api GET "$md" | jq -r '"spec.replicas \(.spec.replicas), spec.paused \(.spec.paused), annotation cluster.x-k8s.io/paused \(.metadata.annotations["cluster.x-k8s.io/paused"] // "absent"), generation \(.metadata.generation) observed \(.status.observedGeneration), status.replicas \(.status.replicas)"')"
+  echo "# figure: real Cluster API, the marked machine ${victim:-none} $([ -z "$victim" ] || api GET "$MACHINES/$hcp/machines/$victim" | jq -r 'if .metadata.deletionTimestamp then "is being deleted" else "stays" end + "; OwnerRemediated: " + ([.status.conditions[]? | select(.type == "OwnerRemediated") | "\(.status) \(.reason) \(.message)"] | .[0] // "none")' 2>/dev/null || echo "is gone") ($((($(now_us) - t0) / 1000)) ms after the mark)"
+  w1=$(metric a hcp_controller_writes_total)
+  echo "# figure: real Cluster API: the controller's writes from the scale-up during the paused rollout to $((($(now_us) - t0) / 1000)) ms after: $((${w1%.*} - ${w0%.*}))"
+  in_range "no write loop after the scale-up during the paused rollout (the controller's writes bounded)" "$((${w1%.*} - ${w0%.*}))" 0 12
+  check_eq "no machine of an old MachineSet is made during the paused rollout" 0 "$in_old"
+  check_eq "no machine made during the paused rollout fails to bootstrap (never a node)" 0 \
+    "$(($(model_count bootstrap-failed "$obj") - nf0))"
 
   # ---- 5. a 3-machine rollout, start to end -----------------------------------------
   SCENARIO=rollout
@@ -396,8 +456,7 @@ capi_boundaries() {
   check_eq "every day's change rolled the pool once" "$B_DAYS" "$(model_count replacement-start "$obj")"
 }
 
-run_scenario capi_holds
-run_scenario capi_boundaries
+for s in ${CAPI_E2E_SCENARIOS:-capi_holds capi_boundaries}; do run_scenario "$s"; done
 if [ -s "$LAT_FILE" ]; then
   echo "# figure: real Cluster API: window open -> first replacement over $(wc -l <"$LAT_FILE") boundaries: $(sort -n "$LAT_FILE" | awk '{ v[NR] = $1 } END { p50 = v[int((NR + 1) / 2)]; i99 = int(NR * 0.99 + 0.999); if (i99 < 1) i99 = 1; printf "p50 %d ms, p99 %d ms, max %d ms", p50, v[i99], v[NR] }') (load $(cut -d' ' -f1-3 /proc/loadavg))"
 fi

@@ -332,6 +332,14 @@ func (m *model) realMachineHealthCheck(ctx context.Context, np *unstructured.Uns
 //	machine-deleted          any other machine deleted
 //	scale                    the MachineSets' replicas reach a new total that
 //	                         equals the MachineDeployment's
+//	bootstrap-failed         a machine added whose user-data Secret
+//	                         (spec.bootstrap.dataSecretName) is gone or whose
+//	                         ignition token is gone or expired (tokens.go,
+//	                         bootstrapProblem): on HyperShift it never
+//	                         becomes a node (from: its MachineSet, to: the
+//	                         machine, detail: why). The in-memory backend
+//	                         reads no user data and brings it up anyway; the
+//	                         record is the verdict.
 type observer struct {
 	mu        sync.Mutex
 	m         *model
@@ -423,6 +431,13 @@ func (o *observer) machine(u *unstructured.Unstructured, mdObj string, deleting 
 				old = l
 				break
 			}
+		}
+		// Checked when the machine is first seen, which is before it
+		// boots and fetches its ignition (token.go cleanupOutdated deleted
+		// the outdated user data; the ignition server refuses an expired
+		// token).
+		if why := o.m.bootstrapProblem(ns, str(u, "spec", "bootstrap", "dataSecretName")); why != "" {
+			o.m.rec.add(evBootstrapFailed, "MachineDeployment", mdObj, u.GetLabels()[msNameLabel], u.GetName(), why)
 		}
 		switch {
 		case old != nil:
