@@ -62,6 +62,17 @@ typedef struct verdict {
     char cp_why[DECIDE_MSGLEN / 2]; /* why, "" when not cp_held */
 } verdict_t;
 
+/* The instant an admission request is decided at: the time of the request,
+ * not of the start of the loop's iteration. At a boundary the loop may have
+ * been busy with every object of a policy before it reached this request,
+ * and a write answered with the window as it was then would pass after the
+ * window closed (and its audit record would name an earlier time). */
+static sched_time_t request_now(ctl_controller_t *c)
+{
+    ev_now_update(c->loop);
+    return ctl_clock_now(&c->opts.clock, c->loop);
+}
+
 /* The plan's verdict; for a NodePool also whether image (the release a
  * write asks for, NULL when it asks for none) waits for the control plane. */
 static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const char *ns,
@@ -75,13 +86,7 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
     memset(out, 0, sizeof(*out));
     ctl_view_init(c, false, &v);
     v.projection = NULL;
-    /* The time of the request, not of the start of the loop's iteration:
-     * at a boundary the loop may have been busy with every object of a
-     * policy before it reached this request, and a write it answered with
-     * the window as it was then would pass after the window closed. */
-    ev_now_update(c->loop);
-    rc = decide_plan(&v, kind, ns, name, ctl_clock_now(&c->opts.clock, c->loop), &p, err,
-                     errlen);
+    rc = decide_plan(&v, kind, ns, name, request_now(c), &p, err, errlen);
     if (rc == 0 && p.present && p.decided) {
         out->restricted = p.d.restricted;
         out->permitted = !p.d.restricted;
@@ -271,8 +276,7 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict
 static int audit_marks(ctl_controller_t *c, adm_response_t *a, const adm_request_t *q, bool held)
 {
     decide_audit_mark_t m[DECIDE_AUDIT_MAX];
-    size_t n = decide_audit_marks(q->old_object, q->object, q->user, held,
-                                  ctl_clock_now(&c->opts.clock, c->loop), m);
+    size_t n = decide_audit_marks(q->old_object, q->object, q->user, held, request_now(c), m);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = m[i].remove ? remove_annotation(a, m[i].key)
@@ -316,8 +320,7 @@ static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
     ctl_view_init(c, false, &v);
     v.projection = NULL;
     v.common_window = true;
-    rc = decide_plan(&v, DECIDE_HC, ns, name, ctl_clock_now(&c->opts.clock, c->loop), &p, err,
-                     errlen);
+    rc = decide_plan(&v, DECIDE_HC, ns, name, request_now(c), &p, err, errlen);
     *decided = rc == 0 && p.present && p.decided;
     *out = p.common;
     /* The gate or the HostedCluster's own timeline holds it too. */
