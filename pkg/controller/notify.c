@@ -201,6 +201,7 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
                              .uid = p->self.uid, .window = due[i].window, .at = now,
                              .change = change, .until = due[i].until, .lead = due[i].lead,
                              .request = due[i].request, .superseded = due[i].superseded,
+                             .superseded_held = due[i].superseded_held,
                              .detail = why};
         c->opts.notify(&ev, &due[i], c->opts.notify_ud);
         notify_marks_note(&r->notify_told, &due[i], c->opts.notify_cfg);

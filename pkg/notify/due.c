@@ -256,7 +256,7 @@ static size_t add(notify_due_t *out, size_t n, notify_step_t step, sched_time_t 
     if (n >= NOTIFY_DUE_MAX)
         return n;
     out[n] = (notify_due_t){step, window, until, lead,
-                            per_request(step) ? request : SCHED_NEG_INF, 0};
+                            per_request(step) ? request : SCHED_NEG_INF, 0, false};
     return n + 1;
 }
 
@@ -300,13 +300,20 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
     /* Let through: a change this controller told held (for a later window,
      * or a later request, than any it told initiated) is now under way in a
      * permitted interval. */
-    if (o->let_through && !o->restricted && held_mark != SCHED_NEG_INF &&
-        (held_mark == SCHED_POS_INF || before(init_mark, init_req, held_mark, held_req)) &&
+    bool told_held = held_mark != SCHED_NEG_INF &&
+                     (held_mark == SCHED_POS_INF || before(init_mark, init_req, held_mark, held_req));
+    /* A request recorded held that no held step named: the controller
+     * first saw it with its window open (down, or behind its queue). */
+    bool untold_held = o->held && req != SCHED_NEG_INF && held_req != req;
+    if (o->let_through && !o->restricted && (told_held || untold_held) &&
         (init_mark != o->current || init_req != req)) {
         n = add(out, n, NOTIFY_INITIATED, o->current, SCHED_POS_INF, 0, req);
-        /* the window opened before the controller reached a lead: the
-         * initiated step supersedes that window-soon and says so */
-        if (held_mark == o->current && held_req == req)
+        /* the window opened before the controller reached a lead (or the
+         * held request at all): the initiated step supersedes what was not
+         * told and says so */
+        if (untold_held)
+            out[n - 1].superseded_held = true;
+        else if (held_mark == o->current && held_req == req)
             out[n - 1].superseded = soon_missing(cfg, m, o->current, req);
     }
     if (o->outcome == NOTIFY_OUTCOME_COMPLETED || o->outcome == NOTIFY_OUTCOME_FAILED) {

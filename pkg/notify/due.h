@@ -104,6 +104,10 @@ typedef struct notify_due {
                                 window-soon was not told for this window and
                                 request (the window opened before the
                                 controller reached the lead); 0 none */
+    bool superseded_held;    /* NOTIFY_INITIATED: held (and every window-soon) was
+                                not told for this request: the controller
+                                first saw the held request with its window
+                                open (it was down, or behind) */
 } notify_due_t;
 
 #define NOTIFY_DUE_MAX NOTIFY_STEP_COUNT
@@ -137,7 +141,11 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
  *    It is told late as long as the window has not opened; once it has,
  *    the initiated step supersedes it and names the lead (superseded);
  *  - initiated: the held change let through in the open window, once per
- *    (window, request) told held;
+ *    (window, request) told held; or, for a request still held (o->held)
+ *    whose held step was never told (the controller first saw it with its
+ *    window open), once per (window, request), superseding held and every
+ *    window-soon (superseded_held): a change held while the controller was
+ *    down is told when it starts, not skipped;
  *  - health-gate-skipped: the gate keeps it held in the open window;
  *  - completed / failed: HyperShift's outcome at outcome_at, when newer than
  *    its mark and either fresh (NOTIFY_FRESH) or after a window this

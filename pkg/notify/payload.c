@@ -66,7 +66,9 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
         snprintf(buf, len, "a window opens at %s (in %s) with %s pending.", until, lead, what);
         break;
     case NOTIFY_INITIATED:
-        if (ev->superseded > 0)
+        if (ev->superseded_held)
+            snprintf(late, sizeof(late), " (it opened before the held notice was sent)");
+        else if (ev->superseded > 0)
             snprintf(late, sizeof(late),
                      " (it opened before the %" PRId64 "h%02" PRId64 "m notice was sent)",
                      (int64_t)ev->superseded / 3600, ((int64_t)ev->superseded % 3600) / 60);
@@ -112,7 +114,9 @@ int notify_payload(const notify_event_t *ev, notify_format_t f, char **body,
         snprintf(source, sizeof(source), "/hcp-controller/namespaces/%s", ev->ns);
         snprintf(type, sizeof(type), "io.openshift.hypershift.changemanagement.%s.v1",
                  notify_step_name(ev->step));
-        if (ev->step == NOTIFY_INITIATED && ev->superseded > 0)
+        if (ev->step == NOTIFY_INITIATED && ev->superseded_held)
+            snprintf(sup, sizeof(sup), "held");
+        else if (ev->step == NOTIFY_INITIATED && ev->superseded > 0)
             snprintf(sup, sizeof(sup), "window-soon %" PRId64 "h%02" PRId64 "m",
                      (int64_t)ev->superseded / 3600, ((int64_t)ev->superseded % 3600) / 60);
         json_t *asked = ev->request == SCHED_NEG_INF ? NULL : jtime(ev->request);

@@ -12,6 +12,7 @@
 #ifndef HCP_NOTIFY_PAYLOAD_H
 #define HCP_NOTIFY_PAYLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "notify/config.h"
@@ -44,6 +45,8 @@ typedef struct notify_event {
                                 recorded (part of the id); SCHED_NEG_INF none */
     sched_time_t superseded; /* NOTIFY_INITIATED: the lead of a window-soon not told
                                 as the window opened first (data.supersedes); 0 none */
+    bool superseded_held;    /* NOTIFY_INITIATED: the held step was not told for
+                                this request either (data.supersedes "held") */
     const char *detail;      /* a sentence more (why, who), or NULL */
 } notify_event_t;
 

@@ -258,6 +258,46 @@ static void test_window_soon_late(void **state)
     assert_true(d[0].superseded == 3600);
 }
 
+/* A request held while the controller was down (or behind its queue),
+ * first seen with its window open: no held or window-soon can go any more
+ * (the window is open), and the start is told, once, superseding them. */
+static void test_held_unseen_until_open(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    notify_marks_init(&m);
+    notify_obs_t w = {.now = T("2026-03-07T00:00:05Z"), .held = true, .let_through = true,
+                      .current = T("2026-03-07T00:00:00Z"),
+                      .request = T("2026-03-06T21:00:00Z"), .outcome_at = SCHED_NEG_INF,
+                      .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
+    assert_int_equal(notify_due(&w, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_INITIATED);
+    assert_true(d[0].superseded_held && d[0].superseded == 0);
+    assert_true(d[0].request == w.request && d[0].window == w.current);
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&w, &c, &m, d), 0);
+    /* Released: the object no longer carries the held request; the record
+     * of it alone says nothing more. */
+    w.held = false;
+    w.now = T("2026-03-07T00:30:00Z");
+    assert_int_equal(notify_due(&w, &c, &m, d), 0);
+    /* No record of the request (an old object): nothing to name. */
+    notify_marks_init(&m);
+    w.held = true;
+    w.request = SCHED_NEG_INF;
+    assert_int_equal(notify_due(&w, &c, &m, d), 0);
+    /* Told held for it: the ordinary initiated step, nothing superseded. */
+    notify_obs_t o = held_obs("2026-03-04T12:00:00Z");
+    o.request = T("2026-03-04T11:00:00Z");
+    assert_int_equal(deliver(&o, &m), 1);
+    w.request = o.request;
+    w.current = o.next;
+    assert_int_equal(notify_due(&w, &c, &m, d), 1);
+    assert_true(d[0].step == NOTIFY_INITIATED && !d[0].superseded_held);
+}
+
 /* A completion seen first long after it happened is not news. */
 static void test_old_outcome_not_news(void **state)
 {
@@ -372,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_second_request_same_window),
         cmocka_unit_test(test_marks_merge_requests),
         cmocka_unit_test(test_window_soon_late),
+        cmocka_unit_test(test_held_unseen_until_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,6 +139,17 @@ static void test_request_in_id_and_body(void **state)
                         "the 1h00m notice was sent).");
     json_decref(d);
     free(body);
+    /* No held step was told for the request either: it supersedes held. */
+    a.superseded_held = true;
+    assert_int_equal(notify_payload(&a, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    d = json_loads(body, 0, NULL);
+    data = json_object_get(d, "data");
+    assert_string_equal(json_string_value(json_object_get(data, "supersedes")), "held");
+    assert_string_equal(json_string_value(json_object_get(data, "message")),
+                        "release 4.17.1 is let through: the window is open (it opened before "
+                        "the held notice was sent).");
+    json_decref(d);
+    free(body);
 }
 
 int main(void)
