@@ -266,6 +266,11 @@ def lead_of(msg):
 
 
 def supersedes_of(s):
+    """The lead an initiated step's data.supersedes names; "held" (no held
+    step was told for the request, nor any window-soon) supersedes every
+    lead: infinity."""
+    if s == "held":
+        return float("inf")
     m = re.match(r"window-soon (\d+)h(\d+)m$", s or "")
     return int(m.group(1)) * HOUR + int(m.group(2)) * 60 if m else None
 
@@ -331,7 +336,7 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
             "at": epoch(d.get("window")) if d["step"] == "completed" else None,
             "lead": lead_of(d.get("message")) if d["step"] == "window-soon" else None,
             "req": epoch(d.get("requestedAt")), "supersedes": supersedes_of(d.get("supersedes")),
-            "t": p["t"]}
+            "image": release_version(d.get("change")), "t": p["t"]}
     dup_ids = {i: v for i, v in arrivals.items() if len(v) > 1}
 
     def gap(x, t):
@@ -387,15 +392,23 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
             moved.append(x)
         else:
             rest2.append(x)
-    # 3. window-soon superseded by the initiated step, or covered by a
-    # shorter lead told for the same request and window
+    # 3. superseded: a window-soon by the initiated step of the request
+    # naming its lead, held and every window-soon by one naming "held" (the
+    # controller first saw the held request with its window open); covered:
+    # a window-soon of a longer lead when a shorter one was told for the
+    # same request and window
+    def supersedes(q, x):
+        sup = q["supersedes"]
+        return sup is not None and (sup == float("inf") or
+                                    (x["step"] == "window-soon" and sup <= x["lead"]))
+
     for x in rest2:
-        if x["step"] == "window-soon":
-            if any(of(x, q, "initiated") and q["supersedes"] is not None and
-                   q["supersedes"] <= x["lead"] and x["window"] <= q["window"] <= x["window"] + 8 * DAY
-                   for q in posts.values()):
+        if x["step"] in ("window-soon", "held"):
+            if any(of(x, q, "initiated") and supersedes(q, x) and
+                   x["window"] <= q["window"] <= x["window"] + 8 * DAY for q in posts.values()):
                 superseded.append(x)
                 continue
+        if x["step"] == "window-soon":
             if any(of(x, q) and q["lead"] is not None and q["lead"] < x["lead"] and
                    x["window"] <= q["window"] <= x["window"] + 8 * DAY for q in posts.values()):
                 covered.append(x)
@@ -414,7 +427,7 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
             reached.setdefault(("NodePool", name), set()).add(r["to"])
             if not r.get("from"):
                 first_version.setdefault(name, epoch(r["at"][:19] + "Z"))
-    completed_due, replaced = {}, []
+    completed_due, replaced, not_reached = {}, [], []
     for x in e["expected"]:
         if x["step"] == "completed":
             completed_due.setdefault(tuple(x["obj"]), []).append(x)
@@ -428,6 +441,10 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
                 v = release_version(x.get("image"))
                 if v not in got and any(release_version(y.get("image")) in got for y in xs[k + 1:]):
                     replaced.append(x)
+                elif v not in got:
+                    # HyperShift (the model) never reported the release
+                    # reached within the month: no completion to tell.
+                    not_reached.append(x)
                 else:
                     keep.append(x)
             xs = keep
@@ -448,13 +465,36 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
     # the backstop, then told again for the next window: "again"), else
     # unexpected (left out: a request the bench counts as ambiguous).
     skip = {tuple(k) for k in e.get("skip", [])}
-    again, unexpected = [], []
+    image_of = {(x["obj"][0], x["obj"][1], x["req"]): release_version(x.get("image"))
+                for x in e["expected"] if x["step"] == "completed"}
+
+    def reheld(q):
+        """The same object's release, told for a later window under a later
+        record than the bench's request x, with no other request of the
+        object between: the release the controller let through was written
+        after its window closed, and the webhook held (and recorded) it
+        again."""
+        if q["req"] is None or q["window"] is None or q["step"] == "completed":
+            return False
+        for x in todo:
+            if (x["obj"][0], x["obj"][1]) != (q["kind"], q["name"]) or x["step"] != "held":
+                continue
+            if not (x["hi"] < q["req"] and x["window"] < q["window"] <= x["window"] + 8 * DAY):
+                continue
+            if image_of.get((q["kind"], q["name"], x["req"])) != q["image"]:
+                continue
+            if not any(x["req"] < r < q["req"] for r in reqs.get((q["kind"], q["name"]), {})):
+                return True
+        return False
+    again, rehold, unexpected = [], [], []
     for i, q in posts.items():
         if i in used:
             continue
         if any(of(x, q, q["step"]) and q["window"] is not None and
                x["window"] < q["window"] <= x["window"] + 8 * DAY for x in todo):
             again.append(i)
+        elif reheld(q):
+            rehold.append(i)
         elif (q["kind"], q["name"], q["window"]) not in skip:
             unexpected.append(i)
     # Duplicates within a window: one notification (id) received more than once.
@@ -474,7 +514,8 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
         "moved": len(moved), "moved_list": moved[:10],
         "superseded": len(superseded), "superseded_list": superseded[:10],
         "covered": len(covered), "again": len(again),
-        "replaced": len(replaced), "initial": len(initial),
+        "replaced": len(replaced), "not_reached": len(not_reached), "initial": len(initial),
+        "rehold": len(rehold),
         "unexpected": len(unexpected), "unexpected_list": [show(i) for i in unexpected[:10]],
         "latency_up_n": len(lat),
         "latency_up_p50_sim": pct(lat, 50), "latency_up_p99_sim": pct(lat, 99),

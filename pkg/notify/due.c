@@ -318,7 +318,13 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
     }
     if (o->outcome == NOTIFY_OUTCOME_COMPLETED || o->outcome == NOTIFY_OUTCOME_FAILED) {
         notify_step_t s = o->outcome == NOTIFY_OUTCOME_COMPLETED ? NOTIFY_COMPLETED : NOTIFY_FAILED;
-        bool ours = init_mark != SCHED_NEG_INF && o->outcome_at >= init_mark;
+        /* After a window this controller let a change through in, or told
+         * a change held for: the record of the initiated step can be
+         * missing (delivered just before a restart, its mark not yet
+         * written) while the held one is there. */
+        bool ours = (init_mark != SCHED_NEG_INF && o->outcome_at >= init_mark) ||
+                    (held_mark != SCHED_NEG_INF && held_mark != SCHED_POS_INF &&
+                     o->outcome_at >= held_mark);
         if (newer(o->outcome_at, m->at[s]) && (fresh(o, o->outcome_at) || ours))
             n = add(out, n, s, o->outcome_at, SCHED_POS_INF, 0, SCHED_NEG_INF);
     }

@@ -149,7 +149,9 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
  *  - health-gate-skipped: the gate keeps it held in the open window;
  *  - completed / failed: HyperShift's outcome at outcome_at, when newer than
  *    its mark and either fresh (NOTIFY_FRESH) or after a window this
- *    controller let a change through in (the initiated mark);
+ *    controller let a change through in (the initiated mark) or told a
+ *    change held for (the held mark: the initiated mark may not have been
+ *    written before a restart);
  *  - override-set: a new override record (fresh, or after an earlier one
  *    was told);
  *  - override-expired: the override's end passed (fresh, or its set was

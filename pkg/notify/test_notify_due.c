@@ -134,8 +134,9 @@ static void test_lifecycle_restart(void **state)
      * again (not dropped), completed too. */
     notify_marks_parse("held=2026-03-07T00:00:00Z", &m);
     o.let_through = true;
-    assert_int_equal(notify_due(&o, &c, &m, d), 1); /* completed: not ours, not fresh */
+    assert_int_equal(notify_due(&o, &c, &m, d), 2); /* completed: after the held window */
     assert_int_equal(d[0].step, NOTIFY_INITIATED);
+    assert_int_equal(d[1].step, NOTIFY_COMPLETED);
 }
 
 /* A second request held for the same window (a NodePool asked again while
@@ -315,6 +316,34 @@ static void test_old_outcome_not_news(void **state)
     assert_int_equal(d[0].step, NOTIFY_FAILED);
 }
 
+/* A controller restarted after delivering the initiated step but before
+ * writing its mark: the held mark (for the window the change went in) is
+ * there, and HyperShift's outcome after that window is still told however
+ * late the controller sees it; one before that window is not news. */
+static void test_outcome_after_held_window(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    notify_marks_init(&m);
+    notify_obs_t h = held_obs("2026-03-06T12:00:00Z");
+    h.request = T("2026-03-06T11:00:00Z");
+    assert_int_equal(deliver(&h, &m), 2); /* held, window-soon 48h */
+    notify_obs_t o = {.now = T("2026-03-07T06:00:00Z"), .outcome = NOTIFY_OUTCOME_COMPLETED,
+                      .outcome_at = T("2026-03-07T03:30:00Z"), .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF};
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_COMPLETED);
+    assert_true(d[0].window == o.outcome_at);
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    o.outcome_at = T("2026-03-06T23:00:00Z"); /* before the window: an older change */
+    notify_marks_init(&m);
+    assert_int_equal(deliver(&h, &m), 2);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+}
+
 static void test_gate(void **state)
 {
     (void)state;
@@ -405,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_late_hold_shortest_lead),
         cmocka_unit_test(test_lifecycle_restart),
         cmocka_unit_test(test_old_outcome_not_news),
+        cmocka_unit_test(test_outcome_after_held_window),
         cmocka_unit_test(test_gate),
         cmocka_unit_test(test_override),
         cmocka_unit_test(test_held_no_window),
