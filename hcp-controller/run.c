@@ -345,8 +345,11 @@ typedef struct app {
     ev_signal sigterm, sigint;
     ev_timer drain;     /* the shutdown delay: webhooks answered, not ready */
     ev_timer grace;     /* the last resort after the delay */
+    ev_timer flush;     /* polls until the notified marks are written */
     bool stopping;
     bool drained;       /* the shutdown delay is over */
+    bool flushed;       /* no notification in flight, every one delivered
+                           recorded in its object's marks */
     bool released;      /* the Lease is released (or there is none) */
     log_once_t warned;  /* API server warnings logged at full level already */
     notify_sender_t notify; /* the notifications (DESIGN.md 3.9) */
@@ -405,8 +408,26 @@ static void on_failing(const char *kind, const char *ns, const char *name, const
 /* Stops the loop once the shutdown delay is over and the Lease released. */
 static void maybe_exit(app_t *a)
 {
-    if (a->drained && a->released)
+    if (a->drained && a->released && a->flushed)
         ev_break(a->loop, EVBREAK_ALL);
+}
+
+/* Every notification in flight answered and every one delivered in the
+ * notified marks of its object: a restart sends none of them again. */
+static bool notify_flushed(const app_t *a)
+{
+    return !a->notify_on || (a->notify.inflight == 0 && (!a->ctl || ctl_notify_flushed(a->ctl)));
+}
+
+static void on_flush(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)revents;
+    app_t *a = w->data;
+    if (!notify_flushed(a))
+        return;
+    ev_timer_stop(loop, w);
+    a->flushed = true;
+    maybe_exit(a);
 }
 
 static void lease_released(void *ud)
@@ -427,9 +448,10 @@ static void on_drained(struct ev_loop *loop, ev_timer *w, int revents)
 
 static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    (void)w;
     (void)revents;
-    log_kv(LOG_WARN, "shutdown grace period over; exiting", NULL);
+    app_t *a = w->data;
+    log_kv(LOG_WARN, "shutdown grace period over; exiting", "notified-marks-written",
+           notify_flushed(a) ? "true" : "false", NULL);
     ev_break(loop, EVBREAK_ALL);
 }
 
@@ -437,10 +459,11 @@ static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
  * endpoints are removed from the webhook Service at about the same time as
  * the signal comes, and every node and the API server see that some time
  * later, so admission calls may still arrive here for a few seconds. In
- * order: stop writing, release the Lease (a peer leads at its next try,
- * without waiting for the Lease to expire), report not ready and close
- * each webhook connection after its answer, keep answering the webhooks
- * for the shutdown delay, then exit. A second signal ends the delay. */
+ * order: stop writing (and notifying), release the Lease (a peer leads at
+ * its next try, without waiting for the Lease to expire), report not ready
+ * and close each webhook connection after its answer, keep answering the
+ * webhooks for the shutdown delay, write the notified marks of what was
+ * delivered, then exit. A second signal ends the delay and the wait. */
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
     (void)loop;
@@ -448,7 +471,7 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     app_t *a = w->data;
     char delay[32];
     if (a->stopping) {
-        a->drained = true;
+        a->drained = a->flushed = true;
         maybe_exit(a);
         return;
     }
@@ -464,6 +487,12 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     serve_drain(a->serve);
     ev_timer_set(&a->grace, d + SHUTDOWN_GRACE, 0.);
     ev_timer_start(a->loop, &a->grace);
+    /* Notifications delivered but not yet in their objects' marks (the
+     * marks are written by whoever sent them, leading or not) would be sent
+     * again by the next leader: the exit waits for them, within the grace. */
+    a->flushed = notify_flushed(a);
+    if (!a->flushed)
+        ev_timer_start(a->loop, &a->flush);
     a->drained = d <= 0;
     if (!a->drained) {
         ev_timer_set(&a->drain, d, 0.);
@@ -625,6 +654,9 @@ int run_main(int argc, char **argv)
     ev_signal_start(a.loop, &a.sigterm);
     ev_signal_start(a.loop, &a.sigint);
     ev_timer_init(&a.grace, on_grace, SHUTDOWN_GRACE, 0.);
+    a.grace.data = &a;
+    ev_timer_init(&a.flush, on_flush, 0.02, 0.02);
+    a.flush.data = &a;
     ev_timer_init(&a.drain, on_drained, a.opts.shutdown_delay, 0.);
     a.drain.data = &a;
     log_kv(LOG_INFO, "hcp-controller started", "server", a.cfg.server, "leader-elect",
@@ -638,6 +670,7 @@ int run_main(int argc, char **argv)
     ev_signal_stop(a.loop, &a.sigterm);
     ev_signal_stop(a.loop, &a.sigint);
     ev_timer_stop(a.loop, &a.grace);
+    ev_timer_stop(a.loop, &a.flush);
     ev_timer_stop(a.loop, &a.drain);
     if (a.lease_started)
         kube_lease_stop(&a.lease);

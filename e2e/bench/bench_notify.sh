@@ -110,18 +110,20 @@ POLICY_TUETHU='{"strategy":"MaintenanceSchedule","maintenanceSchedule":{"timeZon
 POLICY_NAMES=(daily weekend tue-thu)
 
 # restart_kill: SIGKILL to controller a, started again on the same
-# simulated time line with the same flags.
+# simulated time line with the same flags (the clock the model and the
+# bench read goes on; a start at the time read before the kill would put
+# the controller behind them by the restart, hours at this scale).
+# restart_kill [SIGNAL]: KILL by default; TERM is a graceful restart.
 restart_kill() {
-  local args now
+  local args
   mapfile -t args < <(tr '\0' '\n' <"/proc/${CTL_PID[a]}/cmdline" |
     sed '1,/^--health-probe-bind-address$/d' | sed 1d)
-  now=$(sim_hi a)
-  stop_ctl a KILL
-  start_ctl a "$NS" "$(rfc3339 "${now%.*}")" "$SCALE" "${args[@]}"
+  stop_ctl a "${1:-KILL}"
+  start_ctl a "$NS" @continue "$SCALE" "${args[@]}"
 }
 
 part_month() {
-  local dir port start end i j p objs="" npobjs="" hcs="" plan t0 down0 down1 restart e j_out
+  local dir port start end i j p objs="" npobjs="" hcs="" plan t0 down0 down1 restart term e j_out
   NS=$(new_ns nmonth) || return
   dir=$CTL_TMP/month
   mkdir -p "$dir"
@@ -183,13 +185,16 @@ YAML
   SIM0=$t0 T0_US=${CTL_T0[a]} SCALE=$SCALE E_SERVER=$E_SERVER E_CA=$E_CA ADMIN_TOKEN=$ADMIN_TOKEN \
     python3 "$PY" drive "$plan" "$dir/done.json" 2>"$dir/drive.err" &
   DRIVER_PID=$!
-  # The receiver is down for day 10; the controller is killed at day 15 12:00.
+  # The receiver is down for day 10; the controller is killed at day 15
+  # 12:00 and stopped with SIGTERM and started again at day 22 12:00.
   down0=$((t0 + 9 * 86400)) down1=$((t0 + 10 * 86400)) restart=$((t0 + 14 * 86400 + 43200))
+  term=$((t0 + 21 * 86400 + 43200))
   # A shorter run: the receiver down on day 2, the kill two days later
   # (the backoff runs in real time: at this clock a retry waits up to a
   # simulated day, and a kill before it would drop what the queue held).
   if [ "$DAYS" -lt 16 ]; then
     down0=$((t0 + 86400)) down1=$((t0 + 2 * 86400)) restart=$((t0 + 4 * 86400))
+    term=$((t0 + 7 * 86400))
   fi
   sleep_until_sim a "$(rfc3339 "$down0")"
   recv_stop
@@ -208,6 +213,10 @@ YAML
   cp "${CTL_LOG[a]}" "$dir/controller-before-kill.log"
   restart_kill || { not_ok "the controller starts again after SIGKILL"; return; }
   echo "# controller killed (SIGKILL) at $(rfc3339 "$restart") and ready again in $((($(now_us) - tk) / 1000)) ms real"
+  sleep_until_sim a "$(rfc3339 "$term")"
+  tk=$(now_us)
+  restart_kill TERM || { not_ok "the controller starts again after SIGTERM"; return; }
+  echo "# controller stopped (SIGTERM) at $(rfc3339 "$term") and ready again in $((($(now_us) - tk) / 1000)) ms real"
   wait "$DRIVER_PID"
   DRIVER_PID=
   # The last windows open and complete before the month ends; then the
@@ -221,7 +230,7 @@ YAML
   model_records >"$dir/model-record.jsonl" || { not_ok "the model's record"; return; }
   j_out=$(SIM0=$t0 T0_US=$MODEL_T0 SCALE=$SCALE MODEL_RECORD=$dir/model-record.jsonl \
     python3 "$PY" judge "$dir/expected.json" \
-    "$dir/posts.jsonl" "$down0" "$down1" "$restart" "$SCALE") || { not_ok "judge"; return; }
+    "$dir/posts.jsonl" "$down0" "$down1" "$restart" "$SCALE" "$term") || { not_ok "judge"; return; }
   echo "$j_out" >"$dir/judge.json"
   cp "${CTL_LOG[a]}" "$dir/controller.log"
   # The model's record and the pools as the month left them (their
@@ -244,13 +253,20 @@ YAML
   # CTL_E2E_STRICT=1, the count is printed either way.
   xfail "every expected notification delivered at least once (0 lost)" \
     test "$(jq .lost <<<"$j_out")" -eq 0
-  check_eq "0 duplicates within a window" 0 "$(jq .duplicates <<<"$j_out")"
+  # A step delivered in the moment before a SIGKILL, whose notified mark
+  # was not written yet, is sent again after the restart, with the same id
+  # (CloudEvents: the receiver can tell it is the same notification).
+  # After a SIGTERM the marks of everything delivered are written first.
+  xfail "0 duplicates after the SIGKILL" test "$(jq .duplicates_after_restart <<<"$j_out")" -eq 0
+  check_eq "0 duplicates after the SIGTERM restart" 0 "$(jq .duplicates_after_term <<<"$j_out")"
+  check_eq "0 duplicates other than after a restart" 0 \
+    "$(jq '.duplicates - .duplicates_after_restart - .duplicates_after_term' <<<"$j_out")"
   check_eq "0 unexpected notifications" 0 "$(jq .unexpected <<<"$j_out")"
   local dropped
   dropped=$(metric a 'hcp_controller_notifications_total\{endpoint="recv",result="dropped"\}')
   check_eq "the metric counts none dropped" 0 "${dropped:-0}"
   figure "simulated month ($DAYS days at ${SCALE}x, $N_HC HostedClusters + $((N_HC * NP_PER_HC)) NodePools, seed $SEED):" \
-    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.moved) for a later window (change kept held), \(.superseded) window-soon superseded by the initiated step naming it (the window opened before the controller reached the lead), \(.covered) covered by a shorter lead, \(.again) told again for a later window (let through late, held again), \(.replaced) completed not due (the object went on to the release of its next request first), \(.initial) completed for the first rollout of a new NodePool, \(.duplicates) duplicates (\(.duplicates_after_restart) after the restart), \(.unexpected) unexpected"' <<<"$j_out")"
+    "$(jq -r '"\(.expected) expected (\(.expected_non_completed) held/window-soon/initiated + \(.completed_expected) completed; \(.ambiguous) requests left out as ambiguous), \(.received) received, \(.lost) lost, \(.moved) for a later window (change kept held), \(.superseded) window-soon superseded by the initiated step naming it (the window opened before the controller reached the lead), \(.covered) covered by a shorter lead, \(.again) told again for a later window (let through late, held again), \(.replaced) completed not due (the object went on to the release of its next request first), \(.initial) completed for the first rollout of a new NodePool, \(.duplicates) duplicates (\(.duplicates_after_restart) after the SIGKILL, \(.duplicates_after_term) after the SIGTERM restart; each with the id of its first delivery), \(.not_reached) completions HyperShift did not report within the month (no step due), \(.rehold) told for a later window under a new record (the release written after its window closed and held again), \(.unexpected) unexpected"' <<<"$j_out")"
   figure "notification delay after the step, receiver up ($(jq -r .latency_up_n <<<"$j_out") steps):" \
     "$(jq -r '"p50 \(.latency_up_p50_sim | floor) s / p99 \(.latency_up_p99_sim | floor) s / max \(.latency_up_max_sim | floor) s simulated = p50 \(.latency_up_p50_real * 1000 | floor) ms / p99 \(.latency_up_p99_real * 1000 | floor) ms / max \(.latency_up_max_real * 1000 | floor) ms real"' <<<"$j_out")"
   figure "steps due while the receiver was down: $(jq -r '"\(.latency_down_n), delivered at most \(.latency_down_max_sim / 3600 | . * 10 | floor / 10) h (simulated) after the step"' <<<"$j_out")"

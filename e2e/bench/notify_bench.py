@@ -294,7 +294,7 @@ def pct(xs, p):
 REQ_SLACK = 3 * HOUR
 
 
-def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
+def cmd_judge(exp_file, posts_file, down0, down1, restart, scale, term=None):
     """Matches what arrived against what was due. held, window-soon and
     initiated are matched per request (data.requestedAt within the request's
     admission interval), object, step, window and lead, each notification
@@ -318,6 +318,7 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
     initial, when the model's record shows the pool's first status.version
     then. Prints the figures as JSON."""
     down0, down1, restart, scale = float(down0), float(down1), float(restart), float(scale)
+    term = float(term) if term else float("inf")
     sim, _ = sim_clock()
     e = json.load(open(exp_file))
     posts = {}  # id -> the notification (first arrival)
@@ -499,7 +500,11 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
             unexpected.append(i)
     # Duplicates within a window: one notification (id) received more than once.
     dups = sum(len(v) - 1 for v in dup_ids.values())
-    dups_after_restart = sum(1 for v in dup_ids.values() if any(sim(t) >= restart for t in v[1:]))
+    # Again after the SIGKILL (before the SIGTERM restart), or after the
+    # SIGTERM restart.
+    dups_after_restart = sum(1 for v in dup_ids.values()
+                             if any(restart <= sim(t) < term for t in v[1:]))
+    dups_after_term = sum(1 for v in dup_ids.values() if any(sim(t) >= term for t in v[1:]))
     show = lambda i: [posts[i][k] for k in ("kind", "name", "step", "window", "lead", "req")]
     out = {
         "expected": len(e["expected"]),
@@ -510,6 +515,7 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale):
         "received": sum(len(v) for v in arrivals.values()),
         "lost": len(lost) + len(lost_completed), "lost_list": (lost + lost_completed)[:10],
         "duplicates": dups, "duplicates_after_restart": dups_after_restart,
+        "duplicates_after_term": dups_after_term,
         "dup_list": [show(i) + [v] for i, v in list(dup_ids.items())[:5]],
         "moved": len(moved), "moved_list": moved[:10],
         "superseded": len(superseded), "superseded_list": superseded[:10],

@@ -428,7 +428,12 @@ start_ctl() {
   shift 4
   # A scenario run again on a slow machine runs its clocks CTL_SLOW times slower.
   scale=$(awk -v s="$scale" -v d="${CTL_SLOW:-1}" 'BEGIN { printf "%g", s / d }')
-  local mp hp attempt
+  local mp hp attempt c_s0="" c_t0="" c_k="" s t
+  # START "@continue": the clock goes on along controller NAME's time line
+  # (a restart: HyperShift's model and the bench keep reading that line).
+  if [ "$start" = "@continue" ]; then
+    c_s0=${CTL_SIM0[$name]} c_t0=${CTL_T0[$name]} c_k=${CTL_SCALE[$name]}
+  fi
   CTL_LOG[$name]=$CTL_TMP/$name.log
   # A port found free can still be taken before the controller binds it:
   # then it exits at once saying so, and another pair is tried.
@@ -437,9 +442,19 @@ start_ctl() {
     hp=$(free_port)
     CTL_MPORT[$name]=$mp
     CTL_HPORT[$name]=$hp
-    CTL_SIM0[$name]=$(epoch "$start")
+    if [ -n "$c_s0" ]; then
+      # The next whole simulated second on the old line, and the real
+      # instant it falls on, as the new anchor.
+      read -r s t < <(awk -v s0="$c_s0" -v t0="$c_t0" -v k="$c_k" -v n="$(now_us)" \
+        'BEGIN { x = int(s0 + (n - t0) / 1e6 * k) + 1; printf "%d %.0f\n", x, t0 + (x - s0) / k * 1e6 }')
+      start=$(rfc3339 "$s") scale=$c_k
+      CTL_SIM0[$name]=$s
+      CTL_T0[$name]=$t
+    else
+      CTL_SIM0[$name]=$(epoch "$start")
+      CTL_T0[$name]=$(now_us)
+    fi
     CTL_SCALE[$name]=$scale
-    CTL_T0[$name]=$(now_us)
     "$HCP_BIN" run --kubeconfig "${CTL_CONTROLLER_KUBECONFIG:-$KCFG}" --namespace "$ns" \
       --simulated-start-time "$start" --time-scale "$scale" --metrics-bind-address "127.0.0.1:$mp" \
       --health-probe-bind-address "127.0.0.1:$hp" --metrics-secure=false --shutdown-delay=0 "$@" \

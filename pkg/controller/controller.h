@@ -207,14 +207,20 @@ void ctl_foreach_policy_metrics(ctl_controller_t *c,
 struct adm_router;
 /* Every endpoint took the notification of step d about the HostedCluster
  * or NodePool (kind "HostedCluster" or "NodePool") ns/name: recorded, and
- * written to its NOTIFY_MARKS_ANNOTATION (leader only), so that a
- * restarted controller does not notify it again within the window. */
+ * written to its NOTIFY_MARKS_ANNOTATION (by the replica that sent it,
+ * leading or not any more), so that a restarted controller does not
+ * notify it again within the window. */
 void ctl_notified(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
                   const notify_due_t *d);
 
 /* A notification endpoint keeps failing: a Warning Event
  * NotificationEndpointFailing on the object whose notification failed
  * (leader only). */
+/* True when every step this replica delivered is in the notified marks of
+ * its object as the cache has it (written and seen back), or the object is
+ * gone: a shutdown that waits for it sends nothing again after a restart. */
+bool ctl_notify_flushed(const ctl_controller_t *c);
+
 void ctl_notify_failing(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
                         const char *endpoint, const char *why);
 

@@ -186,12 +186,17 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
     notify_due_t due[NOTIFY_DUE_MAX];
     char change[DECIDE_MSGLEN], why[DECIDE_MSGLEN];
 
-    if (!notifying(c) || !p->managed)
+    if (!p->managed || !c->opts.notify_cfg)
+        return;
+    /* What this replica delivered is recorded even once it no longer
+     * leads (a SIGTERM stops the lead first): the next leader must not
+     * send it again. */
+    if (marks)
+        write_marks(c, r, &p->managed->health.notified);
+    if (!notifying(c))
         return;
     notify_obs_t o = observe(p, now, r->initiated);
     notify_marks_t m = known_marks(r, p);
-    if (marks)
-        write_marks(c, r, &p->managed->health.notified);
     notify_marks_merge(&m, &r->notify_told);
     size_t n = notify_due(&o, c->opts.notify_cfg, &m, due);
     change_words(p, change, sizeof(change));
@@ -219,8 +224,40 @@ void ctl_notified(ctl_controller_t *c, const char *kind, const char *ns, const c
     notify_marks_note(&r->notify_delivered, d, c->opts.notify_cfg);
     const decide_managed_t *m = k == R_HC ? &((const decide_hc_t *)o->data)->m
                                           : &((const decide_np_t *)o->data)->m;
-    if (c->leading)
-        write_marks(c, r, &m->health.notified);
+    /* Leading or not: this replica sent it (a transfer in flight when the
+     * lead was lost, or at a SIGTERM, still ends here). */
+    write_marks(c, r, &m->health.notified);
+}
+
+struct flushed_scan {
+    const ctl_controller_t *c;
+    rkind_t kind;
+    bool flushed;
+};
+
+static void flushed_each(const kube_obj *o, void *ud)
+{
+    struct flushed_scan *x = ud;
+    if (!x->flushed || !o->data)
+        return;
+    const record_t *r = ctl_record_find(x->c, x->kind, o->ns, o->name);
+    if (!r)
+        return;
+    const decide_managed_t *m = x->kind == R_HC ? &((const decide_hc_t *)o->data)->m
+                                                : &((const decide_np_t *)o->data)->m;
+    if (!notify_marks_cover(&m->health.notified, &r->notify_delivered))
+        x->flushed = false;
+}
+
+bool ctl_notify_flushed(const ctl_controller_t *c)
+{
+    struct flushed_scan x = {c, R_HC, true};
+    if (!c->opts.notify_cfg)
+        return true;
+    kube_cache_foreach(&c->hcs, flushed_each, &x);
+    x.kind = R_NP;
+    kube_cache_foreach(&c->nps, flushed_each, &x);
+    return x.flushed;
 }
 
 void ctl_notify_failing(ctl_controller_t *c, const char *kind, const char *ns, const char *name,

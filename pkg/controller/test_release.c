@@ -292,6 +292,52 @@ static void test_marks_written_after_writes_in_flight(void **state)
     stop(&f);
 }
 
+/* A step delivered after the lead was lost (a SIGTERM stops the lead
+ * first, and a transfer in flight still ends): its marks are written all
+ * the same, and the shutdown's wait (ctl_notify_flushed) holds until the
+ * object carries them. */
+static void test_marks_written_after_the_lead_is_lost(void **state)
+{
+    (void)state;
+    fixture_t f;
+    notify_config_t cfg;
+    start_notifying(&f, &cfg, no_notify);
+    record_t *n = reconcile(&f, R_NP, "n");
+    run_until_answered(&f);
+    assert_int_equal(n->wt.inflight, 0);
+    ctl_set_leading(f.c, false);
+    assert_true(ctl_notify_flushed(f.c));
+    int before = fakeapi_count(f.api);
+    notify_due_t d = {.step = NOTIFY_INITIATED, .window = f.c->opts.clock.sim0,
+                      .until = SCHED_POS_INF, .request = SCHED_NEG_INF};
+    ctl_notified(f.c, "NodePool", "clusters", "n", &d);
+    assert_false(ctl_notify_flushed(f.c));
+    run_until_answered(&f);
+    int marks = 0;
+    for (int i = before; i < fakeapi_count(f.api); i++) {
+        const fakeapi_req_t *r = fakeapi_nth(f.api, i);
+        if (strstr(r->path, "/nodepools/n") && strstr(r->body, NOTIFY_MARKS_ANNOTATION) &&
+            strstr(r->body, "initiated="))
+            marks++;
+    }
+    assert_int_equal(marks, 1);
+    /* The watch brings the object back with its marks: flushed. */
+    notify_marks_t m;
+    char text[NOTIFY_MARKS_LEN], doc[NOTIFY_MARKS_LEN + 512];
+    notify_marks_init(&m);
+    notify_marks_note(&m, &d, &cfg);
+    notify_marks_format(&m, text, sizeof(text));
+    snprintf(doc, sizeof(doc),
+             "{\"kind\":\"NodePool\",\"metadata\":{\"namespace\":\"clusters\",\"name\":\"n\","
+             "\"uid\":\"u-n\",\"resourceVersion\":\"9\",\"generation\":1,\"annotations\":{"
+             PERMISSIVE ",\"%s\":\"%s\"}},\"spec\":{\"clusterName\":\"a\"}}",
+             NOTIFY_MARKS_ANNOTATION, text);
+    testutil_ctl_add(&f.c->nps, doc);
+    assert_true(ctl_notify_flushed(f.c));
+    f.c->opts.notify_cfg = NULL;
+    stop(&f);
+}
+
 static int initiated_told;
 static void count_initiated(const notify_event_t *ev, const notify_due_t *d, void *ud)
 {
@@ -397,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_nothing_parked_without_releases),
         cmocka_unit_test(test_nodepool_request_first),
         cmocka_unit_test(test_marks_written_after_writes_in_flight),
+        cmocka_unit_test(test_marks_written_after_the_lead_is_lost),
         cmocka_unit_test(test_initiated_told_with_the_release),
         cmocka_unit_test(test_fields_held_and_initiated_told),
     };
