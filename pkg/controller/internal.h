@@ -177,6 +177,9 @@ struct ctl_controller {
 void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
                       sched_time_t now, bool marks);
 sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_time_t now);
+/* The notified annotation alone, for a replica that no longer leads: what
+ * it delivered while it led (a SIGTERM stops the lead first). */
+void ctl_notify_marks(ctl_controller_t *c, record_t *r, const decide_plan_t *p);
 
 record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name);
 record_t *ctl_record_find(const ctl_controller_t *c, rkind_t k, const char *ns,

@@ -213,6 +213,12 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
     }
 }
 
+void ctl_notify_marks(ctl_controller_t *c, record_t *r, const decide_plan_t *p)
+{
+    if (p->managed && c->opts.notify_cfg)
+        write_marks(c, r, &p->managed->health.notified);
+}
+
 void ctl_notified(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
                   const notify_due_t *d)
 {

@@ -561,6 +561,8 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
         carry_out(c, r, &p, capi_path, path, now);
         if (!releasing)
             ctl_companion_sync(c, r, &p, now);
+    } else if (!c->leading) {
+        ctl_notify_marks(c, r, &p); /* what it delivered while it led */
     }
 done:
     decide_plan_free(&p);
