@@ -50,10 +50,19 @@ static int parse_int(const char *s, size_t n, long *out)
     return 0;
 }
 
+/* A list of integers read by parse_int_list(), or where its first bad
+ * item is. */
+typedef struct int_list {
+    long vals[MAX_LIST_ITEMS];
+    int bad_item;       /* index of the first bad item (from 0), when refused */
+    const char *bad_at; /* that item in the rule */
+    size_t bad_len;     /* its length */
+} int_list_t;
+
 /* Parses a comma-separated list of integers within [-max, max] \ {0}
- * (or [1, max] when !negative_ok) into vals. Returns the count or -1. */
-static int parse_int_list(const char *v, size_t n, long max, int negative_ok, long *vals,
-                          int *bad_item, size_t *bad_len, const char **bad_at)
+ * (or [1, max] when !negative_ok) into l->vals. Returns the count, or -1
+ * with the first bad item in l. */
+static int parse_int_list(const char *v, size_t n, long max, int negative_ok, int_list_t *l)
 {
     int count = 0;
     size_t i = 0;
@@ -64,12 +73,12 @@ static int parse_int_list(const char *v, size_t n, long max, int negative_ok, lo
         long x;
         if (count >= MAX_LIST_ITEMS || parse_int(v + i, j - i, &x) || x == 0 || x > max ||
             x < (negative_ok ? -max : 1)) {
-            *bad_item = count;
-            *bad_at = v + i;
-            *bad_len = j - i;
+            l->bad_item = count;
+            l->bad_at = v + i;
+            l->bad_len = j - i;
             return -1;
         }
-        vals[count++] = x;
+        l->vals[count++] = x;
         i = j + 1;
     }
     return count;
@@ -259,23 +268,19 @@ static int check_interval(const parts_t *p, char *err, size_t errlen)
  * HCP_EINVAL with the sentence, naming the bad item, in err. */
 static int parse_bymonth(const parts_t *p, int *month_mask, char *err, size_t errlen)
 {
-    long nums[MAX_LIST_ITEMS];
-    int bad_item;
-    size_t bad_len;
-    const char *bad_at;
+    int_list_t l;
 
     *month_mask = 0x1fff;
     if (!p->val[P_BYMONTH])
         return 0;
-    int n = parse_int_list(p->val[P_BYMONTH], p->vlen[P_BYMONTH], 12, 0, nums, &bad_item,
-                           &bad_len, &bad_at);
+    int n = parse_int_list(p->val[P_BYMONTH], p->vlen[P_BYMONTH], 12, 0, &l);
     if (n < 0)
         return hcp_errf(err, errlen, HCP_EINVAL,
-                        "BYMONTH item %d \"%.*s\" is not a month number 1..12", bad_item + 1,
-                        quoted(bad_len), bad_at);
+                        "BYMONTH item %d \"%.*s\" is not a month number 1..12", l.bad_item + 1,
+                        quoted(l.bad_len), l.bad_at);
     *month_mask = 0;
     for (int k = 0; k < n; k++)
-        *month_mask |= 1 << nums[k];
+        *month_mask |= 1 << l.vals[k];
     return 0;
 }
 
@@ -286,28 +291,24 @@ static int parse_bymonth(const parts_t *p, int *month_mask, char *err, size_t er
  * sentence in err. */
 static int check_bymonthday(const parts_t *p, int freq, int month_mask, char *err, size_t errlen)
 {
-    long nums[MAX_LIST_ITEMS];
-    int bad_item;
-    size_t bad_len;
-    const char *bad_at;
+    int_list_t l;
 
     if (!p->val[P_BYMONTHDAY])
         return 0;
     if (freq == SCHED_FREQ_WEEKLY)
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "BYMONTHDAY cannot be used with FREQ=WEEKLY (RFC 5545)");
-    int n = parse_int_list(p->val[P_BYMONTHDAY], p->vlen[P_BYMONTHDAY], 31, 1, nums, &bad_item,
-                           &bad_len, &bad_at);
+    int n = parse_int_list(p->val[P_BYMONTHDAY], p->vlen[P_BYMONTHDAY], 31, 1, &l);
     if (n < 0)
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "BYMONTHDAY item %d \"%.*s\" is not a day of the month 1..31 or -31..-1",
-                        bad_item + 1, quoted(bad_len), bad_at);
+                        l.bad_item + 1, quoted(l.bad_len), l.bad_at);
     for (int m = 1; m <= 12; m++) {
         if (!(month_mask & (1 << m)))
             continue;
         int days = m == 2 ? 29 : sched_days_in_month(2001, m);
         for (int k = 0; k < n; k++)
-            if ((nums[k] > 0 ? nums[k] : -nums[k]) <= days)
+            if ((l.vals[k] > 0 ? l.vals[k] : -l.vals[k]) <= days)
                 return 0;
     }
     return hcp_errf(err, errlen, HCP_EINVAL, "BYMONTHDAY and BYMONTH together select no date");
@@ -370,10 +371,7 @@ static int check_byday(const parts_t *p, int freq, char *err, size_t errlen)
  * 1..366 or -366..-1. Returns 0 or HCP_EINVAL with the sentence in err. */
 static int check_bysetpos(const parts_t *p, int freq, char *err, size_t errlen)
 {
-    long nums[MAX_LIST_ITEMS];
-    int bad_item;
-    size_t bad_len;
-    const char *bad_at;
+    int_list_t l;
 
     if (!p->val[P_BYSETPOS])
         return 0;
@@ -383,12 +381,10 @@ static int check_bysetpos(const parts_t *p, int freq, char *err, size_t errlen)
     if (!p->val[P_BYDAY] && !p->val[P_BYMONTHDAY] && !p->val[P_BYMONTH])
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "BYSETPOS needs another BYxxx part to select from");
-    int n = parse_int_list(p->val[P_BYSETPOS], p->vlen[P_BYSETPOS], 366, 1, nums, &bad_item,
-                           &bad_len, &bad_at);
-    if (n < 0)
+    if (parse_int_list(p->val[P_BYSETPOS], p->vlen[P_BYSETPOS], 366, 1, &l) < 0)
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "BYSETPOS item %d \"%.*s\" is not within 1..366 or -366..-1",
-                        bad_item + 1, quoted(bad_len), bad_at);
+                        l.bad_item + 1, quoted(l.bad_len), l.bad_at);
     return 0;
 }
 
