@@ -303,7 +303,7 @@ static bool fields_requested(const adm_request_t *q)
     for (const char *const *f = decide_hc_held_fields; *f; f++) {
         snprintf(jpath, sizeof(jpath), "spec.%s", *f);
         if (!hcp_json_equal_stored(hcp_json_path(q->old_object, jpath),
-                                      hcp_json_path(q->object, jpath)))
+                                   hcp_json_path(q->object, jpath)))
             return true;
     }
     return false;

@@ -671,7 +671,7 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_null(hcp_json_path(a.stored, "spec.tuningConfig"));
     assert_string_equal(str_at(a.stored, "spec.platform.aws.instanceType"), "m5");
     assert_string_equal(str_at(json_array_get(hcp_json_path(a.stored,
-                                                               "spec.platform.aws.resourceTags"),
+                                                            "spec.platform.aws.resourceTags"),
                                               0),
                                "value"),
                         "2");

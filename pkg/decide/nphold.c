@@ -183,7 +183,7 @@ static bool changes(const json_t *old_obj, const json_t *new_obj, const char *fi
 
     snprintf(jpath, sizeof(jpath), "spec.%s", field);
     return !hcp_json_equal_stored(hcp_json_path(old_obj, jpath),
-                                     hcp_json_path(new_obj, jpath));
+                                  hcp_json_path(new_obj, jpath));
 }
 
 int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,

@@ -129,7 +129,7 @@ static void test_status_history_and_held(void **state)
     assert_string_equal(S(s1, "behavior.next.startTime"), "2026-01-10T00:00:00Z");
     assert_int_equal(json_array_size(hcp_json_path(s1, "behavior.history")), 1);
     assert_null(hcp_json_path(json_array_get(hcp_json_path(s1, "behavior.history"), 0),
-                                 "endTime")); /* nulls are left out */
+                              "endTime")); /* nulls are left out */
     assert_string_equal(S(s1, "heldChange.summary"), "release r:4.17.1");
     assert_string_equal(S(s1, "heldChange.release"), "r:4.17.1");
     assert_string_equal(S(s1, "heldChange.since"), "2026-01-03T07:00:00Z");
