@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "decide/companion.h"
 #include "decide/model.h"
 
@@ -30,7 +31,7 @@ static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
 static int covers(const json_t *cur, sched_time_t at)
 {
     sched_time_t from, to = SCHED_POS_INF;
-    const char *start = decide_json_str(cur, "startTime"), *end = decide_json_str(cur, "endTime");
+    const char *start = hcp_json_str(cur, "startTime"), *end = hcp_json_str(cur, "endTime");
     if (!start || sched_parse_rfc3339(start, &from) || (end && sched_parse_rfc3339(end, &to)))
         return 0;
     return from <= at && at < to;
@@ -38,8 +39,8 @@ static int covers(const json_t *cur, sched_time_t at)
 
 int recorded_differs(const recorded_t *r, int permitted, sched_time_t at)
 {
-    const json_t *cur = decide_json_path(r->obj, "status.behavior.current");
-    const char *state = decide_json_str(cur, "state");
+    const json_t *cur = hcp_json_path(r->obj, "status.behavior.current");
+    const char *state = hcp_json_str(cur, "state");
     return r->obj && state && covers(cur, at) &&
            (strcmp(state, "ChangesUnpaused") == 0) != (permitted != 0);
 }
@@ -49,7 +50,7 @@ void recorded_text(const recorded_t *r, int permitted, sched_time_t at)
     const json_t *st = json_object_get(r->obj, "status");
     const json_t *beh = json_object_get(st, "behavior"), *cur = json_object_get(beh, "current");
     const json_t *held = json_object_get(st, "heldChange"), *h;
-    const char *state = decide_json_str(cur, "state");
+    const char *state = hcp_json_str(cur, "state");
     size_t i;
 
     if (!r->obj) {
@@ -62,19 +63,19 @@ void recorded_text(const recorded_t *r, int permitted, sched_time_t at)
                    r->name, r->error);
         return;
     }
-    const char *end = decide_json_str(cur, "endTime");
+    const char *end = hcp_json_str(cur, "endTime");
     printf("  %-11s HostedChangeManagementStatus %s: %s since %s, until %s; strategy in force "
            "%s\n", "Recorded:", r->name, or_dash(state),
-           or_dash(decide_json_str(cur, "startTime")), end ? end : "no end",
-           or_dash(decide_json_str(st, "strategyInForce")));
+           or_dash(hcp_json_str(cur, "startTime")), end ? end : "no end",
+           or_dash(hcp_json_str(st, "strategyInForce")));
     if (held && json_is_object(held))
-        printf("  %-11s %s held since %s\n", "", or_dash(decide_json_str(held, "summary")),
-               or_dash(decide_json_str(held, "since")));
+        printf("  %-11s %s held since %s\n", "", or_dash(hcp_json_str(held, "summary")),
+               or_dash(hcp_json_str(held, "since")));
     json_array_foreach(json_object_get(beh, "history"), i, h) {
-        end = decide_json_str(h, "endTime");
+        end = hcp_json_str(h, "endTime");
         printf("  %-11s %s %s - %s (%s)\n", i == 0 ? "History:" : "",
-               or_dash(decide_json_str(h, "state")), or_dash(decide_json_str(h, "startTime")),
-               end ? end : "ongoing", or_dash(decide_json_str(h, "strategy")));
+               or_dash(hcp_json_str(h, "state")), or_dash(hcp_json_str(h, "startTime")),
+               end ? end : "ongoing", or_dash(hcp_json_str(h, "strategy")));
     }
     if (recorded_differs(r, permitted, at))
         printf("  %-11s the controller's record says %s but changes are %s now: it has not "

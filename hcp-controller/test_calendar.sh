@@ -9,6 +9,7 @@ set -u
 BIN=${HCP_BIN:?set HCP_BIN to the hcp-controller binary}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=/usr/bin/python3
+COMPARE=$HERE/../e2e/controller/ics_compare.py # the oracle the calendar feed's e2e shares
 N=${CALENDAR_POLICIES:-300}
 FROM=2026-11-23T09:30:00Z
 tmp=$(mktemp -d)
@@ -18,14 +19,14 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; shift; for l in "$@"; do echo "     $l"; done; }
 
-"$PY" "$HERE/ics_compare.py" generate "$tmp" "$N" 15
+"$PY" "$COMPARE" generate "$tmp" "$N" 15
 refused=0
 for p in "$tmp"/p[0-9][0-9][0-9].json; do
   "$BIN" preview -f "$p" --from "$FROM" --count 40 -o json >"${p%.json}.windows.json" 2>"$tmp/err" &&
     "$BIN" preview -f "$p" --from "$FROM" --count 40 -o ics >"${p%.json}.ics" 2>>"$tmp/err" ||
     { refused=$((refused + 1)); cat "$tmp/err"; }
 done
-line=$("$PY" "$HERE/ics_compare.py" compare-all "$tmp" "$FROM" 2>&1)
+line=$("$PY" "$COMPARE" compare-all "$tmp" "$FROM" 2>&1)
 status=$?
 last=${line##*$'\n'}
 if [ "$refused" -eq 0 ] && [ "$status" -eq 0 ] && [ "$last" = "${last/ 0 events/}" ] &&

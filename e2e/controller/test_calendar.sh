@@ -13,7 +13,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
-COMPARE=$CTL_REPO/hcp-controller/ics_compare.py
+COMPARE=$CTL_E2E_DIR/ics_compare.py
 N=${CAL_E2E_POLICIES:-300}
 NP_EVERY=10 # every tenth HostedCluster has a NodePool with the next policy
 # Windows start and end on quarter hours; the controller's clock starts at

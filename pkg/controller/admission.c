@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "admission/router.h"
 #include "controller/internal.h"
 #include "decide/cmhold.h"
@@ -125,7 +126,7 @@ static int patch_annotation(adm_response_t *a, const json_t *obj, const char *ke
     json_t *op;
     int rc;
 
-    if (!json_is_object(decide_json_path(obj, "metadata.annotations"))) {
+    if (!json_is_object(hcp_json_path(obj, "metadata.annotations"))) {
         json_array_foreach(a->patch, i, op) {
             if (same_str(json_string_value(json_object_get(op, "path")), "/metadata/annotations"))
                 break;
@@ -171,7 +172,7 @@ static int remove_annotation(adm_response_t *a, const char *key)
 /* The value of annotation key of obj, or NULL. */
 static const char *annotation(const json_t *obj, const char *key)
 {
-    return json_string_value(json_object_get(decide_json_path(obj, "metadata.annotations"),
+    return json_string_value(json_object_get(hcp_json_path(obj, "metadata.annotations"),
                                              key));
 }
 
@@ -239,8 +240,8 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict
     int rc;
 
     snprintf(jpath, sizeof(jpath), "spec.%s.image", field);
-    want = decide_json_str(q->object, jpath);
-    running = decide_json_str(q->old_object, jpath);
+    want = hcp_json_str(q->object, jpath);
+    running = hcp_json_str(q->old_object, jpath);
     if (same_str(want, running))
         return 0;
     snprintf(path, sizeof(path), "/spec/%s/image", field);
@@ -248,12 +249,12 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict
     if (running == NULL) {
         /* Nothing runs there: the new field goes, with its parent when the
          * running object had none (the CRD wants an image in it). */
-        if (!decide_json_path(q->old_object, jpath))
+        if (!hcp_json_path(q->old_object, jpath))
             snprintf(path, sizeof(path), "/spec/%s", field);
         rc = adm_patch_op(a, "remove", path, NULL);
-    } else if (json_is_object(decide_json_path(q->object, jpath))) {
+    } else if (json_is_object(hcp_json_path(q->object, jpath))) {
         rc = adm_patch_op(a, "add", path, json_string(running));
-    } else if (json_is_object(decide_json_path(q->object, "spec"))) {
+    } else if (json_is_object(hcp_json_path(q->object, "spec"))) {
         snprintf(path, sizeof(path), "/spec/%s", field);
         rc = adm_patch_op(a, "add", path, json_pack("{s:s}", "image", running));
     } else {
@@ -287,10 +288,10 @@ static int audit_marks(ctl_controller_t *c, adm_response_t *a, const adm_request
 /* A write that asks for another release (either field). */
 static bool release_requested(const adm_request_t *q)
 {
-    return !same_str(decide_json_str(q->object, "spec.release.image"),
-                     decide_json_str(q->old_object, "spec.release.image")) ||
-           !same_str(decide_json_str(q->object, "spec.controlPlaneRelease.image"),
-                     decide_json_str(q->old_object, "spec.controlPlaneRelease.image"));
+    return !same_str(hcp_json_str(q->object, "spec.release.image"),
+                     hcp_json_str(q->old_object, "spec.release.image")) ||
+           !same_str(hcp_json_str(q->object, "spec.controlPlaneRelease.image"),
+                     hcp_json_str(q->old_object, "spec.controlPlaneRelease.image"));
 }
 /* ---- end audit ---- */
 
@@ -301,8 +302,8 @@ static bool fields_requested(const adm_request_t *q)
 
     for (const char *const *f = decide_hc_held_fields; *f; f++) {
         snprintf(jpath, sizeof(jpath), "spec.%s", *f);
-        if (!decide_json_equal_stored(decide_json_path(q->old_object, jpath),
-                                      decide_json_path(q->object, jpath)))
+        if (!hcp_json_equal_stored(hcp_json_path(q->old_object, jpath),
+                                   hcp_json_path(q->object, jpath)))
             return true;
     }
     return false;
@@ -478,15 +479,15 @@ static bool pool_held(ctl_controller_t *c, const adm_request_t *q, adm_response_
 static int hold_template(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
                          bool *held, char *err, size_t errlen)
 {
-    const json_t *old_tmpl = decide_json_path(q->old_object, "spec.template");
-    const json_t *new_tmpl = decide_json_path(q->object, "spec.template");
+    const json_t *old_tmpl = hcp_json_path(q->old_object, "spec.template");
+    const json_t *new_tmpl = hcp_json_path(q->object, "spec.template");
     int rc;
 
     *held = false;
     /* Only a template held the old way stays held (until the next window). */
     if (!annotation(q->old_object, DECIDE_HELD_TEMPLATE_ANNOTATION))
         return 0;
-    if (!old_tmpl || decide_json_equal_stored(old_tmpl, new_tmpl))
+    if (!old_tmpl || hcp_json_equal_stored(old_tmpl, new_tmpl))
         return 0;
     rc = adm_patch_op(a, new_tmpl ? "replace" : "add", "/spec/template", json_deep_copy(old_tmpl));
     if (rc)
@@ -503,9 +504,9 @@ static int hold_template(adm_response_t *a, const adm_request_t *q, const verdic
  * with HyperShift). */
 static int record_held(adm_response_t *a, const adm_request_t *q, const char *target)
 {
-    const char *ver = decide_json_str(q->object, "spec.template.spec.version");
-    const char *was = decide_json_str(q->old_object, "spec.template.spec.version");
-    const char *ud = decide_json_str(q->object, "spec.template.spec.bootstrap.dataSecretName");
+    const char *ver = hcp_json_str(q->object, "spec.template.spec.version");
+    const char *was = hcp_json_str(q->old_object, "spec.template.spec.version");
+    const char *ud = hcp_json_str(q->object, "spec.template.spec.bootstrap.dataSecretName");
     char what[DECIDE_HELDLEN];
 
     if (ver && !same_str(ver, was))
@@ -639,8 +640,8 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
     /* A release the write changes is checked against the control plane's
      * (DESIGN.md 3.6: the control plane first): one it has not completed
      * is held like any change outside a window, window or not. */
-    const char *was = decide_json_str(q->old_object, "spec.release.image");
-    const char *want = decide_json_str(q->object, "spec.release.image");
+    const char *was = hcp_json_str(q->old_object, "spec.release.image");
+    const char *want = hcp_json_str(q->object, "spec.release.image");
     if ((rc = plan_verdict_image(ud, DECIDE_NP, q->ns, q->name, same_str(was, want) ? NULL : want,
                                  &v, err, errlen)) != 0)
         return rc;

@@ -4,6 +4,7 @@
 #include "controller/internal.h"
 
 #include "base/error.h"
+#include "base/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -269,10 +270,10 @@ static void companion_delete(const kube_obj *o, void *ud) { companion_changed(o,
  * same uid and generation (so the same spec), or NULL. */
 static policy_shared_t *same_spec(ctl_controller_t *c, const json_t *obj)
 {
-    const char *ns = decide_json_str(obj, "metadata.namespace");
-    const char *name = decide_json_str(obj, "metadata.name");
-    const char *uid = decide_json_str(obj, "metadata.uid");
-    const json_t *gen = decide_json_path(obj, "metadata.generation");
+    const char *ns = hcp_json_str(obj, "metadata.namespace");
+    const char *name = hcp_json_str(obj, "metadata.name");
+    const char *uid = hcp_json_str(obj, "metadata.uid");
+    const json_t *gen = hcp_json_path(obj, "metadata.generation");
     if (!name || !uid || !json_is_integer(gen) || json_integer_value(gen) <= 0)
         return NULL;
     const kube_obj *old = kube_cache_get(&c->policies, ns ? ns : "", name);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "decide/conditions.h"
 #include "decide/cpfirst.h"
 #include "log/log.h"
@@ -588,7 +589,7 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
                   "Warning", "PolicyInvalid", e->p->message);
         r->have_last = true;
         r->last_valid = e->p->valid;
-        if (!decide_json_equal_stored(e->status, status) &&
+        if (!hcp_json_equal_stored(e->status, status) &&
             kube_path(path, sizeof(path), CM_GROUP, CM_VERSION, "hostedchangemanagementpolicies",
                       r->ns, r->name, NULL) == 0) {
             json_t *patch = decide_status_patch_doc(json_incref(status), obj->rv);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/json.h"
 #include "admission/router.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
@@ -216,12 +217,12 @@ static void with_router(const char *when, void (*fn)(adm_router_t *r, ctl_contro
 
 static const char *str_at(const json_t *o, const char *path)
 {
-    return decide_json_str(o, path);
+    return hcp_json_str(o, path);
 }
 
 static const char *ann(const json_t *o, const char *key)
 {
-    return json_string_value(json_object_get(decide_json_path(o, "metadata.annotations"), key));
+    return json_string_value(json_object_get(hcp_json_path(o, "metadata.annotations"), key));
 }
 
 /* Tuesday: the release stays, the requests are recorded; the pending
@@ -233,7 +234,7 @@ static void hc_restricted(adm_router_t *r, ctl_controller_t *c)
                         "a", hc_old, hc_new);
     assert_true(a.allowed);
     assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
-    assert_null(decide_json_path(a.stored, "spec.controlPlaneRelease"));
+    assert_null(hcp_json_path(a.stored, "spec.controlPlaneRelease"));
     assert_string_equal(ann(a.stored, DECIDE_REQUESTED_RELEASE_ANNOTATION), "r:2");
     assert_string_equal(ann(a.stored, DECIDE_REQUESTED_CP_RELEASE_ANNOTATION), "c:2");
     assert_int_equal(a.nwarnings, 2);
@@ -248,7 +249,7 @@ static void hc_restricted(adm_router_t *r, ctl_controller_t *c)
     json_t *rp = decide_release_patch(hc, "8");
     assert_string_equal(str_at(rp, "spec.release.image"), "r:2");
     assert_string_equal(str_at(rp, "spec.controlPlaneRelease.image"), "c:2");
-    assert_true(json_is_null(json_object_get(decide_json_path(rp, "metadata.annotations"),
+    assert_true(json_is_null(json_object_get(hcp_json_path(rp, "metadata.annotations"),
                                              DECIDE_REQUESTED_RELEASE_ANNOTATION)));
     assert_string_equal(str_at(rp, "metadata.resourceVersion"), "8");
     json_decref(rp);
@@ -359,11 +360,11 @@ static void hc_fields_pool_restricted(adm_router_t *r, ctl_controller_t *c)
     answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_proxy_old, hc_proxy_new);
     assert_true(a.allowed);
-    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+    assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
                         "http://p1");
-    assert_null(decide_json_path(a.stored, "spec.additionalTrustBundle"));
-    assert_string_equal(decide_json_str(a.stored, "spec.release.image"), "r:2");
-    json_t *ann = decide_json_path(a.stored, "metadata.annotations");
+    assert_null(hcp_json_path(a.stored, "spec.additionalTrustBundle"));
+    assert_string_equal(hcp_json_str(a.stored, "spec.release.image"), "r:2");
+    json_t *ann = hcp_json_path(a.stored, "metadata.annotations");
     const char *rec = json_string_value(
         json_object_get(ann, "changemanagement.hypershift.openshift.io/requested-hostedcluster-spec"));
     assert_non_null(rec);
@@ -387,7 +388,7 @@ static void hc_fields_all_open(adm_router_t *r, ctl_controller_t *c)
     answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_proxy_old, hc_proxy_new);
     assert_true(a.allowed);
-    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+    assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
                         "http://p2");
     assert_int_equal(a.nops, 0);
     json_decref(a.stored);
@@ -428,11 +429,11 @@ static void hc_fields_no_stanza(adm_router_t *r, ctl_controller_t *c)
                         BY_WEEKEND "}},\"spec\":{\"clusterName\":\"free\"}}");
     a = update_free(r);
     assert_true(a.allowed);
-    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+    assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
                         "http://p1");
-    assert_string_equal(decide_json_str(a.stored, "spec.release.image"), "r:2");
+    assert_string_equal(hcp_json_str(a.stored, "spec.release.image"), "r:2");
     assert_non_null(strstr(json_string_value(json_object_get(
-                               decide_json_path(a.stored, "metadata.annotations"),
+                               hcp_json_path(a.stored, "metadata.annotations"),
                                DECIDE_REQUESTED_HC_SPEC_ANNOTATION)),
                            "http://p2"));
     assert_non_null(strstr(a.warning, "spec.configuration.proxy"));
@@ -451,7 +452,7 @@ static void hc_fields_no_stanza_open(adm_router_t *r, ctl_controller_t *c)
                         BY_WEEKEND "}},\"spec\":{\"clusterName\":\"free\"}}");
     answer_t a = update_free(r);
     assert_true(a.allowed);
-    assert_string_equal(decide_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+    assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
                         "http://p2");
     json_decref(a.stored);
 }
@@ -478,7 +479,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
                         "clusters-a", "np1", md_np1, hs_write);
     assert_true(a.allowed);
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
-    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 5);
+    assert_int_equal(json_integer_value(hcp_json_path(a.stored, "spec.replicas")), 5);
     assert_string_equal(ann(a.stored, DECIDE_PAUSED_ANNOTATION), "true");
     assert_string_equal(ann(a.stored, DECIDE_MARKER_ANNOTATION), DECIDE_MARKER_VALUE);
     assert_null(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION));
@@ -525,7 +526,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(str_at(a.stored, "spec.template.spec.bootstrap.dataSecretName"), "ud-1");
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.0");
     assert_string_equal(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION), "version 4.17.1");
-    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 3);
+    assert_int_equal(json_integer_value(hcp_json_path(a.stored, "spec.replicas")), 3);
     json_decref(a.stored);
 
     /* Migration, Replace: the template held the old way stays. */
@@ -664,17 +665,17 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
     answer_t a = np_update(r, NP1_OLD, NP1_APPLY);
     assert_true(a.allowed);
     assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
-    assert_string_equal(str_at(json_array_get(decide_json_path(a.stored, "spec.config"), 0),
+    assert_string_equal(str_at(json_array_get(hcp_json_path(a.stored, "spec.config"), 0),
                                "name"),
                         "c1");
-    assert_null(decide_json_path(a.stored, "spec.tuningConfig"));
+    assert_null(hcp_json_path(a.stored, "spec.tuningConfig"));
     assert_string_equal(str_at(a.stored, "spec.platform.aws.instanceType"), "m5");
-    assert_string_equal(str_at(json_array_get(decide_json_path(a.stored,
-                                                               "spec.platform.aws.resourceTags"),
+    assert_string_equal(str_at(json_array_get(hcp_json_path(a.stored,
+                                                            "spec.platform.aws.resourceTags"),
                                               0),
                                "value"),
                         "2");
-    assert_int_equal(json_integer_value(decide_json_path(a.stored, "spec.replicas")), 5);
+    assert_int_equal(json_integer_value(hcp_json_path(a.stored, "spec.replicas")), 5);
     assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), NP1_REQUEST);
     assert_non_null(strstr(a.warning, "spec.release, spec.config, spec.tuningConfig, "
                                       "spec.platform.aws.instanceType: held until"));
@@ -689,14 +690,14 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
     char *stored = json_dumps(a.stored, JSON_COMPACT);
     json_t *again = tu_doc(NP1_APPLY);
     json_object_set(json_object_get(again, "metadata"), "annotations",
-                    decide_json_path(a.stored, "metadata.annotations"));
+                    hcp_json_path(a.stored, "metadata.annotations"));
     char *again_text = json_dumps(again, JSON_COMPACT);
     answer_t b = np_update(r, stored, again_text);
     assert_true(json_equal(a.stored, b.stored));
     json_decref(b.stored);
 
     /* A later request for the release joins the record; the rest stays. */
-    json_object_set_new(decide_json_path(again, "spec.release"), "image", json_string("r:3"));
+    json_object_set_new(hcp_json_path(again, "spec.release"), "image", json_string("r:3"));
     free(again_text);
     again_text = json_dumps(again, JSON_COMPACT);
     b = np_update(r, stored, again_text);
@@ -715,7 +716,7 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(np->requested_summary, "release r:2, config, platform, tuningConfig");
     json_t *rp = decide_np_request_patch(np, "8");
     assert_true(json_equal(json_object_get(rp, "spec"), np->requested));
-    assert_true(json_is_null(json_object_get(decide_json_path(rp, "metadata.annotations"),
+    assert_true(json_is_null(json_object_get(hcp_json_path(rp, "metadata.annotations"),
                                              DECIDE_REQUESTED_NODEPOOL_ANNOTATION)));
     assert_string_equal(str_at(rp, "metadata.resourceVersion"), "8");
     json_decref(rp);
@@ -759,7 +760,7 @@ static void np_restricted(adm_router_t *r, ctl_controller_t *c)
                   "}},\"spec\":{\"clusterName\":\"a\",\"replicas\":3,\"release\":{"
                   "\"image\":\"r:1\"},\"platform\":{\"type\":\"AWS\",\"aws\":{"
                   "\"instanceType\":\"m5\",\"resourceTags\":[{\"key\":\"a\",\"value\":\"1\"}]}}}}");
-    assert_string_equal(str_at(json_array_get(decide_json_path(a.stored, "spec.config"), 0),
+    assert_string_equal(str_at(json_array_get(hcp_json_path(a.stored, "spec.config"), 0),
                                "name"),
                         "c1");
     assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), "{\"config\":null}");
@@ -900,14 +901,14 @@ static void np_audit_restricted(adm_router_t *r, ctl_controller_t *c)
     /* A scale (nothing held) by someone else that rewrites the record: the
      * record is put back as it was. */
     json_t *forged = json_deep_copy(a.stored);
-    json_object_set_new(decide_json_path(forged, "metadata.annotations"),
+    json_object_set_new(hcp_json_path(forged, "metadata.annotations"),
                         DECIDE_REQUESTED_BY_ANNOTATION, json_string("mallory"));
     json_object_set_new(json_object_get(forged, "spec"), "replicas", json_integer(4));
     char *forged_text = json_dumps(forged, JSON_COMPACT);
     answer_t b = np_update_by(r, "mallory", stored, forged_text);
     assert_true(b.allowed);
     assert_string_equal(ann(b.stored, DECIDE_REQUESTED_BY_ANNOTATION), "alice@example.com");
-    assert_int_equal(json_integer_value(decide_json_path(b.stored, "spec.replicas")), 4);
+    assert_int_equal(json_integer_value(hcp_json_path(b.stored, "spec.replicas")), 4);
     json_decref(b.stored);
     free(forged_text);
     json_decref(forged);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "controller/testutil_fakeapi.h"
@@ -205,9 +206,9 @@ static void test_nodepool_request_first(void **state)
     assert_null(strstr(r->path, "/status"));
     json_t *body = json_loads(r->body, 0, NULL);
     assert_non_null(body);
-    assert_string_equal(decide_json_str(body, "spec.release.image"), "r:2");
+    assert_string_equal(hcp_json_str(body, "spec.release.image"), "r:2");
     assert_true(json_is_null(json_object_get(
-        decide_json_path(body, "metadata.annotations"),
+        hcp_json_path(body, "metadata.annotations"),
         "changemanagement.hypershift.openshift.io/requested-nodepool-spec")));
     json_decref(body);
     stop(&f);

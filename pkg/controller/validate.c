@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "admission/router.h"
 #include "controller/internal.h"
 #include "log/log.h"
@@ -161,7 +162,7 @@ static int guard_stanza(ctl_controller_t *c, decide_kind_t kind, const adm_reque
                         const stanza_t *st, const stanza_resolution_t *res, adm_response_t *a,
                         char *err, size_t errlen)
 {
-    const char *hc_name = kind == DECIDE_NP ? decide_json_str(q->object, "spec.clusterName") : NULL;
+    const char *hc_name = kind == DECIDE_NP ? hcp_json_str(q->object, "spec.clusterName") : NULL;
     const policy_t *ps[2] = {res->policy_strategy ? cached_policy(c, q->ns, st->policy) : NULL,
                              NULL};
     sched_t *own = res->sched;

@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "decide/model.h"
 #include "policy/stanza.h"
 
 static const char *ann(const json_t *obj, const char *key)
 {
-    return json_string_value(json_object_get(decide_json_path(obj, "metadata.annotations"), key));
+    return json_string_value(json_object_get(hcp_json_path(obj, "metadata.annotations"), key));
 }
 
 static bool same(const char *a, const char *b)

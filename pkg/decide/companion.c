@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "policy/behavior.h"
 
 #define HC_PREFIX "hostedcluster."
@@ -272,7 +273,7 @@ char *decide_companion_digest(const json_t *obj)
 {
     json_t *uids = json_array(), *ref;
     size_t i;
-    json_array_foreach(decide_json_path(obj, "metadata.ownerReferences"), i, ref) {
+    json_array_foreach(hcp_json_path(obj, "metadata.ownerReferences"), i, ref) {
         const json_t *uid = json_object_get(ref, "uid");
         if (json_is_string(uid) && json_array_append(uids, (json_t *)uid))
             goto fail;

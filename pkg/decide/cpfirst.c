@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "decide/version.h"
 
 int decide_cp_completed(const json_t *hc_obj, bool *reported, char *newest, size_t n,
                         char **images)
 {
-    json_t *hist = decide_json_path(hc_obj, "status.version.history");
+    json_t *hist = hcp_json_path(hc_obj, "status.version.history");
     json_t *e;
     size_t i, len = 0, kept = 0;
     char *list = NULL;
@@ -106,7 +107,7 @@ bool decide_cp_first_ok(const char *image, const decide_hc_t *hc, char *why, siz
 
 const char *decide_np_requested_image(const decide_np_t *np)
 {
-    return np->requested ? decide_json_str(np->requested, "release.image") : NULL;
+    return np->requested ? hcp_json_str(np->requested, "release.image") : NULL;
 }
 
 void decide_cp_first_apply(decide_decision_t *d, const decide_np_t *np, const decide_hc_t *hc,

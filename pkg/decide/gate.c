@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "decide/decide.h"
 #include "decide/model.h"
 
@@ -76,7 +77,7 @@ static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const
     }
     if (state && strcmp(state, "Completed") == 0) {
         done = json_string_value(json_object_get(
-            json_array_get(decide_json_path(obj, "status.version.history"), 0),
+            json_array_get(hcp_json_path(obj, "status.version.history"), 0),
             "completionTime"));
         if (done && sched_parse_rfc3339(done, &t) == 0) {
             h->outcome = NOTIFY_OUTCOME_COMPLETED;
@@ -103,8 +104,8 @@ static void keep_reason(decide_health_t *h, bool failing, const char *reason)
 
 void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *out)
 {
-    const json_t *conds = decide_json_path(obj, "status.conditions");
-    const json_t *ann = decide_json_path(obj, "metadata.annotations");
+    const json_t *conds = hcp_json_path(obj, "status.conditions");
+    const json_t *ann = hcp_json_path(obj, "metadata.annotations");
     const char *skip = json_string_value(json_object_get(ann, DECIDE_SKIP_GATE_ANNOTATION));
     const char *r1 = NULL, *r2 = NULL;
 
@@ -126,7 +127,7 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
     keep_reason(out,
                 out->available == DECIDE_COND_FALSE || out->available == DECIDE_COND_UNKNOWN, r1);
     keep_reason(out, out->degraded == DECIDE_COND_TRUE, r2);
-    const json_t *hist = decide_json_path(obj, "status.version.history");
+    const json_t *hist = hcp_json_path(obj, "status.version.history");
     const char *state = json_is_array(hist) ? json_string_value(json_object_get(
                                                   json_array_get(hist, 0), "state"))
                                             : NULL;

@@ -5,77 +5,12 @@
 #include "decide/version.h"
 
 #include "base/error.h"
+#include "base/json.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <zlib.h>
-
-json_t *decide_json_path(const json_t *obj, const char *path)
-{
-    const json_t *cur = obj;
-    const char *p = path;
-    while (cur && *p) {
-        const char *dot = strchr(p, '.');
-        size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (!json_is_object(cur))
-            return NULL;
-        cur = json_object_getn(cur, p, n);
-        p += n;
-        if (*p == '.')
-            p++;
-    }
-    return (json_t *)cur;
-}
-
-/* Members of o that are not null. */
-static size_t non_null_members(const json_t *o)
-{
-    const char *k;
-    const json_t *v;
-    size_t n = 0;
-    json_object_foreach((json_t *)o, k, v) {
-        if (!json_is_null(v))
-            n++;
-    }
-    return n;
-}
-
-bool decide_json_equal_stored(const json_t *a, const json_t *b)
-{
-    if (!a || !b) {
-        const json_t *x = a ? a : b;
-        return !x || (json_is_object(x) && non_null_members(x) == 0);
-    }
-    if (json_is_object(a) && json_is_object(b)) {
-        if (non_null_members(a) != non_null_members(b))
-            return false;
-        const char *k;
-        const json_t *v;
-        json_object_foreach((json_t *)a, k, v) {
-            if (json_is_null(v))
-                continue;
-            const json_t *w = json_object_get(b, k);
-            if (!w || json_is_null(w) || !decide_json_equal_stored(v, w))
-                return false;
-        }
-        return true;
-    }
-    if (json_is_array(a) && json_is_array(b)) {
-        if (json_array_size(a) != json_array_size(b))
-            return false;
-        for (size_t i = 0; i < json_array_size(a); i++)
-            if (!decide_json_equal_stored(json_array_get(a, i), json_array_get(b, i)))
-                return false;
-        return true;
-    }
-    return json_equal(a, b);
-}
-
-const char *decide_json_str(const json_t *obj, const char *path)
-{
-    return json_string_value(decide_json_path(obj, path)); /* NULL unless a string */
-}
 
 static char *dup_or_null(const char *s)
 {
@@ -84,14 +19,14 @@ static char *dup_or_null(const char *s)
 
 static const char *annotation(const json_t *obj, const char *key)
 {
-    const json_t *ann = decide_json_path(obj, "metadata.annotations");
+    const json_t *ann = hcp_json_path(obj, "metadata.annotations");
     return json_is_object(ann) ? json_string_value(json_object_get(ann, key)) : NULL;
 }
 
 /* obj carries our opt-in label with our value. */
 static bool optin_label(const json_t *obj)
 {
-    const json_t *labels = decide_json_path(obj, "metadata.labels");
+    const json_t *labels = hcp_json_path(obj, "metadata.labels");
     const char *v = json_is_object(labels)
                         ? json_string_value(json_object_get(labels, DECIDE_OPTIN_LABEL))
                         : NULL;
@@ -147,9 +82,9 @@ static void cond_free(decide_seen_cond_t *c)
 static int managed_extract(const json_t *obj, decide_managed_t *m)
 {
     stanza_parse(obj, &m->stanza); /* an invalid stanza is kept, marked invalid */
-    json_t *gen = decide_json_path(obj, "metadata.generation");
+    json_t *gen = hcp_json_path(obj, "metadata.generation");
     m->generation = json_is_integer(gen) ? json_integer_value(gen) : 0;
-    json_t *conds = decide_json_path(obj, "status.conditions");
+    json_t *conds = hcp_json_path(obj, "status.conditions");
     m->conditions = json_is_array(conds) ? json_incref(conds) : NULL;
     if (read_cond(conds, "ChangesPaused", &m->paused) ||
         read_cond(conds, "ChangesPending", &m->pending) ||
@@ -323,17 +258,17 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
         return NULL;
     if (managed_extract(obj, &hc->m))
         goto fail;
-    const char *infra = decide_json_str(obj, "spec.infraID");
-    const char *cp = decide_json_str(obj, "spec.controlPlaneRelease.image");
-    const char *rel = cp && *cp ? cp : decide_json_str(obj, "spec.release.image");
-    const char *desired = decide_json_str(obj, "status.version.desired.image");
+    const char *infra = hcp_json_str(obj, "spec.infraID");
+    const char *cp = hcp_json_str(obj, "spec.controlPlaneRelease.image");
+    const char *rel = cp && *cp ? cp : hcp_json_str(obj, "spec.release.image");
+    const char *desired = hcp_json_str(obj, "status.version.desired.image");
     hc->infra_id = dup_or_null(infra);
     hc->release_image = dup_or_null(rel);
     hc->desired_image = dup_or_null(desired);
     if ((infra && !hc->infra_id) || (rel && !hc->release_image) || (desired && !hc->desired_image))
         goto fail;
-    const json_t *ann = decide_json_path(obj, "metadata.annotations");
-    const char *held[4] = {decide_json_str(obj, "spec.release.image"), cp,
+    const json_t *ann = hcp_json_path(obj, "metadata.annotations");
+    const char *held[4] = {hcp_json_str(obj, "spec.release.image"), cp,
                            json_string_value(json_object_get(ann,
                                                              DECIDE_REQUESTED_RELEASE_ANNOTATION)),
                            json_string_value(json_object_get(
@@ -343,7 +278,7 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
     for (int i = 0; i < 4; i++)
         if (held[i] && (*to[i] = strdup(held[i])) == NULL)
             goto fail;
-    json_t *hist = decide_json_path(obj, "status.version.history");
+    json_t *hist = hcp_json_path(obj, "status.version.history");
     const char *state = json_is_array(hist) ? json_string_value(json_object_get(
                                                   json_array_get(hist, 0), "state"))
                                             : NULL;
@@ -396,7 +331,7 @@ static char *request_summary(const json_t *req)
     size_t n = 0;
     const char *k;
     const json_t *v;
-    const char *img = decide_json_str(req, "release.image");
+    const char *img = hcp_json_str(req, "release.image");
 
     buf[0] = '\0';
     if (json_object_get(req, "release"))
@@ -449,19 +384,19 @@ decide_np_t *decide_np_extract(const json_t *obj)
         return NULL;
     if (managed_extract(obj, &np->m))
         goto fail;
-    const char *cluster = decide_json_str(obj, "spec.clusterName");
+    const char *cluster = hcp_json_str(obj, "spec.clusterName");
     np->cluster_name = dup_or_null(cluster);
     if (cluster && !np->cluster_name)
         goto fail;
-    const char *ut = decide_json_str(obj, "spec.management.upgradeType");
+    const char *ut = hcp_json_str(obj, "spec.management.upgradeType");
     np->in_place = ut && strcmp(ut, "InPlace") == 0;
     np->updating_version = condition_true(np->m.conditions, "UpdatingVersion");
     np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
     decide_health_extract(obj, true, &np->m.health);
     np->optin_label = optin_label(obj);
-    const char *image = decide_json_str(obj, "spec.release.image");
+    const char *image = hcp_json_str(obj, "spec.release.image");
     char version[DECIDE_VERSIONLEN];
-    const char *status_version = decide_json_str(obj, "status.version");
+    const char *status_version = hcp_json_str(obj, "status.version");
     np->release_version = decide_release_version(image, version, sizeof(version)) ? strdup(version) : NULL;
     np->status_version = status_version && *status_version ? strdup(status_version) : NULL;
     if ((version[0] && !np->release_version) ||
@@ -495,7 +430,7 @@ void decide_np_free(decide_np_t *np)
 
 static int64_t int_or(const json_t *obj, const char *path, int64_t dflt)
 {
-    json_t *v = decide_json_path(obj, path);
+    json_t *v = hcp_json_path(obj, path);
     return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
@@ -504,11 +439,11 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
     decide_capi_t *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    const json_t *ann = decide_json_path(obj, "metadata.annotations");
+    const json_t *ann = hcp_json_path(obj, "metadata.annotations");
     c->paused = json_is_object(ann) && json_object_get(ann, DECIDE_PAUSED_ANNOTATION) != NULL;
     const char *marker = annotation(obj, DECIDE_MARKER_ANNOTATION);
     c->marker = marker && strcmp(marker, DECIDE_MARKER_VALUE) == 0;
-    c->spec_paused = json_is_true(decide_json_path(obj, "spec.paused"));
+    c->spec_paused = json_is_true(hcp_json_path(obj, "spec.paused"));
     const char *spec_marker = annotation(obj, DECIDE_SPEC_MARKER_ANNOTATION);
     c->spec_marker = spec_marker && strcmp(spec_marker, DECIDE_MARKER_VALUE) == 0;
     c->optin_label = optin_label(obj);
@@ -544,7 +479,7 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
     const char *current = annotation(obj, DECIDE_CURRENT_CONFIG_ANNOTATION);
     c->rolling = (c->updated >= 0 && c->existing > c->updated) ||
                  (target && current && strcmp(target, current) != 0);
-    json_t *labels = decide_json_path(obj, "metadata.labels");
+    json_t *labels = hcp_json_path(obj, "metadata.labels");
     const char *dep = json_string_value(json_object_get(labels, "cluster.x-k8s.io/deployment-name"));
     if (dep && !(c->deployment = strdup(dep))) {
         decide_capi_free(c);

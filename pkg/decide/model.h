@@ -269,17 +269,4 @@ bool decide_np_held(const decide_np_t *np);
 /* md may be NULL when the MachineDeployment is not (yet) known. */
 bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md);
 
-/* Reads a string member by path ("spec.release.image"): borrowed pointer into
- * the document, or NULL when a step is missing or not of the right type. */
-const char *decide_json_str(const json_t *obj, const char *path);
-/* Equality of two JSON values where an object member whose value is null
- * counts as absent. A merge patch deletes the members it sets to null, and
- * the API server drops null fields of custom resources, so this is how a
- * desired document compares with the object as stored. NULL equals NULL and
- * an empty object. */
-bool decide_json_equal_stored(const json_t *a, const json_t *b);
-
-/* Reads a member by path, any type; borrowed, or NULL. */
-json_t *decide_json_path(const json_t *obj, const char *path);
-
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "decide/model.h"
 
 #define PTR_MAX 512
@@ -46,7 +47,7 @@ static int add_op(json_t *ops, const char *op, const char *path, json_t *value)
 
 static const char *annotation(const json_t *obj, const char *key)
 {
-    return json_string_value(json_object_get(decide_json_path(obj, "metadata.annotations"), key));
+    return json_string_value(json_object_get(hcp_json_path(obj, "metadata.annotations"), key));
 }
 
 /* Sets (value stolen, json_null() for a removed field) or, with value NULL,
@@ -121,7 +122,7 @@ static int store_request(json_t *ops, const json_t *new_obj, const json_t *req, 
         free(text);
         return 0;
     }
-    if (!json_is_object(decide_json_path(new_obj, "metadata.annotations")))
+    if (!json_is_object(hcp_json_path(new_obj, "metadata.annotations")))
         rc = json_is_object(json_object_get(new_obj, "metadata"))
                  ? add_op(ops, "add", path, json_object())
                  : HCP_ERANGE; /* no metadata: the API server refuses the write anyway */
@@ -154,7 +155,7 @@ static int restore_field(json_t *ops, const json_t *old_obj, const json_t *new_o
             *p++ = '\0';
     }
     snprintf(jpath, sizeof(jpath), "spec.%s", field);
-    running = decide_json_path(old_obj, jpath);
+    running = hcp_json_path(old_obj, jpath);
     if (running == NULL || json_is_null(running)) {
         for (k = 0; k < n; k++)
             if ((rc = ptr_add(path, sizeof(path), seg[k])) != 0)
@@ -181,8 +182,8 @@ static bool changes(const json_t *old_obj, const json_t *new_obj, const char *fi
     char jpath[160];
 
     snprintf(jpath, sizeof(jpath), "spec.%s", field);
-    return !decide_json_equal_stored(decide_json_path(old_obj, jpath),
-                                     decide_json_path(new_obj, jpath));
+    return !hcp_json_equal_stored(hcp_json_path(old_obj, jpath),
+                                  hcp_json_path(new_obj, jpath));
 }
 
 int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
@@ -212,7 +213,7 @@ int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restrict
         }
         char jpath[160];
         snprintf(jpath, sizeof(jpath), "spec.%s", *f);
-        const json_t *want = decide_json_path(new_obj, jpath);
+        const json_t *want = hcp_json_path(new_obj, jpath);
         if ((rc = restore_field(out->ops, old_obj, new_obj, *f)) != 0)
             break;
         rc = request_set(req, *f, want && !json_is_null(want) ? json_deep_copy(want) : json_null());

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "decide/companion.h"
 #include "policy/testutil_policy.h"
 #include "schedule/testutil_sched.h"
@@ -20,7 +21,7 @@
 
 static const char *S(const json_t *doc, const char *path)
 {
-    return json_string_value(decide_json_path(doc, path));
+    return json_string_value(hcp_json_path(doc, path));
 }
 
 /* A HostedCluster following Saturday windows 00:00-06:00 UTC by policy,
@@ -126,9 +127,9 @@ static void test_status_history_and_held(void **state)
     assert_string_equal(S(s1, "behavior.current.state"), "ChangesPaused");
     assert_string_equal(S(s1, "behavior.current.startTime"), "2026-01-03T06:00:00Z");
     assert_string_equal(S(s1, "behavior.next.startTime"), "2026-01-10T00:00:00Z");
-    assert_int_equal(json_array_size(decide_json_path(s1, "behavior.history")), 1);
-    assert_null(decide_json_path(json_array_get(decide_json_path(s1, "behavior.history"), 0),
-                                 "endTime")); /* nulls are left out */
+    assert_int_equal(json_array_size(hcp_json_path(s1, "behavior.history")), 1);
+    assert_null(hcp_json_path(json_array_get(hcp_json_path(s1, "behavior.history"), 0),
+                              "endTime")); /* nulls are left out */
     assert_string_equal(S(s1, "heldChange.summary"), "release r:4.17.1");
     assert_string_equal(S(s1, "heldChange.release"), "r:4.17.1");
     assert_string_equal(S(s1, "heldChange.since"), "2026-01-03T07:00:00Z");
@@ -143,13 +144,13 @@ static void test_status_history_and_held(void **state)
     sched_time_t t3 = T("2026-01-10T01:00:00Z");
     plan_at(&f, t3);
     json_t *s3 = decide_companion_status(&f.p, s2, t3);
-    json_t *h = decide_json_path(s3, "behavior.history");
+    json_t *h = hcp_json_path(s3, "behavior.history");
     assert_int_equal(json_array_size(h), 2);
     assert_string_equal(S(json_array_get(h, 0), "state"), "ChangesUnpaused");
     assert_string_equal(S(json_array_get(h, 0), "startTime"), "2026-01-10T00:00:00Z");
     assert_string_equal(S(json_array_get(h, 1), "endTime"), "2026-01-10T00:00:00Z");
-    assert_null(decide_json_path(s3, "heldChange"));
-    assert_null(decide_json_path(s3, "behavior.current.exclusion"));
+    assert_null(hcp_json_path(s3, "heldChange"));
+    assert_null(hcp_json_path(s3, "behavior.current.exclusion"));
     json_decref(s3);
     json_decref(s2);
 
@@ -179,11 +180,11 @@ static void test_digest(void **state)
     assert_non_null(obj);
     assert_string_equal(S(obj, "metadata.name"), "hostedcluster.hc1");
     assert_string_equal(S(obj, "kind"), DECIDE_COMPANION_KIND);
-    json_t *ref = json_array_get(decide_json_path(obj, "metadata.ownerReferences"), 0);
+    json_t *ref = json_array_get(hcp_json_path(obj, "metadata.ownerReferences"), 0);
     assert_string_equal(S(ref, "uid"), "uid-hc1");
     assert_string_equal(S(ref, "kind"), "HostedCluster");
     assert_string_equal(S(obj, "target.name"), "hc1");
-    assert_null(decide_json_path(st, "heldChange")); /* nothing waits */
+    assert_null(hcp_json_path(st, "heldChange")); /* nothing waits */
     char *d1 = decide_companion_digest(obj);
 
     /* As served: more metadata, keys in another order, a null member. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "decide/companion.h"
 #include "decide/cpfirst.h"
 #include "decide/plan.h"
@@ -212,9 +213,9 @@ static void test_plan_waits_for_control_plane(void **state)
     assert_int_equal(p.d.pending_metric, 2);
     assert_false(p.d.gate.applies);
     assert_int_equal(p.d.action, DECIDE_PAUSE_NONE); /* it keeps scaling */
-    assert_string_equal(decide_json_str(p.status_doc, "behavior.current.reason"),
+    assert_string_equal(hcp_json_str(p.status_doc, "behavior.current.reason"),
                         DECIDE_CP_FIRST_REASON);
-    assert_string_equal(decide_json_str(p.status_doc, "waitingForControlPlane.message"),
+    assert_string_equal(hcp_json_str(p.status_doc, "waitingForControlPlane.message"),
                         "release 4.17.1 is newer than 4.17.0, the newest release the control "
                         "plane has completed");
     decide_plan_free(&p);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "decide/companion.h"
 #include "decide/gate.h"
 #include "decide/plan.h"
@@ -247,9 +248,9 @@ static void test_gate_holds_release_of_unhealthy_cluster(void **state)
     assert_true(json_is_false(json_object_get(gate, "passed")));
     assert_string_equal(json_string_value(json_object_get(gate, "message")),
                         "Degraded is True (reason UnavailableReplicas)");
-    assert_string_equal(decide_json_str(p.status_doc, "behavior.current.state"), "ChangesPaused");
-    assert_string_equal(decide_json_str(p.status_doc, "behavior.current.reason"), "HealthGate");
-    assert_string_equal(decide_json_str(p.status_doc, "heldChange.release"), "r:2");
+    assert_string_equal(hcp_json_str(p.status_doc, "behavior.current.state"), "ChangesPaused");
+    assert_string_equal(hcp_json_str(p.status_doc, "behavior.current.reason"), "HealthGate");
+    assert_string_equal(hcp_json_str(p.status_doc, "heldChange.release"), "r:2");
     decide_plan_free(&p);
     fake_free(&f);
 }
@@ -269,7 +270,7 @@ static void test_gate_passes_healthy_cluster(void **state)
     assert_true(p.d.gate.pass);
     assert_false(p.d.restricted);
     assert_string_equal(p.d.paused_reason, "ChangesPermitted");
-    assert_true(json_is_true(decide_json_path(p.status_doc, "healthGate.passed")));
+    assert_true(json_is_true(hcp_json_path(p.status_doc, "healthGate.passed")));
     json_t *rel = decide_release_patch(p.self.data, p.self.rv);
     assert_non_null(rel);
     json_decref(rel);
@@ -349,7 +350,7 @@ static void test_gate_nodepool(void **state)
     assert_int_equal(p.d.action, DECIDE_PAUSE_NONE);
     assert_int_equal(p.d.spec_pause, 0);
     assert_int_equal(p.d.pending_metric, 2);
-    assert_string_equal(decide_json_str(p.status_doc, "heldChange.template"), "version 4.17.1");
+    assert_string_equal(hcp_json_str(p.status_doc, "heldChange.template"), "version 4.17.1");
     decide_plan_free(&p);
     /* Mid-rollout: three machines exist, two updated. */
     decide_capi_free(f.data[3]);

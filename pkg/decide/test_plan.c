@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "decide/plan.h"
 #include "decide/testutil_decide.h"
 
@@ -447,15 +448,15 @@ static void test_plan_optin_label(void **state)
     decide_plan_free(&p);
     /* The patch: the label joins a pause patch of the same object. */
     json_t *patch = decide_label_patch(decide_pause_patch(DECIDE_PAUSE_ADD, "9"), true, "9");
-    assert_string_equal(decide_json_str(patch, "metadata.resourceVersion"), "9");
+    assert_string_equal(hcp_json_str(patch, "metadata.resourceVersion"), "9");
     assert_string_equal(json_string_value(json_object_get(
-                            decide_json_path(patch, "metadata.labels"), DECIDE_OPTIN_LABEL)),
+                            hcp_json_path(patch, "metadata.labels"), DECIDE_OPTIN_LABEL)),
                         "true");
-    assert_non_null(json_object_get(decide_json_path(patch, "metadata.annotations"),
+    assert_non_null(json_object_get(hcp_json_path(patch, "metadata.annotations"),
                                     DECIDE_PAUSED_ANNOTATION));
     json_decref(patch);
     patch = decide_label_patch(NULL, false, "3");
-    assert_true(json_is_null(json_object_get(decide_json_path(patch, "metadata.labels"),
+    assert_true(json_is_null(json_object_get(hcp_json_path(patch, "metadata.labels"),
                                              DECIDE_OPTIN_LABEL)));
     json_decref(patch);
     fake_teardown(&f);

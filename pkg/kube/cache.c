@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/chain.h"
+
 struct kube_centry {
     kube_obj obj;             /* public view; strings point into s[] / the pool */
     struct kube_centry *next; /* bucket chain */
@@ -25,6 +27,12 @@ static uint32_t key_hash(const char *ns, const char *name)
     for (p = (const unsigned char *)name; *p; p++)
         h = (h ^ *p) * 16777619u;
     return h;
+}
+
+/* The hash an entry was inserted by. */
+static uint32_t entry_hash(const struct kube_centry *e)
+{
+    return e->hash;
 }
 
 int kube_cache_init(kube_cache *c, const kube_cache_ops *ops, void *ud)
@@ -108,26 +116,6 @@ void kube_cache_foreach(const kube_cache *c, void (*fn)(const kube_obj *obj, voi
         for (e = c->buckets[i]; e; e = e->next)
             fn(&e->obj, ud);
     }
-}
-
-static void grow(kube_cache *c)
-{
-    size_t n = c->nbuckets * 2, i;
-    struct kube_centry **nb = calloc(n, sizeof(*nb));
-
-    if (nb == NULL)
-        return;
-    for (i = 0; i < c->nbuckets; i++) {
-        struct kube_centry *e = c->buckets[i], *next;
-        for (; e; e = next) {
-            next = e->next;
-            e->next = nb[e->hash & (n - 1)];
-            nb[e->hash & (n - 1)] = e;
-        }
-    }
-    free(c->buckets);
-    c->buckets = nb;
-    c->nbuckets = n;
 }
 
 typedef struct meta {
@@ -220,7 +208,7 @@ static int upsert(kube_cache *c, const json_t *obj, const meta *m, kube_error *e
     if (c->ops.on_add)
         c->ops.on_add(&e->obj, c->ud);
     if (c->count > c->nbuckets)
-        grow(c);
+        HCP_CHAIN_GROW(struct kube_centry, c->buckets, c->nbuckets, next, entry_hash);
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/chain.h"
 #include "kube/error.h"
 
 struct kube_istr {
@@ -29,32 +30,18 @@ static uint32_t hash_bytes(const char *s, size_t len)
     return h;
 }
 
+/* The hash a string was inserted by. */
+static uint32_t istr_hash(const struct kube_istr *e)
+{
+    return e->hash;
+}
+
 int kube_intern_init(kube_intern *p)
 {
     memset(p, 0, sizeof(*p));
     p->nbuckets = 16;
     p->buckets = calloc(p->nbuckets, sizeof(*p->buckets));
     return p->buckets ? 0 : HCP_ENOMEM;
-}
-
-static void grow(kube_intern *p)
-{
-    size_t n = p->nbuckets * 2, i;
-    struct kube_istr **nb = calloc(n, sizeof(*nb));
-
-    if (nb == NULL)
-        return; /* keep working with longer chains */
-    for (i = 0; i < p->nbuckets; i++) {
-        struct kube_istr *e = p->buckets[i], *next;
-        for (; e; e = next) {
-            next = e->next;
-            e->next = nb[e->hash & (n - 1)];
-            nb[e->hash & (n - 1)] = e;
-        }
-    }
-    free(p->buckets);
-    p->buckets = nb;
-    p->nbuckets = n;
 }
 
 const char *kube_intern_getn(kube_intern *p, const char *s, size_t len)
@@ -80,7 +67,7 @@ const char *kube_intern_getn(kube_intern *p, const char *s, size_t len)
     p->count++;
     p->bytes += sizeof(*e) + len + 1;
     if (p->count > p->nbuckets)
-        grow(p);
+        HCP_CHAIN_GROW(struct kube_istr, p->buckets, p->nbuckets, next, istr_hash);
     return e->s;
 }
 

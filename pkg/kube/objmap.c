@@ -1,6 +1,7 @@
 /* objmap.c: an intrusive hash table keyed by kind, namespace and name. */
 #include "kube/objmap.h"
 
+#include "base/chain.h"
 #include "base/error.h"
 
 #include <stdint.h>
@@ -16,6 +17,12 @@ static uint64_t hash(int kind, const char *ns, const char *name)
     for (const char *p = name; *p; p++)
         h = (h ^ (unsigned char)*p) * 1099511628211ULL;
     return h;
+}
+
+/* The hash of a linked object's key (the one it was inserted by). */
+static uint64_t key_hash(const kube_objkey_t *k)
+{
+    return hash(k->kind, k->ns, k->name);
 }
 
 int kube_objmap_init(kube_objmap_t *m, size_t nbuckets)
@@ -45,32 +52,12 @@ kube_objkey_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *n
     return pp;
 }
 
-static void grow(kube_objmap_t *m)
-{
-    size_t n = m->nbuckets * 2;
-    kube_objkey_t **b = calloc(n, sizeof(*b));
-    if (!b)
-        return; /* keep the longer chains */
-    for (size_t i = 0; i < m->nbuckets; i++) {
-        kube_objkey_t *k = m->buckets[i], *next;
-        for (; k; k = next) {
-            next = k->hnext;
-            kube_objkey_t **pp = &b[hash(k->kind, k->ns, k->name) & (n - 1)];
-            k->hnext = *pp;
-            *pp = k;
-        }
-    }
-    free(m->buckets);
-    m->buckets = b;
-    m->nbuckets = n;
-}
-
 void kube_objmap_insert(kube_objmap_t *m, kube_objkey_t **slot, kube_objkey_t *k)
 {
     k->hnext = NULL;
     *slot = k;
     if (++m->count > m->nbuckets * 2 && !m->frozen)
-        grow(m);
+        HCP_CHAIN_GROW(kube_objkey_t, m->buckets, m->nbuckets, hnext, key_hash);
 }
 
 void kube_objmap_remove(kube_objmap_t *m, kube_objkey_t **slot)
