@@ -15,7 +15,7 @@
 
 #include "authz/authz.h"
 #include "base/error.h"
-#include "controller/testutil_fakeapi.h"
+#include "kube/testutil_fakeapi.h"
 
 /* ---- parsers ------------------------------------------------------------ */
 

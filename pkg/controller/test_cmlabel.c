@@ -13,7 +13,7 @@
 
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
-#include "controller/testutil_fakeapi.h"
+#include "kube/testutil_fakeapi.h"
 #include "kube/config.h"
 #include "kube/http.h"
 

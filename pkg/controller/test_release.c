@@ -15,7 +15,7 @@
 #include "base/json.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
-#include "controller/testutil_fakeapi.h"
+#include "kube/testutil_fakeapi.h"
 #include "kube/config.h"
 #include "kube/http.h"
 

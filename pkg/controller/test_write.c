@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/testutil_fakeapi.h"
+#include "kube/testutil_fakeapi.h"
 #include "controller/write.h"
 #include "kube/config.h"
 #include "kube/http.h"
