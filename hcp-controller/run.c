@@ -405,7 +405,8 @@ static void on_failing(const char *kind, const char *ns, const char *name, const
         ctl_notify_failing(a->ctl, kind, ns, name, endpoint, why);
 }
 
-/* Stops the loop once the shutdown delay is over and the Lease released. */
+/* Stops the loop once the shutdown delay is over, the Lease released and
+ * the notified marks written. */
 static void maybe_exit(app_t *a)
 {
     if (a->drained && a->released && a->flushed)
