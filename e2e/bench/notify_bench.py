@@ -310,8 +310,11 @@ def cmd_judge(exp_file, posts_file, down0, down1, restart, scale, term=None):
     controlplane-completed, NodePool nodepool-status, as HyperShift reports
     them), a request whose release the object never reached because it
     went on to a later request's first is counted as replaced by the later
-    request (HyperShift never reports the earlier one completed; a rollout
-    that never ends, the object reaching neither, stays lost). A completed
+    request (HyperShift never reports the earlier one completed); one whose
+    release the object reached neither then nor later (its rollout had not
+    ended when the month did: a pool whose MachineDeployment is paused
+    between windows rolls only in them) is counted as not reached: there
+    is no completion to tell. A completed
     counts for an object's requests only when it names a time after the
     first of them; one before (a new NodePool's first rollout ending:
     UpdatingVersion goes True then False for it too) is counted as
