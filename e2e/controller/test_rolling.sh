@@ -457,6 +457,11 @@ leader_killed_before_window() {
   check "the held release goes out after the takeover" wait_for 40 released
   touch "$CTL_TMP/failover.stop"
   wait "$poll_pid" 2>/dev/null
+  # The poll's last sample can have read the HostedCluster just before the
+  # write that ended the wait (two reads a sample, slow under load): one
+  # more, so that the log has the write (at most a sample late).
+  echo "$(now_us)|$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')|$(get "$(hc_path "$NS" a)" .spec.release.image)" \
+    >>"$CTL_TMP/failover.log"
   # The window's opening instant in real time, on the replicas' shared clock.
   t_open=$(awk -v t0="$SIM_T0" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="$SIM_SCALE" \
     'BEGIN { printf "%.0f", t0 + (o - s) / k * 1e6 }')
