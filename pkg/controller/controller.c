@@ -235,7 +235,7 @@ void ctl_stop(ctl_controller_t *c)
     ev_timer_stop(c->loop, &c->discovery_retry);
     /* Outstanding writes are cancelled with the client; their records go.
      * A deleted object's record waiting in a queue is no longer in the map. */
-    ctl_queue_t *queues[] = {&c->queue, &c->parked};
+    ctl_queue_t *queues[] = {&c->queue, &c->writer.waiting};
     for (size_t i = 0; i < 2; i++)
         for (ctl_qitem_t *it; (it = ctl_queue_pop(queues[i])) != NULL;) {
             record_t *r = RECORD_OF(q, it);

@@ -157,8 +157,6 @@ struct ctl_controller {
 
     kube_objmap_t records;      /* record_t by kind/ns/name */
     ctl_queue_t queue;          /* records to reconcile */
-    ctl_queue_t parked;         /* records whose reconcile waits for the held releases
-                                   in flight (ctl_park()) */
     ev_check qcheck;            /* drains the queue after each poll */
     ev_idle qidle;              /* keeps the loop spinning while work is queued */
     ctl_writer_t writer;        /* writes in flight */
@@ -191,10 +189,6 @@ void ctl_record_free(record_t *r);
 void ctl_enqueue(ctl_controller_t *c, rkind_t k, const char *ns, const char *name);
 void ctl_queue_drain(struct ev_loop *loop, ev_check *w, int revents);
 void ctl_queue_kick(ctl_controller_t *c);
-/* Held releases go first: record r, whose reconcile would write something
- * else, waits until every held release in flight is answered, then is
- * queued again (ctl_write_settled()). */
-void ctl_park(ctl_controller_t *c, record_t *r);
 void ctl_arm(ctl_controller_t *c, record_t *r, sched_time_t when);
 void ctl_arm_retry(ctl_controller_t *c, record_t *r);
 void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud);

@@ -6,9 +6,6 @@
 #include <string.h>
 
 #define BATCH 128           /* reconciles per loop iteration */
-#define MAX_WRITES 32       /* writes in flight before reconciles wait: every
-                               request holds buffers, and the API server does
-                               not answer faster for more */
 #define RETRY_MIN 1.0       /* seconds before retrying a failed write */
 #define RETRY_MAX 60.0
 
@@ -153,7 +150,7 @@ void ctl_record_forget(ctl_controller_t *c, record_t *r)
 /* Keeps the loop turning while there is work it may do now. */
 void ctl_queue_kick(ctl_controller_t *c)
 {
-    if (!ctl_queue_empty(&c->queue) && c->writer.inflight < MAX_WRITES && ctl_synced(c))
+    if (!ctl_queue_empty(&c->queue) && ctl_write_room(&c->writer) && ctl_synced(c))
         ev_idle_start(c->loop, &c->qidle);
 }
 
@@ -174,7 +171,7 @@ void ctl_queue_drain(struct ev_loop *loop, ev_check *w, int revents)
      * a CAPI object does not exist yet: wait until every list is in. */
     if (!ctl_synced(c))
         return;
-    for (int i = 0; i < BATCH && !ctl_queue_empty(&c->queue) && c->writer.inflight < MAX_WRITES;
+    for (int i = 0; i < BATCH && !ctl_queue_empty(&c->queue) && ctl_write_room(&c->writer);
          i++) {
         record_t *r = RECORD_OF(q, ctl_queue_pop(&c->queue));
         if (r->gone) {
@@ -194,7 +191,7 @@ void ctl_queue_drain(struct ev_loop *loop, ev_check *w, int revents)
             }
     }
     /* At the write limit the loop sleeps until answers come in. */
-    if (ctl_queue_empty(&c->queue) || c->writer.inflight >= MAX_WRITES)
+    if (ctl_queue_empty(&c->queue) || !ctl_write_room(&c->writer))
         ev_idle_stop(loop, &c->qidle);
 }
 
@@ -217,17 +214,12 @@ void ctl_arm_retry(ctl_controller_t *c, record_t *r)
     r->retry = r->retry * 2 > RETRY_MAX ? RETRY_MAX : r->retry * 2;
 }
 
-void ctl_park(ctl_controller_t *c, record_t *r)
-{
-    ctl_queue_push(&c->parked, &r->q);
-}
-
-/* The last held release is answered: the parked records go back to the
- * queue, in the order they were parked. */
-static void unpark(ctl_controller_t *c)
+/* The last held release is answered: the records that waited in the
+ * writer's lane go back to the queue, in the order they waited. */
+static void resume_waiting(ctl_controller_t *c)
 {
     ctl_qitem_t *it;
-    while ((it = ctl_queue_pop(&c->parked)) != NULL)
+    while ((it = ctl_write_resume(&c->writer)) != NULL)
         ctl_queue_push(&c->queue, it);
 }
 
@@ -255,7 +247,6 @@ void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
         r->wt.recheck = false;
         ctl_arm_retry(c, r);
     }
-    if (c->writer.first_inflight == 0)
-        unpark(c);
+    resume_waiting(c);
     ctl_queue_kick(c);
 }

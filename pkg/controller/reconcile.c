@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "decide/conditions.h"
 #include "decide/cpfirst.h"
+#include "decide/writes.h"
 #include "log/log.h"
 #include "policy/behavior.h"
 
@@ -416,91 +417,44 @@ static kube_cache *capi_cache(ctl_controller_t *c, decide_kind_t k, const char *
     return k == DECIDE_CLUSTER ? &c->clusters : k == DECIDE_MS ? &c->mss : &c->mds;
 }
 
-/* A window is open for a HostedCluster whose release change was held, or a
- * NodePool whose request was held: the plan's first write lets it through. Held releases go before every other
- * write (DESIGN.md 3.6): at a boundary that a thousand HostedClusters share,
- * the updates start first and the status writes follow. The reconcile that
- * releases writes nothing else (its CAPI Cluster's pause, Events, status and
- * companion come with the next one, after the answer), and while a release
- * is in flight any other reconcile waits (ctl_park()). */
-static bool releases_held(const decide_plan_t *p)
-{
-    if (p->kind == DECIDE_HC && p->fields_go)
-        return true; /* the common window of the HostedCluster and its NodePools is open */
-    if (p->d.restricted)
-        return false;
-    return p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : decide_np_held(p->self.data);
-}
-
-/* The write that lets a HostedCluster's held requests through: the release
- * while its own window is open, the fields that roll every NodePool while
- * the common window is (hcfields.h). */
-static json_t *hc_release_patch(const decide_plan_t *p)
-{
-    json_t *patch = !p->d.restricted ? decide_release_patch(p->self.data, p->self.rv) : NULL;
-    if (p->fields_go)
-        patch = decide_hc_fields_patch(patch, p->self.data, p->self.rv);
-    return patch;
-}
-
-/* Writes the pause action and the status the plan asks for. */
+/* Submits the writes the plan asks for (decide_writes(), in their order),
+ * each addressed to its object and conditional on the version the plan
+ * read. A held change let through is written alone and marked first: the
+ * writer sends it before every other write, and its CAPI pause, Events,
+ * status and companion come with the next reconcile, after the answer. */
 static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                       const char *capi_path, const char *path, sched_time_t now)
 {
     const char *resource;
     kube_cache *cc = capi_cache(c, p->capi_kind, &resource);
-    bool hc = p->kind == DECIDE_HC, releasing = releases_held(p);
-    /* The CAPI object: the pause, and a NodePool's opt-in label, in one write. */
-    json_t *patch = p->d.action != DECIDE_PAUSE_NONE ? decide_pause_patch(p->d.action, p->capi.rv)
-                                                      : NULL;
-    if (!hc && p->d.spec_pause)
-        patch = decide_spec_pause_patch(patch, p->d.spec_pause > 0, p->capi.rv);
-    if (!hc && p->optin_label)
-        patch = decide_label_patch(patch, p->optin_label > 0, p->capi.rv);
-    if (patch && capi_path[0] && !releasing) { /* the release goes alone */
-        ctl_write_t w = {CTL_WRITE_PATCH, capi_path, patch, cc,
-                         p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause"
-                                                                             : "opt-in label",
-                         r->wt.stale_capi, p->capi.rv, false};
-        submit(c, r, &w);
-    }
-    json_decref(patch);
-    /* The HostedCluster itself: a window is open, the held release goes
-     * through; and its opt-in label. The status write waits for the next
-     * reconcile (it would conflict with this one). */
-    patch = !releasing ? NULL
-            : hc       ? hc_release_patch(p)
-                       : decide_np_request_patch(p->self.data, p->self.rv);
-    const char *what = patch ? (hc ? "held release" : "held request") : "opt-in label";
-    int label = hc ? p->optin_label : p->np_label;
-    if (label)
-        patch = decide_label_patch(patch, label > 0, p->self.rv);
-    if (patch) {
-        if (releasing) {
+    kube_cache *own = p->kind == DECIDE_HC ? &c->hcs : &c->nps;
+    decide_writes_t ws;
+    int rc = decide_writes(p, now, &ws);
+    for (int i = 0; i < ws.n; i++) {
+        const decide_write_t *dw = &ws.w[i];
+        bool capi = dw->target == DECIDE_WRITE_CAPI;
+        if (capi && !capi_path[0])
+            continue; /* no path for its CAPI object */
+        if (dw->first) {
             r->let_through = true; /* told once the object shows it (decide_initiated()) */
-            log_kv(LOG_INFO, "held change released", "kind", hc ? "HostedCluster" : "NodePool",
-                   "namespace", r->ns, "name", r->name, "what", what, NULL);
+            log_kv(LOG_INFO, "held change released", "kind",
+                   p->kind == DECIDE_HC ? "HostedCluster" : "NodePool", "namespace", r->ns,
+                   "name", r->name, "what", dw->what, NULL);
         }
-        ctl_write_t w = {CTL_WRITE_PATCH, path, patch, hc ? &c->hcs : &c->nps, what,
-                         r->wt.stale_own, p->self.rv, releasing};
+        ctl_write_t w = {dw->kind == DECIDE_WRITE_STATUS ? CTL_WRITE_STATUS : CTL_WRITE_PATCH,
+                         capi ? capi_path : path,
+                         dw->patch,
+                         capi ? cc : own,
+                         dw->what,
+                         capi ? r->wt.stale_capi : r->wt.stale_own,
+                         capi ? p->capi.rv : p->self.rv,
+                         dw->first};
         submit(c, r, &w);
-        json_decref(patch);
-        return;
     }
-    decide_managed_t view;
-    json_t *sp = NULL;
-    if (decide_managed_expand(p->managed, &view)) {
+    decide_writes_free(&ws);
+    if (rc) {
         c->stats.write_errors++;
         ctl_arm_retry(c, r);
-        return;
-    }
-    decide_status_patch(&view, &p->d, p->self.rv, p->kind == DECIDE_NP, now, &sp);
-    decide_managed_view_free(&view);
-    if (sp) {
-        ctl_write_t w = {CTL_WRITE_STATUS, path, sp, p->kind == DECIDE_HC ? &c->hcs : &c->nps,
-                         "status", r->wt.stale_own, p->self.rv, false};
-        submit(c, r, &w);
-        json_decref(sp);
     }
 }
 
@@ -527,9 +481,9 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     }
     if (p.stale)
         goto done; /* the watch has yet to catch up with our writes */
-    bool releasing = releases_held(&p);
-    if (c->writer.first_inflight > 0 && !releasing) {
-        ctl_park(c, r); /* held releases first: decide again once they are answered */
+    bool releasing = decide_releases_held(&p);
+    if (ctl_write_must_wait(&c->writer, releasing)) {
+        ctl_write_wait(&c->writer, &r->q); /* held releases first: decide again after */
         goto done;
     }
     capi_cache(c, p.capi_kind, &resource);
@@ -622,8 +576,9 @@ void ctl_reconcile(ctl_controller_t *c, record_t *r)
         r->wt.redo = true; /* decide again once our own writes are visible */
         return;
     }
-    if (c->writer.first_inflight > 0 && !may_release(c, r)) {
-        ctl_park(c, r); /* no plan while held releases fly, unless it may release one */
+    if (ctl_write_must_wait(&c->writer, may_release(c, r))) {
+        ctl_write_wait(&c->writer, &r->q); /* no plan while held releases fly, unless it
+                                              may release one */
         return;
     }
     sched_time_t now = ctl_clock_now(&c->opts.clock, c->loop);

@@ -113,7 +113,7 @@ static void test_releases_first(void **state)
     assert_int_equal(f.c->writer.inflight, 2);
     /* ... and the NodePool's status waits for them. */
     assert_true(n->q.queued);
-    assert_int_equal(f.c->parked.len, 1);
+    assert_int_equal(f.c->writer.waiting.len, 1);
     assert_true(ctl_queue_empty(&f.c->queue));
     run_until_answered(&f);
     assert_int_equal(fakeapi_count(f.api), 2);
@@ -127,7 +127,7 @@ static void test_releases_first(void **state)
     /* Answered: the parked NodePool is queued again, not lost; its
      * reconcile now writes (status and companion). */
     assert_int_equal(f.c->writer.first_inflight, 0);
-    assert_true(ctl_queue_empty(&f.c->parked));
+    assert_true(ctl_queue_empty(&f.c->writer.waiting));
     assert_ptr_equal(RECORD_OF(q, ctl_queue_pop(&f.c->queue)), n);
     ctl_reconcile(f.c, n);
     assert_true(f.c->writer.inflight > 0);
@@ -197,7 +197,7 @@ static void test_nodepool_request_first(void **state)
     assert_int_equal(f.c->writer.first_inflight, 2);
     assert_true(n->q.queued);
     assert_false(m->q.queued);
-    assert_int_equal(f.c->parked.len, 1);
+    assert_int_equal(f.c->writer.waiting.len, 1);
     run_until_answered(&f);
     assert_int_equal(fakeapi_count(f.api), 2);
     const fakeapi_req_t *r = fakeapi_nth(f.api, 1);
@@ -222,7 +222,7 @@ static void test_nothing_parked_without_releases(void **state)
     start(&f);
     record_t *n = reconcile(&f, R_NP, "n");
     assert_false(n->q.queued);
-    assert_true(ctl_queue_empty(&f.c->parked));
+    assert_true(ctl_queue_empty(&f.c->writer.waiting));
     assert_true(f.c->writer.inflight > 0);
     run_until_answered(&f);
     stop(&f);

@@ -172,6 +172,26 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
     return 0;
 }
 
+bool ctl_write_room(const ctl_writer_t *wr)
+{
+    return wr->inflight < CTL_WRITE_MAX_INFLIGHT;
+}
+
+bool ctl_write_must_wait(const ctl_writer_t *wr, bool first)
+{
+    return wr->first_inflight > 0 && !first;
+}
+
+void ctl_write_wait(ctl_writer_t *wr, ctl_qitem_t *it)
+{
+    ctl_queue_push(&wr->waiting, it);
+}
+
+ctl_qitem_t *ctl_write_resume(ctl_writer_t *wr)
+{
+    return wr->first_inflight > 0 ? NULL : ctl_queue_pop(&wr->waiting);
+}
+
 int ctl_write_event(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_event_t *ev)
 {
     char path[PATH_LEN], ts[32], gen[300];

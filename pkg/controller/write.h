@@ -1,7 +1,13 @@
 /* write: the controller's writer (private to pkg/controller).
  *
- * Reconcilers say what an object should look like; the writer carries it
- * out. It owns the writes in flight (per object and in total), counts them,
+ * Reconcilers say what an object should look like (the ordered writes of
+ * decide_writes(), pkg/decide/writes.h); the writer carries them out and
+ * owns their order: a held change let through is marked first and goes
+ * before every other write, the work that would write meanwhile waits in
+ * the writer's own lane (ctl_write_wait()) and comes back in the order it
+ * waited once the last of them is answered (ctl_write_resume()), and the
+ * writes in flight are bounded (ctl_write_room()). It owns the writes in
+ * flight (per object and in total), counts them,
  * sorts their outcomes (done, refused with 409 Conflict, failed), caches the
  * object each answer returns, and remembers which resourceVersions our own
  * writes replaced, so a reconcile does not decide from a watch event older
@@ -18,6 +24,7 @@
 #include <stdint.h>
 
 #include "controller/controller.h"
+#include "controller/queue.h"
 #include "kube/cache.h"
 #include "kube/client.h"
 
@@ -54,6 +61,7 @@ typedef struct ctl_writer {
     void *ud;                /* for settled */
     int inflight;            /* writes in flight, every object */
     int first_inflight;      /* of them, writes marked first (held releases) */
+    ctl_queue_t waiting;     /* work that waits for them (ctl_write_wait()), in order */
     unsigned answered;       /* answers since free memory was last returned */
 } ctl_writer_t;
 
@@ -83,6 +91,25 @@ typedef struct ctl_write {
  * runs later), or a negative HCP_E* code when it could not be sent (counted
  * as a write error and logged; settled does not run). */
 int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w);
+
+/* Writes in flight before reconciles wait for answers: every request holds
+ * buffers, and the API server does not answer faster for more. */
+#define CTL_WRITE_MAX_INFLIGHT 32
+
+/* True when another write may be sent now (below CTL_WRITE_MAX_INFLIGHT). */
+bool ctl_write_room(const ctl_writer_t *wr);
+
+/* True when work that would write anything but a held change let through
+ * (first false) must wait: a write marked first is in flight. */
+bool ctl_write_must_wait(const ctl_writer_t *wr, bool first);
+
+/* Puts it in the writer's waiting lane, behind what waits already; it comes
+ * back from ctl_write_resume() once no write marked first is in flight. */
+void ctl_write_wait(ctl_writer_t *wr, ctl_qitem_t *it);
+
+/* The next item that waited, in order, or NULL while a write marked first
+ * is in flight or nothing waits. The caller queues it again. */
+ctl_qitem_t *ctl_write_resume(ctl_writer_t *wr);
 
 /* True when rv is a version of the object that our own writes replaced: a
  * watch delivered it after the answer to a later write was cached. */

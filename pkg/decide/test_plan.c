@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "decide/plan.h"
 #include "decide/testutil_decide.h"
+#include "decide/writes.h"
 
 #define MAXOBJ 12
 
@@ -314,7 +315,8 @@ static void test_plan_unheld(void **state)
     assert_true(decide_unheld(&p, &prev, &now_seen)); /* found unpaused, no decision before */
     decide_plan_free(&p);
     /* Paused (by anyone): it is stopped, not a change that got past. */
-    ((decide_capi_t *)f.obj[f.n - 1].data)->paused = true;
+    ((decide_capi_t *)f.obj[f.n - 1].data)->paused = true; /* ours */
+    ((decide_capi_t *)f.obj[f.n - 1].data)->marker = true;
     assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
     prev = (decide_seen_t){true, true, false, 0};
     assert_false(decide_unheld(&p, &prev, &now_seen));
@@ -711,6 +713,98 @@ static void test_plan_initiated(void **state)
     fake_teardown(&f);
 }
 
+/* The writes a plan asks for, in order: the CAPI object, the object
+ * itself, its status; a held change let through alone and first. */
+static void expect_write(const decide_writes_t *ws, int i, decide_write_target_t target,
+                         decide_write_kind_t kind, const char *what, bool first)
+{
+    assert_true(i < ws->n);
+    if (ws->w[i].target != target || ws->w[i].kind != kind || strcmp(ws->w[i].what, what) != 0 ||
+        ws->w[i].first != first)
+        fail_msg("write %d: target %d kind %d %s first %d; want %d %d %s %d", i, ws->w[i].target,
+                 ws->w[i].kind, ws->w[i].what, ws->w[i].first, target, kind, what, first);
+    assert_non_null(ws->w[i].patch);
+}
+
+static void test_writes_order(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    decide_writes_t ws;
+    sched_time_t wed = tu_at("2026-03-04T12:00:00Z"), sat = tu_at("2026-03-07T01:00:00Z");
+    fake_setup(&f);
+    add(&f, DECIDE_HC, "clusters", "held",
+        from_json(DECIDE_HC,
+                  "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
+                  "policy\":\"weekend\",\"" DECIDE_REQUESTED_RELEASE_ANNOTATION "\":\"r:2\"}},"
+                  "\"spec\":{\"infraID\":\"h-x1\",\"release\":{\"image\":\"r:1\"}},"
+                  "\"status\":{\"version\":{\"desired\":{\"image\":\"r:1\"}}}}"));
+    add(&f, DECIDE_CLUSTER, "clusters-held", "h-x1", from_json(DECIDE_CLUSTER, "{}"));
+    decide_view_t v = plain_view(&f);
+
+    /* Restricted: the CAPI Cluster's pause, then the status. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", wed, &p, NULL, 0), 0);
+    assert_int_equal(decide_writes(&p, wed, &ws), 0);
+    assert_false(ws.releasing);
+    assert_int_equal(ws.n, 2);
+    expect_write(&ws, 0, DECIDE_WRITE_CAPI, DECIDE_WRITE_METADATA, "pause", false);
+    expect_write(&ws, 1, DECIDE_WRITE_SELF, DECIDE_WRITE_STATUS, "status", false);
+    assert_string_equal(hcp_json_str(ws.w[0].patch, "metadata.resourceVersion"), "7");
+    decide_writes_free(&ws);
+    assert_int_equal(ws.n, 0);
+    decide_plan_free(&p);
+
+    /* With the webhooks (they hold the release; no pause), the opt-in
+     * label on the object itself: the status waits for the next plan (it
+     * would replace the same version). */
+    v.admission_holds = true;
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", wed, &p, NULL, 0), 0);
+    assert_int_equal(decide_writes(&p, wed, &ws), 0);
+    assert_int_equal(ws.n, 1);
+    expect_write(&ws, 0, DECIDE_WRITE_SELF, DECIDE_WRITE_METADATA, "opt-in label", false);
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
+    v.admission_holds = false;
+
+    /* A release held outside its window: written like any other. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "held", wed, &p, NULL, 0), 0);
+    assert_false(decide_releases_held(&p));
+    assert_int_equal(decide_writes(&p, wed, &ws), 0);
+    assert_false(ws.releasing);
+    assert_int_equal(ws.n, 2);
+    expect_write(&ws, 0, DECIDE_WRITE_CAPI, DECIDE_WRITE_METADATA, "pause", false);
+    expect_write(&ws, 1, DECIDE_WRITE_SELF, DECIDE_WRITE_STATUS, "status", false);
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
+
+    /* Its window open: the release alone and first; the pause of its CAPI
+     * Cluster is lifted by the next plan, after the answer. */
+    ((decide_capi_t *)f.obj[f.n - 1].data)->paused = true; /* ours */
+    ((decide_capi_t *)f.obj[f.n - 1].data)->marker = true;
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "held", sat, &p, NULL, 0), 0);
+    assert_true(decide_releases_held(&p));
+    assert_int_equal(p.d.action, DECIDE_PAUSE_REMOVE);
+    assert_int_equal(decide_writes(&p, sat, &ws), 0);
+    assert_true(ws.releasing);
+    assert_int_equal(ws.n, 1);
+    expect_write(&ws, 0, DECIDE_WRITE_SELF, DECIDE_WRITE_METADATA, "held release", true);
+    assert_string_equal(hcp_json_str(ws.w[0].patch, "spec.release.image"), "r:2");
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
+
+    /* The same window, nothing held, its CAPI Cluster not paused: the
+     * status alone. */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "a", sat, &p, NULL, 0), 0);
+    assert_int_equal(decide_writes(&p, sat, &ws), 0);
+    assert_false(ws.releasing);
+    assert_int_equal(ws.n, 1);
+    expect_write(&ws, 0, DECIDE_WRITE_SELF, DECIDE_WRITE_STATUS, "status", false);
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -725,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_plan_optin_label),
         cmocka_unit_test(test_plan_pools_opt_cluster_in),
         cmocka_unit_test(test_plan_initiated),
+        cmocka_unit_test(test_writes_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

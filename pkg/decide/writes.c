@@ -1,0 +1,102 @@
+/* writes: the writes a plan asks for, in the order they go. See writes.h. */
+#include "decide/writes.h"
+
+#include <string.h>
+
+#include "base/error.h"
+#include "decide/decide.h"
+#include "decide/hcfields.h"
+
+bool decide_releases_held(const decide_plan_t *p)
+{
+    if (p->kind == DECIDE_HC && p->fields_go)
+        return true; /* the common window of the HostedCluster and its NodePools is open */
+    if (p->d.restricted)
+        return false;
+    return p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : decide_np_held(p->self.data);
+}
+
+/* The patch that lets a HostedCluster's held requests through: the release
+ * while its own window is open, the fields that roll every NodePool while
+ * the common window is (hcfields.h). */
+static json_t *hc_release_patch(const decide_plan_t *p)
+{
+    json_t *patch = !p->d.restricted ? decide_release_patch(p->self.data, p->self.rv) : NULL;
+    if (p->fields_go)
+        patch = decide_hc_fields_patch(patch, p->self.data, p->self.rv);
+    return patch;
+}
+
+static void add(decide_writes_t *ws, decide_write_target_t target, decide_write_kind_t kind,
+                json_t *patch, const char *what, bool first)
+{
+    ws->w[ws->n++] = (decide_write_t){target, kind, patch, what, first};
+}
+
+/* 1. The CAPI object: the pause, and a NodePool's opt-in label, in one
+ * patch; none while a held change goes (it goes alone). */
+static void capi_write(const decide_plan_t *p, decide_writes_t *ws)
+{
+    bool hc = p->kind == DECIDE_HC;
+    if (!p->capi.data || ws->releasing)
+        return;
+    json_t *patch = p->d.action != DECIDE_PAUSE_NONE ? decide_pause_patch(p->d.action, p->capi.rv)
+                                                      : NULL;
+    if (!hc && p->d.spec_pause)
+        patch = decide_spec_pause_patch(patch, p->d.spec_pause > 0, p->capi.rv);
+    if (!hc && p->optin_label)
+        patch = decide_label_patch(patch, p->optin_label > 0, p->capi.rv);
+    if (patch)
+        add(ws, DECIDE_WRITE_CAPI, DECIDE_WRITE_METADATA, patch,
+            p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause" : "opt-in label",
+            false);
+}
+
+/* 2. The object itself: the held change let through, and its opt-in
+ * label. Returns true when it writes. */
+static bool self_write(const decide_plan_t *p, decide_writes_t *ws)
+{
+    bool hc = p->kind == DECIDE_HC;
+    json_t *patch = !ws->releasing ? NULL
+                    : hc           ? hc_release_patch(p)
+                                   : decide_np_request_patch(p->self.data, p->self.rv);
+    const char *what = patch ? (hc ? "held release" : "held request") : "opt-in label";
+    int label = hc ? p->optin_label : p->np_label;
+    if (label)
+        patch = decide_label_patch(patch, label > 0, p->self.rv);
+    if (!patch)
+        return false;
+    add(ws, DECIDE_WRITE_SELF, DECIDE_WRITE_METADATA, patch, what, ws->releasing);
+    return true;
+}
+
+/* 3. Its status conditions. */
+static int status_write(const decide_plan_t *p, sched_time_t now, decide_writes_t *ws)
+{
+    decide_managed_t view;
+    json_t *sp = NULL;
+    if (decide_managed_expand(p->managed, &view))
+        return HCP_EPARSE;
+    decide_status_patch(&view, &p->d, p->self.rv, p->kind == DECIDE_NP, now, &sp);
+    decide_managed_view_free(&view);
+    if (sp)
+        add(ws, DECIDE_WRITE_SELF, DECIDE_WRITE_STATUS, sp, "status", false);
+    return 0;
+}
+
+int decide_writes(const decide_plan_t *p, sched_time_t now, decide_writes_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->releasing = decide_releases_held(p);
+    capi_write(p, out);
+    if (self_write(p, out))
+        return 0; /* the status write would replace the same version: next plan */
+    return status_write(p, now, out);
+}
+
+void decide_writes_free(decide_writes_t *ws)
+{
+    for (int i = 0; i < ws->n; i++)
+        json_decref(ws->w[i].patch);
+    ws->n = 0;
+}
