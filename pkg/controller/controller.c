@@ -1,5 +1,6 @@
-/* controller.c: wiring. The caches and their watches (companions and labelled ConfigMaps included), CAPI API discovery,
- * the hosted projection, start and stop, and the clock. */
+/* controller.c: wiring. The caches and their watches (companions and
+ * labelled ConfigMaps included), CAPI API discovery, the hosted projection,
+ * the queue's reconciler and the writer's settle callback, start and stop. */
 #include "controller/internal.h"
 
 #include <stdio.h>
@@ -14,31 +15,6 @@
 #include "log/log.h"
 
 #define LIST_PAGE 100       /* objects per list page */
-
-/* ---- clock ------------------------------------------------------------- */
-
-const double ctl_latency_bounds[8] = {0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 1e300};
-
-/* ---- clock ------------------------------------------------------------- */
-
-sched_time_t ctl_clock_now(const ctl_clock_t *clk, struct ev_loop *loop)
-{
-    double now = ev_now(loop);
-    if (!clk->simulated)
-        return (sched_time_t)now;
-    return clk->sim0 + (sched_time_t)((now - clk->real0) * clk->scale);
-}
-
-double ctl_clock_delay(const ctl_clock_t *clk, struct ev_loop *loop, sched_time_t t)
-{
-    double now = ev_now(loop);
-    double d;
-    if (!clk->simulated)
-        d = (double)t - now;
-    else
-        d = ((double)(t - clk->sim0)) / clk->scale - (now - clk->real0);
-    return d < 0 ? 0 : d;
-}
 
 /* Returns free heap pages to the system (glibc; elsewhere nothing). */
 static void return_free_memory(void)
@@ -173,6 +149,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
     c->started = ctl_clock_now(&opts->clock, loop);
     c->writer = (ctl_writer_t){.loop = loop, .client = client, .stats = &c->stats,
                                .settled = ctl_write_settled, .ud = c};
+    c->reconcile = ctl_reconcile;
     ev_check_init(&c->qcheck, ctl_queue_drain);
     c->qcheck.data = c;
     ev_idle_init(&c->qidle, idle_noop);
@@ -262,13 +239,6 @@ void ctl_stop(ctl_controller_t *c)
     kube_cache_free(&c->cms);
     free(c->ns_filter);
     free(c);
-}
-
-bool ctl_synced(const ctl_controller_t *c)
-{
-    return c->policies.synced && c->hcs.synced && c->nps.synced && c->capi_started &&
-           c->clusters.synced && c->mds.synced && c->mss.synced && c->companions.synced &&
-           c->cms.synced;
 }
 
 void ctl_set_leading(ctl_controller_t *c, bool leading)

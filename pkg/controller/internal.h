@@ -43,7 +43,7 @@
 typedef enum rkind { R_POLICY, R_HC, R_NP, R_CM /* a ConfigMap's opted-in label */ } rkind_t;
 
 /* What an object's /metrics values are computed from, as one plan left it
- * (scrape.c: ctl_plan_inputs()); the values themselves depend on now. */
+ * (view.c: ctl_plan_inputs()); the values themselves depend on now. */
 typedef struct ctl_metric_inputs {
     const char *strategy;    /* static; NULL when the stanza did not resolve:
                                 the strategy in force before strategy_switch
@@ -157,6 +157,8 @@ struct ctl_controller {
 
     kube_objmap_t records;      /* record_t by kind/ns/name */
     ctl_queue_t queue;          /* records to reconcile */
+    void (*reconcile)(ctl_controller_t *c, record_t *r); /* what the drain
+                                   calls for each (ctl_reconcile(), set by the wiring) */
     ev_check qcheck;            /* drains the queue after each poll */
     ev_idle qidle;              /* keeps the loop spinning while work is queued */
     ctl_writer_t writer;        /* writes in flight */
@@ -165,8 +167,8 @@ struct ctl_controller {
     ctl_stats_t stats;
 };
 
-/* queue.c */
-/* Notifications (notify.c): the steps p's state calls for, handed to
+/* notify.c */
+/* Notifications: the steps p's state calls for, handed to
  * opts.notify (leader only), and, when marks, the notified annotation
  * written when what was delivered is not on the object yet (false for the
  * reconcile that lets a held change through: it writes nothing else, and
@@ -179,6 +181,7 @@ sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_
  * it delivered while it led (a SIGTERM stops the lead first). */
 void ctl_notify_marks(ctl_controller_t *c, record_t *r, const decide_plan_t *p);
 
+/* queue.c */
 record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name);
 record_t *ctl_record_find(const ctl_controller_t *c, rkind_t k, const char *ns,
                           const char *name);
@@ -191,30 +194,37 @@ void ctl_queue_drain(struct ev_loop *loop, ev_check *w, int revents);
 void ctl_queue_kick(ctl_controller_t *c);
 void ctl_arm(ctl_controller_t *c, record_t *r, sched_time_t when);
 void ctl_arm_retry(ctl_controller_t *c, record_t *r);
-void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud);
+/* The next failure of r waits the shortest retry again. */
+void ctl_retry_reset(record_t *r);
+/* The records that waited in the writer's lane (ctl_write_wait()) go back
+ * to the queue, in the order they waited, once no held release flies. */
+void ctl_queue_resume(ctl_controller_t *c);
 
 /* reconcile.c */
+/* Decides record r again and writes what differs (c->reconcile, called by
+ * the queue's drain). */
 void ctl_reconcile(ctl_controller_t *c, record_t *r);
+/* The writer's settle callback (ctl_writer_t.settled). */
+void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud);
+
+/* view.c */
+/* The policy ns/name as the cache holds it, for stanza_resolve(). */
 int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out);
 /* The controller's read-only view for decide_plan(); memoize: whether the
  * resolutions it computes are kept on the records (reconcile) or only
  * those already kept are handed out (scrape); reconcile's view also asks
  * for the status document, which a scrape does not need. */
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v);
+/* The metric inputs of plan p, left on its record. */
+void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out);
 
+/* cvwant.c */
 /* The conditions HostedCluster ns/name's projection writes into the hosted
  * ClusterVersion, for its decision d: the control plane's and each of its
  * NodePools' (their conditions as cached), built into *cv, which the
  * returned strings point into (keep cv while they are used). */
 hosted_conds_t ctl_hosted_want(ctl_controller_t *c, const char *ns, const char *name,
                                const decide_decision_t *d, decide_cv_t *cv);
-
-/* The two stanzas resolve alike (same fields, same times, same policy). */
-bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
-
-/* scrape.c */
-/* The metric inputs of plan p. */
-void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out);
 
 /* companion.c */
 /* Brings the companion of record r (a HostedCluster or NodePool) to plan p
@@ -242,5 +252,7 @@ void ctl_cm_absent(ctl_controller_t *c, record_t *r);
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
     ctl_machines_ops, ctl_companion_ops;
 void ctl_enqueue_all(ctl_controller_t *c);
+/* The two stanzas resolve alike (same fields, same times, same policy). */
+bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
 
 #endif

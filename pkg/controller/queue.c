@@ -1,4 +1,6 @@
-/* queue.c: records, the deduplicating work queue, and per-object timers. */
+/* queue.c: records, the work queue's drain (each record handed to
+ * c->reconcile once the caches are synced, while the writer has room), and
+ * per-object timers. The FIFOs themselves are fifo.c. */
 #include "controller/internal.h"
 
 #include <stddef.h>
@@ -8,52 +10,6 @@
 #define BATCH 128           /* reconciles per loop iteration */
 #define RETRY_MIN 1.0       /* seconds before retrying a failed write */
 #define RETRY_MAX 60.0
-
-/* ---- the FIFOs --------------------------------------------------------- */
-
-bool ctl_queue_push(ctl_queue_t *q, ctl_qitem_t *it)
-{
-    if (it->queued)
-        return false;
-    unsigned l = it->lane < CTL_QUEUE_LANES ? it->lane : CTL_QUEUE_LANES - 1;
-    it->queued = true;
-    it->next = NULL;
-    if (q->lane[l].tail)
-        q->lane[l].tail->next = it;
-    else
-        q->lane[l].head = it;
-    q->lane[l].tail = it;
-    q->len++;
-    return true;
-}
-
-static ctl_qitem_t *pop_lane(ctl_queue_t *q, unsigned l)
-{
-    ctl_qitem_t *it = q->lane[l].head;
-    q->lane[l].head = it->next;
-    if (!q->lane[l].head)
-        q->lane[l].tail = NULL;
-    it->next = NULL;
-    it->queued = false;
-    q->len--;
-    return it;
-}
-
-ctl_qitem_t *ctl_queue_pop(ctl_queue_t *q)
-{
-    bool first = q->lane[0].head != NULL, second = q->lane[1].head != NULL;
-    if (first && (!second || q->streak < CTL_QUEUE_FAIR)) {
-        q->streak = second ? q->streak + 1 : 0;
-        return pop_lane(q, 0);
-    }
-    q->streak = 0;
-    return second ? pop_lane(q, 1) : NULL;
-}
-
-bool ctl_queue_empty(const ctl_queue_t *q)
-{
-    return q->len == 0;
-}
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -145,6 +101,14 @@ void ctl_record_forget(ctl_controller_t *c, record_t *r)
         ctl_record_free(r);
 }
 
+/* Every list is in: the queue may drain (controller.h). */
+bool ctl_synced(const ctl_controller_t *c)
+{
+    return c->policies.synced && c->hcs.synced && c->nps.synced && c->capi_started &&
+           c->clusters.synced && c->mds.synced && c->mss.synced && c->companions.synced &&
+           c->cms.synced;
+}
+
 /* ---- the work queue ---------------------------------------------------- */
 
 /* Keeps the loop turning while there is work it may do now. */
@@ -180,7 +144,7 @@ void ctl_queue_drain(struct ev_loop *loop, ev_check *w, int revents)
             continue;
         }
         double t0 = ev_time();
-        ctl_reconcile(c, r);
+        c->reconcile(c, r);
         double dt = ev_time() - t0;
         c->stats.reconciles++;
         c->stats.reconcile_seconds += dt;
@@ -214,39 +178,14 @@ void ctl_arm_retry(ctl_controller_t *c, record_t *r)
     r->retry = r->retry * 2 > RETRY_MAX ? RETRY_MAX : r->retry * 2;
 }
 
-/* The last held release is answered: the records that waited in the
- * writer's lane go back to the queue, in the order they waited. */
-static void resume_waiting(ctl_controller_t *c)
+void ctl_queue_resume(ctl_controller_t *c)
 {
     ctl_qitem_t *it;
     while ((it = ctl_write_resume(&c->writer)) != NULL)
         ctl_queue_push(&c->queue, it);
 }
 
-/* The writer's settle callback: retry, redo or free the record. */
-void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
+void ctl_retry_reset(record_t *r)
 {
-    ctl_controller_t *c = ud;
-    record_t *r = RECORD_OF(wt, t);
-    if (outcome == CTL_WRITE_FAILED && !r->gone)
-        ctl_arm_retry(c, r);
-    else if (outcome == CTL_WRITE_ABSENT && !r->gone)
-        ctl_cm_absent(c, r);
-    else if (outcome == CTL_WRITE_OK)
-        r->retry = RETRY_MIN;
-    if (r->gone) {
-        if (r->wt.inflight == 0 && !r->q.queued)
-            ctl_record_free(r);
-    } else if (r->wt.inflight == 0 && r->wt.redo) {
-        r->wt.redo = false;
-        ctl_enqueue(c, r->kind, r->ns, r->name);
-    } else if (r->wt.inflight == 0 && r->wt.recheck) {
-        /* Decided again from the answer in RETRY_MIN: nothing is written
-         * when the release went through; a release held again by a replica
-         * whose clock is behind is written again (once a second at most). */
-        r->wt.recheck = false;
-        ctl_arm_retry(c, r);
-    }
-    resume_waiting(c);
-    ctl_queue_kick(c);
+    r->retry = RETRY_MIN;
 }

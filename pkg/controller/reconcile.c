@@ -11,220 +11,6 @@
 #include "log/log.h"
 #include "policy/behavior.h"
 
-/* ---- the view the plan reads ------------------------------------------- */
-
-int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
-{
-    ctl_controller_t *c = ud;
-    const kube_obj *o = kube_cache_get(&c->policies, ns, name);
-    if (!o || !o->data)
-        return 0;
-    const policy_entry_t *e = o->data;
-    out->found = 1;
-    out->ready = e->p->valid;
-    out->sched = e->p->sched;
-    out->message = e->p->message;
-    out->strategy = policy_strategy_name(e->p->strategy);
-    out->min_left_cp = e->p->min_left_cp;
-    out->min_left_workers = e->p->min_left_workers;
-    return 0;
-}
-
-static bool view_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
-                     decide_ref_t *out)
-{
-    ctl_controller_t *c = ud;
-    kube_cache *caches[] = {&c->hcs, &c->nps, &c->clusters, &c->mds, &c->mss};
-    /* Without a discovered CAPI version there are no CAPI objects to act on. */
-    if (kind >= DECIDE_CLUSTER && !c->capi_version[0])
-        return false;
-    const kube_obj *o = kube_cache_get(caches[kind], ns, name);
-    if (!o || !o->data)
-        return false;
-    *out = (decide_ref_t){o->data, o->rv, o->uid};
-    return true;
-}
-
-/* The record's resolution when it is current, else (memoize) resolved and
- * kept until the object or a policy changes (the handlers and policy_epoch
- * say when), else NULL. */
-static const stanza_resolution_t *resolution(ctl_controller_t *c, bool memoize,
-                                             decide_kind_t kind, const char *ns,
-                                             const char *name, const stanza_t *st)
-{
-    record_t *r = ctl_record_find(c, kind == DECIDE_HC ? R_HC : R_NP, ns, name);
-    if (!r)
-        return NULL;
-    if (r->have_res && r->res_epoch == c->policy_epoch)
-        return &r->res;
-    if (!memoize)
-        return NULL;
-    ctl_record_drop_res(r);
-    if (stanza_resolve(st, r->ns, ctl_lookup_policy, c, &r->res))
-        return NULL;
-    r->have_res = true;
-    r->res_epoch = c->policy_epoch;
-    return &r->res;
-}
-
-/* A NodePool's intersection with its HostedCluster's timeline, kept while
- * both timelines are the same objects and now is before the end of the next
- * window of each (until then the answers cannot change), so a boundary or an
- * edit computes it again and a plain reconcile or scrape does not. */
-static const stanza_nodepool_t *intersection(ctl_controller_t *c, bool memoize, const char *ns,
-                                             const char *name, sched_t *own, sched_t *cluster,
-                                             sched_time_t now)
-{
-    record_t *r = ctl_record_find(c, R_NP, ns, name);
-    if (!r)
-        return NULL;
-    if (r->have_inter && r->have_res && r->res.sched == own && r->inter_cluster == cluster &&
-        now >= r->inter_from && now < r->inter_until)
-        return &r->inter;
-    if (!memoize || !r->have_res || r->res.sched != own)
-        return NULL;
-    ctl_record_drop_inter(r);
-    if (stanza_resolve_nodepool(own, cluster, now, &r->inter))
-        return NULL;
-    r->have_inter = true;
-    r->inter_cluster = sched_ref(cluster);
-    r->inter_from = now;
-    /* Without a window in the look-ahead the answer may change as the
-     * look-ahead moves: computed afresh every time. */
-    r->inter_until = now;
-    if (r->inter.has_window && r->inter.cluster_has_window)
-        r->inter_until = r->inter.next.end < r->inter.cluster_next.end ? r->inter.next.end
-                                                                       : r->inter.cluster_next.end;
-    return &r->inter;
-}
-
-static const stanza_resolution_t *memo_resolution(void *ud, decide_kind_t kind, const char *ns,
-                                                  const char *name, const stanza_t *st)
-{
-    return resolution(ud, true, kind, ns, name, st);
-}
-
-static const stanza_resolution_t *peek_resolution(void *ud, decide_kind_t kind, const char *ns,
-                                                  const char *name, const stanza_t *st)
-{
-    return resolution(ud, false, kind, ns, name, st);
-}
-
-static const stanza_nodepool_t *memo_intersection(void *ud, const char *ns, const char *name,
-                                                  sched_t *own, sched_t *cluster, sched_time_t now)
-{
-    return intersection(ud, true, ns, name, own, cluster, now);
-}
-
-static const stanza_nodepool_t *peek_intersection(void *ud, const char *ns, const char *name,
-                                                  sched_t *own, sched_t *cluster, sched_time_t now)
-{
-    return intersection(ud, false, ns, name, own, cluster, now);
-}
-
-/* What the projection will report once handed the decision's conditions;
- * unknown while it has learnt nothing (a fresh process). */
-static void view_projection(void *ud, const char *ns, const char *name,
-                            const decide_decision_t *d, decide_projection_t *out)
-{
-    ctl_controller_t *c = ud;
-    decide_cv_t cv;
-    hosted_conds_t want = ctl_hosted_want(c, ns, name, d, &cv);
-    hosted_status_t st;
-    if (!c->proj || hosted_preview(c->proj, ns, name, &want, &st) != 0 ||
-        strcmp(st.reason, HOSTED_PENDING) == 0)
-        return;
-    out->known = true;
-    out->ok = st.ok;
-    out->reason = st.reason;
-    snprintf(out->message, sizeof(out->message), "%s", st.message);
-}
-
-/* Reconcile's staleness check: the object or its CAPI object is older than
- * a write of ours that the watch has yet to deliver. */
-static bool view_stale(void *ud, decide_kind_t kind, const char *ns, const char *name,
-                       const decide_ref_t *self, const decide_ref_t *capi)
-{
-    record_t *r = ctl_record_find(ud, kind == DECIDE_HC ? R_HC : R_NP, ns, name);
-    return r && (ctl_write_stale(r->wt.stale_own, self->rv) ||
-                 (capi->data && ctl_write_stale(r->wt.stale_capi, capi->rv)));
-}
-
-/* The guard rails' minTimeLeft: the floor under every policy's, except in
- * an exempt namespace. */
-static sched_time_t view_min_time_left(void *ud, const char *ns)
-{
-    ctl_controller_t *c = ud;
-    if (!c->guard_set || c->guard.min_time_left <= 0 || guard_exempt(&c->guard, ns, NULL, NULL, 0))
-        return 0;
-    return c->guard.min_time_left;
-}
-
-/* The NodePools of one HostedCluster, for the view's nodepools(). */
-typedef struct np_iter {
-    const char *ns, *cluster;
-    void (*fn)(const char *name, const decide_np_t *np, void *arg);
-    void *arg;
-} np_iter_t;
-
-static void np_each(const kube_obj *o, void *ud)
-{
-    np_iter_t *x = ud;
-    const decide_np_t *np = o->data;
-
-    if (np && np->cluster_name && strcmp(o->ns, x->ns) == 0 &&
-        strcmp(np->cluster_name, x->cluster) == 0)
-        x->fn(o->name, np, x->arg);
-}
-
-static void view_nodepools(void *ud, const char *ns, const char *cluster,
-                           void (*fn)(const char *name, const decide_np_t *np, void *arg),
-                           void *arg)
-{
-    ctl_controller_t *c = ud;
-    np_iter_t x = {ns, cluster, fn, arg};
-
-    kube_cache_foreach(&c->nps, np_each, &x);
-}
-
-typedef struct ms_iter {
-    const char *ns;
-    void (*fn)(const decide_capi_t *ms, void *arg);
-    void *arg;
-} ms_iter_t;
-
-static void ms_each(const kube_obj *o, void *ud)
-{
-    ms_iter_t *x = ud;
-    if (o->data && strcmp(o->ns, x->ns) == 0)
-        x->fn(o->data, x->arg);
-}
-
-static void view_machinesets(void *ud, const char *ns,
-                             void (*fn)(const decide_capi_t *ms, void *arg), void *arg)
-{
-    ctl_controller_t *c = ud;
-    ms_iter_t x = {ns, fn, arg};
-
-    kube_cache_foreach(&c->mss, ms_each, &x);
-}
-
-void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
-{
-    *v = (decide_view_t){.ud = c,
-                         .status_doc = memoize,
-                         .admission_holds = c->admission_holds,
-                         .get = view_get,
-                         .lookup_policy = ctl_lookup_policy,
-                         .resolution = memoize ? memo_resolution : peek_resolution,
-                         .intersection = memoize ? memo_intersection : peek_intersection,
-                         .projection = view_projection,
-                         .stale = memoize ? view_stale : NULL,
-                         .min_time_left = view_min_time_left,
-                         .nodepools = view_nodepools,
-                         .machinesets = view_machinesets};
-}
-
 /* ---- carrying a plan out ----------------------------------------------- */
 
 static void event(ctl_controller_t *c, record_t *r, const char *kind, const char *api_version,
@@ -556,6 +342,35 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
         }
     }
     json_decref(status);
+}
+
+/* The writer's settle callback: retry, redo or free the record; what
+ * waited for held releases is queued again once the last is answered. */
+void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
+{
+    ctl_controller_t *c = ud;
+    record_t *r = RECORD_OF(wt, t);
+    if (outcome == CTL_WRITE_FAILED && !r->gone)
+        ctl_arm_retry(c, r);
+    else if (outcome == CTL_WRITE_ABSENT && !r->gone)
+        ctl_cm_absent(c, r);
+    else if (outcome == CTL_WRITE_OK)
+        ctl_retry_reset(r);
+    if (r->gone) {
+        if (r->wt.inflight == 0 && !r->q.queued)
+            ctl_record_free(r);
+    } else if (r->wt.inflight == 0 && r->wt.redo) {
+        r->wt.redo = false;
+        ctl_enqueue(c, r->kind, r->ns, r->name);
+    } else if (r->wt.inflight == 0 && r->wt.recheck) {
+        /* Decided again from the answer in RETRY_MIN: nothing is written
+         * when the release went through; a release held again by a replica
+         * whose clock is behind is written again (once a second at most). */
+        r->wt.recheck = false;
+        ctl_arm_retry(c, r);
+    }
+    ctl_queue_resume(c); /* the last held release answered: what waited is queued */
+    ctl_queue_kick(c);
 }
 
 /* A HostedCluster, or a NodePool carrying a held request: its reconcile

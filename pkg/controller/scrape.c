@@ -60,30 +60,6 @@ static void timeline_metrics(const sched_state_t *st, const decide_minleft_t *ml
     m->next_change_eta = decide_min_left_eta(ml, m->next_change_eta, now);
 }
 
-void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
-{
-    *out = (ctl_metric_inputs_t){0};
-    if (!p->res)
-        return;
-    /* The strategy in force changes only at an override's instant: keep
-     * what holds before it and after it. */
-    const stanza_t *st = &p->managed->stanza;
-    out->strategy = stanza_enforced_strategy(st, p->res, SCHED_NEG_INF);
-    out->strategy_after = stanza_enforced_strategy(st, p->res, SCHED_POS_INF);
-    out->strategy_switch = !st->present || !st->valid         ? SCHED_NEG_INF
-                           : st->strategy == STANZA_PERMISSIVE_UNTIL ? st->permissive_until
-                           : st->strategy == STANZA_RESTRICTIVE_UNTIL ? st->restrictive_until
-                                                                      : SCHED_NEG_INF;
-    out->stanza = stanza_configured_strategy(st);
-    out->degraded = p->res->degraded || (p->cluster && p->cluster->degraded);
-    out->decided = p->decided;
-    if (p->decided) {
-        out->state = p->d.state;
-        out->minleft = p->d.minleft;
-        out->pending = p->d.pending_metric;
-    }
-}
-
 /* The metric values (DESIGN.md 3.8) at now: -2 where a timeline is in
  * error (a degraded resolution, of the object or of its HostedCluster). */
 static void input_metrics(const ctl_metric_inputs_t *in, sched_time_t now,
