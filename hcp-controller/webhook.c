@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admission/holds.h"
+#include "admission/validate.h"
 #include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "log/log.h"
@@ -222,8 +224,8 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
     snprintf(w->bind, sizeof(w->bind), "%s", o->bind_address);
     http_server_init(&w->srv, NULL);
     adm_router_init(&w->router, &w->srv, o->fail_open, synced, ctl);
-    if ((rc = ctl_admission_register(ctl, &w->router)) != 0 ||
-        (rc = ctl_validation_register(ctl, &w->router)) != 0 ||
+    if ((rc = adm_holds_register(&w->router, ctl)) != 0 ||
+        (rc = adm_validation_register(&w->router, ctl)) != 0 ||
         (rc = http_server_route(&w->srv, "GET", "/readyz", readyz, w)) != 0) {
         rc = hcp_errf(err, errlen, rc, "cannot register the webhooks: %s", hcp_strerror(rc));
         goto fail;

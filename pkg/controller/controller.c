@@ -29,6 +29,15 @@ static void projection_changed(const char *ns, const char *name, void *ud)
     ctl_enqueue(ud, R_HC, ns, name);
 }
 
+/* Guard rails (controller.h): read by the validating webhooks (ctl_guard())
+ * and by the plan's minimum time left (view.c). */
+void ctl_set_guard(ctl_controller_t *c, const guard_config_t *cfg)
+{
+    c->guard_set = cfg != NULL && guard_enforced(cfg);
+    if (c->guard_set)
+        c->guard = *cfg;
+}
+
 /* ---- start / stop ------------------------------------------------------ */
 
 static void watch_synced(kube_watch *w, void *ud)

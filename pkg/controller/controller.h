@@ -194,17 +194,6 @@ typedef struct ctl_policy_metrics {
 void ctl_foreach_policy_metrics(ctl_controller_t *c,
                                 void (*fn)(const ctl_policy_metrics_t *m, void *ud), void *ud);
 
-/* The webhook paths (the webhook configurations name them). */
-#define CTL_WEBHOOK_HOSTEDCLUSTERS "/hold/hostedclusters"
-#define CTL_WEBHOOK_NODEPOOLS "/hold/nodepools"
-#define CTL_WEBHOOK_MACHINEDEPLOYMENTS "/hold/machinedeployments"
-#define CTL_WEBHOOK_MACHINESETS "/hold/machinesets"
-#define CTL_WEBHOOK_CONFIGMAPS "/hold/configmaps"
-
-/* Registers the controller's admission webhooks on r (DESIGN.md 3.6): each
- * answers from this replica's cache through a read-only view, leader or
- * not. Returns 0 or the router's HCP_E* code. */
-struct adm_router;
 /* Every endpoint took the notification of step d about the HostedCluster
  * or NodePool (kind "HostedCluster" or "NodePool") ns/name: recorded, and
  * written to its NOTIFY_MARKS_ANNOTATION (by the replica that sent it,
@@ -224,24 +213,9 @@ bool ctl_notify_flushed(const ctl_controller_t *c);
 void ctl_notify_failing(ctl_controller_t *c, const char *kind, const char *ns, const char *name,
                         const char *endpoint, const char *why);
 
-int ctl_admission_register(ctl_controller_t *c, struct adm_router *r);
 
-/* The validating webhooks' paths. */
-#define CTL_WEBHOOK_VALIDATE_POLICIES "/validate/hostedchangemanagementpolicies"
-#define CTL_WEBHOOK_VALIDATE_HOSTEDCLUSTERS "/validate/hostedclusters"
-#define CTL_WEBHOOK_VALIDATE_NODEPOOLS "/validate/nodepools"
-
-/* Registers the validating webhooks on r: a HostedChangeManagementPolicy,
- * or the changeManagement stanza of a HostedCluster or NodePool, that the
- * controller would call invalid is refused with the controller's own field
- * path and message; one that breaks the guard rails (ctl_set_guard()) is
- * refused with the rule, by how much, and the first period that falls
- * short, judged on the effective schedule from this replica's cache.
- * Writes that leave the policy's spec or the object's stanza as they were
- * pass unchecked. Returns 0 or the router's HCP_E* code. */
-int ctl_validation_register(ctl_controller_t *c, struct adm_router *r);
-
-/* Sets the guard rails the validating webhooks enforce (copied), or none
+/* Sets the guard rails the validating webhooks enforce and the plan's
+ * minimum time left reads (copied), or none
  * when cfg is NULL or enforces no limit. Takes effect for the next
  * request. */
 struct guard_config;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "controller/controller.h"
+#include "controller/planview.h"
 #include "controller/queue.h"
 #include "controller/write.h"
 #include "decide/companion.h"
@@ -33,11 +34,11 @@
 #include "policy/policy.h"
 #include "policy/stanza.h"
 
-#define HS_GROUP "hypershift.openshift.io"
+#define HS_GROUP CTL_HS_GROUP
 #define HS_VERSION "v1beta1"
-#define CM_GROUP "changemanagement.hypershift.openshift.io"
+#define CM_GROUP CTL_CM_GROUP
 #define CM_VERSION "v1alpha1"
-#define CAPI_GROUP "cluster.x-k8s.io"
+#define CAPI_GROUP CTL_CAPI_GROUP
 #define PATH_MAX_LEN 768
 
 typedef enum rkind { R_POLICY, R_HC, R_NP, R_CM /* a ConfigMap's opted-in label */ } rkind_t;
@@ -208,8 +209,6 @@ void ctl_reconcile(ctl_controller_t *c, record_t *r);
 void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud);
 
 /* view.c */
-/* The policy ns/name as the cache holds it, for stanza_resolve(). */
-int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out);
 /* The controller's read-only view for decide_plan(); memoize: whether the
  * resolutions it computes are kept on the records (reconcile) or only
  * those already kept are handed out (scrape); reconcile's view also asks
@@ -252,7 +251,6 @@ void ctl_cm_absent(ctl_controller_t *c, record_t *r);
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
     ctl_machines_ops, ctl_companion_ops;
 void ctl_enqueue_all(ctl_controller_t *c);
-/* The two stanzas resolve alike (same fields, same times, same policy). */
-bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
+
 
 #endif

@@ -242,3 +242,37 @@ void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
         out->pending = p->d.pending_metric;
     }
 }
+
+/* ---- what the admission webhooks read (planview.h) ---------------------- */
+
+void ctl_plan_view(ctl_controller_t *c, decide_view_t *v)
+{
+    ctl_view_init(c, false, v);
+}
+
+sched_time_t ctl_now_exact(ctl_controller_t *c)
+{
+    ev_now_update(c->loop);
+    return ctl_clock_now(&c->opts.clock, c->loop);
+}
+
+const kube_cache *ctl_cache(const ctl_controller_t *c, ctl_cache_id_t id)
+{
+    return id == CTL_CACHE_POLICIES ? &c->policies : id == CTL_CACHE_HCS ? &c->hcs : &c->nps;
+}
+
+const policy_t *ctl_policy_of(const kube_obj *obj)
+{
+    const policy_entry_t *e = obj ? obj->data : NULL;
+    return e ? e->p : NULL;
+}
+
+const guard_config_t *ctl_guard(const ctl_controller_t *c)
+{
+    return c->guard_set ? &c->guard : NULL;
+}
+
+void ctl_set_admission_holds(ctl_controller_t *c)
+{
+    c->admission_holds = true;
+}

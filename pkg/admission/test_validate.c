@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admission/holds.h"
 #include "admission/router.h"
+#include "admission/validate.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "decide/testutil_decide.h"
@@ -74,7 +76,7 @@ static int setup(void **state)
     add(&f->c->hcs, HC("a", "'" CM "policy':'sat12'", "{'infraID':'a-x1'}"));
     http_server_init(&f->srv, NULL);
     adm_router_init(&f->r, &f->srv, false, NULL, NULL);
-    assert_int_equal(ctl_validation_register(f->c, &f->r), 0);
+    assert_int_equal(adm_validation_register(&f->r, f->c), 0);
     assert_int_equal(f->r.nroutes, 3);
     *state = f;
     return 0;
@@ -109,7 +111,7 @@ static answer_t review(fixture_t *f, testutil_review_t q)
 
 static answer_t policy(fixture_t *f, const char *op, const char *obj, const char *old)
 {
-    return review(f, (testutil_review_t){.path = CTL_WEBHOOK_VALIDATE_POLICIES, .op = op,
+    return review(f, (testutil_review_t){.path = ADM_WEBHOOK_VALIDATE_POLICIES, .op = op,
                                        .group = CM_GROUP,
                                        .resource = "hostedchangemanagementpolicies",
                                        .ns = "clusters", .name = "p", .object = obj,
@@ -120,8 +122,8 @@ static answer_t managed(fixture_t *f, const char *resource, const char *name, co
                         const char *obj, const char *old)
 {
     return review(f, (testutil_review_t){.path = strcmp(resource, "nodepools") == 0
-                                                   ? CTL_WEBHOOK_VALIDATE_NODEPOOLS
-                                                   : CTL_WEBHOOK_VALIDATE_HOSTEDCLUSTERS,
+                                                   ? ADM_WEBHOOK_VALIDATE_NODEPOOLS
+                                                   : ADM_WEBHOOK_VALIDATE_HOSTEDCLUSTERS,
                                        .op = op, .group = HS_GROUP, .resource = resource,
                                        .ns = "clusters", .name = name, .object = obj,
                                        .old_object = old});
@@ -180,7 +182,7 @@ static void test_policy_normalised_and_untouched(void **state)
     memcpy(strstr(relabelled, "'generation':1"), "'generation':2", 14);
     assert_true(policy(f, "UPDATE", relabelled, bad).allowed);
     assert_false(policy(f, "UPDATE", bad, dup).allowed);
-    answer_t a = review(f, (testutil_review_t){.path = CTL_WEBHOOK_VALIDATE_POLICIES,
+    answer_t a = review(f, (testutil_review_t){.path = ADM_WEBHOOK_VALIDATE_POLICIES,
                                              .op = "UPDATE", .subresource = "status",
                                              .group = CM_GROUP,
                                              .resource = "hostedchangemanagementpolicies",
@@ -284,7 +286,7 @@ static void test_guard_exemptions(void **state)
     fixture_t *f = *state;
     const char *const sre[] = {"system:authenticated", "sre-admins", NULL};
     const char *const dev[] = {"system:authenticated", "developers", NULL};
-    testutil_review_t q = {.path = CTL_WEBHOOK_VALIDATE_POLICIES, .op = "CREATE",
+    testutil_review_t q = {.path = ADM_WEBHOOK_VALIDATE_POLICIES, .op = "CREATE",
                            .group = CM_GROUP, .resource = "hostedchangemanagementpolicies",
                            .ns = "sre-tools", .name = "p", .object = SAT_SHORT};
 

@@ -1,4 +1,4 @@
-/* admission.c: the holds of DESIGN.md 3.6, answered at admission.
+/* holds.c: the holds of DESIGN.md 3.6, answered at admission.
  *
  * While an object's timeline restricts changes, a write that would start a
  * material change is admitted with that change undone in the same write,
@@ -40,13 +40,15 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "admission/router.h"
-#include "controller/internal.h"
+#include "admission/holds.h"
 #include "decide/cmhold.h"
+#include "decide/companion.h"
 #include "decide/cpfirst.h"
 #include "decide/hcfields.h"
 #include "decide/nphold.h"
 #include "log/log.h"
+
+#define POINTER_LEN 768 /* a JSON pointer into the object admitted */
 
 #define TARGET_CONFIG_ANNOTATION "hypershift.openshift.io/nodePoolTargetConfigVersion"
 
@@ -68,12 +70,6 @@ typedef struct verdict {
  * been busy with every object of a policy before it reached this request,
  * and a write answered with the window as it was then would pass after the
  * window closed (and its audit record would name an earlier time). */
-static sched_time_t request_now(ctl_controller_t *c)
-{
-    ev_now_update(c->loop);
-    return ctl_clock_now(&c->opts.clock, c->loop);
-}
-
 /* The plan's verdict; for a NodePool also whether image (the release a
  * write asks for, NULL when it asks for none) waits for the control plane. */
 static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const char *ns,
@@ -85,9 +81,9 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
     int rc;
 
     memset(out, 0, sizeof(*out));
-    ctl_view_init(c, false, &v);
+    ctl_plan_view(c, &v);
     v.projection = NULL;
-    rc = decide_plan(&v, kind, ns, name, request_now(c), &p, err, errlen);
+    rc = decide_plan(&v, kind, ns, name, ctl_now_exact(c), &p, err, errlen);
     if (rc == 0 && p.present && p.decided) {
         out->restricted = p.d.restricted;
         out->permitted = !p.d.restricted;
@@ -121,7 +117,7 @@ static int patch_annotation(adm_response_t *a, const json_t *obj, const char *ke
                             const char *value)
 {
     const char *const seg[] = {"metadata", "annotations", key, NULL};
-    char path[PATH_MAX_LEN];
+    char path[POINTER_LEN];
     size_t i;
     json_t *op;
     int rc;
@@ -162,7 +158,7 @@ static int add_ops(adm_response_t *a, const json_t *ops)
 static int remove_annotation(adm_response_t *a, const char *key)
 {
     const char *const seg[] = {"metadata", "annotations", key, NULL};
-    char path[PATH_MAX_LEN];
+    char path[POINTER_LEN];
 
     if (adm_pointer(path, sizeof(path), seg))
         return HCP_ERANGE;
@@ -277,7 +273,7 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict
 static int audit_marks(ctl_controller_t *c, adm_response_t *a, const adm_request_t *q, bool held)
 {
     decide_audit_mark_t m[DECIDE_AUDIT_MAX];
-    size_t n = decide_audit_marks(q->old_object, q->object, q->user, held, request_now(c), m);
+    size_t n = decide_audit_marks(q->old_object, q->object, q->user, held, ctl_now_exact(c), m);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = m[i].remove ? remove_annotation(a, m[i].key)
@@ -318,10 +314,10 @@ static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
     decide_plan_t p;
     int rc;
 
-    ctl_view_init(c, false, &v);
+    ctl_plan_view(c, &v);
     v.projection = NULL;
     v.common_window = true;
-    rc = decide_plan(&v, DECIDE_HC, ns, name, request_now(c), &p, err, errlen);
+    rc = decide_plan(&v, DECIDE_HC, ns, name, ctl_now_exact(c), &p, err, errlen);
     *decided = rc == 0 && p.present && p.decided;
     *out = p.common;
     /* The gate or the HostedCluster's own timeline holds it too. */
@@ -717,7 +713,7 @@ static int hold_configmap(const adm_request_t *q, adm_response_t *a, void *ud, c
     }
     x->ns = q->ns;
     x->name = q->name;
-    kube_cache_foreach(&c->nps, collect_ref, x);
+    kube_cache_foreach(ctl_cache(c, CTL_CACHE_NPS), collect_ref, x);
     for (size_t i = 0; i < x->n; i++) {
         if ((rc = plan_verdict(c, DECIDE_NP, q->ns, x->pools[i], &v[i], err, errlen)) != 0)
             goto out;
@@ -742,21 +738,21 @@ out:
     return rc;
 }
 
-int ctl_admission_register(ctl_controller_t *c, struct adm_router *r)
+int adm_holds_register(adm_router_t *r, ctl_controller_t *c)
 {
     int rc;
 
-    c->admission_holds = true; /* pools now paused only mid-rollout */
+    ctl_set_admission_holds(c); /* pools now paused only mid-rollout */
 
-    if ((rc = adm_router_add(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters",
+    if ((rc = adm_router_add(r, ADM_WEBHOOK_HOSTEDCLUSTERS, CTL_HS_GROUP, "hostedclusters",
                              hold_hostedcluster, c)) != 0 ||
-        (rc = adm_router_add(r, CTL_WEBHOOK_NODEPOOLS, HS_GROUP, "nodepools", hold_nodepool,
+        (rc = adm_router_add(r, ADM_WEBHOOK_NODEPOOLS, CTL_HS_GROUP, "nodepools", hold_nodepool,
                              c)) != 0 ||
-        (rc = adm_router_add(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+        (rc = adm_router_add(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CTL_CAPI_GROUP, "machinedeployments",
                              hold_machinedeployment, c)) != 0 ||
-        (rc = adm_router_add(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets",
+        (rc = adm_router_add(r, ADM_WEBHOOK_MACHINESETS, CTL_CAPI_GROUP, "machinesets",
                              hold_machineset, c)) != 0 ||
-        (rc = adm_router_add(r, CTL_WEBHOOK_CONFIGMAPS, "", "configmaps", hold_configmap, c)) != 0)
+        (rc = adm_router_add(r, ADM_WEBHOOK_CONFIGMAPS, "", "configmaps", hold_configmap, c)) != 0)
         return rc;
     return 0;
 }

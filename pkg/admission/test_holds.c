@@ -14,7 +14,9 @@
 #include <time.h>
 
 #include "base/json.h"
+#include "admission/holds.h"
 #include "admission/router.h"
+#include "admission/validate.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "decide/testutil_decide.h"
@@ -208,7 +210,7 @@ static void with_router(const char *when, void (*fn)(adm_router_t *r, ctl_contro
 
     http_server_init(&srv, NULL);
     adm_router_init(&r, &srv, false, NULL, NULL);
-    assert_int_equal(ctl_admission_register(c, &r), 0);
+    assert_int_equal(adm_holds_register(&r, c), 0);
     assert_int_equal(r.nroutes, 5);
     fn(&r, c);
     ctl_stop(c);
@@ -230,7 +232,7 @@ static const char *ann(const json_t *o, const char *key)
 static void hc_restricted(adm_router_t *r, ctl_controller_t *c)
 {
     (void)c;
-    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+    answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_old, hc_new);
     assert_true(a.allowed);
     assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
@@ -257,7 +259,7 @@ static void hc_restricted(adm_router_t *r, ctl_controller_t *c)
     json_decref(a.stored);
 
     /* An object without a stanza is never touched. */
-    a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "free",
+    a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "free",
                "{\"spec\":{\"release\":{\"image\":\"r:1\"}}}",
                "{\"spec\":{\"release\":{\"image\":\"r:2\"}}}");
     assert_int_equal(a.nops, 0);
@@ -285,7 +287,7 @@ static void hc_long_values(adm_router_t *r, ctl_controller_t *c)
     static const char *const want[] = {DIGEST_IMAGE("c"), DIGEST_IMAGE("d")};
 
     add_object(&c->hcs, old);
-    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+    answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         LONG_NAME, old, new_obj);
     assert_true(a.allowed);
     assert_string_equal(str_at(a.stored, "spec.release.image"), DIGEST_IMAGE("a"));
@@ -325,7 +327,7 @@ static void test_hostedcluster_restricted(void **state)
 static void hc_permitted(adm_router_t *r, ctl_controller_t *c)
 {
     (void)c;
-    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+    answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_old, hc_new);
     assert_true(a.allowed);
     assert_int_equal(a.nops, 0);
@@ -357,7 +359,7 @@ static void hc_fields_pool_restricted(adm_router_t *r, ctl_controller_t *c)
     add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "np3") ",\"annotations\":{"
                         "\"changemanagement.hypershift.openshift.io/strategy\":\"Restrictive\"}},"
                         "\"spec\":{\"clusterName\":\"a\"}}");
-    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+    answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_proxy_old, hc_proxy_new);
     assert_true(a.allowed);
     assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
@@ -385,7 +387,7 @@ static void test_hc_fields_pool_restricted(void **state)
 static void hc_fields_all_open(adm_router_t *r, ctl_controller_t *c)
 {
     (void)c;
-    answer_t a = update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+    answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_proxy_old, hc_proxy_new);
     assert_true(a.allowed);
     assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
@@ -415,7 +417,7 @@ static const char hc_free_new[] =
 
 static answer_t update_free(adm_router_t *r)
 {
-    return update(r, CTL_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "free",
+    return update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "free",
                   hc_free_old, hc_free_new);
 }
 
@@ -475,7 +477,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
         "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
         "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\"}},"
         "\"spec\":{\"replicas\":5,\"template\":{\"spec\":{\"version\":\"4.17.1\"}}}}";
-    answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+    answer_t a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
                         "clusters-a", "np1", md_np1, hs_write);
     assert_true(a.allowed);
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
@@ -487,14 +489,14 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     json_decref(a.stored);
 
     /* A MachineDeployment of no known pool passes untouched. */
-    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
                "other", "{\"spec\":{\"template\":{\"a\":1}}}",
                "{\"spec\":{\"template\":{\"a\":2}}}");
     assert_int_equal(a.nops, 0);
     json_decref(a.stored);
 
     /* InPlace: a new target config version passes. */
-    a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2", ms_np2,
+    a = update(r, ADM_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2", ms_np2,
                "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
                "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
                "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c2\"}},"
@@ -507,7 +509,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     /* Migration: a MachineSet whose target was held the old way keeps its
      * template and target while restricted (let through at the next
      * window, never lost). */
-    a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",
+    a = update(r, ADM_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",
                "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
                "\"hypershift.openshift.io/nodePool\":\"clusters/np2\","
                "\"changemanagement.hypershift.openshift.io/held-template\":\"configuration c2\","
@@ -530,7 +532,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     json_decref(a.stored);
 
     /* Migration, Replace: the template held the old way stays. */
-    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
                "clusters-a", "np1", md_np1_held,
                MD_NP1_WRITE(",\"changemanagement.hypershift.openshift.io/held-template\":"
                             "\"version 4.17.1\""));
@@ -540,7 +542,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
 
     /* A pool merely waiting (not mid-rollout): a pause of ours that the
      * write deletes is not kept; the controller lifts it anyway. */
-    a = update(r, CTL_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",
+    a = update(r, ADM_WEBHOOK_MACHINESETS, CAPI_GROUP, "machinesets", "clusters-a", "np2",
                "{" OBJ_META("MachineSet", "clusters-a", "np2") ",\"annotations\":{"
                "\"hypershift.openshift.io/nodePool\":\"clusters/np2\"," OUR_PAUSE ","
                "\"hypershift.openshift.io/nodePoolTargetConfigVersion\":\"c1\"}},"
@@ -556,7 +558,7 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
 
     /* A write that carries no other template (someone's metadata patch)
      * keeps the record of the held one. */
-    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
                "clusters-a", "np1", md_np1_held, md_np1_held);
     assert_int_equal(a.nops, 0);
     json_decref(a.stored);
@@ -571,7 +573,7 @@ static void test_workers_restricted(void **state)
 static void md_permitted(adm_router_t *r, ctl_controller_t *c)
 {
     (void)c;
-    answer_t a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+    answer_t a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
                         "clusters-a", "np1", md_np1, MD_NP1_WRITE(""));
     assert_int_equal(a.nops, 0);
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
@@ -579,7 +581,7 @@ static void md_permitted(adm_router_t *r, ctl_controller_t *c)
 
     /* HyperShift's first write in the window: the held template goes
      * through and its record goes with the same write. */
-    a = update(r, CTL_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
                "np1", md_np1_held,
                MD_NP1_WRITE(",\"changemanagement.hypershift.openshift.io/held-template\":"
                             "\"version 4.17.1\""));
@@ -654,7 +656,7 @@ static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
 
 static answer_t np_update(adm_router_t *r, const char *old, const char *new_obj)
 {
-    return update(r, CTL_WEBHOOK_NODEPOOLS, HS_GROUP, "nodepools", "clusters", "np1", old,
+    return update(r, ADM_WEBHOOK_NODEPOOLS, HS_GROUP, "nodepools", "clusters", "np1", old,
                   new_obj);
 }
 
@@ -851,7 +853,7 @@ static answer_t np_update_by(adm_router_t *r, const char *user, const char *old,
                              const char *new_obj)
 {
     static const char *const groups[] = {"system:authenticated", "sre-team", NULL};
-    testutil_review_t q = {.path = CTL_WEBHOOK_NODEPOOLS, .op = "UPDATE", .group = HS_GROUP,
+    testutil_review_t q = {.path = ADM_WEBHOOK_NODEPOOLS, .op = "UPDATE", .group = HS_GROUP,
                            .resource = "nodepools", .ns = "clusters", .name = "np1",
                            .user = user, .groups = groups, .object = new_obj,
                            .old_object = old};
@@ -951,7 +953,7 @@ static void test_nodepool_audit_in_window(void **state)
 static bool cm_review(adm_router_t *r, const char *op, const char *name, const char *old,
                       const char *new_obj, char *msg, size_t len)
 {
-    testutil_review_t q = {.path = CTL_WEBHOOK_CONFIGMAPS, .op = op, .group = "",
+    testutil_review_t q = {.path = ADM_WEBHOOK_CONFIGMAPS, .op = op, .group = "",
                            .resource = "configmaps", .ns = "clusters", .name = name,
                            .object = new_obj, .old_object = old};
     json_t *resp = testutil_ctl_review(r, &q);

@@ -33,20 +33,12 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "admission/router.h"
-#include "controller/internal.h"
+#include "admission/validate.h"
 #include "log/log.h"
 #include "policy/guard.h"
 
 #define CODE_INVALID 422 /* the object is not valid (as the API server's own validation) */
 #define CODE_GUARD 403   /* valid, but the guard rails forbid it */
-
-void ctl_set_guard(ctl_controller_t *c, const guard_config_t *cfg)
-{
-    c->guard_set = cfg != NULL && guard_enforced(cfg);
-    if (c->guard_set)
-        c->guard = *cfg;
-}
 
 /* True when the request is for the object itself and creates or updates
  * it (not its status, not a delete). */
@@ -61,19 +53,20 @@ static bool guarded(const ctl_controller_t *c, const adm_request_t *q)
     const char *groups[ADM_MAX_GROUPS];
     size_t i;
 
-    if (!c->guard_set)
+    const guard_config_t *g = ctl_guard(c);
+    if (!g)
         return false;
     for (i = 0; i < q->ngroups; i++)
         groups[i] = q->groups[i];
-    return !guard_exempt(&c->guard, q->ns, q->user, groups, q->ngroups);
+    return !guard_exempt(g, q->ns, q->user, groups, q->ngroups);
 }
 
 /* The policy ns/name as the cache holds it, or NULL. */
 static const policy_t *cached_policy(ctl_controller_t *c, const char *ns, const char *name)
 {
-    const kube_obj *o = name && name[0] ? kube_cache_get(&c->policies, ns, name) : NULL;
-    const policy_entry_t *e = o ? o->data : NULL;
-    return e ? e->p : NULL;
+    return name && name[0]
+               ? ctl_policy_of(kube_cache_get(ctl_cache(c, CTL_CACHE_POLICIES), ns, name))
+               : NULL;
 }
 
 /* Judges in by the guard rails and refuses the request in a when a rule
@@ -86,7 +79,7 @@ static int judge(ctl_controller_t *c, const guard_input_t *in, const char *what,
     size_t i, o;
     int rc;
 
-    if ((rc = guard_check(&c->guard, in, ctl_now(c), &v)) < 0)
+    if ((rc = guard_check(ctl_guard(c), in, ctl_now(c), &v)) < 0)
         return hcp_errf(err, errlen, rc, "evaluating the guard rails: %s", hcp_strerror(rc));
     if (v.allowed)
         return 0;
@@ -138,7 +131,7 @@ static int validate_policy(const adm_request_t *q, adm_response_t *a, void *ud, 
 static int cluster_timeline(ctl_controller_t *c, const char *ns, const char *name,
                             sched_t **out, const policy_t **policy)
 {
-    const kube_obj *o = name ? kube_cache_get(&c->hcs, ns, name) : NULL;
+    const kube_obj *o = name ? kube_cache_get(ctl_cache(c, CTL_CACHE_HCS), ns, name) : NULL;
     const decide_hc_t *hc = o ? o->data : NULL;
     stanza_resolution_t res;
     int rc;
@@ -235,15 +228,15 @@ static int validate_nodepool(const adm_request_t *q, adm_response_t *a, void *ud
     return validate_managed(ud, DECIDE_NP, q, a, err, errlen);
 }
 
-int ctl_validation_register(ctl_controller_t *c, struct adm_router *r)
+int adm_validation_register(adm_router_t *r, ctl_controller_t *c)
 {
     int rc;
 
-    if ((rc = adm_router_add(r, CTL_WEBHOOK_VALIDATE_POLICIES, CM_GROUP,
+    if ((rc = adm_router_add(r, ADM_WEBHOOK_VALIDATE_POLICIES, CTL_CM_GROUP,
                              "hostedchangemanagementpolicies", validate_policy, c)) != 0 ||
-        (rc = adm_router_add(r, CTL_WEBHOOK_VALIDATE_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters",
+        (rc = adm_router_add(r, ADM_WEBHOOK_VALIDATE_HOSTEDCLUSTERS, CTL_HS_GROUP, "hostedclusters",
                              validate_hostedcluster, c)) != 0 ||
-        (rc = adm_router_add(r, CTL_WEBHOOK_VALIDATE_NODEPOOLS, HS_GROUP, "nodepools",
+        (rc = adm_router_add(r, ADM_WEBHOOK_VALIDATE_NODEPOOLS, CTL_HS_GROUP, "nodepools",
                              validate_nodepool, c)) != 0)
         return rc;
     return 0;

@@ -26,7 +26,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "admission/holds.h"
 #include "admission/router.h"
+#include "admission/validate.h"
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "httpserver/testutil_tls.h"
@@ -209,14 +211,14 @@ int main(void)
     guard_config_t gke = {.min_permitted = 48 * 3600, .period = 32 * 86400,
                           .min_block = 4 * 3600, .max_exclusion = 30 * 86400};
     bench_case_t cases[] = {
-        {"policy, typical", CTL_WEBHOOK_VALIDATE_POLICIES, "hostedchangemanagementpolicies",
+        {"policy, typical", ADM_WEBHOOK_VALIDATE_POLICIES, "hostedchangemanagementpolicies",
          "CREATE", strdup(WEEKEND), NULL, true, 1000, 5},
-        {"policy, 1,000 excl.", CTL_WEBHOOK_VALIDATE_POLICIES,
+        {"policy, 1,000 excl.", ADM_WEBHOOK_VALIDATE_POLICIES,
          "hostedchangemanagementpolicies", "CREATE", tu_busy_policy_json(1000), NULL, true, 1000,
          10},
-        {"HostedCluster write", CTL_WEBHOOK_VALIDATE_HOSTEDCLUSTERS, "hostedclusters", "UPDATE",
+        {"HostedCluster write", ADM_WEBHOOK_VALIDATE_HOSTEDCLUSTERS, "hostedclusters", "UPDATE",
          strdup(HC_A("2")), strdup(HC_A("1")), true, 500, 0},
-        {"NodePool stanza", CTL_WEBHOOK_VALIDATE_NODEPOOLS, "nodepools", "UPDATE",
+        {"NodePool stanza", ADM_WEBHOOK_VALIDATE_NODEPOOLS, "nodepools", "UPDATE",
          strdup(NP1("busy")), strdup(NP1("weekend")), false, 500, 0},
     };
     driver_t d = {.cases = cases, .ncases = sizeof(cases) / sizeof(cases[0]), .loop = loop};
@@ -235,7 +237,7 @@ int main(void)
     ctl_set_guard(c, &gke);
     http_server_init(&srv, NULL);
     adm_router_init(&r, &srv, false, NULL, NULL);
-    if (ctl_admission_register(c, &r) != 0 || ctl_validation_register(c, &r) != 0 ||
+    if (adm_holds_register(&r, c) != 0 || adm_validation_register(&r, c) != 0 ||
         http_server_set_tls(&srv, testutil_tls_cert_a, testutil_tls_key_a) != 0 ||
         http_server_start(&srv, loop, "127.0.0.1:0", err, sizeof(err)) != 0) {
         fprintf(stderr, "admission: cannot serve the webhooks\n");
