@@ -24,7 +24,7 @@
 #include "controller/queue.h"
 #include "controller/write.h"
 #include "decide/companion.h"
-#include "decide/cv.h"
+#include "hosted/cv.h"
 #include "decide/plan.h"
 #include "hosted/hosted.h"
 #include "kube/cache.h"
@@ -217,13 +217,6 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v);
 /* The metric inputs of plan p, left on its record. */
 void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out);
 
-/* cvwant.c */
-/* The conditions HostedCluster ns/name's projection writes into the hosted
- * ClusterVersion, for its decision d: the control plane's and each of its
- * NodePools' (their conditions as cached), built into *cv, which the
- * returned strings point into (keep cv while they are used). */
-hosted_conds_t ctl_hosted_want(ctl_controller_t *c, const char *ns, const char *name,
-                               const decide_decision_t *d, decide_cv_t *cv);
 
 /* companion.c */
 /* Brings the companion of record r (a HostedCluster or NodePool) to plan p

@@ -286,8 +286,8 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     r->metrics_epoch = c->policy_epoch;
     r->metrics_until = p.d.wake;
     if (hc && c->proj) {
-        decide_cv_t cv;
-        hosted_conds_t want = ctl_hosted_want(c, r->ns, r->name, &p.d, &cv);
+        hosted_cv_t cv;
+        hosted_conds_t want = hosted_want(&c->nps, r->ns, r->name, &p.d, &cv);
         hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
     }
     if (c->leading && p.status_doc) {

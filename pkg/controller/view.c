@@ -121,8 +121,8 @@ static void view_projection(void *ud, const char *ns, const char *name,
                             const decide_decision_t *d, decide_projection_t *out)
 {
     ctl_controller_t *c = ud;
-    decide_cv_t cv;
-    hosted_conds_t want = ctl_hosted_want(c, ns, name, d, &cv);
+    hosted_cv_t cv;
+    hosted_conds_t want = hosted_want(&c->nps, ns, name, d, &cv);
     hosted_status_t st;
     if (!c->proj || hosted_preview(c->proj, ns, name, &want, &st) != 0 ||
         strcmp(st.reason, HOSTED_PENDING) == 0)

@@ -1,5 +1,5 @@
 /* cv.c: the hosted ClusterVersion's conditions, in sentences. */
-#include "decide/cv.h"
+#include "hosted/cv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +34,12 @@ static bool add(text_t *t, const char *who, const char *sentence, size_t reserve
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(((const decide_cv_pool_t *)a)->name, ((const decide_cv_pool_t *)b)->name);
+    return strcmp(((const hosted_cv_pool_t *)a)->name, ((const hosted_cv_pool_t *)b)->name);
 }
 
 /* One condition's message: the control plane's sentence, then each pool's
  * (cond selects which of the pool's conditions). */
-static void message(char *buf, size_t cap, const char *cp_sentence, const decide_cv_pool_t *pools,
+static void message(char *buf, size_t cap, const char *cp_sentence, const hosted_cv_pool_t *pools,
                     size_t n, bool pending)
 {
     text_t t = {buf, 0, cap, 0};
@@ -59,8 +59,8 @@ static void message(char *buf, size_t cap, const char *cp_sentence, const decide
                  t.left_out, t.left_out == 1 ? " is" : "s are");
 }
 
-void decide_cv_conditions(const decide_decision_t *cp, decide_cv_pool_t *pools, size_t n,
-                          decide_cv_t *out)
+void hosted_cv_conditions(const decide_decision_t *cp, hosted_cv_pool_t *pools, size_t n,
+                          hosted_cv_t *out)
 {
     if (n > 1)
         qsort(pools, n, sizeof(*pools), by_name);
@@ -79,4 +79,45 @@ void decide_cv_conditions(const decide_decision_t *cp, decide_cv_pool_t *pools, 
             false);
     message(out->pending_message, sizeof(out->pending_message), cp->pending_message, pools, n,
             true);
+}
+
+/* ---- the NodePools of one HostedCluster, from the cache ------------------ */
+
+typedef struct pools {
+    const char *ns, *cluster;
+    hosted_cv_pool_t *v;
+    size_t n, cap;
+    bool oom;
+} pools_t;
+
+static void collect_pool(const kube_obj *o, void *ud)
+{
+    pools_t *x = ud;
+    const decide_np_t *np = o->data;
+    if (x->oom || !np || !np->cluster_name || strcmp(o->ns, x->ns) != 0 ||
+        strcmp(np->cluster_name, x->cluster) != 0)
+        return;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 8;
+        hosted_cv_pool_t *v = realloc(x->v, cap * sizeof(*v));
+        if (!v) {
+            x->oom = true;
+            return;
+        }
+        x->v = v;
+        x->cap = cap;
+    }
+    x->v[x->n++] = (hosted_cv_pool_t){o->name, &np->m.paused, &np->m.pending};
+}
+
+hosted_conds_t hosted_want(const kube_cache *nodepools, const char *ns, const char *name,
+                           const decide_decision_t *d, hosted_cv_t *cv)
+{
+    pools_t x = {.ns = ns, .cluster = name};
+    kube_cache_foreach(nodepools, collect_pool, &x);
+    /* Out of memory: the control plane alone, rather than nothing. */
+    hosted_cv_conditions(d, x.oom ? NULL : x.v, x.oom ? 0 : x.n, cv);
+    free(x.v);
+    return (hosted_conds_t){{cv->paused_status, cv->paused_reason, cv->paused_message},
+                            {cv->pending_status, cv->pending_reason, cv->pending_message}};
 }

@@ -1,5 +1,5 @@
 /* test_cv.c: the hosted ClusterVersion's conditions in sentences, for the
- * control plane and each NodePool (decide_cv_conditions()). */
+ * control plane and each NodePool (hosted_cv_conditions()). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decide/cv.h"
+#include "hosted/cv.h"
 
 static decide_decision_t control_plane(bool paused, bool pending)
 {
@@ -46,9 +46,9 @@ static void test_control_plane_and_pools(void **state)
                                  "Pending changes wait for the next permitted window at "
                                  "2027-01-04T00:00:00Z.");
     decide_seen_cond_t none = {0};
-    decide_cv_pool_t pools[] = {{"workers", &wp, &wq}, {"infra", &none, &none}};
-    decide_cv_t cv;
-    decide_cv_conditions(&d, pools, 2, &cv);
+    hosted_cv_pool_t pools[] = {{"workers", &wp, &wq}, {"infra", &none, &none}};
+    hosted_cv_t cv;
+    hosted_cv_conditions(&d, pools, 2, &cv);
     assert_true(cv.paused_status);
     assert_string_equal(cv.paused_reason, "OutsideMaintenanceWindow");
     /* sorted by name; sentences start in lower case after the colon */
@@ -71,8 +71,8 @@ static void test_control_plane_alone(void **state)
 {
     (void)state;
     decide_decision_t d = control_plane(false, true);
-    decide_cv_t cv;
-    decide_cv_conditions(&d, NULL, 0, &cv);
+    hosted_cv_t cv;
+    hosted_cv_conditions(&d, NULL, 0, &cv);
     assert_false(cv.paused_status);
     assert_string_equal(cv.paused_message, "Control plane: changes are permitted.");
     assert_true(cv.pending_status);
@@ -86,15 +86,15 @@ static void test_many_pools(void **state)
     (void)state;
     enum { N = 200 };
     static char names[N][16];
-    static decide_cv_pool_t pools[N];
+    static hosted_cv_pool_t pools[N];
     decide_seen_cond_t p = seen(false, "ChangesPermitted", "Changes are permitted.");
     decide_decision_t d = control_plane(false, false);
-    decide_cv_t cv;
+    hosted_cv_t cv;
     for (int i = 0; i < N; i++) {
         snprintf(names[i], sizeof(names[i]), "pool-%03d", i);
-        pools[i] = (decide_cv_pool_t){names[i], &p, &p};
+        pools[i] = (hosted_cv_pool_t){names[i], &p, &p};
     }
-    decide_cv_conditions(&d, pools, N, &cv);
+    hosted_cv_conditions(&d, pools, N, &cv);
     size_t len = strlen(cv.paused_message);
     assert_true(len < DECIDE_CV_MSGLEN);
     assert_non_null(strstr(cv.paused_message, "NodePool pool-000: changes are permitted."));

@@ -10,28 +10,30 @@
  * carries (which say why not now: the window, an exclusion and its reason,
  * an override and its expiry). Pure: no I/O, no allocation.
  */
-#ifndef HCP_DECIDE_CV_H
-#define HCP_DECIDE_CV_H
+#ifndef HCP_HOSTED_CV_H
+#define HCP_HOSTED_CV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "decide/decide.h"
+#include "hosted/hosted.h"
+#include "kube/cache.h"
 #include "decide/model.h"
 
 #define DECIDE_CV_MSGLEN 4096 /* a message; NodePools past it are counted, not listed */
 
 /* One NodePool of the HostedCluster, as its cache entry shows it. */
-typedef struct decide_cv_pool {
+typedef struct hosted_cv_pool {
     const char *name;                  /* borrowed */
     const decide_seen_cond_t *paused;  /* borrowed: its ChangesPaused as written */
     const decide_seen_cond_t *pending; /* borrowed: its ChangesPending as written */
-} decide_cv_pool_t;
+} hosted_cv_pool_t;
 
 /* The two conditions. The reasons are borrowed from the inputs (static
  * strings of the decision, or a pool's condition): copy them before the
  * inputs go. */
-typedef struct decide_cv {
+typedef struct hosted_cv {
     bool paused_status;   /* the control plane's: it is what ClusterVersion updates */
     const char *paused_reason;
     char paused_message[DECIDE_CV_MSGLEN];
@@ -39,7 +41,7 @@ typedef struct decide_cv {
     const char *pending_reason; /* the control plane's when it has one pending,
                                    else the first pending NodePool's */
     char pending_message[DECIDE_CV_MSGLEN];
-} decide_cv_t;
+} hosted_cv_t;
 
 /* Builds the conditions from the control plane's decision cp and the
  * NodePools pools[0..n) (sorted by name here, in place, so that the text
@@ -48,7 +50,15 @@ typedef struct decide_cv {
  *   Control plane: changes are paused until 2026-03-07T00:00:00Z (following
  *   policy "weekly"). NodePool workers: changes are paused until ...
  */
-void decide_cv_conditions(const decide_decision_t *cp, decide_cv_pool_t *pools, size_t n,
-                          decide_cv_t *out);
+void hosted_cv_conditions(const decide_decision_t *cp, hosted_cv_pool_t *pools, size_t n,
+                          hosted_cv_t *out);
+
+/* What HostedCluster ns/name's projection writes into the hosted
+ * ClusterVersion for its decision d: the control plane's conditions and
+ * each of its NodePools' as the NodePool cache nodepools holds them (data:
+ * decide_np_t), built into *cv, which the returned strings point into (keep
+ * cv while they are used). Out of memory: the control plane's alone. */
+hosted_conds_t hosted_want(const kube_cache *nodepools, const char *ns, const char *name,
+                           const decide_decision_t *d, hosted_cv_t *cv);
 
 #endif
