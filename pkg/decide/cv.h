@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "decide/decide.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 
 #define DECIDE_CV_MSGLEN 4096 /* a message; NodePools past it are counted, not listed */
 
