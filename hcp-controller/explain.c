@@ -10,8 +10,9 @@
 #include <jansson.h>
 
 #include "decide/gate.h"
-#include "decide/minleft.h"
 #include "decide/hcfields.h"
+#include "decide/minleft.h"
+#include "decide/plan.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/http.h"
@@ -121,73 +122,89 @@ static int get_failed(const char *what, const kube_error *e)
     return EXIT_ACCESS;
 }
 
-/* ---- what was read ------------------------------------------------------ */
+/* ---- what was read: a one-shot view for the plan -------------------------- */
 
-/* One HostedCluster or NodePool with its stanza and policy. */
+/* One HostedCluster or NodePool as read. */
 typedef struct subject {
     const char *kind;         /* "HostedCluster" or "NodePool" */
+    decide_kind_t dk;
     char ns[254], name[254];
     json_t *obj;              /* owned */
-    stanza_t st;
+    void *slim;               /* its slim view as the watch cache keeps it, owned */
+    const decide_managed_t *m; /* its shared part (in slim) */
+    const stanza_t *st;       /* its stanza (in m) */
     policy_t *policy;         /* owned; NULL when none is named or found */
     int policy_missing;       /* the stanza names a policy that does not exist */
-    stanza_resolution_t res;
-    int resolved;
+    const stanza_resolution_t *res; /* its timeline, from the plan */
     recorded_t rec;           /* the controller's record of it */
 } subject_t;
 
-static int lookup(void *ctx, const char *ns, const char *name, stanza_policy_ref_t *out)
-{
-    const subject_t *s = ctx;
-    (void)ns;
-    if (s->policy == NULL || strcmp(s->policy->name, name) != 0)
-        return 0;
-    out->found = 1;
-    out->ready = s->policy->valid;
-    out->sched = s->policy->sched;
-    out->message = s->policy->message;
-    out->min_left_cp = s->policy->min_left_cp;
-    out->min_left_workers = s->policy->min_left_workers;
-    return 0;
-}
+/* What explain read, as decide_plan() reads the cache: the object, a
+ * NodePool's HostedCluster, a HostedCluster's NodePools, and their policies.
+ * It has no CAPI objects (explain says what the schedule permits, not what
+ * the controller writes) and no guard rails (the controller's file). */
+typedef struct oneshot {
+    session_t *s;
+    sched_time_t at;
+    subject_t *self;          /* the object explained */
+    subject_t *hc;            /* a NodePool's HostedCluster, else NULL */
+    subject_t *pools;         /* a HostedCluster's NodePools (npools) */
+    size_t npools;
+    int pools_known;          /* they could be listed */
+} oneshot_t;
 
-/* Reads the object and its policy, and resolves its stanza at `at`.
- * Returns -1 to go on, or an exit status. */
-static int read_subject(session_t *s, subject_t *x, int nodepool, sched_time_t at)
+static const char *str_at(const json_t *obj, const char *a, const char *b, const char *c);
+
+/* Reads the policy x's stanza names. Returns -1 to go on, or an exit status. */
+static int read_policy(oneshot_t *v, subject_t *x)
 {
     char path[1024], what[600], perr[POLICY_ERRLEN];
+    json_t *doc;
     kube_error e;
 
-    x->kind = nodepool ? "NodePool" : "HostedCluster";
-    kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1",
-              nodepool ? "nodepools" : "hostedclusters", x->ns, x->name, NULL);
-    snprintf(what, sizeof what, "%s %s/%s", x->kind, x->ns, x->name);
-    if ((x->obj = get(s, path, &e)) == NULL)
+    if (!x->st->present || !x->st->policy[0])
+        return -1;
+    kube_path(path, sizeof path, "changemanagement.hypershift.openshift.io", "v1alpha1",
+              "hostedchangemanagementpolicies", x->ns, x->st->policy, NULL);
+    if ((doc = get(v->s, path, &e)) == NULL && e.http_status != 404) {
+        snprintf(what, sizeof what, "HostedChangeManagementPolicy %s/%s", x->ns, x->st->policy);
         return get_failed(what, &e);
-    (void)stanza_parse(x->obj, &x->st);
-    if (x->st.present && x->st.policy[0]) {
-        json_t *doc;
-        kube_path(path, sizeof path, "changemanagement.hypershift.openshift.io", "v1alpha1",
-                  "hostedchangemanagementpolicies", x->ns, x->st.policy, NULL);
-        if ((doc = get(s, path, &e)) == NULL && e.http_status != 404) {
-            snprintf(what, sizeof what, "HostedChangeManagementPolicy %s/%s", x->ns,
-                     x->st.policy);
-            return get_failed(what, &e);
-        }
-        x->policy_missing = doc == NULL;
-        if (doc && policy_parse(doc, at, &x->policy, perr, sizeof perr) == HCP_ENOMEM) {
-            json_decref(doc);
-            fprintf(stderr, "%s: out of memory\n", PROG);
-            return EXIT_ACCESS;
-        }
-        json_decref(doc);
     }
-    if (stanza_resolve(&x->st, x->ns, lookup, x, &x->res) != 0) {
+    x->policy_missing = doc == NULL;
+    if (doc && policy_parse(doc, v->at, &x->policy, perr, sizeof perr) == HCP_ENOMEM) {
+        json_decref(doc);
         fprintf(stderr, "%s: out of memory\n", PROG);
         return EXIT_ACCESS;
     }
-    x->resolved = 1;
+    json_decref(doc);
     return -1;
+}
+
+/* Reads x (GETs it unless obj, a listed item, is given) and its policy.
+ * Returns -1 to go on, or an exit status. */
+static int read_subject(oneshot_t *v, subject_t *x, int nodepool, const json_t *obj)
+{
+    char path[1024], what[600];
+    kube_error e;
+
+    x->kind = nodepool ? "NodePool" : "HostedCluster";
+    x->dk = nodepool ? DECIDE_NP : DECIDE_HC;
+    if (obj) {
+        x->obj = json_incref((json_t *)obj);
+    } else {
+        kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1",
+                  nodepool ? "nodepools" : "hostedclusters", x->ns, x->name, NULL);
+        snprintf(what, sizeof what, "%s %s/%s", x->kind, x->ns, x->name);
+        if ((x->obj = get(v->s, path, &e)) == NULL)
+            return get_failed(what, &e);
+    }
+    if ((x->slim = decide_view_extract(x->dk, x->obj)) == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PROG);
+        return EXIT_ACCESS;
+    }
+    x->m = x->dk == DECIDE_NP ? &((decide_np_t *)x->slim)->m : &((decide_hc_t *)x->slim)->m;
+    x->st = &x->m->stanza;
+    return read_policy(v, x);
 }
 
 static json_t *get_cb(void *s, const char *path, kube_error *err)
@@ -198,13 +215,106 @@ static json_t *get_cb(void *s, const char *path, kube_error *err)
 static void subject_free(subject_t *x)
 {
     json_decref(x->rec.obj);
-    if (x->resolved)
-        stanza_resolution_free(&x->res);
+    if (x->slim)
+        decide_view_free(x->dk, x->slim);
     policy_free(x->policy);
     json_decref(x->obj);
 }
 
-static const char *str_at(const json_t *obj, const char *a, const char *b, const char *c);
+/* Lists HostedCluster hc's NodePools into the view, each with its policy;
+ * a pool whose policy cannot be read is left out. */
+static void read_pools(oneshot_t *v, const subject_t *hc)
+{
+    char path[1024];
+    kube_error e;
+    json_t *list, *item;
+    size_t i, n;
+
+    kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1", "nodepools", hc->ns, NULL,
+              NULL);
+    if ((list = get(v->s, path, &e)) == NULL)
+        return;
+    n = json_array_size(json_object_get(list, "items"));
+    if ((v->pools = calloc(n ? n : 1, sizeof *v->pools)) == NULL)
+        goto done;
+    json_array_foreach(json_object_get(list, "items"), i, item) {
+        const char *cl = str_at(item, "spec", "clusterName", NULL);
+        const char *nm = str_at(item, "metadata", "name", NULL);
+        subject_t *x = &v->pools[v->npools];
+        if (!cl || !nm || strcmp(cl, hc->name) != 0)
+            continue;
+        snprintf(x->ns, sizeof x->ns, "%s", hc->ns);
+        snprintf(x->name, sizeof x->name, "%s", nm);
+        if (read_subject(v, x, 1, item) >= 0) {
+            subject_free(x);
+            memset(x, 0, sizeof *x);
+            continue;
+        }
+        v->npools++;
+    }
+    v->pools_known = 1;
+done:
+    json_decref(list);
+}
+
+static void oneshot_free(oneshot_t *v)
+{
+    for (size_t i = 0; i < v->npools; i++)
+        subject_free(&v->pools[i]);
+    free(v->pools);
+}
+
+/* decide_view_t.get: the objects read; no CAPI object. */
+static bool view_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
+                     decide_ref_t *out)
+{
+    const oneshot_t *v = ud;
+    const subject_t *x = kind == v->self->dk ? v->self : kind == DECIDE_HC ? v->hc : NULL;
+
+    (void)ns;
+    if (!x || strcmp(x->name, name) != 0)
+        return false;
+    out->data = x->slim;
+    out->rv = str_at(x->obj, "metadata", "resourceVersion", NULL);
+    out->uid = str_at(x->obj, "metadata", "uid", NULL);
+    return true;
+}
+
+/* decide_view_t.lookup_policy: the policies read. */
+static int view_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
+{
+    const oneshot_t *v = ud;
+    const policy_t *p = NULL;
+
+    for (size_t i = 0; i < v->npools + 2 && !p; i++) {
+        const subject_t *x = i == 0 ? v->self : i == 1 ? v->hc : &v->pools[i - 2];
+        if (x && x->policy && strcmp(x->policy->name, name) == 0)
+            p = x->policy;
+    }
+    (void)ns;
+    if (p == NULL)
+        return 0;
+    out->found = 1;
+    out->ready = p->valid;
+    out->sched = p->sched;
+    out->message = p->message;
+    out->min_left_cp = p->min_left_cp;
+    out->min_left_workers = p->min_left_workers;
+    return 0;
+}
+
+/* decide_view_t.nodepools: the HostedCluster's NodePools listed. */
+static void view_nodepools(void *ud, const char *ns, const char *cluster,
+                           void (*fn)(const char *name, const decide_np_t *np, void *arg),
+                           void *arg)
+{
+    const oneshot_t *v = ud;
+
+    (void)ns;
+    (void)cluster;
+    for (size_t i = 0; i < v->npools; i++)
+        fn(v->pools[i].name, v->pools[i].slim, arg);
+}
 
 /* A HostedCluster's common window with its opted-in NodePools (hcfields.h):
  * when a change of the fields that roll every NodePool may start. */
@@ -214,14 +324,11 @@ typedef struct common {
     char held[512];            /* the held request's fields, "" when none */
 } common_t;
 
-static void common_read(session_t *s, const subject_t *hc, sched_time_t at, common_t *out)
+/* The common window as the plan p computed it, with the held request's
+ * fields named as the annotation on hc has them. */
+static void common_of(const oneshot_t *v, const subject_t *hc, const decide_plan_t *p,
+                      common_t *out)
 {
-    char path[1024];
-    kube_error e;
-    json_t *list, *item;
-    subject_t *pools = NULL;
-    decide_pool_sched_t *ps = NULL;
-    size_t i, n = 0, k = 0;
     const json_t *ann = json_object_get(json_object_get(hc->obj, "metadata"), "annotations");
     const char *req = json_string_value(json_object_get(ann, DECIDE_REQUESTED_HC_SPEC_ANNOTATION));
 
@@ -229,9 +336,9 @@ static void common_read(session_t *s, const subject_t *hc, sched_time_t at, comm
     if (req) {
         json_t *r = json_loads(req, 0, NULL);
         const char *key;
-        json_t *v;
+        json_t *val;
         size_t m = 0;
-        json_object_foreach(r, key, v) {
+        json_object_foreach(r, key, val) {
             if (m < sizeof out->held)
                 m += (size_t)snprintf(out->held + m, sizeof out->held - m, "%sspec.%s",
                                       m ? ", " : "", key);
@@ -240,44 +347,8 @@ static void common_read(session_t *s, const subject_t *hc, sched_time_t at, comm
         if (!out->held[0])
             snprintf(out->held, sizeof out->held, "an unreadable request");
     }
-    kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1", "nodepools", hc->ns, NULL,
-              NULL);
-    if ((list = get(s, path, &e)) == NULL)
-        return;
-    n = json_array_size(json_object_get(list, "items"));
-    pools = calloc(n ? n : 1, sizeof *pools);
-    ps = calloc(n ? n : 1, sizeof *ps);
-    if (!pools || !ps)
-        goto done;
-    json_array_foreach(json_object_get(list, "items"), i, item) {
-        const char *cl = str_at(item, "spec", "clusterName", NULL);
-        const char *nm = str_at(item, "metadata", "name", NULL);
-        subject_t *x = &pools[k];
-        if (!cl || !nm || strcmp(cl, hc->name) != 0)
-            continue;
-        snprintf(x->ns, sizeof x->ns, "%s", hc->ns);
-        snprintf(x->name, sizeof x->name, "%s", nm);
-        if (read_subject(s, x, 1, at) >= 0 || !(x->st.present || hc->st.present)) {
-            subject_free(x);
-            memset(x, 0, sizeof *x);
-            continue;
-        }
-        ps[k].name = x->name;
-        ps[k].sched = x->res.sched;
-        k++;
-    }
-    bool override = hc->st.present && hc->st.valid &&
-                    (hc->res.strategy == STANZA_PERMISSIVE ||
-                     hc->res.strategy == STANZA_PERMISSIVE_UNTIL) &&
-                    (hc->st.strategy == STANZA_PERMISSIVE ||
-                     hc->st.strategy == STANZA_PERMISSIVE_UNTIL);
-    out->known = decide_common_window(hc->res.sched, ps, k, override, at, &out->cw) == 0;
-done:
-    for (i = 0; i < k; i++)
-        subject_free(&pools[i]);
-    free(pools);
-    free(ps);
-    json_decref(list);
+    out->known = v->pools_known;
+    out->cw = p->common;
 }
 
 /* The common window in a sentence. */
@@ -308,7 +379,7 @@ static void why_policy(const subject_t *x, sched_time_t at, int permitted, char 
     const char *excl;
 
     if (x->policy_missing)
-        snprintf(buf, len, "policy %s does not exist in %s: changes are held", x->st.policy,
+        snprintf(buf, len, "policy %s does not exist in %s: changes are held", x->st->policy,
                  x->ns);
     else if (p == NULL)
         snprintf(buf, len, "no policy is named");
@@ -328,7 +399,7 @@ static void why_policy(const subject_t *x, sched_time_t at, int permitted, char 
 /* Why x's own timeline permits changes at `at` or not. */
 static void why_own(const subject_t *x, sched_time_t at, int permitted, char *buf, size_t len)
 {
-    const stanza_t *st = &x->st;
+    const stanza_t *st = x->st;
     char t[96];
 
     if (!st->present) {
@@ -351,51 +422,38 @@ static void why_own(const subject_t *x, sched_time_t at, int permitted, char *bu
     }
 }
 
-/* The effective timeline: the object's own, or a NodePool's within its
- * HostedCluster's. */
+/* What the plan says at `at`, as explain prints it: the effective timeline
+ * (the object's own, or a NodePool's within its HostedCluster's), its
+ * state, the policies' minimum time left with the effective start, and why
+ * in a sentence. */
 typedef struct effective {
-    sched_t *sched;           /* borrowed (own) or from np */
-    stanza_nodepool_t np;
-    int is_np;
-    sched_state_t state, own, cluster;
+    sched_t *sched;           /* borrowed from the plan */
+    sched_state_t state;      /* the plan's decision: the effective timeline at `at` */
     char why[2048];
-    decide_minleft_t min;     /* the policies' minimum time left and the effective start */
+    decide_minleft_t min;     /* the plan's decision: the minimum and the effective start */
 } effective_t;
 
-static int explain_state(const subject_t *x, const subject_t *hc, sched_time_t at, effective_t *e)
+static int explain_state(const subject_t *x, const subject_t *hc, const decide_plan_t *p,
+                         sched_time_t at, effective_t *e)
 {
     char own[700], cl[700];
+    sched_state_t os, cs;
     int rc;
 
     memset(e, 0, sizeof *e);
-    e->sched = x->res.sched;
-    if (hc) {
-        if ((rc = stanza_resolve_nodepool(x->res.sched, hc->res.sched, at, &e->np)) != 0)
-            return rc;
-        e->is_np = 1;
-        e->sched = e->np.sched;
-        if ((rc = sched_state_at(hc->res.sched, at, &e->cluster)) != 0)
-            return rc;
-    }
-    if ((rc = sched_state_at(x->res.sched, at, &e->own)) != 0 ||
-        (rc = sched_state_at(e->sched, at, &e->state)) != 0)
-        return rc;
-    /* The policies' minimum (the guard rails' floor is the controller's:
-     * its conditions say when that is larger). */
-    decide_min_source_t src = DECIDE_MIN_NONE;
-    sched_time_t min = x->st.present || (hc && hc->st.present)
-                           ? decide_min_left_of(hc != NULL, &x->st, &x->res, hc ? &hc->st : NULL,
-                                                hc ? &hc->res : NULL, 0, at, &src)
-                           : 0;
-    if ((rc = decide_min_left(e->sched, min, src, at, &e->min)) != 0)
-        return rc;
-    why_own(x, at, e->own.permitted, own, sizeof own);
+    e->sched = hc ? p->inter->sched : p->res->sched;
+    e->state = p->d.state;
+    e->min = p->d.minleft;
     if (!hc) {
-        snprintf(e->why, sizeof e->why, "%s", own);
+        why_own(x, at, e->state.permitted, e->why, sizeof e->why);
         return 0;
     }
-    why_own(hc, at, e->cluster.permitted, cl, sizeof cl);
-    if (e->own.permitted && !e->cluster.permitted)
+    if ((rc = sched_state_at(x->res->sched, at, &os)) != 0 ||
+        (rc = sched_state_at(hc->res->sched, at, &cs)) != 0)
+        return rc;
+    why_own(x, at, os.permitted, own, sizeof own);
+    why_own(hc, at, cs.permitted, cl, sizeof cl);
+    if (os.permitted && !cs.permitted)
         snprintf(e->why, sizeof e->why,
                  "its own schedule permits changes (%.600s), but HostedCluster %.253s/%.253s "
                  "constrains it: %.600s",
@@ -428,33 +486,23 @@ static const char *str_at(const json_t *obj, const char *a, const char *b, const
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static int cond_true(const json_t *obj, const char *type)
-{
-    const char *st = str_at(condition(obj, type), "status", NULL, NULL);
-    return st && strcmp(st, "True") == 0;
-}
-
-/* The change held or in progress (DESIGN.md 3.5), in a sentence. */
+/* The change held or in progress (DESIGN.md 3.5), in a sentence, from the
+ * slim view the plan read. */
 static void pending(const subject_t *x, int permitted, char *buf, size_t len)
 {
-    const json_t *ver = json_object_get(json_object_get(x->obj, "status"), "version");
-    const char *want, *running, *state;
-
-    if (strcmp(x->kind, "NodePool") == 0) {
-        if (cond_true(x->obj, "UpdatingVersion") || cond_true(x->obj, "UpdatingConfig"))
+    if (x->dk == DECIDE_NP) {
+        const decide_np_t *np = x->slim;
+        if (np->updating_version || np->updating_config)
             snprintf(buf, len, "a worker-node %s update is in progress (nodes being replaced "
                                "finish; while changes are held no new replacement starts)",
-                     cond_true(x->obj, "UpdatingVersion") ? "version" : "configuration");
+                     np->updating_version ? "version" : "configuration");
         else
             snprintf(buf, len, "no worker-node rollout in progress");
         return;
     }
-    want = str_at(x->obj, "spec", "controlPlaneRelease", "image");
-    if (!want)
-        want = str_at(x->obj, "spec", "release", "image");
-    running = str_at(ver, "desired", "image", NULL);
-    state = str_at(json_array_get(json_object_get(ver, "history"), 0), "state", NULL, NULL);
-    if (state && strcmp(state, "Partial") == 0)
+    const decide_hc_t *hc = x->slim;
+    const char *want = hc->release_image, *running = hc->desired_image;
+    if (hc->history_partial)
         snprintf(buf, len, "a control-plane update to %s is in progress (never interrupted)",
                  running ? running : "a new release");
     else if (want && running && strcmp(want, running) != 0)
@@ -474,7 +522,7 @@ static void fmt_time(sched_time_t t, char *buf, size_t len)
 
 static void stanza_line(const subject_t *x, char *buf, size_t len)
 {
-    const stanza_t *st = &x->st;
+    const stanza_t *st = x->st;
 
     if (!st->present)
         snprintf(buf, len, "none (changes are never held)");
@@ -492,7 +540,7 @@ static void policy_line(const subject_t *x, char *buf, size_t len)
     const policy_t *p = x->policy;
 
     if (x->policy_missing)
-        snprintf(buf, len, "%s/%s does not exist", x->ns, x->st.policy);
+        snprintf(buf, len, "%s/%s does not exist", x->ns, x->st->policy);
     else if (!p)
         snprintf(buf, len, "none");
     else
@@ -516,13 +564,11 @@ static void controller_line(const subject_t *x, const char *type)
 static bool gate_verdict(const subject_t *x, sched_time_t at, char *buf, size_t len,
                          bool *skipped)
 {
-    decide_health_t h;
     char why[DECIDE_GATE_WHYLEN];
-    bool np = strcmp(x->kind, "NodePool") == 0, ok;
+    bool np = x->dk == DECIDE_NP, ok;
 
-    decide_health_extract(x->obj, np, &h);
-    ok = decide_health_ok(&h, np, why, sizeof why);
-    *skipped = !ok && decide_gate_override(&x->st, &h, at);
+    ok = decide_health_ok(&x->m->health, np, why, sizeof why);
+    *skipped = !ok && decide_gate_override(x->st, &x->m->health, at);
     if (ok)
         snprintf(buf, len, "passes (%s): a held change is let through while changes are "
                            "permitted",
@@ -583,11 +629,11 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
     printf("  %-11s %s\n", "Stanza:", line);
     policy_line(x, line, sizeof line);
     printf("  %-11s %s\n", "Policy:", line);
-    printf("  %-11s %s\n", "Timeline:", x->res.message);
+    printf("  %-11s %s\n", "Timeline:", x->res->message);
     if (hc) {
         stanza_line(hc, line, sizeof line);
         printf("  %-11s HostedCluster %s/%s, stanza %s; %s\n", "Cluster:", hc->ns, hc->name, line,
-               hc->res.message);
+               hc->res->message);
     }
     sched_format_utc(at, a, sizeof a);
     printf("  %-11s %s: changes are %s: %s\n", "Now:", a,
@@ -646,24 +692,24 @@ static json_t *subject_json(const subject_t *x)
     const policy_t *p = x->policy;
     json_t *pol = json_null();
 
-    if (x->st.present && x->st.policy[0])
-        pol = json_pack("{s:s,s:b,s:b,s:s?,s:s?,s:s?}", "name", x->st.policy, "found",
+    if (x->st->present && x->st->policy[0])
+        pol = json_pack("{s:s,s:b,s:b,s:s?,s:s?,s:s?}", "name", x->st->policy, "found",
                         !x->policy_missing, "ready", p && p->valid, "strategy",
                         p ? policy_strategy_name(p->strategy) : NULL, "timeZone",
                         p ? p->time_zone : NULL, "message", p ? p->message : NULL);
     return json_pack("{s:s,s:s,s:s,s:{s:b,s:s,s:b,s:s,s:s?,s:o,s:o},s:o,s:{s:s,s:s,s:b,s:s}}",
                      "kind", x->kind, "namespace", x->ns, "name", x->name, "stanza", "present",
-                     x->st.present, "source",
-                     x->st.present ? (x->st.from_spec ? "spec" : "annotations") : "none",
-                     "valid", x->st.valid || !x->st.present, "strategy",
-                     stanza_strategy_name(x->st.strategy), "error",
-                     x->st.error[0] ? x->st.error : NULL, "permissiveUntil",
-                     x->st.has_permissive_until ? jtime(x->st.permissive_until) : json_null(),
+                     x->st->present, "source",
+                     x->st->present ? (x->st->from_spec ? "spec" : "annotations") : "none",
+                     "valid", x->st->valid || !x->st->present, "strategy",
+                     stanza_strategy_name(x->st->strategy), "error",
+                     x->st->error[0] ? x->st->error : NULL, "permissiveUntil",
+                     x->st->has_permissive_until ? jtime(x->st->permissive_until) : json_null(),
                      "restrictiveUntil",
-                     x->st.has_restrictive_until ? jtime(x->st.restrictive_until) : json_null(),
-                     "policy", pol, "timeline", "strategy", stanza_strategy_name(x->res.strategy),
-                     "reason", x->res.reason, "degraded", x->res.degraded, "message",
-                     x->res.message);
+                     x->st->has_restrictive_until ? jtime(x->st->restrictive_until) : json_null(),
+                     "policy", pol, "timeline", "strategy", stanza_strategy_name(x->res->strategy),
+                     "reason", x->res->reason, "degraded", x->res->degraded, "message",
+                     x->res->message);
 }
 
 static int print_json(const subject_t *x, const subject_t *hc, const effective_t *e,
@@ -827,30 +873,48 @@ static void session_close(session_t *s)
     kube_config_free(&s->cfg);
 }
 
-/* Explains the subjects read; returns the exit status. */
-static int explain(const opts_t *o, const subject_t *x, const subject_t *hc, const common_t *cm)
+/* Plans the object through the one-shot view v, with decide_plan() as
+ * reconcile does, and explains the plan; returns the exit status. */
+static int explain(const opts_t *o, oneshot_t *v)
 {
-    char change[1024];
+    subject_t *x = v->self, *hc = v->hc;
+    const decide_view_t view = {.ud = v,
+                                .get = view_get,
+                                .lookup_policy = view_policy,
+                                .nodepools = hc ? NULL : view_nodepools,
+                                .common_window = hc == NULL};
+    char change[1024], err[256];
+    decide_plan_t p;
+    common_t cm;
     sched_set_t w;
     effective_t e;
     int rc, status = EXIT_ACCESS;
 
     sched_set_init(&w);
-    if ((rc = explain_state(x, hc, o->at, &e)) != 0 ||
-        (rc = sched_windows(e.sched, o->at, (size_t)o->count, &w)) != 0) {
+    rc = decide_plan(&view, x->dk, x->ns, x->name, o->at, &p, err, sizeof err);
+    if (rc == 0 && (!p.decided || (hc && !p.cluster)))
+        rc = HCP_ENOMEM; /* the view has the object: only resolving can fail */
+    if (rc == 0) {
+        x->res = p.res;
+        if (hc)
+            hc->res = p.cluster;
+        rc = explain_state(x, hc, &p, o->at, &e);
+    }
+    if (rc != 0 || (rc = sched_windows(e.sched, o->at, (size_t)o->count, &w)) != 0) {
         fprintf(stderr, "%s: cannot compute the schedule (%s)\n", PROG, hcp_strerror(rc));
         goto done;
     }
+    if (!hc)
+        common_of(v, x, &p, &cm);
     pending(x, e.state.permitted, change, sizeof change);
-    if (o->json ? print_json(x, hc, &e, &w, o->at, change, cm) != 0
-                : (print_text(x, hc, &e, &w, o->at, change, cm), 0)) {
+    if (o->json ? print_json(x, hc, &e, &w, o->at, change, hc ? NULL : &cm) != 0
+                : (print_text(x, hc, &e, &w, o->at, change, hc ? NULL : &cm), 0)) {
         fprintf(stderr, "%s: out of memory\n", PROG);
         goto done;
     }
     status = x->policy_missing || (hc && hc->policy_missing) ? EXIT_MISSING : 0;
 done:
-    if (e.is_np)
-        stanza_nodepool_free(&e.np);
+    decide_plan_free(&p);
     sched_set_free(&w);
     return status;
 }
@@ -858,6 +922,7 @@ done:
 int explain_main(int argc, char **argv)
 {
     subject_t x = {0}, hc = {0};
+    oneshot_t v = {0};
     session_t s;
     opts_t o;
     int status;
@@ -866,13 +931,16 @@ int explain_main(int argc, char **argv)
         return status;
     if ((status = session_open(&s, &o)) >= 0)
         return status;
+    v.s = &s;
+    v.at = o.at;
+    v.self = &x;
     snprintf(x.ns, sizeof x.ns, "%s", o.ns);
     snprintf(x.name, sizeof x.name, "%s", o.name);
-    if ((status = read_subject(&s, &x, o.nodepool, o.at)) >= 0)
+    if ((status = read_subject(&v, &x, o.nodepool, NULL)) >= 0)
         goto done;
     recorded_read(&x.rec, o.nodepool, x.ns, x.name, get_cb, &s);
     if (o.nodepool) {
-        const char *cluster = str_at(x.obj, "spec", "clusterName", NULL);
+        const char *cluster = ((const decide_np_t *)x.slim)->cluster_name;
         snprintf(hc.ns, sizeof hc.ns, "%s", o.ns);
         snprintf(hc.name, sizeof hc.name, "%s", cluster ? cluster : "");
         if (!cluster || !cluster[0]) {
@@ -880,16 +948,17 @@ int explain_main(int argc, char **argv)
             status = EXIT_MISSING;
             goto done;
         }
-        if ((status = read_subject(&s, &hc, 0, o.at)) >= 0)
+        if ((status = read_subject(&v, &hc, 0, NULL)) >= 0)
             goto done;
+        v.hc = &hc;
+    } else {
+        read_pools(&v, &x);
     }
-    common_t cm;
-    if (!o.nodepool)
-        common_read(&s, &x, o.at, &cm);
-    status = explain(&o, &x, o.nodepool ? &hc : NULL, o.nodepool ? NULL : &cm);
+    status = explain(&o, &v);
     if (fflush(stdout) != 0 || ferror(stdout))
         status = EXIT_ACCESS;
 done:
+    oneshot_free(&v);
     subject_free(&hc);
     subject_free(&x);
     session_close(&s);

@@ -5,7 +5,7 @@
 
 #include "base/json.h"
 #include "decide/companion.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 
 void recorded_read(recorded_t *r, int nodepool, const char *ns, const char *name,
                    recorded_get_fn get, void *ctx)

@@ -18,10 +18,10 @@ BENCH_E2E_TARGETS += bench-controller bench-hosted bench-boundary
 BENCH_CTL_DIR := $(BUILD)/e2e/bench
 
 $(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/bench/boundary.c \
-		e2e/bench/boundary.h e2e/kube/hostedsim.c e2e/kube/hostedsim.h e2e/kube/harness.c \
+		e2e/bench/boundary.h e2e/kube/hostedsim_driver.c e2e/kube/hostedsim_driver.h e2e/kube/harness.c \
 		e2e/kube/harness.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/bench/boundary.c e2e/kube/hostedsim.c \
+	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/bench/boundary.c e2e/kube/hostedsim_driver.c \
 		e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS)
 
 # $(1): BENCH_HOSTED (0 or 1); $(2): BENCH_HELD (0 or 1).

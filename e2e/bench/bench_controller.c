@@ -75,7 +75,7 @@
 #include <unistd.h>
 
 #include "boundary.h"
-#include "hostedsim.h"
+#include "hostedsim_driver.h"
 #include "harness.h"
 
 #define NSPACES 10

@@ -29,7 +29,7 @@
 #include "hosted/hosted.h"
 #include "harness.h"
 #include "log/log.h"
-#include "hostedsim.h"
+#include "hostedsim_driver.h"
 
 #define CV_PATH "/apis/config.openshift.io/v1/clusterversions/version"
 #define WAIT 30.0

@@ -9,10 +9,10 @@ E2E_TARGETS += e2e-project
 
 PROJECT_E2E_DIR := $(BUILD)/e2e/project
 
-$(PROJECT_E2E_DIR)/%: e2e/project/%.c e2e/kube/harness.c e2e/kube/harness.h e2e/kube/hostedsim.c \
-		e2e/kube/hostedsim.h $(BUILD)/libhcp.a
+$(PROJECT_E2E_DIR)/%: e2e/project/%.c e2e/kube/harness.c e2e/kube/harness.h e2e/kube/hostedsim_driver.c \
+		e2e/kube/hostedsim_driver.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/harness.c e2e/kube/hostedsim.c \
+	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/kube/harness.c e2e/kube/hostedsim_driver.c \
 		$(BUILD)/libhcp.a $(LIBS) $(TEST_LIBS)
 
 # main's variables as they are, plus the hosted instance's kubeconfigs.

@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "base/json.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "policy/stanza.h"
 
 static const char *ann(const json_t *obj, const char *key)

@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-#include "decide/model.h"
+#include "decide/slim.h"
 
 /* A restricted NodePool that names the ConfigMap. */
 typedef struct decide_cm_pool {

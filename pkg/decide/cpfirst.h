@@ -23,7 +23,7 @@
 #include <jansson.h>
 
 #include "decide/decide.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 
 #define DECIDE_CP_FIRST_REASON "WaitingForControlPlane"
 #define DECIDE_CP_IMAGES_KEPT 8 /* completed images kept, newest first */

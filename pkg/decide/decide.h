@@ -18,7 +18,7 @@
 
 #include "decide/gate.h"
 #include "decide/minleft.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
 

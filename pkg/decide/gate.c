@@ -6,7 +6,7 @@
 
 #include "base/json.h"
 #include "decide/decide.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 
 /* Condition `type` of a conditions array: its status, and its reason into
  * reason (when given) when the condition is there. */

@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "decide/nphold.h"
 #include "schedule/schedule.h"
 

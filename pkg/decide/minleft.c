@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "decide/decide.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "policy/guard.h"
 #include "schedule/minleft.h"
 

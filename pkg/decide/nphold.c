@@ -7,7 +7,7 @@
 
 #include "base/error.h"
 #include "base/json.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 
 #define PTR_MAX 512
 

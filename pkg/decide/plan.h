@@ -23,7 +23,7 @@
 
 #include "decide/decide.h"
 #include "decide/hcfields.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
 

@@ -1,4 +1,4 @@
-/* test_controller.c: the controller's pure decisions (model + decide). */
+/* test_controller.c: the controller's pure decisions (slim views + decide). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include "base/json.h"
 #include "decide/companion.h"
 #include "decide/decide.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "decide/testutil_decide.h"
 
 static decide_capi_t *capi(bool paused, bool marker)

@@ -14,7 +14,7 @@
 
 #include "decide/decide.h"
 #include "decide/hcfields.h"
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "decide/testutil_decide.h"
 
 /* Daily windows from hh:00 UTC for hours hours. */

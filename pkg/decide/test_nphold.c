@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 
-#include "decide/model.h"
+#include "decide/slim.h"
 #include "decide/nphold.h"
 #include "decide/testutil_decide.h"
 

@@ -17,11 +17,11 @@
 #include <stddef.h>
 
 #include "decide/decide.h"
+#include "decide/slim.h"
 #include "hosted/hosted.h"
 #include "kube/cache.h"
-#include "decide/model.h"
 
-#define DECIDE_CV_MSGLEN 4096 /* a message; NodePools past it are counted, not listed */
+#define HOSTED_CV_MSGLEN 4096 /* a message; NodePools past it are counted, not listed */
 
 /* One NodePool of the HostedCluster, as its cache entry shows it. */
 typedef struct hosted_cv_pool {
@@ -36,11 +36,11 @@ typedef struct hosted_cv_pool {
 typedef struct hosted_cv {
     bool paused_status;   /* the control plane's: it is what ClusterVersion updates */
     const char *paused_reason;
-    char paused_message[DECIDE_CV_MSGLEN];
+    char paused_message[HOSTED_CV_MSGLEN];
     bool pending_status;  /* any system has a pending change */
     const char *pending_reason; /* the control plane's when it has one pending,
                                    else the first pending NodePool's */
-    char pending_message[DECIDE_CV_MSGLEN];
+    char pending_message[HOSTED_CV_MSGLEN];
 } hosted_cv_t;
 
 /* Builds the conditions from the control plane's decision cp and the

@@ -96,7 +96,7 @@ static void test_many_pools(void **state)
     }
     hosted_cv_conditions(&d, pools, N, &cv);
     size_t len = strlen(cv.paused_message);
-    assert_true(len < DECIDE_CV_MSGLEN);
+    assert_true(len < HOSTED_CV_MSGLEN);
     assert_non_null(strstr(cv.paused_message, "NodePool pool-000: changes are permitted."));
     assert_non_null(strstr(cv.paused_message, "more NodePools are not listed."));
     assert_false(cv.pending_status);

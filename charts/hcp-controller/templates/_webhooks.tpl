@@ -93,7 +93,7 @@ namespaceSelector:
 {{- end }}
 
 {{/* The HostedCluster fields whose change rolls every NodePool
-(decide_hc_held_fields, pkg/decide/model.c; HyperShift's
+(decide_hc_held_fields, pkg/decide/slim.c; HyperShift's
 docs/content/reference/nodepool-rollouts.md and
 hypershift-operator/controllers/nodepool/config.go). */}}
 {{- define "hcp-controller.hostedclusterHeldFields" -}}
@@ -131,7 +131,7 @@ roll every NodePool, and the request the hold of those recorded. */}}
 {{- end }}
 
 {{/* The NodePool fields whose change rolls the pool's machines
-(decide_np_held_fields, pkg/decide/model.c; HyperShift's
+(decide_np_held_fields, pkg/decide/slim.c; HyperShift's
 docs/content/reference/nodepool-rollouts.md). */}}
 {{- define "hcp-controller.nodepoolHeldFields" -}}
 spec.release spec.config spec.tuningConfig spec.platform.aws.ami spec.platform.aws.instanceType spec.platform.aws.instanceProfile spec.platform.aws.subnet spec.platform.aws.securityGroups spec.platform.aws.rootVolume spec.platform.aws.placement spec.platform.azure spec.platform.kubevirt spec.platform.openstack spec.platform.agent spec.platform.powervs

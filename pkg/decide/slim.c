@@ -1,5 +1,5 @@
-/* model.c: slim views of HostedClusters, NodePools and CAPI objects. */
-#include "decide/model.h"
+/* slim.c: slim views of HostedClusters, NodePools and CAPI objects. */
+#include "decide/slim.h"
 #include "decide/cpfirst.h"
 #include "decide/cmhold.h"
 #include "decide/version.h"

@@ -1,5 +1,5 @@
-/* hostedsim: drives e2e/hostedsim (see sim.h). */
-#include "hostedsim.h"
+/* hostedsim_driver: drives e2e/hostedsim (see hostedsim_driver.h). */
+#include "hostedsim_driver.h"
 
 #include <curl/curl.h>
 #include <jansson.h>

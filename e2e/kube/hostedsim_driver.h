@@ -1,12 +1,12 @@
 /*
- * hostedsim: drives e2e/hostedsim (many hosted API servers in one process, see
+ * hostedsim_driver: drives e2e/hostedsim (many hosted API servers in one process, see
  * main.go) from the C tests and benchmarks: starts and stops it, gives the
  * kubeconfig of each server, and reads and sets its counters and modes over
  * its control API. Requests are counted where they arrive, not where they
  * are sent. One hostedsim per process.
  */
-#ifndef E2E_HOSTEDSIM_H
-#define E2E_HOSTEDSIM_H
+#ifndef E2E_HOSTEDSIM_DRIVER_H
+#define E2E_HOSTEDSIM_DRIVER_H
 
 #include <stdbool.h>
 #include <sys/types.h>

@@ -1,4 +1,4 @@
-/* model: the slim views of API objects that the controller decides from.
+/* slim: the slim views of API objects that the controller decides from.
  *
  * The watch cache never keeps whole documents. For each kind this module
  * extracts exactly the fields the decisions need (DESIGN.md 3.3-3.7), parsed
@@ -11,8 +11,8 @@
  * Ownership: every decide_*_extract() returns a new struct freed with the
  * matching decide_*_free(); json_t members hold their own references.
  */
-#ifndef HCP_DECIDE_MODEL_H
-#define HCP_DECIDE_MODEL_H
+#ifndef HCP_DECIDE_SLIM_H
+#define HCP_DECIDE_SLIM_H
 
 #include <stdbool.h>
 #include <stdint.h>
