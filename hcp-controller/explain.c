@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "oneshot.h"
 #include "recorded.h"
 
 #include <errno.h>
@@ -6,25 +7,21 @@
 #include <string.h>
 #include <time.h>
 
-#include <ev.h>
 #include <jansson.h>
 
 #include "decide/gate.h"
 #include "decide/hcfields.h"
 #include "decide/minleft.h"
 #include "decide/plan.h"
-#include "kube/client.h"
-#include "kube/config.h"
-#include "kube/http.h"
 #include "policy/guard.h"
 #include "policy/policy.h"
 #include "policy/stanza.h"
 
-#define EXIT_ACCESS 1
-#define EXIT_MISSING 2
+#define EXIT_ACCESS ONESHOT_EXIT_ACCESS
+#define EXIT_MISSING ONESHOT_EXIT_MISSING
 #define MAX_COUNT 100
 
-static const char *PROG = "hcp-controller explain";
+static const char *PROG = ONESHOT_PROG;
 
 void explain_usage(FILE *f)
 {
@@ -65,256 +62,6 @@ typedef struct opts {
     long count;
     int json;
 } opts_t;
-
-/* ---- fetching ---------------------------------------------------------- */
-
-typedef struct session {
-    struct ev_loop *loop;
-    kube_config cfg;
-    kube_http http;
-    kube_client client;
-} session_t;
-
-typedef struct fetch {
-    int done;
-    kube_error err;
-    json_t *obj;              /* owned */
-} fetch_t;
-
-static void fetched(kube_client *c, const kube_error *err, json_t *obj, void *ud)
-{
-    fetch_t *f = ud;
-    (void)c;
-    f->done = 1;
-    if (err)
-        f->err = *err;
-    else
-        f->obj = json_incref(obj);
-}
-
-/* GETs path. Returns the object (new), or NULL with *err filled. */
-static json_t *get(session_t *s, const char *path, kube_error *err)
-{
-    fetch_t f = {0};
-
-    if (kube_get(&s->client, path, fetched, &f, &f.err) != 0) {
-        *err = f.err;
-        return NULL;
-    }
-    while (!f.done)
-        ev_run(s->loop, EVRUN_ONCE);
-    *err = f.err;
-    return f.obj;
-}
-
-/* The exit status of a failed GET, after saying why. */
-static int get_failed(const char *what, const kube_error *e)
-{
-    if (e->http_status == 404) {
-        fprintf(stderr, "%s: %s not found\n", PROG, what);
-        return EXIT_MISSING;
-    }
-    if (e->http_status == 401 || e->http_status == 403)
-        fprintf(stderr, "%s: no access to %s (HTTP %d %s): %s\n", PROG, what, e->http_status,
-                e->reason, e->message);
-    else
-        fprintf(stderr, "%s: cannot read %s: %s\n", PROG, what, e->message);
-    return EXIT_ACCESS;
-}
-
-/* ---- what was read: a one-shot view for the plan -------------------------- */
-
-/* One HostedCluster or NodePool as read. */
-typedef struct subject {
-    const char *kind;         /* "HostedCluster" or "NodePool" */
-    decide_kind_t dk;
-    char ns[254], name[254];
-    json_t *obj;              /* owned */
-    void *slim;               /* its slim view as the watch cache keeps it, owned */
-    const decide_managed_t *m; /* its shared part (in slim) */
-    const stanza_t *st;       /* its stanza (in m) */
-    policy_t *policy;         /* owned; NULL when none is named or found */
-    int policy_missing;       /* the stanza names a policy that does not exist */
-    const stanza_resolution_t *res; /* its timeline, from the plan */
-    recorded_t rec;           /* the controller's record of it */
-} subject_t;
-
-/* What explain read, as decide_plan() reads the cache: the object, a
- * NodePool's HostedCluster, a HostedCluster's NodePools, and their policies.
- * It has no CAPI objects (explain says what the schedule permits, not what
- * the controller writes) and no guard rails (the controller's file). */
-typedef struct oneshot {
-    session_t *s;
-    sched_time_t at;
-    subject_t *self;          /* the object explained */
-    subject_t *hc;            /* a NodePool's HostedCluster, else NULL */
-    subject_t *pools;         /* a HostedCluster's NodePools (npools) */
-    size_t npools;
-    int pools_known;          /* they could be listed */
-} oneshot_t;
-
-static const char *str_at(const json_t *obj, const char *a, const char *b, const char *c);
-
-/* Reads the policy x's stanza names. Returns -1 to go on, or an exit status. */
-static int read_policy(oneshot_t *v, subject_t *x)
-{
-    char path[1024], what[600], perr[POLICY_ERRLEN];
-    json_t *doc;
-    kube_error e;
-
-    if (!x->st->present || !x->st->policy[0])
-        return -1;
-    kube_path(path, sizeof path, "changemanagement.hypershift.openshift.io", "v1alpha1",
-              "hostedchangemanagementpolicies", x->ns, x->st->policy, NULL);
-    if ((doc = get(v->s, path, &e)) == NULL && e.http_status != 404) {
-        snprintf(what, sizeof what, "HostedChangeManagementPolicy %s/%s", x->ns, x->st->policy);
-        return get_failed(what, &e);
-    }
-    x->policy_missing = doc == NULL;
-    if (doc && policy_parse(doc, v->at, &x->policy, perr, sizeof perr) == HCP_ENOMEM) {
-        json_decref(doc);
-        fprintf(stderr, "%s: out of memory\n", PROG);
-        return EXIT_ACCESS;
-    }
-    json_decref(doc);
-    return -1;
-}
-
-/* Reads x (GETs it unless obj, a listed item, is given) and its policy.
- * Returns -1 to go on, or an exit status. */
-static int read_subject(oneshot_t *v, subject_t *x, int nodepool, const json_t *obj)
-{
-    char path[1024], what[600];
-    kube_error e;
-
-    x->kind = nodepool ? "NodePool" : "HostedCluster";
-    x->dk = nodepool ? DECIDE_NP : DECIDE_HC;
-    if (obj) {
-        x->obj = json_incref((json_t *)obj);
-    } else {
-        kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1",
-                  nodepool ? "nodepools" : "hostedclusters", x->ns, x->name, NULL);
-        snprintf(what, sizeof what, "%s %s/%s", x->kind, x->ns, x->name);
-        if ((x->obj = get(v->s, path, &e)) == NULL)
-            return get_failed(what, &e);
-    }
-    if ((x->slim = decide_view_extract(x->dk, x->obj)) == NULL) {
-        fprintf(stderr, "%s: out of memory\n", PROG);
-        return EXIT_ACCESS;
-    }
-    x->m = x->dk == DECIDE_NP ? &((decide_np_t *)x->slim)->m : &((decide_hc_t *)x->slim)->m;
-    x->st = &x->m->stanza;
-    return read_policy(v, x);
-}
-
-static json_t *get_cb(void *s, const char *path, kube_error *err)
-{
-    return get(s, path, err);
-}
-
-static void subject_free(subject_t *x)
-{
-    json_decref(x->rec.obj);
-    if (x->slim)
-        decide_view_free(x->dk, x->slim);
-    policy_free(x->policy);
-    json_decref(x->obj);
-}
-
-/* Lists HostedCluster hc's NodePools into the view, each with its policy;
- * a pool whose policy cannot be read is left out. */
-static void read_pools(oneshot_t *v, const subject_t *hc)
-{
-    char path[1024];
-    kube_error e;
-    json_t *list, *item;
-    size_t i, n;
-
-    kube_path(path, sizeof path, "hypershift.openshift.io", "v1beta1", "nodepools", hc->ns, NULL,
-              NULL);
-    if ((list = get(v->s, path, &e)) == NULL)
-        return;
-    n = json_array_size(json_object_get(list, "items"));
-    if ((v->pools = calloc(n ? n : 1, sizeof *v->pools)) == NULL)
-        goto done;
-    json_array_foreach(json_object_get(list, "items"), i, item) {
-        const char *cl = str_at(item, "spec", "clusterName", NULL);
-        const char *nm = str_at(item, "metadata", "name", NULL);
-        subject_t *x = &v->pools[v->npools];
-        if (!cl || !nm || strcmp(cl, hc->name) != 0)
-            continue;
-        snprintf(x->ns, sizeof x->ns, "%s", hc->ns);
-        snprintf(x->name, sizeof x->name, "%s", nm);
-        if (read_subject(v, x, 1, item) >= 0) {
-            subject_free(x);
-            memset(x, 0, sizeof *x);
-            continue;
-        }
-        v->npools++;
-    }
-    v->pools_known = 1;
-done:
-    json_decref(list);
-}
-
-static void oneshot_free(oneshot_t *v)
-{
-    for (size_t i = 0; i < v->npools; i++)
-        subject_free(&v->pools[i]);
-    free(v->pools);
-}
-
-/* decide_view_t.get: the objects read; no CAPI object. */
-static bool view_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
-                     decide_ref_t *out)
-{
-    const oneshot_t *v = ud;
-    const subject_t *x = kind == v->self->dk ? v->self : kind == DECIDE_HC ? v->hc : NULL;
-
-    (void)ns;
-    if (!x || strcmp(x->name, name) != 0)
-        return false;
-    out->data = x->slim;
-    out->rv = str_at(x->obj, "metadata", "resourceVersion", NULL);
-    out->uid = str_at(x->obj, "metadata", "uid", NULL);
-    return true;
-}
-
-/* decide_view_t.lookup_policy: the policies read. */
-static int view_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
-{
-    const oneshot_t *v = ud;
-    const policy_t *p = NULL;
-
-    for (size_t i = 0; i < v->npools + 2 && !p; i++) {
-        const subject_t *x = i == 0 ? v->self : i == 1 ? v->hc : &v->pools[i - 2];
-        if (x && x->policy && strcmp(x->policy->name, name) == 0)
-            p = x->policy;
-    }
-    (void)ns;
-    if (p == NULL)
-        return 0;
-    out->found = 1;
-    out->ready = p->valid;
-    out->sched = p->sched;
-    out->message = p->message;
-    out->min_left_cp = p->min_left_cp;
-    out->min_left_workers = p->min_left_workers;
-    return 0;
-}
-
-/* decide_view_t.nodepools: the HostedCluster's NodePools listed. */
-static void view_nodepools(void *ud, const char *ns, const char *cluster,
-                           void (*fn)(const char *name, const decide_np_t *np, void *arg),
-                           void *arg)
-{
-    const oneshot_t *v = ud;
-
-    (void)ns;
-    (void)cluster;
-    for (size_t i = 0; i < v->npools; i++)
-        fn(v->pools[i].name, v->pools[i].slim, arg);
-}
 
 /* A HostedCluster's common window with its opted-in NodePools (hcfields.h):
  * when a change of the fields that roll every NodePool may start. */
@@ -476,16 +223,6 @@ static const json_t *condition(const json_t *obj, const char *type)
     return NULL;
 }
 
-static const char *str_at(const json_t *obj, const char *a, const char *b, const char *c)
-{
-    const json_t *v = json_object_get(obj, a);
-    if (b)
-        v = json_object_get(v, b);
-    if (c)
-        v = json_object_get(v, c);
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 /* The change held or in progress (DESIGN.md 3.5), in a sentence, from the
  * slim view the plan read. */
 static void pending(const subject_t *x, int permitted, char *buf, size_t len)
@@ -554,9 +291,9 @@ static void controller_line(const subject_t *x, const char *type)
     const json_t *c = condition(x->obj, type);
 
     if (c)
-        printf("  %-11s %s=%s (%s): %s\n", "Controller:", type, str_at(c, "status", NULL, NULL),
-               str_at(c, "reason", NULL, NULL) ? str_at(c, "reason", NULL, NULL) : "",
-               str_at(c, "message", NULL, NULL) ? str_at(c, "message", NULL, NULL) : "");
+        printf("  %-11s %s=%s (%s): %s\n", "Controller:", type, oneshot_str(c, "status", NULL, NULL),
+               oneshot_str(c, "reason", NULL, NULL) ? oneshot_str(c, "reason", NULL, NULL) : "",
+               oneshot_str(c, "message", NULL, NULL) ? oneshot_str(c, "message", NULL, NULL) : "");
 }
 
 /* The health gate's verdict on x as read (DESIGN.md 3.10): whether a held
@@ -843,46 +580,12 @@ static int parse_args(int argc, char **argv, opts_t *o)
     return target(pos[0], pos[1], o);
 }
 
-static int session_open(session_t *s, const opts_t *o)
-{
-    kube_error e;
-
-    s->loop = ev_default_loop(0);
-    if (kube_config_load_default(&s->cfg, o->kubeconfig, o->context, &e) != 0) {
-        fprintf(stderr, "%s: cannot load credentials: %s\n", PROG, e.message);
-        return EXIT_ACCESS;
-    }
-    if (kube_http_init(&s->http, s->loop, &e) != 0) {
-        fprintf(stderr, "%s: cannot start the client: %s\n", PROG, e.message);
-        kube_config_free(&s->cfg);
-        return EXIT_ACCESS;
-    }
-    if (kube_client_init(&s->client, &s->http, &s->cfg, NULL, &e) != 0) {
-        fprintf(stderr, "%s: cannot start the client: %s\n", PROG, e.message);
-        kube_http_close(&s->http);
-        kube_config_free(&s->cfg);
-        return EXIT_ACCESS;
-    }
-    return -1;
-}
-
-static void session_close(session_t *s)
-{
-    kube_client_close(&s->client);
-    kube_http_close(&s->http);
-    kube_config_free(&s->cfg);
-}
-
 /* Plans the object through the one-shot view v, with decide_plan() as
  * reconcile does, and explains the plan; returns the exit status. */
 static int explain(const opts_t *o, oneshot_t *v)
 {
     subject_t *x = v->self, *hc = v->hc;
-    const decide_view_t view = {.ud = v,
-                                .get = view_get,
-                                .lookup_policy = view_policy,
-                                .nodepools = hc ? NULL : view_nodepools,
-                                .common_window = hc == NULL};
+    const decide_view_t view = oneshot_view(v);
     char change[1024], err[256];
     decide_plan_t p;
     common_t cm;
@@ -929,16 +632,16 @@ int explain_main(int argc, char **argv)
 
     if ((status = parse_args(argc, argv, &o)) >= 0)
         return status;
-    if ((status = session_open(&s, &o)) >= 0)
+    if ((status = oneshot_open(&s, o.kubeconfig, o.context)) >= 0)
         return status;
     v.s = &s;
     v.at = o.at;
     v.self = &x;
     snprintf(x.ns, sizeof x.ns, "%s", o.ns);
     snprintf(x.name, sizeof x.name, "%s", o.name);
-    if ((status = read_subject(&v, &x, o.nodepool, NULL)) >= 0)
+    if ((status = oneshot_read_subject(&v, &x, o.nodepool, NULL)) >= 0)
         goto done;
-    recorded_read(&x.rec, o.nodepool, x.ns, x.name, get_cb, &s);
+    recorded_read(&x.rec, o.nodepool, x.ns, x.name, oneshot_get_cb, &s);
     if (o.nodepool) {
         const char *cluster = ((const decide_np_t *)x.slim)->cluster_name;
         snprintf(hc.ns, sizeof hc.ns, "%s", o.ns);
@@ -948,19 +651,19 @@ int explain_main(int argc, char **argv)
             status = EXIT_MISSING;
             goto done;
         }
-        if ((status = read_subject(&v, &hc, 0, NULL)) >= 0)
+        if ((status = oneshot_read_subject(&v, &hc, 0, NULL)) >= 0)
             goto done;
         v.hc = &hc;
     } else {
-        read_pools(&v, &x);
+        oneshot_read_pools(&v, &x);
     }
     status = explain(&o, &v);
     if (fflush(stdout) != 0 || ferror(stdout))
         status = EXIT_ACCESS;
 done:
     oneshot_free(&v);
-    subject_free(&hc);
-    subject_free(&x);
-    session_close(&s);
+    oneshot_subject_free(&hc);
+    oneshot_subject_free(&x);
+    oneshot_close(&s);
     return status;
 }
