@@ -50,21 +50,11 @@ model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --h
   summary
   exit 1
 }
-# mk_pool NAME REPLICAS
-mk_pool() {
-  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --argjson r "$2" '{
-    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
-    spec: {clusterName: "a", replicas: $r, management: {upgradeType: "Replace"}, release: {image: $img}}}')" \
-    application/json >/dev/null || not_ok "NodePool $1"
-}
-mk_pool rp 2
-mk_pool ahead 1
-np_get() { get "$(np_path "$NS" "$1")" "$2"; }
-labelled() { [ "$(np_get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
+mk_pool rp Replace 2
+mk_pool ahead Replace 1
 settled() {
   [ "$(np_get rp .status.version)" = 4.17.0 ] && [ "$(np_get ahead .status.version)" = 4.17.0 ] &&
-    labelled rp && labelled ahead
+    np_labelled rp && np_labelled ahead
 }
 check "the pools run 4.17.0 and are opted in" wait_for 30 settled
 still_before a "$OPEN" "the pools came up" || { summary; exit 1; }

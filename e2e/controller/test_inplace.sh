@@ -19,13 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/model/lib.sh
 . "$here/../model/lib.sh"
 
-REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
-REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
 SIM0=2026-03-06T18:00:00Z # Friday 18:00
 OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
 SCALE=600                 # a real second is ten simulated minutes: 42 s to the window
 WH_NAME=hcp-e2e-inplace-$$
-LABEL=changemanagement.hypershift.openshift.io/opted-in
 TARGET=hypershift.openshift.io/nodePoolTargetConfigVersion
 
 webhook_scenario_begin
@@ -56,10 +53,8 @@ api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
 MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
 has_machines() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 3 ] 2>/dev/null; }
 check "the model created the MachineSet and its machines" wait_for 20 has_machines
-labelled() { [ "$(get "$MS" ".metadata.labels[\"$LABEL\"] // \"\"")" = true ]; }
-check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled
-np_labelled() { [ "$(get "$(np_path "$NS" ip)" ".metadata.labels[\"$LABEL\"] // \"\"")" = true ]; }
-check "and on the NodePool (the NodePool hold's objectSelector)" wait_for 10 np_labelled
+check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled "$MS"
+check "and on the NodePool (the NodePool hold's objectSelector)" wait_for 10 np_labelled ip
 check_eq "restricted, merely waiting: the MachineSet is not paused" unpaused "$(pause_state "$MS")"
 
 # ---- restricted: the target is held -------------------------------------------------

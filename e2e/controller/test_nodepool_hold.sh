@@ -58,17 +58,9 @@ model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --t
   summary
   exit 1
 }
-# mk_pool NAME TYPE
-mk_pool() {
-  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" '{
-    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
-    spec: {clusterName: "a", replicas: 3, management: {upgradeType: $t}, release: {image: $img}}}')" \
-    application/json >/dev/null || not_ok "NodePool $1"
-}
-mk_pool rp Replace
-mk_pool ip InPlace
-mk_pool cf Replace
+mk_pool rp Replace 3
+mk_pool ip InPlace 3
+mk_pool cf Replace 3
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/rp
 MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
 CMS=/api/v1/namespaces/$HCP_NS/configmaps
@@ -79,7 +71,6 @@ machines_json() {
       (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))]'
 }
 running() { machines_json "$1" | jq '[.[] | select(.data.state == "Running")] | length'; }
-np_get() { get "$(np_path "$NS" "$1")" "$2"; }
 settled() {
   [ "$(running rp)" = 3 ] && [ "$(running ip)" = 3 ] &&
     [ "$(np_get rp .status.version)" = 4.17.0 ] && [ "$(np_get ip .status.version)" = 4.17.0 ] &&
@@ -90,9 +81,8 @@ check "the pools run 4.17.0 on 3 nodes each; HyperShift reports it (status.versi
 ud_rp=$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)
 ud_ip=$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)
 echo "# running user data: rp $ud_rp, ip $ud_ip"
-labelled() { [ "$(np_get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
 check "the controller opts the NodePools in (the label the chart's objectSelector reads)" \
-  wait_for 10 eval 'labelled rp && labelled ip && labelled cf'
+  wait_for 10 eval 'np_labelled rp && np_labelled ip && np_labelled cf'
 
 # ---- restricted: 4.17.1 asked for, held at the NodePools, for longer than the TTL ----
 
@@ -146,7 +136,6 @@ check_eq "no machine failed to bootstrap (model record)" 0 \
   "$(model_records | jq -s '[.[] | select(.event == "bootstrap-failed")] | length')"
 check_eq "no rollout before the window (model record)" "0 0 0" \
   "$(model_count replacement-start "$HCP_NS/rp") $(model_count inplace-update-start "$HCP_NS/ip") $(model_count replacement-start "$HCP_NS/cf")"
-initiated() { events "$NS" "$1" | grep -c '^ChangesInitiated$'; }
 check_eq "no ChangesInitiated before the window" "0 0 0" "$(initiated rp) $(initiated ip) $(initiated cf)"
 check_eq "status.version still 4.17.0" "4.17.0 4.17.0" "$(np_get rp .status.version) $(np_get ip .status.version)"
 check_contains "the pool's ChangesPending names the held change" "The held change (release $REL1)" \

@@ -26,13 +26,12 @@ HCP_BIN=${HCP_BIN:-$repo/build/hcp-controller}
 TEST_POLICY=${HCP_TEST_POLICY_BIN:-$repo/build/tests/test_policy}
 CRD=$repo/crds/changemanagement.hypershift.openshift.io_hostedchangemanagementpolicies.yaml
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1${2:+: $2}"; }
+# shellcheck source=e2e/lib.sh
+. "$e2e/lib.sh"
 
 eval "$("$e2e/cluster.sh" env main | sed 's/^/export /')" ||
   { echo "main instance not running"; echo "0 passed, 1 failed"; exit 1; }
-k() { kubectl --kubeconfig "$HCP_E2E_KUBECONFIG" "$@"; }
+KCFG=$HCP_E2E_KUBECONFIG
 
 tmp=$(mktemp -d)
 ns="hcp-crd-$$"
@@ -338,5 +337,4 @@ hcms_refused six-history status.behavior.history 'must have at most 5 items' \
 hcms_refused state status.behavior.current.state 'Unsupported value: "Open"' \
   "$(hcms bad-state NodePool '{"behavior": {"current": {"state": "Open"}}}')"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -57,6 +57,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=e2e/lib.sh
+. "$repo/e2e/lib.sh"
 
 HCP_BIN=${HCP_BIN:-$repo/build/hcp-controller}
 MODEL_BIN=${HCP_MODEL_BIN:-$("$repo/e2e/model/build.sh" --path)}
@@ -79,7 +81,6 @@ REPLACEMENT=10m # simulated time the model takes per machine replacement
 HELM=${HELM:-$repo/node_modules/.bin/helm}
 
 die() { echo "demo: $*" >&2; exit 1; }
-now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # ---- the transition printer (demo.sh --transitions KUBECONFIG, started with
 # setsid below, so that its watches stop with its process group) -------------
@@ -321,7 +322,6 @@ env_out=$("$repo/e2e/cluster.sh" env "$INSTANCE" 2>/dev/null) ||
 while IFS='=' read -r k v; do printf -v "E_${k#HCP_E2E_}" '%s' "$v"; done <<<"$env_out"
 KCFG=${E_KUBECONFIG:-}
 [ -f "$KCFG" ] || die "instance \"$INSTANCE\" has no kubeconfig; run it through e2e/cluster.sh with $INSTANCE --"
-k() { kubectl --kubeconfig "$KCFG" "$@"; }
 k get --raw /readyz >/dev/null 2>&1 ||
   die "instance \"$INSTANCE\" is not serving at ${E_SERVER:-?}; run e2e/cluster.sh with $INSTANCE -- $0 (or make demo)"
 
@@ -502,15 +502,6 @@ echo "   (UTC; the NodePools intersect their own policy with their HostedCluster
 
 # ---- the controller -----------------------------------------------------------------
 
-port_free() { [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
-free_port() {
-  local p
-  while :; do
-    p=$((27000 + RANDOM % 5700)) # below the ephemeral range (32768+)
-    [ "$p" != "${1:-}" ] && port_free "$p" && { echo "$p"; return; }
-  done
-}
-
 echo
 echo "-- transitions as the controller writes them, held changes, and what the model of HyperShift and"
 echo "   Cluster API starts (simulated time, UTC; release images by their tag)"
@@ -582,9 +573,7 @@ python3 "$here/receiver.py" "$NOTIFY_DIR" "$RPORT" >"$DEMO_DIR/notifications.jso
   2>"$DEMO_DIR/receiver.log" 3>&- &
 RECV_PID=$!
 [ -x "$HELM" ] || die "no helm at $HELM (scripts/install-deps.sh installs it; or set HELM)"
-# shellcheck source=e2e/lib.sh
-kube_version=$(. "$repo/e2e/lib.sh" && echo "$KUBE_VERSION")
-"$HELM" template hcp "$repo/charts/hcp-controller" --kube-version "$kube_version" \
+"$HELM" template hcp "$repo/charts/hcp-controller" --kube-version "$KUBE_VERSION" \
   --set webhook.enabled=true --set "notifications.endpoints[0].name=demo-receiver" \
   --set "notifications.endpoints[0].url=http://127.0.0.1:$RPORT/events" \
   --show-only templates/webhook.yaml 2>"$DEMO_DIR/helm.err" |
@@ -593,7 +582,7 @@ kube_version=$(. "$repo/e2e/lib.sh" && echo "$KUBE_VERSION")
 grep -q "demo-receiver" "$DEMO_DIR/guard-rails.yaml" ||
   die "helm did not render the guard rails' file: $(head -c 400 "$DEMO_DIR/helm.err")"
 for _ in $(seq 1 100); do
-  [ -n "$(ss -Htln "sport = :$RPORT" 2>/dev/null)" ] && break
+  port_free "$RPORT" || break
   kill -0 "$RECV_PID" 2>/dev/null || die "the notification receiver exited: $(cat "$DEMO_DIR/receiver.log")"
   sleep 0.05
 done
@@ -683,8 +672,8 @@ sim_now() {
     'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'
 }
 
-# sleep_until_sim RFC3339: until the simulated clock reads that instant.
-sleep_until_sim() {
+# sleep_until_instant RFC3339: until the simulated clock reads that instant.
+sleep_until_instant() {
   local d
   d=$(awk -v r="$(date -u -d "$1" +%s)" -v n="$(sim_now)" -v k="$SCALE" \
     'BEGIN { d = (r - n) / k; printf "%.3f", (d > 0 ? d : 0) }')
@@ -697,7 +686,7 @@ sleep_until_sim() {
 
 # The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
 requests() {
-  sleep_until_sim "$REQUEST_AT"
+  sleep_until_instant "$REQUEST_AT"
   # Four people at once: each answer comes back on its own.
   local pids=() p
   request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
@@ -718,7 +707,7 @@ requests() {
 # health AT DEGRADED REASON TEXT: at simulated instant AT, HyperShift
 # reports staging Degraded (or not), printed as it happens.
 health() {
-  sleep_until_sim "$1"
+  sleep_until_instant "$1"
   hc_health staging "$2" "$3"
   emit "${1:0:16}|0" "$(fmt_time "$1")" HostedCluster staging HEALTH "$4" >&3
 }
