@@ -212,6 +212,8 @@ k() { kubectl --kubeconfig "$KCFG" "$@"; }
 
 # now_us: the real time in microseconds since the epoch.
 now_us() { echo "${EPOCHREALTIME/./}"; }
+# secs TIME: TIME (any form date -d reads) in epoch seconds, with nanoseconds.
+secs() { date -u -d "$1" +%s.%N; }
 
 # port_free PORT [any]: no socket listens on PORT; with "any", no socket of
 # any state uses it (listening or connected).
@@ -228,6 +230,7 @@ port_free() {
 # the one printed last in this shell. The ports lie between the test
 # clusters' (26443-26999) and the kernel's ephemeral range (32768 and up),
 # so outgoing connections cannot be holding them.
+# shellcheck disable=SC2120 # AVOID is optional
 free_port() {
   local p
   while :; do

@@ -239,6 +239,20 @@ mk_pool() {
     application/json >/dev/null || not_ok "NodePool $1"
 }
 
+# machines_json POOL: the machines of pool POOL that the model (e2e/model)
+# records in namespace $HCP_NS and is not deleting, as a JSON array.
+machines_json() {
+  api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
+    jq -c --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
+      (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))]'
+}
+# running_machines POOL: how many of them are Running.
+running_machines() { machines_json "$1" | jq '[.[] | select(.data.state == "Running")] | length'; }
+
+# first_real EVENT OBJECT: the real time of the model's first record of
+# EVENT about OBJECT (empty when none; needs e2e/model/lib.sh).
+first_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[0] // ""'; }
+
 # mk_policy NS NAME SPEC-JSON
 mk_policy() {
   api POST "$HCMP_API/namespaces/$1/hostedchangemanagementpolicies" "$(jq -nc --arg n "$2" \

@@ -90,8 +90,6 @@ fi
 check "the control plane completes 4.17.1 (status.version.history Completed)" wait_for 20 cp_done
 rp_started() { [ "$(model_count replacement-start "$HCP_NS/rp")" -ge 1 ]; }
 check "then rp's rollout starts" wait_for 10 rp_started
-first_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[0] // ""'; }
-secs() { date -u -d "$1" +%s.%N; }
 done_at=$(first_real controlplane-completed "$NS/a")
 start_at=$(first_real replacement-start "$HCP_NS/rp")
 before=$(model_records | jq -s --arg o "$HCP_NS/rp" --arg d "$done_at" \

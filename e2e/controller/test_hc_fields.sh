@@ -78,14 +78,8 @@ mk_pool p2 InPlace 2 late
 mk_pool q1 Replace 2 late b
 mk_pool r1 Replace 2 "" c
 HCB=$(hc_path "$NS" b) HCC=$(hc_path "$NS" c)
-CMS=/api/v1/namespaces/$HCP_NS/configmaps
-running() {
-  api GET "$CMS?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
-    jq --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and .data.state == "Running" and
-      (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))] | length'
-}
-settled() { [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] && [ "$(np_get p1 .status.version)" = 4.17.0 ]; }
-check "the pools run on 2 nodes each" wait_for 30 settled
+p1_p2_settled() { [ "$(running_machines p1)" = 2 ] && [ "$(running_machines p2)" = 2 ] && [ "$(np_get p1 .status.version)" = 4.17.0 ]; }
+check "the pools run on 2 nodes each" wait_for 30 p1_p2_settled
 check "the controller opts the HostedCluster in" wait_for 10 labelled "$HC"
 check "b (no stanza; its pool q1 has one) is opted in" wait_for 10 labelled "$HCB"
 # ours OBJ: our writes of OBJ other than its status conditions.
@@ -161,15 +155,15 @@ sleep 1
 check_eq "ChangesInitiated exactly once each (a, b)" "1 1" "$(initiated a) $(initiated b)"
 check_eq "c: still no label, no write of ours (but its status)" "none 0" "$(label_of "$HCC") $(ours "$HCC")"
 check_eq "spec.pullSecret untouched" ps1 "$(get "$HC" .spec.pullSecret.name)"
-done_all() { [ "$(np_get p1 .status.version)" = 4.17.0 ] && [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] &&
+p1_p2_rolled() { [ "$(np_get p1 .status.version)" = 4.17.0 ] && [ "$(running_machines p1)" = 2 ] && [ "$(running_machines p2)" = 2 ] &&
   [ "$(get "$(md_path "$NS" a p1)" '.status.updatedReplicas // 0')" = 2 ]; }
-check "the rollouts complete" wait_for 30 done_all
+check "the rollouts complete" wait_for 30 p1_p2_rolled
 
 # ---- p3 with Sunday windows: no common instant, said so; an override applies it ----
 
 SCENARIO=disjoint
 mk_pool p3 Replace 2 sunday
-three() { [ "$(running p3)" = 2 ]; }
+three() { [ "$(running_machines p3)" = 2 ]; }
 check "p3 runs on 2 nodes" wait_for 30 three
 before="$(rollouts p1) $(rollouts p2) $(rollouts p3)"
 out=$(api PATCH "$HC" '{"spec": {"configuration": {"proxy": {"httpProxy": "http://proxy-3:3128"}}}}')

@@ -379,7 +379,7 @@ stop_pid() { # VAR: SIGTERM to the process whose id is in VAR, waits, clears VAR
   wait "${!1}" 2>/dev/null || true
   printf -v "$1" '%s' ""
 }
-cleanup() {
+demo_cleanup() {
   [ -z "$SLEEP_PID" ] || kill "$SLEEP_PID" 2>/dev/null || true
   stop_pid MODEL_PID
   stop_pid CTL_PID
@@ -394,7 +394,7 @@ cleanup() {
   fi
   stop_pid MERGE_PID
 }
-trap cleanup EXIT
+trap demo_cleanup EXIT
 trap 'echo; echo "demo: interrupted" >&2; exit 130' INT
 trap 'echo; echo "demo: terminated" >&2; exit 143' TERM
 
@@ -650,7 +650,7 @@ alive() {
 # API server answered: the webhook's warning says what it held.
 request() {
   local code at text=$5 w
-  at=$(date -u -d "@$(sim_now)" +%Y-%m-%dT%H:%M:%SZ)
+  at=$(date -u -d "@$(demo_sim_now)" +%Y-%m-%dT%H:%M:%SZ)
   printf '%s|0\t<barrier>%s\n' "${at:0:16}" "$3" >&3
   code=$(curl -s -o "$DEMO_DIR/request-$3.out" -D "$DEMO_DIR/request-$3.headers" -w '%{http_code}' \
     --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" \
@@ -665,9 +665,9 @@ request() {
 }
 
 kind_of() { case $1 in hostedclusters.*) echo HostedCluster ;; *) echo NodePool ;; esac; }
-# sim_now: the simulated clock now (epoch seconds), as the controller and
+# demo_sim_now: the simulated clock now (epoch seconds), as the controller and
 # the model read it.
-sim_now() {
+demo_sim_now() {
   awk -v s="$(date -u -d "$SIM_START" +%s)" -v t="$(now_us)" -v t0="$T_LAUNCH" -v k="$SCALE" \
     'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'
 }
@@ -675,7 +675,7 @@ sim_now() {
 # sleep_until_instant RFC3339: until the simulated clock reads that instant.
 sleep_until_instant() {
   local d
-  d=$(awk -v r="$(date -u -d "$1" +%s)" -v n="$(sim_now)" -v k="$SCALE" \
+  d=$(awk -v r="$(date -u -d "$1" +%s)" -v n="$(demo_sim_now)" -v k="$SCALE" \
     'BEGIN { d = (r - n) / k; printf "%.3f", (d > 0 ? d : 0) }')
   sleep "$d" &
   SLEEP_PID=$!
