@@ -42,14 +42,8 @@ WPORT=$(free_port)
 holds_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
-start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --hc-status \
-  --controlplane-update-duration 30m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start a --replacement-duration 10m --hc-status \
+  --controlplane-update-duration 30m
 mk_pool rp Replace 2
 mk_pool ahead Replace 1
 settled() {

@@ -66,13 +66,7 @@ holds_webhook_config "$WPORT" "$NS" "$HCP_NS" |
     .objectSelector = {matchLabels: {"changemanagement.hypershift.openshift.io/opted-in": "true"}} else . end)' |
   if [ "${HC_FIELDS_HOLD:-1}" = 0 ]; then jq -c '.webhooks |= map(select(.clientConfig.url | endswith("/hold/hostedclusters") | not))'; else cat; fi |
   k apply -f - >/dev/null || not_ok "webhook configuration"
-start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start a --replacement-duration 10m
 mk_pool p1 Replace 2 weekend
 mk_pool p2 InPlace 2 late
 mk_pool q1 Replace 2 late b

@@ -54,13 +54,7 @@ api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}' >/de
 holds_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 
 SCENARIO=start
-start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 80m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start c --replacement-duration 80m
 # The pools: the model creates their MachineDeployments, as HyperShift does.
 mk_pool np1 Replace 2
 mk_pool np2 Replace 3

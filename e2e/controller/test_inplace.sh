@@ -38,21 +38,14 @@ mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 # The pools' requests here are about windows: the control plane has
 # completed the releases they ask for (hc_completed).
 hc_completed "$NS" a "$REL1" || not_ok "HostedCluster history"
-start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 30m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start c --replacement-duration 30m
 api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
   apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
   metadata: {name: "ip", annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
   spec: {clusterName: "a", replicas: 3, management: {upgradeType: "InPlace"},
          release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool ip"
 MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
-has_machines() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 3 ] 2>/dev/null; }
-check "the model created the MachineSet and its machines" wait_for 20 has_machines
+check "the model created the MachineSet and its machines" wait_for 20 has_machines ip
 check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled "$MS"
 check "and on the NodePool (the NodePool hold's objectSelector)" wait_for 10 np_labelled ip
 check_eq "restricted, merely waiting: the MachineSet is not paused" unpaused "$(pause_state "$MS")"

@@ -51,13 +51,7 @@ mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 # The pools' requests here are about windows: the control plane has
 # completed the releases they ask for (hc_completed).
 hc_completed "$NS" a "$REL1" || not_ok "HostedCluster history"
-start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --token-ttl "$TTL" || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start a --replacement-duration 10m --token-ttl "$TTL"
 mk_pool rp Replace 3
 mk_pool ip InPlace 3
 mk_pool cf Replace 3
