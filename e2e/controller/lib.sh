@@ -248,8 +248,6 @@ machines_json() {
 }
 # running_machines POOL: how many of them are Running.
 running_machines() { machines_json "$1" | jq '[.[] | select(.data.state == "Running")] | length'; }
-# has_machines POOL: the model has created 3 machines or more for POOL.
-has_machines() { [ "$(model_count machine-created "$HCP_NS/$1")" -ge 3 ] 2>/dev/null; }
 
 # first_real EVENT OBJECT: the real time of the model's first record of
 # EVENT about OBJECT (empty when none; needs e2e/model/lib.sh).

@@ -55,7 +55,7 @@ api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
   spec: {clusterName: "a", replicas: 3, management: {upgradeType: "Replace"},
          release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool np1"
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/np1
-check "the model created the MachineDeployment and its machines" wait_for 20 has_machines np1
+check "the model created the MachineDeployment and its machines" wait_for 20 model_machines "$HCP_NS/np1" 3
 check_eq "restricted, merely waiting: the MachineDeployment is not paused" unpaused "$(pause_state "$MD")"
 unheld() { metric c "$UNHELD\\{kind=\"$1\",system=\"[^\"]*\"\\}"; }
 check_eq "nothing counted yet (HostedCluster)" 0 "$(unheld HostedCluster)"

@@ -60,9 +60,8 @@ mk_pool np1 Replace 2
 mk_pool np2 Replace 3
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/np1
 MD2=$CAPI/namespaces/$HCP_NS/machinedeployments/np2
-md_has_machines() { [ "$(model_count machine-created "$HCP_NS/$1")" -ge "$2" ] 2>/dev/null; }
 check "the model created the MachineDeployments and their machines" wait_for 20 eval \
-  'md_has_machines np1 2 && md_has_machines np2 3'
+  'model_machines "$HCP_NS/np1" 2 && model_machines "$HCP_NS/np2" 3'
 sleep 1
 check_eq "restricted, merely waiting: the MachineDeployment is not paused" unpaused "$(pause_state "$MD")"
 

@@ -45,7 +45,7 @@ api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
   spec: {clusterName: "a", replicas: 3, management: {upgradeType: "InPlace"},
          release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool ip"
 MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
-check "the model created the MachineSet and its machines" wait_for 20 has_machines ip
+check "the model created the MachineSet and its machines" wait_for 20 model_machines "$HCP_NS/ip" 3
 check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled "$MS"
 check "and on the NodePool (the NodePool hold's objectSelector)" wait_for 10 np_labelled ip
 check_eq "restricted, merely waiting: the MachineSet is not paused" unpaused "$(pause_state "$MS")"

@@ -51,8 +51,8 @@ np_set() { api PATCH "$(np_path "$1" "$2")" "{\"spec\": $3}" >/dev/null; }      
 hc_set() { api PATCH "$(hc_path "$1" "$2")" "{\"spec\": $3}" >/dev/null; }          # NS HC SPEC-JSON
 md_get() { get "$MDAPI/namespaces/$1-$2/machinedeployments/$3" "$4"; }             # NS HC NP JQ
 ms_get() { get "$MDAPI/namespaces/$1-$2/machinesets/$3" "$4"; }                    # NS HC MS JQ
-# model_machines NS HC JQ-FILTER-ON-ITEMS: the model's machines of a control-plane namespace.
-model_machines() {
+# model_machine_list NS HC JQ-FILTER-ON-ITEMS: the model's machines of a control-plane namespace.
+model_machine_list() {
   api GET "/api/v1/namespaces/$1-$2/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
     jq -r "[.items[] | select(.metadata.deletionTimestamp == null)] | $3"
 }
@@ -99,7 +99,7 @@ np_replace_rollout() {
   must mk_hc "$NS" hc2 || return
   must mk_model_pool "$NS" rp hc2 Replace 3 || return
   EVENTUALLY=10 eventually "the MachineDeployment gets the pool's 3 replicas" 3 md_get "$NS" hc2 rp .spec.replicas
-  EVENTUALLY=10 eventually "3 machines run" 3 model_machines "$NS" hc2 '[.[] | select(.data.state == "Running")] | length'
+  EVENTUALLY=10 eventually "3 machines run" 3 model_machine_list "$NS" hc2 '[.[] | select(.data.state == "Running")] | length'
   now_is "the MachineDeployment template has the release's version" 4.17.0 md_get "$NS" hc2 rp .spec.template.spec.version
   now_is "one MachineSet so far" 1 model_count machineset-created "$NS-hc2/rp"
   must np_set "$NS" rp "{\"release\": {\"image\": \"$REL1\"}}" || return
@@ -107,7 +107,7 @@ np_replace_rollout() {
   eventually "a new MachineSet is created for it" 2 model_count machineset-created "$NS-hc2/rp"
   EVENTUALLY=20 eventually "3 replacements done" 3 model_count replacement-done "$NS-hc2/rp"
   now_is "3 replacements started" 3 model_count replacement-start "$NS-hc2/rp"
-  now_is "all 3 machines run 4.17.1" 3 model_machines "$NS" hc2 '[.[] | select(.data.version == "4.17.1" and .data.state == "Running")] | length'
+  now_is "all 3 machines run 4.17.1" 3 model_machine_list "$NS" hc2 '[.[] | select(.data.version == "4.17.1" and .data.state == "Running")] | length'
   # One at a time: starts and ends alternate, and each start waits for the
   # previous replacement (2 simulated minutes).
   local seq gaps
@@ -138,12 +138,12 @@ md_pause_deleted() {
 md_spec_paused() {
   must mk_hc "$NS" hc4 || return
   must mk_model_pool "$NS" sp hc4 Replace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 model_machines "$NS" hc4 'length'
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc4 'length'
   must api PATCH "$MDAPI/namespaces/$NS-hc4/machinedeployments/sp" '{"spec": {"paused": true}}' || return
   must np_set "$NS" sp "{\"release\": {\"image\": \"$REL1\"}}" || return
   eventually "the template moves to 4.17.1" 4.17.1 md_get "$NS" hc4 sp .spec.template.spec.version
   must np_set "$NS" sp '{"replicas": 3}' || return
-  EVENTUALLY=10 eventually "a paused MachineDeployment still scales to 3" 3 model_machines "$NS" hc4 'length'
+  EVENTUALLY=10 eventually "a paused MachineDeployment still scales to 3" 3 model_machine_list "$NS" hc4 'length'
   sleep 3 # 3 simulated minutes, more than a replacement takes
   now_is "no MachineSet for the new template while paused" 1 model_count machineset-created "$NS-hc4/sp"
   now_is "no replacement while paused" 0 model_count replacement-start "$NS-hc4/sp"
@@ -165,7 +165,7 @@ np_tokens() {
   local cp=$NS-hc8 ud0 tok0
   must mk_hc "$NS" hc8 || return
   must mk_model_pool "$NS" tk hc8 Replace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 model_machines "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
   EVENTUALLY=10 eventually "NodePool status.version (HyperShift's status sync)" 4.17.0 get "$(np_path "$NS" tk)" .status.version
   eventually "NodePool status.replicas" 2 get "$(np_path "$NS" tk)" .status.replicas
   ud0=$(md_get "$NS" hc8 tk .spec.template.spec.bootstrap.dataSecretName)
@@ -185,7 +185,7 @@ np_tokens() {
   now_is "status.version stays 4.17.0 (the rollout is not complete)" 4.17.0 get "$(np_path "$NS" tk)" .status.version
   must np_set "$NS" tk '{"replicas": 3}' || return
   EVENTUALLY=10 eventually "a scale-up's machine from the old template fails to bootstrap" 1 model_count bootstrap-failed "$cp/tk"
-  now_is "it never becomes a node" 2 model_machines "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
+  now_is "it never becomes a node" 2 model_machine_list "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
   check_contains "the record says why" "missing user-data Secret $ud0" \
     "$(records | jq -r --arg o "$cp/tk" 'select(.event == "bootstrap-failed" and .object == $o) | .detail')"
   EVENTUALLY=10 eventually "the expired token is deleted after the TTL" 1 model_count token-deleted "$cp/token-${ud0#user-data-}"
@@ -196,19 +196,19 @@ np_tokens() {
 np_scale_and_remediation() {
   must mk_hc "$NS" hc5 || return
   must mk_model_pool "$NS" sc hc5 Replace 3 || return
-  EVENTUALLY=10 eventually "3 machines run" 3 model_machines "$NS" hc5 'length'
+  EVENTUALLY=10 eventually "3 machines run" 3 model_machine_list "$NS" hc5 'length'
   must np_set "$NS" sc '{"replicas": 5}' || return
   eventually "the MachineDeployment gets 5 replicas" 5 md_get "$NS" hc5 sc .spec.replicas
-  eventually "5 machines" 5 model_machines "$NS" hc5 'length'
+  eventually "5 machines" 5 model_machine_list "$NS" hc5 'length'
   eventually "the scale is recorded 3 -> 5" "3->5" \
     bash -c "curl -sf http://127.0.0.1:$MODEL_PORT/records | jq -rs '[.[] | select(.event == \"scale\" and .object == \"$NS-hc5/sc\")][0] | \"\(.from)->\(.to)\"'"
   now_is "2 machines created by the scale-up (after the first 3)" 5 model_count machine-created "$NS-hc5/sc"
   now_is "the MachineDeployment status says 5" 5 md_get "$NS" hc5 sc .status.replicas
   local victim
-  victim=$(model_machines "$NS" hc5 '.[0].metadata.name')
+  victim=$(model_machine_list "$NS" hc5 '.[0].metadata.name')
   must k delete configmap -n "$NS-hc5" "$victim" || return
   eventually "a machine deleted by remediation is replaced" 1 model_count remediation-replacement "$NS-hc5/sc"
-  eventually "5 machines again" 5 model_machines "$NS" hc5 'length'
+  eventually "5 machines again" 5 model_machine_list "$NS" hc5 'length'
   now_is "no scale recorded for it" 1 bash -c "curl -sf http://127.0.0.1:$MODEL_PORT/records | jq -s '[.[] | select(.event == \"scale\" and .object == \"$NS-hc5/sc\")] | length'"
 }
 
@@ -218,7 +218,7 @@ np_scale_and_remediation() {
 np_inplace() {
   must mk_hc "$NS" hc6 || return
   must mk_model_pool "$NS" ip hc6 InPlace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 model_machines "$NS" hc6 'length'
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc6 'length'
   local t0 t1
   t0=$(ms_get "$NS" hc6 ip ".metadata.annotations[\"hypershift.openshift.io/nodePoolTargetConfigVersion\"]")
   check "the MachineSet has a target config version" test -n "$t0"
@@ -242,7 +242,7 @@ np_inplace() {
 paused_until() {
   must mk_hc "$NS" hc7 || return
   must mk_model_pool "$NS" pu hc7 Replace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 model_machines "$NS" hc7 'length'
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc7 'length'
   local until
   until=$(rfc3339 $(($(model_sim_now) + 240))) # 4 simulated minutes ahead
   must np_set "$NS" pu "{\"pausedUntil\": \"$until\"}" || return
@@ -259,8 +259,8 @@ paused_until() {
   # The HostedCluster: paused indefinitely, nothing is initiated, and the
   # Cluster stops Cluster API: a scale does not reach the machines.
   EVENTUALLY=10 eventually "the NodePool's rollout has finished" 2 model_count replacement-done "$NS-hc7/pu"
-  eventually "2 machines, both 4.17.1" 2 model_machines "$NS" hc7 '[.[] | select(.data.version == "4.17.1")] | length'
-  now_is "and no other" 2 model_machines "$NS" hc7 'length'
+  eventually "2 machines, both 4.17.1" 2 model_machine_list "$NS" hc7 '[.[] | select(.data.version == "4.17.1")] | length'
+  now_is "and no other" 2 model_machine_list "$NS" hc7 'length'
   must hc_set "$NS" hc7 '{"pausedUntil": "true"}' || return
   eventually "the Cluster gets spec.paused" true cluster_spec_paused "$NS" hc7
   must hc_set "$NS" hc7 "{\"release\": {\"image\": \"$REL1\"}}" || return
@@ -268,11 +268,11 @@ paused_until() {
   eventually "the MachineDeployment gets 4 replicas (HyperShift's NodePool part runs)" 4 md_get "$NS" hc7 pu .spec.replicas
   sleep 2
   now_is "no initiation while the HostedCluster is paused" 0 model_count controlplane-initiation "$NS/hc7"
-  now_is "the paused Cluster's machines do not scale" 2 model_machines "$NS" hc7 'length'
+  now_is "the paused Cluster's machines do not scale" 2 model_machine_list "$NS" hc7 'length'
   must hc_set "$NS" hc7 '{"pausedUntil": null}' || return
   eventually "unpaused: the initiation" 1 model_count controlplane-initiation "$NS/hc7"
   eventually "unpaused: the Cluster runs again" false cluster_spec_paused "$NS" hc7
-  eventually "unpaused: 4 machines" 4 model_machines "$NS" hc7 'length'
+  eventually "unpaused: 4 machines" 4 model_machine_list "$NS" hc7 'length'
 }
 
 # The record and the summary: the file has what /records serves, writes are
