@@ -64,9 +64,8 @@ check_eq "HyperShift writes no new target" "$target0" "$(get "$MS" ".metadata.an
 check_eq "nor new user data" "$ud0" "$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)"
 check_eq "no in-place update started" 0 "$(model_count inplace-update-start "$HCP_NS/ip")"
 api PATCH "$(np_path "$NS" ip)" '{"spec": {"replicas": 4}}' >/dev/null
-scaled() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 4 ]; }
 t0=$(now_us)
-check "while held, a scale from 3 to 4 reaches Cluster API" wait_for 5 scaled
+check "while held, a scale from 3 to 4 reaches Cluster API" wait_for 5 model_machines "$HCP_NS/ip" 4
 echo "# figure: InPlace pool held: NodePool scale 3 -> 4 to the machine created in $((($(now_us) - t0) / 1000)) ms"
 check_eq "still unpaused" unpaused "$(pause_state "$MS")"
 w0=$(model_summary | jq -r --arg k "MachineSet $HCP_NS/ip" '.observed[$k] // 0')

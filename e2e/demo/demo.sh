@@ -645,10 +645,10 @@ alive() {
   kill -0 "$MODEL_PID" 2>/dev/null || { tail -20 "$MODEL_LOG" >&2; die "the model exited early (log: $MODEL_LOG)"; }
 }
 
-# request KIND PLURAL NAME PATCH WHAT: someone's merge patch of a
+# send_request KIND PLURAL NAME PATCH WHAT: someone's merge patch of a
 # HostedCluster or NodePool (as OCM would write it), printed with what the
 # API server answered: the webhook's warning says what it held.
-request() {
+send_request() {
   local code at text=$5 w
   at=$(date -u -d "@$(demo_sim_now)" +%Y-%m-%dT%H:%M:%SZ)
   printf '%s|0\t<barrier>%s\n' "${at:0:16}" "$3" >&3
@@ -689,16 +689,16 @@ requests() {
   sleep_until_instant "$REQUEST_AT"
   # Four people at once: each answer comes back on its own.
   local pids=() p
-  request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+  send_request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
     "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
   pids+=($!)
-  request HostedCluster hostedclusters staging "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+  send_request HostedCluster hostedclusters staging "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
     "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
   pids+=($!)
-  request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+  send_request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
     "someone asks for release $(version "$RELEASE_NEXT") for the nodes (Replace: new machines)" &
   pids+=($!)
-  request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
+  send_request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
     "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)" &
   pids+=($!)
   for p in "${pids[@]}"; do wait "$p" || die "a request failed"; done
