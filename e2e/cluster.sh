@@ -65,12 +65,8 @@ check_name() {
 
 # ---- ports ------------------------------------------------------------------
 
-# Free means no socket at all uses the port, listening or connected.
-port_free() {
-  # Not `ss | grep -q`: under pipefail, grep quitting early kills ss with
-  # SIGPIPE and a busy port would look free.
-  [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]
-}
+# A port is free for an instance when no socket at all uses it, listening or
+# connected (port_free PORT any, of e2e/lib.sh).
 
 # Ports already promised to other instances of this tree (running or not).
 ports_taken() {
@@ -92,7 +88,7 @@ pick_ports() {
   # connections cannot be holding the port when the server binds it.
   for p in $(seq "$PORT_MIN" "$PORT_MAX"); do
     [[ "$taken" == *" $p "* ]] && continue
-    port_free "$p" || continue
+    port_free "$p" any || continue
     want+=("$p")
     n=$((n + 1))
     [ $n -eq $count ] && break
@@ -429,12 +425,12 @@ cmd_up_one() {
   gen_tokens
   write_client_files
   if ! pid_alive etcd >/dev/null; then
-    port_free "$ETCD_CLIENT_PORT" && port_free "$ETCD_PEER_PORT" ||
+    port_free "$ETCD_CLIENT_PORT" any && port_free "$ETCD_PEER_PORT" any ||
       e2e_die "$inst: etcd ports $ETCD_CLIENT_PORT/$ETCD_PEER_PORT are in use"
     start_etcd
   fi
   if ! pid_alive apiserver >/dev/null; then
-    port_free "$APISERVER_PORT" || e2e_die "$inst: port $APISERVER_PORT is in use"
+    port_free "$APISERVER_PORT" any || e2e_die "$inst: port $APISERVER_PORT is in use"
     start_apiserver
   fi
   wait_ready

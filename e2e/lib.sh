@@ -1,5 +1,10 @@
-# Shared helpers for the local-cluster scripts under e2e/. Sourced, not run.
+# Shared helpers for the local-cluster scripts under e2e/. Sourced, not run;
+# e2e/controller/lib.sh sources it, so every controller suite has it too.
 # shellcheck shell=bash disable=SC2034
+
+# Loaded once: a script that sources it twice keeps its tallies.
+[ -n "${E2E_LIB_LOADED:-}" ] && return 0
+E2E_LIB_LOADED=1
 
 # Where machine-wide build products live (outside the work tree, so the
 # apiserver is built once per machine and survives `make clean`).
@@ -153,4 +158,84 @@ go_build_status() {
   else
     echo "$name: $(grep -cv ' ' "$PROGRESS_FILE.log" 2>/dev/null) of $total packages compiled"
   fi
+}
+
+# ---- results ------------------------------------------------------------------
+
+# The tallies that summary prints; too_late counts the failures that say the
+# check ran "too late (machine too slow?)" (e2e/controller/lib.sh runs those
+# scenarios again with slower clocks).
+passed=0 failed=0 too_late=0
+# ok DESC: one passed check, as "ok   - [SCENARIO: ]DESC".
+ok() { passed=$((passed + 1)); echo "ok   - ${SCENARIO:+$SCENARIO: }$1"; }
+# not_ok DESC [WHY]: one failed check, as "FAIL - [SCENARIO: ]DESC[: WHY]".
+not_ok() {
+  failed=$((failed + 1))
+  case ${2:-} in *"too late (machine too slow?)"*) too_late=$((too_late + 1)) ;; esac
+  echo "FAIL - ${SCENARIO:+$SCENARIO: }$1${2:+: $2}"
+}
+# check NAME COMMAND...: passes when COMMAND succeeds (WHY, when set, says why not).
+check() {
+  local name=$1
+  shift
+  if "$@"; then ok "$name"; else not_ok "$name" "${WHY:-}"; fi
+  WHY=""
+}
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+  if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected '$2', got '$3'"; fi
+}
+# in_range DESC VALUE LO HI: LO <= VALUE <= HI (numbers).
+in_range() {
+  if [ -n "$2" ] && awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'; then
+    ok "$1"
+  else
+    not_ok "$1" "got '$2', expected between $3 and $4"
+  fi
+}
+# check_contains NAME NEEDLE HAYSTACK
+check_contains() {
+  if [[ "$3" == *"$2"* ]]; then ok "$1"; else not_ok "$1" "'$3' does not contain '$2'"; fi
+}
+# summary: prints "N passed, N failed"; fails when a check failed.
+summary() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+# ---- the cluster --------------------------------------------------------------
+
+# k ARGS...: kubectl against the instance whose kubeconfig is $KCFG.
+k() { kubectl --kubeconfig "$KCFG" "$@"; }
+
+# ---- time and ports -----------------------------------------------------------
+
+# now_us: the real time in microseconds since the epoch.
+now_us() { echo "${EPOCHREALTIME/./}"; }
+# secs TIME: TIME (any form date -d reads) in epoch seconds, with nanoseconds.
+secs() { date -u -d "$1" +%s.%N; }
+
+# port_free PORT [any]: no socket listens on PORT; with "any", no socket of
+# any state uses it (listening or connected).
+port_free() {
+  # Not `ss | grep -q`: under pipefail, grep quitting early kills ss with
+  # SIGPIPE and a busy port would look free.
+  if [ "${2:-}" = any ]; then
+    [ -z "$(ss -Htan "sport = :$1" 2>/dev/null)" ]
+  else
+    [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]
+  fi
+}
+# free_port [AVOID]: prints a port nothing listens on, other than AVOID and
+# the one printed last in this shell. The ports lie between the test
+# clusters' (26443-26999) and the kernel's ephemeral range (32768 and up),
+# so outgoing connections cannot be holding them.
+# shellcheck disable=SC2120 # AVOID is optional
+free_port() {
+  local p
+  while :; do
+    p=$((27000 + RANDOM % 5700))
+    [ "$p" != "${1:-}" ] && port_free "$p" && [ "$p" != "${FREE_PORT_LAST:-}" ] &&
+      { FREE_PORT_LAST=$p; echo "$p"; return; }
+  done
 }

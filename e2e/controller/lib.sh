@@ -4,52 +4,18 @@
 # shellcheck shell=bash disable=SC2034
 
 CTL_E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=e2e/lib.sh
+. "$CTL_E2E_DIR/../lib.sh"
 CTL_REPO=$(cd "$CTL_E2E_DIR/../.." && pwd)
 HCP_BIN=${HCP_BIN:-$CTL_REPO/build/hcp-controller}
 
 CM=changemanagement.hypershift.openshift.io
 PAUSED_ANN=cluster.x-k8s.io/paused
 MARKER_ANN=$CM/paused-by
+LABEL=$CM/opted-in # the label the controller puts on what it guards
 HS=/apis/hypershift.openshift.io/v1beta1
 CAPI=/apis/cluster.x-k8s.io/v1beta1
 HCMP_API=/apis/$CM/v1alpha1
-
-# ---- results ------------------------------------------------------------------
-
-passed=0 failed=0 too_late=0
-ok() { passed=$((passed + 1)); echo "ok   - ${SCENARIO:+$SCENARIO: }$1"; }
-not_ok() {
-  failed=$((failed + 1))
-  case ${2:-} in *"too late (machine too slow?)"*) too_late=$((too_late + 1)) ;; esac
-  echo "FAIL - ${SCENARIO:+$SCENARIO: }$1${2:+: $2}"
-}
-# check NAME COMMAND...: passes when COMMAND succeeds.
-check() {
-  local name=$1
-  shift
-  if "$@"; then ok "$name"; else not_ok "$name" "${WHY:-}"; fi
-  WHY=""
-}
-# check_eq NAME EXPECTED ACTUAL
-check_eq() {
-  if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected '$2', got '$3'"; fi
-}
-# in_range DESC VALUE LO HI: LO <= VALUE <= HI (numbers).
-in_range() {
-  if [ -n "$2" ] && awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'; then
-    ok "$1"
-  else
-    not_ok "$1" "got '$2', expected between $3 and $4"
-  fi
-}
-# check_contains NAME NEEDLE HAYSTACK
-check_contains() {
-  if [[ "$3" == *"$2"* ]]; then ok "$1"; else not_ok "$1" "'$3' does not contain '$2'"; fi
-}
-summary() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-}
 
 # ---- environment ----------------------------------------------------------------
 
@@ -68,8 +34,6 @@ load_cluster_env() {
   curl -sf --max-time 5 --cacert "$E_CA" -H "Authorization: Bearer $ADMIN_TOKEN" \
     "$E_SERVER/readyz" >/dev/null
 }
-
-k() { kubectl --kubeconfig "$KCFG" "$@"; }
 
 # api METHOD PATH [BODY [CONTENT-TYPE]]: prints the response body; fails on a
 # status >= 400 (the body is still printed).
@@ -262,6 +226,33 @@ md_rollout_status() {
 }
 md_status_path() { echo "/apis/cluster.x-k8s.io/v1beta2/namespaces/$1-$2/machinedeployments/$3/status"; } # NS HC NP
 
+# mk_pool NAME TYPE REPLICAS [POLICY [CLUSTER]]: a NodePool in $NS of
+# HostedCluster CLUSTER (a) at $REL0, upgradeType TYPE, with the policy
+# annotation POLICY (weekend; "" for a pool without a stanza); not_ok when
+# the API server refuses it.
+mk_pool() {
+  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" --argjson r "$3" \
+    --arg p "${4-weekend}" --arg c "${5:-a}" '{
+    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+    metadata: {name: $n, annotations: (if $p == "" then {} else {"changemanagement.hypershift.openshift.io/policy": $p} end)},
+    spec: {clusterName: $c, replicas: $r, management: {upgradeType: $t}, release: {image: $img}}}')" \
+    application/json >/dev/null || not_ok "NodePool $1"
+}
+
+# machines_json POOL: the machines of pool POOL that the model (e2e/model)
+# records in namespace $HCP_NS and is not deleting, as a JSON array.
+machines_json() {
+  api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
+    jq -c --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
+      (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))]'
+}
+# running_machines POOL: how many of them are Running.
+running_machines() { machines_json "$1" | jq '[.[] | select(.data.state == "Running")] | length'; }
+
+# first_real EVENT OBJECT: the real time of the model's first record of
+# EVENT about OBJECT (empty when none; needs e2e/model/lib.sh).
+first_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[0] // ""'; }
+
 # mk_policy NS NAME SPEC-JSON
 mk_policy() {
   api POST "$HCMP_API/namespaces/$1/hostedchangemanagementpolicies" "$(jq -nc --arg n "$2" \
@@ -292,6 +283,11 @@ cm_status() {
 }
 np_path() { echo "$HS/namespaces/$1/nodepools/$2"; }
 hcmp_path() { echo "$HCMP_API/namespaces/$1/hostedchangemanagementpolicies/$2"; }
+# hc_cm NS NAME JQ / np_cm NS NAME JQ: cm_status of HostedCluster or NodePool NAME.
+hc_cm() { cm_status "$1" hostedcluster "$2" "$3"; }
+np_cm() { cm_status "$1" nodepool "$2" "$3"; }
+# np_get NAME JQ: one value of NodePool NAME in namespace $NS.
+np_get() { get "$(np_path "$NS" "$1")" "$2"; }
 
 # pause_state PATH: "paused+marker" (paused by the controller), "paused"
 # (somebody else's pause), "unpaused", "unpaused+marker" (a stale marker),
@@ -308,16 +304,32 @@ is_state() { [ "$(pause_state "$1")" = "$2" ]; }
 
 # cond PATH TYPE FIELD: a status condition's field.
 cond() { get "$1" ".status.conditions // [] | map(select(.type == \"$2\")) | .[0].$3 // \"\""; }
+# hc_cond_sr NS NAME TYPE / np_cond_sr NS NAME TYPE: "status/reason" of a
+# condition of HostedCluster or NodePool NAME.
+hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
+np_cond_sr() { echo "$(cond "$(np_path "$1" "$2")" "$3" status)/$(cond "$(np_path "$1" "$2")" "$3" reason)"; }
+
+# label_of PATH: the opted-in label of the object at PATH ("none" without one).
+label_of() { get "$1" ".metadata.labels[\"$LABEL\"] // \"none\""; }
+# labelled PATH: the object at PATH carries the opted-in label "true".
+labelled() { [ "$(label_of "$1")" = true ]; }
+# np_labelled NAME: NodePool NAME in namespace $NS carries it.
+np_labelled() { labelled "$(np_path "$NS" "$1")"; }
+# initiated NAME: how many ChangesInitiated Events there are about NAME in $NS.
+initiated() { count_events "$NS" "$1" ChangesInitiated; }
+# set_annotations PATH JSON-OBJECT: merges the annotations into the object.
+set_annotations() { api PATCH "$1" "{\"metadata\": {\"annotations\": $2}}" >/dev/null; }
 
 # events NS OBJECT: "reason" lines of the Events about OBJECT.
 events() {
   api GET "/api/v1/namespaces/$1/events" 2>/dev/null |
     jq -r --arg o "$2" '.items[] | select(.involvedObject.name == $o) | .reason'
 }
+# count_events NS OBJECT REASON: how many Events about OBJECT have REASON.
+count_events() { events "$1" "$2" | grep -c "^$3\$"; }
 
 # ---- time ---------------------------------------------------------------------
 
-now_us() { echo "${EPOCHREALTIME/./}"; }
 epoch() { date -u -d "$1" +%s; }
 rfc3339() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
 
@@ -403,17 +415,6 @@ expect_at() {
 }
 
 # ---- the controller ---------------------------------------------------------------
-
-port_free() { [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
-# Ports between the test clusters' (26443-26999) and the kernel's ephemeral
-# range (32768 and up), so outgoing connections cannot be holding them.
-free_port() {
-  local p
-  while :; do
-    p=$((27000 + RANDOM % 5700))
-    port_free "$p" && [ "$p" != "${CTL_LAST_PORT:-}" ] && { CTL_LAST_PORT=$p; echo "$p"; return; }
-  done
-}
 
 # start_ctl NAME NS START SCALE [FLAGS...]: runs a controller in the
 # background for namespace NS with a simulated clock starting at START, waits

@@ -32,9 +32,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/model/lib.sh
 . "$here/../model/lib.sh"
 
-REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
-REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
-REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
 SIM0=2026-03-06T14:00:00Z # Friday 14:00
 OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
 SCALE=600                 # a real second is ten simulated minutes: 66 s to the window
@@ -51,21 +48,14 @@ mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 WH_FAILURE_POLICY=Ignore holds_webhook_config "$DEAD" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 
-start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 50m --hc-status || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start c --replacement-duration 50m --hc-status
 api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
   apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
   metadata: {name: "np1", annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
   spec: {clusterName: "a", replicas: 3, management: {upgradeType: "Replace"},
          release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool np1"
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/np1
-has_machines() { [ "$(model_count machine-created "$HCP_NS/np1")" -ge 3 ] 2>/dev/null; }
-check "the model created the MachineDeployment and its machines" wait_for 20 has_machines
+check "the model created the MachineDeployment and its machines" wait_for 20 model_machines "$HCP_NS/np1" 3
 check_eq "restricted, merely waiting: the MachineDeployment is not paused" unpaused "$(pause_state "$MD")"
 unheld() { metric c "$UNHELD\\{kind=\"$1\",system=\"[^\"]*\"\\}"; }
 check_eq "nothing counted yet (HostedCluster)" 0 "$(unheld HostedCluster)"

@@ -41,7 +41,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 SIM0=2026-03-07T00:40:00Z # Saturday 00:40
 OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
 SCALE=30                  # 20 simulated minutes: 40 s real
-LABEL=changemanagement.hypershift.openshift.io/opted-in
 WH_NAME=hcp-e2e-cmhold-$$
 
 webhook_scenario_begin
@@ -93,7 +92,6 @@ sleep 2 # the API server's webhook configuration informer
 # edit NAME VALUE: a merge patch of data.config; prints the answer's body.
 edit() { api PATCH "$CMS/$1" "{\"data\": {\"config\": \"$2\"}}"; }
 data_of() { get "$CMS/$1" .data.config; }
-label_of() { get "$CMS/$1" ".metadata.labels[\"$LABEL\"] // \"none\""; }
 # modified NAME: the watch's MODIFIED events of ConfigMap NAME so far.
 modified() {
   jq -s --arg n "$1" 'map(select(.type == "MODIFIED" and .object.metadata.name == $n)) | length' \
@@ -102,10 +100,10 @@ modified() {
 absent_logged() { grep -c 'does not exist.*missing-cm' "${CTL_LOG[a]}"; }
 
 SCENARIO=labels
-eventually "tuned, named by np, gets the opted-in label" true label_of tuned
-eventually "shared, named by np and np2, gets the opted-in label" true label_of shared
-now_is "other, named by no NodePool, has none" none label_of other
-now_is "free-cm, named by a pool without a stanza, has none" none label_of free-cm
+eventually "tuned, named by np, gets the opted-in label" true label_of "$CMS/tuned"
+eventually "shared, named by np and np2, gets the opted-in label" true label_of "$CMS/shared"
+now_is "other, named by no NodePool, has none" none label_of "$CMS/other"
+now_is "free-cm, named by a pool without a stanza, has none" none label_of "$CMS/free-cm"
 sleep 2
 now_is "one write of tuned (the label), no loop" 1 modified tuned
 now_is "one write of shared (the label), no loop" 1 modified shared
@@ -143,7 +141,7 @@ edit free-cm v2 >/dev/null
 check_eq "an edit of a ConfigMap named by a pool without a stanza goes through" v2 "$(data_of free-cm)"
 api DELETE "$(np_path "$NS" np2)" >/dev/null || not_ok "np2 deleted"
 sleep 1
-now_is "np2 deleted, shared keeps its label (np names it)" true label_of shared
+now_is "np2 deleted, shared keeps its label (np names it)" true label_of "$CMS/shared"
 edit shared v2 >/dev/null
 check_eq "and an edit of shared's data is refused" v1 "$(data_of shared)"
 before_sim a "$OPEN" || not_ok "the checks above ran before the window"
@@ -157,14 +155,14 @@ mk_cm missing-cm v1
 # (its ValidMachineConfig condition); any event of the pool tries again.
 api PATCH "$(np_path "$NS" np)" '{"metadata": {"annotations": {"e2e/touch": "1"}}}' >/dev/null ||
   not_ok "an event of np"
-eventually "missing-cm, created, gets the label at the pool's next event" true label_of missing-cm
+eventually "missing-cm, created, gets the label at the pool's next event" true label_of "$CMS/missing-cm"
 now_is "its absence was logged once" 1 absent_logged
 now_is "and told once (no second Event on its retries)" 1 absent_events
 api PATCH "$(np_path "$NS" np)" '{"spec": {"config": [{"name": "shared"}]}}' >/dev/null ||
   not_ok "np names only shared"
-eventually "tuned, named no more, loses the label" none label_of tuned
-eventually "missing-cm, named no more, loses the label" none label_of missing-cm
-now_is "shared, still named by np, keeps it" true label_of shared
+eventually "tuned, named no more, loses the label" none label_of "$CMS/tuned"
+eventually "missing-cm, named no more, loses the label" none label_of "$CMS/missing-cm"
+now_is "shared, still named by np, keeps it" true label_of "$CMS/shared"
 w0=$(metric a hcp_controller_writes_total)
 sleep 2
 now_is "nothing more is written (no loop)" "$w0" metric a hcp_controller_writes_total

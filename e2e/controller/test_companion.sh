@@ -20,7 +20,6 @@ set -uo pipefail
 . "$(dirname "$0")/../model/lib.sh"
 
 TOL=2.5
-hcms() { cm_status "$1" "$2" "$3" "$4"; }
 rv_of() { get "$1" .metadata.resourceVersion; }
 echo_cond_sr() { echo "$(cond "$1" "$2" status)/$(cond "$1" "$2" reason)"; }
 
@@ -38,19 +37,19 @@ companion_follows_windows() {
   np_same=$(hcms_path "$ns" nodepool hc1)
   start_ctl a "$ns" 2026-03-06T23:58:00Z 10 || { not_ok "controller starts"; return; }
   EVENTUALLY=5 eventually "HostedCluster companion: paused until the window" \
-    ChangesPaused/2026-03-07T00:00:00Z hcms "$ns" hostedcluster hc1 '.current | "\(.state)/\(.endTime)"'
+    ChangesPaused/2026-03-07T00:00:00Z cm_status "$ns" hostedcluster hc1 '.current | "\(.state)/\(.endTime)"'
   now_is "its next window" ChangesUnpaused/2026-03-07T00:00:00Z/2026-03-07T00:05:00Z \
-    hcms "$ns" hostedcluster hc1 '.next | "\(.state)/\(.startTime)/\(.endTime)"'
+    cm_status "$ns" hostedcluster hc1 '.next | "\(.state)/\(.startTime)/\(.endTime)"'
   now_is "strategy as written, strategy in force, policy" ByPolicy/MaintenanceSchedule/weekly \
-    hcms "$ns" hostedcluster hc1 '"\(.strategy)/\(.strategyInForce)/\(.policy)"'
+    cm_status "$ns" hostedcluster hc1 '"\(.strategy)/\(.strategyInForce)/\(.policy)"'
   now_is "history: one ongoing period" 1/ChangesPaused/null \
-    hcms "$ns" hostedcluster hc1 '.history | "\(length)/\(.[0].state)/\(.[0].endTime)"'
+    cm_status "$ns" hostedcluster hc1 '.history | "\(length)/\(.[0].state)/\(.[0].endTime)"'
   uid=$(get "$(hc_path "$ns" hc1)" .metadata.uid)
   now_is "owned by the HostedCluster" "HostedCluster/hc1/$uid" \
     get "$hcs" '.metadata.ownerReferences[0] | "\(.kind)/\(.name)/\(.uid)"'
   now_is "target" HostedCluster/hc1 get "$hcs" '.target | "\(.kind)/\(.name)"'
   eventually "NodePool without a stanza of its own: companion (its cluster constrains it)" \
-    None/hc1/2026-03-07T00:00:00Z hcms "$ns" nodepool np1 \
+    None/hc1/2026-03-07T00:00:00Z cm_status "$ns" nodepool np1 \
     '"\(.strategy)/\(.clusterConstraint.hostedCluster)/\(.clusterConstraint.startTime)"'
   eventually "NodePool named like the HostedCluster: a companion of its own" NodePool/hc1 \
     get "$np_same" '.target | "\(.kind)/\(.name)"'
@@ -63,13 +62,13 @@ companion_follows_windows() {
   rv0=$(rv_of "$hcs") rvnp0=$(rv_of "$hcs_np")
 
   expect_at a "companion: in the window at 00:00" 2026-03-07T00:00:00Z "$TOL" \
-    is_eq ChangesUnpaused hcms "$ns" hostedcluster hc1 .current.state
+    is_eq ChangesUnpaused cm_status "$ns" hostedcluster hc1 .current.state
   eventually "history: the window on top, the closed period ended at 00:00" \
     2/ChangesUnpaused/2026-03-07T00:00:00Z/ChangesPaused/2026-03-07T00:00:00Z \
-    hcms "$ns" hostedcluster hc1 \
+    cm_status "$ns" hostedcluster hc1 \
     '.history | "\(length)/\(.[0].state)/\(.[0].startTime)/\(.[1].state)/\(.[1].endTime)"'
   now_is "next: paused from 00:05" ChangesPaused/2026-03-07T00:05:00Z \
-    hcms "$ns" hostedcluster hc1 '.next | "\(.state)/\(.startTime)"'
+    cm_status "$ns" hostedcluster hc1 '.next | "\(.state)/\(.startTime)"'
   out=$(k get hcms -n "$ns" 2>&1)
   check_contains "kubectl get hcms: the columns" "NAME KIND TARGET STRATEGY STATE NEXT CHANGE HELD AGE" \
     "$(echo "$out" | head -1 | tr -s ' ')"
@@ -92,7 +91,7 @@ companion_follows_windows() {
 
   # Someone edits a companion: the controller puts it back.
   must api PATCH "$hcs" '{"status": {"behavior": {"current": {"state": "ChangesPaused"}}}}' || return
-  eventually "an edited companion is restored" ChangesUnpaused hcms "$ns" hostedcluster hc1 .current.state
+  eventually "an edited companion is restored" ChangesUnpaused cm_status "$ns" hostedcluster hc1 .current.state
   # The stanza goes: so does the companion (the NodePool's own stays, the
   # one following only the cluster goes too).
   must api PATCH "$(hc_path "$ns" hc1)" "{\"metadata\": {\"annotations\": {\"$CM/policy\": null}}}" || return

@@ -42,29 +42,13 @@ WPORT=$(free_port)
 holds_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
 mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
-start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --hc-status \
-  --controlplane-update-duration 30m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
-# mk_pool NAME REPLICAS
-mk_pool() {
-  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --argjson r "$2" '{
-    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
-    spec: {clusterName: "a", replicas: $r, management: {upgradeType: "Replace"}, release: {image: $img}}}')" \
-    application/json >/dev/null || not_ok "NodePool $1"
-}
-mk_pool rp 2
-mk_pool ahead 1
-np_get() { get "$(np_path "$NS" "$1")" "$2"; }
-labelled() { [ "$(np_get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
+model_scenario_start a --replacement-duration 10m --hc-status \
+  --controlplane-update-duration 30m
+mk_pool rp Replace 2
+mk_pool ahead Replace 1
 settled() {
   [ "$(np_get rp .status.version)" = 4.17.0 ] && [ "$(np_get ahead .status.version)" = 4.17.0 ] &&
-    labelled rp && labelled ahead
+    np_labelled rp && np_labelled ahead
 }
 check "the pools run 4.17.0 and are opted in" wait_for 30 settled
 still_before a "$OPEN" "the pools came up" || { summary; exit 1; }
@@ -100,8 +84,6 @@ fi
 check "the control plane completes 4.17.1 (status.version.history Completed)" wait_for 20 cp_done
 rp_started() { [ "$(model_count replacement-start "$HCP_NS/rp")" -ge 1 ]; }
 check "then rp's rollout starts" wait_for 10 rp_started
-first_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[0] // ""'; }
-secs() { date -u -d "$1" +%s.%N; }
 done_at=$(first_real controlplane-completed "$NS/a")
 start_at=$(first_real replacement-start "$HCP_NS/rp")
 before=$(model_records | jq -s --arg o "$HCP_NS/rp" --arg d "$done_at" \

@@ -77,14 +77,8 @@ for ((i = 0; i < N; i++)); do
   done
 done
 
-start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 20m --hc-status || {
-  not_ok "model started"
-  summary
-  exit 1
-}
-ready() {
+model_scenario_start c --replacement-duration 20m --hc-status
+fleet_ready() {
   [ "$(model_records | jq -s '[.[] | select(.event == "machine-created")] | length')" -ge $((2 * N)) ] &&
     [ "$(model_records | jq -s '[.[] | select(.event == "machineset-created")] | length')" -ge "$N" ] &&
     [ "$(api GET "$CAPI/machinedeployments?labelSelector=changemanagement.hypershift.openshift.io%2Fopted-in%3Dtrue" |
@@ -92,7 +86,7 @@ ready() {
     [ "$(api GET "$CAPI/machinesets?labelSelector=changemanagement.hypershift.openshift.io%2Fopted-in%3Dtrue" |
       jq --arg p "$NS-" '[.items[] | select(.metadata.namespace | startswith($p))] | length')" -eq "$N" ]
 }
-check "the model created every pool's machines; the controller labelled them" wait_for 30 ready
+check "the model created every pool's machines; the controller labelled them" wait_for 30 fleet_ready
 sleep 1 # what the model still does to converge is not a change of a running cluster
 
 # bump VERSION: a new release on every HostedCluster and NodePool, all

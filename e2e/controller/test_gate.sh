@@ -23,9 +23,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 WH_NAME=hcp-e2e-gate-$$
 GATE_LATENCY=2 # real seconds from "healthy" to the release let through
 
-hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
-hc_cm() { cm_status "$1" hostedcluster "$2" "$3"; }
-count_events() { events "$1" "$2" | grep -c "^$3\$"; }
 gate_holds() { metric a 'change_management_health_gate_holds_total\{kind="HostedCluster",system="control-plane"\}'; }
 
 # set_hc_health NS NAME AVAILABLE DEGRADED: HyperShift's Available and

@@ -9,7 +9,6 @@ set -uo pipefail
 # shellcheck source=e2e/controller/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-set_annotations() { api PATCH "$1" "{\"metadata\": {\"annotations\": $2}}" >/dev/null; }
 lease_holder() { get "/apis/coordination.k8s.io/v1/namespaces/$1/leases/$2" '.spec.holderIdentity // ""'; }
 leaders() { echo "$(metric a hcp_controller_leader)/$(metric b hcp_controller_leader)"; }
 one_leader() { case "$(leaders)" in 1/0 | 0/1) return 0 ;; *) return 1 ;; esac; }

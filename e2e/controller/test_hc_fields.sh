@@ -66,41 +66,16 @@ holds_webhook_config "$WPORT" "$NS" "$HCP_NS" |
     .objectSelector = {matchLabels: {"changemanagement.hypershift.openshift.io/opted-in": "true"}} else . end)' |
   if [ "${HC_FIELDS_HOLD:-1}" = 0 ]; then jq -c '.webhooks |= map(select(.clientConfig.url | endswith("/hold/hostedclusters") | not))'; else cat; fi |
   k apply -f - >/dev/null || not_ok "webhook configuration"
-start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
-# mk_pool NAME TYPE POLICY [CLUSTER]: POLICY "" for a pool without a stanza.
-mk_pool() {
-  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" --arg p "$3" \
-    --arg c "${4:-a}" '{
-    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-    metadata: {name: $n, annotations: (if $p == "" then {} else {"changemanagement.hypershift.openshift.io/policy": $p} end)},
-    spec: {clusterName: $c, replicas: 2, management: {upgradeType: $t}, release: {image: $img}}}')" \
-    application/json >/dev/null || not_ok "NodePool $1"
-}
-mk_pool p1 Replace weekend
-mk_pool p2 InPlace late
-mk_pool q1 Replace late b
-mk_pool r1 Replace "" c
+model_scenario_start a --replacement-duration 10m
+mk_pool p1 Replace 2 weekend
+mk_pool p2 InPlace 2 late
+mk_pool q1 Replace 2 late b
+mk_pool r1 Replace 2 "" c
 HCB=$(hc_path "$NS" b) HCC=$(hc_path "$NS" c)
-CMS=/api/v1/namespaces/$HCP_NS/configmaps
-running() {
-  api GET "$CMS?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
-    jq --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and .data.state == "Running" and
-      (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))] | length'
-}
-np_get() { get "$(np_path "$NS" "$1")" "$2"; }
-settled() { [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] && [ "$(np_get p1 .status.version)" = 4.17.0 ]; }
-check "the pools run on 2 nodes each" wait_for 30 settled
-labelled() { [ "$(get "$HC" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
-check "the controller opts the HostedCluster in" wait_for 10 labelled
-label_of() { get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // "none"'; }
-b_labelled() { [ "$(label_of "$HCB")" = true ]; }
-check "b (no stanza; its pool q1 has one) is opted in" wait_for 10 b_labelled
+p1_p2_settled() { [ "$(running_machines p1)" = 2 ] && [ "$(running_machines p2)" = 2 ] && [ "$(np_get p1 .status.version)" = 4.17.0 ]; }
+check "the pools run on 2 nodes each" wait_for 30 p1_p2_settled
+check "the controller opts the HostedCluster in" wait_for 10 labelled "$HC"
+check "b (no stanza; its pool q1 has one) is opted in" wait_for 10 labelled "$HCB"
 # ours OBJ: our writes of OBJ other than its status conditions.
 ours() { get "$1" '[.metadata.managedFields[]? | select(.manager == "hcp-controller" and .subresource != "status")] | length'; }
 check_eq "c (no stanza, nor its pool r1): no label" none "$(label_of "$HCC")"
@@ -168,22 +143,21 @@ check_eq "the request was applied and its record dropped" "http://proxy-2:3128 t
   "$(get "$HC" "\"\\(.spec.configuration.proxy.httpProxy) \\(.spec.additionalTrustBundle.name) \\(.metadata.annotations[\"$REQ\"] // \"none\")\"")"
 b_applied() { [ "$(get "$HCB" '.spec.configuration.proxy.httpProxy // "none"')" = http://proxy-b:3128 ]; }
 check "b: the held proxy is applied at q1's window" wait_for 10 b_applied
-initiated() { events "$NS" "$1" | grep -c '^ChangesInitiated$'; }
 a_told() { [ "$(initiated a)" -ge 1 ] && [ "$(initiated b)" -ge 1 ]; }
 check "ChangesInitiated told for the held fields applied (a, b)" wait_for 10 a_told
 sleep 1
 check_eq "ChangesInitiated exactly once each (a, b)" "1 1" "$(initiated a) $(initiated b)"
 check_eq "c: still no label, no write of ours (but its status)" "none 0" "$(label_of "$HCC") $(ours "$HCC")"
 check_eq "spec.pullSecret untouched" ps1 "$(get "$HC" .spec.pullSecret.name)"
-done_all() { [ "$(np_get p1 .status.version)" = 4.17.0 ] && [ "$(running p1)" = 2 ] && [ "$(running p2)" = 2 ] &&
+p1_p2_rolled() { [ "$(np_get p1 .status.version)" = 4.17.0 ] && [ "$(running_machines p1)" = 2 ] && [ "$(running_machines p2)" = 2 ] &&
   [ "$(get "$(md_path "$NS" a p1)" '.status.updatedReplicas // 0')" = 2 ]; }
-check "the rollouts complete" wait_for 30 done_all
+check "the rollouts complete" wait_for 30 p1_p2_rolled
 
 # ---- p3 with Sunday windows: no common instant, said so; an override applies it ----
 
 SCENARIO=disjoint
-mk_pool p3 Replace sunday
-three() { [ "$(running p3)" = 2 ]; }
+mk_pool p3 Replace 2 sunday
+three() { [ "$(running_machines p3)" = 2 ]; }
 check "p3 runs on 2 nodes" wait_for 30 three
 before="$(rollouts p1) $(rollouts p2) $(rollouts p3)"
 out=$(api PATCH "$HC" '{"spec": {"configuration": {"proxy": {"httpProxy": "http://proxy-3:3128"}}}}')

@@ -33,9 +33,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/model/lib.sh
 . "$here/../model/lib.sh"
 
-REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
-REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
-REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
 CLOSE=2026-03-07T05:00:00Z
 SIM0=2026-03-06T18:00:00Z # Friday 18:00; the window opens Saturday 01:00
 OPEN=2026-03-07T01:00:00Z
@@ -57,29 +54,14 @@ api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL0"'"}}}' >/de
 holds_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null || not_ok "webhook configuration"
 
 SCENARIO=start
-start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 80m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start c --replacement-duration 80m
 # The pools: the model creates their MachineDeployments, as HyperShift does.
-# mk_pool NAME REPLICAS
-mk_pool() {
-  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --argjson r "$2" '{
-    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
-    spec: {clusterName: "a", replicas: $r, management: {upgradeType: "Replace"},
-           release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool $1"
-}
-mk_pool np1 2
-mk_pool np2 3
+mk_pool np1 Replace 2
+mk_pool np2 Replace 3
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/np1
 MD2=$CAPI/namespaces/$HCP_NS/machinedeployments/np2
-md_has_machines() { [ "$(model_count machine-created "$HCP_NS/$1")" -ge "$2" ] 2>/dev/null; }
 check "the model created the MachineDeployments and their machines" wait_for 20 eval \
-  'md_has_machines np1 2 && md_has_machines np2 3'
+  'model_machines "$HCP_NS/np1" 2 && model_machines "$HCP_NS/np2" 3'
 sleep 1
 check_eq "restricted, merely waiting: the MachineDeployment is not paused" unpaused "$(pause_state "$MD")"
 
@@ -132,8 +114,8 @@ check_eq "the request is recorded" "$REL1" \
   "$(jq -r '.metadata.annotations["changemanagement.hypershift.openshift.io/requested-release-image"]' <<<"$out")"
 pending() { [ "$(cond "$(hc_path "$NS" a)" ChangesPending status)" = True ]; }
 check "ChangesPending is True while held" wait_for 10 pending
-initiated() { [ -n "$(initiations "$REL1")" ]; }
-check "the control plane starts rolling to the held release" wait_for 60 initiated
+initiated_rel1() { [ -n "$(initiations "$REL1")" ]; }
+check "the control plane starts rolling to the held release" wait_for 60 initiated_rel1
 check_eq "no control-plane initiation before the window (model record)" "" "$(initiations "$REL1" "$OPEN")"
 # Real time from the controller's WindowOpened (its log line's timestamp)
 # to the model's initiation (the record's real time): no clock offset

@@ -85,7 +85,6 @@ put_secret() {
   api DELETE "/api/v1/namespaces/$hcp/secrets/service-network-admin-kubeconfig" >/dev/null 2>&1
   api POST "/api/v1/namespaces/$hcp/secrets" "$body" application/json >/dev/null
 }
-hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
 metric_at_least() { [ "$(metric "$1" "$2" 2>/dev/null | cut -d. -f1)" -ge "$3" ] 2>/dev/null; }
 
 # One HostedCluster projects into the hosted instance; a second one has no

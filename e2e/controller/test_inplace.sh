@@ -19,13 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/model/lib.sh
 . "$here/../model/lib.sh"
 
-REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
-REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
 SIM0=2026-03-06T18:00:00Z # Friday 18:00
 OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
 SCALE=600                 # a real second is ten simulated minutes: 42 s to the window
 WH_NAME=hcp-e2e-inplace-$$
-LABEL=changemanagement.hypershift.openshift.io/opted-in
 TARGET=hypershift.openshift.io/nodePoolTargetConfigVersion
 
 webhook_scenario_begin
@@ -41,25 +38,16 @@ mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 # The pools' requests here are about windows: the control plane has
 # completed the releases they ask for (hc_completed).
 hc_completed "$NS" a "$REL1" || not_ok "HostedCluster history"
-start_ctl c "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[c]}" --replacement-duration 30m || {
-  not_ok "model started"
-  summary
-  exit 1
-}
+model_scenario_start c --replacement-duration 30m
 api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" '{
   apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
   metadata: {name: "ip", annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
   spec: {clusterName: "a", replicas: 3, management: {upgradeType: "InPlace"},
          release: {image: $img}}}')" application/json >/dev/null || not_ok "NodePool ip"
 MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
-has_machines() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 3 ] 2>/dev/null; }
-check "the model created the MachineSet and its machines" wait_for 20 has_machines
-labelled() { [ "$(get "$MS" ".metadata.labels[\"$LABEL\"] // \"\"")" = true ]; }
-check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled
-np_labelled() { [ "$(get "$(np_path "$NS" ip)" ".metadata.labels[\"$LABEL\"] // \"\"")" = true ]; }
-check "and on the NodePool (the NodePool hold's objectSelector)" wait_for 10 np_labelled
+check "the model created the MachineSet and its machines" wait_for 20 model_machines "$HCP_NS/ip" 3
+check "the controller puts the opted-in label on the MachineSet" wait_for 10 labelled "$MS"
+check "and on the NodePool (the NodePool hold's objectSelector)" wait_for 10 np_labelled ip
 check_eq "restricted, merely waiting: the MachineSet is not paused" unpaused "$(pause_state "$MS")"
 
 # ---- restricted: the target is held -------------------------------------------------
@@ -76,9 +64,8 @@ check_eq "HyperShift writes no new target" "$target0" "$(get "$MS" ".metadata.an
 check_eq "nor new user data" "$ud0" "$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)"
 check_eq "no in-place update started" 0 "$(model_count inplace-update-start "$HCP_NS/ip")"
 api PATCH "$(np_path "$NS" ip)" '{"spec": {"replicas": 4}}' >/dev/null
-scaled() { [ "$(model_count machine-created "$HCP_NS/ip")" -ge 4 ]; }
 t0=$(now_us)
-check "while held, a scale from 3 to 4 reaches Cluster API" wait_for 5 scaled
+check "while held, a scale from 3 to 4 reaches Cluster API" wait_for 5 model_machines "$HCP_NS/ip" 4
 echo "# figure: InPlace pool held: NodePool scale 3 -> 4 to the machine created in $((($(now_us) - t0) / 1000)) ms"
 check_eq "still unpaused" unpaused "$(pause_state "$MS")"
 w0=$(model_summary | jq -r --arg k "MachineSet $HCP_NS/ip" '.observed[$k] // 0')

@@ -20,8 +20,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 TOL=2.5 # real seconds a transition may lag its boundary
 WH_NAME=hcp-e2e-minleft-$$
 
-hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
-count_events() { events "$1" "$2" | grep -c "^$3\$"; }
 
 # Daily windows [00:00, 23:00) UTC and a control-plane minimum of 2h: the
 # controller starts on Friday 22:00 (1h of the window left, the next window

@@ -51,48 +51,26 @@ mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 # The pools' requests here are about windows: the control plane has
 # completed the releases they ask for (hc_completed).
 hc_completed "$NS" a "$REL1" || not_ok "HostedCluster history"
-start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
-  --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
-model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[a]}" --replacement-duration 10m --token-ttl "$TTL" || {
-  not_ok "model started"
-  summary
-  exit 1
-}
-# mk_pool NAME TYPE
-mk_pool() {
-  api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" '{
-    apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
-    metadata: {name: $n, annotations: {"changemanagement.hypershift.openshift.io/policy": "weekend"}},
-    spec: {clusterName: "a", replicas: 3, management: {upgradeType: $t}, release: {image: $img}}}')" \
-    application/json >/dev/null || not_ok "NodePool $1"
-}
-mk_pool rp Replace
-mk_pool ip InPlace
-mk_pool cf Replace
+model_scenario_start a --replacement-duration 10m --token-ttl "$TTL"
+mk_pool rp Replace 3
+mk_pool ip InPlace 3
+mk_pool cf Replace 3
 MD=$CAPI/namespaces/$HCP_NS/machinedeployments/rp
 MS=$CAPI/namespaces/$HCP_NS/machinesets/ip
 CMS=/api/v1/namespaces/$HCP_NS/configmaps
 # running POOL: machines of POOL that are nodes (Running), and all of them.
-machines_json() {
-  api GET "$CMS?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
-    jq -c --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
-      (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))]'
-}
-running() { machines_json "$1" | jq '[.[] | select(.data.state == "Running")] | length'; }
-np_get() { get "$(np_path "$NS" "$1")" "$2"; }
-settled() {
-  [ "$(running rp)" = 3 ] && [ "$(running ip)" = 3 ] &&
+rp_ip_settled() {
+  [ "$(running_machines rp)" = 3 ] && [ "$(running_machines ip)" = 3 ] &&
     [ "$(np_get rp .status.version)" = 4.17.0 ] && [ "$(np_get ip .status.version)" = 4.17.0 ] &&
     [ "$(np_get rp .status.replicas)" = 3 ] && [ "$(np_get ip .status.replicas)" = 3 ]
 }
 check "the pools run 4.17.0 on 3 nodes each; HyperShift reports it (status.version, status.replicas)" \
-  wait_for 30 settled
+  wait_for 30 rp_ip_settled
 ud_rp=$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)
 ud_ip=$(get "$MS" .spec.template.spec.bootstrap.dataSecretName)
 echo "# running user data: rp $ud_rp, ip $ud_ip"
-labelled() { [ "$(np_get "$1" '.metadata.labels["changemanagement.hypershift.openshift.io/opted-in"] // ""')" = true ]; }
 check "the controller opts the NodePools in (the label the chart's objectSelector reads)" \
-  wait_for 10 eval 'labelled rp && labelled ip && labelled cf'
+  wait_for 10 eval 'np_labelled rp && np_labelled ip && np_labelled cf'
 
 # ---- restricted: 4.17.1 asked for, held at the NodePools, for longer than the TTL ----
 
@@ -132,7 +110,7 @@ check_eq "the Replace template stays" "$ud_rp" "$(get "$MD" .spec.template.spec.
 
 # Scale 3 -> 5 and a remediation during the hold: the new machines join.
 for p in rp ip; do api PATCH "$(np_path "$NS" $p)" '{"spec": {"replicas": 5}}' >/dev/null; done
-five() { [ "$(running rp)" = 5 ] && [ "$(running ip)" = 5 ]; }
+five() { [ "$(running_machines rp)" = 5 ] && [ "$(running_machines ip)" = 5 ]; }
 t0=$(now_us)
 check "the scale 3 -> 5 gives machines that become nodes (both pools)" wait_for 10 five
 echo "# figure: held past the token TTL: NodePool scale 3 -> 5 to 5 nodes in $((($(now_us) - t0) / 1000)) ms (both pools)"
@@ -140,13 +118,12 @@ follows() { [ "$(np_get rp .status.replicas)" = 5 ] && [ "$(np_get ip .status.re
 check "NodePool status.replicas follows the scale (HyperShift's status sync runs)" wait_for 10 follows
 victim=$(machines_json rp | jq -r '.[0].metadata.name')
 api DELETE "$CMS/$victim" >/dev/null || not_ok "machine $victim deleted"
-remediated() { [ "$(model_count remediation-replacement "$HCP_NS/rp")" -ge 1 ] && [ "$(running rp)" = 5 ]; }
-check "a machine deleted by remediation is replaced by one that becomes a node" wait_for 10 remediated
+rp_remediated() { [ "$(model_count remediation-replacement "$HCP_NS/rp")" -ge 1 ] && [ "$(running_machines rp)" = 5 ]; }
+check "a machine deleted by remediation is replaced by one that becomes a node" wait_for 10 rp_remediated
 check_eq "no machine failed to bootstrap (model record)" 0 \
   "$(model_records | jq -s '[.[] | select(.event == "bootstrap-failed")] | length')"
 check_eq "no rollout before the window (model record)" "0 0 0" \
   "$(model_count replacement-start "$HCP_NS/rp") $(model_count inplace-update-start "$HCP_NS/ip") $(model_count replacement-start "$HCP_NS/cf")"
-initiated() { events "$NS" "$1" | grep -c '^ChangesInitiated$'; }
 check_eq "no ChangesInitiated before the window" "0 0 0" "$(initiated rp) $(initiated ip) $(initiated cf)"
 check_eq "status.version still 4.17.0" "4.17.0 4.17.0" "$(np_get rp .status.version) $(np_get ip .status.version)"
 check_contains "the pool's ChangesPending names the held change" "The held change (release $REL1)" \
@@ -168,10 +145,10 @@ for ev in "replacement-start $HCP_NS/rp" "inplace-update-start $HCP_NS/ip"; do
   check "${ev#* }: not before the window (simulated $at)" eval '[[ $(epoch "$at") -ge $(epoch "$OPEN") ]]'
   in_range "${ev#* }: the rollout starts within 1 s (real) of the window opening" "$lag" 0 1
 done
-done_all() {
+rp_ip_rolled() {
   [ "$(np_get rp .status.version)" = 4.17.1 ] && [ "$(np_get ip .status.version)" = 4.17.1 ]
 }
-check "the rollouts complete and HyperShift reports 4.17.1 (status.version)" wait_for 40 done_all
+check "the rollouts complete and HyperShift reports 4.17.1 (status.version)" wait_for 40 rp_ip_rolled
 check_eq "the requests were applied" "$REL1 $REL1" "$(np_get rp .spec.release.image) $(np_get ip .spec.release.image)"
 cf_rolled() { [ "$(np_get cf '.spec.config[0].name // ""')" = tuned-2 ] && [ "$(model_count replacement-start "$HCP_NS/cf")" -ge 1 ]; }
 check "cf: its configuration is applied and rolled in the window" wait_for 20 cf_rolled

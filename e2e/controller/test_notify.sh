@@ -33,7 +33,6 @@ WH_NAME=hcp-e2e-notify-$$
 RECV_PID=
 TOKEN=e2e-token-$$-secret
 
-count_events() { events "$1" "$2" | grep -c "^$3\$"; }
 notif_metric() { metric a "hcp_controller_notifications_total\\{endpoint=\"recv\",result=\"$1\"\\}"; }
 
 # recv_start DIR PORT: the receiver; each POST's body goes to DIR/N.json,
@@ -240,7 +239,6 @@ machines_up() {
 # np_updating NS NAME: "status/reason" of the NodePool's UpdatingVersion.
 np_updating() { echo "$(cond "$(np_path "$1" "$2")" UpdatingVersion status)/$(cond "$(np_path "$1" "$2")" UpdatingVersion reason)"; }
 np_ann() { get "$(np_path "$1" "$2")" ".metadata.annotations[\"$CM/$3\"] // \"\""; }
-np_cm() { cm_status "$1" nodepool "$2" "$3"; }
 # event_message NS OBJECT REASON: the message of the first such Event.
 event_message() {
   api GET "/api/v1/namespaces/$1/events" 2>/dev/null |

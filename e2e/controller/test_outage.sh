@@ -189,9 +189,9 @@ try delete MachineDeployment delete DELETE "$(md_path "$NS" opted npopted)"
 try delete MachineSet delete DELETE "$MS"
 try delete HostedChangeManagementPolicy delete DELETE "$(hcmp_path "$NS" weekend)"
 try delete HostedCluster "delete (never opted in)" DELETE "$(hc_path "$NS" free)"
-gone() { ! api GET "$1" >/dev/null 2>&1; }
-check "the opted-in HostedCluster is gone" wait_for 10 gone "$(hc_path "$NS" opted)"
-check "the opted-in NodePool is gone" wait_for 10 gone "$(np_path "$NS" npopted)"
+deleted() { ! api GET "$1" >/dev/null 2>&1; }
+check "the opted-in HostedCluster is gone" wait_for 10 deleted "$(hc_path "$NS" opted)"
+check "the opted-in NodePool is gone" wait_for 10 deleted "$(np_path "$NS" npopted)"
 
 # ---- the figures --------------------------------------------------------------------------
 

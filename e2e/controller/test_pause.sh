@@ -33,11 +33,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 TOL=2.5
 TOL_ROLLOUT=4 # a rollout's first replacement: three writes after ours
 WH_NAME=hcp-e2e-pause-$$
-hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
-np_cond_sr() { echo "$(cond "$(np_path "$1" "$2")" "$3" status)/$(cond "$(np_path "$1" "$2")" "$3" reason)"; }
-count_events() { events "$1" "$2" | grep -c "^$3\$"; }
-# set_annotations PATH JSON: merge-patches metadata.annotations.
-set_annotations() { api PATCH "$1" "{\"metadata\": {\"annotations\": $2}}" >/dev/null; }
 # counter NAME METRIC: a counter of controller NAME as an integer.
 counter() { local v; v=$(metric "$1" "$2"); echo "${v%.*}"; }
 # others_writes S0 S1 KEY: updates of KEY ("Kind ns/name") the model saw

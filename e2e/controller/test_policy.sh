@@ -9,8 +9,6 @@ set -uo pipefail
 # shellcheck source=e2e/controller/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
-count_events() { events "$1" "$2" | grep -c "^$3\$"; }
 
 # A HostedCluster following a policy that does not exist is restricted;
 # creating the policy lets it follow it.

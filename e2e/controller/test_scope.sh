@@ -17,7 +17,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 SIM0=2026-03-06T18:00:00Z # Friday: restricted
 WH_NAME=hcp-e2e-scope-$$
-LABEL=changemanagement.hypershift.openshift.io/opted-in
 
 webhook_scenario_begin
 
@@ -38,7 +37,6 @@ mk_hc "$NS" free || not_ok "HostedCluster free (no stanza)"
 mk_np "$NS" np1 a policy=weekend || not_ok "NodePool np1"
 mk_np "$NS" np2 a || not_ok "NodePool np2 (no stanza; its HostedCluster has one)"
 mk_np "$NS" np3 free || not_ok "NodePool np3 (no stanza anywhere)"
-label_of() { get "$1" ".metadata.labels[\"$LABEL\"] // \"none\""; }
 
 start_ctl c "$NS" "$SIM0" 1 --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
@@ -46,7 +44,6 @@ start_ctl c "$NS" "$SIM0" 1 --webhook-bind-address "127.0.0.1:$WPORT" \
 # listener (the chart's readinessProbe), 200 once the caches are synced.
 check_eq "the webhook listener's /readyz: 200 once synced" 200 \
   "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 "https://127.0.0.1:$WPORT/readyz")"
-labelled() { [ "$(label_of "$1")" = true ]; }
 check "the HostedCluster with a stanza gets the label" wait_for 10 labelled "$(hc_path "$NS" a)"
 check "so does its NodePool's MachineDeployment" wait_for 10 labelled "$(md_path "$NS" a np1)"
 check "and that of its NodePool without a stanza (restricted by the cluster)" wait_for 10 \

@@ -36,11 +36,6 @@ TOL=2.5 # real seconds a transition may lag its boundary
 TOL_ROLLOUT=4
 WH_NAME=hcp-e2e-windows-$$
 
-hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
-np_cond_sr() { echo "$(cond "$(np_path "$1" "$2")" "$3" status)/$(cond "$(np_path "$1" "$2")" "$3" reason)"; }
-hc_cm() { cm_status "$1" hostedcluster "$2" "$3"; }
-np_cm() { cm_status "$1" nodepool "$2" "$3"; }
-count_events() { events "$1" "$2" | grep -c "^$3\$"; }
 
 # rollout_cut NAME CLOSE MD OBJECT REPLICAS: a Replace rollout under way
 # when the window closes at CLOSE: the MachineDeployment is paused (with

@@ -26,13 +26,12 @@ HCP_BIN=${HCP_BIN:-$repo/build/hcp-controller}
 TEST_POLICY=${HCP_TEST_POLICY_BIN:-$repo/build/tests/test_policy}
 CRD=$repo/crds/changemanagement.hypershift.openshift.io_hostedchangemanagementpolicies.yaml
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1${2:+: $2}"; }
+# shellcheck source=e2e/lib.sh
+. "$e2e/lib.sh"
 
 eval "$("$e2e/cluster.sh" env main | sed 's/^/export /')" ||
   { echo "main instance not running"; echo "0 passed, 1 failed"; exit 1; }
-k() { kubectl --kubeconfig "$HCP_E2E_KUBECONFIG" "$@"; }
+KCFG=$HCP_E2E_KUBECONFIG
 
 tmp=$(mktemp -d)
 ns="hcp-crd-$$"
@@ -66,9 +65,9 @@ $(sed 's/^/    /' <<<"$2")
 DOC
 }
 
-# refused NAME FIELD MESSAGE SCHEDULE-YAML: applying is refused, and the API
+# policy_refused NAME FIELD MESSAGE SCHEDULE-YAML: applying is refused, and the API
 # server's answer names FIELD and carries MESSAGE.
-refused() {
+policy_refused() {
   local name=$1 field=$2 msg=$3 out
   if out=$(policy "$name" "$4" | k apply -f - 2>&1); then
     not_ok "refused: $name" "the API server accepted it: $out"
@@ -146,60 +145,60 @@ fi
 
 P=spec.maintenanceSchedule.permit
 R=$P.recurrence
-refused both-recurrence-and-rrule "$P" "recurrence and rrule are mutually exclusive" '
+policy_refused both-recurrence-and-rrule "$P" "recurrence and rrule are mutually exclusive" '
 permit:
   recurrence: {frequency: Daily}
   rrule: FREQ=DAILY'
-refused daily-on-weekly "$R.daily" "not allowed when frequency is Weekly" '
+policy_refused daily-on-weekly "$R.daily" "not allowed when frequency is Weekly" '
 permit:
   recurrence: {frequency: Weekly, daily: {interval: 2}, weekly: {daysOfWeek: [Monday]}}'
-refused weekly-missing "$R.weekly" "required when frequency is Weekly" '
+policy_refused weekly-missing "$R.weekly" "required when frequency is Weekly" '
 permit:
   recurrence: {frequency: Weekly}'
-refused monthly-missing "$R.monthly" "required when frequency is Monthly" '
+policy_refused monthly-missing "$R.monthly" "required when frequency is Monthly" '
 permit:
   recurrence: {frequency: Monthly}'
-refused yearly-on-daily "$R.yearly" "not allowed when frequency is Daily" '
+policy_refused yearly-on-daily "$R.yearly" "not allowed when frequency is Daily" '
 permit:
   recurrence: {frequency: Daily, yearly: {by: Date, date: {datesOfMonth: [1], month: May}}}'
-refused monthly-by-date-with-day "$R.monthly.day" "not allowed when by is Date" '
+policy_refused monthly-by-date-with-day "$R.monthly.day" "not allowed when by is Date" '
 permit:
   recurrence:
     frequency: Monthly
     monthly: {by: Date, day: {days: [{weekOfMonth: First, dayOfWeek: Monday}]}}'
-refused yearly-by-day-with-date "$R.yearly.date" "not allowed when by is Day" '
+policy_refused yearly-by-day-with-date "$R.yearly.date" "not allowed when by is Day" '
 permit:
   recurrence:
     frequency: Yearly
     yearly: {by: Day, date: {datesOfMonth: [1], month: May}}'
-refused yearly-on-june-31 "$R.yearly.date.datesOfMonth" "June has at most 30 days, so none of these dates ever occurs" '
+policy_refused yearly-on-june-31 "$R.yearly.date.datesOfMonth" "June has at most 30 days, so none of these dates ever occurs" '
 permit:
   recurrence:
     frequency: Yearly
     yearly: {by: Date, date: {datesOfMonth: [31], month: June}}'
-refused duration-over-a-year "$P.duration" '"8761h" is longer than the maximum of 8760h' '
+policy_refused duration-over-a-year "$P.duration" '"8761h" is longer than the maximum of 8760h' '
 permit:
   recurrence: {frequency: Daily}
   duration: 8761h'
-refused go-duration-over-a-year "$P.duration" '"8760h0m1s" is longer than the maximum of 8760h' '
+policy_refused go-duration-over-a-year "$P.duration" '"8760h0m1s" is longer than the maximum of 8760h' '
 permit:
   rrule: FREQ=DAILY
   duration: 8760h0m1s'
-refused minutes-over-a-year "$P.duration" '"525601m" is longer than the maximum of 8760h' '
+policy_refused minutes-over-a-year "$P.duration" '"525601m" is longer than the maximum of 8760h' '
 permit:
   rrule: FREQ=DAILY
   duration: 525601m'
-refused duration-zero "$P.duration" '"0h0m0s" must be longer than zero' '
+policy_refused duration-zero "$P.duration" '"0h0m0s" must be longer than zero' '
 permit:
   rrule: FREQ=DAILY
   duration: 0h0m0s'
-refused exclusion-ends-before-it-starts "spec.maintenanceSchedule.exclude[0].untilDate" \
+policy_refused exclusion-ends-before-it-starts "spec.maintenanceSchedule.exclude[0].untilDate" \
   '"2026-12-20" must be after fromDate "2026-12-20" (untilDate is exclusive)' '
 permit:
   recurrence: {frequency: Daily}
 exclude:
 - {fromDate: "2026-12-20", untilDate: "2026-12-20"}'
-refused leap-day-of-a-common-year "spec.maintenanceSchedule.exclude[0].fromDate" \
+policy_refused leap-day-of-a-common-year "spec.maintenanceSchedule.exclude[0].fromDate" \
   '"2027-02-29" is not a valid date (YYYY-MM-DD, years 1970..9999)' '
 exclude:
 - {fromDate: "2027-02-29"}'
@@ -290,7 +289,7 @@ exclude:
 # a whole companion as hcp-controller writes it is stored as written; the
 # schema refuses a target of another kind, a sixth history entry and an
 # unknown state, naming the field; `kubectl get hcms` shows its columns.
-hcms() { # NAME TARGET-KIND EXTRA-STATUS-JSON
+hcms_doc() { # NAME TARGET-KIND EXTRA-STATUS-JSON
   jq -n --arg n "$1" --arg k "$2" --argjson x "${3:-{\}}" '{
     apiVersion: "changemanagement.hypershift.openshift.io/v1alpha1",
     kind: "HostedChangeManagementStatus", metadata: {name: $n},
@@ -305,7 +304,7 @@ hcms() { # NAME TARGET-KIND EXTRA-STATUS-JSON
       heldChange: {summary: "release quay.io/x:4.17.1", release: "quay.io/x:4.17.1",
                    since: "2026-03-07T07:00:00Z"}} * $x)}'
 }
-if out=$(hcms hostedcluster.a HostedCluster | k apply -n "$ns" -f - 2>&1) &&
+if out=$(hcms_doc hostedcluster.a HostedCluster | k apply -n "$ns" -f - 2>&1) &&
   [ "$(k get -n "$ns" hcms hostedcluster.a -o jsonpath='{.status.heldChange.since}')" = 2026-03-07T07:00:00Z ]; then
   ok "a companion as hcp-controller writes it is stored"
 else
@@ -331,12 +330,11 @@ hcms_refused() {
   fi
 }
 hcms_refused target-kind target.kind 'Unsupported value: "MachineDeployment"' \
-  "$(hcms bad-kind MachineDeployment)"
+  "$(hcms_doc bad-kind MachineDeployment)"
 hcms_refused six-history status.behavior.history 'must have at most 5 items' \
-  "$(hcms six NodePool "{\"behavior\": {\"history\": [$(printf '{"strategy":"Permissive","state":"ChangesUnpaused"},%.0s' 1 2 3 4 5)
+  "$(hcms_doc six NodePool "{\"behavior\": {\"history\": [$(printf '{"strategy":"Permissive","state":"ChangesUnpaused"},%.0s' 1 2 3 4 5)
     {\"strategy\": \"Permissive\", \"state\": \"ChangesUnpaused\"}]}}")"
 hcms_refused state status.behavior.current.state 'Unsupported value: "Open"' \
-  "$(hcms bad-state NodePool '{"behavior": {"current": {"state": "Open"}}}')"
+  "$(hcms_doc bad-state NodePool '{"behavior": {"current": {"state": "Open"}}}')"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

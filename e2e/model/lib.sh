@@ -10,6 +10,22 @@ MODEL_REC=$CTL_TMP/model-record.jsonl
 MODEL_LOG=$CTL_TMP/model.log
 MODEL_OUT=$CTL_TMP/model.out
 
+# model_scenario_start NAME [FLAGS...]: the start of a webhook scenario
+# beside the model: controller NAME for $NS from $SIM0 at $SCALE with its
+# webhooks on 127.0.0.1:$WPORT ($CERT, $KEY), then the model on its clock
+# with FLAGS; when either does not start, the summary and the script's end.
+model_scenario_start() {
+  local name=$1
+  shift
+  start_ctl "$name" "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
+    --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { summary; exit 1; }
+  model_start "$NS" "$SIM0" "$SCALE" "${CTL_T0[$name]}" "$@" || {
+    not_ok "model started"
+    summary
+    exit 1
+  }
+}
+
 # model_start NS START SCALE [ANCHOR-US [FLAGS...]]: runs the model for
 # namespace NS with the simulated clock reading START (RFC 3339) at the real
 # instant ANCHOR-US (microseconds since the epoch, as now_us prints; default
