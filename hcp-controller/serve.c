@@ -8,6 +8,7 @@
 
 #include "authz/authz.h"
 #include "base/error.h"
+#include "base/list.h"
 #include "httpserver/httpserver.h"
 #include "log/log.h"
 #include "metrics/families.h"
@@ -22,14 +23,14 @@ typedef struct held {
     http_pending *p;          /* the request */
     authz_check_t *check;     /* its reviews */
     struct serve *s;
-    struct held *next, *prev; /* serve's list */
+    hcp_link_t link;          /* on serve's list */
 } held_t;
 
 struct serve {
     struct ev_loop *loop;
     serve_metrics_opts_t mopts;  /* strings borrowed from the flags */
     authz_t *authz;              /* NULL when --metrics-secure=false */
-    held_t *held;                /* requests waiting for their reviews */
+    hcp_link_t held;             /* requests waiting for their reviews */
     char *cert, *key;            /* owned: the metrics server's pair */
     ev_stat cert_watch, key_watch; /* the pair's files, when given */
     bool watching;
@@ -123,18 +124,6 @@ static void on_metrics_pair(struct ev_loop *loop, ev_stat *st, int revents)
     tls_pair_renew(&f, &s->metrics_srv, &s->cert, &s->key);
 }
 
-static void unlink_held(held_t *h)
-{
-    serve_t *s = h->s;
-
-    if (h->prev)
-        h->prev->next = h->next;
-    else
-        s->held = h->next;
-    if (h->next)
-        h->next->prev = h->prev;
-}
-
 /* The status a verdict is answered with (controller-runtime's: 401, 403;
  * an API server that cannot review: 503, to be tried again). */
 static int verdict_status(authz_verdict v)
@@ -153,7 +142,7 @@ static void on_reviewed(authz_verdict v, const char *reason, void *ud)
     held_t *h = ud;
     char body[320];
 
-    unlink_held(h);
+    hcp_list_remove(&h->link);
     if (v == AUTHZ_ALLOWED) {
         http_pending_pass(h->p);
     } else {
@@ -219,10 +208,7 @@ static http_gate_verdict gate(const http_request *req, http_response *resp, http
         h->p = p;
         h->check = c;
         h->s = s;
-        h->next = s->held;
-        if (s->held)
-            s->held->prev = h;
-        s->held = h;
+        hcp_list_push_front(&s->held, &h->link);
         return HTTP_GATE_WAIT;
     }
     free(h);
@@ -242,13 +228,17 @@ static void gate_cancel(http_pending *p, void *ud)
 {
     serve_t *s = ud;
 
-    for (held_t *h = s->held; h; h = h->next)
+    hcp_link_t *n, *next;
+
+    HCP_LIST_FOREACH(n, next, &s->held) {
+        held_t *h = hcp_list_entry(n, held_t, link);
         if (h->p == p) {
-            unlink_held(h);
+            hcp_list_remove(&h->link);
             authz_cancel(h->check);
             free(h);
             return;
         }
+    }
 }
 
 /* TLS and the access checks of the metrics server (--metrics-secure). */
@@ -297,6 +287,7 @@ int serve_start(serve_t **out, struct ev_loop *loop, ctl_controller_t *ctl, kube
         return hcp_errf(err, errlen, HCP_ENOMEM, "out of memory");
     s->loop = loop;
     s->ctl = ctl;
+    hcp_list_init(&s->held);
     http_server_init(&s->metrics_srv, NULL);
     http_server_init(&s->health_srv, NULL);
     if ((rc = metrics_families_new(&s->families, ctl, client, adm, err, errlen)))

@@ -74,6 +74,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/list.h"
 #include "boundary.h"
 #include "hostedsim_driver.h"
 #include "harness.h"
@@ -169,8 +170,11 @@ static int np_cluster(int np)
 
 typedef enum op_kind { OP_CREATE, OP_PATCH, OP_STATUS, OP_JSONPATCH_STATUS } op_kind_t;
 
+typedef struct pump pump_t;
+
 typedef struct op {
-    struct op *next;
+    hcp_link_t link;  /* on the pump's queue while waiting */
+    pump_t *pump;     /* while in flight */
     op_kind_t kind;
     char path[384];   /* collection (create) or object path */
     json_t *body;     /* owned */
@@ -178,24 +182,28 @@ typedef struct op {
     int round;
 } op_t;
 
-typedef struct pump {
+struct pump {
     harness *h;
-    op_t *head, *tail;
+    hcp_link_t ops;   /* waiting to be sent, in order */
     int in_flight, max_in_flight;
     size_t sent, done, failed;
     bool finished;
     kube_error last;
     char last_path[384];
-} pump_t;
+};
+
+/* Empties the pump and sets its harness and bound. */
+static void pump_init(pump_t *p, harness *h, int max_in_flight)
+{
+    memset(p, 0, sizeof(*p));
+    hcp_list_init(&p->ops);
+    p->h = h;
+    p->max_in_flight = max_in_flight;
+}
 
 static void pump_push(pump_t *p, op_t *op)
 {
-    op->next = NULL;
-    if (p->tail)
-        p->tail->next = op;
-    else
-        p->head = op;
-    p->tail = op;
+    hcp_list_push_back(&p->ops, &op->link);
 }
 
 static op_t *op_new(op_kind_t kind, json_t *body, const char *fmt, ...)
@@ -242,7 +250,7 @@ static void pump_fill(pump_t *p);
 static void pump_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
 {
     op_t *op = ud;
-    pump_t *p = (pump_t *)op->next; /* the pump rides in next while the op is in flight */
+    pump_t *p = op->pump;
     (void)c;
     p->in_flight--;
     p->done++;
@@ -263,11 +271,8 @@ static void pump_done(kube_client *c, const kube_error *err, json_t *obj, void *
 
 static void pump_fill(pump_t *p)
 {
-    while (p->in_flight < p->max_in_flight && p->head) {
-        op_t *op = p->head;
-        p->head = op->next;
-        if (!p->head)
-            p->tail = NULL;
+    while (p->in_flight < p->max_in_flight && !hcp_list_empty(&p->ops)) {
+        op_t *op = hcp_list_entry(hcp_list_pop_front(&p->ops), op_t, link);
         char *body = json_dumps(op->body, JSON_COMPACT);
         char path[400];
         kube_call call;
@@ -286,7 +291,7 @@ static void pump_fill(pump_t *p)
                                                               : "application/merge-patch+json";
         call.on_done = pump_done;
         call.ud = op;
-        op->next = (op_t *)p;
+        op->pump = p;
         if (kube_client_call(&p->h->client, &call, NULL, &e) < 0) {
             p->failed++;
             p->done++;
@@ -299,7 +304,7 @@ static void pump_fill(pump_t *p)
         }
         free(body);
     }
-    if (!p->head && p->in_flight == 0)
+    if (hcp_list_empty(&p->ops) && p->in_flight == 0)
         p->finished = true;
 }
 
@@ -1345,9 +1350,7 @@ int main(int argc, char **argv)
     if (count_items(&h, HS "/hostedclusters") > 0)
         die("the instance already holds HostedClusters; start from an empty one "
             "(e2e/cluster.sh down bench)");
-    memset(&p, 0, sizeof(p));
-    p.h = &h;
-    p.max_in_flight = LOAD_IN_FLIGHT;
+    pump_init(&p, &h, LOAD_IN_FLIGHT);
     queue_namespaces(&p);
     double t_load = pump_run(&p, "namespaces");
     queue_objects(&p);
@@ -1477,9 +1480,7 @@ int main(int argc, char **argv)
     /* 5. The baseline: the same number of PATCHes from a plain client. */
     long pauses = 0, statuses = 0;
     double base = 0, rel_base = 0;
-    memset(&p, 0, sizeof(p));
-    p.h = &h;
-    p.max_in_flight = (int)baseline_in_flight;
+    pump_init(&p, &h, (int)baseline_in_flight);
     if (held_on) {
         /* The same watch recorders as at the boundary: they load the API
          * server (every HostedCluster event is sent to each), so the

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "base/list.h"
 
 #define KEY_MAX 640
 #define TOKENREVIEWS "/apis/authentication.k8s.io/v1/tokenreviews"
@@ -34,7 +35,7 @@ struct authz_check {
     kube_request *req;         /* the review in flight */
     authz_done_fn done;
     void *ud;
-    struct authz_check *next, *prev; /* the checker's pending list */
+    hcp_link_t link;           /* on the checker's pending list */
 };
 
 struct authz {
@@ -42,7 +43,7 @@ struct authz {
     double ttl;
     double (*now)(void);
     entry cache[AUTHZ_CACHE_SIZE];
-    authz_check_t *pending; /* checks waiting for the API server */
+    hcp_link_t pending;     /* checks waiting for the API server */
     int npending;
     authz_stats stats;
 };
@@ -239,6 +240,7 @@ authz_t *authz_new(kube_client *client, double ttl, double (*now_fn)(void))
     z->client = client;
     z->ttl = ttl > 0 ? ttl : AUTHZ_DEFAULT_TTL;
     z->now = now_fn ? now_fn : mono_now;
+    hcp_list_init(&z->pending);
     return z;
 }
 
@@ -260,12 +262,7 @@ static void check_free(authz_check_t *c)
 {
     authz_t *z = c->z;
 
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        z->pending = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    hcp_list_remove(&c->link);
     z->npending--;
     wipe_token(c);
     authz_user_free(&c->user);
@@ -417,10 +414,7 @@ authz_verdict authz_check(authz_t *z, const char *token, const authz_attrs *a, a
     c->done = done;
     c->ud = ud;
     snprintf(c->key, sizeof(c->key), "%s", key);
-    c->next = z->pending;
-    if (z->pending)
-        z->pending->prev = c;
-    z->pending = c;
+    hcp_list_push_front(&z->pending, &c->link);
     z->npending++;
     c->token = strdup(token);
     c->a.verb = dup_or_null(a->verb ? a->verb : "get");
@@ -463,8 +457,8 @@ void authz_free(authz_t *z)
 {
     if (!z)
         return;
-    while (z->pending)
-        authz_cancel(z->pending);
+    while (!hcp_list_empty(&z->pending))
+        authz_cancel(hcp_list_entry(z->pending.next, authz_check_t, link));
     memset(z->cache, 0, sizeof(z->cache));
     free(z);
 }

@@ -175,9 +175,10 @@ int main(void)
     kube_cache_foreach(&c->nps, reconcile_np, c);
     double rec = cpu_seconds() - t0;
     double s_warm = scrape_seconds(c, &warm);
-    for (size_t i = 0; i < c->records.nbuckets; i++)
-        for (kube_objkey_t *k = c->records.buckets[i]; k; k = k->hnext)
-            ((record_t *)k)->have_metrics = false;
+    size_t i;
+    hcp_hnode_t *n;
+    HCP_HTAB_FOREACH(&c->records.tab, i, n)
+        ((record_t *)n)->have_metrics = false;
     tally_t replan;
     double s_replan = scrape_seconds(c, &replan);
     if (cold.objects != N_HC * (1 + NP_PER_HC) || warm.objects != cold.objects ||

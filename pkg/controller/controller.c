@@ -228,14 +228,12 @@ void ctl_stop(ctl_controller_t *c)
             if (r->gone && r->wt.inflight == 0)
                 ctl_record_free(r);
         }
-    for (size_t i = 0; i < c->records.nbuckets; i++) {
-        kube_objkey_t *k = c->records.buckets[i], *next;
-        for (; k; k = next) {
-            next = k->hnext;
-            record_t *r = (record_t *)k;
-            ev_timer_stop(c->loop, &r->timer);
-            ctl_record_free(r);
-        }
+    size_t i;
+    hcp_hnode_t *n, *next;
+    HCP_HTAB_FOREACH_SAFE(&c->records.tab, i, n, next) {
+        record_t *r = (record_t *)n;
+        ev_timer_stop(c->loop, &r->timer);
+        ctl_record_free(r);
     }
     kube_objmap_free(&c->records);
     kube_cache_free(&c->policies);

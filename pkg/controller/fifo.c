@@ -1,7 +1,15 @@
-/* fifo.c: the intrusive FIFOs of queue.h, in two lanes. */
+/* fifo.c: the FIFOs of queue.h, in two lanes of base/list. */
 #include "controller/queue.h"
 
 #include <stddef.h>
+
+/* Lane l of q, made an empty list the first time: a zeroed queue is empty. */
+static hcp_link_t *lane(ctl_queue_t *q, unsigned l)
+{
+    if (q->lane[l].next == NULL)
+        hcp_list_init(&q->lane[l]);
+    return &q->lane[l];
+}
 
 bool ctl_queue_push(ctl_queue_t *q, ctl_qitem_t *it)
 {
@@ -9,31 +17,28 @@ bool ctl_queue_push(ctl_queue_t *q, ctl_qitem_t *it)
         return false;
     unsigned l = it->lane < CTL_QUEUE_LANES ? it->lane : CTL_QUEUE_LANES - 1;
     it->queued = true;
-    it->next = NULL;
-    if (q->lane[l].tail)
-        q->lane[l].tail->next = it;
-    else
-        q->lane[l].head = it;
-    q->lane[l].tail = it;
+    hcp_list_push_back(lane(q, l), &it->link);
     q->len++;
     return true;
 }
 
 static ctl_qitem_t *pop_lane(ctl_queue_t *q, unsigned l)
 {
-    ctl_qitem_t *it = q->lane[l].head;
-    q->lane[l].head = it->next;
-    if (!q->lane[l].head)
-        q->lane[l].tail = NULL;
-    it->next = NULL;
+    ctl_qitem_t *it = hcp_list_entry(hcp_list_pop_front(lane(q, l)), ctl_qitem_t, link);
     it->queued = false;
     q->len--;
     return it;
 }
 
+ctl_qitem_t *ctl_queue_peek(ctl_queue_t *q, unsigned l)
+{
+    hcp_link_t *n = hcp_list_first(lane(q, l));
+    return n ? hcp_list_entry(n, ctl_qitem_t, link) : NULL;
+}
+
 ctl_qitem_t *ctl_queue_pop(ctl_queue_t *q)
 {
-    bool first = q->lane[0].head != NULL, second = q->lane[1].head != NULL;
+    bool first = ctl_queue_peek(q, 0) != NULL, second = ctl_queue_peek(q, 1) != NULL;
     if (first && (!second || q->streak < CTL_QUEUE_FAIR)) {
         q->streak = second ? q->streak + 1 : 0;
         return pop_lane(q, 0);

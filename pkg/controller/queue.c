@@ -29,7 +29,7 @@ record_t *ctl_record_find(const ctl_controller_t *c, rkind_t k, const char *ns, 
 
 record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const char *name)
 {
-    kube_objkey_t **slot = kube_objmap_slot(&c->records, (int)k, ns, name);
+    hcp_hnode_t **slot = kube_objmap_slot(&c->records, (int)k, ns, name);
     if (*slot)
         return (record_t *)*slot;
     record_t *r = calloc(1, sizeof(*r));
@@ -90,8 +90,8 @@ void ctl_record_free(record_t *r)
  * are in flight or it is queued, once they are done. */
 void ctl_record_forget(ctl_controller_t *c, record_t *r)
 {
-    kube_objkey_t **slot = kube_objmap_slot(&c->records, (int)r->kind, r->ns, r->name);
-    if (*slot == &r->key)
+    hcp_hnode_t **slot = kube_objmap_slot(&c->records, (int)r->kind, r->ns, r->name);
+    if (*slot == &r->key.node)
         kube_objmap_remove(&c->records, slot);
     ev_timer_stop(c->loop, &r->timer);
     if (r->kind == R_HC && c->proj)

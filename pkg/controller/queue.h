@@ -1,6 +1,6 @@
 /* queue: the controller's work queue (private to pkg/controller).
  *
- * Intrusive FIFOs of items that are queued at most once: pushing an item
+ * FIFOs (base/list) of items that are queued at most once: pushing an item
  * that is already waiting does nothing, so a burst of events about one
  * object costs one reconcile. The items belong to the caller.
  *
@@ -22,20 +22,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/list.h"
+
 #define CTL_QUEUE_LANES 2
 #define CTL_QUEUE_FAIR 1024 /* lane-0 pops in a row before a waiting lane 1 gets one */
 
 /* Embedded in each queued object. */
 typedef struct ctl_qitem {
-    struct ctl_qitem *next; /* next in its lane */
+    hcp_link_t link;        /* on its lane while queued */
     bool queued;            /* in the queue now */
     unsigned char lane;     /* 0 (first) or 1; set by the owner before pushing */
 } ctl_qitem_t;
 
 typedef struct ctl_queue {
-    struct {
-        ctl_qitem_t *head, *tail;
-    } lane[CTL_QUEUE_LANES];
+    hcp_link_t lane[CTL_QUEUE_LANES]; /* zeroed until first used: a zeroed
+                                         queue is an empty one */
     size_t len;             /* items queued, all lanes */
     unsigned streak;        /* lane-0 pops in a row while lane 1 waited */
 } ctl_queue_t;
@@ -47,6 +48,10 @@ bool ctl_queue_push(ctl_queue_t *q, ctl_qitem_t *it);
 /* Removes and returns the next item (no longer queued), or NULL: the oldest
  * of lane 0, except that a waiting lane 1 gets every CTL_QUEUE_FAIR+1th turn. */
 ctl_qitem_t *ctl_queue_pop(ctl_queue_t *q);
+
+/* The item lane l would give next, left queued; NULL when the lane is
+ * empty. */
+ctl_qitem_t *ctl_queue_peek(ctl_queue_t *q, unsigned l);
 
 /* True when nothing is queued. */
 bool ctl_queue_empty(const ctl_queue_t *q);

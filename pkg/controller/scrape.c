@@ -14,7 +14,7 @@
 
 /* A resolution shared by every object of ns with an equal stanza. */
 typedef struct shared_res {
-    struct shared_res *next;
+    hcp_link_t link;          /* on the scrape's list */
     const char *ns;           /* borrowed from the cache for the scrape */
     stanza_t st;
     stanza_resolution_t res;
@@ -22,7 +22,7 @@ typedef struct shared_res {
 
 /* An intersection shared by every NodePool of the same two timelines. */
 typedef struct shared_inter {
-    struct shared_inter *next;
+    hcp_link_t link;          /* on the scrape's list */
     sched_t *own, *cluster;   /* identities only: the resolutions hold them */
     stanza_nodepool_t inter;
 } shared_inter_t;
@@ -31,8 +31,8 @@ typedef struct metrics_ctx {
     ctl_controller_t *c;
     decide_view_t view;       /* the scrape's: records first, then the shared answers */
     decide_view_t records;    /* the controller's read-only view of the records */
-    shared_res_t *res;        /* owned list */
-    shared_inter_t *inter;    /* owned list */
+    hcp_link_t res;           /* owned shared_res_t */
+    hcp_link_t inter;         /* owned shared_inter_t */
     sched_time_t now;
     void (*fn)(const ctl_object_metrics_t *m, void *ud);
     void (*tl_fn)(const ctl_timeline_t *t, void *ud); /* timelines instead of metrics */
@@ -102,11 +102,14 @@ static const stanza_resolution_t *scrape_resolution(void *ud, decide_kind_t kind
     metrics_ctx_t *x = ud;
     const stanza_resolution_t *r = x->records.resolution(x->records.ud, kind, ns, name, st);
     shared_res_t *s;
+    hcp_link_t *pos, *tmp;
     if (r)
         return r;
-    for (s = x->res; s; s = s->next)
+    HCP_LIST_FOREACH(pos, tmp, &x->res) {
+        s = hcp_list_entry(pos, shared_res_t, link);
         if (strcmp(s->ns, ns) == 0 && ctl_stanza_same(&s->st, st))
             return &s->res;
+    }
     if ((s = calloc(1, sizeof(*s))) == NULL)
         return NULL; /* the plan resolves it itself */
     if (stanza_resolve(st, ns, ctl_lookup_policy, x->c, &s->res)) {
@@ -115,8 +118,7 @@ static const stanza_resolution_t *scrape_resolution(void *ud, decide_kind_t kind
     }
     s->ns = ns;
     s->st = *st;
-    s->next = x->res;
-    x->res = s;
+    hcp_list_push_front(&x->res, &s->link);
     return &s->res;
 }
 
@@ -128,11 +130,14 @@ static const stanza_nodepool_t *scrape_intersection(void *ud, const char *ns, co
     const stanza_nodepool_t *r =
         x->records.intersection(x->records.ud, ns, name, own, cluster, now);
     shared_inter_t *s;
+    hcp_link_t *pos, *tmp;
     if (r)
         return r;
-    for (s = x->inter; s; s = s->next)
+    HCP_LIST_FOREACH(pos, tmp, &x->inter) {
+        s = hcp_list_entry(pos, shared_inter_t, link);
         if (s->own == own && s->cluster == cluster)
             return &s->inter;
+    }
     if ((s = calloc(1, sizeof(*s))) == NULL)
         return NULL;
     if (stanza_resolve_nodepool(own, cluster, now, &s->inter)) {
@@ -141,8 +146,7 @@ static const stanza_nodepool_t *scrape_intersection(void *ud, const char *ns, co
     }
     s->own = own;
     s->cluster = cluster;
-    s->next = x->inter;
-    x->inter = s;
+    hcp_list_push_front(&x->inter, &s->link);
     return &s->inter;
 }
 
@@ -154,6 +158,8 @@ static sched_time_t scrape_min_time_left(void *ud, const char *ns)
 
 static void scrape_view_init(metrics_ctx_t *x)
 {
+    hcp_list_init(&x->res);
+    hcp_list_init(&x->inter);
     ctl_view_init(x->c, false, &x->records);
     x->view = (decide_view_t){.ud = x,
                               .get = scrape_get,
@@ -168,15 +174,15 @@ static void scrape_view_init(metrics_ctx_t *x)
  * timelines the resolutions hold). */
 static void scrape_view_free(metrics_ctx_t *x)
 {
-    while (x->inter) {
-        shared_inter_t *s = x->inter;
-        x->inter = s->next;
+    hcp_link_t *n;
+
+    while ((n = hcp_list_pop_front(&x->inter)) != NULL) {
+        shared_inter_t *s = hcp_list_entry(n, shared_inter_t, link);
         stanza_nodepool_free(&s->inter);
         free(s);
     }
-    while (x->res) {
-        shared_res_t *s = x->res;
-        x->res = s->next;
+    while ((n = hcp_list_pop_front(&x->res)) != NULL) {
+        shared_res_t *s = hcp_list_entry(n, shared_res_t, link);
         stanza_resolution_free(&s->res);
         free(s);
     }

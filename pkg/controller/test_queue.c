@@ -23,7 +23,8 @@ static void test_fifo_order(void **state)
     assert_ptr_equal(ctl_queue_pop(&q), &c);
     assert_true(ctl_queue_empty(&q));
     assert_int_equal(q.len, 0);
-    assert_null(q.lane[0].tail);
+    assert_null(ctl_queue_peek(&q, 0));
+    assert_false(hcp_list_linked(&c.link));
 }
 
 static void test_push_twice_queues_once(void **state)
@@ -58,8 +59,9 @@ static void test_requeue_after_pop_goes_last(void **state)
     assert_true(ctl_queue_empty(&q));
     /* A drained queue takes items again. */
     assert_true(ctl_queue_push(&q, &b));
-    assert_ptr_equal(q.lane[0].head, &b);
-    assert_ptr_equal(q.lane[0].tail, &b);
+    assert_ptr_equal(ctl_queue_peek(&q, 0), &b);
+    assert_ptr_equal(q.lane[0].prev, &b.link); /* first and last */
+    assert_null(ctl_queue_peek(&q, 1));
 }
 
 /* Lane 0 (HostedClusters) goes before lane 1 (NodePools), whatever the

@@ -54,15 +54,14 @@ static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
 /* Frees every record (as if none had been reconciled yet). */
 static void drop_records(ctl_controller_t *c)
 {
-    for (size_t i = 0; i < c->records.nbuckets; i++) {
-        kube_objkey_t *k = c->records.buckets[i], *next;
-        for (; k; k = next) {
-            next = k->hnext;
-            ctl_record_free((record_t *)k);
-        }
-        c->records.buckets[i] = NULL;
-    }
-    c->records.count = 0;
+    size_t i;
+    hcp_hnode_t *n, *next;
+
+    HCP_HTAB_FOREACH_SAFE(&c->records.tab, i, n, next)
+        ctl_record_free((record_t *)n);
+    for (i = 0; i < c->records.tab.nbuckets; i++)
+        c->records.tab.buckets[i] = NULL;
+    c->records.tab.count = 0;
     c->queue = (ctl_queue_t){0};
 }
 
@@ -99,7 +98,7 @@ static void test_scrape_creates_no_records(void **state)
     seen_t s = {0};
     drop_records(c);
     ctl_foreach_object_metrics(c, take, &s);
-    assert_int_equal(c->records.count, 0);
+    assert_int_equal(c->records.tab.count, 0);
     assert_int_equal(s.n, 4);
     const ctl_object_metrics_t *a = find(&s, "a");
     assert_string_equal(a->strategy, "MaintenanceSchedule"); /* its policy's */
@@ -239,7 +238,7 @@ static void test_calendar_feed(void **state)
     char *text;
     drop_records(c);
     assert_int_equal(feed(c, "/calendar/clusters.ics", &text), 200);
-    assert_int_equal(c->records.count, 0);
+    assert_int_equal(c->records.tab.count, 0);
     /* weekend: Saturdays 01:00-05:00 for 90 days from Wednesday 4 March:
      * 13 windows, for a and for np1 (Permissive within a); b is
      * Restrictive and np2's policy is missing: no windows. */
@@ -267,7 +266,7 @@ static void test_calendar_feed(void **state)
         assert_int_equal(feed(c, bad[i], &text), 404);
         free(text);
     }
-    assert_int_equal(c->records.count, 0);
+    assert_int_equal(c->records.tab.count, 0);
     ctl_stop(c);
     ev_loop_destroy(loop);
 }

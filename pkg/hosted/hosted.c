@@ -184,16 +184,21 @@ static void entry_release(entry_t *e)
     free(e);
 }
 
+/* Releases every forgotten entry. */
+static void release_zombies(hosted_t *p)
+{
+    hcp_link_t *n;
+
+    while ((n = hcp_list_pop_front(&p->zombies)) != NULL)
+        entry_release(hcp_list_entry(n, entry_t, zlink));
+}
+
 static void reap_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
     hosted_t *p = w->data;
     (void)loop;
     (void)revents;
-    while (p->zombies) {
-        entry_t *e = p->zombies;
-        p->zombies = e->znext;
-        entry_release(e);
-    }
+    release_zombies(p);
     hosted__pump(p); /* released checks freed their slots */
 }
 
@@ -306,6 +311,7 @@ int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
      * would not be reused before libcurl ages it out, so keep only about
      * as many as the checks in flight, plus room for the management API. */
     kube_http_max_connections(http, p->opts.max_in_flight + 16);
+    hcp_list_init(&p->zombies);
     if (kube_objmap_init(&p->entries, 16))
         goto nomem;
     p->rng = (uint64_t)(uintptr_t)p ^ (uint64_t)(ev_time() * 1e6) ^ 0x9E3779B97F4A7C15ull;
@@ -328,21 +334,14 @@ void hosted_free(hosted_t *p)
     if (!p)
         return;
     ev_timer_stop(p->loop, &p->reap);
-    for (size_t i = 0; i < p->entries.nbuckets; i++) {
-        kube_objkey_t *k = p->entries.buckets[i], *next;
-        for (; k; k = next) {
-            next = k->hnext;
-            entry_t *e = (entry_t *)k;
-            e->gone = true;
-            e->znext = p->zombies;
-            p->zombies = e;
-        }
+    size_t i;
+    hcp_hnode_t *n, *next;
+    HCP_HTAB_FOREACH_SAFE(&p->entries.tab, i, n, next) {
+        entry_t *e = (entry_t *)n;
+        e->gone = true;
+        hcp_list_push_back(&p->zombies, &e->zlink);
     }
-    while (p->zombies) {
-        entry_t *e = p->zombies;
-        p->zombies = e->znext;
-        entry_release(e);
-    }
+    release_zombies(p);
     kube_objmap_free(&p->entries);
     free(p);
 }
@@ -353,15 +352,16 @@ void hosted_set_leading(hosted_t *p, bool leading)
         return;
     p->leading = leading;
     /* on_change may forget entries (they stay allocated until the reaper
-     * runs, with hnext intact) or add some (no rehash meanwhile). */
-    p->entries.frozen++;
-    for (size_t i = 0; i < p->entries.nbuckets; i++)
-        for (kube_objkey_t *k = p->entries.buckets[i]; k; k = k->hnext) {
-            if (leading)
-                hosted__kick((entry_t *)k);
-            hosted__evaluate((entry_t *)k);
-        }
-    p->entries.frozen--;
+     * runs, with their link intact) or add some (no doubling meanwhile). */
+    size_t i;
+    hcp_hnode_t *n;
+    p->entries.tab.frozen++;
+    HCP_HTAB_FOREACH(&p->entries.tab, i, n) {
+        if (leading)
+            hosted__kick((entry_t *)n);
+        hosted__evaluate((entry_t *)n);
+    }
+    p->entries.tab.frozen--;
 }
 
 int hosted_update(hosted_t *p, const char *ns, const char *name,
@@ -371,7 +371,7 @@ int hosted_update(hosted_t *p, const char *ns, const char *name,
     if (!p || !ns || !name || !conds || !ns[0] || !name[0]) {
         return hcp_errf(err, errlen, HCP_EINVAL, "hosted_update: missing argument");
     }
-    kube_objkey_t **slot = kube_objmap_slot(&p->entries, 0, ns, name);
+    hcp_hnode_t **slot = kube_objmap_slot(&p->entries, 0, ns, name);
     entry_t *e = (entry_t *)*slot;
     bool created = false;
     if (!e) {
@@ -402,7 +402,7 @@ void hosted_forget(hosted_t *p, const char *ns, const char *name)
 {
     if (!p || !ns || !name)
         return;
-    kube_objkey_t **slot = kube_objmap_slot(&p->entries, 0, ns, name);
+    hcp_hnode_t **slot = kube_objmap_slot(&p->entries, 0, ns, name);
     entry_t *e = (entry_t *)*slot;
     if (!e)
         return;
@@ -412,8 +412,7 @@ void hosted_forget(hosted_t *p, const char *ns, const char *name)
     e->secret_req = NULL;
     ev_timer_stop(p->loop, &e->secret_timer);
     ev_timer_stop(p->loop, &e->tick);
-    e->znext = p->zombies;
-    p->zombies = e;
+    hcp_list_push_back(&p->zombies, &e->zlink);
     if (!ev_is_active(&p->reap)) {
         ev_timer_set(&p->reap, 0., 0.);
         ev_timer_start(p->loop, &p->reap);

@@ -7,6 +7,7 @@
 #ifndef HCP_HOSTED_INTERNAL_H
 #define HCP_HOSTED_INTERNAL_H
 
+#include "base/list.h"
 #include "hosted/hosted.h"
 #include "kube/objmap.h"
 #include "kube/ratelimit.h"
@@ -29,7 +30,7 @@ typedef struct want_cond {
 /* One HostedCluster. */
 typedef struct entry {
     kube_objkey_t key;          /* ns and name in the module's map */
-    struct entry *znext;       /* forgotten entries awaiting release */
+    hcp_link_t zlink;          /* once forgotten: on the list awaiting release */
     hosted_t *p;
     char *ns, *name;           /* owned */
     char hcpns[NS_LEN * 2 + 2]; /* "<ns>-<name>" */
@@ -89,7 +90,7 @@ struct hosted {
     hosted_opts_t opts;
     bool leading;
     kube_objmap_t entries;      /* entry_t by ns/name */
-    entry_t *zombies;          /* forgotten, released by `reap` */
+    hcp_link_t zombies;        /* forgotten entries, released by `reap` */
     entry_t *qhead, *qtail;    /* entries waiting for a check (FIFO) */
     int in_flight;             /* checks running */
     ev_timer reap;

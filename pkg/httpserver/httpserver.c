@@ -48,7 +48,7 @@ typedef struct http_pending {
     int gate;                /* GATE_*: what the gate decided */
     http_server *srv;        /* while held: the server */
     struct MHD_Connection *conn;             /* while held: the suspended connection */
-    struct http_pending *next, *prev;        /* while held: the server's list */
+    hcp_link_t link;         /* while held: on the server's list */
     http_response answer;    /* GATE_ANSWERED: what to send */
     int early_status;        /* 404/405/413 decided from the headers, else 0 */
     int too_large;           /* body exceeded max_body: discarded, answer 413 */
@@ -226,6 +226,7 @@ const char *http_request_query(const http_request *req, const char *key)
 void http_server_init(http_server *s, const http_server_options *opts)
 {
     memset(s, 0, sizeof(*s));
+    hcp_list_init(&s->held);
     if (opts)
         s->opts = *opts;
     if (s->opts.max_body == 0)
@@ -425,11 +426,7 @@ static enum MHD_Result run_gate(http_server *s, struct MHD_Connection *conn, con
     ctx->gate = GATE_HELD;
     ctx->srv = s;
     ctx->conn = conn;
-    ctx->prev = NULL;
-    ctx->next = s->held;
-    if (s->held)
-        s->held->prev = ctx;
-    s->held = ctx;
+    hcp_list_push_front(&s->held, &ctx->link);
     MHD_suspend_connection(conn);
     return MHD_YES;
 }
@@ -439,13 +436,7 @@ static void resume(req_ctx *p, int gate)
 {
     http_server *s = p->srv;
 
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        s->held = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
-    p->next = p->prev = NULL;
+    hcp_list_remove(&p->link);
     p->gate = gate;
     MHD_resume_connection(p->conn);
     /* MHD serves the connection again in its next run: make it soon. */
@@ -583,8 +574,8 @@ static void do_stop(http_server *s)
 {
     /* libmicrohttpd refuses to stop with suspended connections: the gate
      * forgets each held request, which is resumed only to be closed. */
-    while (s->held) {
-        req_ctx *p = s->held;
+    while (!hcp_list_empty(&s->held)) {
+        req_ctx *p = hcp_list_entry(s->held.next, req_ctx, link);
 
         if (s->gate_cancel)
             s->gate_cancel(p, s->gate_ud);

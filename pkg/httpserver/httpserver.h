@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 
 #include "base/error.h"
+#include "base/list.h"
 
 /* Errors: functions return 0 or a negative HCP_E* code (base/error.h):
  * HCP_EINVAL for a bad argument (address, route, header), HCP_ENOMEM when
@@ -148,7 +149,7 @@ typedef struct http_server {
     http_gate_fn gate;                        /* NULL: every request goes to its handler */
     http_gate_cancel_fn gate_cancel;          /* told of held requests at stop */
     void *gate_ud;                            /* the gate's argument */
-    struct http_pending *held;                /* requests a gate holds (suspended) */
+    hcp_link_t held;                          /* requests a gate holds (suspended) */
     char mhd_log[256];                        /* last message libmicrohttpd logged */
     int closing;                              /* every response says "Connection: close" */
 } http_server;

@@ -6,33 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/chain.h"
 
 struct kube_centry {
+    hcp_hnode_t node;         /* the cache's table (first member) */
     kube_obj obj;             /* public view; strings point into s[] / the pool */
-    struct kube_centry *next; /* bucket chain */
-    uint32_t hash;
     uint32_t epoch;           /* last relist that saw this object */
     char s[];                 /* name\0uid\0rv\0 */
 };
 
-static uint32_t key_hash(const char *ns, const char *name)
-{
-    uint32_t h = 2166136261u;
-    const unsigned char *p;
+typedef struct objname {
+    const char *ns, *name;
+} objname_t;
 
-    for (p = (const unsigned char *)ns; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    h = (h ^ '/') * 16777619u;
-    for (p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    return h;
+static uint64_t key_hash(const char *ns, const char *name)
+{
+    uint64_t h = hcp_hash_str(HCP_HASH_SEED, ns);
+
+    h = hcp_hash_bytes(h, "/", 1);
+    return hcp_hash_str(h, name);
 }
 
-/* The hash an entry was inserted by. */
-static uint32_t entry_hash(const struct kube_centry *e)
+/* The entry linked at n (its first member). */
+static struct kube_centry *entry_at(hcp_hnode_t *n)
 {
-    return e->hash;
+    return (struct kube_centry *)n;
+}
+
+static bool same_name(const hcp_hnode_t *n, const void *key)
+{
+    const struct kube_centry *e = (const struct kube_centry *)n;
+    const objname_t *k = key;
+
+    return strcmp(e->obj.name, k->name) == 0 && strcmp(e->obj.ns, k->ns) == 0;
 }
 
 int kube_cache_init(kube_cache *c, const kube_cache_ops *ops, void *ud)
@@ -41,13 +46,10 @@ int kube_cache_init(kube_cache *c, const kube_cache_ops *ops, void *ud)
     if (ops)
         c->ops = *ops;
     c->ud = ud;
-    c->nbuckets = 64;
-    c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
-    if (c->buckets == NULL)
+    if (hcp_htab_init(&c->tab, 64) < 0)
         return HCP_ENOMEM;
     if (kube_intern_init(&c->strings) < 0) {
-        free(c->buckets);
-        c->buckets = NULL;
+        hcp_htab_free(&c->tab);
         return HCP_ENOMEM;
     }
     return 0;
@@ -64,58 +66,47 @@ static void entry_free(kube_cache *c, struct kube_centry *e)
 void kube_cache_free(kube_cache *c)
 {
     size_t i;
+    hcp_hnode_t *n, *next;
 
-    for (i = 0; i < c->nbuckets && c->buckets; i++) {
-        struct kube_centry *e = c->buckets[i], *next;
-        for (; e; e = next) {
-            next = e->next;
-            entry_free(c, e);
-        }
-    }
-    free(c->buckets);
+    if (c->tab.buckets != NULL)
+        HCP_HTAB_FOREACH_SAFE(&c->tab, i, n, next)
+            entry_free(c, entry_at(n));
+    hcp_htab_free(&c->tab);
     kube_intern_free(&c->strings);
     memset(c, 0, sizeof(*c));
 }
 
-static struct kube_centry **find_link(const kube_cache *c, const char *ns, const char *name,
-                                      uint32_t h)
+static hcp_hnode_t **find_link(const kube_cache *c, const char *ns, const char *name, uint64_t h)
 {
-    struct kube_centry **link = &c->buckets[h & (c->nbuckets - 1)];
+    objname_t want = {ns, name};
 
-    for (; *link; link = &(*link)->next) {
-        struct kube_centry *e = *link;
-        if (e->hash == h && strcmp(e->obj.name, name) == 0 && strcmp(e->obj.ns, ns) == 0)
-            return link;
-    }
-    return link;
+    return hcp_htab_slot(&c->tab, h, same_name, &want);
 }
 
 const kube_obj *kube_cache_get(const kube_cache *c, const char *ns, const char *name)
 {
-    struct kube_centry **link;
+    hcp_hnode_t **link;
 
     if (ns == NULL)
         ns = "";
     if (name == NULL)
         return NULL;
     link = find_link(c, ns, name, key_hash(ns, name));
-    return *link ? &(*link)->obj : NULL;
+    return *link ? &entry_at(*link)->obj : NULL;
 }
 
 size_t kube_cache_count(const kube_cache *c)
 {
-    return c->count;
+    return c->tab.count;
 }
 
 void kube_cache_foreach(const kube_cache *c, void (*fn)(const kube_obj *obj, void *ud), void *ud)
 {
     size_t i;
+    hcp_hnode_t *n;
 
-    for (i = 0; i < c->nbuckets; i++) {
-        struct kube_centry *e;
-        for (e = c->buckets[i]; e; e = e->next)
-            fn(&e->obj, ud);
-    }
+    HCP_HTAB_FOREACH(&c->tab, i, n)
+        fn(&entry_at(n)->obj, ud);
 }
 
 typedef struct meta {
@@ -144,7 +135,7 @@ static int read_meta(const json_t *obj, meta *m, kube_error *err)
 }
 
 /* Builds a detached entry for obj (extracting its data). NULL on failure. */
-static struct kube_centry *entry_new(kube_cache *c, const json_t *obj, const meta *m, uint32_t h,
+static struct kube_centry *entry_new(kube_cache *c, const json_t *obj, const meta *m,
                                      kube_error *err)
 {
     size_t ln = strlen(m->name), lu = strlen(m->uid), lr = strlen(m->rv);
@@ -161,8 +152,6 @@ static struct kube_centry *entry_new(kube_cache *c, const json_t *obj, const met
     e->obj.uid = e->s + ln + 1;
     e->obj.rv = e->s + ln + lu + 2;
     e->obj.data = NULL;
-    e->next = NULL;
-    e->hash = h;
     e->epoch = c->epoch;
     e->obj.ns = kube_intern_get(&c->strings, m->ns);
     if (e->obj.ns == NULL) {
@@ -182,42 +171,37 @@ static struct kube_centry *entry_new(kube_cache *c, const json_t *obj, const met
 /* Inserts or replaces the object; the core of both watch events and relists. */
 static int upsert(kube_cache *c, const json_t *obj, const meta *m, kube_error *err)
 {
-    uint32_t h = key_hash(m->ns, m->name);
-    struct kube_centry **link = find_link(c, m->ns, m->name, h), *old = *link, *e;
+    uint64_t h = key_hash(m->ns, m->name);
+    hcp_hnode_t **link = find_link(c, m->ns, m->name, h);
+    struct kube_centry *old = *link ? entry_at(*link) : NULL, *e;
 
     if (old != NULL && strcmp(old->obj.rv, m->rv) == 0) {
         old->epoch = c->epoch;
         return 0; /* already seen this version */
     }
-    e = entry_new(c, obj, m, h, err);
+    e = entry_new(c, obj, m, err);
     if (e == NULL)
         return err ? err->code : HCP_ENOMEM;
     if (old != NULL) {
-        e->next = old->next;
-        *link = e;
+        hcp_htab_replace(link, &e->node);
         c->updates++;
         if (c->ops.on_update)
             c->ops.on_update(&old->obj, &e->obj, c->ud);
         entry_free(c, old);
         return 0;
     }
-    e->next = c->buckets[h & (c->nbuckets - 1)];
-    c->buckets[h & (c->nbuckets - 1)] = e;
-    c->count++;
+    hcp_htab_insert(&c->tab, link, &e->node, h);
     c->adds++;
     if (c->ops.on_add)
         c->ops.on_add(&e->obj, c->ud);
-    if (c->count > c->nbuckets)
-        HCP_CHAIN_GROW(struct kube_centry, c->buckets, c->nbuckets, next, entry_hash);
     return 0;
 }
 
-static void remove_link(kube_cache *c, struct kube_centry **link)
+static void remove_link(kube_cache *c, hcp_hnode_t **link)
 {
-    struct kube_centry *e = *link;
+    struct kube_centry *e = entry_at(*link);
 
-    *link = e->next;
-    c->count--;
+    hcp_htab_remove(&c->tab, link);
     c->deletes++;
     if (c->ops.on_delete)
         c->ops.on_delete(&e->obj, c->ud);
@@ -232,7 +216,7 @@ int kube_cache_apply(kube_cache *c, kube_event_type type, const json_t *obj, kub
     if (rc < 0)
         return rc;
     if (type == KUBE_EVENT_DELETED) {
-        struct kube_centry **link = find_link(c, m.ns, m.name, key_hash(m.ns, m.name));
+        hcp_hnode_t **link = find_link(c, m.ns, m.name, key_hash(m.ns, m.name));
         if (*link != NULL)
             remove_link(c, link);
         return 0;
@@ -260,10 +244,10 @@ void kube_cache_relist_end(kube_cache *c)
 {
     size_t i;
 
-    for (i = 0; i < c->nbuckets; i++) {
-        struct kube_centry **link = &c->buckets[i];
+    for (i = 0; i < c->tab.nbuckets; i++) {
+        hcp_hnode_t **link = &c->tab.buckets[i];
         while (*link) {
-            if ((*link)->epoch != c->epoch)
+            if (entry_at(*link)->epoch != c->epoch)
                 remove_link(c, link);
             else
                 link = &(*link)->next;
@@ -280,13 +264,13 @@ void kube_cache_relist_abort(kube_cache *c)
 
 size_t kube_cache_bytes(const kube_cache *c)
 {
-    size_t i, n = c->nbuckets * sizeof(*c->buckets) + c->strings.bytes +
-                  c->strings.nbuckets * sizeof(void *);
+    size_t i, n = c->tab.nbuckets * sizeof(*c->tab.buckets) + c->strings.bytes +
+                  c->strings.tab.nbuckets * sizeof(void *);
+    hcp_hnode_t *h;
 
-    for (i = 0; i < c->nbuckets; i++) {
-        struct kube_centry *e;
-        for (e = c->buckets[i]; e; e = e->next)
-            n += sizeof(*e) + strlen(e->obj.name) + strlen(e->obj.uid) + strlen(e->obj.rv) + 3;
+    HCP_HTAB_FOREACH(&c->tab, i, h) {
+        const struct kube_centry *e = entry_at(h);
+        n += sizeof(*e) + strlen(e->obj.name) + strlen(e->obj.uid) + strlen(e->obj.rv) + 3;
     }
     return n;
 }

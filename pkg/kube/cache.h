@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "kube/error.h"
+#include "base/htab.h"
 #include "kube/intern.h"
 
 /* One cached object as consumers see it. All fields are owned by the cache. */
@@ -55,9 +56,7 @@ typedef struct kube_cache_ops {
 typedef struct kube_cache {
     kube_cache_ops ops;          /* copied at init */
     void *ud;                    /* passed to every op */
-    struct kube_centry **buckets;
-    size_t nbuckets;             /* power of two */
-    size_t count;                /* objects held */
+    hcp_htab_t tab;              /* the objects, by namespace and name */
     uint32_t epoch;              /* relist generation */
     bool relisting;              /* between relist_begin and relist_end */
     bool synced;                 /* a full list has completed at least once */

@@ -11,7 +11,7 @@
 
 struct kube_request {
     kube_client *c;
-    struct kube_request *prev, *next; /* client's live list */
+    hcp_link_t link;              /* on the client's live list */
     kube_verb verb;
     char *url;                        /* owned */
     char *body;                       /* owned copy or NULL */
@@ -106,6 +106,7 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
                      const kube_client_opts *opts, kube_error *err)
 {
     memset(c, 0, sizeof(*c));
+    hcp_list_init(&c->reqs);
     kube_error_clear(err);
     if (http == NULL || cfg == NULL || cfg->server == NULL)
         return kube_error_set(err, HCP_EINVAL, 0, NULL, "client needs an http engine and a server");
@@ -144,12 +145,7 @@ static void request_free(kube_request *r)
 {
     kube_client *c = r->c;
 
-    if (r->prev)
-        r->prev->next = r->next;
-    else if (c->reqs == r)
-        c->reqs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    hcp_list_remove(&r->link);
     ev_timer_stop(c->http->loop, &r->delay);
     free(r->url);
     free(r->body);
@@ -159,8 +155,8 @@ static void request_free(kube_request *r)
 
 void kube_client_close(kube_client *c)
 {
-    while (c->reqs) {
-        kube_request *r = c->reqs;
+    while (!hcp_list_empty(&c->reqs)) {
+        kube_request *r = hcp_list_entry(c->reqs.next, kube_request, link);
         kube_http_cancel(c->http, r->t);
         request_free(r);
     }
@@ -169,6 +165,7 @@ void kube_client_close(kube_client *c)
         free(c->token);
     }
     memset(c, 0, sizeof(*c));
+    hcp_list_init(&c->reqs);
 }
 
 static void set_blob(CURL *e, CURLoption opt, const char *data, size_t len)
@@ -408,6 +405,7 @@ int kube_client_call(kube_client *c, const kube_call *call, kube_request **out, 
     r = calloc(1, sizeof(*r));
     if (r == NULL)
         goto nomem;
+    hcp_list_init(&r->link);
     r->c = c;
     r->verb = call->verb;
     r->on_data = call->on_data;
@@ -431,10 +429,7 @@ int kube_client_call(kube_client *c, const kube_call *call, kube_request **out, 
     }
     if (call->content_type && (r->content_type = strdup(call->content_type)) == NULL)
         goto nomem;
-    r->next = c->reqs;
-    if (c->reqs)
-        c->reqs->prev = r;
-    c->reqs = r;
+    hcp_list_push_front(&c->reqs, &r->link);
     rc = admit(r, err);
     if (rc < 0) {
         request_free(r);

@@ -24,6 +24,7 @@
 #include "kube/error.h"
 #include "kube/http.h"
 #include "kube/ratelimit.h"
+#include "base/list.h"
 
 #define KUBE_FIELD_MANAGER "hcp-controller"
 #define KUBE_STATS_MAX 64
@@ -86,7 +87,7 @@ struct kube_client {
     struct timespec token_mtime;  /* of cfg->token_file when last read */
     double token_checked;         /* ev_now() of the last stat() */
     kube_ratelimit rl;
-    struct kube_request *reqs;    /* live requests */
+    hcp_link_t reqs;              /* live requests */
     kube_stat stats[KUBE_STATS_MAX];
     size_t nstats;
     unsigned long throttled;      /* 429 answers retried */

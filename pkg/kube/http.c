@@ -14,8 +14,8 @@ struct kube_transfer {
     kube_http *h;
     CURL *easy;                   /* owned */
     struct curl_slist *headers;   /* owned */
-    struct kube_transfer *prev, *next; /* active list */
-    struct kube_transfer *pnext;  /* pending or zombie list */
+    hcp_link_t link;              /* on the active list */
+    hcp_link_t plink;             /* on the pending or the zombie list */
     kube_transfer_data_cb on_data;
     kube_transfer_done_cb on_done;
     void *ud;
@@ -37,7 +37,7 @@ struct kube_sock {
     ev_io io;
     kube_http *h;
     curl_socket_t fd;
-    struct kube_sock *next_dead;
+    hcp_link_t link;              /* on the dead list, once released */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -62,27 +62,12 @@ static void reap(kube_http *h)
 {
     if (h->dispatching > 0)
         return;
-    while (h->zombies) {
-        struct kube_transfer *t = h->zombies;
-        h->zombies = t->pnext;
-        transfer_free(t);
-    }
-    while (h->dead_socks) {
-        struct kube_sock *s = h->dead_socks;
-        h->dead_socks = s->next_dead;
-        free(s);
-    }
-}
+    hcp_link_t *n;
 
-static void unlink_active(kube_http *h, struct kube_transfer *t)
-{
-    if (t->prev)
-        t->prev->next = t->next;
-    else if (h->active == t)
-        h->active = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
-    t->prev = t->next = NULL;
+    while ((n = hcp_list_pop_front(&h->zombies)) != NULL)
+        transfer_free(hcp_list_entry(n, struct kube_transfer, plink));
+    while ((n = hcp_list_pop_front(&h->dead_socks)) != NULL)
+        free(hcp_list_entry(n, struct kube_sock, link));
 }
 
 /* Moves a transfer out of libcurl and onto the zombie list. */
@@ -90,19 +75,10 @@ static void retire(kube_http *h, struct kube_transfer *t)
 {
     t->dead = true;
     curl_multi_remove_handle(h->multi, t->easy);
-    unlink_active(h, t);
-    if (t->in_pending) {
-        struct kube_transfer **p;
-        for (p = &h->pending; *p; p = &(*p)->pnext) {
-            if (*p == t) {
-                *p = t->pnext;
-                break;
-            }
-        }
-        t->in_pending = false;
-    }
-    t->pnext = h->zombies;
-    h->zombies = t;
+    hcp_list_remove(&t->link);
+    hcp_list_remove(&t->plink); /* off the pending list, if on it */
+    t->in_pending = false;
+    hcp_list_push_front(&h->zombies, &t->plink);
 }
 
 static int is_tls_error(CURLcode rc)
@@ -133,9 +109,8 @@ static void dispatch(kube_http *h)
     int left;
 
     h->dispatching++;
-    while (h->pending) {
-        struct kube_transfer *t = h->pending;
-        h->pending = t->pnext;
+    for (hcp_link_t *p; (p = hcp_list_pop_front(&h->pending)) != NULL;) {
+        struct kube_transfer *t = hcp_list_entry(p, struct kube_transfer, plink);
         t->in_pending = false;
         if (t->dead || t->len == 0)
             continue;
@@ -240,8 +215,7 @@ static int multi_sock_cb(CURL *easy, curl_socket_t fd, int what, void *userp, vo
         if (s != NULL) {
             ev_io_stop(h->loop, &s->io);
             curl_multi_assign(h->multi, fd, NULL);
-            s->next_dead = h->dead_socks;
-            h->dead_socks = s;
+            hcp_list_push_front(&h->dead_socks, &s->link);
         }
         return 0;
     }
@@ -286,8 +260,7 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
         return 0; /* makes libcurl fail the transfer with CURLE_WRITE_ERROR */
     if (t->stream_ok && !t->in_pending) {
         t->in_pending = true;
-        t->pnext = t->h->pending;
-        t->h->pending = t;
+        hcp_list_push_front(&t->h->pending, &t->plink);
     }
     return n;
 }
@@ -375,6 +348,10 @@ static size_t header_cb(char *data, size_t size, size_t nmemb, void *userp)
 int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err)
 {
     memset(h, 0, sizeof(*h));
+    hcp_list_init(&h->active);
+    hcp_list_init(&h->pending);
+    hcp_list_init(&h->zombies);
+    hcp_list_init(&h->dead_socks);
     pthread_once(&global_once, global_init);
     if (global_rc != CURLE_OK)
         return kube_error_set(err, HCP_ENOMEM, 0, NULL, "curl_global_init failed: %s",
@@ -404,9 +381,10 @@ void kube_http_close(kube_http *h)
 {
     if (h->multi == NULL)
         return;
-    while (h->active)
-        retire(h, h->active);
-    h->pending = NULL;
+    while (!hcp_list_empty(&h->active))
+        retire(h, hcp_list_entry(h->active.next, struct kube_transfer, link));
+    while (hcp_list_pop_front(&h->pending) != NULL)
+        ;
     ev_timer_stop(h->loop, &h->timer);
     h->dispatching = 0;
     reap(h);
@@ -428,6 +406,8 @@ kube_transfer *kube_http_start(kube_http *h, CURL *easy, struct curl_slist *head
         kube_error_set(err, HCP_ENOMEM, 0, NULL, "out of memory");
         return NULL;
     }
+    hcp_list_init(&t->link);
+    hcp_list_init(&t->plink);
     t->h = h;
     t->easy = easy;
     t->headers = headers;
@@ -451,10 +431,7 @@ kube_transfer *kube_http_start(kube_http *h, CURL *easy, struct curl_slist *head
         transfer_free(t);
         return NULL;
     }
-    t->next = h->active;
-    if (h->active)
-        h->active->prev = t;
-    h->active = t;
+    hcp_list_push_front(&h->active, &t->link);
     h->started++;
     return t;
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/list.h"
 #include "kube/error.h"
 
 typedef struct kube_transfer kube_transfer;
@@ -47,10 +48,10 @@ typedef struct kube_http {
     struct ev_loop *loop;           /* borrowed */
     CURLM *multi;                   /* owned */
     ev_timer timer;                 /* libcurl's single timeout */
-    struct kube_transfer *active;   /* started, not finished (doubly linked) */
-    struct kube_transfer *pending;  /* transfers with stream bytes to deliver */
-    struct kube_transfer *zombies;  /* finished or cancelled, freed after dispatch */
-    struct kube_sock *dead_socks;   /* sockets libcurl released, freed after dispatch */
+    hcp_link_t active;              /* transfers started, not finished */
+    hcp_link_t pending;             /* transfers with stream bytes to deliver, newest first */
+    hcp_link_t zombies;             /* transfers finished or cancelled, freed after dispatch */
+    hcp_link_t dead_socks;          /* sockets libcurl released, freed after dispatch */
     int dispatching;                /* > 0 while callbacks run */
     int running;                    /* libcurl's count of running transfers */
     long connects;                  /* new connections made (CURLINFO_NUM_CONNECTS summed) */

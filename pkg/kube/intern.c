@@ -8,66 +8,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/chain.h"
 #include "kube/error.h"
 
 struct kube_istr {
-    struct kube_istr *next; /* bucket chain */
-    uint32_t hash;
+    hcp_hnode_t node; /* the pool's table (first member) */
     uint32_t refs;
-    char s[];               /* the string, NUL-terminated */
+    char s[];         /* the string, NUL-terminated */
 };
 
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    size_t i;
+typedef struct bytes {
+    const char *s;
+    size_t len;
+} bytes_t;
 
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
+static bool same_bytes(const hcp_hnode_t *n, const void *key)
+{
+    const struct kube_istr *e = (const struct kube_istr *)n;
+    const bytes_t *b = key;
+
+    return strncmp(e->s, b->s, b->len) == 0 && e->s[b->len] == '\0';
 }
 
-/* The hash a string was inserted by. */
-static uint32_t istr_hash(const struct kube_istr *e)
+static bool same_node(const hcp_hnode_t *n, const void *key)
 {
-    return e->hash;
+    return n == key;
 }
 
 int kube_intern_init(kube_intern *p)
 {
     memset(p, 0, sizeof(*p));
-    p->nbuckets = 16;
-    p->buckets = calloc(p->nbuckets, sizeof(*p->buckets));
-    return p->buckets ? 0 : HCP_ENOMEM;
+    return hcp_htab_init(&p->tab, 16);
 }
 
 const char *kube_intern_getn(kube_intern *p, const char *s, size_t len)
 {
-    uint32_t h = hash_bytes(s, len);
+    bytes_t want = {s, len};
+    uint64_t h = hcp_hash_bytes(HCP_HASH_SEED, s, len);
+    hcp_hnode_t **slot = hcp_htab_slot(&p->tab, h, same_bytes, &want);
     struct kube_istr *e;
 
-    for (e = p->buckets[h & (p->nbuckets - 1)]; e; e = e->next) {
-        if (e->hash == h && strncmp(e->s, s, len) == 0 && e->s[len] == '\0') {
-            e->refs++;
-            return e->s;
-        }
+    if (*slot != NULL) {
+        e = (struct kube_istr *)*slot;
+        e->refs++;
+        return e->s;
     }
     e = malloc(sizeof(*e) + len + 1);
     if (e == NULL)
         return NULL;
-    e->hash = h;
     e->refs = 1;
     memcpy(e->s, s, len);
     e->s[len] = '\0';
-    e->next = p->buckets[h & (p->nbuckets - 1)];
-    p->buckets[h & (p->nbuckets - 1)] = e;
+    hcp_htab_insert(&p->tab, slot, &e->node, h);
     p->count++;
     p->bytes += sizeof(*e) + len + 1;
-    if (p->count > p->nbuckets)
-        HCP_CHAIN_GROW(struct kube_istr, p->buckets, p->nbuckets, next, istr_hash);
     return e->s;
 }
 
@@ -78,35 +71,31 @@ const char *kube_intern_get(kube_intern *p, const char *s)
 
 void kube_intern_put(kube_intern *p, const char *s)
 {
-    struct kube_istr *e, **link;
+    struct kube_istr *e;
+    hcp_hnode_t **slot;
 
     if (s == NULL)
         return;
     e = (struct kube_istr *)(void *)(s - offsetof(struct kube_istr, s));
     if (--e->refs > 0)
         return;
-    for (link = &p->buckets[e->hash & (p->nbuckets - 1)]; *link; link = &(*link)->next) {
-        if (*link == e) {
-            *link = e->next;
-            p->count--;
-            p->bytes -= sizeof(*e) + strlen(e->s) + 1;
-            free(e);
-            return;
-        }
-    }
+    slot = hcp_htab_slot(&p->tab, e->node.hash, same_node, e);
+    if (*slot == NULL)
+        return;
+    hcp_htab_remove(&p->tab, slot);
+    p->count--;
+    p->bytes -= sizeof(*e) + strlen(e->s) + 1;
+    free(e);
 }
 
 void kube_intern_free(kube_intern *p)
 {
     size_t i;
+    hcp_hnode_t *n, *next;
 
-    for (i = 0; i < p->nbuckets && p->buckets; i++) {
-        struct kube_istr *e = p->buckets[i], *next;
-        for (; e; e = next) {
-            next = e->next;
-            free(e);
-        }
-    }
-    free(p->buckets);
+    if (p->tab.buckets != NULL)
+        HCP_HTAB_FOREACH_SAFE(&p->tab, i, n, next)
+            free(n);
+    hcp_htab_free(&p->tab);
     memset(p, 0, sizeof(*p));
 }

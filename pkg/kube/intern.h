@@ -12,11 +12,12 @@
 
 #include <stddef.h>
 
+#include "base/htab.h"
+
 typedef struct kube_intern {
-    struct kube_istr **buckets; /* chained hash table */
-    size_t nbuckets;            /* power of two */
-    size_t count;               /* distinct strings held */
-    size_t bytes;               /* bytes allocated for strings and nodes */
+    hcp_htab_t tab; /* the strings, by their bytes */
+    size_t count;   /* distinct strings held */
+    size_t bytes;   /* bytes allocated for strings and nodes */
 } kube_intern;
 
 /* Prepares an empty pool. Returns 0 or HCP_ENOMEM. */

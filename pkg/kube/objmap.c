@@ -1,67 +1,55 @@
-/* objmap.c: an intrusive hash table keyed by kind, namespace and name. */
+/* objmap.c: the tree's hash table keyed by kind, namespace and name. */
 #include "kube/objmap.h"
 
-#include "base/chain.h"
-#include "base/error.h"
-
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
+
+typedef struct want {
+    int kind;
+    const char *ns, *name;
+} want_t;
 
 static uint64_t hash(int kind, const char *ns, const char *name)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned)kind; /* FNV-1a */
-    for (const char *p = ns; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    h = (h ^ '/') * 1099511628211ULL;
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
+    uint64_t h = HCP_HASH_SEED ^ (uint64_t)(unsigned)kind;
+
+    h = hcp_hash_str(h, ns);
+    h = hcp_hash_bytes(h, "/", 1);
+    return hcp_hash_str(h, name);
 }
 
-/* The hash of a linked object's key (the one it was inserted by). */
-static uint64_t key_hash(const kube_objkey_t *k)
+static bool same_key(const hcp_hnode_t *n, const void *key)
 {
-    return hash(k->kind, k->ns, k->name);
+    const kube_objkey_t *k = (const kube_objkey_t *)n;
+    const want_t *want = key;
+
+    return k->kind == want->kind && strcmp(k->ns, want->ns) == 0 &&
+           strcmp(k->name, want->name) == 0;
 }
 
 int kube_objmap_init(kube_objmap_t *m, size_t nbuckets)
 {
-    memset(m, 0, sizeof(*m));
-    m->buckets = calloc(nbuckets, sizeof(*m->buckets));
-    if (!m->buckets)
-        return HCP_ENOMEM;
-    m->nbuckets = nbuckets;
-    return 0;
+    return hcp_htab_init(&m->tab, nbuckets);
 }
 
 void kube_objmap_free(kube_objmap_t *m)
 {
-    free(m->buckets);
-    m->buckets = NULL;
-    m->nbuckets = m->count = 0;
+    hcp_htab_free(&m->tab);
 }
 
-kube_objkey_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
-                                 const char *name)
+hcp_hnode_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
+                               const char *name)
 {
-    kube_objkey_t **pp = &m->buckets[hash(kind, ns, name) & (m->nbuckets - 1)];
-    while (*pp && !((*pp)->kind == kind && strcmp((*pp)->ns, ns) == 0 &&
-                    strcmp((*pp)->name, name) == 0))
-        pp = &(*pp)->hnext;
-    return pp;
+    want_t want = {kind, ns, name};
+
+    return hcp_htab_slot(&m->tab, hash(kind, ns, name), same_key, &want);
 }
 
-void kube_objmap_insert(kube_objmap_t *m, kube_objkey_t **slot, kube_objkey_t *k)
+void kube_objmap_insert(kube_objmap_t *m, hcp_hnode_t **slot, kube_objkey_t *k)
 {
-    k->hnext = NULL;
-    *slot = k;
-    if (++m->count > m->nbuckets * 2 && !m->frozen)
-        HCP_CHAIN_GROW(kube_objkey_t, m->buckets, m->nbuckets, hnext, key_hash);
+    hcp_htab_insert(&m->tab, slot, &k->node, hash(k->kind, k->ns, k->name));
 }
 
-void kube_objmap_remove(kube_objmap_t *m, kube_objkey_t **slot)
+void kube_objmap_remove(kube_objmap_t *m, hcp_hnode_t **slot)
 {
-    *slot = (*slot)->hnext;
-    m->count--;
+    hcp_htab_remove(&m->tab, slot);
 }

@@ -1,4 +1,4 @@
-/* objmap: an intrusive hash table of objects keyed by kind, namespace and
+/* objmap: the tree's hash table (base/htab) keyed by kind, namespace and
  * name.
  *
  * The controller keeps a record per managed object and the hosted
@@ -11,18 +11,19 @@
 
 #include <stddef.h>
 
+#include "base/htab.h"
+
 typedef struct kube_objkey {
-    struct kube_objkey *hnext; /* hash chain; left intact by removal, so a walk
-                                 standing on a removed object can go on */
-    int kind;                 /* the caller's tag (0 when there is one kind) */
-    const char *ns, *name;    /* borrowed from the embedding object */
+    hcp_hnode_t node;      /* the table's link (first: a kube_objkey_t * is a
+                              hcp_hnode_t *); kept by removal, so a walk
+                              standing on a removed object can go on */
+    int kind;              /* the caller's tag (0 when there is one kind) */
+    const char *ns, *name; /* borrowed from the embedding object */
 } kube_objkey_t;
 
 typedef struct kube_objmap {
-    kube_objkey_t **buckets; /* nbuckets chains */
-    size_t nbuckets;        /* a power of two */
-    size_t count;           /* objects linked */
-    int frozen;             /* > 0 while a walk is under way: no rehash */
+    hcp_htab_t tab; /* walk it with HCP_HTAB_FOREACH; tab.frozen > 0 while a
+                       walk that may insert is under way */
 } kube_objmap_t;
 
 /* Prepares an empty map of nbuckets (a power of two) chains. Returns 0 or
@@ -34,15 +35,15 @@ void kube_objmap_free(kube_objmap_t *m);
 
 /* The link that holds the object with this key, or the empty link where it
  * would be inserted. Valid until the map changes. */
-kube_objkey_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
-                                 const char *name);
+hcp_hnode_t **kube_objmap_slot(const kube_objmap_t *m, int kind, const char *ns,
+                               const char *name);
 
 /* Links k (whose kind, ns and name are set) at an empty slot returned by
  * kube_objmap_slot(), doubling the table when chains grow long and no walk
  * is under way. */
-void kube_objmap_insert(kube_objmap_t *m, kube_objkey_t **slot, kube_objkey_t *k);
+void kube_objmap_insert(kube_objmap_t *m, hcp_hnode_t **slot, kube_objkey_t *k);
 
 /* Unlinks the object at a non-empty slot. */
-void kube_objmap_remove(kube_objmap_t *m, kube_objkey_t **slot);
+void kube_objmap_remove(kube_objmap_t *m, hcp_hnode_t **slot);
 
 #endif

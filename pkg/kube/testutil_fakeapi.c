@@ -11,20 +11,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/list.h"
+
 struct fakeapi_conn {
     ev_io io;              /* first member: the watcher is the connection */
     fakeapi_t *f;
     int fd;
     char buf[16384];       /* request bytes not yet parsed */
     size_t len;
-    fakeapi_conn_t *next;
+    hcp_link_t link;       /* on the server's list */
 };
 
 struct fakeapi {
     ev_io accept_io;       /* first member */
     struct ev_loop *loop;
     int lfd, port;
-    fakeapi_conn_t *conns; /* open connections */
+    hcp_link_t conns;      /* open connections */
     fakeapi_conn_t *stream; /* connection of the last stream opened, NULL once closed */
     fakeapi_handler_fn handler; /* one of handler and serve */
     fakeapi_serve_fn serve;
@@ -116,11 +118,7 @@ static void conn_close(fakeapi_conn_t *c)
 {
     fakeapi_t *f = c->f;
 
-    for (fakeapi_conn_t **p = &f->conns; *p; p = &(*p)->next)
-        if (*p == c) {
-            *p = c->next;
-            break;
-        }
+    hcp_list_remove(&c->link);
     if (f->stream == c)
         f->stream = NULL;
     ev_io_stop(f->loop, &c->io);
@@ -260,8 +258,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
     must(c != NULL, "calloc");
     c->f = f;
     c->fd = fd;
-    c->next = f->conns;
-    f->conns = c;
+    hcp_list_push_front(&f->conns, &c->link);
     ev_io_init(&c->io, conn_cb, fd, EV_READ);
     ev_io_start(loop, &c->io);
 }
@@ -274,6 +271,7 @@ static fakeapi_t *start(struct ev_loop *loop, fakeapi_handler_fn handler, fakeap
     fakeapi_t *f = calloc(1, sizeof(*f));
 
     must(f != NULL, "calloc");
+    hcp_list_init(&f->conns);
     f->loop = loop;
     f->handler = handler;
     f->serve = serve;
@@ -369,8 +367,8 @@ void fakeapi_connect(const fakeapi_t *f, struct ev_loop *loop, kube_config *cfg,
 
 void fakeapi_stop(fakeapi_t *f)
 {
-    while (f->conns)
-        conn_close(f->conns);
+    while (!hcp_list_empty(&f->conns))
+        conn_close(hcp_list_entry(f->conns.next, fakeapi_conn_t, link));
     ev_io_stop(f->loop, &f->accept_io);
     close(f->lfd);
     for (int i = 0; i < f->n; i++)

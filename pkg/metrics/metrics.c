@@ -299,6 +299,7 @@ static int write_histogram(metrics_buf *b, const metrics_family *f, const char *
 void metrics_registry_init(metrics_registry *r)
 {
     memset(r, 0, sizeof(*r));
+    hcp_list_init(&r->families);
 }
 
 static void family_free(metrics_family *f)
@@ -319,13 +320,10 @@ static void family_free(metrics_family *f)
 
 void metrics_registry_free(metrics_registry *r)
 {
-    metrics_family *f = r->head, *next;
+    hcp_link_t *n;
 
-    while (f) {
-        next = f->next;
-        family_free(f);
-        f = next;
-    }
+    while ((n = hcp_list_pop_front(&r->families)) != NULL)
+        family_free(hcp_list_entry(n, metrics_family, link));
     metrics_registry_init(r);
 }
 
@@ -345,11 +343,11 @@ static char *dup_str(const char *s)
 static int check_desc(metrics_registry *r, const metrics_family *f, const metrics_desc *d,
                       size_t *nlabels)
 {
-    const metrics_family *it;
+    hcp_link_t *pos, *tmp;
     size_t i, n = 0;
 
-    for (it = r->head; it; it = it->next) {
-        if (it == f) {
+    HCP_LIST_FOREACH(pos, tmp, &r->families) {
+        if (pos == &f->link) {
             return hcp_errf(r->err, sizeof(r->err), HCP_EEXIST,
                             "%s: this family is already registered", f->name);
         }
@@ -361,8 +359,8 @@ static int check_desc(metrics_registry *r, const metrics_family *f, const metric
     if (d->type != METRICS_COUNTER && d->type != METRICS_GAUGE && d->type != METRICS_HISTOGRAM) {
         return hcp_errf(r->err, sizeof(r->err), HCP_EINVAL, "%s: unknown metric type", d->name);
     }
-    for (it = r->head; it; it = it->next) {
-        if (strcmp(it->name, d->name) == 0) {
+    HCP_LIST_FOREACH(pos, tmp, &r->families) {
+        if (strcmp(hcp_list_entry(pos, metrics_family, link)->name, d->name) == 0) {
             return hcp_errf(r->err, sizeof(r->err), HCP_EEXIST, "%s: already registered", d->name);
         }
     }
@@ -431,11 +429,7 @@ int metrics_register(metrics_registry *r, metrics_family *f, const metrics_desc 
         f->nbuckets = d->nbuckets;
     }
     f->reg = r;
-    if (r->tail)
-        r->tail->next = f;
-    else
-        r->head = f;
-    r->tail = f;
+    hcp_list_push_back(&r->families, &f->link);
     return 0;
 fail:
     hcp_errf(r->err, sizeof(r->err), rc, "%s: out of memory", d->name);
@@ -517,11 +511,13 @@ static int render_owned(metrics_buf *out, const metrics_family *f)
 
 int metrics_registry_render(metrics_registry *r, metrics_buf *out)
 {
+    hcp_link_t *pos, *tmp;
     metrics_family *f;
     metrics_emitter e;
     int rc;
 
-    for (f = r->head; f; f = f->next) {
+    HCP_LIST_FOREACH(pos, tmp, &r->families) {
+        f = hcp_list_entry(pos, metrics_family, link);
         rc = metrics_write_header(out, f->name, f->help, f->type);
         if (rc != 0)
             goto fail;

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/list.h"
 
 /* Errors: functions return 0 or a negative HCP_E* code (base/error.h):
  * HCP_EINVAL for a bad name, label, value or argument, HCP_ENOMEM when
@@ -141,14 +142,13 @@ typedef struct metrics_desc {
 
 /* The registry: an ordered list of families. Caller-allocated. */
 typedef struct metrics_registry {
-    metrics_family *head;   /* families in registration order (borrowed storage) */
-    metrics_family *tail;   /* last family, for appending */
+    hcp_link_t families;    /* in registration order (borrowed storage) */
     char err[160];          /* detail of the last registration or render failure */
 } metrics_registry;
 
 /* A family. Caller-allocated; fields are private to metrics.c. */
 struct metrics_family {
-    metrics_family *next;          /* next family in its registry */
+    hcp_link_t link;               /* on its registry's list */
     metrics_registry *reg;         /* the registry it is linked into */
     char *name;                    /* owned copy */
     char *help;                    /* owned copy */

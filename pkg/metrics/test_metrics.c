@@ -229,7 +229,7 @@ static void test_counter_vec_golden(void **state)
                                 "hcp_watch_restarts_total 4\n");
     metrics_buf_free(&b);
     metrics_registry_free(&r);
-    assert_null(r.head);
+    assert_true(hcp_list_empty(&r.families));
 }
 
 static void test_gauge_and_histogram_golden(void **state)
@@ -372,7 +372,7 @@ static void test_register_errors(void **state)
                      HCP_EINVAL);
     assert_int_equal(metrics_register(&r, &a, &(metrics_desc){.name = "m", .type = 42}),
                      HCP_EINVAL);
-    assert_null(r.head);
+    assert_true(hcp_list_empty(&r.families));
 
     /* A label named "le" is fine outside histograms; names must be unique. */
     assert_int_equal(metrics_register(&r, &a,
@@ -386,9 +386,9 @@ static void test_register_errors(void **state)
     assert_int_equal(metrics_register(&r, &a, &(metrics_desc){.name = "other", .type = METRICS_GAUGE}),
                      HCP_EEXIST);
     assert_string_equal(a.name, "m");
-    assert_ptr_equal(r.head, &a);
-    assert_ptr_equal(r.tail, &a);
-    assert_null(a.next);
+    assert_ptr_equal(hcp_list_first(&r.families), &a.link);
+    assert_ptr_equal(r.families.prev, &a.link); /* first and last */
+    assert_ptr_equal(a.link.next, &r.families);
     metrics_registry_free(&r);
 }
 

@@ -10,7 +10,7 @@
 
 /* One POST in flight. */
 typedef struct notify_call {
-    struct notify_call *next;
+    hcp_link_t link;          /* on the sender's list */
     notify_sender_t *s;
     kube_transfer *t;
     size_t endpoint;
@@ -88,6 +88,7 @@ int notify_sender_init(notify_sender_t *s, struct ev_loop *loop, kube_http *http
                        const notify_config_t *cfg)
 {
     memset(s, 0, sizeof(*s));
+    hcp_list_init(&s->calls);
     s->loop = loop;
     s->http = http;
     s->cfg = *cfg;
@@ -98,15 +99,14 @@ int notify_sender_init(notify_sender_t *s, struct ev_loop *loop, kube_http *http
 
 void notify_sender_free(notify_sender_t *s)
 {
-    notify_call_t *c, *n;
+    hcp_link_t *n;
 
     ev_timer_stop(s->loop, &s->timer);
-    for (c = s->calls; c; c = n) {
-        n = c->next;
+    while ((n = hcp_list_pop_front(&s->calls)) != NULL) {
+        notify_call_t *c = hcp_list_entry(n, notify_call_t, link);
         kube_http_cancel(s->http, c->t);
         free(c);
     }
-    s->calls = NULL;
     while (s->n_pending)
         pending_remove(s, s->n_pending - 1);
     free(s->pending);
@@ -155,17 +155,6 @@ static void read_token(const notify_endpoint_t *e, char *buf, size_t len)
     buf[strcspn(buf, "\r\n")] = '\0';
 }
 
-static void unlink_call(notify_sender_t *s, notify_call_t *c)
-{
-    notify_call_t **p;
-
-    for (p = &s->calls; *p; p = &(*p)->next)
-        if (*p == c) {
-            *p = c->next;
-            return;
-        }
-}
-
 static void on_done(kube_transfer *t, const kube_transfer_result *r, void *ud)
 {
     notify_call_t *c = ud;
@@ -175,7 +164,7 @@ static void on_done(kube_transfer *t, const kube_transfer_result *r, void *ud)
     char status[16], fails[16];
 
     (void)t;
-    unlink_call(s, c);
+    hcp_list_remove(&c->link);
     s->inflight--;
     if (ok) {
         s->counts[c->endpoint].sent++;
@@ -252,8 +241,7 @@ static int start(notify_sender_t *s, const notify_item_t *it)
     h = NULL; /* both taken, also on failure */
     if (!c->t)
         goto fail;
-    c->next = s->calls;
-    s->calls = c;
+    hcp_list_push_front(&s->calls, &c->link);
     s->inflight++;
     return 0;
 fail:

@@ -20,6 +20,7 @@
 
 #include <ev.h>
 
+#include "base/list.h"
 #include "kube/http.h"
 #include "notify/config.h"
 #include "notify/due.h"
@@ -52,7 +53,7 @@ typedef struct notify_sender {
     bool leading;
     unsigned inflight;
     notify_counts_t counts[NOTIFY_MAX_ENDPOINTS];
-    struct notify_call *calls;  /* transfers in flight (linked) */
+    hcp_link_t calls;           /* POSTs in flight */
     struct notify_pending *pending; /* notifications posted with a step, not yet
                                        taken by every endpoint */
     size_t n_pending, cap_pending;

@@ -11,6 +11,7 @@
  */
 #include "schedule/tzfile.h"
 
+#include "base/list.h"
 #include "schedule/civil.h"
 
 #include <errno.h>
@@ -28,7 +29,7 @@ typedef struct tzrule_date {
 } tzrule_date_t;
 
 struct sched_tzdata {
-    struct sched_tzdata *next; /* the process-wide list of loaded zones */
+    hcp_link_t link;          /* on the process-wide list of loaded zones */
     char name[72];
     int64_t *trans;            /* transition instants, ascending */
     unsigned char *idx;        /* type index of each transition */
@@ -41,7 +42,7 @@ struct sched_tzdata {
     tzrule_date_t start, end;  /* footer: daylight time starts and ends */
 };
 
-static struct sched_tzdata *loaded;
+static hcp_link_t loaded = {&loaded, &loaded}; /* every zone loaded */
 
 static int64_t be(const unsigned char *p, int n)
 {
@@ -277,12 +278,16 @@ static void tzdata_free(struct sched_tzdata *z)
 
 int sched_tzfile_load(const char *name, const sched_tzdata_t **out)
 {
-    for (struct sched_tzdata *z = loaded; z; z = z->next)
+    hcp_link_t *pos, *tmp;
+
+    HCP_LIST_FOREACH(pos, tmp, &loaded) {
+        struct sched_tzdata *z = hcp_list_entry(pos, struct sched_tzdata, link);
         if (strcmp(z->name, name) == 0) {
             *out = z;
             return 0;
         }
-    if (strlen(name) >= sizeof(loaded->name))
+    }
+    if (strlen(name) >= sizeof(((struct sched_tzdata *)NULL)->name))
         return HCP_EINVAL;
     const char *dir = getenv("TZDIR");
     char path[512];
@@ -302,8 +307,7 @@ int sched_tzfile_load(const char *name, const sched_tzdata_t **out)
         goto fail;
     }
     snprintf(z->name, sizeof(z->name), "%s", name);
-    z->next = loaded;
-    loaded = z;
+    hcp_list_push_front(&loaded, &z->link);
     fclose(f);
     free(buf);
     *out = z;
