@@ -54,28 +54,24 @@ if [ -n "$pin" ]; then
   exit 0
 fi
 
-stamp() {
-  cat "$KUBE_MODULE_DIR/go.mod" "$KUBE_MODULE_DIR/go.sum" "$KUBE_MODULE_DIR/tools.go" |
-    sha256sum | cut -d' ' -f1
-  echo "$RECIPE"
-}
+apiserver_stamp() { module_stamp "$KUBE_MODULE_DIR" "$RECIPE"; }
 
-binaries_ok() {
+apiserver_binaries_ok() {
   [ -x "$KUBE_APISERVER_BIN" ] && [ -x "$KUBECTL_BIN" ] && [ -x "$ETCD_BIN" ] &&
-    [ "$(cat "$KUBE_BIN_DIR/recipe" 2>/dev/null)" = "$(stamp)" ] &&
+    [ "$(cat "$KUBE_BIN_DIR/recipe" 2>/dev/null)" = "$(apiserver_stamp)" ] &&
     # Whole outputs, not `| grep -q`: under pipefail grep's early exit would
     # kill the writer with SIGPIPE and fail the check.
     [ "$("$KUBE_APISERVER_BIN" --version 2>/dev/null)" = "Kubernetes $KUBE_VERSION" ] &&
     [[ "$("$ETCD_BIN" --version 2>/dev/null)" == "etcd Version: ${ETCD_VERSION#v}"$'\n'* ]]
 }
 
-binaries_ok && exit 0
+apiserver_binaries_ok && exit 0
 
 mkdir -p "$HCP_CACHE_DIR"
 # One build at a time per machine; a second caller waits and then reuses it.
 exec 9>"$HCP_CACHE_DIR/build.lock"
 flock 9
-binaries_ok && exit 0
+apiserver_binaries_ok && exit 0
 
 export GOCACHE="$HCP_CACHE_DIR/gocache"
 mkdir -p "$KUBE_BIN_DIR"
@@ -95,18 +91,18 @@ done
 progress_start "kube-apiserver, kubectl $KUBE_VERSION and etcd $ETCD_VERSION (go $("$GO" env GOVERSION))" \
   "the test cluster of make demo and make test, once per machine, cached in $KUBE_BIN_DIR" \
   "9-15 minutes of two cores and about 700 MiB of Go modules" go_build_status
-build() { # build OUTPUT PACKAGE [LDFLAGS]
+build_apiserver_bin() { # build_apiserver_bin OUTPUT PACKAGE [LDFLAGS]
   e2e_log "building $(basename "$1") from $2"
   go_build_logged "$GO" "$KUBE_MODULE_DIR" "$1.tmp" "$2" -ldflags "${3:-}" ||
     e2e_die "building $2 failed"
   mv -f "$1.tmp" "$1"
 }
-build "$KUBE_APISERVER_BIN" k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
-build "$KUBECTL_BIN" k8s.io/kubernetes/cmd/kubectl "$ldflags"
-build "$ETCD_BIN" go.etcd.io/etcd/server/v3 "-s -w"
+build_apiserver_bin "$KUBE_APISERVER_BIN" k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
+build_apiserver_bin "$KUBECTL_BIN" k8s.io/kubernetes/cmd/kubectl "$ldflags"
+build_apiserver_bin "$ETCD_BIN" go.etcd.io/etcd/server/v3 "-s -w"
 
-stamp >"$KUBE_BIN_DIR/recipe"
-binaries_ok || e2e_die "$KUBE_BIN_DIR: the binaries do not report $KUBE_VERSION / etcd $ETCD_VERSION"
+apiserver_stamp >"$KUBE_BIN_DIR/recipe"
+apiserver_binaries_ok || e2e_die "$KUBE_BIN_DIR: the binaries do not report $KUBE_VERSION / etcd $ETCD_VERSION"
 if [ "${HCP_KEEP_BUILD:-0}" != 1 ]; then
   rm -rf "$GOCACHE"
 fi

@@ -51,18 +51,18 @@ DRIVER_PID=
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 figure() { echo "# figure: $* (load $(load))"; }
-recv_start() { # DIR PORT DELAY
+receivers_start() { # DIR PORT DELAY
   python3 "$PY" recv "$1" "$2" "$3" 2>>"$1/recv.err" &
   RECV_PIDS+=($!)
   wait_for 10 bash -c "ss -Htln 'sport = :$2' | grep -q ."
 }
-recv_stop() {
+receivers_stop() {
   local p
   for p in "${RECV_PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   RECV_PIDS=()
 }
 bench_cleanup() {
-  recv_stop
+  receivers_stop
   [ -n "$DRIVER_PID" ] && kill "$DRIVER_PID" 2>/dev/null
   watch_stop
   webhook_scenario_cleanup
@@ -167,7 +167,7 @@ YAML
   plan=$dir/plan.json
   python3 "$PY" plan "$SEED" "$t0" "$DAYS" "[$objs${npobjs%,}]" >"$plan" || { not_ok "plan"; return; }
   echo "# $(jq length "$plan") requests planned (seed $SEED)"
-  recv_start "$dir" "$port" 0
+  receivers_start "$dir" "$port" 0
   # The client's rate limit is real time: at 8640x its default (20/s)
   # would let through a simulated hour's writes in 0.4 s of the clock's
   # 7 minutes, and a window's releases would queue behind the Events of
@@ -198,10 +198,10 @@ YAML
     term=$((t0 + 7 * 86400))
   fi
   sleep_until_sim a "$(rfc3339 "$down0")"
-  recv_stop
+  receivers_stop
   echo "# receiver down at $(rfc3339 "${down0}") (simulated)"
   sleep_until_sim a "$(rfc3339 "$down1")"
-  recv_start "$dir" "$port" 0
+  receivers_start "$dir" "$port" 0
   echo "# receiver up at $(rfc3339 "${down1}")"
   sleep_until_sim a "$(rfc3339 "$restart")"
   local tk
@@ -288,7 +288,7 @@ loop_run() {
   done
   if [ "$n_ep" -gt 0 ]; then
     printf 'notifications:\n  endpoints: [%s]\n' "${ep%,}" >"$CTL_TMP/guard-loop.yaml"
-    recv_start "$dir" "$port" 10
+    receivers_start "$dir" "$port" 10
     MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard-loop.yaml")
   else
     MODEL_CTL_ARGS=()
@@ -328,7 +328,7 @@ loop_run() {
   LOOP_RES[$n_ep]+="$res,"
   figure "window open -> release write, $label ($(jq -r .n <<<"$res") releases over $LOOP_BOUNDARIES boundaries at ${LOOP_SCALE}x):" \
     "$(jq -r '"p50 \(.p50_ms * 10 | floor / 10) ms / p99 \(.p99_ms * 10 | floor / 10) ms / max \(.max_ms * 10 | floor / 10) ms"' <<<"$res")"
-  recv_stop
+  receivers_stop
 }
 
 declare -A LOOP_RES

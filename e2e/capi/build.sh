@@ -52,23 +52,20 @@ case "${1:-}" in
   *) e2e_die "usage: $0 [--path | --src MODULE]" ;;
 esac
 
-stamp() {
-  cat "$here/go.mod" "$here/go.sum" "$here/tools.go" | sha256sum | cut -d' ' -f1
-  echo "$RECIPE"
-}
+capi_stamp() { module_stamp "$here" "$RECIPE"; }
 
-binaries_ok() {
+capi_binaries_ok() {
   [ -x "$CORE_BIN" ] && [ -x "$DOCKER_BIN" ] &&
-    [ "$(cat "$CAPI_BIN_DIR/recipe" 2>/dev/null)" = "$(stamp)" ]
+    [ "$(cat "$CAPI_BIN_DIR/recipe" 2>/dev/null)" = "$(capi_stamp)" ]
 }
 
-binaries_ok && exit 0
+capi_binaries_ok && exit 0
 
 mkdir -p "$CAPI_BIN_DIR"
 # One build at a time per machine; a second caller waits and then reuses it.
 exec 9>"$CAPI_BIN_DIR/build.lock"
 flock 9
-binaries_ok && exit 0
+capi_binaries_ok && exit 0
 
 jobs=${HCP_CAPI_BUILD_JOBS:-2}
 export GOCACHE="$HCP_CACHE_DIR/gocache-capi"
@@ -83,7 +80,7 @@ done
 progress_start "Cluster API $CAPI_VERSION managers (go $("$GO" env GOVERSION), -p $jobs)" \
   "the e2e-capi suite runs the real Cluster API, once per machine, cached in $CAPI_BIN_DIR" \
   "up to about 25 minutes of two cores (measured 26 min under load)" go_build_status
-build() { # build OUTPUT PACKAGE
+build_capi_bin() { # build_capi_bin OUTPUT PACKAGE
   local t=$(date +%s)
   e2e_log "building $(basename "$1") from $2 $CAPI_VERSION"
   GOMAXPROCS=$jobs go_build_logged "$GO" "$here" "$1.tmp" "$2" -p "$jobs" -ldflags "$ldflags" ||
@@ -91,11 +88,11 @@ build() { # build OUTPUT PACKAGE
   mv -f "$1.tmp" "$1"
   e2e_log "built $(basename "$1") in $(($(date +%s) - t))s"
 }
-build "$CORE_BIN" sigs.k8s.io/cluster-api/core
-build "$DOCKER_BIN" sigs.k8s.io/cluster-api/test/infrastructure/docker
+build_capi_bin "$CORE_BIN" sigs.k8s.io/cluster-api/core
+build_capi_bin "$DOCKER_BIN" sigs.k8s.io/cluster-api/test/infrastructure/docker
 
-stamp >"$CAPI_BIN_DIR/recipe"
-binaries_ok || e2e_die "$CAPI_BIN_DIR: the managers are not there after the build"
+capi_stamp >"$CAPI_BIN_DIR/recipe"
+capi_binaries_ok || e2e_die "$CAPI_BIN_DIR: the managers are not there after the build"
 if [ "${HCP_KEEP_BUILD:-0}" != 1 ]; then
   rm -rf "$GOCACHE"
 fi

@@ -62,16 +62,16 @@ cpu0_core=$(cpu_s "$E_CAPI_CORE_PID_FILE") cpu0_dev=$(cpu_s "$E_CAPI_DEV_PID_FIL
 t_suite=$(now_us)
 
 MACHINES=/apis/cluster.x-k8s.io/v1beta2/namespaces
-# machines NS MD PHASE: names of the pool's Machines in that phase.
-machines() {
+# capi_machines NS MD PHASE: names of the pool's Machines in that phase.
+capi_machines() {
   api GET "$MACHINES/$1/machines" | jq -r --arg md "$2" --arg p "$3" '.items[]
     | select(.metadata.labels["cluster.x-k8s.io/deployment-name"] == $md and .status.phase == $p
              and .metadata.deletionTimestamp == null) | .metadata.name'
 }
-running() { [ "$(machines "$1" "$2" Running | wc -l)" -ge "$3" ]; }
-# mk_pool NS NAME CLUSTER REPLICAS [KEY=VALUE...]: a Replace pool with
+running() { [ "$(capi_machines "$1" "$2" Running | wc -l)" -ge "$3" ]; }
+# mk_capi_pool NS NAME CLUSTER REPLICAS [KEY=VALUE...]: a Replace pool with
 # autoRepair (HyperShift then writes its MachineHealthCheck).
-mk_pool() {
+mk_capi_pool() {
   local ns=$1 name=$2 cluster=$3 replicas=$4
   shift 4
   api POST "$HS/namespaces/$ns/nodepools" "$(jq -nc --arg n "$name" --arg c "$cluster" \
@@ -100,10 +100,9 @@ real_s() {
   awk -v b="$(epoch "$1")" -v s="${CTL_SIM0[a]}" -v t0="${CTL_T0[a]}" -v k="${CTL_SCALE[a]}" \
     'BEGIN { printf "%.3f", t0 / 1e6 + (b - s) / k }'
 }
-# first_real EVENT OBJECT / last_real: the real time of the first/last record.
-first_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[0] // ""'; }
+# last_real EVENT OBJECT: the real time of the last record (first_real, of
+# e2e/controller/lib.sh, the first).
 last_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[-1] // ""'; }
-secs() { date -u -d "$1" +%s.%N; }
 # unheld_np: changes the controller counted as having got past its holds.
 unheld_np() { metric a 'change_management_unheld_changes_total\{kind="NodePool",system="worker-nodes"\}'; }
 # md_ver PATH: the MachineDeployment template's version without the "v"
@@ -210,8 +209,8 @@ capi_holds() {
   else
     model_scenario "$ns" "$SIM0" "$SCALE" "a b" --real-capi --machine-startup "$STARTUP" || return
   fi
-  must mk_pool "$ns" np1 a 3 || return
-  must mk_pool "$ns" np2 b 3 || return
+  must mk_capi_pool "$ns" np1 a 3 || return
+  must mk_capi_pool "$ns" np2 b 3 || return
   md=$(md_path "$ns" a np1) obj=$hcp/np1
   t0=$(now_us)
   check "Cluster API brings up the 3 machines of each pool (Running)" wait_for 100 eval \
@@ -247,17 +246,17 @@ capi_holds() {
   SCENARIO=held-scale
   api PATCH "$(np_path "$ns" np1)" '{"spec": {"replicas": 5}}' >/dev/null
   t0=$(now_us)
-  scaled() { [ "$(model_count scale "$obj")" -ge 1 ] && running "$hcp" np1 5; }
-  check "the scale from 3 to 5 reaches Cluster API: 5 machines Running" wait_for 60 scaled
+  capi_scaled() { [ "$(model_count scale "$obj")" -ge 1 ] && running "$hcp" np1 5; }
+  check "the scale from 3 to 5 reaches Cluster API: 5 machines Running" wait_for 60 capi_scaled
   echo "# figure: real Cluster API, change held: NodePool scale 3 -> 5 to 5 machines Running in $((($(now_us) - t0) / 1000)) ms (scale recorded after $(awk -v a="$(secs "$(first_real scale "$obj")")" -v b="$t0" 'BEGIN { printf "%d", (a - b / 1e6) * 1000 }') ms)"
   SCENARIO=held-remediation
-  victim=$(machines "$hcp" np1 Running | head -1)
+  victim=$(capi_machines "$hcp" np1 Running | head -1)
   api PATCH "$MACHINES/$hcp/machines/$victim" \
     '{"metadata": {"annotations": {"cluster.x-k8s.io/remediate-machine": ""}}}' >/dev/null ||
     not_ok "machine $victim marked for remediation"
   t0=$(now_us)
-  remediated() { [ "$(model_count remediation-replacement "$obj")" -ge 1 ] && running "$hcp" np1 5; }
-  check "the MachineHealthCheck remediates a machine and its MachineSet replaces it" wait_for 60 remediated
+  capi_remediated() { [ "$(model_count remediation-replacement "$obj")" -ge 1 ] && running "$hcp" np1 5; }
+  check "the MachineHealthCheck remediates a machine and its MachineSet replaces it" wait_for 60 capi_remediated
   echo "# figure: real Cluster API, change held: machine marked -> replacement created in $(awk -v a="$(secs "$(first_real remediation-replacement "$obj")")" -v b="$t0" 'BEGIN { printf "%d", (a - b / 1e6) * 1000 }') ms, Running 5 again in $((($(now_us) - t0) / 1000)) ms"
   check_eq "the remediated machine is gone" "" "$(get "$MACHINES/$hcp/machines/$victim" '.metadata.name // ""')"
   now_is "the template is still the running one (4.17.0)" 4.17.0 md_ver "$md"
@@ -379,8 +378,8 @@ daily_policy() {
   jq -nc --arg t "$1" --arg du "$2" '{strategy: "MaintenanceSchedule", maintenanceSchedule: {
     timeZone: "UTC", permit: {recurrence: {frequency: "Daily"}, startTime: $t, duration: $du}}}'
 }
-# sim_now: the controller's simulated clock now (epoch seconds, lower bound).
-sim_now() { sim_lo a | cut -d. -f1; }
+# ctl_sim_now: the controller's simulated clock now (epoch seconds, lower bound).
+ctl_sim_now() { sim_lo a | cut -d. -f1; }
 # day_at EPOCH HH:MM: that time of EPOCH's day (epoch seconds).
 day_at() { date -u -d "$(date -u -d "@$1" +%F)T$2:00Z" +%s; }
 
@@ -406,7 +405,7 @@ capi_boundaries() {
   must mk_hc_real "$ns" c || return
   must at_rel1 "$ns" c || return
   model_scenario "$ns" "$B_SIM0" "$B_SCALE" c --real-capi --machine-startup "$B_STARTUP" || return
-  must mk_pool "$ns" np3 c 1 || return
+  must mk_capi_pool "$ns" np3 c 1 || return
   check "Cluster API brings up the pool's machine (Running)" wait_for 100 eval "running $hcp np3 1"
   must api PATCH "$(hc_path "$ns" c)" "{\"metadata\":{\"annotations\":$(annotations_json policy=daily)}}" || return
   must api PATCH "$np" "{\"metadata\":{\"annotations\":$(annotations_json policy=daily)}}" || return
@@ -422,8 +421,8 @@ capi_boundaries() {
   for i in $(seq 1 "$B_DAYS"); do
     SCENARIO=day-$i
     # The next open at least 2 s (real) away, so the request lands while closed.
-    open=$(day_at "$(sim_now)" "$B_START")
-    while [ "$open" -lt $(($(sim_now) + 2 * B_SCALE)) ]; do open=$((open + 86400)); done
+    open=$(day_at "$(ctl_sim_now)" "$B_START")
+    while [ "$open" -lt $(($(ctl_sim_now) + 2 * B_SCALE)) ]; do open=$((open + 86400)); done
     close=$(day_at "$open" "$B_END")
     # Closed until the open: wait out the rest of the last window.
     sleep_until_sim a "$(rfc3339 $((open - 86400 + B_DUR_S)))" 0.2

@@ -653,8 +653,6 @@ check_eq "GET a Lease of another name there: 403" 403 \
 mapfile -t CHART_FLAGS < <(jq -r '.spec.template.spec.containers[0].args[1:][] |
   select(test("^--(metrics-[a-z-]*|health-probe-bind-address|hosted-apiserver|webhook-[a-z-]*)=") | not)' <<<"$DEPLOY")
 
-leaders() { echo "$(metric a hcp_controller_leader)/$(metric b hcp_controller_leader)"; }
-one_leader() { case "$(leaders)" in 1/0 | 0/1) return 0 ;; *) return 1 ;; esac; }
 
 leader_election() {
   local ns

@@ -552,6 +552,10 @@ metric() {
 obj_metric() {
   metric "$1" "$2\\{kind=\"$3\",namespace=\"[^\"]*\",object=\"$4\",system=\"[^\"]*\"${5:-}\\}"
 }
+# leaders: the hcp_controller_leader gauges of replicas a and b, as "A/B";
+# one_leader: exactly one of them leads.
+leaders() { echo "$(metric a hcp_controller_leader)/$(metric b hcp_controller_leader)"; }
+one_leader() { case "$(leaders)" in 1/0 | 0/1) return 0 ;; *) return 1 ;; esac; }
 # near A B TOL: |A - B| <= TOL
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 

@@ -86,8 +86,8 @@ api PATCH "$(np_path "$NS" np1)" "{\"spec\": {\"release\": {\"image\": \"$REL1\"
 counted_np() { [ "$(unheld NodePool)" = 1 ]; }
 check "the controller counts the rollout that got past" wait_for 10 counted_np
 spec_paused() { get "$MD" '"\(.spec.paused // false) \(.metadata.annotations["changemanagement.hypershift.openshift.io/spec-paused-by"] // "-")"'; }
-stopped() { [ "$(spec_paused)" = "true hcp-controller" ]; }
-check "and pauses the MachineDeployment: spec.paused, with our marker" wait_for 5 stopped
+md_paused_by_us() { [ "$(spec_paused)" = "true hcp-controller" ]; }
+check "and pauses the MachineDeployment: spec.paused, with our marker" wait_for 5 md_paused_by_us
 check "a ChangeNotHeld Event on the NodePool" wait_for 5 has_event np1 ChangeNotHeld
 rs_gap=$(model_count replacement-start "$HCP_NS/np1")
 echo "# in the gap: Cluster API (the model) started $rs_gap replacement(s) at $(model_times replacement-start "$HCP_NS/np1" | tr '\n' ' ')(simulated) before the pause"

@@ -10,8 +10,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 lease_holder() { get "/apis/coordination.k8s.io/v1/namespaces/$1/leases/$2" '.spec.holderIdentity // ""'; }
-leaders() { echo "$(metric a hcp_controller_leader)/$(metric b hcp_controller_leader)"; }
-one_leader() { case "$(leaders)" in 1/0 | 0/1) return 0 ;; *) return 1 ;; esac; }
 
 two_replicas_one_writer() {
   local ns c lead follow t_kill took holder

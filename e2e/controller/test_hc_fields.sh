@@ -178,8 +178,8 @@ api PATCH "$HC" "{\"metadata\": {\"annotations\": {
   \"changemanagement.hypershift.openshift.io/strategy\": \"PermissiveUntil\",
   \"changemanagement.hypershift.openshift.io/permissive-until\": \"2026-03-09T00:00:00Z\"}}}" >/dev/null ||
   not_ok "override"
-applied() { [ "$(get "$HC" .spec.configuration.proxy.httpProxy)" = http://proxy-3:3128 ]; }
-check "a PermissiveUntil override applies the held proxy" wait_for 10 applied
+proxy_applied() { [ "$(get "$HC" .spec.configuration.proxy.httpProxy)" = http://proxy-3:3128 ]; }
+check "a PermissiveUntil override applies the held proxy" wait_for 10 proxy_applied
 read -r b1 b2 b3 <<<"$before"
 all_rolled() { [ "$(rollouts p1)" -gt "$b1" ] && [ "$(rollouts p2)" -gt "$b2" ] && [ "$(rollouts p3)" -gt "$b3" ]; }
 a_twice() { [ "$(initiated a)" -ge 2 ]; }

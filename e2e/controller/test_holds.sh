@@ -93,8 +93,8 @@ victim=$(api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.
     .metadata.labels["cluster.x-k8s.io/deployment-name"] == "np2") | .metadata.name][0] // ""')
 api DELETE "/api/v1/namespaces/$HCP_NS/configmaps/$victim" >/dev/null || not_ok "machine $victim deleted"
 t0=$(now_us)
-remediated() { [ "$(model_count remediation-replacement "$HCP_NS/np2")" -ge 1 ]; }
-check "a machine deleted by remediation is replaced" wait_for 5 remediated
+replacement_made() { [ "$(model_count remediation-replacement "$HCP_NS/np2")" -ge 1 ]; }
+check "a machine deleted by remediation is replaced" wait_for 5 replacement_made
 echo "# figure: restricted, change held: machine deleted -> replacement created in $((($(now_us) - t0) / 1000)) ms"
 check_eq "np2's MachineDeployment stays unpaused" unpaused "$(pause_state "$MD2")"
 check_eq "no replacement (rollout) started on np2" 0 "$(model_count replacement-start "$HCP_NS/np2")"
@@ -182,9 +182,9 @@ writes_of() { model_summary | jq -r --arg k "$1" ".$2[\$k] // 0"; }
 np_patch "{\"release\": {\"image\": \"$REL2\"}, \"replicas\": 5}"
 check_eq "the NodePool's release stays (held at the NodePool)" "$REL1" \
   "$(get "$(np_path "$NS" np1)" .spec.release.image)"
-scaled() { [ "$(get "$MD" .spec.replicas)" = 5 ]; }
+md_scaled() { [ "$(get "$MD" .spec.replicas)" = 5 ]; }
 t0=$(now_us)
-check "the scale from 4 to 5 reaches the MachineDeployment" wait_for 5 scaled
+check "the scale from 4 to 5 reaches the MachineDeployment" wait_for 5 md_scaled
 scale_ms=$((($(now_us) - t0) / 1000))
 echo "# figure: NodePool scale 4 -> 5 reached the MachineDeployment in $scale_ms ms"
 sleep 3

@@ -147,8 +147,8 @@ pause_stripped_reasserted() {
 
   # A version change: HyperShift's template write goes through (no webhook).
   request_release "$(np_path "$ns" np1)" "$REL1" >/dev/null
-  stopped() { [ "$(get "$md" '"\(.spec.paused // false) \(.metadata.annotations["changemanagement.hypershift.openshift.io/spec-paused-by"] // "-")"')" = "true hcp-controller" ]; }
-  check "the backstop stops the rollout: spec.paused with our marker" wait_for 5 stopped
+  rollout_stopped() { [ "$(get "$md" '"\(.spec.paused // false) \(.metadata.annotations["changemanagement.hypershift.openshift.io/spec-paused-by"] // "-")"')" = "true hcp-controller" ]; }
+  check "the backstop stops the rollout: spec.paused with our marker" wait_for 5 rollout_stopped
   rs=$(model_count replacement-start "$ns-hc1/np1")
   unheld=$(counter a 'change_management_unheld_changes_total\{kind="NodePool",system="worker-nodes"\}')
   echo "# figure: without the webhooks, a version change while restricted: $rs replacement(s) started before spec.paused stopped the rollout; counted as not held: $unheld"

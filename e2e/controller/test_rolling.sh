@@ -374,9 +374,9 @@ rolling_update() {
   # The window opens: what was recorded last is applied (the leader's
   # writes pass the webhooks too, through the Service).
   sleep_until_sim "${NEW[0]}" "$OPEN" 0
-  applied() { [ "$(get "$(hc_path "$NS" a)" .spec.release.image)" = "$hc_last" ] &&
+  last_requests_applied() { [ "$(get "$(hc_path "$NS" a)" .spec.release.image)" = "$hc_last" ] &&
               [ "$(get "$(np_path "$NS" np1)" .spec.release.image)" = "$np_last" ]; }
-  check "at the window: the last recorded HostedCluster and NodePool requests are applied" wait_for 20 applied
+  check "at the window: the last recorded HostedCluster and NodePool requests are applied" wait_for 20 last_requests_applied
   check_eq "the HostedCluster's request record is gone" "" \
     "$(get "$(hc_path "$NS" a)" ".metadata.annotations[\"$CM/requested-release-image\"] // \"\"")"
   check_eq "the NodePool's request record is gone" "" \

@@ -105,8 +105,8 @@ sleep 2
 # As the kubelet updates a Secret volume: each file replaced at once.
 cp "$CTL_TMP/webhook2.crt" "$CERT.new" && mv "$CERT.new" "$CERT"
 cp "$CTL_TMP/webhook2.key" "$KEY.new" && mv "$KEY.new" "$KEY"
-renewed() { [ "$(served_cn)" = hcp-controller-webhook-2 ]; }
-check "after: the new certificate is served" wait_for 15 renewed
+webhook_cert_renewed() { [ "$(served_cn)" = hcp-controller-webhook-2 ]; }
+check "after: the new certificate is served" wait_for 15 webhook_cert_renewed
 wait "$writer"
 a_rot=$(adm_total)
 check_eq "every write during the rotation was admitted (40 x HTTP 200)" "40 200" \

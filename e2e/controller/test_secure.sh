@@ -125,8 +125,8 @@ secure_endpoints() {
     -keyout "$CTL_TMP/new.key" -out "$CTL_TMP/new.crt" 2>/dev/null || { not_ok "setup: renewed certificate"; return; }
   cp "$CTL_TMP/new.key" "$MKEY.tmp" && mv "$MKEY.tmp" "$MKEY"
   cp "$CTL_TMP/new.crt" "$MCERT.tmp" && mv "$MCERT.tmp" "$MCERT"
-  renewed() { [ "$(fetch a /metrics "${TOK[scraper]}")" = 200 ]; }
-  if wait_for 10 renewed; then ok "the renewed certificate is served (same process, pid ${CTL_PID[a]})"; else
+  metrics_cert_renewed() { [ "$(fetch a /metrics "${TOK[scraper]}")" = 200 ]; }
+  if wait_for 10 metrics_cert_renewed; then ok "the renewed certificate is served (same process, pid ${CTL_PID[a]})"; else
     not_ok "the renewed certificate is served" "$(tail -3 "${CTL_LOG[a]}" | tr '\n' ' ')"
   fi
   check "the old certificate is no longer served" \

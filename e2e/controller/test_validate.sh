@@ -108,8 +108,8 @@ while IFS= read -r line; do
     # The API server stored something else than the case (1.0 becomes 1):
     # fine, as long as the controller calls what it stored valid.
     admitted=$((admitted + 1))
-    ready() { [ "$(cond "$(hcmp_path "$NS" "bad-$n")" Ready status)" = True ]; }
-    wait_for 10 ready || { restricting=$((restricting + 1)); echo "# admitted, not Ready: $want"; }
+    policy_ready() { [ "$(cond "$(hcmp_path "$NS" "bad-$n")" Ready status)" = True ]; }
+    wait_for 10 policy_ready || { restricting=$((restricting + 1)); echo "# admitted, not Ready: $want"; }
   elif got=$(denial); then
     by_webhook=$((by_webhook + 1))
     echo "# refused by the webhook: $got"

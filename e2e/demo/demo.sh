@@ -57,6 +57,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=e2e/lib.sh
+. "$repo/e2e/lib.sh"
 
 HCP_BIN=${HCP_BIN:-$repo/build/hcp-controller}
 MODEL_BIN=${HCP_MODEL_BIN:-$("$repo/e2e/model/build.sh" --path)}
@@ -79,7 +81,6 @@ REPLACEMENT=10m # simulated time the model takes per machine replacement
 HELM=${HELM:-$repo/node_modules/.bin/helm}
 
 die() { echo "demo: $*" >&2; exit 1; }
-now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # ---- the transition printer (demo.sh --transitions KUBECONFIG, started with
 # setsid below, so that its watches stop with its process group) -------------
@@ -321,7 +322,6 @@ env_out=$("$repo/e2e/cluster.sh" env "$INSTANCE" 2>/dev/null) ||
 while IFS='=' read -r k v; do printf -v "E_${k#HCP_E2E_}" '%s' "$v"; done <<<"$env_out"
 KCFG=${E_KUBECONFIG:-}
 [ -f "$KCFG" ] || die "instance \"$INSTANCE\" has no kubeconfig; run it through e2e/cluster.sh with $INSTANCE --"
-k() { kubectl --kubeconfig "$KCFG" "$@"; }
 k get --raw /readyz >/dev/null 2>&1 ||
   die "instance \"$INSTANCE\" is not serving at ${E_SERVER:-?}; run e2e/cluster.sh with $INSTANCE -- $0 (or make demo)"
 
@@ -379,7 +379,7 @@ stop_pid() { # VAR: SIGTERM to the process whose id is in VAR, waits, clears VAR
   wait "${!1}" 2>/dev/null || true
   printf -v "$1" '%s' ""
 }
-cleanup() {
+demo_cleanup() {
   [ -z "$SLEEP_PID" ] || kill "$SLEEP_PID" 2>/dev/null || true
   stop_pid MODEL_PID
   stop_pid CTL_PID
@@ -394,7 +394,7 @@ cleanup() {
   fi
   stop_pid MERGE_PID
 }
-trap cleanup EXIT
+trap demo_cleanup EXIT
 trap 'echo; echo "demo: interrupted" >&2; exit 130' INT
 trap 'echo; echo "demo: terminated" >&2; exit 143' TERM
 
@@ -502,15 +502,6 @@ echo "   (UTC; the NodePools intersect their own policy with their HostedCluster
 
 # ---- the controller -----------------------------------------------------------------
 
-port_free() { [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
-free_port() {
-  local p
-  while :; do
-    p=$((27000 + RANDOM % 5700)) # below the ephemeral range (32768+)
-    [ "$p" != "${1:-}" ] && port_free "$p" && { echo "$p"; return; }
-  done
-}
-
 echo
 echo "-- transitions as the controller writes them, held changes, and what the model of HyperShift and"
 echo "   Cluster API starts (simulated time, UTC; release images by their tag)"
@@ -582,9 +573,7 @@ python3 "$here/receiver.py" "$NOTIFY_DIR" "$RPORT" >"$DEMO_DIR/notifications.jso
   2>"$DEMO_DIR/receiver.log" 3>&- &
 RECV_PID=$!
 [ -x "$HELM" ] || die "no helm at $HELM (scripts/install-deps.sh installs it; or set HELM)"
-# shellcheck source=e2e/lib.sh
-kube_version=$(. "$repo/e2e/lib.sh" && echo "$KUBE_VERSION")
-"$HELM" template hcp "$repo/charts/hcp-controller" --kube-version "$kube_version" \
+"$HELM" template hcp "$repo/charts/hcp-controller" --kube-version "$KUBE_VERSION" \
   --set webhook.enabled=true --set "notifications.endpoints[0].name=demo-receiver" \
   --set "notifications.endpoints[0].url=http://127.0.0.1:$RPORT/events" \
   --show-only templates/webhook.yaml 2>"$DEMO_DIR/helm.err" |
@@ -593,7 +582,7 @@ kube_version=$(. "$repo/e2e/lib.sh" && echo "$KUBE_VERSION")
 grep -q "demo-receiver" "$DEMO_DIR/guard-rails.yaml" ||
   die "helm did not render the guard rails' file: $(head -c 400 "$DEMO_DIR/helm.err")"
 for _ in $(seq 1 100); do
-  [ -n "$(ss -Htln "sport = :$RPORT" 2>/dev/null)" ] && break
+  port_free "$RPORT" || break
   kill -0 "$RECV_PID" 2>/dev/null || die "the notification receiver exited: $(cat "$DEMO_DIR/receiver.log")"
   sleep 0.05
 done
@@ -656,12 +645,12 @@ alive() {
   kill -0 "$MODEL_PID" 2>/dev/null || { tail -20 "$MODEL_LOG" >&2; die "the model exited early (log: $MODEL_LOG)"; }
 }
 
-# request KIND PLURAL NAME PATCH WHAT: someone's merge patch of a
+# send_request KIND PLURAL NAME PATCH WHAT: someone's merge patch of a
 # HostedCluster or NodePool (as OCM would write it), printed with what the
 # API server answered: the webhook's warning says what it held.
-request() {
+send_request() {
   local code at text=$5 w
-  at=$(date -u -d "@$(sim_now)" +%Y-%m-%dT%H:%M:%SZ)
+  at=$(date -u -d "@$(demo_sim_now)" +%Y-%m-%dT%H:%M:%SZ)
   printf '%s|0\t<barrier>%s\n' "${at:0:16}" "$3" >&3
   code=$(curl -s -o "$DEMO_DIR/request-$3.out" -D "$DEMO_DIR/request-$3.headers" -w '%{http_code}' \
     --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" \
@@ -676,17 +665,17 @@ request() {
 }
 
 kind_of() { case $1 in hostedclusters.*) echo HostedCluster ;; *) echo NodePool ;; esac; }
-# sim_now: the simulated clock now (epoch seconds), as the controller and
+# demo_sim_now: the simulated clock now (epoch seconds), as the controller and
 # the model read it.
-sim_now() {
+demo_sim_now() {
   awk -v s="$(date -u -d "$SIM_START" +%s)" -v t="$(now_us)" -v t0="$T_LAUNCH" -v k="$SCALE" \
     'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'
 }
 
-# sleep_until_sim RFC3339: until the simulated clock reads that instant.
-sleep_until_sim() {
+# sleep_until_instant RFC3339: until the simulated clock reads that instant.
+sleep_until_instant() {
   local d
-  d=$(awk -v r="$(date -u -d "$1" +%s)" -v n="$(sim_now)" -v k="$SCALE" \
+  d=$(awk -v r="$(date -u -d "$1" +%s)" -v n="$(demo_sim_now)" -v k="$SCALE" \
     'BEGIN { d = (r - n) / k; printf "%.3f", (d > 0 ? d : 0) }')
   sleep "$d" &
   SLEEP_PID=$!
@@ -697,19 +686,19 @@ sleep_until_sim() {
 
 # The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
 requests() {
-  sleep_until_sim "$REQUEST_AT"
+  sleep_until_instant "$REQUEST_AT"
   # Four people at once: each answer comes back on its own.
   local pids=() p
-  request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+  send_request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
     "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
   pids+=($!)
-  request HostedCluster hostedclusters staging "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+  send_request HostedCluster hostedclusters staging "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
     "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
   pids+=($!)
-  request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+  send_request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
     "someone asks for release $(version "$RELEASE_NEXT") for the nodes (Replace: new machines)" &
   pids+=($!)
-  request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
+  send_request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
     "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)" &
   pids+=($!)
   for p in "${pids[@]}"; do wait "$p" || die "a request failed"; done
@@ -718,7 +707,7 @@ requests() {
 # health AT DEGRADED REASON TEXT: at simulated instant AT, HyperShift
 # reports staging Degraded (or not), printed as it happens.
 health() {
-  sleep_until_sim "$1"
+  sleep_until_instant "$1"
   hc_health staging "$2" "$3"
   emit "${1:0:16}|0" "$(fmt_time "$1")" HostedCluster staging HEALTH "$4" >&3
 }

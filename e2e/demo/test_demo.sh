@@ -382,8 +382,8 @@ kill -TERM "$demo_pid"
 wait "$demo_pid"
 check_eq "SIGTERM stops the demo with status 143" 143 "$?"
 demo_pid=""
-gone() { [ ! -d "/proc/$pid" ] && [ ! -d "/proc/$mpid" ] && ! pgrep -g "$pgid" >/dev/null; }
+all_gone() { [ ! -d "/proc/$pid" ] && [ ! -d "/proc/$mpid" ] && ! pgrep -g "$pgid" >/dev/null; }
 check "the controller, the model and the watches are gone" test -n "$pid" -a -n "$mpid" -a -n "$pgid"
-WHY="controller $pid, model $mpid or process group $pgid still running" check "... within 3 s" wait_for 3 gone
+WHY="controller $pid, model $mpid or process group $pgid still running" check "... within 3 s" wait_for 3 all_gone
 
 summary

@@ -64,7 +64,7 @@ current && exit 0
 
 tmp=$dir.tmp
 log=$dir.log
-cleanup() {
+base_cleanup() {
   progress_stop quiet
   # Nothing may stay mounted in a directory about to be removed.
   if [ -d "$tmp/rootfs/proc" ] && mountpoint -q "$tmp/rootfs/proc"; then umount -l "$tmp/rootfs/proc"; fi
@@ -78,7 +78,7 @@ status() { grep -E '^(I: |Get:|Unpacking |Setting up )' "$log" | tail -1 | cut -
 progress_start "the image's base (debian:$release-slim)" \
   "debootstrap, then the Containerfile's runtime RUN; the e2e-image suite runs the controller's image on it; once per machine, cached in $base_dir" \
   "3-6 minutes and about 47 MB downloaded" status
-trap cleanup EXIT
+trap base_cleanup EXIT
 
 r=$tmp/rootfs
 # The official image's packages: minbase is Essential plus apt.

@@ -121,11 +121,11 @@ MP=$(free_port)
   --health-probe-bind-address "127.0.0.1:$HP" --metrics-bind-address "127.0.0.1:$MP" \
   --metrics-secure=false >"$CTL_TMP/image-ctl.log" 2>&1 &
 RUN_PID=$!
-ready() { curl -sf --max-time 2 "http://127.0.0.1:$HP/readyz" >/dev/null 2>&1; }
+ctl_readyz_ok() { curl -sf --max-time 2 "http://127.0.0.1:$HP/readyz" >/dev/null 2>&1; }
 gone() { ! kill -0 "$RUN_PID" 2>/dev/null; }
 wait_for 30 bash -c "curl -sf --max-time 2 http://127.0.0.1:$HP/readyz >/dev/null || ! kill -0 $RUN_PID"
 WHY="$(tail -5 "$CTL_TMP/image-ctl.log" | tr '\n' ' ')"
-check "the controller started from the image answers /readyz" ready
+check "the controller started from the image answers /readyz" ctl_readyz_ok
 
 # The controller's process, as the machine sees it.
 pid=$(pgrep -f -- "--namespace $NS " | while read -r p; do

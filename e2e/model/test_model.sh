@@ -29,19 +29,18 @@ MDAPI=/apis/cluster.x-k8s.io/v1beta2
 # ---- the model process ------------------------------------------------------------
 
 records() { model_records; }
-count() { model_count "$@"; }
 # sim_at US: the model's simulated time at real instant US (now_us), epoch seconds.
 sim_at() { awk -v s="$(epoch "$SIM0")" -v t="$1" -v t0="$MODEL_T0" -v k="$SCALE" \
   'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'; }
-# sim_now: the model's simulated time now, epoch seconds (upper bound).
-sim_now() { awk -v s="$(epoch "$SIM0")" -v t="$(now_us)" -v t0="$MODEL_T0" -v k="$SCALE" \
+# model_sim_now: the model's simulated time now, epoch seconds (upper bound).
+model_sim_now() { awk -v s="$(epoch "$SIM0")" -v t="$(now_us)" -v t0="$MODEL_T0" -v k="$SCALE" \
   'BEGIN { printf "%d", s + (t - t0) / 1e6 * k + 1 }'; }
 
 # ---- objects ------------------------------------------------------------------------
 
-# mk_pool NS NAME CLUSTER TYPE REPLICAS: a NodePool (the model makes its
+# mk_model_pool NS NAME CLUSTER TYPE REPLICAS: a NodePool (the model makes its
 # MachineDeployment or MachineSet, as HyperShift does).
-mk_pool() {
+mk_model_pool() {
   api POST "$HS/namespaces/$1/nodepools" "$(jq -nc --arg n "$2" --arg c "$3" --arg t "$4" \
     --argjson r "$5" --arg img "$REL0" '{apiVersion: "hypershift.openshift.io/v1beta1",
       kind: "NodePool", metadata: {name: $n},
@@ -52,8 +51,8 @@ np_set() { api PATCH "$(np_path "$1" "$2")" "{\"spec\": $3}" >/dev/null; }      
 hc_set() { api PATCH "$(hc_path "$1" "$2")" "{\"spec\": $3}" >/dev/null; }          # NS HC SPEC-JSON
 md_get() { get "$MDAPI/namespaces/$1-$2/machinedeployments/$3" "$4"; }             # NS HC NP JQ
 ms_get() { get "$MDAPI/namespaces/$1-$2/machinesets/$3" "$4"; }                    # NS HC MS JQ
-# machines NS HC JQ-FILTER-ON-ITEMS: the model's machines of a control-plane namespace.
-machines() {
+# model_machine_list NS HC JQ-FILTER-ON-ITEMS: the model's machines of a control-plane namespace.
+model_machine_list() {
   api GET "/api/v1/namespaces/$1-$2/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
     jq -r "[.items[] | select(.metadata.deletionTimestamp == null)] | $3"
 }
@@ -68,13 +67,13 @@ cluster_spec_paused() { get "$(cluster_path "$1" "$2")" '.spec.paused // false';
 hc_release_bump() {
   must mk_hc "$NS" hc1 || return
   eventually "the HostedControlPlane stand-in runs the HostedCluster's release" "$REL0" hcp_running "$NS" hc1
-  now_is "no initiation for the release it was created with" 0 count controlplane-initiation "$NS/hc1"
+  now_is "no initiation for the release it was created with" 0 model_count controlplane-initiation "$NS/hc1"
   must api PATCH "$(cluster_path "$NS" hc1)" "{\"metadata\": {\"annotations\": {\"$PAUSED_ANN\": \"true\"}}}" || return
   local t0 at
-  t0=$(sim_now)
+  t0=$(model_sim_now)
   must hc_set "$NS" hc1 "{\"release\": {\"image\": \"$REL1\"}}" || return
   EVENTUALLY=3 eventually "the bump is initiated despite the Cluster's pause annotation" 1 \
-    count controlplane-initiation "$NS/hc1"
+    model_count controlplane-initiation "$NS/hc1"
   now_is "the HostedControlPlane stand-in runs the new release" "$REL1" hcp_running "$NS" hc1
   at=$(model_times controlplane-initiation "$NS/hc1" | head -1)
   [ -n "$at" ] || at=1970-01-01T00:00:00Z
@@ -98,17 +97,17 @@ hc_release_bump() {
 # changes, a new MachineSet appears, and machines are replaced one at a time.
 np_replace_rollout() {
   must mk_hc "$NS" hc2 || return
-  must mk_pool "$NS" rp hc2 Replace 3 || return
+  must mk_model_pool "$NS" rp hc2 Replace 3 || return
   EVENTUALLY=10 eventually "the MachineDeployment gets the pool's 3 replicas" 3 md_get "$NS" hc2 rp .spec.replicas
-  EVENTUALLY=10 eventually "3 machines run" 3 machines "$NS" hc2 '[.[] | select(.data.state == "Running")] | length'
+  EVENTUALLY=10 eventually "3 machines run" 3 model_machine_list "$NS" hc2 '[.[] | select(.data.state == "Running")] | length'
   now_is "the MachineDeployment template has the release's version" 4.17.0 md_get "$NS" hc2 rp .spec.template.spec.version
-  now_is "one MachineSet so far" 1 count machineset-created "$NS-hc2/rp"
+  now_is "one MachineSet so far" 1 model_count machineset-created "$NS-hc2/rp"
   must np_set "$NS" rp "{\"release\": {\"image\": \"$REL1\"}}" || return
   eventually "the MachineDeployment template moves to 4.17.1" 4.17.1 md_get "$NS" hc2 rp .spec.template.spec.version
-  eventually "a new MachineSet is created for it" 2 count machineset-created "$NS-hc2/rp"
-  EVENTUALLY=20 eventually "3 replacements done" 3 count replacement-done "$NS-hc2/rp"
-  now_is "3 replacements started" 3 count replacement-start "$NS-hc2/rp"
-  now_is "all 3 machines run 4.17.1" 3 machines "$NS" hc2 '[.[] | select(.data.version == "4.17.1" and .data.state == "Running")] | length'
+  eventually "a new MachineSet is created for it" 2 model_count machineset-created "$NS-hc2/rp"
+  EVENTUALLY=20 eventually "3 replacements done" 3 model_count replacement-done "$NS-hc2/rp"
+  now_is "3 replacements started" 3 model_count replacement-start "$NS-hc2/rp"
+  now_is "all 3 machines run 4.17.1" 3 model_machine_list "$NS" hc2 '[.[] | select(.data.version == "4.17.1" and .data.state == "Running")] | length'
   # One at a time: starts and ends alternate, and each start waits for the
   # previous replacement (2 simulated minutes).
   local seq gaps
@@ -123,7 +122,7 @@ np_replace_rollout() {
 # next NodePool reconcile, which any MachineDeployment event triggers.
 md_pause_deleted() {
   must mk_hc "$NS" hc3 || return
-  must mk_pool "$NS" pp hc3 Replace 1 || return
+  must mk_model_pool "$NS" pp hc3 Replace 1 || return
   EVENTUALLY=10 eventually "the MachineDeployment exists" 1 md_get "$NS" hc3 pp .spec.replicas
   must api PATCH "$MDAPI/namespaces/$NS-hc3/machinedeployments/pp" \
     "{\"metadata\": {\"annotations\": {\"$PAUSED_ANN\": \"true\"}}}" || return
@@ -131,26 +130,26 @@ md_pause_deleted() {
     md_get "$NS" hc3 pp ".metadata.annotations[\"$PAUSED_ANN\"] // \"\""
   # ... and a release bump rolls out as if it had never been there.
   must np_set "$NS" pp "{\"release\": {\"image\": \"$REL1\"}}" || return
-  EVENTUALLY=10 eventually "the bump is replaced after all" 1 count replacement-done "$NS-hc3/pp"
+  EVENTUALLY=10 eventually "the bump is replaced after all" 1 model_count replacement-done "$NS-hc3/pp"
 }
 
 # Fact 5: MachineDeployment.spec.paused (which HyperShift never writes)
 # stops the rollout (no new MachineSet) but not scaling.
 md_spec_paused() {
   must mk_hc "$NS" hc4 || return
-  must mk_pool "$NS" sp hc4 Replace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 machines "$NS" hc4 'length'
+  must mk_model_pool "$NS" sp hc4 Replace 2 || return
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc4 'length'
   must api PATCH "$MDAPI/namespaces/$NS-hc4/machinedeployments/sp" '{"spec": {"paused": true}}' || return
   must np_set "$NS" sp "{\"release\": {\"image\": \"$REL1\"}}" || return
   eventually "the template moves to 4.17.1" 4.17.1 md_get "$NS" hc4 sp .spec.template.spec.version
   must np_set "$NS" sp '{"replicas": 3}' || return
-  EVENTUALLY=10 eventually "a paused MachineDeployment still scales to 3" 3 machines "$NS" hc4 'length'
+  EVENTUALLY=10 eventually "a paused MachineDeployment still scales to 3" 3 model_machine_list "$NS" hc4 'length'
   sleep 3 # 3 simulated minutes, more than a replacement takes
-  now_is "no MachineSet for the new template while paused" 1 count machineset-created "$NS-hc4/sp"
-  now_is "no replacement while paused" 0 count replacement-start "$NS-hc4/sp"
+  now_is "no MachineSet for the new template while paused" 1 model_count machineset-created "$NS-hc4/sp"
+  now_is "no replacement while paused" 0 model_count replacement-start "$NS-hc4/sp"
   must api PATCH "$MDAPI/namespaces/$NS-hc4/machinedeployments/sp" '{"spec": {"paused": false}}' || return
-  eventually "unpaused, the new MachineSet comes" 2 count machineset-created "$NS-hc4/sp"
-  eventually "and the replacements start" 1 count replacement-start "$NS-hc4/sp"
+  eventually "unpaused, the new MachineSet comes" 2 model_count machineset-created "$NS-hc4/sp"
+  eventually "and the replacements start" 1 model_count replacement-start "$NS-hc4/sp"
 }
 
 # HyperShift's credentials per target (nodepool/token.go) and NodePool
@@ -165,8 +164,8 @@ md_spec_paused() {
 np_tokens() {
   local cp=$NS-hc8 ud0 tok0
   must mk_hc "$NS" hc8 || return
-  must mk_pool "$NS" tk hc8 Replace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 machines "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
+  must mk_model_pool "$NS" tk hc8 Replace 2 || return
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
   EVENTUALLY=10 eventually "NodePool status.version (HyperShift's status sync)" 4.17.0 get "$(np_path "$NS" tk)" .status.version
   eventually "NodePool status.replicas" 2 get "$(np_path "$NS" tk)" .status.replicas
   ud0=$(md_get "$NS" hc8 tk .spec.template.spec.bootstrap.dataSecretName)
@@ -180,36 +179,36 @@ np_tokens() {
   must np_set "$NS" tk "{\"release\": {\"image\": \"$REL1\"}}" || return
   eventually "the template moves to 4.17.1" 4.17.1 md_get "$NS" hc8 tk .spec.template.spec.version
   eventually "the old user-data Secret is deleted" NotFound get "/api/v1/namespaces/$cp/configmaps/$ud0" .reason
-  now_is "the old token gets an expiry" 1 count token-expiry-set "$cp/token-${ud0#user-data-}"
+  now_is "the old token gets an expiry" 1 model_count token-expiry-set "$cp/token-${ud0#user-data-}"
   now_is "HyperShift returned before the status sync when it wrote the template" 1 \
-    eval "[ \$(count nodepool-status-skipped $NS/tk) -ge 1 ] && echo 1"
+    eval "[ \$(model_count nodepool-status-skipped $NS/tk) -ge 1 ] && echo 1"
   now_is "status.version stays 4.17.0 (the rollout is not complete)" 4.17.0 get "$(np_path "$NS" tk)" .status.version
   must np_set "$NS" tk '{"replicas": 3}' || return
-  EVENTUALLY=10 eventually "a scale-up's machine from the old template fails to bootstrap" 1 count bootstrap-failed "$cp/tk"
-  now_is "it never becomes a node" 2 machines "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
+  EVENTUALLY=10 eventually "a scale-up's machine from the old template fails to bootstrap" 1 model_count bootstrap-failed "$cp/tk"
+  now_is "it never becomes a node" 2 model_machine_list "$NS" hc8 '[.[] | select(.data.state == "Running")] | length'
   check_contains "the record says why" "missing user-data Secret $ud0" \
     "$(records | jq -r --arg o "$cp/tk" 'select(.event == "bootstrap-failed" and .object == $o) | .detail')"
-  EVENTUALLY=10 eventually "the expired token is deleted after the TTL" 1 count token-deleted "$cp/token-${ud0#user-data-}"
+  EVENTUALLY=10 eventually "the expired token is deleted after the TTL" 1 model_count token-deleted "$cp/token-${ud0#user-data-}"
 }
 
 # NodePool scale 3 -> 5 reaches the MachineDeployment and the machines; a
 # machine deleted by remediation is replaced.
 np_scale_and_remediation() {
   must mk_hc "$NS" hc5 || return
-  must mk_pool "$NS" sc hc5 Replace 3 || return
-  EVENTUALLY=10 eventually "3 machines run" 3 machines "$NS" hc5 'length'
+  must mk_model_pool "$NS" sc hc5 Replace 3 || return
+  EVENTUALLY=10 eventually "3 machines run" 3 model_machine_list "$NS" hc5 'length'
   must np_set "$NS" sc '{"replicas": 5}' || return
   eventually "the MachineDeployment gets 5 replicas" 5 md_get "$NS" hc5 sc .spec.replicas
-  eventually "5 machines" 5 machines "$NS" hc5 'length'
+  eventually "5 machines" 5 model_machine_list "$NS" hc5 'length'
   eventually "the scale is recorded 3 -> 5" "3->5" \
     bash -c "curl -sf http://127.0.0.1:$MODEL_PORT/records | jq -rs '[.[] | select(.event == \"scale\" and .object == \"$NS-hc5/sc\")][0] | \"\(.from)->\(.to)\"'"
-  now_is "2 machines created by the scale-up (after the first 3)" 5 count machine-created "$NS-hc5/sc"
+  now_is "2 machines created by the scale-up (after the first 3)" 5 model_count machine-created "$NS-hc5/sc"
   now_is "the MachineDeployment status says 5" 5 md_get "$NS" hc5 sc .status.replicas
   local victim
-  victim=$(machines "$NS" hc5 '.[0].metadata.name')
+  victim=$(model_machine_list "$NS" hc5 '.[0].metadata.name')
   must k delete configmap -n "$NS-hc5" "$victim" || return
-  eventually "a machine deleted by remediation is replaced" 1 count remediation-replacement "$NS-hc5/sc"
-  eventually "5 machines again" 5 machines "$NS" hc5 'length'
+  eventually "a machine deleted by remediation is replaced" 1 model_count remediation-replacement "$NS-hc5/sc"
+  eventually "5 machines again" 5 model_machine_list "$NS" hc5 'length'
   now_is "no scale recorded for it" 1 bash -c "curl -sf http://127.0.0.1:$MODEL_PORT/records | jq -s '[.[] | select(.event == \"scale\" and .object == \"$NS-hc5/sc\")] | length'"
 }
 
@@ -218,18 +217,18 @@ np_scale_and_remediation() {
 # paused (the HostedCluster's pausedUntil pauses it).
 np_inplace() {
   must mk_hc "$NS" hc6 || return
-  must mk_pool "$NS" ip hc6 InPlace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 machines "$NS" hc6 'length'
+  must mk_model_pool "$NS" ip hc6 InPlace 2 || return
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc6 'length'
   local t0 t1
   t0=$(ms_get "$NS" hc6 ip ".metadata.annotations[\"hypershift.openshift.io/nodePoolTargetConfigVersion\"]")
   check "the MachineSet has a target config version" test -n "$t0"
   must hc_set "$NS" hc6 '{"pausedUntil": "true"}' || return
   eventually "the HostedCluster's pausedUntil pauses the CAPI Cluster" true cluster_spec_paused "$NS" hc6
   must np_set "$NS" ip "{\"release\": {\"image\": \"$REL1\"}}" || return
-  eventually "the target annotation changes" 1 count inplace-target-set "$NS-hc6/ip"
+  eventually "the target annotation changes" 1 model_count inplace-target-set "$NS-hc6/ip"
   t1=$(ms_get "$NS" hc6 ip ".metadata.annotations[\"hypershift.openshift.io/nodePoolTargetConfigVersion\"]")
   check "to another config version" test "$t1" != "$t0" -a -n "$t1"
-  eventually "an in-place update starts despite Cluster.spec.paused" 1 count inplace-update-start "$NS-hc6/ip"
+  eventually "an in-place update starts despite Cluster.spec.paused" 1 model_count inplace-update-start "$NS-hc6/ip"
   EVENTUALLY=10 eventually "both machines updated, one at a time" "start,done,start,done" \
     bash -c "curl -sf http://127.0.0.1:$MODEL_PORT/records | jq -rs '[.[] | select(.object == \"$NS-hc6/ip\" and (.event | startswith(\"inplace-update\"))) | .event | ltrimstr(\"inplace-update-\")] | join(\",\")'"
   eventually "the current config version reaches the target" "$t1" \
@@ -242,10 +241,10 @@ np_inplace() {
 # clock; Cluster.spec.paused stops Cluster API (no scaling).
 paused_until() {
   must mk_hc "$NS" hc7 || return
-  must mk_pool "$NS" pu hc7 Replace 2 || return
-  EVENTUALLY=10 eventually "2 machines run" 2 machines "$NS" hc7 'length'
+  must mk_model_pool "$NS" pu hc7 Replace 2 || return
+  EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc7 'length'
   local until
-  until=$(rfc3339 $(($(sim_now) + 240))) # 4 simulated minutes ahead
+  until=$(rfc3339 $(($(model_sim_now) + 240))) # 4 simulated minutes ahead
   must np_set "$NS" pu "{\"pausedUntil\": \"$until\"}" || return
   eventually "the NodePool's pause puts the pause annotation on its MachineDeployment" true \
     md_get "$NS" hc7 pu ".metadata.annotations[\"$PAUSED_ANN\"] // \"\""
@@ -259,21 +258,21 @@ paused_until() {
 
   # The HostedCluster: paused indefinitely, nothing is initiated, and the
   # Cluster stops Cluster API: a scale does not reach the machines.
-  EVENTUALLY=10 eventually "the NodePool's rollout has finished" 2 count replacement-done "$NS-hc7/pu"
-  eventually "2 machines, both 4.17.1" 2 machines "$NS" hc7 '[.[] | select(.data.version == "4.17.1")] | length'
-  now_is "and no other" 2 machines "$NS" hc7 'length'
+  EVENTUALLY=10 eventually "the NodePool's rollout has finished" 2 model_count replacement-done "$NS-hc7/pu"
+  eventually "2 machines, both 4.17.1" 2 model_machine_list "$NS" hc7 '[.[] | select(.data.version == "4.17.1")] | length'
+  now_is "and no other" 2 model_machine_list "$NS" hc7 'length'
   must hc_set "$NS" hc7 '{"pausedUntil": "true"}' || return
   eventually "the Cluster gets spec.paused" true cluster_spec_paused "$NS" hc7
   must hc_set "$NS" hc7 "{\"release\": {\"image\": \"$REL1\"}}" || return
   must np_set "$NS" pu '{"replicas": 4}' || return
   eventually "the MachineDeployment gets 4 replicas (HyperShift's NodePool part runs)" 4 md_get "$NS" hc7 pu .spec.replicas
   sleep 2
-  now_is "no initiation while the HostedCluster is paused" 0 count controlplane-initiation "$NS/hc7"
-  now_is "the paused Cluster's machines do not scale" 2 machines "$NS" hc7 'length'
+  now_is "no initiation while the HostedCluster is paused" 0 model_count controlplane-initiation "$NS/hc7"
+  now_is "the paused Cluster's machines do not scale" 2 model_machine_list "$NS" hc7 'length'
   must hc_set "$NS" hc7 '{"pausedUntil": null}' || return
-  eventually "unpaused: the initiation" 1 count controlplane-initiation "$NS/hc7"
+  eventually "unpaused: the initiation" 1 model_count controlplane-initiation "$NS/hc7"
   eventually "unpaused: the Cluster runs again" false cluster_spec_paused "$NS" hc7
-  eventually "unpaused: 4 machines" 4 machines "$NS" hc7 'length'
+  eventually "unpaused: 4 machines" 4 model_machine_list "$NS" hc7 'length'
 }
 
 # The record and the summary: the file has what /records serves, writes are
