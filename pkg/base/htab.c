@@ -45,6 +45,18 @@ void hcp_htab_free(hcp_htab_t *t)
     t->nbuckets = t->count = 0;
 }
 
+void hcp_htab_drain(hcp_htab_t *t, void (*release)(hcp_hnode_t *n, void *ud), void *ud)
+{
+    size_t i;
+    hcp_hnode_t *n, *next;
+
+    if (t->buckets == NULL)
+        return;
+    HCP_HTAB_FOREACH_SAFE(t, i, n, next)
+        release(n, ud);
+    hcp_htab_free(t);
+}
+
 hcp_hnode_t **hcp_htab_slot(const hcp_htab_t *t, uint64_t hash, hcp_htab_eq_fn eq,
                             const void *key)
 {

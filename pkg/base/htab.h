@@ -50,6 +50,12 @@ int hcp_htab_init(hcp_htab_t *t, size_t nbuckets);
 /* Frees the bucket array; the members are the caller's. */
 void hcp_htab_free(hcp_htab_t *t);
 
+/* Calls release(member, ud) on every member, each after its successor was
+ * read (release may free it), then frees the bucket array as
+ * hcp_htab_free() does. A table never initialised (no bucket array) is
+ * left as it is. */
+void hcp_htab_drain(hcp_htab_t *t, void (*release)(hcp_hnode_t *n, void *ud), void *ud);
+
 /* The link that holds the first member of this hash for which eq(member,
  * key) is true, or the empty link at the end of its chain, where such a
  * member would be inserted. Valid until the table changes. */

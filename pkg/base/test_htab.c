@@ -119,6 +119,33 @@ static void test_frozen_remove_replace(void **state)
     hcp_htab_free(&t);
 }
 
+static void count_release(hcp_hnode_t *n, void *ud)
+{
+    ((int *)ud)[((node_t *)n)->id]++;
+}
+
+/* Draining releases every member once and frees the bucket array; a table
+ * that was never initialised is left alone. */
+static void test_drain(void **state)
+{
+    enum { N = 30 };
+    node_t nodes[N];
+    int released[N] = {0};
+    hcp_htab_t t, never = {0};
+
+    (void)state;
+    assert_int_equal(hcp_htab_init(&t, 4), 0);
+    for (int i = 0; i < N; i++)
+        add(&t, &nodes[i], i);
+    hcp_htab_drain(&t, count_release, released);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(released[i], 1);
+    assert_null(t.buckets);
+    assert_int_equal(t.count, 0);
+    hcp_htab_drain(&never, count_release, released);
+    assert_null(never.buckets);
+}
+
 /* The hash is FNV-1a: the published 64-bit vectors. */
 static void test_hash(void **state)
 {
@@ -135,6 +162,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_insert_find_grow),
         cmocka_unit_test(test_frozen_remove_replace),
+        cmocka_unit_test(test_drain),
         cmocka_unit_test(test_hash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

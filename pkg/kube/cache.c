@@ -63,15 +63,14 @@ static void entry_free(kube_cache *c, struct kube_centry *e)
     free(e);
 }
 
+static void entry_drop(hcp_hnode_t *n, void *c)
+{
+    entry_free(c, entry_at(n));
+}
+
 void kube_cache_free(kube_cache *c)
 {
-    size_t i;
-    hcp_hnode_t *n, *next;
-
-    if (c->tab.buckets != NULL)
-        HCP_HTAB_FOREACH_SAFE(&c->tab, i, n, next)
-            entry_free(c, entry_at(n));
-    hcp_htab_free(&c->tab);
+    hcp_htab_drain(&c->tab, entry_drop, c);
     kube_intern_free(&c->strings);
     memset(c, 0, sizeof(*c));
 }

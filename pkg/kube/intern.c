@@ -88,14 +88,14 @@ void kube_intern_put(kube_intern *p, const char *s)
     free(e);
 }
 
+static void istr_free(hcp_hnode_t *n, void *ud)
+{
+    (void)ud;
+    free(n);
+}
+
 void kube_intern_free(kube_intern *p)
 {
-    size_t i;
-    hcp_hnode_t *n, *next;
-
-    if (p->tab.buckets != NULL)
-        HCP_HTAB_FOREACH_SAFE(&p->tab, i, n, next)
-            free(n);
-    hcp_htab_free(&p->tab);
+    hcp_htab_drain(&p->tab, istr_free, NULL);
     memset(p, 0, sizeof(*p));
 }
