@@ -169,17 +169,16 @@ struct ctl_controller {
 };
 
 /* notify.c */
-/* Notifications: the steps p's state calls for, handed to
- * opts.notify (leader only), and, when marks, the notified annotation
- * written when what was delivered is not on the object yet (false for the
- * reconcile that lets a held change through: it writes nothing else, and
- * the marks follow on the next); the next instant the steps due can change
- * by time alone. */
+/* Notifications: the steps p's state calls for, handed to opts.notify
+ * (leader only); the next instant the steps due can change by time alone. */
 void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
-                      sched_time_t now, bool marks);
+                      sched_time_t now);
 sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_time_t now);
-/* The notified annotation alone, for a replica that no longer leads: what
- * it delivered while it led (a SIGTERM stops the lead first). */
+/* The notified annotation, written when what this replica delivered is not
+ * on the object yet: by the leader before its steps, and by a replica that
+ * no longer leads, for what it delivered while it led. Not by the reconcile
+ * that lets a held change through: it writes nothing else, and the marks
+ * follow on the next. */
 void ctl_notify_marks(ctl_controller_t *c, record_t *r, const decide_plan_t *p);
 
 /* queue.c */

@@ -181,19 +181,12 @@ static void write_marks(ctl_controller_t *c, record_t *r, const notify_marks_t *
 }
 
 void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
-                      sched_time_t now, bool marks)
+                      sched_time_t now)
 {
     notify_due_t due[NOTIFY_DUE_MAX];
     char change[DECIDE_MSGLEN], why[DECIDE_MSGLEN];
 
-    if (!p->managed || !c->opts.notify_cfg)
-        return;
-    /* What this replica delivered is recorded even once it no longer
-     * leads (a SIGTERM stops the lead first): the next leader must not
-     * send it again. */
-    if (marks)
-        write_marks(c, r, &p->managed->health.notified);
-    if (!notifying(c))
+    if (!p->managed || !c->opts.notify_cfg || !notifying(c))
         return;
     notify_obs_t o = observe(p, now, r->initiated);
     notify_marks_t m = known_marks(r, p);
@@ -213,6 +206,8 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
     }
 }
 
+/* What this replica delivered is recorded even once it no longer leads (a
+ * SIGTERM stops the lead first): the next leader must not send it again. */
 void ctl_notify_marks(ctl_controller_t *c, record_t *r, const decide_plan_t *p)
 {
     if (p->managed && c->opts.notify_cfg)

@@ -190,7 +190,8 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     health_gate_events(c, r, p, kind);
     cp_first_events(c, r, p, kind);
     audit_events(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
-    ctl_notify_steps(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop), true);
+    ctl_notify_marks(c, r, p);
+    ctl_notify_steps(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
     r->have_last = true;
     r->last_restricted = d->restricted;
     r->last_pending = d->pending_metric;
@@ -298,7 +299,7 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
               * reconcile waits for the release's answer and may come after
               * the window closed */
             ctl_notify_steps(c, r, &p, hc ? "HostedCluster" : "NodePool",
-                             ctl_clock_now(&c->opts.clock, c->loop), false);
+                             ctl_clock_now(&c->opts.clock, c->loop));
         carry_out(c, r, &p, capi_path, path, now);
         if (!releasing)
             ctl_companion_sync(c, r, &p, now);

@@ -9,17 +9,16 @@
 int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
 {
     ctl_controller_t *c = ud;
-    const kube_obj *o = kube_cache_get(&c->policies, ns, name);
-    if (!o || !o->data)
+    const policy_t *p = ctl_policy_of(kube_cache_get(&c->policies, ns, name));
+    if (!p)
         return 0;
-    const policy_entry_t *e = o->data;
     out->found = 1;
-    out->ready = e->p->valid;
-    out->sched = e->p->sched;
-    out->message = e->p->message;
-    out->strategy = policy_strategy_name(e->p->strategy);
-    out->min_left_cp = e->p->min_left_cp;
-    out->min_left_workers = e->p->min_left_workers;
+    out->ready = p->valid;
+    out->sched = p->sched;
+    out->message = p->message;
+    out->strategy = policy_strategy_name(p->strategy);
+    out->min_left_cp = p->min_left_cp;
+    out->min_left_workers = p->min_left_workers;
     return 0;
 }
 
@@ -147,10 +146,10 @@ static bool view_stale(void *ud, decide_kind_t kind, const char *ns, const char 
  * an exempt namespace. */
 static sched_time_t view_min_time_left(void *ud, const char *ns)
 {
-    ctl_controller_t *c = ud;
-    if (!c->guard_set || c->guard.min_time_left <= 0 || guard_exempt(&c->guard, ns, NULL, NULL, 0))
+    const guard_config_t *g = ctl_guard(ud);
+    if (!g || g->min_time_left <= 0 || guard_exempt(g, ns, NULL, NULL, 0))
         return 0;
-    return c->guard.min_time_left;
+    return g->min_time_left;
 }
 
 /* The NodePools of one HostedCluster, for the view's nodepools(). */
