@@ -131,8 +131,16 @@ static void pool_opted(const char *name, const decide_np_t *np, void *arg)
         *(bool *)arg = true;
 }
 
+static int by_pool_name(const void *x, const void *y)
+{
+    return strcmp(((const decide_pool_sched_t *)x)->name, ((const decide_pool_sched_t *)y)->name);
+}
+
 /* The common window of HostedCluster ns/name and its opted-in NodePools
- * into p->common, and whether a held request of its fields goes now. */
+ * into p->common, and whether a held request of its fields goes now. The
+ * pools are taken in the order of their names, whatever order the view
+ * gives them in: which pools a message names as blocking follows that
+ * order, and the controller, admission and explain name the same ones. */
 static int plan_common(const decide_view_t *v, const char *ns, const char *name,
                        const decide_hc_t *hc, sched_time_t now, decide_plan_t *p)
 {
@@ -146,6 +154,8 @@ static int plan_common(const decide_view_t *v, const char *ns, const char *name,
 
     if (v->nodepools)
         v->nodepools(v->ud, ns, name, pool_add, &a);
+    if (a.n > 1)
+        qsort(a.pools, a.n, sizeof(*a.pools), by_pool_name); /* res and owned stay as they are */
     rc = a.rc ? a.rc : decide_common_window(r->sched, a.pools, a.n, override, now, &p->common);
     for (size_t i = 0; i < a.n; i++)
         if (a.owned[i])

@@ -16,7 +16,9 @@
 
 #define MAXOBJ 12
 
-/* An in-memory view: a few objects and one policy ("weekend": Saturdays). */
+/* An in-memory view: a few objects and three policies ("weekend":
+ * Saturdays 00:00-06:00 UTC; "early" and "late": its first and last two
+ * hours). */
 typedef struct fake {
     struct {
         decide_kind_t kind;
@@ -24,7 +26,7 @@ typedef struct fake {
         void *data;
     } obj[MAXOBJ];
     int n;
-    sched_t *weekend;
+    sched_t *weekend, *early, *late;
     /* memo callbacks keep what they resolved here */
     stanza_resolution_t memo_res[32];
     int nmemo;
@@ -50,9 +52,13 @@ static int flookup(void *ud, const char *ns, const char *name, stanza_policy_ref
 {
     fake_t *f = ud;
     (void)ns;
-    if (strcmp(name, "weekend") == 0) {
+    sched_t *s = strcmp(name, "weekend") == 0 ? f->weekend
+                 : strcmp(name, "early") == 0 ? f->early
+                 : strcmp(name, "late") == 0  ? f->late
+                                              : NULL;
+    if (s) {
         out->found = out->ready = 1;
-        out->sched = f->weekend;
+        out->sched = s;
     }
     return 0;
 }
@@ -122,9 +128,17 @@ static void *from_json(decide_kind_t kind, const char *text)
 static void fake_setup(fake_t *f)
 {
     sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 6 * 3600, NULL, 0};
+    sched_spec_t early = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 0, 2 * 3600, NULL, 0};
+    sched_spec_t late = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 4 * 60, 2 * 3600, NULL, 0};
     char err[128];
     memset(f, 0, sizeof(*f));
     assert_int_equal(sched_compile(&sp, tu_at("2026-03-04T12:00:00Z"), &f->weekend, err, sizeof(err)),
+                     0);
+    assert_int_equal(sched_compile(&early, tu_at("2026-03-04T12:00:00Z"), &f->early, err,
+                                   sizeof(err)),
+                     0);
+    assert_int_equal(sched_compile(&late, tu_at("2026-03-04T12:00:00Z"), &f->late, err,
+                                   sizeof(err)),
                      0);
     add(f, DECIDE_HC, "clusters", "a", from_json(DECIDE_HC, HC_JSON));
     add(f, DECIDE_NP, "clusters", "np1", from_json(DECIDE_NP, NP_JSON));
@@ -146,6 +160,8 @@ static void fake_teardown(fake_t *f)
     for (int i = 0; i < f->ninter; i++)
         stanza_nodepool_free(&f->memo_inter[i]);
     sched_unref(f->weekend);
+    sched_unref(f->early);
+    sched_unref(f->late);
 }
 
 static decide_view_t plain_view(fake_t *f)
@@ -575,6 +591,37 @@ static void test_plan_common_window(void **state)
     fake_teardown(&f);
 }
 
+#define NP_POLICY_JSON(policy, cluster)                                                        \
+    "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":"     \
+    "\"" policy "\"}},\"spec\":{\"clusterName\":\"" cluster "\"}}"
+
+/* Two pools that each meet the HostedCluster's window but not each other:
+ * the one named as leaving no common instant is the later name, whatever
+ * order the view gives them in (the controller's cache and explain's list
+ * give different orders; both must name the same pool). */
+static void test_plan_common_window_pool_order(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    add(&f, DECIDE_HC, "clusters", "b", from_json(DECIDE_HC, HC_HELD_JSON));
+    add(&f, DECIDE_NP, "clusters", "z1", from_json(DECIDE_NP, NP_POLICY_JSON("late", "b")));
+    add(&f, DECIDE_NP, "clusters", "a1", from_json(DECIDE_NP, NP_POLICY_JSON("early", "b")));
+    decide_view_t v = plain_view(&f);
+    v.nodepools = fnodepools; /* gives z1, then a1 */
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "b", tu_at("2026-03-07T01:00:00Z"), &p,
+                                 NULL, 0),
+                     0);
+    assert_false(p.common.has_window);
+    assert_int_equal(p.common.pools, 2);
+    assert_string_equal(p.d.pending_reason, "NoCommonWindow");
+    assert_non_null(strstr(p.d.pending_message,
+                           "NodePool z1 meet none of the HostedCluster's and NodePool a1"));
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
 #define NP_WEEKEND_JSON(cluster)                                                               \
     "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":"     \
     "\"weekend\"}},\"spec\":{\"clusterName\":\"" cluster "\"}}"
@@ -809,6 +856,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_common_window),
+        cmocka_unit_test(test_plan_common_window_pool_order),
         cmocka_unit_test(test_plan_absent_object),
         cmocka_unit_test(test_plan_hostedcluster),
         cmocka_unit_test(test_plan_stale_stops_before_deciding),
