@@ -657,6 +657,9 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
             dup2(fd, 2);
             close(fd);
         }
+        /* Nothing else the bench inherited (a caller's lock, say) outlives
+         * it in a controller left running. */
+        close_range(3, ~0U, 0);
         execv(bin, argv);
         _exit(127);
     }
