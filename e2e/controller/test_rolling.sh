@@ -109,6 +109,8 @@ sim_now() {
 # chart's webhook configuration pointing at it (for HostedCluster a in $NS).
 service_up() {
   : >"$EPS"
+  # The last scenario's port file names a stand-in that is gone.
+  rm -f "$CTL_TMP/proxy.port"
   "$PROXY_BIN" --endpoints "$EPS" --port-file "$CTL_TMP/proxy.port" >"$CTL_TMP/proxy.out" 2>"$CTL_TMP/proxy.log" &
   PROXY_PID=$!
   wait_for 10 test -s "$CTL_TMP/proxy.port" || { not_ok "the Service stand-in listens"; return 1; }

@@ -124,6 +124,24 @@ static void test_write_done_caches_answer_and_marks_stale(void **state)
     assert_non_null(strstr(r->body, "\"resourceVersion\":\"1\""));
 }
 
+/* A write whose answer is the version it was made on changed nothing (a
+ * peer's admission webhook, its clock a moment before the window, held a
+ * release back to the object as it was): that version stays current, not
+ * stale, or the object would wait for a watch event that never comes. */
+static void test_write_that_changed_nothing_leaves_it_current(void **state)
+{
+    fixture_t *f = *state;
+    json_t *doc = json_pack("{s:{s:s}}", "metadata", "resourceVersion", "2");
+    ctl_write_t w = {CTL_WRITE_PATCH, OBJ_PATH, doc, &f->cache, "held release", f->t.stale_own,
+                     "2", true};
+    assert_int_equal(ctl_write(&f->wr, &f->t, &w), 0);
+    json_decref(doc);
+    run_until_settled(f, 1);
+    assert_int_equal(f->last, CTL_WRITE_OK);
+    assert_false(ctl_write_stale(f->t.stale_own, "2"));
+    assert_true(f->t.recheck); /* decided again a little later */
+}
+
 /* The watch delivered a newer version (another writer's, on top of ours)
  * before the answer: the answer does not put the cache back to it, since no
  * later event would correct that. */
@@ -202,6 +220,8 @@ int main(void)
     log_setup(false, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_write_done_caches_answer_and_marks_stale, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_write_that_changed_nothing_leaves_it_current, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_late_answer_does_not_roll_the_cache_back, setup,
                                         teardown),

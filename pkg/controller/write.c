@@ -70,6 +70,14 @@ static bool answer_is_next(const inflight_t *w, const json_t *obj)
     return have == NULL || rv_hash(have->rv) == w->base;
 }
 
+/* Whether the answer is the very version the write was made on. */
+static bool answer_is_base(const inflight_t *w, const json_t *obj)
+{
+    const char *rv = json_string_value(
+        json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+    return rv != NULL && rv_hash(rv) == w->base;
+}
+
 static void write_done(kube_client *client, const kube_error *err, json_t *obj, void *ud)
 {
     (void)client;
@@ -101,7 +109,11 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
          * release again; no watch event follows an answer already cached. */
         if (w->first)
             t->recheck = true;
-        if (w->stale && w->base && w->stale[0] != w->base) {
+        /* The version written on is replaced, unless the answer is that
+         * same version: a write that changed nothing (a webhook held the
+         * release back, to the object as it was) leaves it current, and no
+         * watch event will bring a newer one. */
+        if (w->stale && w->base && w->stale[0] != w->base && !answer_is_base(w, obj)) {
             w->stale[1] = w->stale[0];
             w->stale[0] = w->base;
         }
