@@ -11,7 +11,8 @@
  * sorts their outcomes (done, refused with 409 Conflict, failed), caches the
  * object each answer returns, and remembers which resourceVersions our own
  * writes replaced, so a reconcile does not decide from a watch event older
- * than its own write (ctl_write_stale()). Events are writes too.
+ * than its own write (ctl_write_stale()); a write whose answer is the
+ * version it was made on replaced none. Events are writes too.
  *
  * It runs on the caller's libev loop and client; nothing here decides.
  */
