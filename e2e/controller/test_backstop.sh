@@ -100,7 +100,7 @@ sleep 6 # 60 simulated minutes: the replacement under way (50 min) finishes
 r1=$(metric c hcp_controller_pause_reassertions_total)
 echo "# figure: without the webhook, 6 s (real): the annotation is $(pause_state "$MD"), spec.paused $(spec_paused); re-assertions $((${r1%.*} - ${r0%.*})); replacements started $(model_count replacement-start "$HCP_NS/np1"), done $(model_count replacement-done "$HCP_NS/np1")"
 check_eq "no fight: the deleted annotation is not put back" "${r0%.*}" "${r1%.*}"
-check "spec.paused stays through HyperShift's reconciles" stopped
+check "spec.paused stays through HyperShift's reconciles" md_paused_by_us
 check_eq "no other replacement started once handled" "$rs_gap" "$(model_count replacement-start "$HCP_NS/np1")"
 
 # ---- 3. the webhook answers again -----------------------------------------------------
@@ -109,7 +109,7 @@ SCENARIO=back
 WH_FAILURE_POLICY=Ignore holds_webhook_config "$WPORT" "$NS" "$HCP_NS" | k apply -f - >/dev/null ||
   not_ok "webhook configuration back"
 sleep 1
-check "spec.paused stays" stopped
+check "spec.paused stays" md_paused_by_us
 r0=$(metric c hcp_controller_pause_reassertions_total)
 rs0=$(model_count replacement-start "$HCP_NS/np1")
 out=$(api PATCH "$(hc_path "$NS" a)" '{"spec":{"release":{"image":"'"$REL2"'"}}}')
