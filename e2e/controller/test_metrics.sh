@@ -95,6 +95,7 @@ metric_values_at_scrape() {
   sleep 1
   r=$(scraped change_management_next_change_eta HostedCluster hc1)
   scrape a
+  still_before a 2026-03-07T00:00:00Z "the second scrape"
   # shellcheck disable=SC2046
   in_range "hc1 next_change_eta a second later" "$(scraped change_management_next_change_eta HostedCluster hc1)" \
     $(until_bounds 2026-03-07T00:00:00Z)
