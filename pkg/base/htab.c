@@ -23,6 +23,13 @@ uint64_t hcp_hash_str(uint64_t h, const char *s)
     return h;
 }
 
+uint64_t hcp_hash_nsname(uint64_t h, const char *ns, const char *name)
+{
+    h = hcp_hash_str(h, ns);
+    h = hcp_hash_bytes(h, "/", 1);
+    return hcp_hash_str(h, name);
+}
+
 int hcp_htab_init(hcp_htab_t *t, size_t nbuckets)
 {
     size_t n = 1;

@@ -43,6 +43,9 @@ uint64_t hcp_hash_bytes(uint64_t h, const void *p, size_t len);
 /* FNV-1a over a NUL-terminated string, continuing from h. */
 uint64_t hcp_hash_str(uint64_t h, const char *s);
 
+/* FNV-1a of "ns/name", continuing from h: the key of a namespaced object. */
+uint64_t hcp_hash_nsname(uint64_t h, const char *ns, const char *name);
+
 /* Prepares an empty table of nbuckets (rounded up to a power of two, at
  * least 1) chains. Returns 0 or HCP_ENOMEM. */
 int hcp_htab_init(hcp_htab_t *t, size_t nbuckets);

@@ -155,6 +155,10 @@ static void test_hash(void **state)
     assert_true(hcp_hash_bytes(HCP_HASH_SEED, "foobar", 6) == 0x85944171f73967e8ULL);
     assert_true(hcp_hash_bytes(hcp_hash_str(HCP_HASH_SEED, "foo"), "bar", 3) ==
                 hcp_hash_str(HCP_HASH_SEED, "foobar"));
+    /* An object's key is "ns/name": the same bytes, the same hash. */
+    uint64_t key = hcp_hash_nsname(HCP_HASH_SEED, "ns", "obj");
+    assert_true(key == hcp_hash_str(HCP_HASH_SEED, "ns/obj"));
+    assert_true(key != hcp_hash_nsname(HCP_HASH_SEED, "ns/", "obj"));
 }
 
 int main(void)

@@ -95,11 +95,7 @@ static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
         return NULL;
     c->loop = loop;
     c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
-    if (kube_objmap_init(&c->records, 4096) || kube_cache_init(&c->policies, &ctl_policy_ops, c) ||
-        kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
-        kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
-        kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
-        kube_cache_init(&c->mss, &ctl_machines_ops, c) || fleet(c)) {
+    if (ctl_state_init(c, 4096) || fleet(c)) {
         ctl_stop(c);
         return NULL;
     }

@@ -106,11 +106,7 @@ static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
     c->loop = loop;
     c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
     snprintf(c->capi_version, sizeof(c->capi_version), "v1beta1");
-    if (kube_objmap_init(&c->records, 1024) || kube_cache_init(&c->policies, &ctl_policy_ops, c) ||
-        kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
-        kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
-        kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
-        kube_cache_init(&c->mss, &ctl_machines_ops, c))
+    if (ctl_state_init(c, 1024))
         die("cannot create the caches");
     fill(c);
     return c;

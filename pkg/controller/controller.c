@@ -144,6 +144,22 @@ static void idle_noop(struct ev_loop *loop, ev_idle *w, int revents)
     (void)revents;
 }
 
+int ctl_state_init(ctl_controller_t *c, size_t nbuckets)
+{
+    ctl_queue_init(&c->queue);
+    ctl_queue_init(&c->writer.waiting);
+    if (kube_objmap_init(&c->records, nbuckets) ||
+        kube_cache_init(&c->policies, &ctl_policy_ops, c) ||
+        kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
+        kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
+        kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
+        kube_cache_init(&c->mss, &ctl_machines_ops, c) ||
+        kube_cache_init(&c->companions, &ctl_companion_ops, c) ||
+        kube_cache_init(&c->cms, &ctl_cm_ops, c))
+        return HCP_ENOMEM;
+    return 0;
+}
+
 int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *opts,
               ctl_controller_t **out, char *err, size_t errlen)
 {
@@ -156,8 +172,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
     c->opts = *opts;
     c->leading = opts->leading;
     c->started = ctl_clock_now(&opts->clock, loop);
-    c->writer = (ctl_writer_t){.loop = loop, .client = client, .stats = &c->stats,
-                               .settled = ctl_write_settled, .ud = c};
+    ctl_write_init(&c->writer, loop, client, &c->stats, ctl_write_settled, c);
     c->reconcile = ctl_reconcile;
     ev_check_init(&c->qcheck, ctl_queue_drain);
     c->qcheck.data = c;
@@ -168,13 +183,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         !(c->ns_filter = strdup(opts->watch_namespace)))
         goto oom;
     c->opts.watch_namespace = c->ns_filter;
-    if (kube_objmap_init(&c->records, 256) || kube_cache_init(&c->policies, &ctl_policy_ops, c) ||
-        kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
-        kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
-        kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
-        kube_cache_init(&c->mss, &ctl_machines_ops, c) ||
-        kube_cache_init(&c->companions, &ctl_companion_ops, c) ||
-        kube_cache_init(&c->cms, &ctl_cm_ops, c))
+    if (ctl_state_init(c, 256))
         goto oom;
     ev_check_start(loop, &c->qcheck);
     if ((rc = start_watch(c, &c->w_policies, &c->policies, CM_GROUP, CM_VERSION,

@@ -3,12 +3,11 @@
 
 #include <stddef.h>
 
-/* Lane l of q, made an empty list the first time: a zeroed queue is empty. */
-static hcp_link_t *lane(ctl_queue_t *q, unsigned l)
+void ctl_queue_init(ctl_queue_t *q)
 {
-    if (q->lane[l].next == NULL)
+    *q = (ctl_queue_t){0};
+    for (unsigned l = 0; l < CTL_QUEUE_LANES; l++)
         hcp_list_init(&q->lane[l]);
-    return &q->lane[l];
 }
 
 bool ctl_queue_push(ctl_queue_t *q, ctl_qitem_t *it)
@@ -17,22 +16,22 @@ bool ctl_queue_push(ctl_queue_t *q, ctl_qitem_t *it)
         return false;
     unsigned l = it->lane < CTL_QUEUE_LANES ? it->lane : CTL_QUEUE_LANES - 1;
     it->queued = true;
-    hcp_list_push_back(lane(q, l), &it->link);
+    hcp_list_push_back(&q->lane[l], &it->link);
     q->len++;
     return true;
 }
 
 static ctl_qitem_t *pop_lane(ctl_queue_t *q, unsigned l)
 {
-    ctl_qitem_t *it = hcp_list_entry(hcp_list_pop_front(lane(q, l)), ctl_qitem_t, link);
+    ctl_qitem_t *it = hcp_list_entry(hcp_list_pop_front(&q->lane[l]), ctl_qitem_t, link);
     it->queued = false;
     q->len--;
     return it;
 }
 
-ctl_qitem_t *ctl_queue_peek(ctl_queue_t *q, unsigned l)
+ctl_qitem_t *ctl_queue_peek(const ctl_queue_t *q, unsigned l)
 {
-    hcp_link_t *n = hcp_list_first(lane(q, l));
+    hcp_link_t *n = hcp_list_first(&q->lane[l]);
     return n ? hcp_list_entry(n, ctl_qitem_t, link) : NULL;
 }
 

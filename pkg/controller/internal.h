@@ -168,6 +168,13 @@ struct ctl_controller {
     ctl_stats_t stats;
 };
 
+/* controller.c */
+/* Makes c's records, caches and queues empty: every constructor of a
+ * controller calls it (ctl_start, and the tests and benches that fill one by
+ * hand), on a c that comes zeroed; nbuckets sizes the records. Returns
+ * 0 or HCP_ENOMEM. */
+int ctl_state_init(ctl_controller_t *c, size_t nbuckets);
+
 /* notify.c */
 /* Notifications: the steps p's state calls for, handed to opts.notify
  * (leader only); the next instant the steps due can change by time alone. */

@@ -35,11 +35,13 @@ typedef struct ctl_qitem {
 } ctl_qitem_t;
 
 typedef struct ctl_queue {
-    hcp_link_t lane[CTL_QUEUE_LANES]; /* zeroed until first used: a zeroed
-                                         queue is an empty one */
+    hcp_link_t lane[CTL_QUEUE_LANES]; /* heads of base/list (ctl_queue_init) */
     size_t len;             /* items queued, all lanes */
     unsigned streak;        /* lane-0 pops in a row while lane 1 waited */
 } ctl_queue_t;
+
+/* Makes q an empty queue; before any other use. */
+void ctl_queue_init(ctl_queue_t *q);
 
 /* Appends it to its lane unless it is queued already. Returns true when it
  * was added. */
@@ -51,7 +53,7 @@ ctl_qitem_t *ctl_queue_pop(ctl_queue_t *q);
 
 /* The item lane l would give next, left queued; NULL when the lane is
  * empty. */
-ctl_qitem_t *ctl_queue_peek(ctl_queue_t *q, unsigned l);
+ctl_qitem_t *ctl_queue_peek(const ctl_queue_t *q, unsigned l);
 
 /* True when nothing is queued. */
 bool ctl_queue_empty(const ctl_queue_t *q);

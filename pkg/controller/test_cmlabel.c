@@ -57,9 +57,7 @@ static void start(fixture_t *f)
     assert_int_equal(sched_parse_rfc3339("2030-01-09T06:00:00Z", &now), 0);
     f->c = testutil_ctl_new(f->loop, now);
     f->c->client = &f->client;
-    f->c->writer = (ctl_writer_t){.loop = f->loop, .client = &f->client,
-                                  .stats = &f->c->stats, .settled = ctl_write_settled,
-                                  .ud = f->c};
+    ctl_write_init(&f->c->writer, f->loop, &f->client, &f->c->stats, ctl_write_settled, f->c);
     f->c->leading = true;
     f->c->admission_holds = true;
     testutil_ctl_add(&f->c->hcs, "{\"kind\":\"HostedCluster\",\"metadata\":{\"namespace\":"

@@ -10,7 +10,8 @@
 static void test_fifo_order(void **state)
 {
     (void)state;
-    ctl_queue_t q = {0};
+    ctl_queue_t q;
+    ctl_queue_init(&q);
     ctl_qitem_t a = {0}, b = {0}, c = {0};
     assert_true(ctl_queue_empty(&q));
     assert_null(ctl_queue_pop(&q));
@@ -30,7 +31,8 @@ static void test_fifo_order(void **state)
 static void test_push_twice_queues_once(void **state)
 {
     (void)state;
-    ctl_queue_t q = {0};
+    ctl_queue_t q;
+    ctl_queue_init(&q);
     ctl_qitem_t a = {0}, b = {0};
     assert_true(ctl_queue_push(&q, &a));
     assert_true(ctl_queue_push(&q, &b));
@@ -46,7 +48,8 @@ static void test_push_twice_queues_once(void **state)
 static void test_requeue_after_pop_goes_last(void **state)
 {
     (void)state;
-    ctl_queue_t q = {0};
+    ctl_queue_t q;
+    ctl_queue_init(&q);
     ctl_qitem_t a = {0}, b = {0};
     ctl_queue_push(&q, &a);
     ctl_queue_push(&q, &b);
@@ -69,7 +72,8 @@ static void test_requeue_after_pop_goes_last(void **state)
 static void test_lane_zero_first(void **state)
 {
     (void)state;
-    ctl_queue_t q = {0};
+    ctl_queue_t q;
+    ctl_queue_init(&q);
     ctl_qitem_t n1 = {.lane = 1}, n2 = {.lane = 1}, h1 = {0}, h2 = {0};
     ctl_queue_push(&q, &n1);
     ctl_queue_push(&q, &h1);
@@ -92,7 +96,8 @@ static void test_lane_zero_first(void **state)
 static void test_lane_one_gets_a_turn(void **state)
 {
     (void)state;
-    ctl_queue_t q = {0};
+    ctl_queue_t q;
+    ctl_queue_init(&q);
     ctl_qitem_t hc[CTL_QUEUE_FAIR + 1], np = {.lane = 1};
     for (int i = 0; i <= CTL_QUEUE_FAIR; i++) {
         hc[i] = (ctl_qitem_t){0};

@@ -61,8 +61,7 @@ static int setup(void **state)
     f->status = 200;
     fakeapi_connect(f->api, f->loop, &f->cfg, &f->http, &f->client);
     assert_int_equal(kube_cache_init(&f->cache, NULL, NULL), 0);
-    f->wr = (ctl_writer_t){.loop = f->loop, .client = &f->client, .stats = &f->stats,
-                           .settled = settled, .ud = f};
+    ctl_write_init(&f->wr, f->loop, &f->client, &f->stats, settled, f);
     f->t = (ctl_wtarget_t){.ns = "ns", .name = "a"};
     *state = f;
     return 0;

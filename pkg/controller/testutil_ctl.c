@@ -24,16 +24,7 @@ ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, sched_time_t now)
     c->loop = loop;
     c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
     snprintf(c->capi_version, sizeof(c->capi_version), "v1beta1");
-    must(kube_objmap_init(&c->records, 16) == 0 &&
-             kube_cache_init(&c->policies, &ctl_policy_ops, c) == 0 &&
-             kube_cache_init(&c->hcs, &ctl_hc_ops, c) == 0 &&
-             kube_cache_init(&c->nps, &ctl_np_ops, c) == 0 &&
-             kube_cache_init(&c->clusters, &ctl_cluster_ops, c) == 0 &&
-             kube_cache_init(&c->mds, &ctl_machines_ops, c) == 0 &&
-             kube_cache_init(&c->mss, &ctl_machines_ops, c) == 0 &&
-             kube_cache_init(&c->companions, &ctl_companion_ops, c) == 0 &&
-             kube_cache_init(&c->cms, &ctl_cm_ops, c) == 0,
-         "cannot set up the caches");
+    must(ctl_state_init(c, 16) == 0, "cannot set up the caches");
     return c;
 }
 

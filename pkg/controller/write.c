@@ -8,6 +8,7 @@
 #endif
 
 #include "base/error.h"
+#include "base/htab.h"
 #include "log/log.h"
 
 #define TRIM_EVERY 500 /* writes answered between returns of free memory */
@@ -25,16 +26,11 @@ typedef struct inflight {
     bool absent_ok;      /* a 404 is CTL_WRITE_ABSENT */
 } inflight_t;
 
-/* FNV-1a of a resourceVersion (compared for equality only: their order is
- * the server's business). 0 for NULL. */
+/* The hash of a resourceVersion (compared for equality only: their order
+ * is the server's business). 0 for NULL. */
 static uint64_t rv_hash(const char *rv)
 {
-    uint64_t h = 1469598103934665603ull;
-    if (!rv)
-        return 0;
-    for (; *rv; rv++)
-        h = (h ^ (unsigned char)*rv) * 1099511628211ull;
-    return h;
+    return rv ? hcp_hash_str(HCP_HASH_SEED, rv) : 0;
 }
 
 bool ctl_write_stale(const uint64_t stale[2], const char *rv)
@@ -182,6 +178,14 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
      * counted, told apart. */
     log_kv(2, "write sent", "what", w->what, "path", w->path, NULL);
     return 0;
+}
+
+void ctl_write_init(ctl_writer_t *wr, struct ev_loop *loop, kube_client *client,
+                    ctl_stats_t *stats, ctl_write_settled_fn settled, void *ud)
+{
+    *wr = (ctl_writer_t){.loop = loop, .client = client, .stats = stats, .settled = settled,
+                         .ud = ud};
+    ctl_queue_init(&wr->waiting);
 }
 
 bool ctl_write_room(const ctl_writer_t *wr)

@@ -97,6 +97,11 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w);
  * buffers, and the API server does not answer faster for more. */
 #define CTL_WRITE_MAX_INFLIGHT 32
 
+/* Makes wr a writer with nothing in flight or waiting, on loop and client;
+ * settled (with ud) is called once per answered write. */
+void ctl_write_init(ctl_writer_t *wr, struct ev_loop *loop, kube_client *client,
+                    ctl_stats_t *stats, ctl_write_settled_fn settled, void *ud);
+
 /* True when another write may be sent now (below CTL_WRITE_MAX_INFLIGHT). */
 bool ctl_write_room(const ctl_writer_t *wr);
 

@@ -20,10 +20,7 @@ typedef struct objname {
 
 static uint64_t key_hash(const char *ns, const char *name)
 {
-    uint64_t h = hcp_hash_str(HCP_HASH_SEED, ns);
-
-    h = hcp_hash_bytes(h, "/", 1);
-    return hcp_hash_str(h, name);
+    return hcp_hash_nsname(HCP_HASH_SEED, ns, name);
 }
 
 /* The entry linked at n (its first member). */

@@ -15,7 +15,8 @@ struct kube_transfer {
     CURL *easy;                   /* owned */
     struct curl_slist *headers;   /* owned */
     hcp_link_t link;              /* on the active list */
-    hcp_link_t plink;             /* on the pending or the zombie list */
+    hcp_link_t plink;             /* on the pending list (while it has bytes to deliver) or
+                                     the zombie list */
     kube_transfer_data_cb on_data;
     kube_transfer_done_cb on_done;
     void *ud;
@@ -28,7 +29,6 @@ struct kube_transfer {
     bool stream;                  /* deliver 2xx bytes through on_data */
     bool status_checked;          /* first body byte seen */
     bool stream_ok;               /* streaming is on for this response */
-    bool in_pending;
     bool dead;                    /* cancelled or finished: no more callbacks */
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -77,7 +77,6 @@ static void retire(kube_http *h, struct kube_transfer *t)
     curl_multi_remove_handle(h->multi, t->easy);
     hcp_list_remove(&t->link);
     hcp_list_remove(&t->plink); /* off the pending list, if on it */
-    t->in_pending = false;
     hcp_list_push_front(&h->zombies, &t->plink);
 }
 
@@ -111,7 +110,6 @@ static void dispatch(kube_http *h)
     h->dispatching++;
     for (hcp_link_t *p; (p = hcp_list_pop_front(&h->pending)) != NULL;) {
         struct kube_transfer *t = hcp_list_entry(p, struct kube_transfer, plink);
-        t->in_pending = false;
         if (t->dead || t->len == 0)
             continue;
         /* Hand over the buffer; the callback may cancel t or start others. */
@@ -258,10 +256,9 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
     t->total += n;
     if (buf_append(t, data, n) < 0)
         return 0; /* makes libcurl fail the transfer with CURLE_WRITE_ERROR */
-    if (t->stream_ok && !t->in_pending) {
-        t->in_pending = true;
+    /* Not pending yet: plink is free, as libcurl calls no retired (zombie) transfer. */
+    if (t->stream_ok && !hcp_list_linked(&t->plink))
         hcp_list_push_front(&t->h->pending, &t->plink);
-    }
     return n;
 }
 

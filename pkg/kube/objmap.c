@@ -10,11 +10,7 @@ typedef struct want {
 
 static uint64_t hash(int kind, const char *ns, const char *name)
 {
-    uint64_t h = HCP_HASH_SEED ^ (uint64_t)(unsigned)kind;
-
-    h = hcp_hash_str(h, ns);
-    h = hcp_hash_bytes(h, "/", 1);
-    return hcp_hash_str(h, name);
+    return hcp_hash_nsname(HCP_HASH_SEED ^ (uint64_t)(unsigned)kind, ns, name);
 }
 
 static bool same_key(const hcp_hnode_t *n, const void *key)
