@@ -118,6 +118,8 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
         c->opts.max_retries = 5;
     if (c->opts.timeout <= 0)
         c->opts.timeout = 60;
+    if (c->opts.stall == 0)
+        c->opts.stall = 15;
     if (c->opts.user_agent == NULL)
         c->opts.user_agent = "hcp-controller";
     if (c->opts.retry_initial <= 0)
@@ -335,6 +337,13 @@ static int launch(kube_request *r, kube_error *err)
     curl_easy_setopt(e, CURLOPT_USERAGENT, c->opts.user_agent);
     if (r->on_data == NULL)
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(c->opts.timeout * 1000));
+    if (r->on_data == NULL && c->opts.stall > 0 &&
+        (r->verb == KUBE_VERB_GET || r->verb == KUBE_VERB_LIST)) {
+        /* Writes are left alone: an admission webhook may take its own
+         * timeout before the first byte of the answer. */
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)(c->opts.stall + 0.999));
+    }
     if (cfg->insecure) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);

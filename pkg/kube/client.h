@@ -56,6 +56,12 @@ typedef struct kube_client_opts {
     int burst;             /* token bucket size */
     int max_retries;       /* 429 retries per request (default 5 when 0; -1 = none) */
     double timeout;        /* seconds for non-stream requests (default 60) */
+    /* Seconds a read (get, list) may stay below 1 byte/s before it fails
+     * and its caller tries again (default 15; < 0: only `timeout`). libcurl
+     * averages the speed over about 5 s, so a read that stops half-way ends
+     * some 5 s later than that. Such a read must not hold a cache's first
+     * list for the whole timeout. */
+    double stall;
     const char *user_agent; /* default "hcp-controller" */
     double retry_initial;  /* first wait after a 429 without Retry-After, seconds (default 1) */
     double retry_max;      /* cap of that doubling wait, seconds (default 30) */

@@ -672,6 +672,98 @@ static void test_list_items_not_array(void **state)
 }
 
 /*
+ * The first list stops half-way (a 200 whose body never ends, as a stalled
+ * stream of the API server's answer looks): the read fails once `stall`
+ * seconds pass without a byte, well before the request's timeout, naming
+ * the path; the watch lists again and syncs.
+ */
+static void stall_handler(fakeapi_t *s, fakeapi_conn_t *c, const fakeapi_req_t *r, void *ud)
+{
+    if (strcmp(r->method, "GET") == 0 && !r->watch &&
+        fakeapi_count_of(s, "GET", CM_PATH, false) == 1) {
+        fakeapi_stream_open(c);
+        fakeapi_stream_send(s, "{\"kind\":\"ConfigMapList\",\"items\":[{\"metadata\":");
+        return;
+    }
+    script_handler(s, c, r, ud);
+}
+
+static void test_list_stalled_half_way(void **state)
+{
+    static const char *const items[] = {"a:5", "b:6"};
+    const double stall = 1.0;
+    kube_client_opts o = {.stall = stall, .timeout = 30};
+    char listbuf[2048];
+    script sc = {.lists = {NULL}, .nlists = 1};
+    const fakeapi_req_t *l1, *l2;
+    watched wd;
+    fixture f;
+
+    (void)state;
+    sc.lists[0] = cm_list(listbuf, sizeof(listbuf), "6", items, 2);
+    fixture_start(&f, &o, false, stall_handler, &sc);
+    watched_start(&wd, &f, 0);
+    RUN_UNTIL(&f, wd.synced == 1);
+    assert_int_equal(wd.synced, 1);
+    assert_int_equal(kube_cache_count(&wd.cache), 2);
+    assert_int_equal(fakeapi_count_of(f.srv, "GET", CM_PATH, false), 2);
+    assert_int_equal(wd.nerrors, 1);
+    assert_int_equal(wd.errors[0].code, HCP_ETRANSPORT);
+    if (strstr(wd.errors[0].message, CM_PATH) == NULL ||
+        strstr(wd.errors[0].message, "too slow") == NULL)
+        fail_msg("unexpected message: %s", wd.errors[0].message);
+    assert_int_equal(wd.count_at_first_error, 0);
+    l1 = fake_nth(f.srv, "GET", CM_PATH, false, 0);
+    l2 = fake_nth(f.srv, "GET", CM_PATH, false, 1);
+    /* Ended by the stall guard, not by the 30 s timeout: libcurl's speed is
+     * an average over the last 5 s or so, so the bytes that did arrive
+     * keep it above 1 byte/s for that long first. */
+    assert_true(l2->at - l1->at >= stall - 1e-3);
+    assert_true(l2->at - l1->at < stall + 12.0);
+    watched_stop(&wd);
+    fixture_stop(&f);
+}
+
+/* A write the server answers only after more than `stall` seconds is not
+ * cut: an admission webhook may take that long before the first byte. */
+static void late_reply_handler(fakeapi_t *s, fakeapi_conn_t *c, const fakeapi_req_t *r, void *ud)
+{
+    fakeapi_conn_t **pending = ud;
+
+    (void)s;
+    (void)r;
+    *pending = c;
+}
+
+static void test_write_answered_late_is_not_cut(void **state)
+{
+    kube_client_opts o = {.stall = 1.0, .timeout = 30};
+    json_t *patch = json_pack("{s:{s:s}}", "data", "k", "v");
+    fakeapi_conn_t *pending = NULL;
+    result pat = {0};
+    fixture f;
+    kube_error e;
+
+    (void)state;
+    fixture_start(&f, &o, false, late_reply_handler, &pending);
+    assert_int_equal(kube_merge_patch(&f.client, CM_PATH "/slow", patch, store, &pat, &e), 0);
+    RUN_UNTIL(&f, pending != NULL);
+    assert_non_null(pending);
+    run_for(&f, 2.5);
+    assert_false(pat.done);
+    fakeapi_reply(pending, 200, NULL,
+                  "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"slow\"}}");
+    RUN_UNTIL(&f, pat.done);
+    assert_true(pat.done);
+    if (pat.failed)
+        fail_msg("the write failed: %s", pat.err.message);
+    assert_int_equal(fakeapi_count_of(f.srv, "PATCH", CM_PATH "/slow", false), 1);
+    json_decref(pat.obj);
+    json_decref(patch);
+    fixture_stop(&f);
+}
+
+/*
  * A malformed line in a watch stream: the error is reported, the stream is
  * dropped (events after the bad line are not applied) and a new watch
  * resumes from the last good resourceVersion; an event without an object is
@@ -994,6 +1086,8 @@ int main(void)
         cmocka_unit_test(test_warning_headers),
         cmocka_unit_test(test_broken_json_response),
         cmocka_unit_test(test_list_items_not_array),
+        cmocka_unit_test(test_list_stalled_half_way),
+        cmocka_unit_test(test_write_answered_late_is_not_cut),
         cmocka_unit_test(test_watch_malformed_event),
         cmocka_unit_test(test_watch_silent_watchdog),
         cmocka_unit_test(test_watch_gone_event_relists),
