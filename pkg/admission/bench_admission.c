@@ -230,7 +230,7 @@ int main(void)
 
     log_setup(false, -1);
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    ctl_controller_t *c = testutil_ctl_new(loop, NOW);
+    ctl_controller_t *c = testutil_ctl_new(loop, NULL, NOW);
     testutil_ctl_add(&c->policies, WEEKEND);
     testutil_ctl_add(&c->policies, cases[1].object);
     testutil_ctl_add(&c->hcs, HC_A("1"));

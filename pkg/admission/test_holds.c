@@ -61,7 +61,7 @@ static const char ms_np2[] =
  * pools follow them, HostedCluster free has no stanza. */
 static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
 {
-    ctl_controller_t *c = testutil_ctl_new(loop, now);
+    ctl_controller_t *c = testutil_ctl_new(loop, NULL, now);
     add_object(&c->policies,
                "{" OBJ_META("HostedChangeManagementPolicy", "clusters", "weekend") "},\"spec\":{"
                "\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{\"permit\":{"

@@ -69,7 +69,7 @@ static int setup(void **state)
     fixture_t *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     f->loop = ev_loop_new(EVFLAG_AUTO);
-    f->c = testutil_ctl_new(f->loop, tu_at(NOW));
+    f->c = testutil_ctl_new(f->loop, NULL, tu_at(NOW));
     add(&f->c->policies, SAT12);
     add(&f->c->policies, SAT_SHORT);
     add(&f->c->policies, WEEKDAYS);

@@ -147,7 +147,7 @@ static void idle_noop(struct ev_loop *loop, ev_idle *w, int revents)
 int ctl_state_init(ctl_controller_t *c, size_t nbuckets)
 {
     ctl_queue_init(&c->queue);
-    ctl_queue_init(&c->writer.waiting);
+    ctl_write_init(&c->writer, c->loop, c->client, &c->stats, ctl_write_settled, c);
     if (kube_objmap_init(&c->records, nbuckets) ||
         kube_cache_init(&c->policies, &ctl_policy_ops, c) ||
         kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
@@ -172,7 +172,6 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
     c->opts = *opts;
     c->leading = opts->leading;
     c->started = ctl_clock_now(&opts->clock, loop);
-    ctl_write_init(&c->writer, loop, client, &c->stats, ctl_write_settled, c);
     c->reconcile = ctl_reconcile;
     ev_check_init(&c->qcheck, ctl_queue_drain);
     c->qcheck.data = c;

@@ -169,10 +169,11 @@ struct ctl_controller {
 };
 
 /* controller.c */
-/* Makes c's records, caches and queues empty: every constructor of a
+/* Makes c's records, caches, queue and writer empty: every constructor of a
  * controller calls it (ctl_start, and the tests and benches that fill one by
- * hand), on a c that comes zeroed; nbuckets sizes the records. Returns
- * 0 or HCP_ENOMEM. */
+ * hand), on a c that comes zeroed with c->loop and c->client set (the
+ * client may be NULL where nothing is written); nbuckets sizes the
+ * records. Returns 0 or HCP_ENOMEM. */
 int ctl_state_init(ctl_controller_t *c, size_t nbuckets);
 
 /* notify.c */

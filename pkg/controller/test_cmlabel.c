@@ -55,9 +55,7 @@ static void start(fixture_t *f)
     f->api = fakeapi_start(f->loop, answer, f);
     fakeapi_connect(f->api, f->loop, &f->cfg, &f->http, &f->client);
     assert_int_equal(sched_parse_rfc3339("2030-01-09T06:00:00Z", &now), 0);
-    f->c = testutil_ctl_new(f->loop, now);
-    f->c->client = &f->client;
-    ctl_write_init(&f->c->writer, f->loop, &f->client, &f->c->stats, ctl_write_settled, f->c);
+    f->c = testutil_ctl_new(f->loop, &f->client, now);
     f->c->leading = true;
     f->c->admission_holds = true;
     testutil_ctl_add(&f->c->hcs, "{\"kind\":\"HostedCluster\",\"metadata\":{\"namespace\":"

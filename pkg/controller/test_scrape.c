@@ -28,7 +28,7 @@
  * objects in its caches. */
 static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
 {
-    ctl_controller_t *c = testutil_ctl_new(loop, now);
+    ctl_controller_t *c = testutil_ctl_new(loop, NULL, now);
     apply(&c->policies,
           "{" META("HostedChangeManagementPolicy", "clusters", "weekend") "},\"spec\":{"
           "\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{\"permit\":{"

@@ -16,12 +16,13 @@ static void must(int ok, const char *what)
     }
 }
 
-ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, sched_time_t now)
+ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, kube_client *client, sched_time_t now)
 {
     ctl_controller_t *c = calloc(1, sizeof(*c));
 
     must(c != NULL, "out of memory");
     c->loop = loop;
+    c->client = client;
     c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
     snprintf(c->capi_version, sizeof(c->capi_version), "v1beta1");
     must(ctl_state_init(c, 16) == 0, "cannot set up the caches");

@@ -9,9 +9,9 @@
 #include "controller/internal.h"
 
 /* A controller on loop with empty caches, CAPI version v1beta1 discovered,
- * and a simulated clock standing at now. Free with ctl_stop(). Aborts when
- * out of memory. */
-ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, sched_time_t now);
+ * and a simulated clock standing at now; it writes through client (NULL:
+ * it writes nothing). Free with ctl_stop(). Aborts when out of memory. */
+ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, kube_client *client, sched_time_t now);
 
 /* Adds the object (JSON text) to cache as a watch ADDED event would.
  * Aborts, printing the text, when it is not JSON or the cache refuses it. */
