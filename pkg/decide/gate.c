@@ -117,6 +117,14 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
         outcome(obj, conds, true, NULL, out);
         out->ready = (uint8_t)cond3(conds, "Ready", &r1);
         out->nodes_healthy = (uint8_t)cond3(conds, "AllNodesHealthy", &r2);
+        /* HyperShift writes AllNodesHealthy False also for a pool without a
+         * single Machine: reason NotFound ("No Machines are created"), or
+         * AsExpected when it is set to no replicas (nodepool/conditions.go,
+         * setAllNodesHealthyCondition). No machine fails a health check
+         * then; holding on it would hold a pool scaled to zero for good. */
+        if (out->nodes_healthy == DECIDE_COND_FALSE && r2 &&
+            (strcmp(r2, "NotFound") == 0 || strcmp(r2, "AsExpected") == 0))
+            out->nodes_healthy = DECIDE_COND_ABSENT;
         keep_reason(out, out->ready == DECIDE_COND_FALSE || out->ready == DECIDE_COND_UNKNOWN,
                     r1);
         keep_reason(out, out->nodes_healthy == DECIDE_COND_FALSE, r2);

@@ -80,6 +80,14 @@ static void test_gate_nodepool_verdicts(void **state)
                              "AllNodesHealthy", "False", "NodeConditionsFailed") "]",
                          "", true, why, sizeof(why)));
     assert_string_equal(why, "AllNodesHealthy is False (reason NodeConditionsFailed)");
+    /* A pool without a single Machine: HyperShift's AllNodesHealthy is False
+     * with reason NotFound, or AsExpected when set to no replicas
+     * (nodepool/conditions.go); no machine fails a health check. */
+    assert_true(verdict("[" COND("AllNodesHealthy", "False", "NotFound") "]", "", true, why,
+                        sizeof(why)));
+    assert_true(verdict("[" COND("Ready", "True", "AsExpected") "," COND(
+                            "AllNodesHealthy", "False", "AsExpected") "]",
+                        "", true, why, sizeof(why)));
     /* Machines still provisioning (AllMachinesReady False) are not failing;
      * a HostedCluster's Degraded on a NodePool is not judged. */
     assert_true(verdict("[" COND("Ready", "True", "AsExpected") "," COND(
