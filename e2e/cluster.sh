@@ -29,7 +29,10 @@
 # Cluster API's own CRDs and webhooks, and its core manager and in-memory
 # infrastructure provider running beside the API server, started and stopped
 # with it (e2e/capi/lib.sh; built once per machine by e2e/capi/build.sh).
-# Any [a-z0-9-] name works. State
+# "hypershift" (and any "hypershift-*") serves HyperShift's own HostedCluster
+# and NodePool CRDs and those of the Cluster API release HyperShift builds
+# against (e2e/hypershift/build.sh), for HyperShift's own NodePool
+# reconciler to run beside. Any [a-z0-9-] name works. State
 # lives in e2e/.local/<instance>/ (HCP_E2E_STATE_DIR overrides e2e/.local);
 # the admin kubeconfig of "main" is also copied to e2e/.local/kubeconfig.
 set -euo pipefail
@@ -53,6 +56,11 @@ crd_files() {
     capi | capi-*)
       # Cluster API's own CRDs come with its managers (capi_up).
       ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml "$repo"/crds/*.yaml ;;
+    hypershift | hypershift-*)
+      # HyperShift's own HostedCluster and NodePool CRDs and the Cluster API
+      # and AWS provider CRDs of the release it builds against, as
+      # e2e/hypershift/build.sh stages them beside HyperShift's reconciler.
+      ls "$("$here/hypershift/build.sh" --path)"/crds/*.yaml "$repo"/crds/*.yaml ;;
     *)
       ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml \
         "$here"/fixtures/crds/cluster.x-k8s.io_*.yaml "$repo"/crds/*.yaml ;;

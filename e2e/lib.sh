@@ -148,10 +148,11 @@ go_build_logged() {
   fi
 }
 # module_stamp DIR RECIPE: what a cached build of the Go module in DIR was
-# made from (its go.mod, go.sum and tools.go, then the recipe number), to be
-# written beside the binaries and compared before they are reused.
+# made from (its go.mod, go.sum and Go files: tools.go, or the program's
+# main.go, then the recipe number), to be written beside the binaries and
+# compared before they are reused.
 module_stamp() {
-  cat "$1/go.mod" "$1/go.sum" "$1/tools.go" | sha256sum | cut -d' ' -f1
+  cat "$1/go.mod" "$1/go.sum" "$1"/*.go | sha256sum | cut -d' ' -f1
   echo "$2"
 }
 # go_build_status: what go_build_logged is at, for progress_start's ticker:

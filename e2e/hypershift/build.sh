@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Builds hcp-hypershift, HyperShift's own NodePool reconciler (main.go), once
+# per machine, and stages beside it the CRDs an API server must serve for it
+# to run. HyperShift is compiled from the Go module proxy through the module
+# in this directory (go.mod pins the HyperShift release; go.sum is committed,
+# so every byte of source is checked against the checksum database).
+#
+#   e2e/hypershift/build.sh          build unless the cached program is current
+#   e2e/hypershift/build.sh --path   print the directory that holds it
+#
+# The program lives in $HCP_CACHE_DIR/hypershift-<version>/ (outside the work
+# tree, so `make clean` keeps it), the CRDs in its crds/ directory, copied as
+# they are from the module cache: HyperShift's HostedCluster and NodePool,
+# and the Cluster API and AWS provider kinds the reconciler reads and writes,
+# of the releases go.mod resolves. Their conversion is None (one version
+# served), as the files have it: the conversion webhooks Cluster API's own
+# kustomize patches add are not there. It is rebuilt when go.mod, go.sum,
+# main.go or this recipe change. Needs Go 1.21 or later on PATH or in
+# /usr/local/go (Go fetches the toolchain the module's go line names). A cold
+# build takes a few minutes; HCP_HYPERSHIFT_BUILD_JOBS (default 2) bounds
+# GOMAXPROCS and -p. Set HCP_KEEP_BUILD=1 to keep the Go build cache.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+# Bump when the way the program is made changes (the CRDs staged included),
+# so machines rebuild it.
+RECIPE=1
+
+HS_VERSION=$(awk '$1 == "github.com/openshift/hypershift" && $2 ~ /^v/ {print $2}' "$here/go.mod")
+HS_BIN_DIR=${HS_BIN_DIR:-$HCP_CACHE_DIR/hypershift-$HS_VERSION}
+HS_BIN=$HS_BIN_DIR/hcp-hypershift
+CRD_DIR=$HS_BIN_DIR/crds
+
+# The CRDs staged, as MODULE:PATH in that module's source.
+HS_ASSETS=cmd/install/assets/hypershift-operator/zz_generated.crd-manifests
+CRDS=(
+  "github.com/openshift/hypershift:$HS_ASSETS/hostedclusters-Default.crd.yaml"
+  "github.com/openshift/hypershift:$HS_ASSETS/nodepools-Default.crd.yaml"
+)
+for k in clusters machinedeployments machinesets machines machinehealthchecks; do
+  CRDS+=("sigs.k8s.io/cluster-api:config/crd/bases/cluster.x-k8s.io_$k.yaml")
+done
+for k in awsmachinetemplates awsmachines; do
+  CRDS+=("sigs.k8s.io/cluster-api-provider-aws/v2:config/crd/bases/infrastructure.cluster.x-k8s.io_$k.yaml")
+done
+
+GO=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it builds HyperShift"
+# -buildvcs=false: the program is in this work tree, whose state (a git
+# status) has no place in it.
+export GOFLAGS="-mod=readonly -trimpath -buildvcs=false" CGO_ENABLED=0 \
+  GOTOOLCHAIN=auto GOWORK=off GO111MODULE=on
+
+case "${1:-}" in
+  --path) echo "$HS_BIN_DIR"; exit 0 ;;
+  "") ;;
+  *) e2e_die "usage: $0 [--path]" ;;
+esac
+
+hs_stamp() { module_stamp "$here" "$RECIPE"; }
+
+hs_ready() {
+  local c
+  [ -x "$HS_BIN" ] && [ "$(cat "$HS_BIN_DIR/recipe" 2>/dev/null)" = "$(hs_stamp)" ] || return 1
+  for c in "${CRDS[@]}"; do
+    [ -s "$CRD_DIR/$(basename "${c#*:}")" ] || return 1
+  done
+}
+
+hs_ready && exit 0
+
+mkdir -p "$HS_BIN_DIR"
+# One build at a time per machine; a second caller waits and then reuses it.
+exec 9>"$HS_BIN_DIR/build.lock"
+flock 9
+hs_ready && exit 0
+
+# module_dir MODULE: the source directory of MODULE (at the version go.mod
+# resolves) in the module cache, downloading it if needed.
+module_dir() {
+  local dir
+  dir=$(cd "$here" && "$GO" list -m -f '{{.Dir}}' "$1" 2>/dev/null) || dir=
+  if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+    (cd "$here" && "$GO" mod download "$1") || e2e_die "$1: download failed"
+    dir=$(cd "$here" && "$GO" list -m -f '{{.Dir}}' "$1")
+  fi
+  [ -f "$dir/go.mod" ] || e2e_die "$1: no module sources in $dir"
+  echo "$dir"
+}
+
+jobs=${HCP_HYPERSHIFT_BUILD_JOBS:-2}
+export GOCACHE="$HCP_CACHE_DIR/gocache-hypershift"
+
+progress_start "HyperShift $HS_VERSION NodePool reconciler (go $("$GO" env GOVERSION), -p $jobs)" \
+  "the e2e suites run HyperShift's own reconciler, once per machine, cached in $HS_BIN_DIR" \
+  "about 4 minutes of two cores (measured 3.6 min)" go_build_status
+
+# The CRDs first: a path missing from a module fails the build before the
+# compiling starts. Staged in a new directory that then replaces the old.
+rm -rf "$CRD_DIR.tmp"
+mkdir -p "$CRD_DIR.tmp"
+for c in "${CRDS[@]}"; do
+  f=$(module_dir "${c%%:*}")/${c#*:}
+  [ -f "$f" ] || e2e_die "$f: no such CRD in ${c%%:*}"
+  cp "$f" "$CRD_DIR.tmp/"
+done
+chmod u+w "$CRD_DIR.tmp"/*
+rm -rf "$CRD_DIR"
+mv "$CRD_DIR.tmp" "$CRD_DIR"
+
+# The stamp of the sources as they are when the build starts: a source
+# changed during the build makes the program out of date, not current.
+stamp=$(hs_stamp)
+t=$(date +%s)
+e2e_log "building hcp-hypershift from $here (HyperShift $HS_VERSION)"
+GOMAXPROCS=$jobs go_build_logged "$GO" "$here" "$HS_BIN.tmp" . -p "$jobs" -ldflags "-s -w" ||
+  e2e_die "building hcp-hypershift failed"
+mv -f "$HS_BIN.tmp" "$HS_BIN"
+e2e_log "built hcp-hypershift in $(($(date +%s) - t))s"
+
+echo "$stamp" >"$HS_BIN_DIR/recipe"
+hs_ready || e2e_die "$HS_BIN_DIR: the program or its CRDs are not there after the build"
+if [ "${HCP_KEEP_BUILD:-0}" != 1 ]; then
+  rm -rf "$GOCACHE"
+fi
+progress_stop

@@ -1,0 +1,22 @@
+# The holds beside HyperShift's own NodePool reconciler
+# (e2e/hypershift/test_hypershift.sh) on an instance of its own, "hypershift",
+# which serves HyperShift's own CRDs: the reconciler is HyperShift v0.1.70,
+# imported unmodified and built once per machine into the cache by
+# e2e/hypershift/build.sh (a few minutes cold). `make e2e` runs
+# e2e-hypershift; `make e2e-hypershift-bin` only builds it.
+
+E2E_TARGETS += e2e-hypershift
+
+.PHONY: e2e-hypershift e2e-hypershift-bin
+
+HYPERSHIFT_E2E_TESTS := e2e/hypershift/test_hypershift.sh
+# The controller binary the suite runs (another build, e.g. one without a
+# change, to see a check fail).
+HYPERSHIFT_E2E_HCP_BIN = $(abspath $(BUILD)/hcp-controller)
+
+e2e-hypershift-bin:
+	@e2e/hypershift/build.sh
+
+e2e-hypershift: $(BUILD)/hcp-controller e2e-hypershift-bin
+	@e2e/cluster.sh with hypershift -- env HCP_BIN=$(HYPERSHIFT_E2E_HCP_BIN) \
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-hypershift $(HYPERSHIFT_E2E_TESTS)
