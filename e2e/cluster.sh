@@ -32,9 +32,12 @@
 # "hypershift" (and any "hypershift-*") serves HyperShift's own HostedCluster
 # and NodePool CRDs and those of the Cluster API release HyperShift builds
 # against (e2e/hypershift/build.sh), for HyperShift's own NodePool
-# reconciler to run beside. Any [a-z0-9-] name works. State
-# lives in e2e/.local/<instance>/ (HCP_E2E_STATE_DIR overrides e2e/.local);
-# the admin kubeconfig of "main" is also copied to e2e/.local/kubeconfig.
+# reconciler to run beside; "capi-hypershift" (and any "capi-hypershift-*")
+# is a "capi" instance that serves HyperShift's own CRDs instead of the
+# fixtures, for that reconciler beside real Cluster API. Any [a-z0-9-] name
+# works. State lives in e2e/.local/<instance>/ (HCP_E2E_STATE_DIR overrides
+# e2e/.local); the admin kubeconfig of "main" is also copied to
+# e2e/.local/kubeconfig.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -53,6 +56,14 @@ crd_files() {
   case "$1" in
     hosted | hosted-*)
       echo "$here/fixtures/crds/config.openshift.io_clusterversions.yaml" ;;
+    capi-hypershift | capi-hypershift-*)
+      # HyperShift's own CRDs (its HostedControlPlane and the AWS provider's
+      # kinds with their contract labels, as its install applies them) beside
+      # Cluster API's own, which come with the managers (capi_up).
+      local hs
+      hs=$("$here/hypershift/build.sh" --path)
+      ls "$hs"/crds/hostedclusters-Default.crd.yaml "$hs"/crds/nodepools-Default.crd.yaml \
+        "$hs"/crds-capi/*.yaml "$repo"/crds/*.yaml ;;
     capi | capi-*)
       # Cluster API's own CRDs come with its managers (capi_up).
       ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml "$repo"/crds/*.yaml ;;

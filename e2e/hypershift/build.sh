@@ -14,8 +14,12 @@
 # and the Cluster API and AWS provider kinds the reconciler reads and writes,
 # of the releases go.mod resolves. Their conversion is None (one version
 # served), as the files have it: the conversion webhooks Cluster API's own
-# kustomize patches add are not there. It is rebuilt when go.mod, go.sum,
-# main.go or this recipe change. Needs Go 1.21 or later on PATH or in
+# kustomize patches add are not there. Beside real Cluster API, whose own
+# CRDs come with its managers (e2e/capi), an instance serves those of
+# crds-capi/ instead: HyperShift's HostedControlPlane and the AWS provider
+# kinds HyperShift's install embeds, labelled as it labels them. The program
+# is rebuilt when go.mod, go.sum, a .go file or this recipe change; CRDs
+# missing from the cache are staged without a rebuild. Needs Go 1.21 or later on PATH or in
 # /usr/local/go (Go fetches the toolchain the module's go line names). A cold
 # build takes a few minutes; HCP_HYPERSHIFT_BUILD_JOBS (default 2) bounds
 # GOMAXPROCS and -p. Set HCP_KEEP_BUILD=1 to keep the Go build cache.
@@ -44,6 +48,21 @@ done
 for k in awsmachinetemplates awsmachines; do
   CRDS+=("sigs.k8s.io/cluster-api-provider-aws/v2:config/crd/bases/infrastructure.cluster.x-k8s.io_$k.yaml")
 done
+# Beside real Cluster API ("capi-hypershift" instances, whose Cluster API
+# CRDs are Cluster API's own), as HyperShift's install applies them
+# (cmd/install/assets/assets.go, capiResources): its HostedControlPlane (the
+# Cluster's control plane) and the AWS provider's cluster and machine kinds
+# it embeds, each with the contract label cluster.x-k8s.io/v1beta1 naming
+# the version Cluster API reads. Staged in crds-capi/, as
+# MODULE:PATH=CONTRACT-VERSION.
+CAPI_CRD_DIR=$HS_BIN_DIR/crds-capi
+HS_INSTALL=cmd/install/assets
+CAPI_CRDS=(
+  "github.com/openshift/hypershift:$HS_INSTALL/hypershift-operator/zz_generated.crd-manifests/hostedcontrolplanes-Default.crd.yaml=v1beta1"
+)
+for k in awsclusters awsmachines awsmachinetemplates; do
+  CAPI_CRDS+=("github.com/openshift/hypershift:$HS_INSTALL/cluster-api-provider-aws/infrastructure.cluster.x-k8s.io_$k.yaml=v1beta2")
+done
 
 GO=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it builds HyperShift"
 # -buildvcs=false: the program is in this work tree, whose state (a git
@@ -59,13 +78,18 @@ esac
 
 hs_stamp() { module_stamp "$here" "$RECIPE"; }
 
-hs_ready() {
+hs_built() { [ -x "$HS_BIN" ] && [ "$(cat "$HS_BIN_DIR/recipe" 2>/dev/null)" = "$(hs_stamp)" ]; }
+crds_staged() {
   local c
-  [ -x "$HS_BIN" ] && [ "$(cat "$HS_BIN_DIR/recipe" 2>/dev/null)" = "$(hs_stamp)" ] || return 1
   for c in "${CRDS[@]}"; do
     [ -s "$CRD_DIR/$(basename "${c#*:}")" ] || return 1
   done
+  for c in "${CAPI_CRDS[@]}"; do
+    c=${c%=*}
+    [ -s "$CAPI_CRD_DIR/$(basename "${c#*:}")" ] || return 1
+  done
 }
+hs_ready() { hs_built && crds_staged; }
 
 hs_ready && exit 0
 
@@ -88,25 +112,47 @@ module_dir() {
   echo "$dir"
 }
 
+# contract_labelled FILE VERSION: FILE's CRD with the label
+# cluster.x-k8s.io/v1beta1: VERSION, as HyperShift's install adds it.
+contract_labelled() {
+  awk -v v="$2" '
+    /^metadata:$/ && !m { print; m = 1; print "  labels:"; print "    cluster.x-k8s.io/v1beta1: " v; next }
+    { print }' "$1"
+}
+
+# The CRDs first: a path missing from a module fails before any compiling
+# starts. Each set is staged in a new directory that then replaces the old;
+# staging alone (new CRDs, the program current) rebuilds nothing.
+stage_crds() {
+  local c f
+  rm -rf "$CRD_DIR.tmp" "$CAPI_CRD_DIR.tmp"
+  mkdir -p "$CRD_DIR.tmp" "$CAPI_CRD_DIR.tmp"
+  for c in "${CRDS[@]}"; do
+    f=$(module_dir "${c%%:*}")/${c#*:}
+    [ -f "$f" ] || e2e_die "$f: no such CRD in ${c%%:*}"
+    cp "$f" "$CRD_DIR.tmp/"
+  done
+  for c in "${CAPI_CRDS[@]}"; do
+    f=${c%=*}
+    f=$(module_dir "${f%%:*}")/${f#*:}
+    [ -f "$f" ] || e2e_die "$f: no such CRD in ${c%%:*}"
+    grep -q '^  labels:$' "$f" && e2e_die "$f: already labelled; contract_labelled would duplicate the label"
+    contract_labelled "$f" "${c##*=}" >"$CAPI_CRD_DIR.tmp/$(basename "$f")"
+  done
+  chmod u+w "$CRD_DIR.tmp"/* "$CAPI_CRD_DIR.tmp"/*
+  rm -rf "$CRD_DIR" "$CAPI_CRD_DIR"
+  mv "$CRD_DIR.tmp" "$CRD_DIR"
+  mv "$CAPI_CRD_DIR.tmp" "$CAPI_CRD_DIR"
+}
+crds_staged || stage_crds
+hs_built && exit 0
+
 jobs=${HCP_HYPERSHIFT_BUILD_JOBS:-2}
 export GOCACHE="$HCP_CACHE_DIR/gocache-hypershift"
 
 progress_start "HyperShift $HS_VERSION NodePool reconciler (go $("$GO" env GOVERSION), -p $jobs)" \
   "the e2e suites run HyperShift's own reconciler, once per machine, cached in $HS_BIN_DIR" \
   "about 4 minutes of two cores (measured 3.6 min)" go_build_status
-
-# The CRDs first: a path missing from a module fails the build before the
-# compiling starts. Staged in a new directory that then replaces the old.
-rm -rf "$CRD_DIR.tmp"
-mkdir -p "$CRD_DIR.tmp"
-for c in "${CRDS[@]}"; do
-  f=$(module_dir "${c%%:*}")/${c#*:}
-  [ -f "$f" ] || e2e_die "$f: no such CRD in ${c%%:*}"
-  cp "$f" "$CRD_DIR.tmp/"
-done
-chmod u+w "$CRD_DIR.tmp"/*
-rm -rf "$CRD_DIR"
-mv "$CRD_DIR.tmp" "$CRD_DIR"
 
 # The stamp of the sources as they are when the build starts: a source
 # changed during the build makes the program out of date, not current.
