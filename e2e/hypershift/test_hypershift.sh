@@ -17,7 +17,7 @@
 # core ignition ConfigMaps.
 #
 # A Replace pool of 2 on AWS, restricted on a Friday night (the window opens
-# Saturday 01:00), running 4.18.0 on a control plane that completed 4.18.1:
+# Saturday 01:00 for 2 h 30 min), running 4.18.0 on a control plane at 4.18.2:
 #   - HyperShift writes its token and user-data Secrets, an AWSMachineTemplate
 #     and the MachineDeployment, and reports 4.18.0 once the rollout is done
 #     (real Cluster API: 2 Machines Running in one MachineSet);
@@ -36,9 +36,16 @@
 #     template, the MachineDeployment pointed at them, an expiry on the old
 #     token; once the rollout is done it reports 4.18.1 (Cluster API: 3 new
 #     machines in a new MachineSet, the old machines' Nodes drained and
-#     deleted).
+#     deleted);
+#   - real Cluster API only: 4.18.2 is asked for 8 s before the window
+#     closes, so the close finds its rollout under way: the controller pauses
+#     the MachineDeployment, the pause holds through HyperShift's reconciles,
+#     no replacement starts after the close, HyperShift reports the update in
+#     progress.
 # NP_HOLD=0 leaves /hold/nodepools out of the webhook configuration (the hold
-# broken): the held checks then fail.
+# broken): the held checks then fail. MD_HOLD=0 leaves /hold/machinedeployments
+# out: HyperShift's reconciles then delete the pause at the close and the
+# controller has to put it back.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 CTL_E2E_INSTANCE=${CTL_E2E_INSTANCE:-hypershift}
@@ -49,10 +56,12 @@ CTL_E2E_INSTANCE=${CTL_E2E_INSTANCE:-hypershift}
 
 HS_BIN=${HCP_HYPERSHIFT_BIN:-$("$here/build.sh" --path)/hcp-hypershift}
 SIM0=2026-03-06T23:00:00Z # Friday 23:00
-OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
-SCALE=120                 # 60 s real to the window
+OPEN=2026-03-07T01:00:00Z  # Saturday's window, 2 h 30 min
+CLOSE=2026-03-07T03:30:00Z # (75 s real)
+SCALE=120                  # 60 s real to the window
 R0=quay.io/openshift-release-dev/ocp-release:4.18.0-x86_64
 R1=quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64
+R2=quay.io/openshift-release-dev/ocp-release:4.18.2-x86_64
 WH_NAME=hcp-e2e-hypershift-$$
 REQ=changemanagement.hypershift.openshift.io/requested-nodepool-spec
 POLICY_ANN=changemanagement.hypershift.openshift.io/policy
@@ -100,9 +109,9 @@ for i in 1 2 3; do
     data: {config: ("apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: 99-worker-e2e-" + $i + "\n  labels:\n    machineconfiguration.openshift.io/role: worker\nspec:\n  config:\n    ignition:\n      version: 3.2.0\n")}}')" "core ignition ConfigMap $i"
 done
 
-mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 4h)" || not_ok "policy"
-# The HostedCluster as HyperShift's CRD wants it, its control plane at 4.18.1.
-post "$HS/namespaces/$NS/hostedclusters" "$(jq -nc --arg r "$R1" --arg p "$POLICY_ANN" '{
+mk_policy "$NS" weekend "$(weekly_policy Saturday 01:00 2h30m)" || not_ok "policy"
+# The HostedCluster as HyperShift's CRD wants it, its control plane at 4.18.2.
+post "$HS/namespaces/$NS/hostedclusters" "$(jq -nc --arg r "$R2" --arg p "$POLICY_ANN" '{
   apiVersion: "hypershift.openshift.io/v1beta1", kind: "HostedCluster",
   metadata: {name: "a", annotations: {($p): "weekend"}},
   spec: {release: {image: $r}, pullSecret: {name: "pull-secret"}, infraID: "a-e2e",
@@ -117,11 +126,13 @@ post "$HS/namespaces/$NS/hostedclusters" "$(jq -nc --arg r "$R1" --arg p "$POLIC
                {service: "OAuthServer", servicePublishingStrategy: {type: "Route"}},
                {service: "Konnectivity", servicePublishingStrategy: {type: "Route"}},
                {service: "Ignition", servicePublishingStrategy: {type: "Route"}}]}}')" "HostedCluster"
-# Its status as the HostedCluster controller writes it: both releases completed.
-api PATCH "$HS/namespaces/$NS/hostedclusters/a/status" "$(jq -nc --arg r0 "$R0" --arg r1 "$R1" '{status: {
+# Its status as the HostedCluster controller writes it: three releases completed.
+api PATCH "$HS/namespaces/$NS/hostedclusters/a/status" "$(jq -nc --arg r0 "$R0" --arg r1 "$R1" --arg r2 "$R2" '{status: {
   ignitionEndpoint: "ignition.a.e2e.local", kubeconfig: {name: "a-admin-kubeconfig"}, payloadArch: "AMD64",
-  version: {desired: {image: $r1, version: "4.18.1"}, observedGeneration: 1, availableUpdates: [],
-    history: [{state: "Completed", image: $r1, version: "4.18.1", startedTime: "2026-03-01T02:00:00Z",
+  version: {desired: {image: $r2, version: "4.18.2"}, observedGeneration: 1, availableUpdates: [],
+    history: [{state: "Completed", image: $r2, version: "4.18.2", startedTime: "2026-03-02T02:00:00Z",
+               completionTime: "2026-03-02T03:00:00Z", verified: false},
+              {state: "Completed", image: $r1, version: "4.18.1", startedTime: "2026-03-01T02:00:00Z",
                completionTime: "2026-03-01T03:00:00Z", verified: false},
               {state: "Completed", image: $r0, version: "4.18.0", startedTime: "2026-02-01T02:00:00Z",
                completionTime: "2026-02-01T03:00:00Z", verified: false}]}}}')" >/dev/null ||
@@ -151,7 +162,7 @@ INFRA=a-e2e
 if [ "$REAL_CAPI" = 1 ]; then
   NODES=$CTL_TMP/nodes # cluster-scoped: deleted at the end
   ep=${E_SERVER#https://}
-  post "$HS/namespaces/$CP/hostedcontrolplanes" "$(jq -nc --arg r "$R1" --arg i "$INFRA" '{
+  post "$HS/namespaces/$CP/hostedcontrolplanes" "$(jq -nc --arg r "$R2" --arg i "$INFRA" '{
     apiVersion: "hypershift.openshift.io/v1beta1", kind: "HostedControlPlane", metadata: {name: "a"},
     spec: {releaseImage: $r, pullSecret: {name: "pull-secret"}, infraID: $i, issuerURL: "https://e2e.local",
       sshKey: {}, dns: {baseDomain: "e2e.local"}, platform: {type: "AWS"},
@@ -219,13 +230,14 @@ fi
 
 WPORT=$(free_port)
 holds_webhook_config "$WPORT" "$NS" "$CP" |
-  if [ "${NP_HOLD:-1}" = 0 ]; then jq -c '.webhooks |= map(select(.clientConfig.url | endswith("/hold/nodepools") | not))'; else cat; fi |
+  jq -c --argjson np "${NP_HOLD:-1}" --argjson md "${MD_HOLD:-1}" '.webhooks |= map(select(.clientConfig.url as $u
+    | ($np == 0 and ($u | endswith("/hold/nodepools"))) or ($md == 0 and ($u | endswith("/hold/machinedeployments"))) | not))' |
   k apply -f - >/dev/null || not_ok "webhook configuration"
 start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { not_ok "controller starts"; summary; exit 1; }
 HS_LOG=$CTL_TMP/hypershift.log
 "$HS_BIN" --kubeconfig "$KCFG" --namespace "$NS" --control-plane-namespace "$CP" \
-  --release "$R0=4.18.0" --release "$R1=4.18.1" --ready-file "$CTL_TMP/hypershift.ready" \
+  --release "$R0=4.18.0" --release "$R1=4.18.1" --release "$R2=4.18.2" --ready-file "$CTL_TMP/hypershift.ready" \
   >"$HS_LOG" 2>&1 &
 HS_PID=$!
 check "HyperShift's NodePool reconciler starts" wait_for 60 test -s "$CTL_TMP/hypershift.ready"
@@ -393,6 +405,63 @@ fi
 check "ChangesInitiated told for the held change" wait_for 10 eval '[ "$(initiated np)" -ge 1 ]'
 sleep 2 # a second Event would be written by now
 check_eq "ChangesInitiated exactly once" 1 "$(initiated np)"
+# ---- real Cluster API: the window closes during the next rollout -------------------
+#
+# 4.18.2 is asked for 8 s (real) before the close, so the rollout is under
+# way when the window closes: the controller pauses the MachineDeployment
+# (spec.paused and cluster.x-k8s.io/paused with its marker), HyperShift's
+# reconciles do not lift the pause (the webhook keeps it in their writes),
+# Cluster API starts no replacement after the close, and HyperShift keeps
+# reporting the truth: an update in progress on 4.18.1.
+if [ "$REAL_CAPI" = 1 ]; then
+  SCENARIO=window-close
+  bc=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v c="$(epoch "$CLOSE")" -v k="${CTL_SCALE[a]}" \
+    'BEGIN { printf "%.3f", t0 / 1e6 + (c - s) / k }')
+  # to_close: real seconds from the close to now (negative before it).
+  to_close() { awk -v n="$(now_us)" -v b="$bc" 'BEGIN { printf "%.2f", n / 1e6 - b }'; }
+  wait=$(awk -v t="$(to_close)" 'BEGIN { printf "%.2f", -8 - t }')
+  if lt "$wait" 2; then
+    not_ok "the first rollout is done 10 s (real) before the close" "$(to_close) s from the close"
+  else
+    sleep "$wait"
+    names0=$(api GET "$CAPI/namespaces/$CP/machines" | jq -r '.items[].metadata.name')
+    PATCHED='hcp_controller_admission_requests_total\{result="patched"\}'
+    re0=$(metric a hcp_controller_pause_reassertions_total) pa0=$(metric a "$PATCHED")
+    out=$(api PATCH "$NP" "{\"spec\": {\"release\": {\"image\": \"$R2\"}}}")
+    check_eq "4.18.2, asked for 8 s before the close, is applied at once" "$R2" "$(jq -r .spec.release.image <<<"$out")"
+    # Until 12 s after the close, every 0.2 s: each new Machine and the
+    # pause as first seen, in real seconds from the close.
+    seen=$CTL_TMP/close-seen
+    : >"$seen"
+    while lt "$(to_close)" 12; do
+      t=$(to_close)
+      for n in $(api GET "$CAPI/namespaces/$CP/machines" | jq -r '.items[].metadata.name'); do
+        grep -qx "$n" <<<"$names0" || grep -q " machine $n\$" "$seen" || echo "$t machine $n" >>"$seen"
+      done
+      grep -q " pause" "$seen" || { is_state "$MD" paused+marker && echo "$t pause" >>"$seen"; }
+      sleep 0.2
+    done
+    sed 's/^/# seen (s from the close): /' "$seen"
+    before=$(awk '$2 == "machine" && $1 < 0' "$seen" | wc -l)
+    late=$(awk '$2 == "machine" && $1 > 1.2' "$seen" | wc -l)
+    paused_at=$(awk '$2 == "pause" { print $1 }' "$seen")
+    echo "# figure: window close during a rollout: replacements started before the close $before, after it $(awk '$2 == "machine" && $1 >= 0' "$seen" | wc -l) (the last at $(awk '$2 == "machine" { t = $1 } END { print t + 0 }' "$seen") s); pause seen at ${paused_at:-never} s"
+    check "Cluster API had started the rollout before the close (a new Machine)" [ "$before" -ge 1 ]
+    in_range "the controller pauses the MachineDeployment within 2.5 s of the close, not before" "${paused_at:--1}" 0 2.5
+    check_eq "no replacement starts more than 1 s after the close (0.2 s polling)" 0 "$late"
+    check_eq "12 s later the pause holds through HyperShift's reconciles (annotation, spec.paused)" "paused+marker true" \
+      "$(pause_state "$MD") $(get "$MD" .spec.paused)"
+    check_eq "HyperShift reports the update in progress, on 4.18.1" "True 4.18.1" \
+      "$(cond "$NP" UpdatingVersion status) $(np_get np .status.version)"
+    re1=$(metric a hcp_controller_pause_reassertions_total) pa1=$(metric a "$PATCHED")
+    echo "# figure: from the request to 12 s after the close: admission requests answered with a patch $((${pa1:-0} - ${pa0:-0})) (the request's own pass and HyperShift's writes that would drop the pause), pauses the controller had to put back $((${re1:-0} - ${re0:-0}))"
+    check_eq "the controller never had to put the pause back (HyperShift's writes kept it)" 0 \
+      "$((${re1:-0} - ${re0:-0}))"
+    running=$(machines | tr ' ' '\n' | grep -c ':Running$')
+    check "the pool keeps at least its 3 machines Running (maxUnavailable 0)" [ "$running" -ge 3 ]
+  fi
+fi
+
 # HyperShift's errors: a write that met one of the controller's (the
 # opted-in label on a new NodePool, say) is refused with a conflict and
 # tried again, as any two writers of one object; anything else is a failure.

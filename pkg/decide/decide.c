@@ -266,9 +266,12 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
     else if (md && !want_spec && md->spec_marker)
         out->spec_pause = -1;
     /* With our spec.paused in place the annotation HyperShift deleted is not
-     * put back: the rollout stays stopped, and putting it back would only
-     * feed HyperShift's next deletion (a write loop while no webhook keeps
-     * it). */
+     * put back: putting it back would only feed HyperShift's next deletion
+     * (a write loop while no webhook keeps it). The rollout steps stay
+     * stopped, but Cluster API's sync of a paused MachineDeployment still
+     * tops its MachineSets up to replicas + maxSurge, once (user guide,
+     * "Where the annotation is gone"): the MachineDeployment webhook, which
+     * keeps the annotation, is what stops that. */
     if (want_spec && md->spec_paused && md->spec_marker && out->action == DECIDE_PAUSE_REASSERT)
         out->action = DECIDE_PAUSE_NONE;
     /* The reason also depends on the pool's own timeline: wake when it
