@@ -577,11 +577,12 @@ cleanup_all() {
 dump_log() { tail -"${2:-15}" "${CTL_LOG[$1]}" 2>/dev/null | sed 's/^/#   /'; }
 
 # eventually DESC EXPECTED COMMAND...: COMMAND prints EXPECTED within
-# $EVENTUALLY seconds (default 5).
+# $EVENTUALLY seconds (default 5), times CTL_SLOW in a scenario run again
+# with its clocks that many times slower (what waits on a clock takes longer).
 eventually() {
   local desc=$1 want=$2 got end
   shift 2
-  end=$(($(now_us) + ${EVENTUALLY:-5} * 1000000))
+  end=$(($(now_us) + ${EVENTUALLY:-5} * ${CTL_SLOW:-1} * 1000000))
   while :; do
     got=$("$@" 2>/dev/null)
     [ "$got" = "$want" ] && { ok "$desc"; return 0; }

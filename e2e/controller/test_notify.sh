@@ -72,7 +72,7 @@ step_field() { step_doc "$1" "$2" | jq -r "$3"; }
 held_and_initiated_notified() {
   local ns dir port uid doc id f asked
   ns=$(new_ns notify) || return
-  dir=$CTL_TMP/recv
+  dir=$CTL_TMP/recv${CTL_RERUN:+-r$CTL_RERUN} # a run again starts with no deliveries
   mkdir -p "$dir"
   port=$(free_port)
   printf '%s\n' "$TOKEN" >"$CTL_TMP/token"
@@ -177,7 +177,7 @@ has_mark() { marks | grep -q "$1=" && echo yes || echo no; }
 steps_survive_restarts() {
   local dir port
   NS=$(new_ns notifyr) || return
-  dir=$CTL_TMP/recv2
+  dir=$CTL_TMP/recv2${CTL_RERUN:+-r$CTL_RERUN}
   mkdir -p "$dir"
   port=$(free_port)
   cat >"$CTL_TMP/guard2.yaml" <<YAML
@@ -283,7 +283,7 @@ np_request() {
 nodepool_outcomes_notified() {
   local ns dir port out by at doc
   ns=$(new_ns notifynp) || return
-  dir=$CTL_TMP/recv3
+  dir=$CTL_TMP/recv3${CTL_RERUN:+-r$CTL_RERUN}
   mkdir -p "$dir"
   port=$(free_port)
   cat >"$CTL_TMP/guard3.yaml" <<YAML
