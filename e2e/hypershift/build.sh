@@ -19,10 +19,11 @@
 # crds-capi/ instead: HyperShift's HostedControlPlane and the AWS provider
 # kinds HyperShift's install embeds, labelled as it labels them. The program
 # is rebuilt when go.mod, go.sum, a .go file or this recipe change; CRDs
-# missing from the cache are staged without a rebuild. Needs Go 1.21 or later on PATH or in
-# /usr/local/go (Go fetches the toolchain the module's go line names). A cold
-# build takes a few minutes; HCP_HYPERSHIFT_BUILD_JOBS (default 2) bounds
-# GOMAXPROCS and -p. Set HCP_KEEP_BUILD=1 to keep the Go build cache.
+# missing from the cache are staged without a rebuild. Needs Go 1.21 or
+# later on PATH or in /usr/local/go (Go fetches the toolchain the module's go
+# line names). A cold build takes a few minutes; HCP_HYPERSHIFT_BUILD_JOBS
+# (default 2) bounds GOMAXPROCS and -p. Set HCP_KEEP_BUILD=1 to keep the Go
+# build cache.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"

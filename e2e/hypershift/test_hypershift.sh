@@ -295,6 +295,13 @@ machines() {
 }
 machinesets() { api GET "$CAPI/namespaces/$CP/machinesets" | jq -r '[.items[].metadata.name] | sort | join(" ")'; }
 reports() { [ "$(np_get np .status.version)" = "$1" ]; }
+# real_at RFC3339: the real instant (epoch seconds) at which the controller's
+# clock reaches RFC3339; since INSTANT: real seconds from INSTANT to now.
+real_at() {
+  awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v x="$(epoch "$1")" -v k="${CTL_SCALE[a]}" \
+    'BEGIN { printf "%.3f", t0 / 1e6 + (x - s) / k }'
+}
+since() { awk -v n="$(now_us)" -v b="$1" 'BEGIN { printf "%.3f", n / 1e6 - b }'; }
 if [ "$REAL_CAPI" = 1 ]; then
   check "HyperShift reports 4.18.0 once Cluster API's rollout is done (status.version)" wait_for 120 reports 4.18.0
   reports 4.18.0 || { echo "# machines: $(machines)"; grep -E '"level":"error"|ERROR|^E[0-9]' "$E_CAPI_CORE_LOG" | tail -5 | cut -c1-400 | sed 's/^/#   capi: /'; }
@@ -402,15 +409,14 @@ rolled_out() { [ "$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)" != 
 check "the window opens: HyperShift points the MachineDeployment at new user data" wait_for 90 rolled_out
 rolled_out || grep -E 'warn|error' "${CTL_LOG[a]}" | tail -5 | cut -c1-700 | sed 's/^/#   controller: /'
 # The boundary's real instant on the controller's clock.
-b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
-  'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
-lag=$(awk -v n="$(now_us)" -v b="$b" 'BEGIN { printf "%.3f", n / 1e6 - b }')
+b=$(real_at "$OPEN")
+lag=$(since "$b")
 echo "# figure: window open -> HyperShift's MachineDeployment update seen: $lag s real (polled every 0.2 s; load average $(cut -d' ' -f1 /proc/loadavg))"
 in_range "HyperShift rolls within 2 s (real) of the window opening, not before" "$lag" 0 2
 if [ "$REAL_CAPI" = 1 ]; then
   new_machine() { [ "$(machines | tr ' ' '\n' | grep -vc "^$ms0:")" -ge 1 ]; }
   check "Cluster API creates the first replacement Machine" wait_for 30 new_machine
-  lag=$(awk -v n="$(now_us)" -v b="$b" 'BEGIN { printf "%.3f", n / 1e6 - b }')
+  lag=$(since "$b")
   echo "# figure: window open -> Cluster API's first replacement Machine seen: $lag s real (MachineSet, then Machine: Cluster API reconciles an object at most once a second)"
 fi
 check_eq "the request was applied" "$R1" "$(np_get np .spec.release.image)"
@@ -429,7 +435,7 @@ check_eq "HyperShift reports the update (UpdatingVersion)" True "$(cond "$NP" Up
 check_eq "HyperShift still reports 4.18.0 while the machines roll" 4.18.0 "$(np_get np .status.version)"
 if [ "$REAL_CAPI" = 1 ]; then
   check "HyperShift reports 4.18.1 once Cluster API's rollout is done" wait_for 180 reports 4.18.1
-  lag=$(awk -v n="$(now_us)" -v b="$b" 'BEGIN { printf "%.1f", n / 1e6 - b }')
+  lag=$(since "$b")
   echo "# figure: window open -> HyperShift reports 4.18.1 (3 machines replaced, maxSurge 1): $lag s real"
   # without the MachineSet: "bootstrap-secret:phase" of every Machine.
   running_on() { [ "$(machines | sed -E 's/(^| )[^ :]*:/\1/g')" = "$1:Running $1:Running $1:Running" ]; }
@@ -458,10 +464,9 @@ check_eq "ChangesInitiated exactly once" 1 "$(initiated np)"
 # reporting the truth: an update in progress on 4.18.1.
 if [ "$REAL_CAPI" = 1 ]; then
   SCENARIO=window-close
-  bc=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v c="$(epoch "$CLOSE")" -v k="${CTL_SCALE[a]}" \
-    'BEGIN { printf "%.3f", t0 / 1e6 + (c - s) / k }')
+  bc=$(real_at "$CLOSE")
   # to_close: real seconds from the close to now (negative before it).
-  to_close() { awk -v n="$(now_us)" -v b="$bc" 'BEGIN { printf "%.2f", n / 1e6 - b }'; }
+  to_close() { since "$bc"; }
   wait=$(awk -v t="$(to_close)" 'BEGIN { printf "%.2f", -8 - t }')
   if lt "$wait" 2; then
     not_ok "the first rollout is done 10 s (real) before the close" "$(to_close) s from the close"
