@@ -252,6 +252,9 @@ paused_until() {
   sleep 1
   now_is "the paused NodePool's template does not change" 4.17.0 md_get "$NS" hc7 pu .spec.template.spec.version
   EVENTUALLY=8 eventually "after pausedUntil the template changes" 4.17.1 md_get "$NS" hc7 pu .spec.template.spec.version
+  # The model makes the rollout's MachineSet after the template changes: wait
+  # for it, or the first MachineSet (the pool's creation) would be read.
+  eventually "the rollout's MachineSet is made (the pool's second)" 2 model_count machineset-created "$NS-hc7/pu"
   local at
   at=$(records | jq -rs --arg o "$NS-hc7/pu" '[.[] | select(.event == "machineset-created" and .object == $o)] | .[-1].at | sub("\\.[0-9]+Z$"; "Z")')
   in_range "its rollout starts after $until (at $at)" "$(epoch "$at")" "$(epoch "$until")" "$(($(epoch "$until") + 120))"
@@ -276,17 +279,23 @@ paused_until() {
 }
 
 # The record and the summary: the file has what /records serves, writes are
-# counted per object, and SIGTERM ends the model cleanly with a summary.
+# counted per object, and SIGTERM ends the model cleanly with a summary. The
+# model still runs while /records is read (hc7's machines may still record),
+# so what it served must be the file's beginning; once it has stopped, the
+# file and the final summary must count the same records.
 record_and_exit() {
-  local n f
-  n=$(records | wc -l)
-  f=$(wc -l <"$MODEL_REC")
-  check_eq "the record file holds every record" "$n" "$f"
+  local served=$CTL_TMP/records.served n
+  records | jq -c . >"$served"
+  n=$(wc -l <"$served")
+  check "/records serves records ($n)" test "$n" -gt 0
+  check_eq "the record file begins with every record /records served" "" \
+    "$(head -n "$n" "$MODEL_REC" | jq -c . | cmp - "$served" 2>&1)"
   check "the summary counts writes to the MachineDeployment of rp" test \
     "$(curl -sf "http://127.0.0.1:$MODEL_PORT/summary" | jq --arg k "MachineDeployment $NS-hc2/rp" '.writes[$k] // 0')" -gt 0
   model_stop
   check_eq "SIGTERM: the model exits 0" 0 "$MODEL_RC"
-  check_eq "the final summary is printed" "$n" "$(jq '[.events[]] | add' "$MODEL_OUT" 2>/dev/null)"
+  check_eq "the final summary counts every record in the file" "$(wc -l <"$MODEL_REC")" \
+    "$(jq '[.events[]] | add' "$MODEL_OUT" 2>/dev/null)"
 }
 
 # The clock: --clock-anchor puts the simulated start at a given real instant
