@@ -64,6 +64,14 @@ crd_files() {
       hs=$("$here/hypershift/build.sh" --path)
       ls "$hs"/crds/hostedclusters-Default.crd.yaml "$hs"/crds/nodepools-Default.crd.yaml \
         "$hs"/crds-capi/*.yaml "$repo"/crds/*.yaml ;;
+    model | model-*)
+      # Cluster API's own CRDs come with its core manager, which only serves
+      # their webhooks here (capi_admission_only, capi_up). Its conversion
+      # looks up the CRD of every kind a reference names (the Cluster's
+      # HostedControlPlane, a template's AWSMachineTemplate), so HyperShift's
+      # own of those serve too, as its install applies them.
+      ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml \
+        "$("$here/hypershift/build.sh" --path)"/crds-capi/*.yaml "$repo"/crds/*.yaml ;;
     capi | capi-*)
       # Cluster API's own CRDs come with its managers (capi_up).
       ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml "$repo"/crds/*.yaml ;;
@@ -298,7 +306,13 @@ HCP_E2E_CONTROLLER_TOKEN_FILE=$dir/tokens/controller
 HCP_E2E_APISERVER_LOG=$dir/apiserver.log
 HCP_E2E_ETCD_LOG=$dir/etcd.log
 EOF
-  if capi_instance "$inst"; then
+  if capi_admission_only "$inst"; then
+    cat >>"$dir/env" <<EOF
+HCP_E2E_CAPI_ADMISSION=1
+HCP_E2E_CAPI_CORE_LOG=$dir/capi-core.log
+HCP_E2E_CAPI_CORE_PID_FILE=$dir/capi-core.pid
+EOF
+  elif capi_instance "$inst"; then
     cat >>"$dir/env" <<EOF
 HCP_E2E_CAPI=1
 HCP_E2E_CAPI_CORE_LOG=$dir/capi-core.log

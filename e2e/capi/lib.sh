@@ -8,11 +8,25 @@
 
 CAPI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# capi_instance NAME: does the instance run real Cluster API?
+# capi_instance NAME: does the instance serve Cluster API's own CRDs (and
+# run its core manager for their webhooks)?
 capi_instance() {
-  case "$1" in capi | capi-*) return 0 ;; esac
+  case "$1" in capi | capi-* | model | model-*) return 0 ;; esac
   return 1
 }
+
+# capi_admission_only NAME: the instance serves Cluster API's own CRDs with
+# its conversion and admission webhooks, but no Cluster API controller acts:
+# the core manager runs with --watch-filter set to a value no object carries
+# (every one of its controllers filters on that label,
+# util/predicates.ResourceHasFilterLabel), and no infrastructure provider
+# runs. What is written (by e2e/model's own Cluster API half) is defaulted,
+# validated and converted as on a management cluster.
+capi_admission_only() {
+  case "$1" in model | model-*) return 0 ;; esac
+  return 1
+}
+CAPI_NO_WATCH=hcp-e2e-admission-only
 
 # The manager ports an instance needs beside the API server and etcd's (kept
 # in ports.env with them, so other instances never take them).
@@ -98,13 +112,15 @@ capi_apply() {
   for f in "$core"/core/config/crd/bases/*.yaml; do
     capi_render_crd "$f" "$CAPI_CORE_WEBHOOK_PORT" 0 >"$out/crd-core-${f##*/}"
   done
-  for f in "$dev"/infrastructure/docker/config/crd/bases/*.yaml; do
-    capi_render_crd "$f" "$CAPI_DEV_WEBHOOK_PORT" 1 >"$out/crd-dev-${f##*/}"
-  done
   capi_render_webhooks "$core/core/config/webhook/manifests.yaml" "$CAPI_CORE_WEBHOOK_PORT" capi-core \
     >"$out/webhooks-core.yaml"
-  capi_render_webhooks "$dev/infrastructure/docker/config/webhook/manifests.yaml" "$CAPI_DEV_WEBHOOK_PORT" capi-dev \
-    >"$out/webhooks-dev.yaml"
+  if ! capi_admission_only "$inst"; then
+    for f in "$dev"/infrastructure/docker/config/crd/bases/*.yaml; do
+      capi_render_crd "$f" "$CAPI_DEV_WEBHOOK_PORT" 1 >"$out/crd-dev-${f##*/}"
+    done
+    capi_render_webhooks "$dev/infrastructure/docker/config/webhook/manifests.yaml" "$CAPI_DEV_WEBHOOK_PORT" capi-dev \
+      >"$out/webhooks-dev.yaml"
+  fi
   for f in "$out"/crd-*.yaml; do
     names+=("crd/$(awk '/^metadata:/{m=1} m && /^  name:/{print $2; exit}' "$f")")
   done
@@ -139,20 +155,28 @@ capi_ready() {
 }
 
 # capi_up: build the managers (once per machine), install the CRDs and
-# webhooks, start both managers and wait until they serve.
+# webhooks, start both managers (the core one alone, acting on nothing, on
+# an admission-only instance) and wait until they serve.
 capi_up() {
-  local bin start=$SECONDS
+  local bin start=$SECONDS names=capi-core
   "$CAPI_DIR/build.sh" || e2e_die "building Cluster API failed"
   bin=$("$CAPI_DIR/build.sh" --path)
   capi_pki
   capi_apply
-  capi_start_one capi-core "$bin/capi-manager" \
-    "$CAPI_CORE_WEBHOOK_PORT" "$CAPI_CORE_HEALTH_PORT" "$CAPI_CORE_DIAG_PORT"
-  # The in-memory backend serves each workload cluster's API on POD_IP.
-  capi_start_one capi-dev "$bin/capd-manager" \
-    "$CAPI_DEV_WEBHOOK_PORT" "$CAPI_DEV_HEALTH_PORT" "$CAPI_DEV_DIAG_PORT" POD_IP=127.0.0.1
+  if capi_admission_only "$inst"; then
+    # First, so that HCP_CAPI_ARGS=--watch-filter= (every object) can undo it.
+    HCP_CAPI_ARGS="--watch-filter=$CAPI_NO_WATCH ${HCP_CAPI_ARGS:-}" capi_start_one capi-core "$bin/capi-manager" \
+      "$CAPI_CORE_WEBHOOK_PORT" "$CAPI_CORE_HEALTH_PORT" "$CAPI_CORE_DIAG_PORT"
+  else
+    capi_start_one capi-core "$bin/capi-manager" \
+      "$CAPI_CORE_WEBHOOK_PORT" "$CAPI_CORE_HEALTH_PORT" "$CAPI_CORE_DIAG_PORT"
+    # The in-memory backend serves each workload cluster's API on POD_IP.
+    capi_start_one capi-dev "$bin/capd-manager" \
+      "$CAPI_DEV_WEBHOOK_PORT" "$CAPI_DEV_HEALTH_PORT" "$CAPI_DEV_DIAG_PORT" POD_IP=127.0.0.1
+    names="capi-core capi-dev"
+  fi
   local deadline=$((SECONDS + READY_TIMEOUT)) name health
-  for name in capi-core capi-dev; do
+  for name in $names; do
     health=$CAPI_CORE_HEALTH_PORT
     [ "$name" = capi-dev ] && health=$CAPI_DEV_HEALTH_PORT
     until capi_ready "$name" "$health"; do
@@ -164,7 +188,11 @@ capi_up() {
       sleep 0.2
     done
   done
-  e2e_log "$inst: Cluster API $(basename "$bin") managers ready in $((SECONDS - start))s (logs: $dir/capi-core.log, $dir/capi-dev.log)"
+  if capi_admission_only "$inst"; then
+    e2e_log "$inst: Cluster API $(basename "$bin") webhooks ready in $((SECONDS - start))s, no controller acting (log: $dir/capi-core.log)"
+  else
+    e2e_log "$inst: Cluster API $(basename "$bin") managers ready in $((SECONDS - start))s (logs: $dir/capi-core.log, $dir/capi-dev.log)"
+  fi
 }
 
 # capi_down: stop both managers (before the API server goes).

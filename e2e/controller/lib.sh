@@ -91,8 +91,14 @@ mk_hc() {
              infraID: ($n + "-infra"), platform: {type: "None"}}}')" application/json >/dev/null ||
     return 1
   set_hc_history "$ns" "$name" Completed >/dev/null || return 1
-  api POST "$CAPI/namespaces/$hcp/clusters" "$(jq -nc --arg n "$name-infra" \
-    '{apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Cluster", metadata: {name: $n}, spec: {}}')" \
+  # As HyperShift writes it for the None platform (hostedcluster_controller.go,
+  # reconcileCAPICluster): the control plane is the HostedControlPlane, and
+  # there is no infrastructure object. Cluster API's own webhook refuses a
+  # Cluster with neither reference.
+  api POST "$CAPI/namespaces/$hcp/clusters" "$(jq -nc --arg n "$name-infra" --arg hc "$name" --arg ns "$hcp" \
+    '{apiVersion: "cluster.x-k8s.io/v1beta1", kind: "Cluster", metadata: {name: $n},
+      spec: {controlPlaneRef: {apiVersion: "hypershift.openshift.io/v1beta1", kind: "HostedControlPlane",
+                               name: $hc, namespace: $ns}}}')" \
     application/json >/dev/null
 }
 

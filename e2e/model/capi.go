@@ -224,6 +224,9 @@ func (m *model) reconcileMachineDeployment(ctx context.Context, ns, name string)
 				"template": runtimeCopy(tmpl),
 			},
 		}}
+		if m.opt.capiUpstream {
+			msSelector(md, u, map[string]string{mdNameLabel: name, templateHashLbl: hash})
+		}
 		if err := m.create(ctx, gvrMS, u); err != nil {
 			return 0, err
 		}
@@ -404,14 +407,35 @@ func (m *model) syncStatus(ctx context.Context, md *unstructured.Unstructured, s
 		return nil
 	}
 	if integer(md, -1, "status", "replicas") == total && integer(md, -1, "status", "readyReplicas") == ready &&
-		integer(md, -1, "status", "upToDateReplicas") == upToDate && integer(md, -1, "status", "updatedReplicas") == upToDate &&
+		integer(md, -1, "status", "upToDateReplicas") == upToDate && m.updatedReplicas(md) == upToDate &&
 		integer(md, -1, "status", "observedGeneration") == md.GetGeneration() {
 		return nil
 	}
-	return m.patch(ctx, gvrMD, "MachineDeployment", ns, name, map[string]interface{}{"status": map[string]interface{}{
+	status := map[string]interface{}{
 		"replicas": total, "readyReplicas": ready, "availableReplicas": ready,
-		"updatedReplicas": upToDate, "upToDateReplicas": upToDate,
-		"unavailableReplicas": total - ready, "observedGeneration": md.GetGeneration()}}, "status")
+		"upToDateReplicas": upToDate, "observedGeneration": md.GetGeneration()}
+	v1beta1 := map[string]interface{}{"updatedReplicas": upToDate, "unavailableReplicas": total - ready}
+	if m.opt.capiUpstream {
+		// Upstream: MachineDeploymentV1Beta1DeprecatedStatus, which the
+		// conversion serves to v1beta1 readers as status.updatedReplicas.
+		v1beta1["readyReplicas"], v1beta1["availableReplicas"] = ready, ready
+		status["deprecated"] = map[string]interface{}{"v1beta1": v1beta1}
+	} else {
+		for k, v := range v1beta1 {
+			status[k] = v
+		}
+	}
+	return m.patch(ctx, gvrMD, "MachineDeployment", ns, name, map[string]interface{}{"status": status}, "status")
+}
+
+// updatedReplicas is v1beta1's status.updatedReplicas of a MachineDeployment
+// read as v1beta2 (where Cluster API's own CRD keeps it under
+// status.deprecated.v1beta1), -2 when absent.
+func (m *model) updatedReplicas(md *unstructured.Unstructured) int64 {
+	if m.opt.capiUpstream {
+		return integer(md, -2, "status", "deprecated", "v1beta1", "updatedReplicas")
+	}
+	return integer(md, -2, "status", "updatedReplicas")
 }
 
 // reconcileMachineSet models a MachineSet without a MachineDeployment (an
@@ -575,4 +599,30 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// msSelector gives a new MachineSet of a MachineDeployment the selector and
+// template labels Cluster API's own CRD and webhook require (the selector
+// must match the template's labels): the MachineDeployment's selector plus
+// extra, and extra among the template's labels.
+//
+// Upstream: machinedeployment_rollout_planner.go / mdutil, the new
+// MachineSet's selector and template labels carry the MachineDeployment's
+// plus machine-template-hash (and cluster.x-k8s.io/deployment-name).
+func msSelector(md, ms *unstructured.Unstructured, extra map[string]string) {
+	sel := map[string]interface{}{}
+	if ml, ok, _ := unstructured.NestedMap(md.Object, "spec", "selector", "matchLabels"); ok {
+		for k, v := range ml {
+			sel[k] = v
+		}
+	}
+	labels, _, _ := unstructured.NestedMap(ms.Object, "spec", "template", "metadata", "labels")
+	if labels == nil {
+		labels = map[string]interface{}{}
+	}
+	for k, v := range extra {
+		sel[k], labels[k] = v, v
+	}
+	_ = unstructured.SetNestedMap(ms.Object, sel, "spec", "selector", "matchLabels")
+	_ = unstructured.SetNestedMap(ms.Object, labels, "spec", "template", "metadata", "labels")
 }

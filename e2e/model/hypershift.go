@@ -488,7 +488,7 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 					"rollingUpdate": map[string]interface{}{"maxSurge": int64(1), "maxUnavailable": int64(0)}},
 			},
 		}}
-		if m.opt.realCAPI {
+		if m.opt.capiUpstream {
 			spec := u.Object["spec"].(map[string]interface{})
 			realMachineDeploymentSpec(np, spec)
 			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
@@ -518,10 +518,8 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 	spec := map[string]interface{}{}
 	if str(md, "spec", "template", "spec", "bootstrap", "dataSecretName") != userData {
 		spec["template"] = mdTemplate(version, userData, configHash)
-		if m.opt.realCAPI {
-			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
-				return false, err
-			}
+		if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
+			return false, err
 		}
 	}
 	cur, has, _ := unstructured.NestedFieldNoCopy(md.Object, "spec", "replicas")
@@ -577,6 +575,13 @@ func (m *model) nodePoolMachineSet(ctx context.Context, np, hc *unstructured.Uns
 				"template":    mdTemplate(version, userData, configHash),
 			},
 		}}
+		if m.opt.capiUpstream {
+			spec := u.Object["spec"].(map[string]interface{})
+			realMachineDeploymentSpec(np, spec)
+			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
+				return false, err
+			}
+		}
 		return true, m.create(ctx, gvrMS, u)
 	}
 	ann := map[string]interface{}{}
@@ -589,6 +594,9 @@ func (m *model) nodePoolMachineSet(ctx context.Context, np, hc *unstructured.Uns
 	spec := map[string]interface{}{}
 	if str(ms, "spec", "template", "spec", "bootstrap", "dataSecretName") != userData {
 		spec["template"] = mdTemplate(version, userData, configHash)
+		if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
+			return false, err
+		}
 		ann[targetConfigAnn] = targetConfigVersion
 		if _, ok := ms.GetAnnotations()[currentConfigAnn]; !ok {
 			ann[currentConfigAnn] = targetConfigVersion

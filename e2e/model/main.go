@@ -74,6 +74,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("client: %v", err)
 	}
+	upstream, err := capiUpstreamCRDs(dyn)
+	if err != nil {
+		log.Fatalf("%v", err)
+	}
 	rec, err := newRecorder(*recordFile, clk)
 	if err != nil {
 		log.Fatalf("record file: %v", err)
@@ -91,6 +95,7 @@ func main() {
 		tokenTTL:    *tokenTTL,
 
 		realCAPI:       *realCAPI,
+		capiUpstream:   *realCAPI || upstream,
 		machineStartup: *mStartup,
 
 		workers: *workers,

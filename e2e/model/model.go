@@ -69,6 +69,7 @@ type options struct {
 	tokenTTL    time.Duration // simulated life of an outdated ignition token (2 h upstream)
 
 	realCAPI       bool          // Cluster API's own controllers run; the model's Cluster API half is off (realcapi.go)
+	capiUpstream   bool          // the server has Cluster API's own CRDs (v1beta2 stored, conversion webhook): status in v1beta2's layout only
 	machineStartup time.Duration // real time an in-memory machine's VM and node each take to start (realCAPI)
 
 	workers int // reconciles run at once (1: one at a time)
@@ -523,3 +524,21 @@ func integer(u *unstructured.Unstructured, def int64, path ...string) int64 {
 }
 
 func obj(u *unstructured.Unstructured) string { return u.GetNamespace() + "/" + u.GetName() }
+
+// capiUpstreamCRDs says whether the server has Cluster API's own
+// MachineDeployment CRD, whose versions convert through Cluster API's
+// webhook, rather than e2e's fixture (one schema for v1beta1 and v1beta2,
+// no conversion). With the fixture the model writes the status counters of
+// both versions, for readers of either; with Cluster API's own it writes
+// v1beta2's alone, v1beta1's under status.deprecated.v1beta1 where Cluster
+// API keeps them (a v1beta1 reader gets them through the conversion).
+func capiUpstreamCRDs(dyn dynamic.Interface) (bool, error) {
+	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	crd, err := dyn.Resource(gvr).Get(ctx, "machinedeployments.cluster.x-k8s.io", metav1.GetOptions{})
+	if err != nil {
+		return false, fmt.Errorf("reading the MachineDeployment CRD: %w", err)
+	}
+	return str(crd, "spec", "conversion", "strategy") == "Webhook", nil
+}

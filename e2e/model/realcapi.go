@@ -229,22 +229,32 @@ func (m *model) realControlPlane(ctx context.Context, cpNS, infraID string) erro
 // MachineHealthCheck's selector.
 func resourcesName(cluster, pool string) string { return cluster + "-" + pool }
 
-// realTemplate completes a MachineDeployment template (mdTemplate) for real
-// Cluster API: the cluster name, the selector labels and the machine
-// template, a DevMachineTemplate named after the pool and a digest of its
-// spec, created when missing.
+// realTemplate completes a MachineDeployment (or InPlace MachineSet)
+// template (mdTemplate) for Cluster API's own CRDs, which require and
+// validate it: the cluster name, the selector labels and the machine
+// template. With Cluster API's controllers running that is a
+// DevMachineTemplate named after the pool and a digest of its spec, created
+// when missing; with only its webhooks (no provider to read it), a
+// reference to the AWSMachineTemplate HyperShift would write, not created.
+// On the fixture CRDs the template stays as mdTemplate wrote it.
 //
 // Upstream: nodepool/capi.go, reconcileMachineDeployment (template labels
 // resourcesName and cluster-name, spec.clusterName, infrastructureRef to the
 // machine template) and machineTemplateBuilders/generateMachineTemplateName
 // (a new template name whenever its spec changes).
 func (m *model) realTemplate(ctx context.Context, np *unstructured.Unstructured, cpNS, infraID string, tmpl map[string]interface{}) error {
-	spec := map[string]interface{}{"template": map[string]interface{}{"spec": map[string]interface{}{"backend": m.inMemoryBackend(false)}}}
-	mtName := np.GetName() + "-" + shortHash(spec)
-	mt := newObj(infraGroup+"/v1beta2", "DevMachineTemplate", cpNS, mtName, nil, spec)
-	mt.SetAnnotations(map[string]string{nodePoolAnn: obj(np)})
-	if err := m.ensure(ctx, gvrDevMT, mt); err != nil {
-		return err
+	if !m.opt.capiUpstream {
+		return nil
+	}
+	kind, mtName := "AWSMachineTemplate", np.GetName()
+	if m.opt.realCAPI {
+		spec := map[string]interface{}{"template": map[string]interface{}{"spec": map[string]interface{}{"backend": m.inMemoryBackend(false)}}}
+		kind, mtName = "DevMachineTemplate", np.GetName()+"-"+shortHash(spec)
+		mt := newObj(infraGroup+"/v1beta2", kind, cpNS, mtName, nil, spec)
+		mt.SetAnnotations(map[string]string{nodePoolAnn: obj(np)})
+		if err := m.ensure(ctx, gvrDevMT, mt); err != nil {
+			return err
+		}
 	}
 	rn := resourcesName(str(np, "spec", "clusterName"), np.GetName())
 	meta, _ := tmpl["metadata"].(map[string]interface{})
@@ -255,13 +265,14 @@ func (m *model) realTemplate(ctx context.Context, np *unstructured.Unstructured,
 	meta["labels"] = map[string]interface{}{rn: rn, clusterNameLabel: infraID}
 	s, _ := tmpl["spec"].(map[string]interface{})
 	s["clusterName"] = infraID
-	s["infrastructureRef"] = map[string]interface{}{"apiGroup": infraGroup, "kind": "DevMachineTemplate", "name": mtName}
+	s["infrastructureRef"] = map[string]interface{}{"apiGroup": infraGroup, "kind": kind, "name": mtName}
 	return nil
 }
 
 // realMachineDeploymentSpec moves what the model writes for its own Cluster
 // API half into the places Cluster API v1beta2 reads: the rolling update
-// under spec.rollout.strategy, and HyperShift's selector.
+// under spec.rollout.strategy (an InPlace MachineSet has none), and
+// HyperShift's selector.
 func realMachineDeploymentSpec(np *unstructured.Unstructured, spec map[string]interface{}) {
 	if st, ok := spec["strategy"]; ok {
 		delete(spec, "strategy")

@@ -5,7 +5,8 @@
 # what the model starts, from its record and from the objects.
 #
 # Needs a running instance with the main CRDs (MODEL_E2E_INSTANCE, default
-# "main"; e2e/model/model.mk runs it in a private one) and the model binary
+# "main"; e2e/model/model.mk runs it in its own, "model", with Cluster API's
+# own CRDs and webhooks: then capi_admission runs too) and the model binary
 # (HCP_MODEL_BIN, default: built by e2e/model/build.sh). MODEL_E2E_ONLY="fn
 # ..." runs only the named scenarios. Prints "N passed, N failed" last.
 set -uo pipefail
@@ -25,6 +26,11 @@ REPLACE=2m                # one machine replacement: 2 real seconds
 REL0=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
 REL1=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
 MDAPI=/apis/cluster.x-k8s.io/v1beta2
+# On an instance with Cluster API's own CRDs and webhooks (the "model"
+# instance: e2e/capi/lib.sh, capi_admission_only) its defaulting webhook
+# prefixes the versions HyperShift writes ("4.17.1") with "v"; the fixture
+# CRDs keep them as written. Set once the instance's environment is read.
+CV=""
 
 # ---- the model process ------------------------------------------------------------
 
@@ -100,14 +106,14 @@ np_replace_rollout() {
   must mk_model_pool "$NS" rp hc2 Replace 3 || return
   EVENTUALLY=10 eventually "the MachineDeployment gets the pool's 3 replicas" 3 md_get "$NS" hc2 rp .spec.replicas
   EVENTUALLY=10 eventually "3 machines run" 3 model_machine_list "$NS" hc2 '[.[] | select(.data.state == "Running")] | length'
-  now_is "the MachineDeployment template has the release's version" 4.17.0 md_get "$NS" hc2 rp .spec.template.spec.version
+  now_is "the MachineDeployment template has the release's version" "${CV}4.17.0" md_get "$NS" hc2 rp .spec.template.spec.version
   now_is "one MachineSet so far" 1 model_count machineset-created "$NS-hc2/rp"
   must np_set "$NS" rp "{\"release\": {\"image\": \"$REL1\"}}" || return
-  eventually "the MachineDeployment template moves to 4.17.1" 4.17.1 md_get "$NS" hc2 rp .spec.template.spec.version
+  eventually "the MachineDeployment template moves to 4.17.1" "${CV}4.17.1" md_get "$NS" hc2 rp .spec.template.spec.version
   eventually "a new MachineSet is created for it" 2 model_count machineset-created "$NS-hc2/rp"
   EVENTUALLY=20 eventually "3 replacements done" 3 model_count replacement-done "$NS-hc2/rp"
   now_is "3 replacements started" 3 model_count replacement-start "$NS-hc2/rp"
-  now_is "all 3 machines run 4.17.1" 3 model_machine_list "$NS" hc2 '[.[] | select(.data.version == "4.17.1" and .data.state == "Running")] | length'
+  now_is "all 3 machines run 4.17.1" 3 model_machine_list "$NS" hc2 '[.[] | select(.data.version == "'"${CV}"'4.17.1" and .data.state == "Running")] | length'
   # One at a time: starts and ends alternate, and each start waits for the
   # previous replacement (2 simulated minutes).
   local seq gaps
@@ -141,7 +147,7 @@ md_spec_paused() {
   EVENTUALLY=10 eventually "2 machines run" 2 model_machine_list "$NS" hc4 'length'
   must api PATCH "$MDAPI/namespaces/$NS-hc4/machinedeployments/sp" '{"spec": {"paused": true}}' || return
   must np_set "$NS" sp "{\"release\": {\"image\": \"$REL1\"}}" || return
-  eventually "the template moves to 4.17.1" 4.17.1 md_get "$NS" hc4 sp .spec.template.spec.version
+  eventually "the template moves to 4.17.1" "${CV}4.17.1" md_get "$NS" hc4 sp .spec.template.spec.version
   must np_set "$NS" sp '{"replicas": 3}' || return
   EVENTUALLY=10 eventually "a paused MachineDeployment still scales to 3" 3 model_machine_list "$NS" hc4 'length'
   sleep 3 # 3 simulated minutes, more than a replacement takes
@@ -177,7 +183,7 @@ np_tokens() {
     '.metadata.annotations["hypershift.openshift.io/ignition-token-expiration-timestamp"] // "-"'
   must api PATCH "$MDAPI/namespaces/$cp/machinedeployments/tk" '{"spec": {"paused": true}}' || return
   must np_set "$NS" tk "{\"release\": {\"image\": \"$REL1\"}}" || return
-  eventually "the template moves to 4.17.1" 4.17.1 md_get "$NS" hc8 tk .spec.template.spec.version
+  eventually "the template moves to 4.17.1" "${CV}4.17.1" md_get "$NS" hc8 tk .spec.template.spec.version
   eventually "the old user-data Secret is deleted" NotFound get "/api/v1/namespaces/$cp/configmaps/$ud0" .reason
   now_is "the old token gets an expiry" 1 model_count token-expiry-set "$cp/token-${ud0#user-data-}"
   now_is "HyperShift returned before the status sync when it wrote the template" 1 \
@@ -250,8 +256,8 @@ paused_until() {
     md_get "$NS" hc7 pu ".metadata.annotations[\"$PAUSED_ANN\"] // \"\""
   must np_set "$NS" pu "{\"release\": {\"image\": \"$REL1\"}}" || return
   sleep 1
-  now_is "the paused NodePool's template does not change" 4.17.0 md_get "$NS" hc7 pu .spec.template.spec.version
-  EVENTUALLY=8 eventually "after pausedUntil the template changes" 4.17.1 md_get "$NS" hc7 pu .spec.template.spec.version
+  now_is "the paused NodePool's template does not change" "${CV}4.17.0" md_get "$NS" hc7 pu .spec.template.spec.version
+  EVENTUALLY=8 eventually "after pausedUntil the template changes" "${CV}4.17.1" md_get "$NS" hc7 pu .spec.template.spec.version
   # The model makes the rollout's MachineSet after the template changes: wait
   # for it, or the first MachineSet (the pool's creation) would be read.
   eventually "the rollout's MachineSet is made (the pool's second)" 2 model_count machineset-created "$NS-hc7/pu"
@@ -262,7 +268,7 @@ paused_until() {
   # The HostedCluster: paused indefinitely, nothing is initiated, and the
   # Cluster stops Cluster API: a scale does not reach the machines.
   EVENTUALLY=10 eventually "the NodePool's rollout has finished" 2 model_count replacement-done "$NS-hc7/pu"
-  eventually "2 machines, both 4.17.1" 2 model_machine_list "$NS" hc7 '[.[] | select(.data.version == "4.17.1")] | length'
+  eventually "2 machines, both 4.17.1" 2 model_machine_list "$NS" hc7 '[.[] | select(.data.version == "'"${CV}"'4.17.1")] | length'
   now_is "and no other" 2 model_machine_list "$NS" hc7 'length'
   must hc_set "$NS" hc7 '{"pausedUntil": "true"}' || return
   eventually "the Cluster gets spec.paused" true cluster_spec_paused "$NS" hc7
@@ -276,6 +282,39 @@ paused_until() {
   eventually "unpaused: the initiation" 1 model_count controlplane-initiation "$NS/hc7"
   eventually "unpaused: the Cluster runs again" false cluster_spec_paused "$NS" hc7
   eventually "unpaused: 4 machines" 4 model_machine_list "$NS" hc7 'length'
+}
+
+# Cluster API's own CRDs and webhooks, on the "model" instance only
+# (E_CAPI_ADMISSION): what the model writes as HyperShift and as Cluster
+# API was admitted, defaulted and converted by Cluster API's core manager,
+# whose controllers act on nothing (--watch-filter): the model alone plays
+# them.
+capi_admission() {
+  local v1=/apis/cluster.x-k8s.io/v1beta1/namespaces/$NS-hc2 out
+  check_eq "the webhook defaulted the MachineDeployment's selector to its cluster" true \
+    "$(md_get "$NS" hc2 rp '.kind == "MachineDeployment" and .spec.clusterName != "" and
+      .spec.selector.matchLabels["cluster.x-k8s.io/cluster-name"] == .spec.clusterName')"
+  # The conversion: v1beta1 readers (HyperShift) get v1beta1's layout.
+  check_eq "a v1beta1 read gets status.updatedReplicas (converted from status.deprecated.v1beta1)" 3 \
+    "$(get "$v1/machinedeployments/rp" .status.updatedReplicas)"
+  check_eq "and spec.strategy (converted from spec.rollout.strategy)" 1 \
+    "$(get "$v1/machinedeployments/rp" .spec.strategy.rollingUpdate.maxSurge)"
+  # Validation: a template version that is not semantic is refused, with
+  # the field named.
+  out=$(api POST "$v1/machinedeployments" "$(jq -nc '{apiVersion: "cluster.x-k8s.io/v1beta1",
+    kind: "MachineDeployment", metadata: {name: "bad-version"},
+    spec: {clusterName: "c", selector: {matchLabels: {a: "b"}},
+      template: {metadata: {labels: {a: "b"}}, spec: {clusterName: "c", version: "4.17.x",
+        bootstrap: {dataSecretName: "u"},
+        infrastructureRef: {apiVersion: "infrastructure.cluster.x-k8s.io/v1beta2", kind: "AWSMachineTemplate", name: "t"}}}}}')" \
+    application/json)
+  check "Cluster API's webhook refuses a MachineDeployment version '4.17.x', naming spec.template.spec.version" \
+    grep -q 'spec.template.spec.version' <<<"$out"
+  # No Cluster API controller acted: none put its finalizer on anything.
+  check_eq "no Cluster API controller acted (no finalizer on the model's Clusters, MachineDeployments, MachineSets)" 0 \
+    "$(for r in clusters machinedeployments machinesets; do
+      api GET "$MDAPI/$r" | jq --arg ns "$NS-" '[.items[] | select(.metadata.namespace | startswith($ns)) | .metadata.finalizers // [] | length] | add // 0'
+    done | awk '{ s += $1 } END { print s + 0 }')"
 }
 
 # The record and the summary: the file has what /records serves, writes are
@@ -340,6 +379,10 @@ if [ ! -x "$MODEL_BIN" ]; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+ADMISSION=""
+if [ "${E_CAPI_ADMISSION:-}" = 1 ]; then
+  CV=v ADMISSION=capi_admission
+fi
 NS=$(new_ns model) || { echo "0 passed, 1 failed"; exit 1; }
 if ! model_start "$NS" "$SIM0" "$SCALE" "" --replacement-duration "$REPLACE" \
   --hc-status --controlplane-update-duration 5m --token-ttl 3m; then
@@ -348,7 +391,7 @@ if ! model_start "$NS" "$SIM0" "$SCALE" "" --replacement-duration "$REPLACE" \
   exit 1
 fi
 for fn in clock_anchor hc_release_bump np_replace_rollout md_pause_deleted md_spec_paused np_tokens \
-  np_scale_and_remediation np_inplace paused_until record_and_exit; do
+  np_scale_and_remediation np_inplace paused_until $ADMISSION record_and_exit; do
   if [ -n "${MODEL_E2E_ONLY:-}" ] && [[ " $MODEL_E2E_ONLY " != *" $fn "* ]]; then continue; fi
   SCENARIO=$fn
   echo "# ---- $fn"

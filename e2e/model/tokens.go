@@ -162,14 +162,11 @@ func (m *model) nodePoolStatusSync(ctx context.Context, np, capiObj *unstructure
 		complete = a[currentConfigAnn] == a[targetConfigAnn]
 	} else {
 		r := integer(capiObj, -1, "spec", "replicas")
-		updated := integer(capiObj, -2, "status", "updatedReplicas")
-		if m.opt.realCAPI {
-			// HyperShift reads Cluster API's v1beta1, whose
-			// status.updatedReplicas a v1beta2 server keeps in
-			// status.deprecated.v1beta1 (without it no rollout ever
-			// completes here, and no target is ever retired).
-			updated = integer(capiObj, -2, "status", "deprecated", "v1beta1", "updatedReplicas")
-		}
+		// HyperShift reads Cluster API's v1beta1, whose
+		// status.updatedReplicas a v1beta2 server keeps in
+		// status.deprecated.v1beta1 (without it no rollout ever completes
+		// here, and no target is ever retired).
+		updated := m.updatedReplicas(capiObj)
 		complete = updated == r && integer(capiObj, -2, "status", "replicas") == r &&
 			integer(capiObj, -2, "status", "availableReplicas") == r &&
 			integer(capiObj, 0, "status", "observedGeneration") >= capiObj.GetGeneration()
