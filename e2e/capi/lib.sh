@@ -154,6 +154,17 @@ capi_ready() {
   curl -sf --max-time 2 "http://127.0.0.1:$2/readyz" >/dev/null 2>&1
 }
 
+# capi_exited NAME: the manager just started is gone (or a zombie). Not
+# pid_alive: until the forked child has exec'd the manager, its command line
+# is still cluster.sh's, which names no file of the instance, and a first
+# check in that moment would take a starting manager for an exited one.
+capi_exited() {
+  local pid
+  pid=$(cat "$dir/$1.pid" 2>/dev/null) || return 0
+  [ -d "/proc/$pid" ] || return 0
+  grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null
+}
+
 # capi_up: build the managers (once per machine), install the CRDs and
 # webhooks, start both managers (the core one alone, acting on nothing, on
 # an admission-only instance) and wait until they serve.
@@ -180,7 +191,7 @@ capi_up() {
     health=$CAPI_CORE_HEALTH_PORT
     [ "$name" = capi-dev ] && health=$CAPI_DEV_HEALTH_PORT
     until capi_ready "$name" "$health"; do
-      if ! pid_alive "$name" >/dev/null; then
+      if capi_exited "$name"; then
         tail -30 "$dir/$name.log" >&2 || true
         e2e_die "$inst: $name exited (log: $dir/$name.log)"
       fi
