@@ -169,18 +169,17 @@ capi_exited() {
 # webhooks, start both managers (the core one alone, acting on nothing, on
 # an admission-only instance) and wait until they serve.
 capi_up() {
-  local bin start=$SECONDS names=capi-core
+  local bin start=$SECONDS names=capi-core core_args=""
   "$CAPI_DIR/build.sh" || e2e_die "building Cluster API failed"
   bin=$("$CAPI_DIR/build.sh" --path)
   capi_pki
   capi_apply
-  if capi_admission_only "$inst"; then
-    # First, so that HCP_CAPI_ARGS=--watch-filter= (every object) can undo it.
-    HCP_CAPI_ARGS="--watch-filter=$CAPI_NO_WATCH ${HCP_CAPI_ARGS:-}" capi_start_one capi-core "$bin/capi-manager" \
-      "$CAPI_CORE_WEBHOOK_PORT" "$CAPI_CORE_HEALTH_PORT" "$CAPI_CORE_DIAG_PORT"
-  else
-    capi_start_one capi-core "$bin/capi-manager" \
-      "$CAPI_CORE_WEBHOOK_PORT" "$CAPI_CORE_HEALTH_PORT" "$CAPI_CORE_DIAG_PORT"
+  # Before HCP_CAPI_ARGS, so that HCP_CAPI_ARGS=--watch-filter= (every
+  # object) can undo it.
+  capi_admission_only "$inst" && core_args="--watch-filter=$CAPI_NO_WATCH"
+  HCP_CAPI_ARGS="$core_args ${HCP_CAPI_ARGS:-}" capi_start_one capi-core "$bin/capi-manager" \
+    "$CAPI_CORE_WEBHOOK_PORT" "$CAPI_CORE_HEALTH_PORT" "$CAPI_CORE_DIAG_PORT"
+  if ! capi_admission_only "$inst"; then
     # The in-memory backend serves each workload cluster's API on POD_IP.
     capi_start_one capi-dev "$bin/capd-manager" \
       "$CAPI_DEV_WEBHOOK_PORT" "$CAPI_DEV_HEALTH_PORT" "$CAPI_DEV_DIAG_PORT" POD_IP=127.0.0.1

@@ -488,12 +488,8 @@ func (m *model) nodePoolMachineDeployment(ctx context.Context, np, hc *unstructu
 					"rollingUpdate": map[string]interface{}{"maxSurge": int64(1), "maxUnavailable": int64(0)}},
 			},
 		}}
-		if m.opt.capiUpstream {
-			spec := u.Object["spec"].(map[string]interface{})
-			realMachineDeploymentSpec(np, spec)
-			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
-				return false, err
-			}
+		if err := m.realSpec(ctx, np, cpNS, infraID, u.Object["spec"].(map[string]interface{})); err != nil {
+			return false, err
 		}
 		return true, m.create(ctx, gvrMD, u)
 	}
@@ -575,12 +571,8 @@ func (m *model) nodePoolMachineSet(ctx context.Context, np, hc *unstructured.Uns
 				"template":    mdTemplate(version, userData, configHash),
 			},
 		}}
-		if m.opt.capiUpstream {
-			spec := u.Object["spec"].(map[string]interface{})
-			realMachineDeploymentSpec(np, spec)
-			if err := m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{})); err != nil {
-				return false, err
-			}
+		if err := m.realSpec(ctx, np, cpNS, infraID, u.Object["spec"].(map[string]interface{})); err != nil {
+			return false, err
 		}
 		return true, m.create(ctx, gvrMS, u)
 	}

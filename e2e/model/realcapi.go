@@ -269,6 +269,17 @@ func (m *model) realTemplate(ctx context.Context, np *unstructured.Unstructured,
 	return nil
 }
 
+// realSpec completes a new MachineDeployment's (or InPlace MachineSet's)
+// spec for Cluster API's own CRDs (realMachineDeploymentSpec, realTemplate);
+// on the fixture CRDs it leaves it as written.
+func (m *model) realSpec(ctx context.Context, np *unstructured.Unstructured, cpNS, infraID string, spec map[string]interface{}) error {
+	if !m.opt.capiUpstream {
+		return nil
+	}
+	realMachineDeploymentSpec(np, spec)
+	return m.realTemplate(ctx, np, cpNS, infraID, spec["template"].(map[string]interface{}))
+}
+
 // realMachineDeploymentSpec moves what the model writes for its own Cluster
 // API half into the places Cluster API v1beta2 reads: the rolling update
 // under spec.rollout.strategy (an InPlace MachineSet has none), and
