@@ -3,7 +3,7 @@
  * (~3 KiB of JSON each) into a kube_cache.
  *
  * Creates the objects first when the benchmark namespace holds fewer (with
- * the client itself: 200 creates in flight, multiplexed over HTTP/2), then
+ * the client itself: 200 creates in flight, over at most 64 connections), then
  * syncs a fresh cache from a fresh connection and prints:
  *   - the time from start to synced,
  *   - cache memory per object, split into retained field strings and

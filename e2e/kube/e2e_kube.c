@@ -1,7 +1,8 @@
 /*
  * pkg/kube against the local cluster (make cluster-up): list + watch,
  * 410 Gone and relist, bookmarks, TLS/auth/RBAC errors, apiserver restart,
- * requests (create, merge patch, status patch, apply, delete) and discovery.
+ * large paginated lists beside other streams, requests (create, merge patch,
+ * status patch, apply, delete) and discovery.
  *
  * Cluster hooks come from the environment (set by e2e/kube/kube.mk):
  *   HCP_E2E_KUBECONFIG   admin kubeconfig
@@ -693,6 +694,156 @@ static void test_discovery_prefers_capi_v1beta2(void **state)
     assert_int_equal(o.err.http_status, 404);
 }
 
+/* ---- pages of a large list beside other streams ----------------------------- */
+
+#define PAGES_OBJECTS 2000
+#define PAGES_WATCHES 6
+#define PAGES_ROUNDS 4
+
+typedef struct pages_watch {
+    bool synced;
+    int failed;               /* requests that got no answer (a 410 Gone is an answer) */
+    char last_error[512];
+} pages_watch;
+
+static void pages_synced(kube_watch *w, void *ud)
+{
+    (void)w;
+    ((pages_watch *)ud)->synced = true;
+}
+
+static void pages_error(kube_watch *w, const kube_error *err, void *ud)
+{
+    pages_watch *p = ud;
+
+    (void)w;
+    if (err->http_status != 0)
+        return; /* the API server's answer, such as 410 Gone after a burst of writes */
+    p->failed++;
+    snprintf(p->last_error, sizeof(p->last_error), "%s", err->message);
+}
+
+static void count_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
+{
+    int *n = ud;
+
+    (void)c;
+    (void)obj;
+    n[err ? 1 : 0]++;
+}
+
+/* Sets annotation "v" of object `name` in collection `collection`; runs the loop meanwhile. */
+static int annotate(const char *collection, const char *name, const char *v)
+{
+    sync_result r = {0};
+    char path[512];
+    json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", "v", v);
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/%s", collection, name);
+    rc = kube_merge_patch(&H.client, path, patch, harness_store, &r, NULL);
+    json_decref(patch);
+    if (rc == 0)
+        rc = harness_wait(&H, &r, 30);
+    sync_result_clear(&r);
+    return rc;
+}
+
+/*
+ * A controller's start: several caches list a collection of thousands of
+ * objects page by page at once, while writes go on and every watch already
+ * open streams their events. Every page must arrive whole, the first time:
+ * a page that stopped on the way would be cut only by the stall guard
+ * (kube_client_opts.stall) and listed again, seconds later (a 410 Gone is
+ * the API server's answer, not a failed read). MachineSets (a
+ * custom resource, as the controller lists), each with 1 KiB of annotation,
+ * created 2,000 at once: beyond the connections one server gets
+ * (KUBE_HTTP_MAX_HOST_CONNECTIONS), the rest wait in libcurl's queue.
+ */
+static void test_pages_arrive_whole_beside_other_streams(void **state)
+{
+    static pages_watch pw[PAGES_WATCHES];
+    kube_cache cache[PAGES_WATCHES];
+    kube_watch w[PAGES_WATCHES];
+    char ns[128], path[256], name[64], pad[1025], v[32];
+    int done[2] = {0, 0}, round, i, k = 0;
+    double deadline;
+
+    (void)state;
+    make_ns(ns, sizeof(ns), "pages");
+    memset(pad, 'x', sizeof(pad) - 1);
+    pad[sizeof(pad) - 1] = '\0';
+    assert_int_equal(kube_path(path, sizeof(path), "cluster.x-k8s.io", "v1beta2", "machinesets",
+                               ns, NULL, NULL),
+                     0);
+    for (i = 0; i < PAGES_OBJECTS; i++) {
+        json_t *obj;
+
+        snprintf(name, sizeof(name), "ms-%d", i);
+        obj = json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:s}}", "apiVersion",
+                        "cluster.x-k8s.io/v1beta2", "kind", "MachineSet", "metadata", "name", name,
+                        "annotations", "pad", pad, "spec", "clusterName", "c");
+        assert_int_equal(kube_create(&H.client, path, obj, count_done, done, NULL), 0);
+        json_decref(obj);
+    }
+    deadline = ev_time() + 120;
+    while (done[0] + done[1] < PAGES_OBJECTS && ev_time() < deadline)
+        harness_run_for(&H, 0.05);
+    assert_int_equal(done[0], PAGES_OBJECTS);
+
+    for (round = 0; round < PAGES_ROUNDS; round++) {
+        bool all = false;
+
+        for (i = 0; i < PAGES_WATCHES; i++) {
+            kube_watch_opts o;
+            kube_error e;
+
+            memset(&pw[i], 0, sizeof(pw[i]));
+            memset(&o, 0, sizeof(o));
+            o.path = path;
+            o.page_size = 100;
+            o.timeout_min = 60;
+            o.on_synced = pages_synced;
+            o.on_error = pages_error;
+            o.ud = &pw[i];
+            assert_int_equal(kube_cache_init(&cache[i], &(kube_cache_ops){0}, NULL), 0);
+            assert_int_equal(kube_watch_start(&w[i], &H.client, &cache[i], &o, &e), 0);
+        }
+        deadline = ev_time() + 180;
+        while (!all && ev_time() < deadline) {
+            snprintf(name, sizeof(name), "ms-%d", k % 10);
+            snprintf(v, sizeof(v), "%d", ++k);
+            assert_int_equal(annotate(path, name, v), 0); /* runs the loop meanwhile */
+            for (all = true, i = 0; i < PAGES_WATCHES; i++)
+                all = all && pw[i].synced;
+        }
+        for (i = 0; i < PAGES_WATCHES; i++) {
+            if (pw[i].failed)
+                fprintf(stderr, "  round %d, cache %d: %d failed reads, the last: %s\n", round, i,
+                        pw[i].failed, pw[i].last_error);
+        }
+        for (i = 0; i < PAGES_WATCHES; i++) {
+            assert_true(pw[i].synced);
+            assert_int_equal(pw[i].failed, 0);
+            assert_int_equal(kube_cache_count(&cache[i]), PAGES_OBJECTS);
+            kube_watch_stop(&w[i]);
+            kube_cache_free(&cache[i]);
+        }
+    }
+    /* Gone before the controller suites, whose caches list every MachineSet. */
+    {
+        sync_result r = {0};
+        assert_int_equal(kube_delete(&H.client, path, harness_store, &r, NULL), 0);
+        assert_int_equal(harness_wait(&H, &r, 60), 0);
+        sync_result_clear(&r);
+        assert_int_equal(kube_get(&H.client, path, harness_store, &r, NULL), 0);
+        assert_int_equal(harness_wait(&H, &r, 30), 0);
+        assert_int_equal(json_array_size(json_object_get(r.obj, "items")), 0);
+        sync_result_clear(&r);
+    }
+    assert_int_equal(harness_delete_ns(&H, &H.client, ns), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -721,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_410_relists_without_loss_or_duplicates),
         cmocka_unit_test(test_status_patch_on_fixture_crd),
         cmocka_unit_test(test_discovery_prefers_capi_v1beta2),
+        cmocka_unit_test(test_pages_arrive_whole_beside_other_streams),
         cmocka_unit_test(test_apiserver_restart_resumes_watch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

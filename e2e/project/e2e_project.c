@@ -306,7 +306,7 @@ static int setup(void **state)
                                .on_change = on_change};
     char err[256];
     (void)path;
-    if (hosted_new(H.loop, &H.http, &ctl_client, &opts, &P, err, sizeof(err)) < 0) {
+    if (hosted_new(H.loop, &ctl_client, &opts, &P, err, sizeof(err)) < 0) {
         fprintf(stderr, "hosted_new: %s\n", err);
         return -1;
     }

@@ -202,7 +202,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
                         .period = opts->hosted_period,
                         .on_change = projection_changed,
                         .ud = c};
-    if ((rc = hosted_new(loop, client->http, client, &po, &c->proj, err, errlen)))
+    if ((rc = hosted_new(loop, client, &po, &c->proj, err, errlen)))
         goto fail;
     discover(c);
     *out = c;

@@ -275,22 +275,24 @@ static void or_default(double *v, double dflt)
         *v = dflt;
 }
 
-int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
-               const hosted_opts_t *opts, hosted_t **out, char *err,
-               size_t errlen)
+int hosted_new(struct ev_loop *loop, kube_client *mgmt, const hosted_opts_t *opts,
+               hosted_t **out, char *err, size_t errlen)
 {
     hosted_t *p = NULL;
+    kube_error ke;
     *out = NULL;
-    if (!loop || !http || !mgmt) {
-        return hcp_errf(err, errlen, HCP_EINVAL,
-                        "project needs a loop, an http multi handle and a client");
+    if (!loop || !mgmt) {
+        return hcp_errf(err, errlen, HCP_EINVAL, "project needs a loop and a client");
     }
     p = calloc(1, sizeof(*p));
     if (!p)
         goto nomem;
     p->loop = loop;
-    p->http = http;
     p->mgmt = mgmt;
+    if (kube_http_init(&p->http, loop, &ke) < 0) {
+        free(p);
+        return hcp_errf(err, errlen, ke.code, "%s", ke.message);
+    }
     if (opts)
         p->opts = *opts;
     or_default(&p->opts.recheck, 300);
@@ -308,9 +310,11 @@ int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
         p->opts.hosted_burst = 10;
     p->leading = p->opts.leading;
     /* A hosted API server is asked once a period: an idle connection to it
-     * would not be reused before libcurl ages it out, so keep only about
-     * as many as the checks in flight, plus room for the management API. */
-    kube_http_max_connections(http, p->opts.max_in_flight + 16);
+     * would not be reused before libcurl ages it out, so keep no more than
+     * the checks in flight use. The management API's connections (one per
+     * watch and per write in flight) are in the caller's kube_http, cached
+     * apart: sharing one bound, they were closed after almost every write. */
+    kube_http_max_connections(&p->http, p->opts.max_in_flight);
     hcp_list_init(&p->zombies);
     if (kube_objmap_init(&p->entries, 16))
         goto nomem;
@@ -323,8 +327,10 @@ int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
     return 0;
 nomem:
     snprintf(err, errlen, "out of memory");
-    if (p)
+    if (p) {
         kube_objmap_free(&p->entries);
+        kube_http_close(&p->http);
+    }
     free(p);
     return HCP_ENOMEM;
 }
@@ -343,6 +349,7 @@ void hosted_free(hosted_t *p)
     }
     release_zombies(p);
     kube_objmap_free(&p->entries);
+    kube_http_close(&p->http); /* after the clients: none of their transfers is left */
     free(p);
 }
 

@@ -135,14 +135,15 @@ typedef struct hosted_stats {
 
 typedef struct hosted hosted_t;
 
-/* Creates the module. loop, http and mgmt (the management cluster's client,
- * which must be allowed to get the Secret) are borrowed and must outlive it;
- * hosted clients are built on http too, whose connection cache is bounded
- * to max_in_flight + 16 connections (kube_http_max_connections()). opts may be NULL for defaults.
- * Returns 0 with *out, or a negative HCP_E* code with err filled. */
-int hosted_new(struct ev_loop *loop, kube_http *http, kube_client *mgmt,
-               const hosted_opts_t *opts, hosted_t **out, char *err,
-               size_t errlen);
+/* Creates the module. loop and mgmt (the management cluster's client,
+ * which must be allowed to get the Secret) are borrowed and must outlive it.
+ * Hosted clients are built on a kube_http of the module's own on loop,
+ * whose connection cache is bounded to max_in_flight connections
+ * (kube_http_max_connections()), apart from the management API's. opts may
+ * be NULL for defaults. Returns 0 with *out, or a negative HCP_E* code with
+ * err filled. */
+int hosted_new(struct ev_loop *loop, kube_client *mgmt, const hosted_opts_t *opts,
+               hosted_t **out, char *err, size_t errlen);
 
 /* Cancels every request and timer and frees everything; no callback
  * (on_change or otherwise) runs afterwards. NULL is ignored. Must not be

@@ -85,7 +85,8 @@ typedef struct entry {
 
 struct hosted {
     struct ev_loop *loop;
-    kube_http *http;
+    kube_http http;            /* the hosted clients' own: their connections are
+                                  cached apart from the management API's */
     kube_client *mgmt;
     hosted_opts_t opts;
     bool leading;

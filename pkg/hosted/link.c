@@ -366,7 +366,7 @@ int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, 
     memset(cfg, 0, sizeof(*cfg));
     e->kubeconfig = kubeconfig;
     e->kubeconfig_len = len;
-    if (kube_client_init(&e->client, p->http, &e->cfg, &copts, &ke) < 0) {
+    if (kube_client_init(&e->client, &p->http, &e->cfg, &copts, &ke) < 0) {
         snprintf(err, errlen, "%s", ke.message);
         kube_config_free(&e->cfg);
         free(e->kubeconfig);

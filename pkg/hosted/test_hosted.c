@@ -247,7 +247,7 @@ static void test_unreachable_management_api(void **state)
                                .on_change = on_change, .ud = &w};
     hosted_t *p = NULL;
     char err[256];
-    assert_int_equal(hosted_new(loop, &http, &mgmt, &opts, &p, err, sizeof(err)), 0);
+    assert_int_equal(hosted_new(loop, &mgmt, &opts, &p, err, sizeof(err)), 0);
     w.p = p;
 
     hosted_status_t st;

@@ -328,8 +328,8 @@ static int launch(kube_request *r, kube_error *err)
         return kube_error_set(err, HCP_ENOMEM, 0, NULL, "curl_easy_init failed");
     curl_easy_setopt(e, CURLOPT_URL, r->url);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    /* HTTP/1.1: one connection per transfer in flight (see http.h). */
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);

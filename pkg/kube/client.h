@@ -4,7 +4,7 @@
  * A kube_client binds one API server's address and credentials (a
  * kube_config) to a shared kube_http. It adds what every request needs:
  * bearer token (re-read when its file rotates, and once more after a 401),
- * TLS material as in-memory blobs, HTTP/2, TCP keepalive, a client-side token
+ * TLS material as in-memory blobs, HTTP/1.1, TCP keepalive, a client-side token
  * bucket (QPS and burst), retries of 429 Too Many Requests after Retry-After,
  * and per-verb/per-status request counts for metrics.
  *

@@ -361,9 +361,9 @@ int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err)
     curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
     curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, multi_timer_cb);
     curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
-    curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-    /* Watches hold streams open for minutes; leave room for writes beside them. */
-    curl_multi_setopt(h->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
+    /* HTTP/1.1 only (see http.h): a transfer never waits behind another's bytes. */
+    curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_NOTHING);
+    curl_multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)KUBE_HTTP_MAX_HOST_CONNECTIONS);
     ev_init(&h->timer, timer_cb);
     return 0;
 }

@@ -2,8 +2,16 @@
  * kube/http.h - libcurl's multi interface driven by a libev loop.
  *
  * One kube_http owns one CURLM: every request and watch of every kube_client
- * built on it shares its connection cache, so requests to one API server are
- * multiplexed as HTTP/2 streams over a single TLS connection.
+ * built on it shares its connection cache. Requests use HTTP/1.1, one TLS
+ * connection per transfer in flight: a watch holds its own, a request reuses
+ * an idle one. At most KUBE_HTTP_MAX_HOST_CONNECTIONS go to one server;
+ * transfers beyond that wait in libcurl's queue.
+ *
+ * Not HTTP/2: with the libcurl of Debian 12 (7.88), multiplexing every
+ * transfer over one connection let a response stop on the way with both
+ * sockets' queues empty, until a timeout cut it. A controller start over
+ * 2,800 MachineSets waited 15 s or more for a LIST page in 12 of 20 starts,
+ * and in none of 20 over HTTP/1.1 (docs/architecture.md, "Transport").
  *
  * Callbacks never run inside libcurl's own callbacks. The write callback only
  * buffers bytes; after curl_multi_socket_action() returns, buffered stream
@@ -39,6 +47,10 @@ typedef struct kube_transfer_result {
 /* Bytes of Warning texts kept per response; later ones are dropped. */
 #define KUBE_WARNINGS_MAX 2048
 
+/* Connections to one API server at once; watches count (one each), so this
+ * leaves room for requests beside every watch the controller holds. */
+#define KUBE_HTTP_MAX_HOST_CONNECTIONS 64
+
 /* Stream data, delivered only for 2xx responses of streaming transfers. */
 typedef void (*kube_transfer_data_cb)(kube_transfer *t, const char *data, size_t len, void *ud);
 /* Completion; called exactly once unless the transfer was cancelled first. */
@@ -69,7 +81,7 @@ typedef struct kube_http {
 size_t kube_http_warning_text(const char *value, size_t len, char *out, size_t outlen);
 
 /*
- * Creates the multi handle on `loop` with HTTP/2 multiplexing enabled.
+ * Creates the multi handle on `loop` (HTTP/1.1, see above).
  * Calls curl_global_init() once per process. Returns 0 or HCP_ENOMEM.
  */
 int kube_http_init(kube_http *h, struct ev_loop *loop, kube_error *err);
