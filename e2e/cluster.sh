@@ -22,10 +22,15 @@
 #                                           those that no one pinned (with `up`)
 #                                           and no other `with` still uses
 #
-# INSTANCE defaults to "main", the management cluster. "hosted" plays a hosted
+# INSTANCE defaults to "main", the management cluster: Cluster API's own
+# CRDs, with its conversion, defaulting and validation webhooks served by its
+# core manager, none of whose controllers act (as on "model" and any
+# "model-*": e2e/capi/lib.sh, capi_admission_only), for the controller
+# suites and the demo beside the behaviour model (e2e/model), which plays
+# Cluster API's controllers. "hosted" plays a hosted
 # cluster (it gets the ClusterVersion CRD, as does any "hosted-*" instance, for
 # suites that need one of their own). "capi" (and any "capi-*") is a
-# management cluster with real Cluster API instead of the fixture CRDs:
+# management cluster with real Cluster API acting:
 # Cluster API's own CRDs and webhooks, and its core manager and in-memory
 # infrastructure provider running beside the API server, started and stopped
 # with it (e2e/capi/lib.sh; built once per machine by e2e/capi/build.sh).
@@ -64,12 +69,13 @@ crd_files() {
       hs=$("$here/hypershift/build.sh" --path)
       ls "$hs"/crds/hostedclusters-Default.crd.yaml "$hs"/crds/nodepools-Default.crd.yaml \
         "$hs"/crds-capi/*.yaml "$repo"/crds/*.yaml ;;
-    model | model-*)
+    main | model | model-*)
       # Cluster API's own CRDs come with its core manager, which only serves
       # their webhooks here (capi_admission_only, capi_up). Its conversion
       # looks up the CRD of every kind a reference names (the Cluster's
       # HostedControlPlane, a template's AWSMachineTemplate), so HyperShift's
-      # own of those serve too, as its install applies them.
+      # own of those serve too, as its install applies them (staged by
+      # install_crds, without building HyperShift).
       ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml \
         "$("$here/hypershift/build.sh" --path)"/crds-capi/*.yaml "$repo"/crds/*.yaml ;;
     capi | capi-*)
@@ -81,6 +87,9 @@ crd_files() {
       # e2e/hypershift/build.sh stages them beside HyperShift's reconciler.
       ls "$("$here/hypershift/build.sh" --path)"/crds/*.yaml "$repo"/crds/*.yaml ;;
     *)
+      # Any other name ("bench", the fleet benchmark's): Cluster API's kinds
+      # as fixtures that serve both versions unconverted (e2e/fixtures/crds),
+      # so the benchmark times the controller, not Cluster API's webhooks.
       ls "$here"/fixtures/crds/hypershift.openshift.io_*.yaml \
         "$here"/fixtures/crds/cluster.x-k8s.io_*.yaml "$repo"/crds/*.yaml ;;
   esac
@@ -107,9 +116,15 @@ ports_taken() {
 # pick_ports DIR writes DIR/ports.env once; later starts reuse the same ports
 # so kubeconfigs and tests stay valid across apiserver restarts.
 pick_ports() {
-  local d=$1 taken p n=0 want=() count=3 name i=3
-  capi_instance "$inst" && count=9
-  [ -f "$d/ports.env" ] && return 0
+  local d=$1 taken p n=0 want=() count names="" name i=0
+  [ -f "$d/ports.env" ] || names="APISERVER_PORT ETCD_CLIENT_PORT ETCD_PEER_PORT"
+  # The managers' ports, also for an instance whose state was made before it
+  # served Cluster API (its other ports stay).
+  if capi_instance "$inst" && ! grep -q '^CAPI_CORE_WEBHOOK_PORT=' "$d/ports.env" 2>/dev/null; then
+    names="$names $CAPI_PORT_NAMES"
+  fi
+  [ -n "$names" ] || return 0
+  count=$(wc -w <<<"$names")
   taken=" $(ports_taken | tr '\n' ' ') "
   # Below the kernel's ephemeral range (32768+ by default), so that outgoing
   # connections cannot be holding the port when the server binds it.
@@ -118,20 +133,13 @@ pick_ports() {
     port_free "$p" any || continue
     want+=("$p")
     n=$((n + 1))
-    [ $n -eq $count ] && break
+    [ $n -eq "$count" ] && break
   done
-  [ $n -eq $count ] || e2e_die "no free loopback ports in $PORT_MIN-$PORT_MAX"
-  cat >"$d/ports.env" <<EOF
-APISERVER_PORT=${want[0]}
-ETCD_CLIENT_PORT=${want[1]}
-ETCD_PEER_PORT=${want[2]}
-EOF
-  if [ "$count" -gt 3 ]; then
-    for name in $CAPI_PORT_NAMES; do
-      echo "$name=${want[$i]}" >>"$d/ports.env"
-      i=$((i + 1))
-    done
-  fi
+  [ $n -eq "$count" ] || e2e_die "no free loopback ports in $PORT_MIN-$PORT_MAX"
+  for name in $names; do
+    echo "$name=${want[$i]}" >>"$d/ports.env"
+    i=$((i + 1))
+  done
 }
 
 # ---- processes --------------------------------------------------------------
@@ -403,6 +411,9 @@ kc() { "$KUBECTL" --kubeconfig "$dir/kubeconfig" "$@"; }
 
 install_crds() {
   local f names=()
+  if capi_admission_only "$inst"; then
+    "$here/hypershift/build.sh" --crds || e2e_die "$inst: staging HyperShift's CRDs failed"
+  fi
   for f in $(crd_files "$inst"); do
     kc apply --server-side --force-conflicts --field-manager hcp-e2e -f "$f" >/dev/null ||
       e2e_die "$inst: applying $f failed"

@@ -1,9 +1,10 @@
 # Real Cluster API on a test instance: Cluster API's own CRDs and webhook
 # configurations from the module sources of the release e2e/capi/go.mod pins,
 # and its core manager and Docker provider (in-memory backend) running against
-# the instance. Sourced by e2e/cluster.sh for instances named "capi" or
-# "capi-*"; its functions use cluster.sh's $inst, $dir, kc, pid_alive and
-# stop_proc. Not run on its own.
+# the instance (on "main" and "model" instances, the core manager alone,
+# serving only the webhooks: capi_admission_only). Sourced by e2e/cluster.sh;
+# its functions use cluster.sh's $inst, $dir, kc, pid_alive and stop_proc.
+# Not run on its own.
 # shellcheck shell=bash
 
 CAPI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -11,7 +12,7 @@ CAPI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # capi_instance NAME: does the instance serve Cluster API's own CRDs (and
 # run its core manager for their webhooks)?
 capi_instance() {
-  case "$1" in capi | capi-* | model | model-*) return 0 ;; esac
+  case "$1" in capi | capi-* | main | model | model-*) return 0 ;; esac
   return 1
 }
 
@@ -23,7 +24,7 @@ capi_instance() {
 # runs. What is written (by e2e/model's own Cluster API half) is defaulted,
 # validated and converted as on a management cluster.
 capi_admission_only() {
-  case "$1" in model | model-*) return 0 ;; esac
+  case "$1" in main | model | model-*) return 0 ;; esac
   return 1
 }
 CAPI_NO_WATCH=hcp-e2e-admission-only
@@ -169,17 +170,18 @@ capi_exited() {
 # webhooks, start both managers (the core one alone, acting on nothing, on
 # an admission-only instance) and wait until they serve.
 capi_up() {
-  local bin start=$SECONDS names=capi-core core_args=""
+  local bin start=$SECONDS names=capi-core core_args="" admission_only=0
   "$CAPI_DIR/build.sh" || e2e_die "building Cluster API failed"
   bin=$("$CAPI_DIR/build.sh" --path)
   capi_pki
   capi_apply
+  capi_admission_only "$inst" && admission_only=1
   # Before HCP_CAPI_ARGS, so that HCP_CAPI_ARGS=--watch-filter= (every
   # object) can undo it.
-  capi_admission_only "$inst" && core_args="--watch-filter=$CAPI_NO_WATCH"
+  [ $admission_only = 1 ] && core_args="--watch-filter=$CAPI_NO_WATCH"
   HCP_CAPI_ARGS="$core_args ${HCP_CAPI_ARGS:-}" capi_start_one capi-core "$bin/capi-manager" \
     "$CAPI_CORE_WEBHOOK_PORT" "$CAPI_CORE_HEALTH_PORT" "$CAPI_CORE_DIAG_PORT"
-  if ! capi_admission_only "$inst"; then
+  if [ $admission_only = 0 ]; then
     # The in-memory backend serves each workload cluster's API on POD_IP.
     capi_start_one capi-dev "$bin/capd-manager" \
       "$CAPI_DEV_WEBHOOK_PORT" "$CAPI_DEV_HEALTH_PORT" "$CAPI_DEV_DIAG_PORT" POD_IP=127.0.0.1
@@ -198,7 +200,7 @@ capi_up() {
       sleep 0.2
     done
   done
-  if capi_admission_only "$inst"; then
+  if [ $admission_only = 1 ]; then
     e2e_log "$inst: Cluster API $(basename "$bin") webhooks ready in $((SECONDS - start))s, no controller acting (log: $dir/capi-core.log)"
   else
     e2e_log "$inst: Cluster API $(basename "$bin") managers ready in $((SECONDS - start))s (logs: $dir/capi-core.log, $dir/capi-dev.log)"

@@ -105,9 +105,6 @@ real_s() {
 last_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[-1] // ""'; }
 # unheld_np: changes the controller counted as having got past its holds.
 unheld_np() { metric a 'change_management_unheld_changes_total\{kind="NodePool",system="worker-nodes"\}'; }
-# md_ver PATH: the MachineDeployment template's version without the "v"
-# Cluster API's defaulting webhook puts in front (HyperShift writes 4.17.0).
-md_ver() { md_version "$1" | sed 's/^v//'; }
 # at_rel1 NS NAME: the HostedCluster's control plane runs 4.17.1, completed
 # (a NodePool may not move past its control plane's completed release).
 at_rel1() {
@@ -237,7 +234,7 @@ capi_holds() {
   check_contains "the request is recorded on the NodePool" "$REL1" \
     "$(get "$(np_path "$ns" np1)" ".metadata.annotations[\"$CM/requested-nodepool-spec\"]")"
   sleep 1
-  now_is "HyperShift writes no new template (4.17.0 stays)" 4.17.0 md_ver "$md"
+  now_is "HyperShift writes no new template (4.17.0 stays)" 4.17.0 md_version "$md"
   now_is "no rollout (real Machines)" 0 model_count replacement-start "$obj"
   now_is "no new MachineSet" 1 eval "api GET $MACHINES/$hcp/machinesets | jq '[.items[] | select(.metadata.labels[\"cluster.x-k8s.io/deployment-name\"] == \"np1\")] | length'"
   now_is "merely waiting, the MachineDeployment is not paused" unpaused pause_state "$md"
@@ -259,7 +256,7 @@ capi_holds() {
   check "the MachineHealthCheck remediates a machine and its MachineSet replaces it" wait_for 60 capi_remediated
   echo "# figure: real Cluster API, change held: machine marked -> replacement created in $(awk -v a="$(secs "$(first_real remediation-replacement "$obj")")" -v b="$t0" 'BEGIN { printf "%d", (a - b / 1e6) * 1000 }') ms, Running 5 again in $((($(now_us) - t0) / 1000)) ms"
   check_eq "the remediated machine is gone" "" "$(get "$MACHINES/$hcp/machines/$victim" '.metadata.name // ""')"
-  now_is "the template is still the running one (4.17.0)" 4.17.0 md_ver "$md"
+  now_is "the template is still the running one (4.17.0)" 4.17.0 md_version "$md"
   still_before a "$OPEN" "scaling and remediation while held" || return
   w1=$(metric a hcp_controller_writes_total)
   echo "# figure: real Cluster API: the controller's writes while the change was held (request, scale, remediation): $((${w1%.*} - ${w0%.*}))"
@@ -288,7 +285,7 @@ capi_holds() {
   starts_at a "the first machine replacement (real Cluster API)" "$OPEN" "$TOL_ROLLOUT" replacement-start "$obj"
   tl_report "$(real_s "$OPEN")" np1 np1 "$obj" "$(first_real replacement-start "$obj")"
   echo "# figure: real Cluster API: window open -> first replacement started (Machine created) in $(awk -v a="$(secs "$(first_real replacement-start "$obj")")" -v b="$(real_s "$OPEN")" 'BEGIN { printf "%d\n", (a - b) * 1000 }' | tee -a "$LAT_FILE") ms"
-  now_is "the held request goes through: HyperShift writes the new template" 4.17.1 md_ver "$md"
+  now_is "the held request goes through: HyperShift writes the new template" 4.17.1 md_version "$md"
 
   # ---- 4. the window closes during the rollout --------------------------------
   SCENARIO=window-close

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the local cluster (e2e/cluster.sh): the instances answer, the
 # CRDs are served with the behaviour the controller relies on (status
-# subresources, pruning, both CAPI versions, validation of the HCMP schema),
+# subresources, pruning, both CAPI versions through Cluster API's own
+# conversion and webhooks, validation of the HCMP schema),
 # authentication and RBAC fail the way they should, the "hosted" instance is
 # independent, and the etcd compaction / apiserver restart helpers work.
 #
@@ -174,23 +175,42 @@ code=$(admin M GET "/apis/hypershift.openshift.io/v1beta1/namespaces/$ns/nodepoo
 check_body "NodePool scale subresource" [ "$code" = 200 -a "$(jbody .spec.replicas)" = 2 ]
 
 # ---- CAPI ---------------------------------------------------------------------------
+# Cluster API's own CRDs (v1beta2 stored, v1beta1 served through the conversion
+# webhook of its core manager) and its admission webhooks; none of its
+# controllers act on main (e2e/capi/lib.sh, capi_admission_only).
 code=$(admin M POST "/apis/cluster.x-k8s.io/v1beta2/namespaces/$hcns/clusters" '{
-  "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": {"name": "hc1-abcde"}, "spec": {}}')
+  "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": {"name": "hc1-bare"}, "spec": {}}')
+check_body "Cluster API's webhook refuses a Cluster with no control plane or infrastructure (422)" \
+  [ "$code" = 422 ] && grep -q 'spec.controlPlaneRef' "$tmp/body"
+code=$(admin M POST "/apis/cluster.x-k8s.io/v1beta2/namespaces/$hcns/clusters" '{
+  "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": {"name": "hc1-abcde"},
+  "spec": {"controlPlaneRef": {"apiGroup": "hypershift.openshift.io", "kind": "HostedControlPlane", "name": "hc1"}}}')
 check_body "create CAPI Cluster v1beta2 (201)" [ "$code" = 201 ]
 code=$(admin M PATCH "/apis/cluster.x-k8s.io/v1beta1/namespaces/$hcns/clusters/hc1-abcde" \
   '{"metadata": {"annotations": {"cluster.x-k8s.io/paused": "", "changemanagement.hypershift.openshift.io/paused-by": "hcp-controller"}}}' \
   application/merge-patch+json)
-check_body "pause annotation merge-patch through v1beta1 (200)" \
-  [ "$code" = 200 -a "$(jbody '.apiVersion')" = cluster.x-k8s.io/v1beta1 -a "$(jbody '.metadata.annotations["cluster.x-k8s.io/paused"]')" = "" ]
+check_body "pause annotation merge-patch through v1beta1, converted (200)" \
+  [ "$code" = 200 -a "$(jbody '.apiVersion')" = cluster.x-k8s.io/v1beta1 -a "$(jbody '.metadata.annotations["cluster.x-k8s.io/paused"]')" = "" \
+    -a "$(jbody .spec.controlPlaneRef.apiVersion)" = hypershift.openshift.io/v1beta1 ]
 check_body "v1beta1 answers with a deprecation warning" \
   bash -c "curl -s -D - -o /dev/null --cacert '$M_CA' -H 'Authorization: Bearer $(cat "$M_ADMIN_TOKEN_FILE")' \
     '$M_SERVER/apis/cluster.x-k8s.io/v1beta1/namespaces/$hcns/clusters/hc1-abcde' | grep -qi '^warning: .*deprecated'"
 code=$(admin M POST "/apis/cluster.x-k8s.io/v1beta2/namespaces/$hcns/machinedeployments" '{
   "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment",
+  "metadata": {"name": "np0"}, "spec": {"clusterName": "hc1-abcde", "replicas": 2}}')
+check_body "Cluster API's schema refuses a MachineDeployment without a template (422)" \
+  [ "$code" = 422 ] && grep -q 'spec.template' "$tmp/body"
+code=$(admin M POST "/apis/cluster.x-k8s.io/v1beta2/namespaces/$hcns/machinedeployments" '{
+  "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment",
   "metadata": {"name": "np1", "annotations": {"hypershift.openshift.io/nodePool": "'"$ns"'/np1"}},
   "spec": {"clusterName": "hc1-abcde", "replicas": 2, "selector": {"matchLabels": {"a": "b"}},
-           "template": {"spec": {"clusterName": "hc1-abcde", "bootstrap": {}, "infrastructureRef": {}}}}}')
-check_body "create MachineDeployment v1beta2 (201)" [ "$code" = 201 ]
+           "template": {"metadata": {"labels": {"a": "b"}},
+                        "spec": {"clusterName": "hc1-abcde", "version": "4.17.0",
+                                 "bootstrap": {"dataSecretName": "user-data-np1"},
+                                 "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io",
+                                                       "kind": "AWSMachineTemplate", "name": "np1"}}}}}')
+check_body "create MachineDeployment v1beta2 (201), its version defaulted by Cluster API's webhook" \
+  [ "$code" = 201 -a "$(jbody .spec.template.spec.version)" = v4.17.0 ]
 code=$(admin M PATCH "/apis/cluster.x-k8s.io/v1beta2/namespaces/$hcns/machinedeployments/np1/status" \
   '{"status": {"replicas": 2, "upToDateReplicas": 1, "readyReplicas": 2}}' application/merge-patch+json)
 check_body "merge-patch MachineDeployment status (v1beta2 upToDateReplicas)" \
@@ -200,13 +220,19 @@ code=$(admin M PATCH "/apis/cluster.x-k8s.io/v1beta1/namespaces/$hcns/machinedep
 check_body "merge-patch MachineDeployment status (v1beta1 updatedReplicas)" \
   [ "$code" = 200 -a "$(jbody .status.updatedReplicas)" = 1 ]
 code=$(admin M GET "/apis/cluster.x-k8s.io/v1beta1/namespaces/$hcns/machinedeployments/np1")
-check_body "MachineDeployment readable as v1beta1" [ "$code" = 200 -a "$(jbody .spec.replicas)" = 2 ]
+check_body "MachineDeployment readable as v1beta1, v1beta2's counters under status.v1beta2" \
+  [ "$code" = 200 -a "$(jbody .spec.replicas)" = 2 -a "$(jbody .status.v1beta2.upToDateReplicas)" = 1 ]
 code=$(admin M GET "/apis/cluster.x-k8s.io/v1beta2/namespaces/$hcns/machinedeployments/np1")
-check_body "both versions' status counters survive the storage version" \
-  [ "$(jbody .status.updatedReplicas)" = 1 -a "$(jbody .status.upToDateReplicas)" = 1 ]
+check_body "v1beta1's counter is stored under status.deprecated.v1beta1" \
+  [ "$(jbody .status.deprecated.v1beta1.updatedReplicas)" = 1 -a "$(jbody .status.upToDateReplicas)" = 1 \
+    -a "$(jbody .status.updatedReplicas)" = null ]
 code=$(admin M POST "/apis/cluster.x-k8s.io/v1beta1/namespaces/$hcns/machinesets" '{
   "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachineSet", "metadata": {"name": "np1-xyz"},
-  "spec": {"clusterName": "hc1-abcde", "replicas": 1}}')
+  "spec": {"clusterName": "hc1-abcde", "replicas": 1, "selector": {"matchLabels": {"a": "b"}},
+           "template": {"metadata": {"labels": {"a": "b"}},
+                        "spec": {"clusterName": "hc1-abcde", "bootstrap": {"dataSecretName": "user-data-np1"},
+                                 "infrastructureRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2",
+                                                       "kind": "AWSMachineTemplate", "name": "np1"}}}}}')
 check_body "create MachineSet v1beta1 (201)" [ "$code" = 201 ]
 code=$(admin M PATCH "/apis/cluster.x-k8s.io/v1beta2/namespaces/$hcns/machinesets/np1-xyz/status" \
   '{"status": {"replicas": 1, "upToDateReplicas": 0}}' application/merge-patch+json)

@@ -150,11 +150,22 @@ mk_np() {
       spec: {clusterName: $c, replicas: 2, management: {upgradeType: "Replace"},
              release: {image: "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}}')" \
     application/json >/dev/null || return 1
+  # As HyperShift writes it (nodepool/capi.go, reconcileMachineDeployment):
+  # selected by <cluster>-<pool>, the machines booting from the pool's
+  # user-data Secret, on the platform's machine template (not created here:
+  # nothing provisions on these instances).
   api POST "$CAPI/namespaces/$ns-$cluster/machinedeployments" "$(jq -nc --arg n "$name" \
-    --arg c "$cluster-infra" --arg np "$ns/$name" '{apiVersion: "cluster.x-k8s.io/v1beta1",
-      kind: "MachineDeployment",
+    --arg c "$cluster-infra" --arg np "$ns/$name" --arg rn "$cluster-$name" '{
+      apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineDeployment",
       metadata: {name: $n, annotations: {"hypershift.openshift.io/nodePool": $np}},
-      spec: {clusterName: $c, replicas: 2}}')" application/json >/dev/null || return 1
+      spec: {clusterName: $c, replicas: 2, selector: {matchLabels: {($rn): $rn}},
+             strategy: {type: "RollingUpdate", rollingUpdate: {maxSurge: 1, maxUnavailable: 0}},
+             template: {metadata: {labels: {($rn): $rn, "cluster.x-k8s.io/cluster-name": $c}},
+                        spec: {clusterName: $c, version: "4.17.0",
+                               bootstrap: {dataSecretName: ("user-data-" + $n)},
+                               infrastructureRef: {apiVersion: "infrastructure.cluster.x-k8s.io/v1beta2",
+                                                   kind: "AWSMachineTemplate", name: $n}}}}}')" \
+    application/json >/dev/null || return 1
   api PATCH "$(md_status_path "$ns" "$cluster" "$name")" "$(md_rollout_status 2 2)" >/dev/null
 }
 
@@ -226,9 +237,14 @@ webhook_config() {
 }
 
 # md_rollout_status TOTAL N: a MachineDeployment status with TOTAL machines,
-# N of them up to date (v1beta2 names; write it through md_status_path).
+# N of them up to date, as Cluster API v1beta2 keeps it (write it through
+# md_status_path): v1beta2's counters, and v1beta1's under
+# status.deprecated.v1beta1, which a v1beta1 read gets back as
+# status.updatedReplicas (and the rest) through Cluster API's conversion.
 md_rollout_status() {
-  echo "{\"status\": {\"replicas\": $1, \"readyReplicas\": $1, \"upToDateReplicas\": $2}}"
+  jq -nc --argjson t "$1" --argjson n "$2" '{status: {replicas: $t, readyReplicas: $t,
+    availableReplicas: $t, upToDateReplicas: $n, deprecated: {v1beta1: {readyReplicas: $t,
+      availableReplicas: $t, updatedReplicas: $n, unavailableReplicas: 0}}}}'
 }
 md_status_path() { echo "/apis/cluster.x-k8s.io/v1beta2/namespaces/$1-$2/machinedeployments/$3/status"; } # NS HC NP
 
@@ -276,6 +292,11 @@ weekly_policy() {
 
 cluster_path() { echo "$CAPI/namespaces/$1-$2/clusters/$2-infra"; }          # NS HC
 md_path() { echo "$CAPI/namespaces/$1-$2/machinedeployments/$3"; }           # NS HC NP
+# md_version PATH: the version of a MachineDeployment's template (what
+# HyperShift wrote from the NodePool's release and the webhooks let through),
+# as HyperShift writes it ("4.17.0"): without the "v" that Cluster API's
+# defaulting webhook puts in front.
+md_version() { get "$1" '.spec.template.spec.version // "" | ltrimstr("v")'; }
 hc_path() { echo "$HS/namespaces/$1/hostedclusters/$2"; }
 # hcms_path NS KIND NAME: the HostedChangeManagementStatus of HostedCluster
 # (KIND hostedcluster) or NodePool (nodepool) NAME.

@@ -47,7 +47,11 @@ mk_np "$NS" npopted opted policy=weekend || not_ok "setup: NodePool npopted"
 api POST "$CAPI/namespaces/$NS-opted/machinesets" "$(jq -nc --arg t "$TARGET" '{
   apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineSet",
   metadata: {name: "npinplace", annotations: {"hypershift.openshift.io/nodePool": "x/npinplace", ($t): "c1"}},
-  spec: {clusterName: "opted-infra", replicas: 2, template: {spec: {version: "4.17.0"}}}}')" \
+  spec: {clusterName: "opted-infra", replicas: 2, selector: {matchLabels: {"opted-npinplace": "opted-npinplace"}},
+    template: {metadata: {labels: {"opted-npinplace": "opted-npinplace"}},
+      spec: {clusterName: "opted-infra", version: "4.17.0", bootstrap: {dataSecretName: "user-data-npinplace"},
+        infrastructureRef: {apiVersion: "infrastructure.cluster.x-k8s.io/v1beta2",
+                            kind: "AWSMachineTemplate", name: "npinplace"}}}}}')" \
   application/json >/dev/null || not_ok "setup: MachineSet npinplace"
 MS=$CAPI/namespaces/$NS-opted/machinesets/npinplace
 # The leader's writes: the opted-in label on the HostedCluster with a stanza
@@ -161,7 +165,7 @@ try opted HostedChangeManagementPolicy "create" POST "$HCMP_API/namespaces/$NS/h
     kind: "HostedChangeManagementPolicy", metadata: {name: "sunday"}, spec: $s}')" application/json
 check_eq "the opted-in HostedCluster's release is as it was" "$REL0" "$(get "$(hc_path "$NS" opted)" .spec.release.image)"
 check_eq "the opted-in NodePool's release is as it was" "$REL0" "$(get "$(np_path "$NS" npopted)" .spec.release.image)"
-check_eq "the MachineDeployment's template is as it was" 4.17.0 "$(get "$(md_path "$NS" opted npopted)" .spec.template.spec.version)"
+check_eq "the MachineDeployment's template is as it was" 4.17.0 "$(md_version "$(md_path "$NS" opted npopted)")"
 check_eq "the MachineSet's target is as it was" c1 "$(get "$MS" ".metadata.annotations[\"$TARGET\"]")"
 check_eq "the policy's spec is as it was" MaintenanceSchedule "$(get "$(hcmp_path "$NS" weekend)" .spec.strategy)"
 check_contains "a refusal names the webhook that did not answer" \

@@ -72,8 +72,10 @@ check_eq "no start had a read cut and made again ($STARTS starts)" 0 "$retried"
 rm -f "$CTL_TMP/writing"
 wait "$writer" 2>/dev/null
 # Gone before the next suite, whose controllers list every MachineSet.
-# (One delete of the collection; the answer may come after curl's 10 s.)
-api DELETE "/apis/cluster.x-k8s.io/v1beta2/namespaces/$FLEET/machinesets" >/dev/null
+# One delete of the collection, given time to finish: with Cluster API's
+# webhooks it takes about 12 s, and a client that gave up before the answer
+# would cut it short.
+k delete --raw "/apis/cluster.x-k8s.io/v1beta2/namespaces/$FLEET/machinesets" --request-timeout=120s >/dev/null
 fleet_gone() { [ "$(get "/apis/cluster.x-k8s.io/v1beta2/namespaces/$FLEET/machinesets" '.items | length')" = 0 ]; }
 check "the fleet deleted" wait_for 120 fleet_gone
 

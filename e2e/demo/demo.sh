@@ -750,7 +750,8 @@ echo "   -- $(fmt_time "$SIM_END") UTC: end of the simulated span, controller an
 
 echo
 echo "-- state at the end (HostedChangeManagementStatus; PAUSED is the CAPI object's cluster.x-k8s.io/paused;"
-echo "   RUNNING is the control plane's release or the pool's machines, STARTED the model's first start of a change)"
+echo "   RUNNING is the control plane's release or the pool's machines' (without the \"v\" Cluster API's webhook adds),"
+echo "   STARTED the model's first start of a change)"
 capi=$(for cp in "$NS-prod" "$NS-staging"; do
   k get -n "$cp" clusters.cluster.x-k8s.io,machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io \
     -o json 2>/dev/null | jq -c '.items[]'
@@ -787,7 +788,7 @@ companions=$(k get "hostedchangemanagementstatuses.$CM" -n "$NS" -o json | jq -c
         (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $o.name or
          (.metadata.labels["cluster.x-k8s.io/deployment-name"] == null and
           .metadata.labels["cluster.x-k8s.io/set-name"] == $o.name))) |
-        .data.version + (if $o.kind == "MachineSet" then " config " + (.data.config // "?") else "" end)] |
+        (.data.version | ltrimstr("v")) + (if $o.kind == "MachineSet" then " config " + (.data.config // "?") else "" end)] |
       group_by(.) | map("\(length)x \(.[0])") | join(", ") | if . == "" then "no machines" else . end end;
   def started($o): (if .kind == "HostedCluster" then .metadata.namespace + "/" + .metadata.name
       else $o.ns + "/" + $o.name end) as $k |

@@ -6,6 +6,7 @@
 # so every byte of source is checked against the checksum database).
 #
 #   e2e/hypershift/build.sh          build unless the cached program is current
+#   e2e/hypershift/build.sh --crds   stage the CRDs only (no compiling), unless staged
 #   e2e/hypershift/build.sh --path   print the directory that holds it
 #
 # The program lives in $HCP_CACHE_DIR/hypershift-<version>/ (outside the work
@@ -71,10 +72,12 @@ GO=$(find_go) || e2e_die "no Go 1.21 or later found (PATH, /usr/local/go); it bu
 export GOFLAGS="-mod=readonly -trimpath -buildvcs=false" CGO_ENABLED=0 \
   GOTOOLCHAIN=auto GOWORK=off GO111MODULE=on
 
+crds_only=0
 case "${1:-}" in
   --path) echo "$HS_BIN_DIR"; exit 0 ;;
+  --crds) crds_only=1 ;;
   "") ;;
-  *) e2e_die "usage: $0 [--path]" ;;
+  *) e2e_die "usage: $0 [--path | --crds]" ;;
 esac
 
 hs_stamp() { module_stamp "$here" "$RECIPE"; }
@@ -92,13 +95,13 @@ crds_staged() {
 }
 hs_ready() { hs_built && crds_staged; }
 
-hs_ready && exit 0
+if [ $crds_only = 1 ]; then crds_staged && exit 0; else hs_ready && exit 0; fi
 
 mkdir -p "$HS_BIN_DIR"
 # One build at a time per machine; a second caller waits and then reuses it.
 exec 9>"$HS_BIN_DIR/build.lock"
 flock 9
-hs_ready && exit 0
+if [ $crds_only = 1 ]; then crds_staged && exit 0; else hs_ready && exit 0; fi
 
 # module_dir MODULE: the source directory of MODULE (at the version go.mod
 # resolves) in the module cache, downloading it if needed.
@@ -146,6 +149,7 @@ stage_crds() {
   mv "$CAPI_CRD_DIR.tmp" "$CAPI_CRD_DIR"
 }
 crds_staged || stage_crds
+[ $crds_only = 1 ] && exit 0
 hs_built && exit 0
 
 jobs=${HCP_HYPERSHIFT_BUILD_JOBS:-2}

@@ -151,22 +151,28 @@ static int cm_create(kube_client *c, const char *ns, const char *name, const cha
     return rc;
 }
 
-static int cm_patch(const char *ns, const char *name, const char *v)
+/* Merge-patches the object at `path` (takes the reference to `patch`) and
+ * waits for the answer, running the loop meanwhile; says why on failure. */
+static int merge_patch_sync(const char *path, json_t *patch)
 {
     sync_result r = {0};
-    char path[256];
-    json_t *patch = json_pack("{s:{s:s}}", "data", "v", v);
-    int rc;
+    int rc = kube_merge_patch(&H.client, path, patch, harness_store, &r, NULL);
 
-    cm_path(path, sizeof(path), ns, name);
-    rc = kube_merge_patch(&H.client, path, patch, harness_store, &r, NULL);
     json_decref(patch);
     if (rc == 0)
         rc = harness_wait(&H, &r, 30);
     if (rc < 0)
-        fprintf(stderr, "patch %s: %s\n", name, r.err.message);
+        fprintf(stderr, "patch %s: %s\n", path, r.err.message);
     sync_result_clear(&r);
     return rc;
+}
+
+static int cm_patch(const char *ns, const char *name, const char *v)
+{
+    char path[256];
+
+    cm_path(path, sizeof(path), ns, name);
+    return merge_patch_sync(path, json_pack("{s:{s:s}}", "data", "v", v));
 }
 
 static int cm_delete(const char *ns, const char *name)
@@ -735,18 +741,10 @@ static void count_done(kube_client *c, const kube_error *err, json_t *obj, void 
 /* Sets annotation "v" of object `name` in collection `collection`; runs the loop meanwhile. */
 static int annotate(const char *collection, const char *name, const char *v)
 {
-    sync_result r = {0};
     char path[512];
-    json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", "v", v);
-    int rc;
 
     snprintf(path, sizeof(path), "%s/%s", collection, name);
-    rc = kube_merge_patch(&H.client, path, patch, harness_store, &r, NULL);
-    json_decref(patch);
-    if (rc == 0)
-        rc = harness_wait(&H, &r, 30);
-    sync_result_clear(&r);
-    return rc;
+    return merge_patch_sync(path, json_pack("{s:{s:{s:s}}}", "metadata", "annotations", "v", v));
 }
 
 /*
@@ -780,9 +778,16 @@ static void test_pages_arrive_whole_beside_other_streams(void **state)
         json_t *obj;
 
         snprintf(name, sizeof(name), "ms-%d", i);
-        obj = json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:s}}", "apiVersion",
-                        "cluster.x-k8s.io/v1beta2", "kind", "MachineSet", "metadata", "name", name,
-                        "annotations", "pad", pad, "spec", "clusterName", "c");
+        /* Complete, as Cluster API's own CRD and webhook require. */
+        obj = json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:s,s:i,s:{s:{s:s}},s:{s:{s:{s:s}},"
+                        "s:{s:s,s:{s:s},s:{s:s,s:s,s:s}}}}}",
+                        "apiVersion", "cluster.x-k8s.io/v1beta2", "kind", "MachineSet", "metadata",
+                        "name", name, "annotations", "pad", pad, "spec", "clusterName", "c",
+                        "replicas", 1, "selector", "matchLabels", "cluster.x-k8s.io/cluster-name",
+                        "c", "template", "metadata", "labels", "cluster.x-k8s.io/cluster-name", "c",
+                        "spec", "clusterName", "c", "bootstrap", "dataSecretName", "c",
+                        "infrastructureRef", "apiGroup", "infrastructure.cluster.x-k8s.io", "kind",
+                        "AWSMachineTemplate", "name", "c");
         assert_int_equal(kube_create(&H.client, path, obj, count_done, done, NULL), 0);
         json_decref(obj);
     }

@@ -261,10 +261,6 @@ release_held() {
 # ("ns/name").
 model_md_writes() { model_summary | jq -r --arg k "MachineDeployment $1" '.writes[$k] // 0'; }
 
-# md_version PATH: the version of a MachineDeployment's template (what
-# HyperShift wrote from the NodePool's release and the webhook let through).
-md_version() { get "$1" '.spec.template.spec.version // ""'; }
-
 # nodepool_held DESC NP-PATH MD-PATH: a NodePool release written while
 # restricted is held at the NodePool: spec.release.image stays REL0, the
 # request is recorded in the requested-nodepool-spec annotation, HyperShift

@@ -12,8 +12,9 @@ E2E_TARGETS += e2e-model
 e2e-model-bin:
 	@e2e/model/build.sh
 
-# The instance serves HyperShift's HostedControlPlane and AWS kinds, staged
-# by e2e-hypershift-bin, and runs Cluster API's core manager (e2e-capi-bin).
-e2e-model: e2e-model-bin e2e-hypershift-bin e2e-capi-bin
+# The instance serves HyperShift's HostedControlPlane and AWS kinds (staged
+# by e2e/hypershift/build.sh --crds when it starts) and runs Cluster API's
+# core manager (e2e-capi-bin).
+e2e-model: e2e-model-bin e2e-capi-bin
 	@e2e/cluster.sh with model -- env MODEL_E2E_INSTANCE=model \
 		scripts/run-tests.sh --tally $(TALLY) --label e2e-model e2e/model/test_model.sh
