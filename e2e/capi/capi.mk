@@ -1,14 +1,20 @@
 # The holds against real Cluster API (e2e/capi/test_capi.sh) on an instance
 # of its own, "capi": Cluster API's own CRDs and webhooks and its core
 # manager and in-memory infrastructure provider, built once per machine into
-# the cache by e2e/capi/build.sh (a few minutes cold). `make e2e` runs
-# e2e-capi; `make e2e-capi-bin` only builds the managers.
+# the cache by e2e/capi/build.sh (a few minutes cold); then the controller
+# suites of CAPI_E2E_CONTROLLER_TESTS there, their model's Cluster API half
+# off (e2e/README.md, "Real Cluster API"). `make e2e` runs e2e-capi; `make
+# e2e-capi-bin` only builds the managers.
 
 E2E_TARGETS += e2e-capi
 
 .PHONY: e2e-capi e2e-capi-bin
 
 CAPI_E2E_TESTS := e2e/capi/test_capi.sh
+# Controller suites that run on real Cluster API too (they run on "main",
+# beside the model's own Cluster API half, in e2e-controller).
+CAPI_E2E_CONTROLLER_TESTS := e2e/controller/test_windows.sh e2e/controller/test_minleft.sh \
+	e2e/controller/test_gate.sh e2e/controller/test_backstop.sh e2e/controller/test_holds.sh
 # The controller binary the suite runs (another build, e.g. one without a
 # change, to see a check fail); CAPI_E2E_SCENARIOS (the environment) narrows
 # the suite to some of its scenarios (test_capi.sh).
@@ -18,5 +24,5 @@ e2e-capi-bin:
 	@e2e/capi/build.sh
 
 e2e-capi: $(BUILD)/hcp-controller e2e-model-bin e2e-capi-bin
-	@e2e/cluster.sh with capi -- env HCP_BIN=$(CAPI_E2E_HCP_BIN) \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e-capi $(CAPI_E2E_TESTS)
+	@e2e/cluster.sh with capi -- env HCP_BIN=$(CAPI_E2E_HCP_BIN) CTL_E2E_INSTANCE=capi \
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-capi $(CAPI_E2E_TESTS) $(CAPI_E2E_CONTROLLER_TESTS)

@@ -74,7 +74,9 @@ annotations_json() {
 
 # mk_hc NS NAME [KEY=VALUE...]: a HostedCluster (infraID NAME-infra) with the
 # stanza annotations, its hosted control plane namespace NS-NAME and the CAPI
-# Cluster there. The release is the one already rolled out (nothing pending).
+# Cluster there (on an instance with Cluster API's managers, the model
+# creates the Cluster, as HyperShift does). The release is the one already
+# rolled out (nothing pending).
 # Its control plane has also completed the releases of MK_HC_COMPLETED
 # (set_hc_history), the ones the suites ask NodePools for: a NodePool is
 # never started ahead of its control plane (DESIGN.md 3.6); a suite about
@@ -91,6 +93,10 @@ mk_hc() {
              infraID: ($n + "-infra"), platform: {type: "None"}}}')" application/json >/dev/null ||
     return 1
   set_hc_history "$ns" "$name" Completed >/dev/null || return 1
+  # Beside Cluster API's own controllers (instance "capi"), the model's
+  # HyperShift creates the Cluster with its infrastructure and plays the
+  # control plane (e2e/model/README.md, "With real Cluster API").
+  [ "${E_CAPI:-}" = 1 ] && return 0
   # As HyperShift writes it for the None platform (hostedcluster_controller.go,
   # reconcileCAPICluster): the control plane is the HostedControlPlane, and
   # there is no infrastructure object. Cluster API's own webhook refuses a
@@ -248,28 +254,49 @@ md_rollout_status() {
 }
 md_status_path() { echo "/apis/cluster.x-k8s.io/v1beta2/namespaces/$1-$2/machinedeployments/$3/status"; } # NS HC NP
 
-# mk_pool NAME TYPE REPLICAS [POLICY [CLUSTER]]: a NodePool in $NS of
-# HostedCluster CLUSTER (a) at $REL0, upgradeType TYPE, with the policy
-# annotation POLICY (weekend; "" for a pool without a stanza); not_ok when
-# the API server refuses it.
+# mk_pool NAME TYPE REPLICAS [POLICY [CLUSTER [AUTOREPAIR]]]: a NodePool in
+# $NS of HostedCluster CLUSTER (a) at $REL0, upgradeType TYPE, with the policy
+# annotation POLICY (weekend; "" for a pool without a stanza) and
+# spec.management.autoRepair AUTOREPAIR (false; true: HyperShift gives the
+# pool a MachineHealthCheck); not_ok when the API server refuses it.
 mk_pool() {
   api POST "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg img "$REL0" --arg n "$1" --arg t "$2" --argjson r "$3" \
-    --arg p "${4-weekend}" --arg c "${5:-a}" '{
+    --arg p "${4-weekend}" --arg c "${5:-a}" --argjson ar "${6:-false}" '{
     apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
     metadata: {name: $n, annotations: (if $p == "" then {} else {"changemanagement.hypershift.openshift.io/policy": $p} end)},
-    spec: {clusterName: $c, replicas: $r, management: {upgradeType: $t}, release: {image: $img}}}')" \
+    spec: {clusterName: $c, replicas: $r, management: {upgradeType: $t, autoRepair: $ar}, release: {image: $img}}}')" \
     application/json >/dev/null || not_ok "NodePool $1"
 }
 
-# machines_json POOL: the machines of pool POOL that the model (e2e/model)
-# records in namespace $HCP_NS and is not deleting, as a JSON array.
+# machines_json POOL: the machines of pool POOL in namespace $HCP_NS not
+# being deleted, as a JSON array: the model's (e2e/model, a ConfigMap each),
+# or beside Cluster API's own controllers (E_CAPI=1) its Machines. Both
+# carry Cluster API's deployment-name and set-name labels.
 machines_json() {
-  api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine" |
-    jq -c --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
+  if [ "${E_CAPI:-}" = 1 ]; then
+    api GET "/apis/cluster.x-k8s.io/v1beta2/namespaces/$HCP_NS/machines"
+  else
+    api GET "/api/v1/namespaces/$HCP_NS/configmaps?labelSelector=e2e-model.hcp-controller/role%3Dmachine"
+  fi | jq -c --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
       (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))]'
 }
-# running_machines POOL: how many of them are Running.
-running_machines() { machines_json "$1" | jq '[.[] | select(.data.state == "Running")] | length'; }
+# running_machines POOL: how many of them are Running (the model's
+# data.state, a Machine's status.phase).
+running_machines() { machines_json "$1" | jq '[.[] | select((.data.state // .status.phase) == "Running")] | length'; }
+# remediate_machine NAME: machine NAME of $HCP_NS fails its health check and
+# is remediated: the model's machine is deleted (it records the replacement
+# as a remediation); a Machine of Cluster API's gets the MachineHealthCheck's
+# manual trigger (cluster.x-k8s.io/remediate-machine; its pool needs
+# autoRepair, for HyperShift's MachineHealthCheck), which marks it unhealthy,
+# and its MachineSet deletes and replaces it.
+remediate_machine() {
+  if [ "${E_CAPI:-}" = 1 ]; then
+    api PATCH "/apis/cluster.x-k8s.io/v1beta2/namespaces/$HCP_NS/machines/$1" \
+      '{"metadata": {"annotations": {"cluster.x-k8s.io/remediate-machine": ""}}}' >/dev/null
+  else
+    api DELETE "/api/v1/namespaces/$HCP_NS/configmaps/$1" >/dev/null
+  fi
+}
 
 # first_real EVENT OBJECT: the real time of the model's first record of
 # EVENT about OBJECT (empty when none; needs e2e/model/lib.sh).
@@ -645,18 +672,19 @@ must() { "$@" >/dev/null || { not_ok "setup: $*"; return 1; }; }
 run_scenario() {
   local fn=$1
   if [ -n "${CTL_E2E_ONLY:-}" ] && [[ " $CTL_E2E_ONLY " != *" $fn "* ]]; then return 0; fi
-  local p0=$passed f0=$failed l0=$too_late rerun
-  run_scenario_once "$fn"
+  local p0=$passed f0=$failed l0=$too_late rerun base=${CTL_SLOW_BASE:-1}
+  CTL_SLOW=$base run_scenario_once "$fn"
   # A check that ran after the simulated instant it was about says nothing
   # either way (the machine stalled longer than the scenario's clock allows),
   # so the scenario is run again with every clock 4 times slower, up to twice
   # (a stall is an event, not a property of the machine); only the last run
-  # counts. Any other failure counts as it is.
+  # counts. Any other failure counts as it is. CTL_SLOW_BASE (default 1): a
+  # suite's clocks that many times slower from the first run on.
   for rerun in 1 2; do
     [ "$too_late" -gt "$l0" ] || break
     echo "# $fn: $((too_late - l0)) check(s) ran too late on this machine; again with clocks 4 times slower"
     passed=$p0 failed=$f0 too_late=$l0
-    CTL_SLOW=4 CTL_RERUN=$rerun run_scenario_once "$fn"
+    CTL_SLOW=$((base * 4)) CTL_RERUN=$rerun run_scenario_once "$fn"
   done
 }
 

@@ -13,6 +13,9 @@
 # Needs the "main" instance (e2e/cluster.sh up main), build/hcp-controller
 # and the model. CTL_E2E_ONLY="fn ..." runs only the named scenarios.
 # Prints "N passed, N failed".
+#
+# `make e2e-capi` runs it on the "capi" instance too (CTL_E2E_INSTANCE=capi),
+# where Cluster API's own controllers act on the machines the model records.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=e2e/controller/lib.sh

@@ -42,6 +42,11 @@ model_start() {
   local pf=$CTL_TMP/model.port
   rm -f "$pf"
   MODEL_T0=$anchor
+  # On an instance running Cluster API's own controllers (e2e/cluster.sh
+  # "capi"), only the model's HyperShift half acts.
+  if [ "${E_CAPI:-}" = 1 ] && [[ " $* " != *" --real-capi "* ]]; then
+    set -- --real-capi "$@"
+  fi
   "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$ns" --simulated-start-time "$start" \
     --time-scale "$scale" --clock-anchor "${anchor:0:-6}.${anchor: -6}" --record-file "$MODEL_REC" \
     --port-file "$pf" "$@" >"$MODEL_OUT" 2>"$MODEL_LOG" &
@@ -139,10 +144,15 @@ REL2=quay.io/openshift-release-dev/ocp-release:4.17.2-x86_64
 # model_suite_begin: begin_suite of e2e/controller/lib.sh for a suite whose
 # scenarios run beside the model with the webhooks: the webhooks' test
 # certificate, and a cleanup that also removes the webhook configuration
-# $WH_NAME and stops the model.
+# $WH_NAME and stops the model. Beside Cluster API's own controllers
+# (E_CAPI=1) a pool's machines take real seconds to come up before a
+# scenario's first boundary: the scenarios' clocks, chosen for the model,
+# run 4 times slower from the first run (CTL_SLOW_BASE of run_scenario,
+# unless the suite set it: test_capi.sh's are chosen for Cluster API).
 MODEL_CTL_ARGS=()
 model_suite_begin() {
   begin_suite
+  if [ "${E_CAPI:-}" = 1 ]; then CTL_SLOW_BASE=${CTL_SLOW_BASE:-4}; fi
   trap 'watch_stop; webhook_scenario_cleanup' EXIT
   mk_webhook_cert || { not_ok "test certificate"; summary; exit 1; }
 }

@@ -365,7 +365,7 @@ func (m *model) realMachineHealthCheck(ctx context.Context, np *unstructured.Uns
 type observer struct {
 	mu        sync.Mutex
 	m         *model
-	seen      map[string]bool   // machine key -> add recorded
+	seen      map[string]bool   // machine (or "MachineSet " + key) -> add recorded
 	gone      map[string]bool   // machine key -> deletion recorded
 	remediate map[string]int    // MachineDeployment -> remediated machines not yet replaced
 	desired   map[string]int64  // MachineDeployment -> total last recorded
@@ -422,6 +422,12 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if g == gvrMS || g == gvrMD {
+		// A MachineSet first seen: Cluster API started the deployment's
+		// rollout to a template (its first, or a new one).
+		if k := "MachineSet " + obj(u); g == gvrMS && !deleted && !o.seen[k] {
+			o.seen[k] = true
+			o.m.rec.add(evMSCreated, "MachineDeployment", u.GetNamespace()+"/"+md, "", u.GetName(), "")
+		}
 		o.scale(u.GetNamespace(), md)
 		return
 	}
