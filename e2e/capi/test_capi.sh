@@ -2,10 +2,10 @@
 # End-to-end: the holds against REAL Cluster API. The "capi" instance runs
 # Cluster API's own CRDs, webhooks and controllers (the core manager and the
 # Docker provider's in-memory backend, e2e/capi/lib.sh); the behaviour model
-# runs with --real-capi, so only its HyperShift half acts: it writes the
-# Cluster, the MachineDeployments (bootstrap.dataSecretName, a
-# DevMachineTemplate), a MachineHealthCheck per pool, and plays the control
-# plane. Cluster API creates the MachineSets and Machines, rolls, scales and
+# runs with --real-capi (model_start adds it on this instance), so only its
+# HyperShift half acts: it writes the Cluster, the MachineDeployments
+# (bootstrap.dataSecretName, a DevMachineTemplate), a MachineHealthCheck per
+# pool, and plays the control plane. Cluster API creates the MachineSets and Machines, rolls, scales and
 # remediates; the record comes from the real Machines. hcp-controller serves
 # its admission holds beside them (the real API server calls them).
 #
@@ -203,9 +203,9 @@ capi_holds() {
   must at_rel1 "$ns" b || return
   if [ "${CAPI_E2E_NO_HOLD:-0}" = 1 ]; then
     echo "# CAPI_E2E_NO_HOLD=1: the controller runs without its webhooks (the hold removed)"
-    MODEL_WEBHOOKS=0 model_scenario "$ns" "$SIM0" "$SCALE" "a b" --real-capi --machine-startup "$STARTUP" || return
+    MODEL_WEBHOOKS=0 model_scenario "$ns" "$SIM0" "$SCALE" "a b" --machine-startup "$STARTUP" || return
   else
-    model_scenario "$ns" "$SIM0" "$SCALE" "a b" --real-capi --machine-startup "$STARTUP" || return
+    model_scenario "$ns" "$SIM0" "$SCALE" "a b" --machine-startup "$STARTUP" || return
   fi
   must mk_capi_pool "$ns" np1 a 3 || return
   must mk_capi_pool "$ns" np2 b 3 || return
@@ -402,7 +402,7 @@ capi_boundaries() {
   must mk_policy "$ns" daily "$(daily_policy "$B_START" "$B_DUR")" || return
   must mk_hc_real "$ns" c || return
   must at_rel1 "$ns" c || return
-  model_scenario "$ns" "$B_SIM0" "$B_SCALE" c --real-capi --machine-startup "$B_STARTUP" || return
+  model_scenario "$ns" "$B_SIM0" "$B_SCALE" c --machine-startup "$B_STARTUP" || return
   must mk_capi_pool "$ns" np3 c 1 || return
   check "Cluster API brings up the pool's machine (Running)" wait_for 100 eval "running $hcp np3 1"
   must api PATCH "$(hc_path "$ns" c)" "{\"metadata\":{\"annotations\":$(annotations_json policy=daily)}}" || return

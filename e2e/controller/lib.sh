@@ -280,9 +280,10 @@ machines_json() {
   fi | jq -c --arg p "$1" '[.items[] | select(.metadata.deletionTimestamp == null and
       (.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p or .metadata.labels["cluster.x-k8s.io/set-name"] == $p))]'
 }
-# running_machines POOL: how many of them are Running (the model's
-# data.state, a Machine's status.phase).
-running_machines() { machines_json "$1" | jq '[.[] | select((.data.state // .status.phase) == "Running")] | length'; }
+# running_json POOL: those of them that are Running (the model's data.state,
+# a Machine's status.phase), as a JSON array; running_machines POOL: how many.
+running_json() { machines_json "$1" | jq -c '[.[] | select((.data.state // .status.phase) == "Running")]'; }
+running_machines() { running_json "$1" | jq length; }
 # remediate_machine NAME: machine NAME of $HCP_NS fails its health check and
 # is remediated: the model's machine is deleted (it records the replacement
 # as a remediation); a Machine of Cluster API's gets the MachineHealthCheck's

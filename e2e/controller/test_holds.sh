@@ -102,7 +102,7 @@ check "the scale from 3 to 5 reaches the MachineDeployment and Cluster API scale
 echo "# figure: restricted, change held: NodePool scale 3 -> 5 to Cluster API's scale (model record) in $((($(now_us) - t0) / 1000)) ms"
 five_running() { [ "$(running_machines np2)" = 5 ]; }
 check "np2's 5 machines run" wait_for "$REMEDIATION_WAIT" five_running
-victim=$(machines_json np2 | jq -r '[.[] | select((.data.state // .status.phase) == "Running")][0].metadata.name // ""')
+victim=$(running_json np2 | jq -r '.[0].metadata.name // ""')
 remediate_machine "$victim" || not_ok "machine $victim remediated"
 t0=$(now_us)
 replacement_made() { [ "$(model_count remediation-replacement "$HCP_NS/np2")" -ge 1 ]; }
@@ -157,9 +157,10 @@ check "not before the boundary" eval '[[ $(epoch "$first") -ge $(epoch "$OPEN") 
 # ---- 2. a node rollout in the window, paused when it closes --------------------------
 
 SCENARIO=rollout
-# In the window: scale to ROLL_N (4) machines first, then a new release:
-# 4 replacements, one at a time, 80 simulated minutes each, cannot finish
-# before 05:00 (the fourth would start after it).
+# In the window: scale to ROLL_N machines first, then a new release:
+# ROLL_N replacements, one at a time, cannot finish before 05:00 (the
+# model's 4, 80 simulated minutes each: the fourth would start after it;
+# Cluster API's 8, about 12 s real each, above).
 np_patch() { api PATCH "$(np_path "$NS" np1)" "{\"spec\": $1}" >/dev/null; }
 np_patch "{\"replicas\": $ROLL_N}"
 all_there() { [ "$(machines_json np1 | jq length)" -ge "$ROLL_N" ] 2>/dev/null; }

@@ -44,9 +44,7 @@ model_start() {
   MODEL_T0=$anchor
   # On an instance running Cluster API's own controllers (e2e/cluster.sh
   # "capi"), only the model's HyperShift half acts.
-  if [ "${E_CAPI:-}" = 1 ] && [[ " $* " != *" --real-capi "* ]]; then
-    set -- --real-capi "$@"
-  fi
+  if [ "${E_CAPI:-}" = 1 ]; then set -- --real-capi "$@"; fi
   "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$ns" --simulated-start-time "$start" \
     --time-scale "$scale" --clock-anchor "${anchor:0:-6}.${anchor: -6}" --record-file "$MODEL_REC" \
     --port-file "$pf" "$@" >"$MODEL_OUT" 2>"$MODEL_LOG" &
