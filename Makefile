@@ -72,13 +72,17 @@ $(foreach s,$(BENCH_SRCS),$(eval $(call link_rule,bench,$(s),)))
 
 TALLY := build/test-tally
 
+# The end-to-end suites' programs are built (once per machine) beside the
+# first suites, which keep one core of two busy (scripts/prebuild-e2e.sh).
 test: deps
 	@rm -f $(TALLY)
+	@scripts/prebuild-e2e.sh start build
 	@$(MAKE) --no-print-directory unit-run
 	@$(MAKE) --no-print-directory cli-test
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory valgrind
 	@$(MAKE) --no-print-directory fuzz-smoke
+	@scripts/prebuild-e2e.sh wait build
 	@$(MAKE) --no-print-directory e2e
 	@scripts/run-tests.sh --summary $(TALLY)
 

@@ -8,7 +8,8 @@
 # A test binary reports its counts with cmocka's summary lines
 # ("[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)"); a shell test prints
 # a line "N passed, N failed". A test that exits non-zero without reporting a
-# failure counts as one failure.
+# failure counts as one failure. After each test a line "-- NAME: N passed,
+# N failed, S s" gives its counts and how long it ran.
 set -uo pipefail
 
 tally="" label="" wrap=""
@@ -37,6 +38,7 @@ total_failed=0
 for t in "$@"; do
   out=$(mktemp)
   echo "== ${label}: $(basename "$t")"
+  t0=$SECONDS
   if [[ "$t" == *.sh ]]; then
     $wrap bash "$t" 2>&1 | tee "$out"; rc=${PIPESTATUS[0]}
   else
@@ -55,6 +57,7 @@ for t in "$@"; do
     f=1
   fi
   [ -n "$tally" ] && echo "${label} ${p} ${f}" >> "$tally"
+  echo "-- ${label}: $(basename "$t"): ${p} passed, ${f} failed, $((SECONDS - t0)) s"
   total_failed=$((total_failed + f))
   rm -f "$out"
 done

@@ -11,10 +11,12 @@ E2E_TARGETS += e2e-capi
 .PHONY: e2e-capi e2e-capi-bin
 
 CAPI_E2E_TESTS := e2e/capi/test_capi.sh
-# Controller suites that run on real Cluster API too (they run on "main",
-# beside the model's own Cluster API half, in e2e-controller).
+# Controller suites with actuation that run on real Cluster API, here only
+# (e2e-controller runs the others on "main", beside the model's own Cluster
+# API half).
 CAPI_E2E_CONTROLLER_TESTS := e2e/controller/test_windows.sh e2e/controller/test_minleft.sh \
-	e2e/controller/test_gate.sh e2e/controller/test_backstop.sh e2e/controller/test_holds.sh
+	e2e/controller/test_gate.sh e2e/controller/test_backstop.sh e2e/controller/test_holds.sh \
+	e2e/controller/test_pause.sh
 # The controller binary the suite runs (another build, e.g. one without a
 # change, to see a check fail); CAPI_E2E_SCENARIOS (the environment) narrows
 # the suite to some of its scenarios (test_capi.sh).

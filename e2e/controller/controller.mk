@@ -7,7 +7,11 @@ E2E_TARGETS += e2e-controller
 
 .PHONY: e2e-controller e2e-svcproxy-bin
 
-CONTROLLER_E2E_TESTS := $(sort $(wildcard e2e/controller/test_*.sh))
+# The suites with actuation that run on real Cluster API
+# (CAPI_E2E_CONTROLLER_TESTS, e2e/capi/capi.mk) run there only, in
+# e2e-capi; the others run here, beside the model's own Cluster API half.
+# CONTROLLER_E2E_TESTS="e2e/controller/test_x.sh ..." runs any of them here.
+CONTROLLER_E2E_TESTS = $(filter-out $(CAPI_E2E_CONTROLLER_TESTS),$(sort $(wildcard e2e/controller/test_*.sh)))
 
 # test_rolling.sh plays the webhook Service with e2e/svcproxy (Go, built
 # once per machine into the cache).

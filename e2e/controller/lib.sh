@@ -299,6 +299,18 @@ remediate_machine() {
   fi
 }
 
+# committed_machines NS POOL: the machines Cluster API was told to make for
+# pool POOL's newer templates: the replicas of its MachineSets after the
+# first (the oldest). A MachineSet makes its machines whatever its
+# MachineDeployment's spec.paused says, Cluster API's own a reconcile after
+# the scale (instance "capi"), so a machine committed to before a pause
+# may start after it.
+committed_machines() {
+  api GET "$CAPI/namespaces/$1/machinesets" | jq --arg p "$2" '[.items[]
+    | select(.metadata.labels["cluster.x-k8s.io/deployment-name"] == $p)]
+    | sort_by(.metadata.creationTimestamp) | .[1:] | map(.spec.replicas // 0) | add // 0'
+}
+
 # first_real EVENT OBJECT: the real time of the model's first record of
 # EVENT about OBJECT (empty when none; needs e2e/model/lib.sh).
 first_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[0] // ""'; }

@@ -94,14 +94,8 @@ md_paused_by_us() { [ "$(spec_paused)" = "true hcp-controller" ]; }
 check "and pauses the MachineDeployment: spec.paused, with our marker" wait_for 5 md_paused_by_us
 check "a ChangeNotHeld Event on the NodePool" wait_for 5 has_event np1 ChangeNotHeld
 rs_gap=$(model_count replacement-start "$HCP_NS/np1")
-# What Cluster API had committed to before the pause: the replicas of the
-# MachineSets after the first (the new template's). A MachineSet makes its
-# machines whatever its MachineDeployment's spec.paused says; Cluster API's
-# makes them a reconcile after the scale (instance "capi"), so a machine
-# it was scaled for may start after the pause.
-committed=$(api GET "$CAPI/namespaces/$HCP_NS/machinesets" | jq '[.items[]
-  | select(.metadata.labels["cluster.x-k8s.io/deployment-name"] == "np1")]
-  | sort_by(.metadata.creationTimestamp) | .[1:] | map(.spec.replicas // 0) | add // 0')
+# What Cluster API had committed to before the pause (committed_machines).
+committed=$(committed_machines "$HCP_NS" np1)
 echo "# in the gap: Cluster API started $rs_gap replacement(s) at $(model_times replacement-start "$HCP_NS/np1" | tr '\n' ' ')(simulated) before the pause, its new MachineSet scaled for $committed"
 in_range "at most one replacement started before the pause" "$rs_gap" 0 1
 in_range "at most one committed to (the new MachineSet's replicas)" "$committed" 0 1

@@ -48,14 +48,19 @@ func (m *model) machines(ns, label, value string) []*machine {
 		mc.readyAt, _ = time.Parse(timeFmt, str(u, "data", "readyAt"))
 		out = append(out, mc)
 	}
-	// Oldest first (name breaks ties: creation times have second precision).
+	oldestFirst(out)
+	return out
+}
+
+// oldestFirst sorts machines oldest first (name breaks ties: creation times
+// have second precision).
+func oldestFirst(out []*machine) {
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].created.Equal(out[j].created) {
 			return out[i].created.Before(out[j].created)
 		}
 		return out[i].name < out[j].name
 	})
-	return out
 }
 
 func randSuffix() string {
@@ -440,17 +445,11 @@ func (m *model) updatedReplicas(md *unstructured.Unstructured) int64 {
 
 // reconcileMachineSet models a MachineSet without a MachineDeployment (an
 // InPlace NodePool's): Cluster API's MachineSet controller scales it unless
-// paused, and HyperShift's in-place upgrader updates its machines whatever
-// the pause says.
+// paused, and HyperShift's in-place upgrader (upgradeInPlace) updates its
+// machines whatever the pause says.
 //
 // Upstream: cluster-api core/reconcilers/machineset/machineset_controller.go
-// (Reconcile returns when paused.EnsurePausedCondition reports a pause);
-// hypershift control-plane-operator/hostedclusterconfigoperator/controllers/
-// inplaceupgrader/inplaceupgrader.go (Reconcile acts when the MachineSet's
-// nodePoolTargetConfigVersion differs from nodePoolCurrentConfigVersion,
-// updating at most nodePoolMaxUnavailable machines at a time, default 1, and
-// sets the current version once every machine is at the target; it reads no
-// pause).
+// (Reconcile returns when paused.EnsurePausedCondition reports a pause).
 func (m *model) reconcileMachineSet(ctx context.Context, ns, name string) (time.Duration, error) {
 	ms := m.get(gvrMS, ns, name)
 	k := key("ms", ns, name)
@@ -468,81 +467,16 @@ func (m *model) reconcileMachineSet(ctx context.Context, ns, name string) (time.
 		}
 	}
 
-	// The in-place upgrader.
+	// The in-place upgrader: the machines' state is their ConfigMaps'.
 	target := ms.GetAnnotations()[targetConfigAnn]
 	current := ms.GetAnnotations()[currentConfigAnn]
-	if target != "" && target != current {
-		now := m.clk.now()
-		updating, done := 0, 0
-		for _, mc := range all {
-			switch {
-			case mc.state == "Updating" && !now.Before(mc.readyAt):
-				if err := m.patch(ctx, gvrCM, "Machine", ns, mc.name, map[string]interface{}{"data": map[string]interface{}{
-					"state": "Running", "readyAt": nil, "config": target,
-					"version": str(ms, "spec", "template", "spec", "version")}}); err != nil {
-					return 0, err
-				}
-				m.rec.add(evInPlaceDone, "MachineSet", obj(ms), mc.config, target, mc.name)
-				mc.state, mc.config = "Running", target
-				done++
-			case mc.state == "Updating":
-				updating++
-				requeue = minPositive(requeue, m.requeueFor(mc.readyAt.Sub(now)))
-			case mc.config == target:
-				done++
-			}
-		}
-		maxUnavailable := 1
-		if v, err := strconv.Atoi(ms.GetAnnotations()["hypershift.openshift.io/nodePoolMaxUnavailable"]); err == nil && v > 0 {
-			maxUnavailable = v
-		}
-		// inplaceupgrader.go: a degraded node stops the update ("Cannot
-		// continue"): no other machine starts.
-		degraded := ms.GetAnnotations()[upgradeInProgressFalseAnn] != ""
-		for _, mc := range all {
-			degraded = degraded || mc.state == "Degraded"
-		}
-		for _, mc := range all {
-			if updating >= maxUnavailable || degraded {
-				break
-			}
-			if mc.state != "Running" || mc.config == target {
-				continue
-			}
-			if m.opt.failInPlace[ms.GetAnnotations()[nodePoolAnn]] {
-				// --fail-inplace: the node's machine-config daemon reports
-				// Degraded; the upgrader stops and says so on the MachineSet
-				// (inplaceupgrader.go: a degraded node sets the
-				// nodePoolUpgradeInProgressFalse annotation with the node's
-				// name and the daemon's reason, and the update goes no further).
-				why := "Node " + mc.name + " in nodepool degraded: machine config daemon failed to apply " + target
-				if err := m.patch(ctx, gvrCM, "Machine", ns, mc.name, map[string]interface{}{"data": map[string]interface{}{
-					"state": "Degraded"}}); err != nil {
-					return 0, err
-				}
-				if err := m.patch(ctx, gvrMS, "MachineSet", ns, name, map[string]interface{}{"metadata": map[string]interface{}{
-					"annotations": map[string]interface{}{upgradeInProgressFalseAnn: why, upgradeInProgressTrueAnn: nil}}}); err != nil {
-					return 0, err
-				}
-				m.rec.add(evInPlaceFailed, "MachineSet", obj(ms), mc.config, target, mc.name)
-				mc.state, degraded = "Degraded", true
-				continue
-			}
-			if err := m.patch(ctx, gvrCM, "Machine", ns, mc.name, map[string]interface{}{"data": map[string]interface{}{
-				"state": "Updating", "readyAt": now.Add(m.opt.replacement).UTC().Format(timeFmt)}}); err != nil {
-				return 0, err
-			}
-			m.rec.add(evInPlaceStart, "MachineSet", obj(ms), mc.config, target, mc.name)
-			mc.state = "Updating"
-			updating++
-			requeue = minPositive(requeue, m.requeueFor(m.opt.replacement))
-		}
-		if updating == 0 && done == len(all) {
-			if err := m.patch(ctx, gvrMS, "MachineSet", ns, name, annPatch(currentConfigAnn, target)); err != nil {
-				return 0, err
-			}
-		}
+	ur, err := m.upgradeInPlace(ctx, ms, all, func(mc *machine, data map[string]interface{}) error {
+		return m.patch(ctx, gvrCM, "Machine", ns, mc.name, map[string]interface{}{"data": data})
+	})
+	if err != nil {
+		return 0, err
 	}
+	requeue = minPositive(requeue, ur)
 
 	// The MachineSet controller: scaling, stopped by either pause.
 	if cpaused || hasPausedAnn(ms) {
@@ -589,6 +523,99 @@ func (m *model) reconcileMachineSet(ctx context.Context, ns, name string) (time.
 			}
 		}
 	}
+	return requeue, nil
+}
+
+// upgradeInPlace plays HyperShift's in-place upgrader over the machines of
+// an InPlace pool's MachineSet (oldest first) and returns when it wants
+// another turn (real time, 0: on the next event). A machine's state
+// ("Running", "Updating" until readyAt, "Degraded") and config version
+// are its Node's (the machine-config daemon's annotations upstream); put
+// stores a machine's new state (keys state, readyAt, config, version).
+//
+// Upstream: hypershift control-plane-operator/hostedclusterconfigoperator/
+// controllers/inplaceupgrader/inplaceupgrader.go (Reconcile acts when the
+// MachineSet's nodePoolTargetConfigVersion differs from
+// nodePoolCurrentConfigVersion, updating at most nodePoolMaxUnavailable
+// machines at a time, default 1, and sets the current version once every
+// machine is at the target; it reads no pause).
+func (m *model) upgradeInPlace(ctx context.Context, ms *unstructured.Unstructured, all []*machine,
+	put func(mc *machine, data map[string]interface{}) error) (time.Duration, error) {
+	ns, name := ms.GetNamespace(), ms.GetName()
+	target := ms.GetAnnotations()[targetConfigAnn]
+	current := ms.GetAnnotations()[currentConfigAnn]
+	var requeue time.Duration
+	if target != "" && target != current {
+		now := m.clk.now()
+		updating, done := 0, 0
+		for _, mc := range all {
+			switch {
+			case mc.state == "Updating" && !now.Before(mc.readyAt):
+				if err := put(mc, map[string]interface{}{"state": "Running", "readyAt": nil, "config": target,
+					"version": str(ms, "spec", "template", "spec", "version")}); err != nil {
+					return 0, err
+				}
+				m.rec.add(evInPlaceDone, "MachineSet", obj(ms), mc.config, target, mc.name)
+				mc.state, mc.config = "Running", target
+				done++
+			case mc.state == "Updating":
+				updating++
+				requeue = minPositive(requeue, m.requeueFor(mc.readyAt.Sub(now)))
+			case mc.config == target:
+				done++
+			}
+		}
+		maxUnavailable := 1
+		if v, err := strconv.Atoi(ms.GetAnnotations()["hypershift.openshift.io/nodePoolMaxUnavailable"]); err == nil && v > 0 {
+			maxUnavailable = v
+		}
+		// inplaceupgrader.go: a degraded node stops the update ("Cannot
+		// continue"): no other machine starts.
+		degraded := ms.GetAnnotations()[upgradeInProgressFalseAnn] != ""
+		for _, mc := range all {
+			degraded = degraded || mc.state == "Degraded"
+		}
+		for _, mc := range all {
+			if updating >= maxUnavailable || degraded {
+				break
+			}
+			if mc.state != "Running" || mc.config == target {
+				continue
+			}
+			if m.opt.failInPlace[ms.GetAnnotations()[nodePoolAnn]] {
+				// --fail-inplace: the node's machine-config daemon reports
+				// Degraded; the upgrader stops and says so on the MachineSet
+				// (inplaceupgrader.go: a degraded node sets the
+				// nodePoolUpgradeInProgressFalse annotation with the node's
+				// name and the daemon's reason, and the update goes no further).
+				why := "Node " + mc.name + " in nodepool degraded: machine config daemon failed to apply " + target
+				if err := put(mc, map[string]interface{}{"state": "Degraded"}); err != nil {
+					return 0, err
+				}
+				if err := m.patch(ctx, gvrMS, "MachineSet", ns, name, map[string]interface{}{"metadata": map[string]interface{}{
+					"annotations": map[string]interface{}{upgradeInProgressFalseAnn: why, upgradeInProgressTrueAnn: nil}}}); err != nil {
+					return 0, err
+				}
+				m.rec.add(evInPlaceFailed, "MachineSet", obj(ms), mc.config, target, mc.name)
+				mc.state, degraded = "Degraded", true
+				continue
+			}
+			if err := put(mc, map[string]interface{}{"state": "Updating",
+				"readyAt": now.Add(m.opt.replacement).UTC().Format(timeFmt)}); err != nil {
+				return 0, err
+			}
+			m.rec.add(evInPlaceStart, "MachineSet", obj(ms), mc.config, target, mc.name)
+			mc.state = "Updating"
+			updating++
+			requeue = minPositive(requeue, m.requeueFor(m.opt.replacement))
+		}
+		if updating == 0 && done == len(all) {
+			if err := m.patch(ctx, gvrMS, "MachineSet", ns, name, annPatch(currentConfigAnn, target)); err != nil {
+				return 0, err
+			}
+		}
+	}
+
 	return requeue, nil
 }
 

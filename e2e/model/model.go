@@ -103,6 +103,7 @@ type model struct {
 	pausedSince map[string]bool  // key -> reconcile currently paused by pausedUntil
 	lastDesired map[string]int64 // MD/MS key -> replicas last acted on
 	cpDone      map[string]bool  // control-plane namespace -> control plane provided (realCAPI)
+	nodes       map[string]*node // "ns/machine" -> its Node's in-place state (realCAPI)
 }
 
 func newModel(dyn dynamic.Interface, clk *clock, rec *recorder, opt options) *model {
@@ -114,6 +115,7 @@ func newModel(dyn dynamic.Interface, clk *clock, rec *recorder, opt options) *mo
 		pausedSince: map[string]bool{},
 		lastDesired: map[string]int64{},
 		cpDone:      map[string]bool{},
+		nodes:       map[string]*node{},
 	}
 }
 
@@ -135,7 +137,8 @@ func (m *model) swapDesired(k string, desired int64) (last int64, known bool) {
 	return last, known
 }
 
-// Queue keys: "<kind>/<namespace>/<name>", kind one of hc, np, md, ms.
+// Queue keys: "<kind>/<namespace>/<name>", kind one of hc, np, md, ms, ip
+// (an InPlace MachineSet's upgrader beside real Cluster API).
 func key(kind, ns, name string) string { return kind + "/" + ns + "/" + name }
 
 func splitKey(k string) (kind, ns, name string) {
@@ -267,7 +270,12 @@ func (m *model) onEvent(g schema.GroupVersionResource, o interface{}, deleted bo
 			}
 		}
 		if m.opt.realCAPI {
-			return // Cluster API's own controllers reconcile them
+			// Cluster API's own controllers reconcile them; an InPlace
+			// pool's MachineSet also has HyperShift's in-place upgrader.
+			if g == gvrMS && u.GetLabels()[mdNameLabel] == "" {
+				m.queue.Add(key("ip", ns, name))
+			}
+			return
 		}
 		if g == gvrMD {
 			m.queue.Add(key("md", ns, name))
@@ -275,6 +283,18 @@ func (m *model) onEvent(g schema.GroupVersionResource, o interface{}, deleted bo
 			m.queue.Add(key("md", ns, md))
 		} else {
 			m.queue.Add(key("ms", ns, name))
+		}
+	case gvrMachine: // realCAPI: its MachineSet's in-place upgrader watches it
+		if !m.inScope(ns, true) {
+			return
+		}
+		if deleted {
+			m.mu.Lock()
+			delete(m.nodes, ns+"/"+name)
+			m.mu.Unlock()
+		}
+		if l := u.GetLabels(); l[mdNameLabel] == "" && l[msNameLabel] != "" {
+			m.queue.Add(key("ip", ns, l[msNameLabel]))
 		}
 	case gvrCM:
 		if !m.inScope(ns, true) {
@@ -378,6 +398,8 @@ func (m *model) reconcile(ctx context.Context, k string) (time.Duration, error) 
 		return m.reconcileMachineDeployment(ctx, ns, name)
 	case "ms":
 		return m.reconcileMachineSet(ctx, ns, name)
+	case "ip":
+		return m.reconcileInPlaceReal(ctx, ns, name)
 	}
 	return 0, nil
 }

@@ -412,15 +412,27 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 	if !ok || !o.m.inScope(u.GetNamespace(), true) {
 		return
 	}
-	md := u.GetLabels()[mdNameLabel]
-	if g == gvrMD {
-		md = u.GetName()
+	// The owner the record names: the MachineDeployment, or for an InPlace
+	// pool its MachineSet (no MachineDeployment).
+	own := owner{kind: "MachineDeployment", label: mdNameLabel, name: u.GetLabels()[mdNameLabel]}
+	switch {
+	case g == gvrMD:
+		own.name = u.GetName()
+	case own.name == "" && g == gvrMS:
+		own = owner{kind: "MachineSet", label: msNameLabel, name: u.GetName()}
+	case own.name == "" && g == gvrMachine:
+		own = owner{kind: "MachineSet", label: msNameLabel, name: u.GetLabels()[msNameLabel]}
 	}
-	if md == "" {
+	if own.name == "" {
 		return
 	}
+	md := own.name
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if own.kind == "MachineSet" && g == gvrMS {
+		o.scaleSet(u, deleted)
+		return
+	}
 	if g == gvrMS || g == gvrMD {
 		// A MachineSet first seen: Cluster API started the deployment's
 		// rollout to a template (its first, or a new one).
@@ -431,31 +443,39 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 		o.scale(u.GetNamespace(), md)
 		return
 	}
-	o.machine(u, u.GetNamespace()+"/"+md, deleted || u.GetDeletionTimestamp() != nil)
+	o.machine(u, own, deleted || u.GetDeletionTimestamp() != nil)
 }
 
-// live lists the MachineDeployment's machines not being deleted, from the
-// informer's cache, without the one given.
-func (o *observer) live(ns, md, except string) []*unstructured.Unstructured {
+// owner is what a machine's record names: its MachineDeployment, or the
+// MachineSet of an InPlace pool; label is the machines' label that names it.
+type owner struct{ kind, label, name string }
+
+// live lists the owner's machines not being deleted, from the informer's
+// cache, without the one given.
+func (o *observer) live(ns string, own owner, except string) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, u := range o.m.list(gvrMachine, ns) {
-		if u.GetLabels()[mdNameLabel] == md && u.GetDeletionTimestamp() == nil && u.GetName() != except {
+		if u.GetLabels()[own.label] == own.name && u.GetDeletionTimestamp() == nil && u.GetName() != except {
 			out = append(out, u)
 		}
 	}
 	return out
 }
 
-func (o *observer) machine(u *unstructured.Unstructured, mdObj string, deleting bool) {
+func (o *observer) machine(u *unstructured.Unstructured, own owner, deleting bool) {
 	k := obj(u)
-	ns, md := u.GetNamespace(), u.GetLabels()[mdNameLabel]
+	ns := u.GetNamespace()
+	mdObj := ns + "/" + own.name
+	// An InPlace pool's MachineSet replaces nothing: its machines are
+	// updated in place, and a new one boots the new template.
+	rolls := own.kind == "MachineDeployment"
 	if !o.seen[k] {
 		o.seen[k] = true
 		t := machineTemplate(u)
 		o.tmplOf[k] = t
 		var old *unstructured.Unstructured
-		for _, l := range o.live(ns, md, u.GetName()) {
-			if machineTemplate(l) != t {
+		for _, l := range o.live(ns, own, u.GetName()) {
+			if rolls && machineTemplate(l) != t {
 				old = l
 				break
 			}
@@ -465,16 +485,16 @@ func (o *observer) machine(u *unstructured.Unstructured, mdObj string, deleting 
 		// the outdated user data; the ignition server refuses an expired
 		// token).
 		if why := o.m.bootstrapProblem(ns, str(u, "spec", "bootstrap", "dataSecretName")); why != "" {
-			o.m.rec.add(evBootstrapFailed, "MachineDeployment", mdObj, u.GetLabels()[msNameLabel], u.GetName(), why)
+			o.m.rec.add(evBootstrapFailed, own.kind, mdObj, u.GetLabels()[msNameLabel], u.GetName(), why)
 		}
 		switch {
 		case old != nil:
-			o.m.rec.add(evReplaceStart, "MachineDeployment", mdObj, old.GetName(), u.GetName(), u.GetLabels()[msNameLabel])
+			o.m.rec.add(evReplaceStart, own.kind, mdObj, old.GetName(), u.GetName(), u.GetLabels()[msNameLabel])
 		case o.remediate[mdObj] > 0:
 			o.remediate[mdObj]--
-			o.m.rec.add(evRemediation, "MachineDeployment", mdObj, "", u.GetName(), u.GetLabels()[msNameLabel])
+			o.m.rec.add(evRemediation, own.kind, mdObj, "", u.GetName(), u.GetLabels()[msNameLabel])
 		default:
-			o.m.rec.add(evMachineCreated, "MachineDeployment", mdObj, "", u.GetName(), u.GetLabels()[msNameLabel])
+			o.m.rec.add(evMachineCreated, own.kind, mdObj, "", u.GetName(), u.GetLabels()[msNameLabel])
 		}
 	}
 	if !deleting || o.gone[k] {
@@ -482,9 +502,9 @@ func (o *observer) machine(u *unstructured.Unstructured, mdObj string, deleting 
 	}
 	o.gone[k] = true
 	t := o.tmplOf[k]
-	for _, l := range o.live(ns, md, u.GetName()) {
-		if machineTemplate(l) != t && l.GetCreationTimestamp().After(u.GetCreationTimestamp().Time) {
-			o.m.rec.add(evReplaceDone, "MachineDeployment", mdObj, u.GetName(), l.GetName(), "")
+	for _, l := range o.live(ns, own, u.GetName()) {
+		if rolls && machineTemplate(l) != t && l.GetCreationTimestamp().After(u.GetCreationTimestamp().Time) {
+			o.m.rec.add(evReplaceDone, own.kind, mdObj, u.GetName(), l.GetName(), "")
 			return
 		}
 	}
@@ -492,10 +512,25 @@ func (o *observer) machine(u *unstructured.Unstructured, mdObj string, deleting 
 	// False) and its owner is remediating it (OwnerRemediated).
 	if condStatus(u, "HealthCheckSucceeded") == "False" || condStatus(u, "OwnerRemediated") != "" {
 		o.remediate[mdObj]++
-		o.m.rec.add(evMachineDeleted, "MachineDeployment", mdObj, u.GetName(), "", "remediation")
+		o.m.rec.add(evMachineDeleted, own.kind, mdObj, u.GetName(), "", "remediation")
 		return
 	}
-	o.m.rec.add(evMachineDeleted, "MachineDeployment", mdObj, u.GetName(), "", u.GetLabels()[msNameLabel])
+	o.m.rec.add(evMachineDeleted, own.kind, mdObj, u.GetName(), "", u.GetLabels()[msNameLabel])
+}
+
+// scaleSet records a new spec.replicas of an InPlace pool's MachineSet.
+func (o *observer) scaleSet(ms *unstructured.Unstructured, deleted bool) {
+	k := obj(ms)
+	if deleted {
+		delete(o.desired, k)
+		return
+	}
+	want := integer(ms, -1, "spec", "replicas")
+	last, known := o.desired[k]
+	o.desired[k] = want
+	if known && last != want {
+		o.m.rec.add(evScale, "MachineSet", k, strconv.FormatInt(last, 10), strconv.FormatInt(want, 10), "")
+	}
 }
 
 // scale records a new total of the MachineSets' replicas once it equals the
@@ -522,4 +557,72 @@ func (o *observer) scale(ns, md string) {
 	if known {
 		o.m.rec.add(evScale, "MachineDeployment", k, strconv.FormatInt(last, 10), strconv.FormatInt(total, 10), "")
 	}
+}
+
+// ---- HyperShift's in-place upgrader over the real Machines ---------------------
+
+// node is what the in-place upgrader reads and writes on a machine's Node in
+// the hosted cluster (the machine-config daemon's current and desired config
+// and its state, annotations upstream): "" (done) or Updating until readyAt,
+// or Degraded; config, the config version the machine runs. No hosted
+// cluster's Nodes are served here, so the model keeps them in memory.
+type node struct {
+	state   string
+	config  string
+	readyAt time.Time
+}
+
+// reconcileInPlaceReal runs the in-place upgrader (upgradeInPlace) for an
+// InPlace pool's MachineSet over its real Machines: a Machine takes part once
+// Cluster API reports it Running (status.phase), and boots the config its
+// MachineSet targets when the upgrader first sees it, as a new machine boots
+// the current user data.
+func (m *model) reconcileInPlaceReal(ctx context.Context, ns, name string) (time.Duration, error) {
+	ms := m.get(gvrMS, ns, name)
+	if ms == nil || ms.GetDeletionTimestamp() != nil || ms.GetLabels()[mdNameLabel] != "" {
+		return 0, nil
+	}
+	boot := firstNonEmpty(ms.GetAnnotations()[targetConfigAnn], ms.GetAnnotations()[currentConfigAnn])
+	var all []*machine
+	m.mu.Lock()
+	for _, u := range m.list(gvrMachine, ns) {
+		if u.GetLabels()[msNameLabel] != name || u.GetDeletionTimestamp() != nil {
+			continue
+		}
+		k := ns + "/" + u.GetName()
+		n := m.nodes[k]
+		if n == nil {
+			n = &node{config: boot}
+			m.nodes[k] = n
+		}
+		mc := &machine{u: u, name: u.GetName(), set: name, state: firstNonEmpty(n.state, str(u, "status", "phase")),
+			config: n.config, readyAt: n.readyAt, created: u.GetCreationTimestamp().Time}
+		all = append(all, mc)
+	}
+	m.mu.Unlock()
+	oldestFirst(all)
+	return m.upgradeInPlace(ctx, ms, all, func(mc *machine, data map[string]interface{}) error {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		n := m.nodes[ns+"/"+mc.name]
+		if n == nil {
+			return nil // deleted meanwhile
+		}
+		if s, ok := data["state"].(string); ok {
+			n.state = s
+			if s == "Running" {
+				n.state = "" // the machine's own phase again
+			}
+		}
+		if c, ok := data["config"].(string); ok {
+			n.config = c
+		}
+		if v, ok := data["readyAt"]; ok {
+			n.readyAt = time.Time{}
+			if s, ok := v.(string); ok {
+				n.readyAt, _ = time.Parse(timeFmt, s)
+			}
+		}
+		return nil
+	})
 }
