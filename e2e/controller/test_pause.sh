@@ -79,8 +79,17 @@ foreign_pause_never_lifted() {
   must set_annotations "$md1" "{\"$PAUSED_ANN\": \"true\"}" || return
   eventually "a pause put on a MachineDeployment: HyperShift deletes it" unpaused pause_state "$md1"
   s1=$(model_summary)
-  now_is "... the model's write, not the controller's (updates by others: the test's)" 1 \
-    others_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1"
+  if [ "${E_CAPI:-}" = 1 ]; then
+    # Cluster API writes the MachineDeployment's status too, so its updates
+    # cannot say who deleted the pause; HyperShift (the model) writes it only
+    # to delete a pause it finds there.
+    check "... the model's write, not the controller's (HyperShift wrote it)" eval '[ "$(jq -n \
+      --argjson a "$s0" --argjson b "$s1" --arg k "MachineDeployment $ns-hc1/np1" \
+      "(\$b.writes[\$k] // 0) - (\$a.writes[\$k] // 0)")" -ge 1 ]'
+  else
+    now_is "... the model's write, not the controller's (updates by others: the test's)" 1 \
+      others_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1"
+  fi
   # With the webhooks a Cluster carries our pause only while a release is
   # held (DESIGN.md 3.6).
   now_is "the other Cluster, restricted with nothing held, is not paused" unpaused pause_state "$c2"
