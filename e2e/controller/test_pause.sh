@@ -43,12 +43,14 @@ MACHINES_WAIT=10 ROLLOUT_WAIT=5 WAITING_N=4 PERMIT=300
 WH_NAME=hcp-e2e-pause-$$
 # counter NAME METRIC: a counter of controller NAME as an integer.
 counter() { local v; v=$(metric "$1" "$2"); echo "${v%.*}"; }
-# others_writes S0 S1 KEY: updates of KEY ("Kind ns/name") the model saw
-# between two summaries, less its own writes.
-others_writes() {
-  jq -n --argjson a "$1" --argjson b "$2" --arg k "$3" \
-    '(($b.observed[$k] // 0) - ($a.observed[$k] // 0)) - (($b.writes[$k] // 0) - ($a.writes[$k] // 0))'
+# model_writes S0 S1 KEY [FIELD]: updates of KEY ("Kind ns/name") between
+# two model summaries: the model's own writes (FIELD writes, the default) or
+# all it saw (observed).
+model_writes() {
+  jq -n --argjson a "$1" --argjson b "$2" --arg k "$3" --arg f "${4:-writes}" '($b[$f][$k] // 0) - ($a[$f][$k] // 0)'
 }
+# others_writes S0 S1 KEY: the updates it saw less its own writes.
+others_writes() { echo $(($(model_writes "$1" "$2" "$3" observed) - $(model_writes "$1" "$2" "$3"))); }
 
 # A pause without the controller's marker stays through a window. On the
 # Cluster it does not stop the control plane (HyperShift ignores it); on a
@@ -83,9 +85,8 @@ foreign_pause_never_lifted() {
     # Cluster API writes the MachineDeployment's status too, so its updates
     # cannot say who deleted the pause; HyperShift (the model) writes it only
     # to delete a pause it finds there.
-    check "... the model's write, not the controller's (HyperShift wrote it)" eval '[ "$(jq -n \
-      --argjson a "$s0" --argjson b "$s1" --arg k "MachineDeployment $ns-hc1/np1" \
-      "(\$b.writes[\$k] // 0) - (\$a.writes[\$k] // 0)")" -ge 1 ]'
+    check "... the model's write, not the controller's (HyperShift wrote it)" \
+      [ "$(model_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1")" -ge 1 ]
   else
     now_is "... the model's write, not the controller's (updates by others: the test's)" 1 \
       others_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1"
@@ -160,7 +161,7 @@ pause_stripped_reasserted() {
   sleep 3 # three simulated minutes, restricted, nothing requested
   r1=$(counter a hcp_controller_pause_reassertions_total) w1=$(counter a hcp_controller_writes_total)
   s1=$(model_summary)
-  echo "# figure: without the webhooks, 3 s restricted and waiting: the controller re-asserted the MachineDeployment's pause $((r1 - r0)) times ($((w1 - w0)) writes), HyperShift (the model) wrote it $(jq -n --argjson a "$s0" --argjson b "$s1" --arg k "MachineDeployment $ns-hc1/np1" '($b.writes[$k] // 0) - ($a.writes[$k] // 0)') times; now $(pause_state "$md")"
+  echo "# figure: without the webhooks, 3 s restricted and waiting: the controller re-asserted the MachineDeployment's pause $((r1 - r0)) times ($((w1 - w0)) writes), HyperShift (the model) wrote it $(model_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1") times; now $(pause_state "$md")"
   check "the pause HyperShift deletes is re-asserted" [ "$((r1 - r0))" -ge 1 ]
   check "PauseReasserted Events for the NodePool" [ "$(count_events "$ns" np1 PauseReasserted)" -ge 1 ]
   xfail "no write loop with HyperShift without the webhooks (at most 3 re-assertions in 3 s)" \
@@ -222,8 +223,8 @@ waiting_pool_not_paused() {
   must api PATCH "$(np_path "$ns" np1)" '{"spec": {"nodeDrainTimeout": "5m"}}' || return
   sleep 1.5
   s1=$(model_summary)
-  check "HyperShift wrote the MachineDeployment (deleting the pause)" [ "$(jq -n --argjson a "$s0" \
-    --argjson b "$s1" --arg k "MachineDeployment $ns-hc1/np1" '($b.writes[$k] // 0) - ($a.writes[$k] // 0)')" -ge 1 ]
+  check "HyperShift wrote the MachineDeployment (deleting the pause)" \
+    [ "$(model_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1")" -ge 1 ]
   now_is "the pause stays through HyperShift's reconcile" paused+marker pause_state "$md"
   now_is "no re-assertion needed" "$r0" counter a hcp_controller_pause_reassertions_total
   none_after a "no replacement starts more than 1 s after the close (model record)" 2026-03-07T00:04:00Z \

@@ -426,7 +426,6 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 	if own.name == "" {
 		return
 	}
-	md := own.name
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if own.kind == "MachineSet" && g == gvrMS {
@@ -438,9 +437,9 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 		// rollout to a template (its first, or a new one).
 		if k := "MachineSet " + obj(u); g == gvrMS && !deleted && !o.seen[k] {
 			o.seen[k] = true
-			o.m.rec.add(evMSCreated, "MachineDeployment", u.GetNamespace()+"/"+md, "", u.GetName(), "")
+			o.m.rec.add(evMSCreated, "MachineDeployment", u.GetNamespace()+"/"+own.name, "", u.GetName(), "")
 		}
-		o.scale(u.GetNamespace(), md)
+		o.scale(u.GetNamespace(), own.name)
 		return
 	}
 	o.machine(u, own, deleted || u.GetDeletionTimestamp() != nil)
@@ -450,9 +449,14 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 // MachineSet of an InPlace pool; label is the machines' label that names it.
 type owner struct{ kind, label, name string }
 
-// live lists the owner's machines not being deleted, from the informer's
-// cache, without the one given.
-func (o *observer) live(ns string, own owner, except string) []*unstructured.Unstructured {
+// rollingPeers lists the owner's machines not being deleted, from the
+// informer's cache, without the one given: those a machine may replace or be
+// replaced by. None for an InPlace pool's MachineSet, whose machines are
+// updated in place (a new one boots the new template).
+func (o *observer) rollingPeers(ns string, own owner, except string) []*unstructured.Unstructured {
+	if own.kind != "MachineDeployment" {
+		return nil
+	}
 	var out []*unstructured.Unstructured
 	for _, u := range o.m.list(gvrMachine, ns) {
 		if u.GetLabels()[own.label] == own.name && u.GetDeletionTimestamp() == nil && u.GetName() != except {
@@ -465,17 +469,14 @@ func (o *observer) live(ns string, own owner, except string) []*unstructured.Uns
 func (o *observer) machine(u *unstructured.Unstructured, own owner, deleting bool) {
 	k := obj(u)
 	ns := u.GetNamespace()
-	mdObj := ns + "/" + own.name
-	// An InPlace pool's MachineSet replaces nothing: its machines are
-	// updated in place, and a new one boots the new template.
-	rolls := own.kind == "MachineDeployment"
+	ownObj := ns + "/" + own.name
 	if !o.seen[k] {
 		o.seen[k] = true
 		t := machineTemplate(u)
 		o.tmplOf[k] = t
 		var old *unstructured.Unstructured
-		for _, l := range o.live(ns, own, u.GetName()) {
-			if rolls && machineTemplate(l) != t {
+		for _, l := range o.rollingPeers(ns, own, u.GetName()) {
+			if machineTemplate(l) != t {
 				old = l
 				break
 			}
@@ -485,16 +486,16 @@ func (o *observer) machine(u *unstructured.Unstructured, own owner, deleting boo
 		// the outdated user data; the ignition server refuses an expired
 		// token).
 		if why := o.m.bootstrapProblem(ns, str(u, "spec", "bootstrap", "dataSecretName")); why != "" {
-			o.m.rec.add(evBootstrapFailed, own.kind, mdObj, u.GetLabels()[msNameLabel], u.GetName(), why)
+			o.m.rec.add(evBootstrapFailed, own.kind, ownObj, u.GetLabels()[msNameLabel], u.GetName(), why)
 		}
 		switch {
 		case old != nil:
-			o.m.rec.add(evReplaceStart, own.kind, mdObj, old.GetName(), u.GetName(), u.GetLabels()[msNameLabel])
-		case o.remediate[mdObj] > 0:
-			o.remediate[mdObj]--
-			o.m.rec.add(evRemediation, own.kind, mdObj, "", u.GetName(), u.GetLabels()[msNameLabel])
+			o.m.rec.add(evReplaceStart, own.kind, ownObj, old.GetName(), u.GetName(), u.GetLabels()[msNameLabel])
+		case o.remediate[ownObj] > 0:
+			o.remediate[ownObj]--
+			o.m.rec.add(evRemediation, own.kind, ownObj, "", u.GetName(), u.GetLabels()[msNameLabel])
 		default:
-			o.m.rec.add(evMachineCreated, own.kind, mdObj, "", u.GetName(), u.GetLabels()[msNameLabel])
+			o.m.rec.add(evMachineCreated, own.kind, ownObj, "", u.GetName(), u.GetLabels()[msNameLabel])
 		}
 	}
 	if !deleting || o.gone[k] {
@@ -502,20 +503,20 @@ func (o *observer) machine(u *unstructured.Unstructured, own owner, deleting boo
 	}
 	o.gone[k] = true
 	t := o.tmplOf[k]
-	for _, l := range o.live(ns, own, u.GetName()) {
-		if rolls && machineTemplate(l) != t && l.GetCreationTimestamp().After(u.GetCreationTimestamp().Time) {
-			o.m.rec.add(evReplaceDone, own.kind, mdObj, u.GetName(), l.GetName(), "")
+	for _, l := range o.rollingPeers(ns, own, u.GetName()) {
+		if machineTemplate(l) != t && l.GetCreationTimestamp().After(u.GetCreationTimestamp().Time) {
+			o.m.rec.add(evReplaceDone, own.kind, ownObj, u.GetName(), l.GetName(), "")
 			return
 		}
 	}
 	// Remediation: the MachineHealthCheck marked it (HealthCheckSucceeded
 	// False) and its owner is remediating it (OwnerRemediated).
 	if condStatus(u, "HealthCheckSucceeded") == "False" || condStatus(u, "OwnerRemediated") != "" {
-		o.remediate[mdObj]++
-		o.m.rec.add(evMachineDeleted, own.kind, mdObj, u.GetName(), "", "remediation")
+		o.remediate[ownObj]++
+		o.m.rec.add(evMachineDeleted, own.kind, ownObj, u.GetName(), "", "remediation")
 		return
 	}
-	o.m.rec.add(evMachineDeleted, own.kind, mdObj, u.GetName(), "", u.GetLabels()[msNameLabel])
+	o.m.rec.add(evMachineDeleted, own.kind, ownObj, u.GetName(), "", u.GetLabels()[msNameLabel])
 }
 
 // scaleSet records a new spec.replicas of an InPlace pool's MachineSet.
