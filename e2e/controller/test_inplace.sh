@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# End-to-end: an InPlace NodePool held while restricted, with the HyperShift /
-# Cluster API behaviour model (e2e/model) beside the controller and the
-# chart's webhook selection (objectSelector on the opted-in label, which the
-# controller puts on the pool's MachineSet; failurePolicy Fail).
+# End-to-end: an InPlace NodePool held while restricted, with the HyperShift
+# behaviour model (e2e/model) beside the controller, Cluster API's own
+# controllers (instance "capi", e2e/capi/capi.mk; the model plays the
+# in-place upgrader over their Machines), and the chart's webhook selection
+# (objectSelector on the opted-in label, which the controller puts on the
+# pool's MachineSet; failurePolicy Fail).
+#
+# Cluster API gives a stand-alone MachineSet's machines no UpToDate
+# condition, so its status.upToDateReplicas stays 0 while machines run: the
+# pool merely waits, its MachineSet unpaused, however that count reads.
 #
 # HyperShift starts an in-place update by writing the MachineSet annotation
 # hypershift.openshift.io/nodePoolTargetConfigVersion, in the same write as
@@ -68,13 +74,18 @@ t0=$(now_us)
 check "while held, a scale from 3 to 4 reaches Cluster API" wait_for 5 model_machines "$HCP_NS/ip" 4
 echo "# figure: InPlace pool held: NodePool scale 3 -> 4 to the machine created in $((($(now_us) - t0) / 1000)) ms"
 check_eq "still unpaused" unpaused "$(pause_state "$MS")"
-w0=$(model_summary | jq -r --arg k "MachineSet $HCP_NS/ip" '.observed[$k] // 0')
+s0=$(model_summary)
 c0=$(metric c hcp_controller_writes_total)
 sleep 10 # 100 simulated minutes restricted with the change held
-w1=$(model_summary | jq -r --arg k "MachineSet $HCP_NS/ip" '.observed[$k] // 0')
+s1=$(model_summary)
 c1=$(metric c hcp_controller_writes_total)
-echo "# figure: InPlace pool held for 100 simulated minutes: the MachineSet changed $((w1 - w0)) times, the controller wrote $((${c1%.*} - ${c0%.*})) objects"
-in_range "no write loop on the MachineSet while held" "$((w1 - w0))" 0 3
+# A write loop is HyperShift and the controller writing in turn. Beside
+# Cluster API's own controllers the MachineSet also changes with their
+# status writes as the new machine comes up, which are no loop.
+hs=$(model_writes "$s0" "$s1" "MachineSet $HCP_NS/ip")
+cw=$((${c1%.*} - ${c0%.*}))
+echo "# figure: InPlace pool held for 100 simulated minutes: the MachineSet changed $(model_writes "$s0" "$s1" "MachineSet $HCP_NS/ip" observed) times, $hs of them by the model, the controller wrote $cw objects"
+in_range "no write loop on the MachineSet while held (the model's and the controller's writes)" "$((hs + cw))" 0 3
 check_eq "no in-place update started outside the window" 0 "$(model_count inplace-update-start "$HCP_NS/ip")"
 
 # ---- the window opens: the in-place update starts -----------------------------------

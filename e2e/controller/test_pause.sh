@@ -43,13 +43,8 @@ MACHINES_WAIT=10 ROLLOUT_WAIT=5 WAITING_N=4 PERMIT=300
 WH_NAME=hcp-e2e-pause-$$
 # counter NAME METRIC: a counter of controller NAME as an integer.
 counter() { local v; v=$(metric "$1" "$2"); echo "${v%.*}"; }
-# model_writes S0 S1 KEY [FIELD]: updates of KEY ("Kind ns/name") between
-# two model summaries: the model's own writes (FIELD writes, the default) or
-# all it saw (observed).
-model_writes() {
-  jq -n --argjson a "$1" --argjson b "$2" --arg k "$3" --arg f "${4:-writes}" '($b[$f][$k] // 0) - ($a[$f][$k] // 0)'
-}
-# others_writes S0 S1 KEY: the updates it saw less its own writes.
+# others_writes S0 S1 KEY: the updates the model saw less its own writes
+# (model_writes, e2e/model/lib.sh).
 others_writes() { echo $(($(model_writes "$1" "$2" "$3" observed) - $(model_writes "$1" "$2" "$3"))); }
 
 # A pause without the controller's marker stays through a window. On the

@@ -516,9 +516,15 @@ func (m *model) reconcileMachineSet(ctx context.Context, ns, name string) (time.
 				r++
 			}
 		}
-		if integer(ms, -1, "status", "replicas") != int64(len(all)) || integer(ms, -1, "status", "readyReplicas") != r {
+		// A stand-alone MachineSet's machines get no UpToDate condition
+		// (core/reconcilers/machine/machine_controller_status.go,
+		// setUpToDateCondition), so its status.upToDateReplicas, which
+		// counts them (machineset_controller_status.go, setReplicas), is 0
+		// however many machines run.
+		if integer(ms, -1, "status", "replicas") != int64(len(all)) || integer(ms, -1, "status", "readyReplicas") != r ||
+			integer(ms, -1, "status", "upToDateReplicas") != 0 {
 			if err := m.patch(ctx, gvrMS, "MachineSet", ns, name, map[string]interface{}{"status": map[string]interface{}{
-				"replicas": int64(len(all)), "readyReplicas": r, "availableReplicas": r}}, "status"); err != nil {
+				"replicas": int64(len(all)), "readyReplicas": r, "availableReplicas": r, "upToDateReplicas": 0}}, "status"); err != nil {
 				return 0, err
 			}
 		}

@@ -73,6 +73,13 @@ model_alive() { [ -n "$MODEL_PID" ] && kill -0 "$MODEL_PID" 2>/dev/null; }
 model_records() { curl -sf --max-time 5 "http://127.0.0.1:$MODEL_PORT/records"; }
 # model_summary: counts per event and object, writes per object (JSON).
 model_summary() { curl -sf --max-time 5 "http://127.0.0.1:$MODEL_PORT/summary"; }
+# model_writes S0 S1 KEY [FIELD]: updates of KEY ("Kind ns/name") between
+# two model summaries: the model's own writes (FIELD writes, the default) or
+# all it saw (observed: beside Cluster API's own controllers, their status
+# writes too).
+model_writes() {
+  jq -n --argjson a "$1" --argjson b "$2" --arg k "$3" --arg f "${4:-writes}" '($b[$f][$k] // 0) - ($a[$f][$k] // 0)'
+}
 # model_count EVENT OBJECT: records of EVENT about OBJECT ("ns/name"); the
 # object is the HostedCluster for control-plane events, the
 # MachineDeployment or MachineSet (control-plane namespace) for machines.

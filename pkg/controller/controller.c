@@ -153,7 +153,7 @@ int ctl_state_init(ctl_controller_t *c, size_t nbuckets)
         kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
         kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
         kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
-        kube_cache_init(&c->mss, &ctl_machines_ops, c) ||
+        kube_cache_init(&c->mss, &ctl_machinesets_ops, c) ||
         kube_cache_init(&c->companions, &ctl_companion_ops, c) ||
         kube_cache_init(&c->cms, &ctl_cm_ops, c))
         return HCP_ENOMEM;

@@ -358,6 +358,14 @@ static int extract_capi(const json_t *obj, kube_intern *s, void **out, void *ud)
     return extract(DECIDE_CLUSTER, obj, out);
 }
 
+/* A MachineSet's replica counts are no rollout (decide_capi_t.updated). */
+static int extract_ms(const json_t *obj, kube_intern *s, void **out, void *ud)
+{
+    (void)s;
+    (void)ud;
+    return extract(DECIDE_MS, obj, out);
+}
+
 static void release_hc(void *d, kube_intern *s, void *ud)
 {
     (void)s;
@@ -405,6 +413,8 @@ const kube_cache_ops ctl_cluster_ops = {extract_capi, release_capi, cluster_add,
                                         cluster_delete};
 const kube_cache_ops ctl_machines_ops = {extract_capi, release_capi, machines_add,
                                          machines_update, machines_delete};
+const kube_cache_ops ctl_machinesets_ops = {extract_ms, release_capi, machines_add,
+                                            machines_update, machines_delete};
 const kube_cache_ops ctl_companion_ops = {extract_companion, release_companion, companion_add,
                                           companion_update, companion_delete};
 

@@ -249,7 +249,7 @@ void ctl_cm_absent(ctl_controller_t *c, record_t *r);
 
 /* handlers.c */
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
-    ctl_machines_ops, ctl_companion_ops;
+    ctl_machines_ops, ctl_machinesets_ops, ctl_companion_ops;
 void ctl_enqueue_all(ctl_controller_t *c);
 
 

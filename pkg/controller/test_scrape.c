@@ -271,6 +271,37 @@ static void test_calendar_feed(void **state)
     ev_loop_destroy(loop);
 }
 
+/* An InPlace pool's MachineSet as Cluster API v1.14 serves it: a
+ * stand-alone MachineSet's machines get no UpToDate condition, so
+ * status.upToDateReplicas stays 0 however many run. The MachineSet cache
+ * reads no rollout from its counts: the pool has no pending change, while a
+ * MachineDeployment with the same counts would have machines to replace. */
+static void test_scrape_inplace_machineset_counts(void **state)
+{
+    (void)state;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    ctl_controller_t *c = controller(loop, tu_at("2026-03-04T12:00:00Z"));
+    static const char *counts = "\"spec\":{\"replicas\":4},"
+                                "\"status\":{\"replicas\":4,\"readyReplicas\":3,\"upToDateReplicas\":0}}";
+    char doc[512];
+    apply(&c->nps, "{" META("NodePool", "clusters", "ip") ",\"annotations\":{"
+                   "\"changemanagement.hypershift.openshift.io/strategy\":\"Restrictive\"}},"
+                   "\"spec\":{\"clusterName\":\"b\",\"management\":{\"upgradeType\":\"InPlace\"}}}");
+    apply(&c->nps, "{" META("NodePool", "clusters", "rp") ",\"annotations\":{"
+                   "\"changemanagement.hypershift.openshift.io/strategy\":\"Restrictive\"}},"
+                   "\"spec\":{\"clusterName\":\"b\"}}");
+    snprintf(doc, sizeof doc, "{" META("MachineSet", "clusters-b", "ip") "},%s", counts);
+    apply(&c->mss, doc);
+    snprintf(doc, sizeof doc, "{" META("MachineDeployment", "clusters-b", "rp") "},%s", counts);
+    apply(&c->mds, doc);
+    seen_t s = {0};
+    ctl_foreach_object_metrics(c, take, &s);
+    assert_int_equal(find(&s, "ip")->change_pending, 0);
+    assert_int_equal(find(&s, "rp")->change_pending, 2);
+    ctl_stop(c);
+    ev_loop_destroy(loop);
+}
+
 int main(void)
 {
     log_setup(false, 0);
@@ -279,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_scrape_matches_reconcile_plan),
         cmocka_unit_test(test_scrape_reuses_current_reconcile),
         cmocka_unit_test(test_calendar_feed),
+        cmocka_unit_test(test_scrape_inplace_machineset_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

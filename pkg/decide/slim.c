@@ -434,7 +434,7 @@ static int64_t int_or(const json_t *obj, const char *path, int64_t dflt)
     return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
-decide_capi_t *decide_capi_extract(const json_t *obj)
+decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
 {
     decide_capi_t *c = calloc(1, sizeof(*c));
     if (!c)
@@ -466,12 +466,24 @@ decide_capi_t *decide_capi_extract(const json_t *obj)
      * setReplicas). v1beta2 status.upToDateReplicas counts machines whose
      * UpToDate condition is True, which a new machine gets only after it
      * exists: it lags during creation and scale-up, so it is read only
-     * where the other is not served. */
-    c->updated = int_or(obj, "status.updatedReplicas", -1);
-    if (c->updated < 0)
-        c->updated = int_or(obj, "status.deprecated.v1beta1.updatedReplicas", -1);
-    if (c->updated < 0)
-        c->updated = int_or(obj, "status.upToDateReplicas", -1);
+     * where the other is not served.
+     *
+     * A MachineSet has no such count. HyperShift's InPlace MachineSet is a
+     * stand-alone one, whose machines Cluster API never gives an UpToDate
+     * condition (core/reconcilers/machine/machine_controller_status.go,
+     * setUpToDateCondition: "ms == nil || md == nil" returns), so its
+     * status.upToDateReplicas stays 0 (core/reconcilers/machineset/
+     * machineset_controller_status.go, setReplicas) and reading it would
+     * make every InPlace pool look mid-rollout; its rollout is the
+     * target config version alone (below). */
+    c->updated = -1;
+    if (kind != DECIDE_MS) {
+        c->updated = int_or(obj, "status.updatedReplicas", -1);
+        if (c->updated < 0)
+            c->updated = int_or(obj, "status.deprecated.v1beta1.updatedReplicas", -1);
+        if (c->updated < 0)
+            c->updated = int_or(obj, "status.upToDateReplicas", -1);
+    }
     c->existing = int_or(obj, "status.replicas", -1);
     /* Machines in a MachineSet other than the newest: a Replace rollout.
      * A scale-up adds machines to the newest, so it is not one. */
@@ -572,7 +584,7 @@ void *decide_view_extract(decide_kind_t kind, const json_t *obj)
         v = np;
         m = np ? &np->m : NULL;
     } else {
-        return decide_capi_extract(obj);
+        return decide_capi_extract(kind, obj);
     }
     if (m && decide_managed_compact(m) == 0)
         return v;

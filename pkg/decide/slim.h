@@ -183,7 +183,7 @@ typedef struct decide_capi {
                                status.updatedReplicas, v1beta2
                                status.deprecated.v1beta1.updatedReplicas
                                (else status.upToDateReplicas); -1 when
-                               absent */
+                               absent, and always for a MachineSet */
     int64_t existing;       /* status.replicas: machines that exist, of any
                                template; -1 when absent */
     bool rolling;           /* mid-rollout: machines on an older template
@@ -239,7 +239,9 @@ void decide_hc_free(decide_hc_t *hc);
 decide_np_t *decide_np_extract(const json_t *obj);
 void decide_np_free(decide_np_t *np);
 
-decide_capi_t *decide_capi_extract(const json_t *obj);
+/* kind is DECIDE_CLUSTER, DECIDE_MD or DECIDE_MS: a MachineSet's replica
+ * counts say nothing of a rollout (decide_capi_t.updated). */
+decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj);
 void decide_capi_free(decide_capi_t *c);
 
 /* Pending changes (DESIGN.md 3.5): for a HostedCluster also a held request

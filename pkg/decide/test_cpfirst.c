@@ -134,7 +134,7 @@ static void add(fake_t *f, decide_kind_t kind, const char *name, const char *tex
     f->name[f->n] = name;
     f->data[f->n] = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
                     : kind == DECIDE_NP ? (void *)decide_np_extract(j)
-                                        : (void *)decide_capi_extract(j);
+                                        : (void *)decide_capi_extract(kind, j);
     assert_non_null(f->data[f->n]);
     f->n++;
     json_decref(j);

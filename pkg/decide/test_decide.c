@@ -188,7 +188,7 @@ static void test_extract_nodepool_and_capi(void **state)
             "\"hypershift.openshift.io/nodePool\":\"clusters/np1\","
             "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\"}},"
             "\"spec\":{\"replicas\":3},\"status\":{\"upToDateReplicas\":1}}");
-    decide_capi_t *md = decide_capi_extract(obj);
+    decide_capi_t *md = decide_capi_extract(DECIDE_MD, obj);
     assert_true(md->paused);
     assert_true(md->marker);
     assert_string_equal(md->nodepool, "clusters/np1");
@@ -201,7 +201,7 @@ static void test_extract_nodepool_and_capi(void **state)
     /* Scaling up (3 -> 5) with every existing machine on the current
      * template is not a pending change; machines of an older template are. */
     obj = tu_doc("{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}");
-    md = decide_capi_extract(obj);
+    md = decide_capi_extract(DECIDE_MD, obj);
     assert_int_equal(md->existing, 3);
     assert_false(decide_np_pending(np, md));
     md->existing = 4; /* a surge machine of the new template, three old ones */
@@ -213,10 +213,22 @@ static void test_extract_nodepool_and_capi(void **state)
     decide_capi_free(md);
     json_decref(obj);
 
+    /* An InPlace pool's MachineSet: its replica counts are no rollout
+     * (upToDateReplicas stays 0 on a stand-alone MachineSet), so a pool
+     * merely scaling or waiting has no pending change. */
+    obj = tu_doc("{\"spec\":{\"replicas\":4},\"status\":{\"replicas\":3,\"upToDateReplicas\":0}}");
+    md = decide_capi_extract(DECIDE_MS, obj);
+    assert_int_equal(md->updated, -1);
+    assert_int_equal(md->existing, 3);
+    assert_false(md->rolling);
+    assert_false(decide_np_pending(np, md));
+    decide_capi_free(md);
+    json_decref(obj);
+
     /* A marker with another value is not ours. */
     obj = tu_doc("{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/"
             "paused-by\":\"someone-else\"}},\"status\":{\"updatedReplicas\":2},\"spec\":{}}");
-    md = decide_capi_extract(obj);
+    md = decide_capi_extract(DECIDE_MD, obj);
     assert_false(md->marker);
     assert_false(md->paused);
     assert_int_equal(md->replicas, -1);
@@ -539,36 +551,47 @@ static void test_extract_rolling(void **state)
 {
     (void)state;
     static const struct {
+        decide_kind_t kind;
         const char *json;
         bool rolling;
     } cases[] = {
-        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":4,\"updatedReplicas\":1}}", true},
-        {"{\"status\":{\"replicas\":3,\"upToDateReplicas\":0}}", true},
-        {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}", false},
-        {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":5,\"upToDateReplicas\":3}}", true},
+        {DECIDE_MD, "{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":4,\"updatedReplicas\":1}}", true},
+        {DECIDE_MD, "{\"status\":{\"replicas\":3,\"upToDateReplicas\":0}}", true},
+        {DECIDE_MD, "{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":3,\"updatedReplicas\":3}}", false},
+        {DECIDE_MD, "{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":5,\"upToDateReplicas\":3}}", true},
         /* v1beta2 as Cluster API v1.14 serves it: the newest MachineSet's
          * machines under status.deprecated.v1beta1.updatedReplicas, which
          * upToDateReplicas lags while new machines come up. */
-        {"{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":5,\"upToDateReplicas\":3,"
+        {DECIDE_MD, "{\"spec\":{\"replicas\":5},\"status\":{\"replicas\":5,\"upToDateReplicas\":3,"
          "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":5}}}}", false},
-        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,\"upToDateReplicas\":0,"
+        {DECIDE_MD, "{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,\"upToDateReplicas\":0,"
          "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":3}}}}", false},
-        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":4,\"upToDateReplicas\":4,"
+        {DECIDE_MD, "{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":4,\"upToDateReplicas\":4,"
          "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":1}}}}", true},
-        {"{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,\"upToDateReplicas\":3,"
+        {DECIDE_MD, "{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,\"upToDateReplicas\":3,"
          "\"deprecated\":{\"v1beta1\":{\"updatedReplicas\":0}}}}", true},
-        {"{\"spec\":{\"replicas\":3}}", false},
-        {"{\"status\":{\"replicas\":\"3\",\"updatedReplicas\":1}}", false},
-        {"{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
+        {DECIDE_MD, "{\"spec\":{\"replicas\":3}}", false},
+        {DECIDE_MD, "{\"status\":{\"replicas\":\"3\",\"updatedReplicas\":1}}", false},
+        {DECIDE_MS, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
          "\"b\",\"hypershift.openshift.io/nodePoolCurrentConfigVersion\":\"a\"}}}", true},
-        {"{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
+        {DECIDE_MS, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
          "\"a\",\"hypershift.openshift.io/nodePoolCurrentConfigVersion\":\"a\"}}}", false},
-        {"{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
+        {DECIDE_MS, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
          "\"a\"}}}", false},
+        /* HyperShift's InPlace MachineSet as Cluster API v1.14 serves it:
+         * a stand-alone MachineSet's machines get no UpToDate condition,
+         * so upToDateReplicas stays 0; scaling is no rollout either. */
+        {DECIDE_MS, "{\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,\"upToDateReplicas\":0}}",
+         false},
+        {DECIDE_MS, "{\"spec\":{\"replicas\":4},\"status\":{\"replicas\":4,\"upToDateReplicas\":0,"
+         "\"readyReplicas\":3}}", false},
+        {DECIDE_MS, "{\"metadata\":{\"annotations\":{\"hypershift.openshift.io/nodePoolTargetConfigVersion\":"
+         "\"b\",\"hypershift.openshift.io/nodePoolCurrentConfigVersion\":\"a\"}},"
+         "\"status\":{\"replicas\":3,\"upToDateReplicas\":0}}", true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *obj = tu_doc(cases[i].json);
-        decide_capi_t *c = decide_capi_extract(obj);
+        decide_capi_t *c = decide_capi_extract(cases[i].kind, obj);
         assert_non_null(c);
         if (c->rolling != cases[i].rolling)
             fail_msg("case %zu (%s): rolling %d, want %d", i, cases[i].json, c->rolling,

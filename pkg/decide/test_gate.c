@@ -171,7 +171,7 @@ static void add(fake_t *f, decide_kind_t kind, const char *name, const char *tex
     f->name[f->n] = name;
     f->data[f->n] = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
                     : kind == DECIDE_NP ? (void *)decide_np_extract(j)
-                                        : (void *)decide_capi_extract(j);
+                                        : (void *)decide_capi_extract(kind, j);
     assert_non_null(f->data[f->n]);
     f->n++;
     json_decref(j);
@@ -366,7 +366,7 @@ static void test_gate_nodepool(void **state)
                   "\"clusters/np1\",\"changemanagement.hypershift.openshift.io/held-template\":"
                   "\"version 4.17.1\"}},\"spec\":{\"replicas\":2},"
                   "\"status\":{\"replicas\":3,\"updatedReplicas\":2}}");
-    f.data[3] = decide_capi_extract(j);
+    f.data[3] = decide_capi_extract(DECIDE_MD, j);
     json_decref(j);
     plan(&f, DECIDE_NP, "np1", tu_at("2026-03-07T01:00:00Z"), &p);
     assert_false(p.d.gate.applies);

@@ -111,7 +111,7 @@ static void *from_json(decide_kind_t kind, const char *text)
     json_t *j = tu_doc(text);
     void *d = kind == DECIDE_HC   ? (void *)decide_hc_extract(j)
               : kind == DECIDE_NP ? (void *)decide_np_extract(j)
-                                  : (void *)decide_capi_extract(j);
+                                  : (void *)decide_capi_extract(kind, j);
     json_decref(j);
     assert_non_null(d);
     return d;
