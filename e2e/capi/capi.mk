@@ -17,7 +17,7 @@ CAPI_E2E_TESTS := e2e/capi/test_capi.sh
 CAPI_E2E_CONTROLLER_TESTS := e2e/controller/test_windows.sh e2e/controller/test_minleft.sh \
 	e2e/controller/test_gate.sh e2e/controller/test_backstop.sh e2e/controller/test_holds.sh \
 	e2e/controller/test_pause.sh e2e/controller/test_inplace.sh e2e/controller/test_nodepool_hold.sh \
-	e2e/controller/test_cp_first.sh
+	e2e/controller/test_cp_first.sh e2e/controller/test_hc_fields.sh
 # The controller binary the suite runs (another build, e.g. one without a
 # change, to see a check fail); CAPI_E2E_SCENARIOS (the environment) narrows
 # the suite to some of its scenarios (test_capi.sh).
