@@ -150,24 +150,11 @@ check_contains "the pool's ChangesPending names the held change" "The held chang
 SCENARIO=window
 both_started() { [ "$(model_count replacement-start "$HCP_NS/rp")" -ge 1 ] && [ "$(model_count inplace-update-start "$HCP_NS/ip")" -ge 1 ]; }
 check "the window opens: both rollouts start" wait_for "$START_WAIT" both_started
-# The boundary's real instant on the controller's clock.
-b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
-  'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
 # rp's rollout as HyperShift's template write sets it going (Cluster API's
-# MachineDeployment controller makes the new MachineSet: rp's last
-# machineset-created, its first being the pool's own), then its first
+# MachineDeployment controller makes the new MachineSet), then its first
 # replacement (a Machine of that MachineSet).
-for ev in "machineset-created $HCP_NS/rp" "replacement-start $HCP_NS/rp" "inplace-update-start $HCP_NS/ip"; do
-  first=$(model_records | jq -cs --arg e "${ev% *}" --arg o "${ev#* }" '[.[] | select(.event == $e and .object == $o)] | sort_by(.at) |
-    if $e == "machineset-created" then .[-1] else .[0] end')
-  at=$(jq -r .at <<<"$first") real=$(jq -r .real <<<"$first")
-  lag=$(awk -v r="$(date -u -d "$real" +%s.%N 2>/dev/null || echo 0)" -v b="$b" 'BEGIN { printf "%.3f", r - b }')
-  echo "# figure: window open -> first ${ev% *} of ${ev#* }: $lag s real (simulated $at; boundary on the controller's clock, load average $(cut -d' ' -f1 /proc/loadavg))"
-  check "${ev#* }: not before the window (simulated $at)" eval '[[ $(epoch "$at") -ge $(epoch "$OPEN") ]]'
-  tol=1
-  [ "${ev% *}" = replacement-start ] && tol=$START_TOL
-  in_range "${ev#* }: ${ev% *} within $tol s (real) of the window opening" "$lag" 0 "$tol"
-done
+check_rollout_starts window 1 "$START_TOL" "machineset-created $HCP_NS/rp" "replacement-start $HCP_NS/rp" \
+  "inplace-update-start $HCP_NS/ip"
 rp_ip_rolled() {
   [ "$(np_get rp .status.version)" = 4.17.1 ] && [ "$(np_get ip .status.version)" = 4.17.1 ]
 }

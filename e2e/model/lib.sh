@@ -80,6 +80,30 @@ model_summary() { curl -sf --max-time 5 "http://127.0.0.1:$MODEL_PORT/summary"; 
 model_writes() {
   jq -n --argjson a "$1" --argjson b "$2" --arg k "$3" --arg f "${4:-writes}" '($b[$f][$k] // 0) - ($a[$f][$k] // 0)'
 }
+# check_rollout_starts WHAT TOL START_TOL EVENT-OBJECT...: for each "EVENT
+# ns/pool", the model's first record of it (of machineset-created the
+# pool's last: its first is the pool's own MachineSet) is not before $OPEN
+# and within TOL real seconds of it on controller a's clock ($SIM0 at
+# CTL_T0[a]); within START_TOL for a replacement-start, whose Machine
+# Cluster API's own MachineSet controller makes two to three seconds after
+# its MachineSet. WHAT names the boundary in the lines.
+check_rollout_starts() {
+  local what=$1 tol=$2 start_tol=$3 b ev first at real lag t
+  shift 3
+  b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
+    'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
+  for ev in "$@"; do
+    first=$(model_records | jq -cs --arg e "${ev% *}" --arg o "${ev#* }" '[.[] | select(.event == $e and .object == $o)] |
+      sort_by(.at) | if $e == "machineset-created" then .[-1] else .[0] end')
+    at=$(jq -r .at <<<"$first") real=$(jq -r .real <<<"$first")
+    lag=$(awk -v r="$(date -u -d "$real" +%s.%N 2>/dev/null || echo 0)" -v b="$b" 'BEGIN { printf "%.3f", r - b }')
+    echo "# figure: $what open -> first ${ev% *} of ${ev#* }: $lag s real (simulated $at; boundary on the controller's clock, load average $(cut -d' ' -f1 /proc/loadavg))"
+    check "${ev#* }: not before the $what (simulated $at)" eval '[[ $(epoch "$at") -ge $(epoch "$OPEN") ]]'
+    t=$tol
+    [ "${ev% *}" = replacement-start ] && t=$start_tol
+    in_range "${ev#* }: ${ev% *} within $t s (real) of the $what opening" "$lag" 0 "$t"
+  done
+}
 # model_count EVENT OBJECT: records of EVENT about OBJECT ("ns/name"); the
 # object is the HostedCluster for control-plane events, the
 # MachineDeployment or MachineSet (control-plane namespace) for machines.
