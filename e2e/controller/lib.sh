@@ -197,7 +197,7 @@ webhook_scenario_cleanup() {
   fi
   [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
     <"$CTL_NSFILE" >/dev/null 2>&1
-  rm -rf "$CTL_TMP"
+  if [ "${CTL_KEEP_LOGS:-}" ]; then echo "# controller logs kept in $CTL_TMP"; else rm -rf "$CTL_TMP"; fi
 }
 
 # webhook_scenario_begin: cleanup on exit, the cluster's environment and the

@@ -75,7 +75,7 @@ holds_webhook_config "$WPORT" "$NS" "$HCP_NS" |
     .objectSelector = {matchLabels: {"changemanagement.hypershift.openshift.io/opted-in": "true"}} else . end)' |
   if [ "${HC_FIELDS_HOLD:-1}" = 0 ]; then jq -c '.webhooks |= map(select(.clientConfig.url | endswith("/hold/hostedclusters") | not))'; else cat; fi |
   k apply -f - >/dev/null || not_ok "webhook configuration"
-model_scenario_start a --replacement-duration 10m
+model_scenario_start a --replacement-duration 10m --workers "$HS_WORKERS"
 mk_pool p1 Replace 2 weekend
 mk_pool p2 InPlace 2 late
 mk_pool q1 Replace 2 late b

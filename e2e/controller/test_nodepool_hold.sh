@@ -67,7 +67,7 @@ mk_hc "$NS" a policy=weekend || not_ok "HostedCluster"
 # The pools' requests here are about windows: the control plane has
 # completed the releases they ask for (hc_completed).
 hc_completed "$NS" a "$REL1" || not_ok "HostedCluster history"
-model_scenario_start a --replacement-duration 10m --token-ttl "$TTL"
+model_scenario_start a --replacement-duration 10m --token-ttl "$TTL" --workers "$HS_WORKERS"
 mk_pool rp Replace 3 weekend a true
 mk_pool ip InPlace 3
 mk_pool cf Replace 3

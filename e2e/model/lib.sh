@@ -26,6 +26,14 @@ model_scenario_start() {
   }
 }
 
+# Reconciles HyperShift runs at once per controller: its NodePool controller
+# has MaxConcurrentReconciles 10 (hypershift-operator/controllers/nodepool/
+# nodepool_controller.go, SetupWithManager). A suite that times several
+# pools' starts at one boundary runs the model with --workers "$HS_WORKERS",
+# so that a pool's start does not wait behind the others' reconciles, as it
+# would not on a management cluster.
+HS_WORKERS=10
+
 # model_start NS START SCALE [ANCHOR-US [FLAGS...]]: runs the model for
 # namespace NS with the simulated clock reading START (RFC 3339) at the real
 # instant ANCHOR-US (microseconds since the epoch, as now_us prints; default
