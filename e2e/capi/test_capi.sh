@@ -96,14 +96,6 @@ mk_hc_real() {
       spec: {release: {image: "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"},
              infraID: ($n + "-infra"), platform: {type: "None"}}}')" application/json >/dev/null
 }
-# real_s RFC3339: the real instant (epoch seconds) controller a's clock reads it.
-real_s() {
-  awk -v b="$(epoch "$1")" -v s="${CTL_SIM0[a]}" -v t0="${CTL_T0[a]}" -v k="${CTL_SCALE[a]}" \
-    'BEGIN { printf "%.3f", t0 / 1e6 + (b - s) / k }'
-}
-# last_real EVENT OBJECT: the real time of the last record (first_real, of
-# e2e/controller/lib.sh, the first).
-last_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[-1] // ""'; }
 # unheld_np: changes the controller counted as having got past its holds.
 unheld_np() { metric a 'change_management_unheld_changes_total\{kind="NodePool",system="worker-nodes"\}'; }
 # at_rel1 NS NAME: the HostedCluster's control plane runs 4.17.1, completed
@@ -284,8 +276,8 @@ capi_holds() {
   SCENARIO=window-open
   tl_start "$ns" "$hcp" np1 np1
   starts_at a "the first machine replacement (real Cluster API)" "$OPEN" "$TOL_ROLLOUT" replacement-start "$obj"
-  tl_report "$(real_s "$OPEN")" np1 np1 "$obj" "$(first_real replacement-start "$obj")"
-  echo "# figure: real Cluster API: window open -> first replacement started (Machine created) in $(awk -v a="$(secs "$(first_real replacement-start "$obj")")" -v b="$(real_s "$OPEN")" 'BEGIN { printf "%d\n", (a - b) * 1000 }' | tee -a "$LAT_FILE") ms"
+  tl_report "$(ctl_real_at a "$OPEN")" np1 np1 "$obj" "$(first_real replacement-start "$obj")"
+  echo "# figure: real Cluster API: window open -> first replacement started (Machine created) in $(awk -v a="$(secs "$(first_real replacement-start "$obj")")" -v b="$(ctl_real_at a "$OPEN")" 'BEGIN { printf "%d\n", (a - b) * 1000 }' | tee -a "$LAT_FILE") ms"
   now_is "the held request goes through: HyperShift writes the new template" 4.17.1 md_version "$md"
 
   # ---- 4. the window closes during the rollout --------------------------------
@@ -438,7 +430,7 @@ capi_boundaries() {
     echo "# figure: real Cluster API, day $i: the controller's writes from the request to the open ($(((open - B_DUR_S - (open - 86400)) / 3600)) h simulated): $((${w1%.*} - ${w0%.*})): $(writes_by_what "$l0" "$l1")"
     starts_at a "the first replacement after the open" "$(rfc3339 "$open")" "$TOL_ROLLOUT" replacement-start "$obj" "$n0"
     first=$(model_nth replacement-start "$obj" $((n0 + 1)))
-    tl_report "$(real_s "$(rfc3339 "$open")")" np3 np3 "$obj" "$(model_records | jq -rs --arg o "$obj" --arg at "$first" \
+    tl_report "$(ctl_real_at a "$(rfc3339 "$open")")" np3 np3 "$obj" "$(model_records | jq -rs --arg o "$obj" --arg at "$first" \
       '[.[] | select(.event == "replacement-start" and .object == $o and .at == $at) | .real] | .[0] // ""')"
     [ -n "$first" ] && lat=$(awk -v a="$(secs "$first")" -v b="$open" -v k="$B_SCALE" 'BEGIN { printf "%d", (a - b) / k * 1000 }') &&
       echo "$lat" >>"$LAT_FILE" && echo "# figure: real Cluster API, day $i: window open -> first replacement (Machine created) $lat ms"

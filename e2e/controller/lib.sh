@@ -314,6 +314,8 @@ committed_machines() {
 # first_real EVENT OBJECT: the real time of the model's first record of
 # EVENT about OBJECT (empty when none; needs e2e/model/lib.sh).
 first_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[0] // ""'; }
+# last_real EVENT OBJECT: the real time of the last such record.
+last_real() { model_records | jq -rs --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o) | .real] | sort | .[-1] // ""'; }
 
 # mk_policy NS NAME SPEC-JSON
 mk_policy() {
@@ -410,6 +412,12 @@ sim_hi() {
 sim_lo() {
   awk -v s="${CTL_SIM0[$1]}" -v t="$(now_us)" -v t0="${CTL_TREADY[$1]}" -v k="${CTL_SCALE[$1]}" \
     'BEGIN { printf "%.3f", s + (t - t0) / 1e6 * k }'
+}
+# ctl_real_at NAME RFC3339: the real instant (epoch seconds, ms) at which
+# controller NAME's clock reads RFC3339, on its launch anchor (CTL_T0).
+ctl_real_at() {
+  awk -v t0="${CTL_T0[$1]}" -v s="${CTL_SIM0[$1]}" -v x="$(epoch "$2")" -v k="${CTL_SCALE[$1]}" \
+    'BEGIN { printf "%.3f", t0 / 1e6 + (x - s) / k }'
 }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 

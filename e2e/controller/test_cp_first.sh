@@ -95,8 +95,7 @@ check "then rp's rollout starts" wait_for 10 rp_started
 done_at=$(first_real controlplane-completed "$NS/a")
 start_at=$(first_real replacement-start "$HCP_NS/rp")
 # rp's new MachineSet: its last machineset-created (the first is the pool's own).
-ms_at=$(model_records | jq -rs --arg o "$HCP_NS/rp" \
-  '[.[] | select(.event == "machineset-created" and .object == $o) | .real] | sort | .[-1] // ""')
+ms_at=$(last_real machineset-created "$HCP_NS/rp")
 before=$(model_records | jq -s --arg o "$HCP_NS/rp" --arg d "$done_at" \
   '[.[] | select(.event == "replacement-start" and .object == $o and .real < $d)] | length')
 check_eq "0 worker rollouts to 4.17.1 before the control plane completed it" 0 "$before"

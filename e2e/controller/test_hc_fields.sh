@@ -46,13 +46,14 @@ OPEN=2026-03-07T03:00:00Z    # p2's window opens: the common window
 SCALE=600                    # a real second is ten simulated minutes: 24 s to OPEN
 WH_NAME=hcp-e2e-hcfields-$$
 REQ=changemanagement.hypershift.openshift.io/requested-hostedcluster-spec
-# Real seconds to wait for pools to settle, rollouts to start and complete;
-# the bound on a Replace pool's first new machine.
-SETTLE_WAIT=30 START_WAIT=40 ROLLED_WAIT=30 START_TOL=2
+# Real seconds to wait for pools to settle, rollouts to start and complete,
+# every pool to roll for the proxy; the bound on a Replace pool's first new
+# machine.
+SETTLE_WAIT=30 START_WAIT=40 ROLLED_WAIT=30 PROXY_WAIT=20 START_TOL=2
 
 webhook_scenario_begin
 # (the instance's environment, E_CAPI, is read by webhook_scenario_begin)
-if [ "${E_CAPI:-}" = 1 ]; then SCALE=120 SETTLE_WAIT=60 START_WAIT=70 ROLLED_WAIT=90 START_TOL=5; fi
+if [ "${E_CAPI:-}" = 1 ]; then SCALE=120 SETTLE_WAIT=60 START_WAIT=70 ROLLED_WAIT=90 PROXY_WAIT=70 START_TOL=5; fi
 
 NS=$(new_ns hcfields)
 HCP_NS=$NS-a
@@ -187,7 +188,7 @@ all_rolled() { [ "$(rollouts p1)" -gt "$b1" ] && [ "$(rollouts p2)" -gt "$b2" ] 
 a_twice() { [ "$(initiated a)" -ge 2 ]; }
 check "the override's application is told too" wait_for 10 a_twice
 check "every pool rolls for it, p3 included (HyperShift hashes the proxy into every pool's target)" \
-  wait_for "$START_WAIT" all_rolled
+  wait_for "$PROXY_WAIT" all_rolled
 
 stop_ctl a
 model_stop

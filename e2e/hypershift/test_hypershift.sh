@@ -295,12 +295,7 @@ machines() {
 }
 machinesets() { api GET "$CAPI/namespaces/$CP/machinesets" | jq -r '[.items[].metadata.name] | sort | join(" ")'; }
 reports() { [ "$(np_get np .status.version)" = "$1" ]; }
-# real_at RFC3339: the real instant (epoch seconds) at which the controller's
-# clock reaches RFC3339; since INSTANT: real seconds from INSTANT to now.
-real_at() {
-  awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v x="$(epoch "$1")" -v k="${CTL_SCALE[a]}" \
-    'BEGIN { printf "%.3f", t0 / 1e6 + (x - s) / k }'
-}
+# since INSTANT: real seconds from INSTANT (epoch seconds) to now.
 since() { awk -v n="$(now_us)" -v b="$1" 'BEGIN { printf "%.3f", n / 1e6 - b }'; }
 if [ "$REAL_CAPI" = 1 ]; then
   check "HyperShift reports 4.18.0 once Cluster API's rollout is done (status.version)" wait_for 120 reports 4.18.0
@@ -409,7 +404,7 @@ rolled_out() { [ "$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)" != 
 check "the window opens: HyperShift points the MachineDeployment at new user data" wait_for 90 rolled_out
 rolled_out || grep -E 'warn|error' "${CTL_LOG[a]}" | tail -5 | cut -c1-700 | sed 's/^/#   controller: /'
 # The boundary's real instant on the controller's clock.
-b=$(real_at "$OPEN")
+b=$(ctl_real_at a "$OPEN")
 lag=$(since "$b")
 echo "# figure: window open -> HyperShift's MachineDeployment update seen: $lag s real (polled every 0.2 s; load average $(cut -d' ' -f1 /proc/loadavg))"
 in_range "HyperShift rolls within 2 s (real) of the window opening, not before" "$lag" 0 2
@@ -464,7 +459,7 @@ check_eq "ChangesInitiated exactly once" 1 "$(initiated np)"
 # reporting the truth: an update in progress on 4.18.1.
 if [ "$REAL_CAPI" = 1 ]; then
   SCENARIO=window-close
-  bc=$(real_at "$CLOSE")
+  bc=$(ctl_real_at a "$CLOSE")
   # to_close: real seconds from the close to now (negative before it).
   to_close() { since "$bc"; }
   wait=$(awk -v t="$(to_close)" 'BEGIN { printf "%.2f", -8 - t }')

@@ -98,8 +98,7 @@ model_writes() {
 check_rollout_starts() {
   local what=$1 tol=$2 start_tol=$3 b ev first at real lag t
   shift 3
-  b=$(awk -v t0="${CTL_T0[a]}" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="${CTL_SCALE[a]}" \
-    'BEGIN { printf "%.3f", t0 / 1e6 + (o - s) / k }')
+  b=$(ctl_real_at a "$OPEN")
   for ev in "$@"; do
     first=$(model_records | jq -cs --arg e "${ev% *}" --arg o "${ev#* }" '[.[] | select(.event == $e and .object == $o)] |
       sort_by(.at) | if $e == "machineset-created" then .[-1] else .[0] end')
