@@ -28,7 +28,8 @@
 # the month (a run of fewer than 16 days takes the receiver down on day 2
 # and kills the controller on day 4: BENCH_NOTIFY_PARTS=month
 # BENCH_NOTIFY_DAYS=10 is a run of about 3 minutes); BENCH_NOTIFY_HCS (50)
-# the HostedClusters, BENCH_NOTIFY_MODEL_WORKERS (10) the model's workers.
+# the HostedClusters, BENCH_NOTIFY_MODEL_WORKERS (HS_WORKERS of
+# e2e/model/lib.sh, 10) the model's workers.
 # Prints "N passed, N failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,7 +45,7 @@ DAYS=${BENCH_NOTIFY_DAYS:-30}
 SCALE=${BENCH_NOTIFY_SCALE:-8640}
 SEED=${BENCH_NOTIFY_SEED:-24}
 N_HC=${BENCH_NOTIFY_HCS:-50}
-MODEL_WORKERS=${BENCH_NOTIFY_MODEL_WORKERS:-10}
+MODEL_WORKERS=${BENCH_NOTIFY_MODEL_WORKERS:-$HS_WORKERS}
 NP_PER_HC=3
 RECV_PIDS=()
 DRIVER_PID=
