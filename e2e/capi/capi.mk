@@ -17,7 +17,10 @@ CAPI_E2E_TESTS := e2e/capi/test_capi.sh
 CAPI_E2E_CONTROLLER_TESTS := e2e/controller/test_windows.sh e2e/controller/test_minleft.sh \
 	e2e/controller/test_gate.sh e2e/controller/test_backstop.sh e2e/controller/test_holds.sh \
 	e2e/controller/test_pause.sh e2e/controller/test_inplace.sh e2e/controller/test_nodepool_hold.sh \
-	e2e/controller/test_cp_first.sh e2e/controller/test_hc_fields.sh
+	e2e/controller/test_cp_first.sh e2e/controller/test_hc_fields.sh e2e/controller/test_figures.sh
+# Suites that run on both instances: their scenarios with machines here,
+# the others on "main" (each suite chooses by E_CAPI).
+CAPI_E2E_SHARED_TESTS := e2e/controller/test_notify.sh
 # The controller binary the suite runs (another build, e.g. one without a
 # change, to see a check fail); CAPI_E2E_SCENARIOS (the environment) narrows
 # the suite to some of its scenarios (test_capi.sh).
@@ -28,4 +31,5 @@ e2e-capi-bin:
 
 e2e-capi: $(BUILD)/hcp-controller e2e-model-bin e2e-capi-bin
 	@e2e/cluster.sh with capi -- env HCP_BIN=$(CAPI_E2E_HCP_BIN) CTL_E2E_INSTANCE=capi \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e-capi $(CAPI_E2E_TESTS) $(CAPI_E2E_CONTROLLER_TESTS)
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-capi $(CAPI_E2E_TESTS) $(CAPI_E2E_CONTROLLER_TESTS) \
+		$(CAPI_E2E_SHARED_TESTS)

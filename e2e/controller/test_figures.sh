@@ -3,12 +3,17 @@
 # API behaviour model (e2e/model) beside the controller and the real API
 # server calling the chart's webhooks (objectSelector on the opted-in label,
 # failurePolicy Fail). Prints every figure as "# figure: ..." and checks it.
+# `make test` runs it on the "capi" instance (make e2e-capi): there Cluster
+# API's own controllers make the MachineSets and Machines, and only the
+# model's HyperShift half acts (e2e/README.md, "Real Cluster API").
 #
 # FIG_HCS HostedClusters (default 12), each with a Replace and an InPlace
-# NodePool of one machine, follow policies of their own: a daily 3 h window,
+# NodePool of one machine, follow policies of their own: a daily 3 h window
+# (6 h on "capi"),
 # the k-th cluster's starting at 02:00 + k hours (UTC), so that openings come
 # one cluster at a time. The simulated clock runs FIG_SCALE (default 1200)
-# times real time from Sunday 2026-03-01 18:00 to Wednesday 16:30: three
+# times real time from Sunday 2026-03-01 18:00 to Wednesday 16:30 (on "capi"
+# from 00:00 to 19:30): three
 # windows per object, six window boundaries, 216 boundaries with 12
 # clusters. Before Monday's, Tuesday's and Wednesday's windows, while every
 # object is restricted, each HostedCluster and NodePool is given a new
@@ -21,7 +26,9 @@
 #      after a close (the pause's latency).
 #   2. Window open to initiation, real time: the controller's first log line
 #      of the opening (the held change released, or WindowOpened) to the
-#      model's first initiation of the object after it;
+#      first initiation of the object after it (the control plane's, a
+#      Replace pool's new MachineSet, an InPlace pool's first in-place
+#      update), and to a Replace pool's first new Machine;
 #      p50, p99 and max over every object and window (target p99 <= 1 s,
 #      reported with the load average; the check is at most 5 s).
 #   3. Writes while held: from just before Tuesday's change is requested
@@ -41,12 +48,32 @@ here=$(cd "$(dirname "$0")" && pwd)
 N=${FIG_HCS:-12}
 SCALE=${FIG_SCALE:-1200}
 SIM0=2026-03-01T18:00:00Z # Sunday evening
-END=2026-03-04T16:30:00Z  # Wednesday, after the last close
 WH_NAME=hcp-e2e-figures-$$
 REL=quay.io/openshift-release-dev/ocp-release:4.17
 STRETCH_TO=2026-03-03T01:20:00Z # Tuesday: before the first window opens
 
+# Real seconds for the model and Cluster API to create every pool's machine.
+FLEET_WAIT=30
+
 webhook_scenario_begin
+# (the instance's environment, E_CAPI, is read by webhook_scenario_begin)
+# Beside Cluster API's own controllers the fleet's 24 machines take about
+# 40 s (real) to come up, longer than Sunday's restricted hours before
+# Monday's first window: the clock starts at Sunday 00:00 instead, and the
+# first request waits for Sunday's last close once they are up. A
+# one-machine replacement there takes about 13 s (real) from the opening
+# (Cluster API's pace, e2e/README.md), longer than a 3 h window (9 s): the
+# windows are 6 h (18 s), so that it ends inside its window, as a real one
+# ends well inside a real window. (With 3 h the close cut every rollout, it
+# ended at the next opening, and only then did maxSurge 1 let the next
+# change's first Machine start, 7-9 s after the opening.)
+WIN_H=3
+if [ "${E_CAPI:-}" = 1 ]; then SIM0=2026-03-01T00:00:00Z FLEET_WAIT=60 WIN_H=6; fi
+WIN_S=$((WIN_H * 3600))
+# Half an hour after the day's last close: the k-th cluster's window opens
+# at 02:00 + k hours.
+CLOSED=$(printf '%02d:30' $((2 + N - 1 + WIN_H)))
+END=2026-03-04T$CLOSED:00Z # Wednesday, after the last close
 echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 NS=$(new_ns fig)
@@ -56,14 +83,14 @@ for ((i = 0; i < N; i++)); do hcs+=("$(printf 'c%02d' "$i")"); done
 chart_webhook_config "$WPORT" "$NS" "${hcs[@]/#/$NS-}" | k apply -f - >/dev/null ||
   not_ok "the chart's webhook configuration"
 
-# The k-th cluster's window: daily from 02:00 + k hours, 3 h.
+# The k-th cluster's window: daily from 02:00 + k hours, WIN_H hours.
 wstart() { echo $((7200 + $1 * 3600)); }
 for ((i = 0; i < N; i++)); do
   c=${hcs[$i]}
   st=$(wstart "$i")
-  mk_policy "$NS" "p-$c" "$(jq -nc --arg t "$(printf '%02d:%02d' $((st / 3600)) $((st % 3600 / 60)))" '{
+  mk_policy "$NS" "p-$c" "$(jq -nc --arg t "$(printf '%02d:%02d' $((st / 3600)) $((st % 3600 / 60)))" --arg d "${WIN_H}h" '{
     strategy: "MaintenanceSchedule", maintenanceSchedule: {timeZone: "UTC",
-      permit: {recurrence: {frequency: "Daily", daily: {interval: 1}}, startTime: $t, duration: "3h"}}}')" ||
+      permit: {recurrence: {frequency: "Daily", daily: {interval: 1}}, startTime: $t, duration: $d}}}')" ||
     not_ok "policy p-$c"
   mk_hc "$NS" "$c" "policy=p-$c" >/dev/null || not_ok "HostedCluster $c"
   for t in Replace InPlace; do
@@ -77,7 +104,9 @@ for ((i = 0; i < N; i++)); do
   done
 done
 
-model_scenario_start c --replacement-duration 20m --hc-status
+# Openings come one cluster at a time, but each starts three objects at once:
+# the model reconciles as many at once as HyperShift does (HS_WORKERS).
+model_scenario_start c --replacement-duration 20m --hc-status --workers "$HS_WORKERS"
 fleet_ready() {
   [ "$(model_records | jq -s '[.[] | select(.event == "machine-created")] | length')" -ge $((2 * N)) ] &&
     [ "$(model_records | jq -s '[.[] | select(.event == "machineset-created")] | length')" -ge "$N" ] &&
@@ -86,8 +115,9 @@ fleet_ready() {
     [ "$(api GET "$CAPI/machinesets?labelSelector=changemanagement.hypershift.openshift.io%2Fopted-in%3Dtrue" |
       jq --arg p "$NS-" '[.items[] | select(.metadata.namespace | startswith($p))] | length')" -eq "$N" ]
 }
-check "the model created every pool's machines; the controller labelled them" wait_for 30 fleet_ready
+check "every pool's machines are created; the controller labelled them" wait_for "$FLEET_WAIT" fleet_ready
 sleep 1 # what the model still does to converge is not a change of a running cluster
+sleep_until_sim c "2026-03-01T$CLOSED:00Z" 0 # Sunday's windows closed (on "main" long since)
 
 # bump VERSION: a new release on every HostedCluster and NodePool, all
 # restricted at that moment (checked).
@@ -111,11 +141,13 @@ bump() {
 # created) is no change of a running cluster.
 B1=$(sim_lo c)
 bump 1 2
-sleep_until_sim c 2026-03-02T16:30:00Z 0 # Monday: every window of the day closed
+sleep_until_sim c "2026-03-02T$CLOSED:00Z" 0 # Monday: every window of the day closed
 STRETCH_FROM=$(sim_lo c)
 s0=$(model_summary) w0=$(metric c hcp_controller_writes_total)
 bump 2 3
-sleep_until_sim c 2026-03-02T21:00:00Z 0 # the reaction to the request is over
+# The reaction to the request is over 3 simulated hours (9 s real) after it
+# began (its 36 writes take up to 6 s).
+sleep_until_sim c "2026-03-02T$(printf '%02d' $((2 + N - 1 + WIN_H + 3))):30:00Z" 0
 smid=$(model_summary) wmid=$(metric c hcp_controller_writes_total)
 vmid=$(metrics c | grep '^hcp_controller_api_requests_total{verb="\(patch\|create\)"')
 # Until the controller's clock may just have reached STRETCH_TO (its upper
@@ -124,7 +156,7 @@ sleep "$(awk -v h="$(sim_hi c)" -v x="$(epoch "$STRETCH_TO")" -v k="$SCALE" 'BEG
 s1=$(model_summary) w1=$(metric c hcp_controller_writes_total)
 check "the writes counted before Tuesday's first window opens" before_sim c 2026-03-03T02:00:00Z
 v1=$(metrics c | grep '^hcp_controller_api_requests_total{verb="\(patch\|create\)"')
-sleep_until_sim c 2026-03-03T16:30:00Z 0
+sleep_until_sim c "2026-03-03T$CLOSED:00Z" 0
 bump 3 4
 sleep_until_sim c "$END" 0
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -133,15 +165,15 @@ echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 model_records >"$CTL_TMP/rec.jsonl"
 # The window of an object's cluster: its index from the name (cNN...).
-jq -c --argjson scale "$SCALE" --argjson b1 "$B1" '
+jq -c --argjson scale "$SCALE" --argjson b1 "$B1" --argjson dur "$WIN_S" '
   def secs: (sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601) + ((capture("\\.(?<f>[0-9]+)Z$").f // "0") | ("0." + .) | tonumber);
   def k: (.object | capture("/c(?<k>[0-9]+)") .k | tonumber);
   select(.event | IN("controlplane-initiation", "machineset-created", "inplace-target-set",
                      "replacement-start", "inplace-update-start"))
   | (.at | secs) as $t | select($t >= $b1) | (7200 + k * 3600) as $w
   | (((($t % 86400) - $w) + 86400) % 86400) as $into
-  | . + {into: $into, inside: ($into < 10800),
-         late: (if $into >= 10800 then $into - 10800 else 0 end)}' "$CTL_TMP/rec.jsonl" >"$CTL_TMP/init.jsonl"
+  | . + {into: $into, inside: ($into < $dur),
+         late: (if $into >= $dur then $into - $dur else 0 end)}' "$CTL_TMP/rec.jsonl" >"$CTL_TMP/init.jsonl"
 count() { jq -s "[.[] | select($1)] | length" "$CTL_TMP/init.jsonl"; }
 INIT='.event | IN("controlplane-initiation", "replacement-start", "inplace-target-set")'
 starts=$(count "$INIT")
@@ -150,7 +182,7 @@ stray=$(count '.event == "machineset-created" and (.inside | not)')
 machines=$(count '.event | IN("replacement-start", "inplace-update-start")')
 late=$(count "(.event | IN(\"replacement-start\", \"inplace-update-start\")) and .late > $SCALE")
 boundaries=$(grep -cE "Window(Opened|Closed) " "${CTL_LOG[c]}")
-echo "# figure: $boundaries window boundaries (controller Events) over $((3 * N)) objects; $starts initiations (control plane $(count '.event == "controlplane-initiation"'), Replace machine replacements $(count '.event == "replacement-start"'), InPlace targets $(count '.event == "inplace-target-set"')), outside a permitted window: $outside; MachineSets the model created outside a window (no machine moved to them there): $stray"
+echo "# figure: $boundaries window boundaries (controller Events) over $((3 * N)) objects; $starts initiations (control plane $(count '.event == "controlplane-initiation"'), Replace machine replacements $(count '.event == "replacement-start"'), InPlace targets $(count '.event == "inplace-target-set"')), outside a permitted window: $outside; MachineSets created outside a window (no machine moved to them there): $stray"
 echo "# figure: $machines machine replacements and in-place updates; started more than 1 s (real) after a close: $late"
 in_range "at least 200 window boundaries" "$boundaries" 200 100000
 check_eq "every held change was initiated (3 per object)" $((9 * N)) "$starts"
@@ -172,27 +204,45 @@ grep -E "(WindowOpened|held change released) kind=(HostedCluster|NodePool) " "${
   sed -E 's/^([^ ]+) .*kind=([A-Za-z]+) namespace=[^ ]+ name=([^ ]+).*/\1 \2 \3/' |
   while read -r t kd nm; do echo "$(date -u -d "$t" +%s.%N) $kd $nm"; done |
   awk -v gap="$((43200 / SCALE))" '{ k = $2 " " $3; if (!(k in last) || $1 - last[k] > gap) print; last[k] = $1 }' >"$CTL_TMP/opened"
-jq -r --arg ns "$NS" 'select(.event | IN("controlplane-initiation", "replacement-start", "inplace-update-start"))
-  | [.real, (if .event == "controlplane-initiation" then "HostedCluster" else "NodePool" end),
-     (.object | split("/")[1]), .event] | join(" ")' "$CTL_TMP/rec.jsonl" >"$CTL_TMP/inits"
-lags=$(awk '
-  function secs(s,   c) { gsub(/Z$/, "", s); c = "date -u -d \"" s "Z\" +%s.%N"; c | getline t; close(c); return t }
-  NR == FNR { n++; ot[n] = $1; ok[n] = $2 " " $3; next }
-  { t = secs($1); key = $2 " " $3
-    best = -1
-    for (i = 1; i <= n; i++) if (ok[i] == key && ot[i] <= t && (best < 0 || ot[i] > ot[best])) best = i
-    if (best > 0 && !(best in done)) { done[best] = 1; printf "%.3f\n", t - ot[best] } }' \
-  "$CTL_TMP/opened" "$CTL_TMP/inits" | sort -n)
-samples=$(grep -c . <<<"$lags")
-pct() { awk -v p="$1" '{ v[NR] = $1 } END { i = int(NR * p + 0.999999); if (i < 1) i = 1; print v[i] }' <<<"$lags"; }
-met=missed
-lt "$(pct 0.99)" 1.0001 && met=met
-echo "# figure: window open -> initiation, real: $samples openings, p50 $(pct 0.5) s, p99 $(pct 0.99) s, max $(pct 1) s; target p99 <= 1 s $met (load average $(cut -d' ' -f1 /proc/loadavg), this test's processes at nice ${FIG_NICE:-$(nice)})"
-in_range "an opening measured for every object and day" "$samples" $((9 * N)) $((9 * N))
+# open_lags EVENT...: for each opening, real seconds to the first of the
+# EVENTs (model records) of that object after it, sorted.
+open_lags() {
+  jq -r --args 'select(.event | IN($ARGS.positional[]))
+    | [.real, (if .event == "controlplane-initiation" then "HostedCluster" else "NodePool" end),
+       (.object | split("/")[1]), .event] | join(" ")' "$@" <"$CTL_TMP/rec.jsonl" >"$CTL_TMP/inits"
+  awk '
+    function secs(s,   c) { gsub(/Z$/, "", s); c = "date -u -d \"" s "Z\" +%s.%N"; c | getline t; close(c); return t }
+    NR == FNR { n++; ot[n] = $1; ok[n] = $2 " " $3; next }
+    { t = secs($1); key = $2 " " $3
+      best = -1
+      for (i = 1; i <= n; i++) if (ok[i] == key && ot[i] <= t && (best < 0 || ot[i] > ot[best])) best = i
+      if (best > 0 && !(best in done)) { done[best] = 1; printf "%.3f\n", t - ot[best] } }' \
+    "$CTL_TMP/opened" "$CTL_TMP/inits" | sort -n
+}
+pct() { awk -v p="$1" '{ v[NR] = $1 } END { i = int(NR * p + 0.999999); if (i < 1) i = 1; print v[i] }' <<<"$2"; }
+# report_lags WHAT LAGS: the figure line, p99 against the 1 s target.
+report_lags() {
+  local met=missed
+  lt "$(pct 0.99 "$2")" 1.0001 && met=met
+  echo "# figure: window open -> $1, real: $(grep -c . <<<"$2") openings, p50 $(pct 0.5 "$2") s, p99 $(pct 0.99 "$2") s, max $(pct 1 "$2") s; target p99 <= 1 s $met (load average $(cut -d' ' -f1 /proc/loadavg), this test's processes at nice ${FIG_NICE:-$(nice)})"
+}
+# The initiation: the control plane's, a Replace pool's new MachineSet (Cluster
+# API's MachineDeployment controller makes it as soon as HyperShift writes the
+# new template), an InPlace pool's first in-place update. A Replace pool's
+# first new Machine is reported apart: on real Cluster API its MachineSet
+# controller makes it 2-3 s later at its own pace (e2e/README.md). Beside the
+# model it comes with its MachineSet.
+lags=$(open_lags controlplane-initiation machineset-created inplace-update-start)
+mlags=$(open_lags replacement-start)
+report_lags "initiation (control plane, new MachineSet, in-place update)" "$lags"
+report_lags "a Replace pool's first new Machine" "$mlags"
+in_range "an opening measured for every object and day" "$(grep -c . <<<"$lags")" $((9 * N)) $((9 * N))
+in_range "a first new Machine measured for every Replace pool and day" "$(grep -c . <<<"$mlags")" $((3 * N)) $((3 * N))
 # The 1 s target is reported, not enforced: on a shared, loaded machine the
-# model's one worker falls behind. Several seconds would mean an initiation
+# chain of reconciles falls behind. Several seconds would mean an initiation
 # waiting for something other than the chain of events.
-in_range "every initiation within 5 s (real) of its window opening" "$(pct 1)" 0 5
+in_range "every initiation within 5 s (real) of its window opening" "$(pct 1 "$lags")" 0 5
+in_range "every first new Machine within 5 s (real) of its window opening" "$(pct 1 "$mlags")" 0 5
 
 # ---- 3. writes while restricted with a change held ----------------------------------
 
