@@ -67,8 +67,11 @@ webhook_scenario_begin
 # ends well inside a real window. (With 3 h the close cut every rollout, it
 # ended at the next opening, and only then did maxSurge 1 let the next
 # change's first Machine start, 7-9 s after the opening.)
-WIN_H=3
-if [ "${E_CAPI:-}" = 1 ]; then SIM0=2026-03-01T00:00:00Z FLEET_WAIT=60 WIN_H=6; fi
+# A first new Machine comes at most MACHINE_MAX s (real) after its opening:
+# on "capi" Cluster API's pace, slower on a loaded machine (6.7 s seen at
+# load average 3.7; test_capi.sh allows 8 s too).
+WIN_H=3 MACHINE_MAX=5
+if [ "${E_CAPI:-}" = 1 ]; then SIM0=2026-03-01T00:00:00Z FLEET_WAIT=60 WIN_H=6 MACHINE_MAX=8; fi
 WIN_S=$((WIN_H * 3600))
 # Half an hour after the day's last close: the k-th cluster's window opens
 # at 02:00 + k hours.
@@ -205,9 +208,12 @@ grep -E "(WindowOpened|held change released) kind=(HostedCluster|NodePool) " "${
   while read -r t kd nm; do echo "$(date -u -d "$t" +%s.%N) $kd $nm"; done |
   awk -v gap="$((43200 / SCALE))" '{ k = $2 " " $3; if (!(k in last) || $1 - last[k] > gap) print; last[k] = $1 }' >"$CTL_TMP/opened"
 # open_lags EVENT...: for each opening, real seconds to the first of the
-# EVENTs (model records) of that object after it, sorted.
+# EVENTs (model records) of that object after it, sorted. Only records from
+# the first request on: on "capi" the fleet is created during Sunday's
+# windows, and a pool's first MachineSet is no change let through.
 open_lags() {
-  jq -r --args 'select(.event | IN($ARGS.positional[]))
+  jq -r --arg b1 "$(date -u -d "@${B1%.*}" +%Y-%m-%dT%H:%M:%S)" --args \
+    'select((.event | IN($ARGS.positional[])) and .at >= $b1)
     | [.real, (if .event == "controlplane-initiation" then "HostedCluster" else "NodePool" end),
        (.object | split("/")[1]), .event] | join(" ")' "$@" <"$CTL_TMP/rec.jsonl" >"$CTL_TMP/inits"
   awk '
@@ -242,7 +248,7 @@ in_range "a first new Machine measured for every Replace pool and day" "$(grep -
 # chain of reconciles falls behind. Several seconds would mean an initiation
 # waiting for something other than the chain of events.
 in_range "every initiation within 5 s (real) of its window opening" "$(pct 1 "$lags")" 0 5
-in_range "every first new Machine within 5 s (real) of its window opening" "$(pct 1 "$mlags")" 0 5
+in_range "every first new Machine within $MACHINE_MAX s (real) of its window opening" "$(pct 1 "$mlags")" 0 "$MACHINE_MAX"
 
 # ---- 3. writes while restricted with a change held ----------------------------------
 
