@@ -75,7 +75,8 @@ if [ "${E_CAPI:-}" = 1 ]; then SIM0=2026-03-01T00:00:00Z FLEET_WAIT=60 WIN_H=6 M
 WIN_S=$((WIN_H * 3600))
 # Half an hour after the day's last close: the k-th cluster's window opens
 # at 02:00 + k hours.
-CLOSED=$(printf '%02d:30' $((2 + N - 1 + WIN_H)))
+LAST_CLOSE=$((2 + N - 1 + WIN_H)) # hour
+CLOSED=$(printf '%02d:30' "$LAST_CLOSE")
 END=2026-03-04T$CLOSED:00Z # Wednesday, after the last close
 echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -150,7 +151,7 @@ s0=$(model_summary) w0=$(metric c hcp_controller_writes_total)
 bump 2 3
 # The reaction to the request is over 3 simulated hours (9 s real) after it
 # began (its 36 writes take up to 6 s).
-sleep_until_sim c "2026-03-02T$(printf '%02d' $((2 + N - 1 + WIN_H + 3))):30:00Z" 0
+sleep_until_sim c "2026-03-02T$(printf '%02d:30' $((LAST_CLOSE + 3))):00Z" 0
 smid=$(model_summary) wmid=$(metric c hcp_controller_writes_total)
 vmid=$(metrics c | grep '^hcp_controller_api_requests_total{verb="\(patch\|create\)"')
 # Until the controller's clock may just have reached STRETCH_TO (its upper
@@ -208,14 +209,14 @@ grep -E "(WindowOpened|held change released) kind=(HostedCluster|NodePool) " "${
   while read -r t kd nm; do echo "$(date -u -d "$t" +%s.%N) $kd $nm"; done |
   awk -v gap="$((43200 / SCALE))" '{ k = $2 " " $3; if (!(k in last) || $1 - last[k] > gap) print; last[k] = $1 }' >"$CTL_TMP/opened"
 # open_lags EVENT...: for each opening, real seconds to the first of the
-# EVENTs (model records) of that object after it, sorted. Only records from
-# the first request on: on "capi" the fleet is created during Sunday's
-# windows, and a pool's first MachineSet is no change let through.
+# EVENTs of that object after it, sorted. From the initiations of part 1,
+# which are those from the first request on (B1): on "capi" the fleet is
+# created during Sunday's windows, and a pool's first MachineSet is no
+# change let through.
 open_lags() {
-  jq -r --arg b1 "$(date -u -d "@${B1%.*}" +%Y-%m-%dT%H:%M:%S)" --args \
-    'select((.event | IN($ARGS.positional[])) and .at >= $b1)
+  jq -r --args 'select(.event | IN($ARGS.positional[]))
     | [.real, (if .event == "controlplane-initiation" then "HostedCluster" else "NodePool" end),
-       (.object | split("/")[1]), .event] | join(" ")' "$@" <"$CTL_TMP/rec.jsonl" >"$CTL_TMP/inits"
+       (.object | split("/")[1]), .event] | join(" ")' "$@" <"$CTL_TMP/init.jsonl" >"$CTL_TMP/inits"
   awk '
     function secs(s,   c) { gsub(/Z$/, "", s); c = "date -u -d \"" s "Z\" +%s.%N"; c | getline t; close(c); return t }
     NR == FNR { n++; ot[n] = $1; ok[n] = $2 " " $3; next }
