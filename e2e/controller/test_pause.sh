@@ -11,8 +11,9 @@
 #     spec.pausedUntil) stays and holds its pool through the window;
 #   - without the webhooks the pause is the only brake: HyperShift deletes
 #     it, the controller re-asserts it (counted) and the two write in a loop;
-#     a NodePool version change gets one replacement started in the gap
-#     before the backstop's spec.paused stops the rollout and the loop;
+#     a NodePool version change gets at most one replacement started in a
+#     gap before the backstop's spec.paused stops the rollout and the loop
+#     (until Cluster API reconciles in a gap, the pause holds it unstarted);
 #   - with the webhooks a pool is paused only in mid-rollout: merely
 #     waiting it is not, a rollout cut by the window's close is paused
 #     through HyperShift's reconciles, resumes and completes in the next
@@ -130,10 +131,14 @@ foreign_pause_never_lifted() {
 # restricted pool's MachineDeployment is paused throughout: HyperShift
 # deletes the pause on every NodePool reconcile, the re-assertion is an
 # event that makes it reconcile again: a write loop. A version change gets
-# past in one of the gaps; the backstop's spec.paused, which HyperShift
-# never writes, stops the rollout and ends the loop.
+# past once Cluster API reconciles the MachineDeployment in one of the gaps;
+# the backstop's spec.paused, which HyperShift never writes, then stops the
+# rollout and ends the loop. Until then the pause holds the new template
+# unstarted (no MachineSet for it, no replacement) and the loop goes on:
+# which comes first is a race between Cluster API's reconcile and the
+# re-assertion, and under load the re-assertion can win for seconds on end.
 pause_stripped_reasserted() {
-  local ns c md r0 r1 w0 w1 s0 s1 rs unheld committed
+  local ns c md r0 r1 w0 w1 s0 s1 rs unheld committed ms0 started stopped
   ns=$(new_ns strip) || return
   must mk_hc "$ns" hc1 strategy=Restrictive || return
   must model_np "$ns" np1 hc1 2 strategy=Restrictive || return
@@ -164,12 +169,28 @@ pause_stripped_reasserted() {
   now_is "no rollout while nothing is requested" 0 model_count replacement-start "$ns-hc1/np1"
 
   # A version change: HyperShift's template write goes through (no webhook).
+  ms0=$(model_count machineset-created "$ns-hc1/np1")
   request_release "$(np_path "$ns" np1)" "$REL1" >/dev/null
+  check "HyperShift writes the new template (no webhook holds the NodePool)" \
+    wait_for 5 eval '[ "$(md_version "$md")" = 4.17.1 ]'
   rollout_stopped() { [ "$(get "$md" '"\(.spec.paused // false) \(.metadata.annotations["changemanagement.hypershift.openshift.io/spec-paused-by"] // "-")"')" = "true hcp-controller" ]; }
-  check "the backstop stops the rollout: spec.paused with our marker" wait_for 5 rollout_stopped
+  stopped=no
+  wait_for 5 rollout_stopped && stopped=yes
   rs=$(model_count replacement-start "$ns-hc1/np1")
+  started=$(($(model_count machineset-created "$ns-hc1/np1") - ms0))
+  # A rollout started late in those 5 s: the backstop gets its 5 s too.
+  if [ "$stopped" = no ] && [ "$started" != 0 -o "$rs" != 0 ]; then
+    wait_for 5 rollout_stopped && stopped=yes
+    rs=$(model_count replacement-start "$ns-hc1/np1")
+  fi
   unheld=$(counter a 'change_management_unheld_changes_total\{kind="NodePool",system="worker-nodes"\}')
-  echo "# figure: without the webhooks, a version change while restricted: $rs replacement(s) started before spec.paused stopped the rollout; counted as not held: $unheld"
+  echo "# figure: without the webhooks, a version change while restricted: spec.paused after 5 s: $stopped; MachineSets made for it: $started; $rs replacement(s) started before spec.paused stopped the rollout; counted as not held: $unheld"
+  # Either Cluster API made the new MachineSet in a gap and the backstop
+  # stopped the rollout, or it has not yet: then the pause still holds the
+  # template unstarted, and the rollout may yet start in a later gap (at
+  # most one replacement before spec.paused, as above).
+  check "the backstop stops the rollout (spec.paused with our marker), or the pause kept Cluster API from starting it (no MachineSet, no replacement)" \
+    eval '[ "$stopped" = yes ] || [ "$started" = 0 -a "$rs" = 0 ]'
   in_range "at most one replacement started in the gap" "$rs" 0 1
   # The watch may see the rollout only with the pause re-asserted on it:
   # then it is stopped but not counted.
@@ -177,12 +198,17 @@ pause_stripped_reasserted() {
   committed=$(committed_machines "$ns-hc1" np1)
   in_range "at most one committed to (the new MachineSet's replicas)" "$committed" 0 1
   [ "$committed" -gt "$rs" ] 2>/dev/null && rs=$committed
+  [ "$stopped" = no ] && rs=1
   r0=$(counter a hcp_controller_pause_reassertions_total)
   sleep 2
   r1=$(counter a hcp_controller_pause_reassertions_total)
-  now_is "with spec.paused the loop ends: no re-assertion in 2 s" 0 echo $((r1 - r0))
-  now_is "no other replacement started (than those started or committed to before)" "$rs" \
-    model_count replacement-start "$ns-hc1/np1"
+  if [ "$stopped" = yes ]; then
+    now_is "with spec.paused the loop ends: no re-assertion in 2 s" 0 echo $((r1 - r0))
+  else
+    xfail "the loop ends before Cluster API starts the rollout: no re-assertion in 2 s" [ "$((r1 - r0))" = 0 ]
+  fi
+  in_range "no other replacement started (than those started or committed to before)" \
+    "$(model_count replacement-start "$ns-hc1/np1")" 0 "$rs"
   now_is "no write failed" 0 metric a hcp_controller_write_errors_total
 }
 
