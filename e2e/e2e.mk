@@ -58,8 +58,12 @@ e2e-cluster:
 # The demo (e2e/demo/demo.sh): sample objects on the "main" instance and a
 # simulated week in about two minutes (DEMO_SECONDS) beside the behaviour
 # model of HyperShift and Cluster API (e2e/model, built by e2e-model-bin),
-# then a table of every object's state. Starts the instance if needed and
-# stops it afterwards unless someone else uses it.
-demo: all e2e-model-bin
+# then a table of every object's state; then the act on Cluster API's own
+# controllers (DEMO_SCENARIO=capi, built by e2e-capi-bin) on the "capi"
+# instance, in about a minute. Starts each instance if needed and stops it
+# afterwards unless someone else uses it.
+demo: all e2e-model-bin e2e-capi-bin
 	@e2e/cluster.sh with main -- env HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
 		DEMO_DIR=$(abspath $(BUILD))/demo-run e2e/demo/demo.sh
+	@e2e/cluster.sh with capi -- env HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
+		DEMO_SCENARIO=capi DEMO_DIR=$(abspath $(BUILD))/demo-run-capi e2e/demo/demo.sh

@@ -19,8 +19,9 @@ CAPI_E2E_CONTROLLER_TESTS := e2e/controller/test_windows.sh e2e/controller/test_
 	e2e/controller/test_pause.sh e2e/controller/test_inplace.sh e2e/controller/test_nodepool_hold.sh \
 	e2e/controller/test_cp_first.sh e2e/controller/test_hc_fields.sh e2e/controller/test_figures.sh
 # Suites that run on both instances: their scenarios with machines here,
-# the others on "main" (each suite chooses by E_CAPI).
-CAPI_E2E_SHARED_TESTS := e2e/controller/test_notify.sh
+# the others on "main" (each suite chooses by E_CAPI; test_demo.sh checks
+# the demo's act on Cluster API here, its week on "main", e2e-demo).
+CAPI_E2E_SHARED_TESTS := e2e/controller/test_notify.sh e2e/demo/test_demo.sh
 # The controller binary the suite runs (another build, e.g. one without a
 # change, to see a check fail); CAPI_E2E_SCENARIOS (the environment) narrows
 # the suite to some of its scenarios (test_capi.sh).

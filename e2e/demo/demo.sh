@@ -5,6 +5,15 @@
 # cluster, and the controller's admission webhooks holding changes.
 #
 #   e2e/cluster.sh with main -- e2e/demo/demo.sh
+#   e2e/cluster.sh with capi -- env DEMO_SCENARIO=capi e2e/demo/demo.sh
+#
+# The second is its act on Cluster API's own controllers
+# (e2e/demo/scenario-capi.sh): one HostedCluster and a Replace NodePool of
+# two machines, whose requests are held until the window and then rolled
+# by the real core manager, at 240 times real time. What follows is the
+# week (e2e/demo/scenario-week.sh, the default scenario); the scenario file
+# has the objects, the clock, the model's flags and the steps, this script
+# the rest, for both.
 #
 # Loads the sample objects of e2e/demo/objects/ with kubectl apply (two
 # HostedClusters, four NodePools, the CAPI Clusters, three policies, one of
@@ -38,21 +47,26 @@
 # Environment:
 #   HCP_BIN         the controller binary (default build/hcp-controller)
 #   HCP_MODEL_BIN   the model binary (default: e2e/model/build.sh --path)
-#   DEMO_SECONDS    real seconds the simulated span takes (default 120)
-#   DEMO_DAYS       simulated days (default 7; at least 2, the requests are
-#                   made on Tuesday)
+#   DEMO_SCENARIO   week (default) or capi
+#   DEMO_SECONDS    the week: real seconds the simulated span takes
+#                   (default 120)
+#   DEMO_DAYS       the week: simulated days (default 7; at least 2, the
+#                   requests are made on Tuesday)
 #   DEMO_NAMESPACE  namespace of the objects (default demo-clusters); the
-#                   control plane namespaces are <namespace>-prod and
-#                   <namespace>-staging
+#                   control plane namespaces are <namespace>-<cluster>
+#                   (prod and staging; edge)
 #   DEMO_DIR        where the controller's log and the model's record go
 #                   (default build/demo-run)
-#   DEMO_INSTANCE   the e2e/cluster.sh instance to use (default main)
+#   DEMO_INSTANCE   the e2e/cluster.sh instance to use (default: main for
+#                   the week, capi for the act)
 #   HELM            helm, which renders the guard rails' file (default
 #                   node_modules/.bin/helm, from scripts/install-deps.sh)
 #
 # Reruns are idempotent: the objects are deleted and created again (the
 # namespaces are kept: the local cluster has no namespace controller to
-# finish deleting one). Exit status 0 when the week ran to its end.
+# finish deleting one; on "capi" Cluster API's own controllers delete the
+# machines of an earlier run). Exit status 0 when the week ran to its end
+# (the act: when its machines were replaced, or its window closed).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,25 +76,31 @@ repo=$(cd "$here/../.." && pwd)
 
 HCP_BIN=${HCP_BIN:-$repo/build/hcp-controller}
 MODEL_BIN=${HCP_MODEL_BIN:-$("$repo/e2e/model/build.sh" --path)}
-DEMO_SECONDS=${DEMO_SECONDS:-120}
-DEMO_DAYS=${DEMO_DAYS:-7}
 NS=${DEMO_NAMESPACE:-demo-clusters}
 DEMO_DIR=${DEMO_DIR:-$repo/build/demo-run}
-INSTANCE=${DEMO_INSTANCE:-main}
-SIM_START=2026-03-02T00:00:00Z # a Monday
-REQUEST_AT=2026-03-03T12:30:00Z # Tuesday, after staging's override: the requests
-DEGRADED_AT=2026-03-03T19:00:00Z # staging turns Degraded before Tuesday night's window
-HEALTHY_AT=2026-03-04T09:00:00Z  # and is healthy again on Wednesday morning
+DEMO_SCENARIO=${DEMO_SCENARIO:-week}
 
 CM=changemanagement.hypershift.openshift.io
-OBJECTS=$here/objects
 RELEASE_DONE=quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64
 RELEASE_NEXT=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64
-GPU_CONFIG='[{"name": "gpu-driver-550"}]' # staging-gpu's new spec.config
-REPLACEMENT=10m # simulated time the model takes per machine replacement
 HELM=${HELM:-$repo/node_modules/.bin/helm}
 
 die() { echo "demo: $*" >&2; exit 1; }
+
+# The scenario: its objects, its span and clock, its hosted clusters
+# (DEMO_CLUSTERS: their control-plane namespaces are <namespace>-<name>),
+# what plays Cluster API (DEMO_SOURCE), the model's flags (MODEL_FLAGS),
+# and what happens in it (scenario_check, scenario_span, scenario_title,
+# scenario_run).
+case $DEMO_SCENARIO in
+  week | capi) ;;
+  *) die "DEMO_SCENARIO \"$DEMO_SCENARIO\" is neither week nor capi" ;;
+esac
+# shellcheck source=e2e/demo/scenario-week.sh
+. "$here/scenario-$DEMO_SCENARIO.sh"
+INSTANCE=${DEMO_INSTANCE:-$SCENARIO_INSTANCE}
+CP_NS=()
+for c in "${DEMO_CLUSTERS[@]}"; do CP_NS+=("$NS-$c"); done
 
 # ---- the transition printer (demo.sh --transitions KUBECONFIG, started with
 # setsid below, so that its watches stop with its process group) -------------
@@ -267,8 +287,15 @@ print_model_events() {
           emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" STARTED \
             "HyperShift starts rolling the control plane from $(version "$from") to $(version "$to") (model)." ;;
         replacement-start)
-          emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" REPLACE \
-            "Cluster API starts replacement $n: machine $from -> $to, one at a time (model)." ;;
+          # Real Cluster API picks the old machine to delete only once the
+          # new one is ready (the record's "from" is a guess then).
+          if [ "$DEMO_SOURCE" = model ]; then
+            emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" REPLACE \
+              "Cluster API starts replacement $n: machine $from -> $to, one at a time (model)."
+          else
+            emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" REPLACE \
+              "Cluster API starts replacement $n, one at a time: new machine $to; an old one goes once it is ready ($DEMO_SOURCE)."
+          fi ;;
         inplace-update-start)
           emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" UPDATE \
             "The in-place upgrader starts updating machine $detail to configuration $to (model)." ;;
@@ -307,10 +334,6 @@ fi
 
 { [[ "$NS" =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] && [ ${#NS} -le 50 ]; } ||
   die "DEMO_NAMESPACE \"$NS\" is not a namespace name of at most 50 characters ([a-z0-9-])"
-{ [[ "$DEMO_SECONDS" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$DEMO_SECONDS" 'BEGIN { exit !(s >= 5) }'; } ||
-  die "DEMO_SECONDS \"$DEMO_SECONDS\" is not a number of seconds >= 5"
-{ [[ "$DEMO_DAYS" =~ ^[1-9][0-9]*$ ]] && [ "$DEMO_DAYS" -ge 2 ] && [ "$DEMO_DAYS" -le 28 ]; } ||
-  die "DEMO_DAYS \"$DEMO_DAYS\" is not a whole number of days from 2 to 28"
 [ -x "$HCP_BIN" ] || die "no controller binary at $HCP_BIN (make build/hcp-controller, or set HCP_BIN)"
 [ -x "$MODEL_BIN" ] || die "no behaviour model binary at $MODEL_BIN (make e2e-model-bin, or set HCP_MODEL_BIN)"
 for tool in kubectl jq curl setsid ss openssl tail python3; do
@@ -324,6 +347,7 @@ KCFG=${E_KUBECONFIG:-}
 [ -f "$KCFG" ] || die "instance \"$INSTANCE\" has no kubeconfig; run it through e2e/cluster.sh with $INSTANCE --"
 k get --raw /readyz >/dev/null 2>&1 ||
   die "instance \"$INSTANCE\" is not serving at ${E_SERVER:-?}; run e2e/cluster.sh with $INSTANCE -- $0 (or make demo)"
+scenario_check
 
 # manifests FILE...: the YAML documents of the files, with the namespace
 # substituted (demo-clusters -> $NS).
@@ -410,13 +434,11 @@ mkdir -p "$NOTIFY_DIR"
 
 # ---- objects --------------------------------------------------------------------
 
-SCALE=$(awk -v d="$DEMO_DAYS" -v s="$DEMO_SECONDS" 'BEGIN { printf "%.3f", d * 86400 / s }')
-SIM_END=$(date -u -d "$SIM_START + $DEMO_DAYS days" +%Y-%m-%dT%H:%M:%SZ)
-
-echo "== hcp-controller demo: $DEMO_DAYS simulated days ($(fmt_time "$SIM_START") to $(fmt_time "$SIM_END") UTC)"
+scenario_span
+scenario_title
 echo "   in about $DEMO_SECONDS s (time scale $SCALE), namespace $NS on $E_SERVER"
 
-for ns in "$NS" "$NS-prod" "$NS-staging"; do
+for ns in "$NS" "${CP_NS[@]}"; do
   phase=$(k get namespace "$ns" -o jsonpath='{.status.phase}' 2>/dev/null || true)
   [ "$phase" != Terminating ] ||
     die "namespace $ns is being deleted and this cluster has no namespace controller to finish it; choose another DEMO_NAMESPACE"
@@ -430,10 +452,7 @@ k delete events --all -n "$NS" >/dev/null 2>&1 || true
 WEBHOOK_NAME=hcp-demo-$NS
 k delete mutatingwebhookconfiguration "$WEBHOOK_NAME" --ignore-not-found >/dev/null 2>&1 || true
 k delete "hostedchangemanagementstatuses.$CM" --all -n "$NS" >/dev/null 2>&1 || true
-for cp in "$NS-prod" "$NS-staging"; do # what the model created
-  k delete machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io --all -n "$cp" >/dev/null 2>&1 || true
-  k delete configmaps -l e2e-model.hcp-controller/role -n "$cp" >/dev/null 2>&1 || true
-done
+scenario_reset
 
 # apply FILE...: kubectl apply of the manifests; prints "N kind" counts.
 apply() {
@@ -450,7 +469,7 @@ echo "   applied $(apply "${obj_files[@]}")"
 
 # The release status HyperShift reports: both control planes run 4.17.0.
 # (The model writes the pools' Cluster API objects and their status.)
-for hc in prod staging; do
+for hc in "${DEMO_CLUSTERS[@]}"; do
   api_patch "/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$hc/status" \
     "$(jq -nc --arg i "$RELEASE_DONE" '[{op: "add", path: "/status", value: {version: {
       desired: {image: $i, version: "4.17.0"}, observedGeneration: 1, availableUpdates: null,
@@ -458,7 +477,7 @@ for hc in prod staging; do
                  startedTime: "2026-02-10T08:00:00Z", completionTime: "2026-02-10T08:40:00Z"}]}}}]')" \
     application/json-patch+json
 done
-echo "   status seeded: both control planes run 4.17.0"
+echo "   status seeded: $(scenario_seeded)"
 # Each HostedCluster and NodePool with its changeManagement stanza as given
 # (spec.changeManagement wins over the annotations).
 {
@@ -503,13 +522,12 @@ echo "   (UTC; the NodePools intersect their own policy with their HostedCluster
 # ---- the controller -----------------------------------------------------------------
 
 echo
-echo "-- transitions as the controller writes them, held changes, and what the model of HyperShift and"
-echo "   Cluster API starts (simulated time, UTC; release images by their tag)"
+echo "-- transitions as the controller writes them, held changes, and what $SOURCE_WORDS starts (simulated time, UTC; release images by their tag)"
 printf '%-26s  %-17s %-16s %-8s  %s\n' "WHEN" "KIND" "NAME" "CHANGES" "STATUS MESSAGE"
 # A watch outlives the demo by two minutes at most, even if this script is
 # killed without its trap running.
 DEMO_WATCH_TIMEOUT=$(awk -v s="$DEMO_SECONDS" 'BEGIN { printf "%ds", s + 120 }')
-export DEMO_NAMESPACE=$NS DEMO_DIR DEMO_WATCH_TIMEOUT
+export DEMO_NAMESPACE=$NS DEMO_DIR DEMO_WATCH_TIMEOUT DEMO_SCENARIO
 FIFO=$DEMO_DIR/lines.fifo
 rm -f "$FIFO"
 mkfifo "$FIFO"
@@ -542,7 +560,7 @@ MPORT=$(free_port)
 HPORT=$(free_port "$MPORT")
 WPORT=$(free_port "$HPORT")
 jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https://127.0.0.1:$WPORT" \
-  --argjson ns "$(jq -nc --arg n "$NS" '[$n, $n + "-prod", $n + "-staging"]')" '
+  --argjson ns "$(printf '%s\n' "$NS" "${CP_NS[@]}" | jq -Rnc '[inputs]')" '
   def hook($res; $group): {
     name: ($res + ".changemanagement.hypershift.openshift.io"),
     clientConfig: {url: ($u + "/hold/" + $res), caBundle: $ca},
@@ -607,15 +625,11 @@ for _ in $(seq 1 400); do
 done
 [ -n "$started" ] || { tail -20 "$LOG" >&2; die "the controller did not start (log: $LOG)"; }
 T_LAUNCH=$(date -u -d "$started" +%s%6N)
-# HyperShift and Cluster API: the model, on the controller's clock. prod's
-# control plane (window at 01:00 Saturday) completes in 10 simulated
-# minutes, well before prod-workers' window at 02:00 even on a loaded
-# machine (a simulated hour is 0.7 s here): the pool then starts at its
-# window, not when the control plane catches up (a hold the demo would show).
+# HyperShift (and Cluster API, in the week): the model, on the
+# controller's clock, with the scenario's flags.
 "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$NS" --simulated-start-time "$SIM_START" \
   --time-scale "$SCALE" --clock-anchor "${T_LAUNCH:0:-6}.${T_LAUNCH: -6}" --hc-status \
-  --controlplane-update-duration 10m \
-  --replacement-duration "$REPLACEMENT" --record-file "$MODEL_REC" --port-file "$DEMO_DIR/model.port" \
+  "${MODEL_FLAGS[@]}" --record-file "$MODEL_REC" --port-file "$DEMO_DIR/model.port" \
   >"$DEMO_DIR/model.summary" 2>"$MODEL_LOG" 3>&- &
 MODEL_PID=$!
 echo "$MODEL_PID" >"$DEMO_DIR/model.pid"
@@ -628,18 +642,6 @@ for _ in $(seq 1 200); do
 done
 [ -n "$ready" ] || { tail -20 "$LOG" "$MODEL_LOG" >&2; die "the controller or the model did not become ready (logs: $LOG, $MODEL_LOG)"; }
 
-# sleep_until_day D: until the simulated clock has passed day D (the
-# clocks started at T_LAUNCH; the controller's a few milliseconds later).
-sleep_until_day() {
-  local d
-  d=$(awk -v n="$1" -v k="$SCALE" -v t0="$T_LAUNCH" -v t="$(now_us)" \
-    'BEGIN { d = n * 86400 / k - (t - t0) / 1e6; printf "%.3f", (d > 0 ? d : 0) }')
-  # In the background, so that a signal runs the trap at once.
-  sleep "$d" &
-  SLEEP_PID=$!
-  wait "$SLEEP_PID"
-  SLEEP_PID=""
-}
 alive() {
   kill -0 "$CTL_PID" 2>/dev/null || { tail -20 "$LOG" >&2; die "the controller exited early (log: $LOG)"; }
   kill -0 "$MODEL_PID" 2>/dev/null || { tail -20 "$MODEL_LOG" >&2; die "the model exited early (log: $MODEL_LOG)"; }
@@ -664,6 +666,24 @@ send_request() {
   printf 'x\t<release>%s\n' "$3" >&3
 }
 
+# ask_release KIND NAME: someone asks for RELEASE_NEXT for HostedCluster
+# NAME's control plane or NodePool NAME's nodes (send_request, in the
+# background: people ask at once, each answer comes back on its own); its
+# pid joins REQUEST_PIDS, which requests_answered waits for.
+REQUEST_PIDS=()
+ask_release() {
+  local plural=nodepools what="for the nodes (Replace: new machines)"
+  [ "$1" = NodePool ] || plural=hostedclusters what="for the control plane"
+  send_request "$1" "$plural" "$2" "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
+    "someone asks for release $(version "$RELEASE_NEXT") $what" &
+  REQUEST_PIDS+=($!)
+}
+requests_answered() {
+  local p
+  for p in "${REQUEST_PIDS[@]}"; do wait "$p" || die "a request failed"; done
+  REQUEST_PIDS=()
+}
+
 kind_of() { case $1 in hostedclusters.*) echo HostedCluster ;; *) echo NodePool ;; esac; }
 # demo_sim_now: the simulated clock now (epoch seconds), as the controller and
 # the model read it.
@@ -684,51 +704,7 @@ sleep_until_instant() {
   alive
 }
 
-# The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
-requests() {
-  sleep_until_instant "$REQUEST_AT"
-  # Four people at once: each answer comes back on its own.
-  local pids=() p
-  send_request HostedCluster hostedclusters prod "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
-    "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
-  pids+=($!)
-  send_request HostedCluster hostedclusters staging "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
-    "someone asks for release $(version "$RELEASE_NEXT") for the control plane" &
-  pids+=($!)
-  send_request NodePool nodepools prod-workers "{\"spec\": {\"release\": {\"image\": \"$RELEASE_NEXT\"}}}" \
-    "someone asks for release $(version "$RELEASE_NEXT") for the nodes (Replace: new machines)" &
-  pids+=($!)
-  send_request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
-    "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)" &
-  pids+=($!)
-  for p in "${pids[@]}"; do wait "$p" || die "a request failed"; done
-}
-
-# health AT DEGRADED REASON TEXT: at simulated instant AT, HyperShift
-# reports staging Degraded (or not), printed as it happens.
-health() {
-  sleep_until_instant "$1"
-  hc_health staging "$2" "$3"
-  emit "${1:0:16}|0" "$(fmt_time "$1")" HostedCluster staging HEALTH "$4" >&3
-}
-
-for day in $(seq 1 "$DEMO_DAYS"); do
-  sleep_until_day "$day"
-  alive
-  if [ "$day" -lt "$DEMO_DAYS" ]; then
-    printf '%s|0\t   -- %s\n' "$(date -u -d "$SIM_START + $day days" +%Y-%m-%dT%H:%M)" \
-      "$(date -u -d "$SIM_START + $day days" '+%A %Y-%m-%d')" >&3
-  fi
-  if [ "$day" = 1 ]; then
-    requests
-    # The health gate: a window opening while staging is Degraded is
-    # skipped, its held release waits for the next one.
-    health "$DEGRADED_AT" True UnavailableReplicas \
-      "HyperShift reports it Degraded (UnavailableReplicas): a held change is not let through while it is"
-  elif [ "$day" = 2 ] && [ "$DEMO_DAYS" -gt 2 ]; then
-    health "$HEALTHY_AT" False AsExpected "HyperShift reports it healthy again (Degraded False)"
-  fi
-done
+scenario_run
 sleep 0.5
 stop_pid MODEL_PID
 kill -TERM "$CTL_PID"
@@ -752,13 +728,11 @@ echo
 echo "-- state at the end (HostedChangeManagementStatus; PAUSED is the CAPI object's cluster.x-k8s.io/paused;"
 echo "   RUNNING is the control plane's release or the pool's machines' (without the \"v\" Cluster API's webhook adds),"
 echo "   STARTED the model's first start of a change)"
-capi=$(for cp in "$NS-prod" "$NS-staging"; do
+capi=$(for cp in "${CP_NS[@]}"; do
   k get -n "$cp" clusters.cluster.x-k8s.io,machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io \
     -o json 2>/dev/null | jq -c '.items[]'
 done | jq -sc '.')
-machines=$(for cp in "$NS-prod" "$NS-staging"; do
-  k get configmaps -n "$cp" -l e2e-model.hcp-controller/role=machine -o json 2>/dev/null | jq -c '.items[]'
-done | jq -sc '.')
+machines=$(for cp in "${CP_NS[@]}"; do scenario_machines "$cp"; done | jq -sc '.')
 starts=$(jq -sc '[.[] | select(.event == "controlplane-initiation" or .event == "replacement-start"
   or .event == "inplace-update-start")]' "$MODEL_REC" 2>/dev/null || echo '[]')
 companions=$(k get "hostedchangemanagementstatuses.$CM" -n "$NS" -o json | jq -c '.items')

@@ -21,9 +21,16 @@
 # reset the objects it left) and stops it with SIGTERM mid-week: the
 # controller, the model and the watches must be gone.
 #
-# Needs the "main" instance (e2e/cluster.sh up main), the controller binary
-# (HCP_BIN, default build/hcp-controller) and the model (HCP_MODEL_BIN or
-# e2e/model/build.sh). Prints "N passed, N failed".
+# On the "capi" instance (CTL_E2E_INSTANCE=capi, make e2e-capi) it checks
+# the act on Cluster API's own controllers instead (DEMO_SCENARIO=capi,
+# e2e/demo/scenario-capi.sh): the requests held, the control plane started
+# at the window's opening, Cluster API's replacement of edge-workers' two
+# machines one at a time after it, the real Machines at 4.17.1 afterwards,
+# and a rerun on the same instance that starts from fresh objects.
+#
+# Needs the "main" instance (e2e/cluster.sh up main), or "capi", the
+# controller binary (HCP_BIN, default build/hcp-controller) and the model
+# (HCP_MODEL_BIN or e2e/model/build.sh). Prints "N passed, N failed".
 set -uo pipefail
 # shellcheck source=e2e/controller/lib.sh
 . "$(dirname "$0")/../controller/lib.sh"
@@ -33,6 +40,8 @@ NS=demo-e2e
 export DEMO_NAMESPACE=$NS HCP_BIN
 
 begin_suite
+# (the instance's environment, E_CAPI, is read by begin_suite)
+if [ "${E_CAPI:-}" = 1 ]; then export DEMO_SCENARIO=capi; else export DEMO_SCENARIO=week; fi
 demo_pid=""
 stop_demo() { [ -z "$demo_pid" ] || { kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null; }; }
 trap 'stop_demo; cleanup_all' EXIT
@@ -44,7 +53,7 @@ t0=$(now_us)
 DEMO_SECONDS=180 DEMO_DIR=$CTL_TMP/run1 "$DEMO" >"$OUT" 2>&1
 rc=$?
 took=$((($(now_us) - t0) / 1000))
-echo "# demo run: exit $rc in $took ms"
+echo "# demo run ($DEMO_SCENARIO): exit $rc in $took ms"
 # DEMO_KEEP_OUTPUT=FILE keeps what the demo printed (the README's excerpt).
 [ -z "${DEMO_KEEP_OUTPUT:-}" ] || cp "$OUT" "$DEMO_KEEP_OUTPUT"
 check_eq "demo exits 0" 0 "$rc"
@@ -82,6 +91,132 @@ line_of() {
       if (t == "start" ? substr($0, 22, 5) == "start" : substr($0, 16, 5) == t && substr($0, 22, 5) != "start") print
     }' "$TRANSITIONS"
 }
+
+REC=$CTL_TMP/run1/model-record.jsonl
+# starts EVENT OBJECT: the simulated instants (epoch seconds) of those records.
+starts() {
+  jq -r --arg e "$1" --arg o "$2" 'select(.event == $e and .object == $o) | .at' "$REC" 2>/dev/null |
+    while read -r at; do date -u -d "$at" +%s; done
+}
+# count_in LIST FROM UNTIL: how many of the instants are in [FROM, UNTIL).
+count_in() { awk -v a="$(epoch "$2")" -v b="$(epoch "$3")" '$1 >= a && $1 < b { n++ } END { print n + 0 }' <<<"$1"; }
+# alternating OBJECT: its replacements in record order are start, done,
+# start, done...: one at a time.
+alternating() {
+  jq -rs --arg o "$1" '[.[] | select(.object == $o and
+    (.event == "replacement-start" or .event == "replacement-done")) | .event] |
+    . as $e | [range(length)] | all(. as $i | $e[$i] ==
+      (if $i % 2 == 0 then "replacement-start" else "replacement-done" end))' "$REC"
+}
+
+# ---- the act on Cluster API's own controllers (instance "capi") ----------------------
+
+# Worked out from the policy: saturday-early is Saturday 02:00-06:00 UTC;
+# the act starts Saturday 00:00 and ends once edge-workers is rolled out,
+# inside the window. The requests at 00:30 are held until 02:00; the
+# control plane starts at the opening and takes 10 simulated minutes, while
+# the pool's release waits for it (still paused from 02:00, for that);
+# Cluster API then replaces the pool's two machines, one at a time.
+capi_act() {
+  local open="start PAUSED, Sat 02:00 unpaused" cp rs rd ms machines pid mpid
+  check_eq "policy saturday-early transitions" "$open" "$(seq_of Policy saturday-early)"
+  check_eq "HostedCluster edge (saturday-early)" "$open" "$(seq_of HostedCluster edge)"
+  check_eq "NodePool edge-workers (no stanza: follows edge; then waits for the control plane)" \
+    "start PAUSED, Sat 02:00 PAUSED, Sat 02:00 unpaused" "$(seq_of NodePool edge-workers)"
+  check_contains "... which it says at 02:00" "held until the control plane has completed the release" \
+    "$(line_of NodePool edge-workers Sat 02:00 | grep ' PAUSED ')"
+  check_eq "no other transition lines" 7 "$(wc -l <"$TRANSITIONS")"
+  # Cluster API v1.14's first status of the pool's new MachineDeployment
+  # counts no machine yet (updatedReplicas 0 of spec.replicas 2): no
+  # pending change for all that.
+  check_eq "no held change before the requests (a new pool's first machines are none)" "" \
+    "$(activity NodePool edge-workers HELD | grep '^Sat 2026-03-07 00:[0-2]')"
+  check_contains "the webhook says it holds edge's release until the window" \
+    "webhook: spec.release.image is held until 2026-03-07T02:00:00Z: 4.17.1-x86_64 requested, 4.17.0-x86_64 kept" \
+    "$(grep -A1 ' HostedCluster  *edge  *REQUEST' "$OUT" | tail -1)"
+  check_contains "the webhook says it holds edge-workers' release at the NodePool" \
+    "webhook: spec.release: held until changes are permitted" \
+    "$(grep -A1 ' NodePool  *edge-workers  *REQUEST' "$OUT" | tail -1)"
+  check_contains "edge: the release is held from 00:30" \
+    "release 4.17.1-x86_64: held, nothing starts before the window at 2026-03-07T02:00:00Z." \
+    "$(activity HostedCluster edge HELD | grep '^Sat 2026-03-07 00:3')"
+  check_contains "edge-workers: the rollout is held from 00:30" \
+    "node rollout to release 4.17.1-x86_64: held, nothing starts before the window at 2026-03-07T02:00:00Z." \
+    "$(activity NodePool edge-workers HELD | grep '^Sat 2026-03-07 00:3' | head -1)"
+
+  cp=$(starts controlplane-initiation "$NS/edge")
+  ms=$(starts machineset-created "$NS-edge/edge-workers")
+  rs=$(starts replacement-start "$NS-edge/edge-workers")
+  rd=$(starts replacement-done "$NS-edge/edge-workers")
+  echo "# record: control plane initiated $(tr '\n' ' ' <<<"$cp"), MachineSets $(tr '\n' ' ' <<<"$ms"), replacements $(tr '\n' ' ' <<<"$rs"), done $(tr '\n' ' ' <<<"$rd") (epoch, simulated)"
+  check_eq "the control plane starts once, at the window's opening (02:00-02:05)" 1 \
+    "$(count_in "$cp" 2026-03-07T02:00:00Z 2026-03-07T02:05:00Z)"
+  check_eq "... and never before or after" 1 "$(grep -c . <<<"$cp")"
+  check_eq "Cluster API makes one MachineSet for the new template, after the control plane's 10 minutes" 1 \
+    "$(count_in "$ms" 2026-03-07T02:10:00Z 2026-03-07T06:00:00Z)"
+  check_eq "... and none before (only the pool's first)" 1 "$(count_in "$ms" 2026-03-07T00:00:00Z 2026-03-07T02:10:00Z)"
+  check_eq "Cluster API replaces both machines in the window, after the control plane" 2 \
+    "$(count_in "$rs" 2026-03-07T02:10:00Z 2026-03-07T06:00:00Z)"
+  check_eq "... none before or after" 2 "$(grep -c . <<<"$rs")"
+  check_eq "... both done" 2 "$(grep -c . <<<"$rd")"
+  check_eq "one at a time: each replacement starts after the previous one is done" true \
+    "$(alternating "$NS-edge/edge-workers")"
+  check_eq "each adds another machine" 2 \
+    "$(jq -rs --arg o "$NS-edge/edge-workers" '[.[] | select(.event == "replacement-start" and .object == $o) |
+      .to] | unique | length' "$REC")"
+  check_eq "... and deletes another old one" 2 \
+    "$(jq -rs --arg o "$NS-edge/edge-workers" '[.[] | select(.event == "replacement-done" and .object == $o) |
+      .from] | unique | length' "$REC")"
+  check_contains "the demo shows the control plane starting" \
+    "HyperShift starts rolling the control plane from 4.17.0 to 4.17.1 (model)." \
+    "$(activity HostedCluster edge STARTED)"
+  check_eq "the demo shows the 2 replacements by Cluster API" 2 \
+    "$(activity MachineDeployment edge-workers REPLACE | grep -c 'new machine edge-workers-.*(Cluster API)\.$')"
+
+  # The real Machines, as Cluster API left them (the instance is still up).
+  machines=$(k get machines.cluster.x-k8s.io -n "$NS-edge" -o json | jq -r '[.items[] |
+    select(.metadata.labels["cluster.x-k8s.io/deployment-name"] == "edge-workers") |
+    "\(.spec.version) \(.status.phase)"] | sort | join(", ")')
+  check_eq "edge-workers' Machines: two, at v4.17.1, Running" "v4.17.1 Running, v4.17.1 Running" "$machines"
+  now_is "its MachineDeployment is not paused (rolled out, inside the window)" unpaused \
+    pause_state "/apis/cluster.x-k8s.io/v1beta1/namespaces/$NS-edge/machinedeployments/edge-workers"
+
+  TABLE=$CTL_TMP/table
+  sed -n '/^-- state at the end/,/^$/p' "$OUT" >"$TABLE"
+  check_eq "table: edge runs 4.17.1, open until 06:00" 1 \
+    "$(grep -cE "^HostedCluster +$NS/edge +ByPolicy +permitted +no +Cluster edge-7hq3c +4.17.1 Completed +Sat 2026-03-07 02:0[0-4] +open now, until Sat 2026-03-07 06:00 " "$TABLE")"
+  check_eq "table: edge-workers, 2 machines on 4.17.1" 1 \
+    "$(grep -cE "^NodePool +$NS/edge-workers +None +permitted +no +MachineDeployment edge-workers +2x 4.17.1 +Sat 2026-03-07 0[2-5]:[0-9]{2} +open now, until Sat 2026-03-07 06:00 " "$TABLE")"
+  check_contains "the act says where it ended" "end of the simulated span" "$(grep '^   -- Sat 2026-03-07' "$OUT")"
+  pid=$(cat "$CTL_TMP/run1/controller.pid" 2>/dev/null)
+  mpid=$(cat "$CTL_TMP/run1/model.pid" 2>/dev/null)
+  check "the controller and the model are gone after the act" test -n "$pid" -a ! -d "/proc/$pid" -a -n "$mpid" -a ! -d "/proc/$mpid"
+
+  # A rerun on the same instance deletes Cluster API's objects of the first
+  # (its cluster controller deletes the machines) and starts afresh; stopped
+  # once its requests are held.
+  OUT2=$CTL_TMP/demo2.out
+  DEMO_DIR=$CTL_TMP/run2 "$DEMO" >"$OUT2" 2>&1 &
+  demo_pid=$!
+  held_again() { grep -q ' NodePool  *edge-workers  *HELD ' "$OUT2"; }
+  if wait_for 150 held_again; then
+    ok "the rerun reaches its held requests"
+  else
+    not_ok "the rerun reaches its held requests" "$(tail -5 "$OUT2" | tr '\n' '|')"
+  fi
+  check_eq "the rerun starts from fresh objects: edge at 4.17.0, nothing pending" 1 \
+    "$(grep -c '^   HostedCluster *edge .*; control plane 4.17.0$' "$OUT2")"
+  kill -TERM "$demo_pid"
+  wait "$demo_pid"
+  check_eq "SIGTERM stops the act with status 143" 143 "$?"
+  demo_pid=""
+}
+
+if [ "$DEMO_SCENARIO" = capi ]; then
+  capi_act
+  summary
+  exit
+fi
 
 # Worked out from the policies: weeknights is Mon-Thu 21:00-03:00 UTC with
 # Wednesday (Zurich) 2026-03-03T23:00Z-2026-03-04T23:00Z excluded;
@@ -164,14 +299,6 @@ check "each is held from its request on (Tuesday)" eval '[[ $held_hc == "Tue "* 
 
 # The model's record: what HyperShift and Cluster API started, and when
 # (simulated).
-REC=$CTL_TMP/run1/model-record.jsonl
-# starts EVENT OBJECT: the simulated instants (epoch seconds) of those records.
-starts() {
-  jq -r --arg e "$1" --arg o "$2" 'select(.event == $e and .object == $o) | .at' "$REC" 2>/dev/null |
-    while read -r at; do date -u -d "$at" +%s; done
-}
-# count_in LIST FROM UNTIL: how many of the instants are in [FROM, UNTIL).
-count_in() { awk -v a="$(epoch "$2")" -v b="$(epoch "$3")" '$1 >= a && $1 < b { n++ } END { print n + 0 }' <<<"$1"; }
 CP=$(starts controlplane-initiation "$NS/prod")
 SCP=$(starts controlplane-initiation "$NS/staging")
 RS=$(starts replacement-start "$NS-prod/prod-workers")
@@ -189,14 +316,8 @@ check_eq "no machine replacement of prod-workers before its window" 0 \
 check_eq "its 3 machines are replaced in its window (02:00-05:00)" 3 \
   "$(count_in "$RS" 2026-03-07T02:00:00Z 2026-03-07T05:00:00Z)"
 check_eq "... and none after" 3 "$(grep -c . <<<"$RS")"
-# The replacements of prod-workers in record order: start, done, start, ...
-alternating() {
-  jq -rs --arg o "$NS-prod/prod-workers" '[.[] | select(.object == $o and
-    (.event == "replacement-start" or .event == "replacement-done")) | .event] |
-    . as $e | [range(length)] | all(. as $i | $e[$i] ==
-      (if $i % 2 == 0 then "replacement-start" else "replacement-done" end))' "$REC"
-}
-check_eq "one at a time: each replacement starts after the previous one is done" true "$(alternating)"
+check_eq "one at a time: each replacement starts after the previous one is done" true \
+  "$(alternating "$NS-prod/prod-workers")"
 check_eq "no in-place update of staging-gpu before Tuesday night's window" 0 \
   "$(count_in "$IP" 2026-03-02T00:00:00Z 2026-03-03T21:00:00Z)"
 check_eq "its in-place update starts in that window (21:00-23:00)" 1 \

@@ -564,11 +564,16 @@ bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
         if (cmp != 0)
             return true;
     }
-    if (!md || md->updated < 0)
+    /* Machines on an older template: fewer machines in the newest
+     * MachineSet than in all of them. Without status.replicas there is no
+     * count of all: Cluster API v1.14's first status of a new
+     * MachineDeployment carries v1beta1's updatedReplicas 0 before it
+     * counts any machine, and spec.replicas is what is being created, not
+     * an older template's machines (a new pool, or a scale-up, is no
+     * pending change). */
+    if (!md || md->updated < 0 || md->existing < 0)
         return false;
-    if (md->existing >= 0)
-        return md->updated < md->existing;
-    return md->replicas >= 0 && md->updated < md->replicas;
+    return md->updated < md->existing;
 }
 
 void *decide_view_extract(decide_kind_t kind, const json_t *obj)

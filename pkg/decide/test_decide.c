@@ -194,7 +194,21 @@ static void test_extract_nodepool_and_capi(void **state)
     assert_string_equal(md->nodepool, "clusters/np1");
     assert_int_equal(md->replicas, 3);
     assert_int_equal(md->updated, 1);
+    /* No status.replicas: no count of the machines of every template, so
+     * nothing says a rollout is pending (the first status Cluster API
+     * v1.14 writes for a new MachineDeployment, below). */
+    assert_int_equal(md->existing, -1);
+    assert_false(decide_np_pending(np, md));
+    md->existing = 3; /* one of three machines on the newest template */
     assert_true(decide_np_pending(np, md));
+    decide_capi_free(md);
+    json_decref(obj);
+    obj = tu_doc("{\"spec\":{\"replicas\":2},\"status\":{\"deprecated\":{\"v1beta1\":"
+                 "{\"availableReplicas\":0,\"readyReplicas\":0,\"unavailableReplicas\":2,"
+                 "\"updatedReplicas\":0}}}}");
+    md = decide_capi_extract(DECIDE_MD, obj);
+    assert_int_equal(md->updated, 0);
+    assert_false(decide_np_pending(np, md));
     decide_capi_free(md);
     json_decref(obj);
 
@@ -430,6 +444,7 @@ static void test_decide_np_rollout_paused_at_close(void **state)
     (void)state;
     decide_capi_t *md = capi(false, false);
     md->replicas = 3;
+    md->existing = 3;
     md->updated = 1;
     md->rolling = true;
     decide_decision_t d;

@@ -1,0 +1,123 @@
+# shellcheck shell=bash
+# The week (DEMO_SCENARIO=week, the default; sourced by e2e/demo/demo.sh):
+# two HostedClusters and four NodePools (e2e/demo/objects/) from Monday
+# 2026-03-02 00:00 UTC for DEMO_DAYS simulated days in about DEMO_SECONDS
+# real seconds, on the "main" instance, where the behaviour model plays
+# both HyperShift and Cluster API: real Cluster API cannot keep a week's
+# pace (about 13 real seconds per machine replacement would be 18
+# simulated hours here); scenario-capi.sh is the act on its own
+# controllers. On Tuesday at 12:30 someone asks for release 4.17.1 for
+# prod and staging and for prod-workers, and for a new configuration of
+# the InPlace pool staging-gpu; staging is Degraded from Tuesday 19:00 to
+# Wednesday 09:00.
+
+DEMO_SECONDS=${DEMO_SECONDS:-120}
+DEMO_DAYS=${DEMO_DAYS:-7}
+SCENARIO_INSTANCE=main
+OBJECTS=$here/objects
+DEMO_CLUSTERS=(prod staging)
+DEMO_SOURCE=model
+SOURCE_WORDS=$'the model of HyperShift and\n   Cluster API'
+SIM_START=2026-03-02T00:00:00Z # a Monday
+REQUEST_AT=2026-03-03T12:30:00Z # Tuesday, after staging's override: the requests
+DEGRADED_AT=2026-03-03T19:00:00Z # staging turns Degraded before Tuesday night's window
+HEALTHY_AT=2026-03-04T09:00:00Z  # and is healthy again on Wednesday morning
+GPU_CONFIG='[{"name": "gpu-driver-550"}]' # staging-gpu's new spec.config
+REPLACEMENT=10m # simulated time the model takes per machine replacement
+# prod's control plane (window at 01:00 Saturday) completes in 10 simulated
+# minutes, well before prod-workers' window at 02:00 even on a loaded
+# machine (a simulated hour is 0.7 s here): the pool then starts at its
+# window, not when the control plane catches up (a hold the demo would show).
+MODEL_FLAGS=(--controlplane-update-duration 10m --replacement-duration "$REPLACEMENT")
+
+scenario_check() {
+  { [[ "$DEMO_SECONDS" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$DEMO_SECONDS" 'BEGIN { exit !(s >= 5) }'; } ||
+    die "DEMO_SECONDS \"$DEMO_SECONDS\" is not a number of seconds >= 5"
+  { [[ "$DEMO_DAYS" =~ ^[1-9][0-9]*$ ]] && [ "$DEMO_DAYS" -ge 2 ] && [ "$DEMO_DAYS" -le 28 ]; } ||
+    die "DEMO_DAYS \"$DEMO_DAYS\" is not a whole number of days from 2 to 28"
+  [ "${E_CAPI:-}" != 1 ] ||
+    die "instance \"$INSTANCE\" runs Cluster API's own controllers, which cannot keep the week's pace; run the week on \"main\" (DEMO_SCENARIO=capi is the act for this one)"
+}
+
+scenario_span() {
+  SCALE=$(awk -v d="$DEMO_DAYS" -v s="$DEMO_SECONDS" 'BEGIN { printf "%.3f", d * 86400 / s }')
+  SIM_END=$(date -u -d "$SIM_START + $DEMO_DAYS days" +%Y-%m-%dT%H:%M:%SZ)
+}
+
+scenario_title() {
+  echo "== hcp-controller demo: $DEMO_DAYS simulated days ($(fmt_time "$SIM_START") to $(fmt_time "$SIM_END") UTC)"
+}
+
+scenario_seeded() { echo "both control planes run 4.17.0"; }
+
+# scenario_reset: what the model created in the control-plane namespaces.
+scenario_reset() {
+  local cp
+  for cp in "${CP_NS[@]}"; do
+    k delete machinedeployments.cluster.x-k8s.io,machinesets.cluster.x-k8s.io --all -n "$cp" >/dev/null 2>&1 || true
+    k delete configmaps -l e2e-model.hcp-controller/role -n "$cp" >/dev/null 2>&1 || true
+  done
+}
+
+# scenario_machines NAMESPACE: the pools' machines there, one JSON object
+# a line, with the labels of their MachineDeployment or MachineSet and
+# data.version and data.config (the model keeps them in ConfigMaps).
+scenario_machines() {
+  k get configmaps -n "$1" -l e2e-model.hcp-controller/role=machine -o json 2>/dev/null | jq -c '.items[]'
+}
+
+# sleep_until_day D: until the simulated clock has passed day D (the
+# clocks started at T_LAUNCH; the controller's a few milliseconds later).
+sleep_until_day() {
+  local d
+  d=$(awk -v n="$1" -v k="$SCALE" -v t0="$T_LAUNCH" -v t="$(now_us)" \
+    'BEGIN { d = n * 86400 / k - (t - t0) / 1e6; printf "%.3f", (d > 0 ? d : 0) }')
+  # In the background, so that a signal runs the trap at once.
+  sleep "$d" &
+  SLEEP_PID=$!
+  wait "$SLEEP_PID"
+  SLEEP_PID=""
+}
+
+# The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
+requests() {
+  sleep_until_instant "$REQUEST_AT"
+  # Four people at once: each answer comes back on its own.
+  ask_release HostedCluster prod
+  ask_release HostedCluster staging
+  ask_release NodePool prod-workers
+  send_request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
+    "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)" &
+  REQUEST_PIDS+=($!)
+  requests_answered
+}
+
+# health AT DEGRADED REASON TEXT: at simulated instant AT, HyperShift
+# reports staging Degraded (or not), printed as it happens.
+health() {
+  sleep_until_instant "$1"
+  hc_health staging "$2" "$3"
+  emit "${1:0:16}|0" "$(fmt_time "$1")" HostedCluster staging HEALTH "$4" >&3
+}
+
+# scenario_run: the week, day by day (the clock started at T_LAUNCH).
+scenario_run() {
+  local day
+  for day in $(seq 1 "$DEMO_DAYS"); do
+    sleep_until_day "$day"
+    alive
+    if [ "$day" -lt "$DEMO_DAYS" ]; then
+      printf '%s|0\t   -- %s\n' "$(date -u -d "$SIM_START + $day days" +%Y-%m-%dT%H:%M)" \
+        "$(date -u -d "$SIM_START + $day days" '+%A %Y-%m-%d')" >&3
+    fi
+    if [ "$day" = 1 ]; then
+      requests
+      # The health gate: a window opening while staging is Degraded is
+      # skipped, its held release waits for the next one.
+      health "$DEGRADED_AT" True UnavailableReplicas \
+        "HyperShift reports it Degraded (UnavailableReplicas): a held change is not let through while it is"
+    elif [ "$day" = 2 ] && [ "$DEMO_DAYS" -gt 2 ]; then
+      health "$HEALTHY_AT" False AsExpected "HyperShift reports it healthy again (Degraded False)"
+    fi
+  done
+}
