@@ -467,8 +467,9 @@ echo "-- objects (kubectl apply --server-side)"
 echo "   applied $(apply "$OBJECTS/namespaces.yaml")"
 echo "   applied $(apply "${obj_files[@]}")"
 
-# The release status HyperShift reports: both control planes run 4.17.0.
-# (The model writes the pools' Cluster API objects and their status.)
+# The release status HyperShift reports: every control plane runs 4.17.0.
+# (The model writes the pools' Cluster API objects; their status, the
+# model's Cluster API half in the week, Cluster API itself in the act.)
 for hc in "${DEMO_CLUSTERS[@]}"; do
   api_patch "/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$hc/status" \
     "$(jq -nc --arg i "$RELEASE_DONE" '[{op: "add", path: "/status", value: {version: {
