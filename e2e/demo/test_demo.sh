@@ -108,6 +108,26 @@ alternating() {
     . as $e | [range(length)] | all(. as $i | $e[$i] ==
       (if $i % 2 == 0 then "replacement-start" else "replacement-done" end))' "$REC"
 }
+# rerun_until DESC WAIT PATTERN: runs the demo again (run2, its output in
+# OUT2) in the background (demo_pid) and checks that it prints a line
+# matching PATTERN (grep -E) within WAIT s.
+OUT2=$CTL_TMP/demo2.out
+rerun_until() {
+  DEMO_DIR=$CTL_TMP/run2 "$DEMO" >"$OUT2" 2>&1 &
+  demo_pid=$!
+  if wait_for "$2" grep -qE "$3" "$OUT2"; then
+    ok "$1"
+  else
+    not_ok "$1" "$(tail -5 "$OUT2" | tr '\n' '|')"
+  fi
+}
+# rerun_stopped DESC: SIGTERM to the rerun, which must exit with status 143.
+rerun_stopped() {
+  kill -TERM "$demo_pid"
+  wait "$demo_pid"
+  check_eq "$1" 143 "$?"
+  demo_pid=""
+}
 
 # ---- the act on Cluster API's own controllers (instance "capi") ----------------------
 
@@ -195,21 +215,10 @@ capi_act() {
   # A rerun on the same instance deletes Cluster API's objects of the first
   # (its cluster controller deletes the machines) and starts afresh; stopped
   # once its requests are held.
-  OUT2=$CTL_TMP/demo2.out
-  DEMO_DIR=$CTL_TMP/run2 "$DEMO" >"$OUT2" 2>&1 &
-  demo_pid=$!
-  held_again() { grep -q ' NodePool  *edge-workers  *HELD ' "$OUT2"; }
-  if wait_for 150 held_again; then
-    ok "the rerun reaches its held requests"
-  else
-    not_ok "the rerun reaches its held requests" "$(tail -5 "$OUT2" | tr '\n' '|')"
-  fi
+  rerun_until "the rerun reaches its held requests" 150 ' NodePool  *edge-workers  *HELD '
   check_eq "the rerun starts from fresh objects: edge at 4.17.0, nothing pending" 1 \
     "$(grep -c '^   HostedCluster *edge .*; control plane 4.17.0$' "$OUT2")"
-  kill -TERM "$demo_pid"
-  wait "$demo_pid"
-  check_eq "SIGTERM stops the act with status 143" 143 "$?"
-  demo_pid=""
+  rerun_stopped "SIGTERM stops the act with status 143"
 }
 
 if [ "$DEMO_SCENARIO" = capi ]; then
@@ -484,25 +493,14 @@ check_eq "the webhook configuration is gone after the demo" "" \
 
 # ---- a rerun, stopped mid-week ------------------------------------------------------
 
-OUT2=$CTL_TMP/demo2.out
-DEMO_SECONDS=120 DEMO_DIR=$CTL_TMP/run2 "$DEMO" >"$OUT2" 2>&1 &
-demo_pid=$!
-seen_monday_night() { grep -q '^Mon 2026-03-02 21:00 .* staging-workers ' "$OUT2"; }
-if wait_for 90 seen_monday_night; then
-  ok "the rerun reaches Monday night"
-else
-  not_ok "the rerun reaches Monday night" "$(tail -5 "$OUT2" | tr '\n' '|')"
-fi
+DEMO_SECONDS=120 rerun_until "the rerun reaches Monday night" 90 '^Mon 2026-03-02 21:00 .* staging-workers '
 check_contains "the rerun starts from fresh objects" \
   "Changes are paused until 2026-03-07T01:00:00Z (following policy \"weekend-nights\")." \
   "$(grep '^Mon 2026-03-02 00:00 start  HostedCluster  *prod ' "$OUT2")"
 pid=$(cat "$CTL_TMP/run2/controller.pid" 2>/dev/null)
 mpid=$(cat "$CTL_TMP/run2/model.pid" 2>/dev/null)
 pgid=$(cat "$CTL_TMP/run2/watch.pgid" 2>/dev/null)
-kill -TERM "$demo_pid"
-wait "$demo_pid"
-check_eq "SIGTERM stops the demo with status 143" 143 "$?"
-demo_pid=""
+rerun_stopped "SIGTERM stops the demo with status 143"
 all_gone() { [ ! -d "/proc/$pid" ] && [ ! -d "/proc/$mpid" ] && ! pgrep -g "$pgid" >/dev/null; }
 check "the controller, the model and the watches are gone" test -n "$pid" -a -n "$mpid" -a -n "$pgid"
 WHY="controller $pid, model $mpid or process group $pgid still running" check "... within 3 s" wait_for 3 all_gone

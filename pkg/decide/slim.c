@@ -434,6 +434,17 @@ static int64_t int_or(const json_t *obj, const char *path, int64_t dflt)
     return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
+/* Machines on an older template: fewer in the newest MachineSet than in
+ * all of them. Without status.replicas there is no count of all: Cluster
+ * API v1.14's first status of a new MachineDeployment carries v1beta1's
+ * updatedReplicas 0 before it counts any machine, and spec.replicas is
+ * what is being created, not an older template's machines (a new pool, or
+ * a scale-up, is no rollout). */
+static bool older_template_machines(const decide_capi_t *c)
+{
+    return c->updated >= 0 && c->existing > c->updated;
+}
+
 decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
 {
     decide_capi_t *c = calloc(1, sizeof(*c));
@@ -455,7 +466,6 @@ decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
         decide_capi_free(c);
         return NULL;
     }
-    c->replicas = int_or(obj, "spec.replicas", -1);
     /* The machines of the newest MachineSet (the one matching the
      * MachineDeployment's template): Cluster API v1.14 computes it as
      * GetActualReplicaCountForMachineSets({newMS}) (core/reconcilers/
@@ -489,8 +499,7 @@ decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
      * A scale-up adds machines to the newest, so it is not one. */
     const char *target = annotation(obj, DECIDE_TARGET_CONFIG_ANNOTATION);
     const char *current = annotation(obj, DECIDE_CURRENT_CONFIG_ANNOTATION);
-    c->rolling = (c->updated >= 0 && c->existing > c->updated) ||
-                 (target && current && strcmp(target, current) != 0);
+    c->rolling = older_template_machines(c) || (target && current && strcmp(target, current) != 0);
     json_t *labels = hcp_json_path(obj, "metadata.labels");
     const char *dep = json_string_value(json_object_get(labels, "cluster.x-k8s.io/deployment-name"));
     if (dep && !(c->deployment = strdup(dep))) {
@@ -564,16 +573,7 @@ bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
         if (cmp != 0)
             return true;
     }
-    /* Machines on an older template: fewer machines in the newest
-     * MachineSet than in all of them. Without status.replicas there is no
-     * count of all: Cluster API v1.14's first status of a new
-     * MachineDeployment carries v1beta1's updatedReplicas 0 before it
-     * counts any machine, and spec.replicas is what is being created, not
-     * an older template's machines (a new pool, or a scale-up, is no
-     * pending change). */
-    if (!md || md->updated < 0 || md->existing < 0)
-        return false;
-    return md->updated < md->existing;
+    return md && older_template_machines(md);
 }
 
 void *decide_view_extract(decide_kind_t kind, const json_t *obj)

@@ -178,7 +178,6 @@ typedef struct decide_capi {
     bool optin_label;       /* carries DECIDE_OPTIN_LABEL: DECIDE_OPTIN_VALUE */
     char *nodepool;         /* hypershift.openshift.io/nodePool annotation or NULL */
     char *held;             /* DECIDE_HELD_TEMPLATE_ANNOTATION (what is held) or NULL */
-    int64_t replicas;       /* spec.replicas; -1 when absent */
     int64_t updated;        /* machines of the newest MachineSet: v1beta1
                                status.updatedReplicas, v1beta2
                                status.deprecated.v1beta1.updatedReplicas
@@ -256,9 +255,11 @@ void decide_capi_free(decide_capi_t *c);
  * between), or while its
  * MachineDeployment still has machines of an older template (status.replicas
  * above the updated count). A scale-up alone (spec.replicas above both) is
- * not a pending change: the machines it adds use the current template. When
- * the MachineDeployment reports no status.replicas, any shortfall of updated
- * machines against spec.replicas counts, as nothing tells the two apart. */
+ * not a pending change: the machines it adds use the current template. Nor
+ * is a MachineDeployment that reports no status.replicas yet (Cluster API
+ * v1.14's first status of a new one: updatedReplicas 0, no machine counted):
+ * without a count of all machines nothing says any is of an older
+ * template. */
 bool decide_hc_pending(const decide_hc_t *hc);
 
 /* True when the HostedCluster carries a held release request. */

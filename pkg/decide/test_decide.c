@@ -21,7 +21,6 @@ static decide_capi_t *capi(bool paused, bool marker)
     assert_non_null(c);
     c->paused = paused;
     c->marker = marker;
-    c->replicas = -1;
     c->updated = -1;
     c->existing = -1;
     return c;
@@ -192,7 +191,6 @@ static void test_extract_nodepool_and_capi(void **state)
     assert_true(md->paused);
     assert_true(md->marker);
     assert_string_equal(md->nodepool, "clusters/np1");
-    assert_int_equal(md->replicas, 3);
     assert_int_equal(md->updated, 1);
     /* No status.replicas: no count of the machines of every template, so
      * nothing says a rollout is pending (the first status Cluster API
@@ -222,7 +220,6 @@ static void test_extract_nodepool_and_capi(void **state)
     assert_true(decide_np_pending(np, md));
     md->existing = 2; /* scaling down */
     md->updated = 2;
-    md->replicas = 1;
     assert_false(decide_np_pending(np, md));
     decide_capi_free(md);
     json_decref(obj);
@@ -245,7 +242,6 @@ static void test_extract_nodepool_and_capi(void **state)
     md = decide_capi_extract(DECIDE_MD, obj);
     assert_false(md->marker);
     assert_false(md->paused);
-    assert_int_equal(md->replicas, -1);
     assert_int_equal(md->updated, 2);
     assert_false(decide_np_pending(np, md));
     decide_capi_free(md);
@@ -443,7 +439,6 @@ static void test_decide_np_rollout_paused_at_close(void **state)
 {
     (void)state;
     decide_capi_t *md = capi(false, false);
-    md->replicas = 3;
     md->existing = 3;
     md->updated = 1;
     md->rolling = true;
@@ -469,7 +464,7 @@ static void test_decide_np_spec_paused_mid_rollout(void **state)
 {
     (void)state;
     decide_capi_t *md = capi(false, false);
-    md->replicas = 3;
+    md->existing = 3;
     md->updated = 1;
     md->rolling = true;
     decide_decision_t d;
@@ -520,7 +515,7 @@ static void test_decide_np_waiting_not_paused(void **state)
 {
     (void)state;
     decide_capi_t *md = capi(false, false);
-    md->replicas = 5; /* scaling up from 3: not a rollout */
+    md->existing = 3; /* scaling up from 3 to 5: not a rollout */
     md->updated = 3;
     decide_decision_t d;
     decide_restricted_np(md, &d);
