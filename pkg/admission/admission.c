@@ -138,14 +138,16 @@ static int parse_user(json_t *rq, adm_request_t *req, char *err, size_t errlen)
     return 0;
 }
 
-/* request.object and request.oldObject, which the operation requires. */
+/* request.object and request.oldObject, which the operation requires, and
+ * request.options. */
 static int parse_objects(json_t *rq, adm_request_t *req, char *err, size_t errlen)
 {
-    json_t *obj, *old;
+    json_t *obj, *old, *opts;
     int rc;
 
     if ((rc = get_obj(rq, "object", "request.object", &obj, err, errlen)) ||
         (rc = get_obj(rq, "oldObject", "request.oldObject", &old, err, errlen)) ||
+        (rc = get_obj(rq, "options", "request.options", &opts, err, errlen)) ||
         (rc = parse_user(rq, req, err, errlen)))
         return rc;
     if (obj == NULL && (req->op == ADM_CREATE || req->op == ADM_UPDATE))
@@ -155,6 +157,7 @@ static int parse_objects(json_t *rq, adm_request_t *req, char *err, size_t errle
         return hcp_errf(err, errlen, HCP_EPARSE, "request.oldObject: missing for UPDATE");
     req->object = json_incref(obj);
     req->old_object = json_incref(old);
+    req->options = json_incref(opts);
     return 0;
 }
 
@@ -235,6 +238,7 @@ void adm_request_free(adm_request_t *req)
 {
     json_decref(req->object);
     json_decref(req->old_object);
+    json_decref(req->options);
     memset(req, 0, sizeof(*req));
 }
 

@@ -49,6 +49,11 @@ typedef struct adm_request {
     bool dry_run;           /* request.dryRun */
     json_t *object;         /* owned: request.object, NULL for DELETE */
     json_t *old_object;     /* owned: request.oldObject, NULL for CREATE */
+    json_t *options;        /* owned: request.options, NULL when absent. For an
+                               update or a patch (a server-side apply included:
+                               the API server converts its PatchOptions) the
+                               UpdateOptions, whose fieldManager names the
+                               writer's entry of metadata.managedFields */
 } adm_request_t;
 
 /*

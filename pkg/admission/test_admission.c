@@ -28,7 +28,9 @@ static const char update_hc[] =
     "\"userInfo\":{\"username\":\"system:serviceaccount:hypershift:operator\","
     "\"groups\":[\"system:serviceaccounts\",\"system:authenticated\"]},"
     "\"object\":{\"spec\":{\"release\":{\"image\":\"new\"}}},"
-    "\"oldObject\":{\"spec\":{\"release\":{\"image\":\"old\"}}},\"dryRun\":false}}";
+    "\"oldObject\":{\"spec\":{\"release\":{\"image\":\"old\"}}},\"dryRun\":false,"
+    "\"options\":{\"kind\":\"UpdateOptions\",\"apiVersion\":\"meta.k8s.io/v1\","
+    "\"fieldManager\":\"kustomize-controller\"}}}";
 
 static int parse(const char *body, adm_request_t *q, char *err, size_t errlen)
 {
@@ -61,7 +63,12 @@ static void test_parse_update(void **state)
             json_object_get(json_object_get(q.object, "spec"), "release"), "image")),
         "new");
     assert_non_null(q.old_object);
+    /* request.options as the API server hands them for an update, a patch
+     * and a server-side apply alike (withdraw.h reads fieldManager). */
+    assert_string_equal(json_string_value(json_object_get(q.options, "fieldManager")),
+                        "kustomize-controller");
     adm_request_free(&q);
+    assert_null(q.options);
     adm_request_free(&q); /* twice is harmless */
 }
 
@@ -101,6 +108,9 @@ static void test_parse_errors(void **state)
         {REVIEW_HEAD "\"request\":{\"uid\":\"u-9\",\"operation\":\"UPDATE\"," HC_RESOURCE
                      ",\"object\":[],\"oldObject\":{}}}",
          "request.object: not an object", "u-9", HCP_EPARSE},
+        {REVIEW_HEAD "\"request\":{\"uid\":\"u-9o\",\"operation\":\"UPDATE\"," HC_RESOURCE
+                     ",\"object\":{},\"oldObject\":{},\"options\":\"force\"}}",
+         "request.options: not an object", "u-9o", HCP_EPARSE},
         {REVIEW_HEAD "\"request\":{\"uid\":\"u-10\",\"operation\":\"DELETE\"," HC_RESOURCE
                      ",\"dryRun\":\"yes\"}}",
          "request.dryRun: not a boolean", "u-10", HCP_EPARSE},
