@@ -79,6 +79,9 @@ static const char usage_text[] =
     "                                     still routed here are answered (default 5; the\n"
     "                                     Lease is released at once; no delay without\n"
     "                                     --webhook-bind-address)\n"
+    "  --hypershift-users NAME,...        the users whose writes never withdraw a held\n"
+    "                                     request (HyperShift's own, and the controller's;\n"
+    "                                     default " RUN_HYPERSHIFT_USERS_DEFAULT ")\n"
     "  --guard-config PATH                the guard rails the validating webhooks enforce\n"
     "                                     (YAML or JSON, as preview --check reads them),\n"
     "                                     read again when the file changes (default: none)\n"
@@ -154,7 +157,7 @@ static int parse_bool_flag(const char *arg, const char *name, bool *out)
 
 /* The flags that take a value, and how each value is read. */
 typedef enum vkind { V_STRING, V_QPS, V_BURST, V_LOG_FORMAT, V_VERBOSITY, V_SIM_START,
-                     V_TIME_SCALE, V_HOSTED_PERIOD, V_SHUTDOWN_DELAY } vkind_t;
+                     V_TIME_SCALE, V_HOSTED_PERIOD, V_SHUTDOWN_DELAY, V_USERS } vkind_t;
 
 static const struct vflag {
     const char *name;
@@ -178,6 +181,7 @@ static const struct vflag {
     {"--guard-config", V_STRING, offsetof(run_opts_t, guard_config)},
     {"--hosted-reassert-period", V_HOSTED_PERIOD, 0},
     {"--shutdown-delay", V_SHUTDOWN_DELAY, 0},
+    {"--hypershift-users", V_USERS, 0},
     {"--kube-api-qps", V_QPS, 0},
     {"--kube-api-burst", V_BURST, 0},
     {"--log-format", V_LOG_FORMAT, 0},
@@ -186,6 +190,34 @@ static const struct vflag {
     {"--simulated-start-time", V_SIM_START, 0},
     {"--time-scale", V_TIME_SCALE, 0},
 };
+
+/* Splits the comma-separated user names v into o->hypershift_users. "" is
+ * none. Returns 0 or HCP_EINVAL with err. */
+static int set_users(const char *v, run_opts_t *o, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *p;
+
+    if (strlen(v) >= sizeof(o->users_buf))
+        return hcp_errf(err, errlen, HCP_EINVAL, "--hypershift-users: longer than %zu bytes",
+                        sizeof(o->users_buf) - 1);
+    memcpy(o->users_buf, v, strlen(v) + 1);
+    for (p = o->users_buf; *p;) {
+        char *end = strchr(p, ',');
+        if (end)
+            *end = '\0';
+        if (!*p)
+            return hcp_errf(err, errlen, HCP_EINVAL, "--hypershift-users: an empty name in \"%.60s\"",
+                            v);
+        if (n == RUN_MAX_USERS)
+            return hcp_errf(err, errlen, HCP_EINVAL, "--hypershift-users: more than %d names",
+                            RUN_MAX_USERS);
+        o->hypershift_users[n++] = p;
+        p = end ? end + 1 : p + strlen(p);
+    }
+    o->hypershift_users[n] = NULL;
+    return 0;
+}
 
 /* Reads the value v of flag f into o. Returns 0 or HCP_EINVAL with err. */
 static int set_value(const struct vflag *f, const char *v, run_opts_t *o, char *err,
@@ -238,6 +270,8 @@ static int set_value(const struct vflag *f, const char *v, run_opts_t *o, char *
             return hcp_errf(err, errlen, HCP_EINVAL,
                             "--shutdown-delay: \"%.40s\" is not a number of seconds 0..3600", v);
         return 0;
+    case V_USERS:
+        return set_users(v, o, err, errlen);
     case V_TIME_SCALE:
         if (parse_double(v, 1e-6, &o->time_scale))
             return hcp_errf(err, errlen, HCP_EINVAL,
@@ -278,6 +312,7 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     o->webhook_addr = "0";
     o->webhook_policy = "Fail";
     o->shutdown_delay = SHUTDOWN_DELAY;
+    o->hypershift_users[0] = RUN_HYPERSHIFT_USERS_DEFAULT;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int r;
@@ -629,7 +664,8 @@ int run_main(int argc, char **argv)
     ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect,
                         .hosted_period = a.opts.hosted_period,
                         .notify = a.notify_on ? on_notify : NULL, .notify_ud = &a.notify,
-                        .notify_cfg = a.notify_on ? &a.notify.cfg : NULL};
+                        .notify_cfg = a.notify_on ? &a.notify.cfg : NULL,
+                        .hypershift_users = a.opts.hypershift_users};
     if (a.notify_on)
         notify_sender_callbacks(&a.notify, on_delivered, on_failing, &a);
     /* In a cluster the Secret's address (the service's short name) only

@@ -7,6 +7,12 @@
 
 #include "schedule/schedule.h"
 
+#define RUN_MAX_USERS 16 /* --hypershift-users, at most */
+/* HyperShift's operator's ServiceAccount (its install: the Deployment
+ * "operator" in namespace "hypershift" runs as ServiceAccount "operator"),
+ * the one writer of HostedClusters and NodePools of its own. */
+#define RUN_HYPERSHIFT_USERS_DEFAULT "system:serviceaccount:hypershift:operator"
+
 /* The flags of `hcp-controller run`. Strings are borrowed from argv. */
 typedef struct run_opts {
     const char *kubeconfig;          /* --kubeconfig or NULL */
@@ -35,6 +41,9 @@ typedef struct run_opts {
     const char *guard_config;        /* --guard-config: the guard rails file, or NULL */
     double hosted_period;            /* --hosted-reassert-period; 0 = the default */
     double shutdown_delay;           /* --shutdown-delay, seconds (default 5) */
+    const char *hypershift_users[RUN_MAX_USERS + 1]; /* --hypershift-users, split at
+                                        commas (into users_buf), NULL-terminated */
+    char users_buf[2048];
     bool help;                       /* -h/--help */
 } run_opts_t;
 

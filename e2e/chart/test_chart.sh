@@ -140,7 +140,7 @@ want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-elec
   --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30
   --webhook-bind-address=:9443 --webhook-cert-file=/etc/hcp-controller/webhook/tls.crt
   --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail
-  --shutdown-delay=5)
+  --shutdown-delay=5 "--hypershift-users=system:serviceaccount:hypershift:operator,system:serviceaccount:$RELNS:$SA")
 check_eq "controller flags" "${want_args[*]}" "${ARGS[*]}"
 check "the binary accepts the rendered flags" quiet "$HCP_BIN" "${ARGS[@]}" --help
 check_eq "metrics Service targets the metrics port of the pods" "metrics 8080 true" \
@@ -328,6 +328,28 @@ check_eq "the holds: a changed release; a changed template or a deleted pause; a
 check_eq "the HostedCluster hold is sent a change of every field that rolls every NodePool, and of its record" \
   "true" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0].matchConditions[0].expression | [contains("has(object.spec.pullSecret)"), contains("has(object.spec.additionalTrustBundle)"), contains("has(object.spec.imageContentSources)"), contains("object.spec.configuration.proxy"), contains("object.spec.configuration.image"), contains("requested-hostedcluster-spec")] | all')"
+# DESIGN.md 3.13: an update of an object carrying a held request is sent
+# too (it may withdraw it), unless HyperShift or the controller writes it.
+USERS="['system:serviceaccount:hypershift:operator', 'system:serviceaccount:$RELNS:$SA']"
+check_eq "the holds of HostedClusters and NodePools are sent an update of an object carrying a record, by anyone but HyperShift's operator and the controller" \
+  "true true" \
+  "$(jq -r --arg u "$USERS" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[0:2]
+    | map(.matchConditions[0].expression | (contains("].exists(k, k in oldObject.metadata.annotations)")
+        and contains("!(request.userInfo.username in " + $u + ")"))) | map(tostring) | join(" ")' "$W")"
+check_eq "... whose records are: the releases' and the fields' (HostedCluster), the pool's (NodePool)" \
+  "true true" \
+  "$(jq -r 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | [(.[0].matchConditions[0].expression
+    | contains("[\u0027changemanagement.hypershift.openshift.io/requested-release-image\u0027, \u0027changemanagement.hypershift.openshift.io/requested-control-plane-release-image\u0027, \u0027changemanagement.hypershift.openshift.io/requested-hostedcluster-spec\u0027].exists(k, k in oldObject")),
+    (.[1].matchConditions[0].expression | contains("[\u0027changemanagement.hypershift.openshift.io/requested-nodepool-spec\u0027].exists(k, k in oldObject"))] | map(tostring) | join(" ")' "$W")"
+render "$T/users.json" --set 'webhook.hypershiftUsers[0]=system:serviceaccount:hs:operator' ||
+  not_ok "helm template with webhook.hypershiftUsers" "$(cat "$T/render.err")"
+check_eq "webhook.hypershiftUsers: the flag and the holds' exemption name them, and the controller" \
+  "--hypershift-users=system:serviceaccount:hs:operator,system:serviceaccount:$RELNS:$SA true" \
+  "$(jq -r --arg u "['system:serviceaccount:hs:operator', 'system:serviceaccount:$RELNS:$SA']" '"\(map(select(.kind == "Deployment"))[0].spec.template.spec.containers[0].args[] | select(startswith("--hypershift-users"))) \(map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks[1].matchConditions[0].expression | contains($u))"' "$T/users.json")"
+render "$T/users-bad.json" --set 'webhook.hypershiftUsers[0]=a\,b' &&
+  not_ok "a user name with a comma is refused"
+check_contains "a user name with a comma is refused, naming the value" \
+  'webhook.hypershiftUsers: "a,b" is not a user name' "$(cat "$T/render.err")"
 check_eq "the validations: a policy's spec; a stanza written (no objectSelector: the first stanza has no label)" \
   "spec-written stanza-written stanza-written" \
   "$(jqf "$W" 'map(select(.kind == "ValidatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"

@@ -46,6 +46,7 @@
 #include "decide/cpfirst.h"
 #include "decide/hcfields.h"
 #include "decide/nphold.h"
+#include "decide/withdraw.h"
 #include "log/log.h"
 
 #define POINTER_LEN 768 /* a JSON pointer into the object admitted */
@@ -226,20 +227,140 @@ out:
     adm_response_warn(a, "%s", msg);
 }
 
-/* Keeps one release field (spec.<field>.image) of a HostedCluster at its
- * running value, recording the request in annotation key. */
-static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
-                        const char *field, const char *key)
+/* ---- withdrawals (DESIGN.md 3.13) ---- */
+
+/* What one write does to the held requests of its object, gathered over the
+ * records it carries (a HostedCluster's releases and its fields that roll
+ * every NodePool, a NodePool's), for the audit record and the answer. */
+typedef struct outcome {
+    char withdrawn[DECIDE_AUDIT_VALLEN]; /* what the write withdraws, in words */
+    bool held;                           /* a request of this write is held */
+    bool left;                           /* a request is recorded after the write */
+} outcome_t;
+
+/* Appends words to the outcome's withdrawn list. */
+static void note_withdrawn(outcome_t *o, const char *words)
 {
-    char path[128], jpath[128];
-    const char *want, *running;
+    size_t n = strlen(o->withdrawn);
+    if (words[0] && n < sizeof(o->withdrawn))
+        snprintf(o->withdrawn + n, sizeof(o->withdrawn) - n, "%s%s", n ? ", " : "", words);
+}
+
+/* The warning of a withdrawal, at most ADM_WARNING_MAX bytes: "request for
+ * release 4.17.1 withdrawn: the write sets the running 4.17.0" (n: how
+ * many requests words names; running: the running value in words when it
+ * is one; dropped: the write removed the record itself). words is elided
+ * in the middle when long. */
+static void warn_withdrawn(adm_response_t *a, const char *words, size_t n, const char *running,
+                           bool dropped)
+{
+    char tail[160], w[ADM_WARNING_MAX + 1];
+    size_t room;
+
+    if (dropped)
+        snprintf(tail, sizeof(tail), ": the write removes %s record", n > 1 ? "their" : "its");
+    else if (n > 1)
+        snprintf(tail, sizeof(tail), ": the write sets their running values");
+    else
+        snprintf(tail, sizeof(tail), ": the write sets the running %.100s", running);
+    room = ADM_WARNING_MAX - strlen("requests for  withdrawn") - strlen(tail);
+    elide(w, room, words);
+    adm_response_warn(a, "request%s for %s withdrawn%s", n > 1 ? "s" : "", w, tail);
+}
+
+/* Until when a request held by verdict v waits, as "until <time>", "until
+ * a window opens (none is scheduled)", or, in a window (a request the
+ * health gate, the control plane or the time left keeps), where to read why. */
+#define HELD_SEE_CONDITION "(see its ChangesPending condition)"
+static void held_until(const verdict_t *v, char *buf, size_t len)
+{
+    if (v->restricted && v->until[0])
+        snprintf(buf, len, "until %s", v->until);
+    else if (v->restricted)
+        snprintf(buf, len, "until a window opens (none is scheduled)");
+    else
+        snprintf(buf, len, HELD_SEE_CONDITION);
+}
+
+/* The warning to a write that leaves a held request as it was (a label, a
+ * merge or JSON patch of the running value: nothing the API server can
+ * see says its author meant the running value): what is still held, until
+ * when (until: "until <time>" or where to read it), and how to withdraw
+ * it, at most ADM_WARNING_MAX bytes. The command comes whole or not at
+ * all; what is held is elided first. */
+static void warn_still_held(adm_response_t *a, const char *words, const char *until,
+                            const char *kind, const adm_request_t *q, const char *key)
+{
+    char cmd[ADM_WARNING_MAX + 1], w[72], head[ADM_WARNING_MAX + 1];
+    static const char why[] = " (this write withdraws nothing)";
+    int c;
+
+    c = snprintf(cmd, sizeof(cmd), "; to withdraw it: kubectl annotate -n %s %s %s %s-", q->ns,
+                 kind, q->name, key);
+    if (c < 0 || (size_t)c >= sizeof(cmd) || (size_t)c + 40 > ADM_WARNING_MAX)
+        snprintf(cmd, sizeof(cmd), "; to withdraw it, remove annotation %s", key);
+    elide(w, sizeof(w) - 1, words);
+    snprintf(head, sizeof(head), "request for %s is still held %.100s", w, until);
+    if (strlen(head) + strlen(cmd) > ADM_WARNING_MAX)
+        snprintf(head, sizeof(head), "request for %s is still held", w);
+    adm_response_warn(a, "%s%s%s", head,
+                      strlen(head) + strlen(why) + strlen(cmd) <= ADM_WARNING_MAX ? why : "", cmd);
+}
+
+/* One release field (spec.<field>.image) of a HostedCluster and its record
+ * in annotation key: kept at its running value while restricted, the
+ * request recorded; a record the write sets by intent to the running
+ * value (withdraw.h), or removes itself, withdrawn; one that a write in a
+ * window replaces by setting the field itself dropped (the newer request
+ * wins); one HyperShift's write drops put back. until: the next window. */
+static int release_request(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
+                           const decide_intent_t *in, const char *field, const char *key,
+                           outcome_t *o)
+{
+    char path[128], jpath[128], words[320], running_words[320], what[64];
+    const char *want, *running, *rec = annotation(q->object, key), *was = annotation(q->old_object, key);
     int rc;
 
     snprintf(jpath, sizeof(jpath), "spec.%s.image", field);
     want = hcp_json_str(q->object, jpath);
     running = hcp_json_str(q->old_object, jpath);
-    if (same_str(want, running))
+    snprintf(jpath, sizeof(jpath), "%s.image", field);
+    if (same_str(want, running)) {
+        json_t *jrec = json_string(rec ? rec : was ? was : "");
+        json_t *jrun = running ? json_string(running) : NULL;
+        decide_request_words(jpath, jrec, words, sizeof(words));
+        decide_running_words(jpath, jrun, running_words, sizeof(running_words));
+        json_decref(jrec);
+        json_decref(jrun);
+        if (rec && decide_intent_field(in, q->old_object, q->object, jpath) != DECIDE_SIGNAL_NONE) {
+            note_withdrawn(o, words);
+            warn_withdrawn(a, words, 1, running_words, false);
+            return remove_annotation(a, key);
+        }
+        if (was && !rec) {
+            if (in->exempt) { /* carried along by HyperShift: kept */
+                o->left = true;
+                return patch_annotation(a, q->object, key, was);
+            }
+            note_withdrawn(o, words);
+            warn_withdrawn(a, words, 1, running_words, true);
+            return 0;
+        }
+        if (rec) {
+            o->left = true;
+            if (same_str(rec, was) && !in->exempt) {
+                char until[80];
+                held_until(v, until, sizeof(until));
+                warn_still_held(a, words, until, "hostedcluster", q, key);
+            }
+        }
         return 0;
+    }
+    if (!v->restricted) {
+        /* In a window the write goes through: a record it carries is
+         * replaced by the field it sets (the newer request wins). */
+        return rec ? remove_annotation(a, key) : 0;
+    }
     snprintf(path, sizeof(path), "/spec/%s/image", field);
     snprintf(jpath, sizeof(jpath), "spec.%s", field);
     if (running == NULL) {
@@ -259,7 +380,7 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict
     if (rc == 0 && want)
         rc = patch_annotation(a, q->object, key, want);
     if (rc == 0) {
-        char what[64];
+        o->held = o->left = true;
         snprintf(what, sizeof(what), "spec.%s.image", field);
         warn_held(a, what, want ? want : "(none)", running ? running : "(none)", v->until,
                   DECIDE_HC, q->name);
@@ -268,26 +389,19 @@ static int hold_release(adm_response_t *a, const adm_request_t *q, const verdict
 }
 
 /* ---- audit (DESIGN.md 3.11) ---- */
-/* Records who made an override or a held request (decide_audit_marks()) in
- * the write being admitted. */
-static int audit_marks(ctl_controller_t *c, adm_response_t *a, const adm_request_t *q, bool held)
+/* Records who made an override, a held request or a withdrawal
+ * (decide_audit_marks()) in the write being admitted. */
+static int audit_marks(ctl_controller_t *c, adm_response_t *a, const adm_request_t *q,
+                       const outcome_t *o)
 {
     decide_audit_mark_t m[DECIDE_AUDIT_MAX];
-    size_t n = decide_audit_marks(q->old_object, q->object, q->user, held, ctl_now_exact(c), m);
+    decide_audit_write_t w = {o->held, o->withdrawn[0] ? o->withdrawn : NULL, o->left};
+    size_t n = decide_audit_marks(q->old_object, q->object, q->user, &w, ctl_now_exact(c), m);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = m[i].remove ? remove_annotation(a, m[i].key)
                          : patch_annotation(a, q->object, m[i].key, m[i].value);
     return rc;
-}
-
-/* A write that asks for another release (either field). */
-static bool release_requested(const adm_request_t *q)
-{
-    return !same_str(hcp_json_str(q->object, "spec.release.image"),
-                     hcp_json_str(q->old_object, "spec.release.image")) ||
-           !same_str(hcp_json_str(q->object, "spec.controlPlaneRelease.image"),
-                     hcp_json_str(q->old_object, "spec.controlPlaneRelease.image"));
 }
 /* ---- end audit ---- */
 
@@ -303,6 +417,40 @@ static bool fields_requested(const adm_request_t *q)
             return true;
     }
     return false;
+}
+
+/* A record of held spec fields (decide_spec_hold() over fields, in
+ * annotation key) applied to the answer: the hold's operations, its
+ * withdrawals told (warning, outcome) and the requests it leaves as they
+ * were told as still held until until (a write by the object's kind, e.g.
+ * "nodepool"). *h is filled (release it with decide_np_hold_free()). */
+static int spec_record(adm_response_t *a, const adm_request_t *q, const decide_intent_t *in,
+                       bool restricted, const char *const *fields, const char *key,
+                       const char *kind, const char *until, outcome_t *o, decide_np_hold_t *h)
+{
+    decide_hold_in_t hi = {restricted, decide_intent_mask(in, q->old_object, q->object, fields),
+                           in->exempt};
+    int rc = decide_spec_hold(q->old_object, q->object, &hi, fields, key, h);
+
+    if (rc || (rc = add_ops(a, h->ops)) != 0)
+        return rc;
+    o->held = o->held || h->held[0];
+    o->left = o->left || h->left;
+    if (h->withdrawn) {
+        char running[320] = "value", jpath[160];
+        size_t n = (size_t)__builtin_popcountll(h->withdrawn);
+        note_withdrawn(o, h->withdrawn_words);
+        if (n == 1) {
+            size_t i = (size_t)__builtin_ctzll(h->withdrawn);
+            snprintf(jpath, sizeof(jpath), "spec.%s", fields[i]);
+            decide_running_words(fields[i], hcp_json_path(q->old_object, jpath), running,
+                                 sizeof(running));
+        }
+        warn_withdrawn(a, h->withdrawn_words, n, running, h->dropped == h->withdrawn);
+    }
+    if (h->kept_words[0] && !in->exempt)
+        warn_still_held(a, h->kept_words, until, kind, q, key);
+    return 0;
 }
 
 /* When HostedCluster ns/name and all its opted-in NodePools may change
@@ -352,30 +500,35 @@ out:
 }
 
 /* The hold of the fields that roll every NodePool (decide_hc_fields_hold(),
- * pure) applied to the answer; *held: something was held. */
+ * pure) and their record applied to the answer. */
 static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response_t *a,
-                       bool *held, char *err, size_t errlen)
+                       const decide_intent_t *in, outcome_t *o, char *err, size_t errlen)
 {
     decide_common_t cw;
     decide_np_hold_t h;
+    char until[64];
     bool decided;
     int rc;
 
-    *held = false;
     if (!fields_requested(q) &&
-        annotation(q->object, DECIDE_REQUESTED_HC_SPEC_ANNOTATION) == NULL)
+        annotation(q->object, DECIDE_REQUESTED_HC_SPEC_ANNOTATION) == NULL &&
+        annotation(q->old_object, DECIDE_REQUESTED_HC_SPEC_ANNOTATION) == NULL)
         return 0;
     if ((rc = common_verdict(c, q->ns, q->name, &cw, &decided, err, errlen)) != 0)
         return rc;
     if (!decided)
         return 0; /* undecided: nothing to say */
-    if ((rc = decide_hc_fields_hold(q->old_object, q->object, !cw.permitted, &h)) != 0)
-        return hcp_errf(err, errlen, rc, "building the hold of the HostedCluster's fields");
-    rc = add_ops(a, h.ops);
-    if (rc == 0 && h.held[0]) {
-        *held = true;
-        warn_fields_held(a, h.held, &cw);
+    if (cw.has_window && !cw.permitted) {
+        memcpy(until, "until ", 6);
+        decide_format_time(cw.start, until + 6, sizeof(until) - 6);
+    } else {
+        snprintf(until, sizeof(until), "%s",
+                 cw.permitted ? HELD_SEE_CONDITION : "until a common window (none is scheduled)");
     }
+    rc = spec_record(a, q, in, !cw.permitted, decide_hc_held_fields,
+                     DECIDE_REQUESTED_HC_SPEC_ANNOTATION, "hostedcluster", until, o, &h);
+    if (rc == 0 && h.held[0])
+        warn_fields_held(a, h.held, &cw);
     decide_np_hold_free(&h);
     if (rc)
         return hcp_errf(err, errlen, rc, "building the hold of the HostedCluster's fields");
@@ -385,25 +538,34 @@ static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response
 static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                               size_t errlen)
 {
+    ctl_controller_t *c = ud;
+    decide_intent_t in;
+    outcome_t o = {0};
     verdict_t v;
-    bool fields_held;
     int rc;
 
     if (q->op != ADM_UPDATE || q->subresource[0])
         return 0;
-    if ((rc = plan_verdict(ud, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
+    if ((rc = plan_verdict(c, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
         return rc;
-    if ((rc = hold_fields(ud, q, a, &fields_held, err, errlen)) != 0)
-        return rc;
-    if ((rc = audit_marks(ud, a, q, (v.restricted && release_requested(q)) || fields_held)) != 0)
-        return hcp_errf(err, errlen, rc, "recording who made the change");
-    if (!v.restricted)
-        return 0;
-    if ((rc = hold_release(a, q, &v, "release", DECIDE_REQUESTED_RELEASE_ANNOTATION)) != 0 ||
-        (rc = hold_release(a, q, &v, "controlPlaneRelease",
-                           DECIDE_REQUESTED_CP_RELEASE_ANNOTATION)) != 0)
-        return hcp_errf(err, errlen, rc, "building the hold of the release");
-    return 0;
+    decide_intent_read(q->old_object, q->object, q->options, q->user, ctl_hypershift_users(c),
+                       &in);
+    if ((rc = hold_fields(c, q, a, &in, &o, err, errlen)) != 0)
+        goto out;
+    if ((rc = release_request(a, q, &v, &in, "release", DECIDE_REQUESTED_RELEASE_ANNOTATION,
+                              &o)) != 0 ||
+        (rc = release_request(a, q, &v, &in, "controlPlaneRelease",
+                              DECIDE_REQUESTED_CP_RELEASE_ANNOTATION, &o)) != 0) {
+        rc = hcp_errf(err, errlen, rc, "building the hold of the release");
+        goto out;
+    }
+    /* DESIGN.md 3.11: who asked, when and why, or who withdrew what (after
+     * the holds' operations: they may add the annotations map). */
+    if ((rc = audit_marks(c, a, q, &o)) != 0)
+        rc = hcp_errf(err, errlen, rc, "recording who made the change");
+out:
+    decide_intent_free(&in);
+    return rc;
 }
 
 /* The NodePool of a MachineDeployment or MachineSet (link annotation
@@ -627,7 +789,11 @@ out:
 static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                          size_t errlen)
 {
+    ctl_controller_t *c = ud;
+    decide_intent_t in;
     decide_np_hold_t h;
+    outcome_t o = {0};
+    char until[80];
     verdict_t v;
     int rc;
 
@@ -638,27 +804,30 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
      * is held like any change outside a window, window or not. */
     const char *was = hcp_json_str(q->old_object, "spec.release.image");
     const char *want = hcp_json_str(q->object, "spec.release.image");
-    if ((rc = plan_verdict_image(ud, DECIDE_NP, q->ns, q->name, same_str(was, want) ? NULL : want,
+    if ((rc = plan_verdict_image(c, DECIDE_NP, q->ns, q->name, same_str(was, want) ? NULL : want,
                                  &v, err, errlen)) != 0)
         return rc;
     if (!v.restricted && !v.permitted) {
         /* undecided: nothing held; a record the write edits is put back */
-        if ((rc = audit_marks(ud, a, q, false)) != 0)
+        if ((rc = audit_marks(c, a, q, &o)) != 0)
             return hcp_errf(err, errlen, rc, "recording who made the change");
         return 0;
     }
-    if ((rc = decide_np_hold(q->old_object, q->object, v.restricted || v.cp_held, &h)) != 0)
-        return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
-    rc = add_ops(a, h.ops);
+    held_until(&v, until, sizeof(until));
+    decide_intent_read(q->old_object, q->object, q->options, q->user, ctl_hypershift_users(c),
+                       &in);
+    rc = spec_record(a, q, &in, v.restricted || v.cp_held, decide_np_held_fields,
+                     DECIDE_REQUESTED_NODEPOOL_ANNOTATION, "nodepool", until, &o, &h);
+    decide_intent_free(&in);
     if (rc == 0 && h.held[0])
         warn_np_held(a, h.held, &v);
-    /* DESIGN.md 3.11: who asked, when and why, as for a HostedCluster (after
-     * the hold's operations: they may add the annotations map). */
-    bool held = h.held[0] != 0;
     decide_np_hold_free(&h);
     if (rc)
         return hcp_errf(err, errlen, rc, "building the hold of the NodePool's request");
-    if ((rc = audit_marks(ud, a, q, held)) != 0)
+    /* DESIGN.md 3.11: who asked, when and why, or who withdrew what, as for
+     * a HostedCluster (after the hold's operations: they may add the
+     * annotations map). */
+    if ((rc = audit_marks(c, a, q, &o)) != 0)
         return hcp_errf(err, errlen, rc, "recording who made the change");
     return 0;
 }

@@ -24,10 +24,8 @@
 
 #define add_object testutil_ctl_add
 
-#define OBJ_META(kind, ns, name)                                                    \
-    "\"kind\":\"" kind "\",\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"" name \
-    "\",\"uid\":\"u-" name "\",\"resourceVersion\":\"7\",\"generation\":1"
-#define BY_WEEKEND "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\""
+#define OBJ_META TESTUTIL_OBJ_META
+#define BY_WEEKEND TESTUTIL_BY_WEEKEND
 #define OUR_PAUSE                                                            \
     "\"cluster.x-k8s.io/paused\":\"true\","                                 \
     "\"changemanagement.hypershift.openshift.io/paused-by\":\"hcp-controller\""
@@ -61,110 +59,16 @@ static const char ms_np2[] =
  * pools follow them, HostedCluster free has no stanza. */
 static ctl_controller_t *controller(struct ev_loop *loop, sched_time_t now)
 {
-    ctl_controller_t *c = testutil_ctl_new(loop, NULL, now);
-    add_object(&c->policies,
-               "{" OBJ_META("HostedChangeManagementPolicy", "clusters", "weekend") "},\"spec\":{"
-               "\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{\"permit\":{"
-               "\"rrule\":\"FREQ=WEEKLY;BYDAY=SA\",\"startTime\":\"01:00\",\"duration\":\"4h\"}}}}");
-    add_object(&c->hcs, "{" OBJ_META("HostedCluster", "clusters", "a") ",\"annotations\":{"
-                        BY_WEEKEND "}},\"spec\":{\"infraID\":\"a-x1\",\"release\":{"
-                        "\"image\":\"r:1\"}}}");
+    ctl_controller_t *c = testutil_ctl_weekend(loop, now);
     add_object(&c->hcs, "{" OBJ_META("HostedCluster", "clusters", "free") "},"
                         "\"spec\":{\"release\":{\"image\":\"r:1\"}}}");
-    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "np1") ",\"annotations\":{"
-                        BY_WEEKEND "}},\"spec\":{\"clusterName\":\"a\"}}");
-    add_object(&c->nps, "{" OBJ_META("NodePool", "clusters", "np2") ",\"annotations\":{"
-                        BY_WEEKEND "}},\"spec\":{\"clusterName\":\"a\",\"management\":{"
-                        "\"upgradeType\":\"InPlace\"}}}");
     add_object(&c->clusters, "{" OBJ_META("Cluster", "clusters-a", "a-x1") "}}");
     add_object(&c->mds, md_np1);
     add_object(&c->mss, ms_np2);
     return c;
 }
 
-static int b64val(char ch)
-{
-    const char *tab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const char *p = strchr(tab, ch);
-    return p && ch ? (int)(p - tab) : -1;
-}
-
-/* The patch of an answer, decoded (NULL when none). */
-static json_t *decode_patch(const json_t *resp)
-{
-    const char *b = json_string_value(json_object_get(resp, "patch"));
-    size_t n, o = 0;
-    char *out;
-    json_t *j;
-
-    if (b == NULL)
-        return NULL;
-    n = strlen(b);
-    out = calloc(1, n);
-    assert_non_null(out);
-    for (size_t i = 0; i + 3 < n; i += 4) {
-        int v[4];
-        for (int k = 0; k < 4; k++)
-            v[k] = b[i + k] == '=' ? 0 : b64val(b[i + k]);
-        assert_true(v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0);
-        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 |
-                     (uint32_t)v[3];
-        out[o++] = (char)(w >> 16);
-        if (b[i + 2] != '=')
-            out[o++] = (char)(w >> 8 & 255);
-        if (b[i + 3] != '=')
-            out[o++] = (char)(w & 255);
-    }
-    j = json_loadb(out, o, 0, NULL);
-    free(out);
-    assert_non_null(j);
-    return j;
-}
-
-/* Applies the RFC 6902 operations the holds use (add, replace, remove) to
- * doc, a JSON Pointer at a time. */
-static void apply_patch(json_t *doc, const json_t *patch)
-{
-    size_t i;
-    json_t *op;
-
-    json_array_foreach(patch, i, op) {
-        const char *path = json_string_value(json_object_get(op, "path"));
-        const char *kind = json_string_value(json_object_get(op, "op"));
-        char seg[256], key[256];
-        json_t *at = doc;
-        const char *p = path;
-        assert_non_null(path);
-        while (1) {
-            size_t n = strcspn(p + 1, "/"), k = 0;
-            snprintf(seg, sizeof(seg), "%.*s", (int)n, p + 1);
-            for (size_t s = 0; seg[s]; s++, k++) {
-                key[k] = seg[s];
-                if (seg[s] == '~')
-                    key[k] = seg[++s] == '1' ? '/' : '~';
-            }
-            key[k] = '\0';
-            if (p[1 + n] == '\0')
-                break;
-            at = json_object_get(at, key);
-            assert_non_null(at);
-            p += 1 + n;
-        }
-        if (strcmp(kind, "remove") == 0)
-            assert_int_equal(json_object_del(at, key), 0);
-        else
-            json_object_set(at, key, json_object_get(op, "value"));
-    }
-}
-
-typedef struct answer {
-    bool allowed;
-    json_t *stored;   /* the object as the API server would store it */
-    int nops;         /* operations in the patch */
-    char warning[1024]; /* the first warning, as sent */
-    char warnings[4][1024]; /* every warning, as sent */
-    int nwarnings;
-} answer_t;
+typedef testutil_answer_t answer_t;
 
 /* Sends an UPDATE of ns/name from old to new through the webhook at path. */
 static answer_t update(adm_router_t *r, const char *path, const char *group,
@@ -173,24 +77,7 @@ static answer_t update(adm_router_t *r, const char *path, const char *group,
 {
     testutil_review_t q = {.path = path, .op = "UPDATE", .group = group, .resource = resource,
                            .ns = ns, .name = name, .object = new_obj, .old_object = old};
-    json_t *resp = testutil_ctl_review(r, &q);
-    const char *w = json_string_value(json_array_get(json_object_get(resp, "warnings"), 0));
-    answer_t a = {0};
-
-    a.allowed = json_is_true(json_object_get(resp, "allowed"));
-    a.stored = tu_doc(new_obj);
-    json_t *patch = decode_patch(resp);
-    if (patch) {
-        a.nops = (int)json_array_size(patch);
-        apply_patch(a.stored, patch);
-        json_decref(patch);
-    }
-    snprintf(a.warning, sizeof(a.warning), "%s", w ? w : "");
-    for (size_t i = 0; i < json_array_size(json_object_get(resp, "warnings")) && i < 4; i++)
-        snprintf(a.warnings[a.nwarnings++], sizeof(a.warnings[0]), "%s",
-                 json_string_value(json_array_get(json_object_get(resp, "warnings"), i)));
-    json_decref(resp);
-    return a;
+    return testutil_ctl_answer(r, &q);
 }
 
 static const char hc_old[] =
@@ -857,18 +744,7 @@ static answer_t np_update_by(adm_router_t *r, const char *user, const char *old,
                            .resource = "nodepools", .ns = "clusters", .name = "np1",
                            .user = user, .groups = groups, .object = new_obj,
                            .old_object = old};
-    json_t *resp = testutil_ctl_review(r, &q);
-    answer_t a = {0};
-    a.allowed = json_is_true(json_object_get(resp, "allowed"));
-    a.stored = tu_doc(new_obj);
-    json_t *patch = decode_patch(resp);
-    if (patch) {
-        a.nops = (int)json_array_size(patch);
-        apply_patch(a.stored, patch);
-        json_decref(patch);
-    }
-    json_decref(resp);
-    return a;
+    return testutil_ctl_answer(r, &q);
 }
 
 /* Tuesday: the held request records who (userInfo.username and nothing

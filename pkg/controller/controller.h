@@ -59,6 +59,10 @@ typedef struct ctl_options {
     void (*notify)(const notify_event_t *ev, const notify_due_t *d, void *ud);
     void *notify_ud;
     const notify_config_t *notify_cfg; /* the leads; borrowed, NULL: no notifications */
+    /* The users whose writes never withdraw a held request (DESIGN.md 3.13:
+     * HyperShift's ServiceAccounts and the controller's own), read by the
+     * holds; NULL-terminated, borrowed; NULL: none. */
+    const char *const *hypershift_users;
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */

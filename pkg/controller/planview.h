@@ -51,6 +51,10 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
 /* The two stanzas resolve alike (same fields, same times, same policy). */
 bool ctl_stanza_same(const stanza_t *a, const stanza_t *b);
 
+/* The users whose writes never withdraw a held request
+ * (ctl_options_t.hypershift_users): NULL-terminated, or NULL. */
+const char *const *ctl_hypershift_users(const ctl_controller_t *c);
+
 /* The guard rails in force (ctl_set_guard()), or NULL when none are. */
 const guard_config_t *ctl_guard(const ctl_controller_t *c);
 

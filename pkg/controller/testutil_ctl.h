@@ -13,6 +13,21 @@
  * it writes nothing). Free with ctl_stop(). Aborts when out of memory. */
 ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, kube_client *client, sched_time_t now);
 
+/* The start of an object's JSON text: kind and metadata (namespace, name,
+ * uid "u-<name>", resourceVersion 7, generation 1) left open for more
+ * metadata members. */
+#define TESTUTIL_OBJ_META(kind, ns, name)                                         \
+    "\"kind\":\"" kind "\",\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"" name \
+    "\",\"uid\":\"u-" name "\",\"resourceVersion\":\"7\",\"generation\":1"
+/* The stanza annotation of an object that follows policy "weekend". */
+#define TESTUTIL_BY_WEEKEND "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\""
+
+/* A controller (testutil_ctl_new()) whose caches hold the policy "weekend"
+ * of namespace "clusters" (Saturdays 01:00-05:00 UTC), HostedCluster
+ * clusters/a (infraID a-x1, release r:1) and its NodePools np1 (Replace)
+ * and np2 (InPlace), all three following it. */
+ctl_controller_t *testutil_ctl_weekend(struct ev_loop *loop, sched_time_t now);
+
 /* Adds the object (JSON text) to cache as a watch ADDED event would.
  * Aborts, printing the text, when it is not JSON or the cache refuses it. */
 void testutil_ctl_add(kube_cache *cache, const char *json);
@@ -28,6 +43,7 @@ typedef struct testutil_review {
     const char *const *groups; /* userInfo.groups, NULL-terminated; NULL for none */
     const char *object;     /* JSON text (single quotes read as double), NULL for a DELETE */
     const char *old_object; /* JSON text, NULL for a CREATE */
+    const char *options;    /* request.options, JSON text; NULL for none */
 } testutil_review_t;
 
 /* Sends q through the router's route at q->path as the API server would
@@ -35,5 +51,21 @@ typedef struct testutil_review {
  * a bad test (no such route, bad JSON, an answer that is not HTTP 200). */
 struct adm_router;
 json_t *testutil_ctl_review(struct adm_router *r, const testutil_review_t *q);
+
+/* An answer as a test reads it. */
+typedef struct testutil_answer {
+    bool allowed;
+    json_t *stored;          /* owned: q->object with the answer's JSON Patch
+                                applied, as the API server would store it */
+    int nops;                /* operations in the patch */
+    char warning[1024];      /* the first warning, as sent ("" when none) */
+    char warnings[4][1024];  /* every warning, as sent */
+    int nwarnings;
+} testutil_answer_t;
+
+/* testutil_ctl_review() of q, its patch decoded and applied (the add,
+ * replace and remove the holds send). Aborts on a patch that is not
+ * base64 of a JSON array or does not apply. */
+testutil_answer_t testutil_ctl_answer(struct adm_router *r, const testutil_review_t *q);
 
 #endif

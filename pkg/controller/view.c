@@ -266,6 +266,11 @@ const policy_t *ctl_policy_of(const kube_obj *obj)
     return e ? e->p : NULL;
 }
 
+const char *const *ctl_hypershift_users(const ctl_controller_t *c)
+{
+    return c->opts.hypershift_users;
+}
+
 const guard_config_t *ctl_guard(const ctl_controller_t *c)
 {
     return c->guard_set ? &c->guard : NULL;

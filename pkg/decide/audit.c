@@ -60,10 +60,11 @@ static void keep(const json_t *old_obj, const json_t *new_obj, const char *key,
         mark(out, n, key, was); /* was NULL: remove (now is there) */
 }
 
-/* Records who, when and why in the three keys, or keeps them. */
+/* Records who, when and why (what, for a withdrawal) in the three keys, or
+ * keeps them. */
 static void record(const json_t *old_obj, const json_t *new_obj, bool made, const char *user,
-                   const char *when, const char *const keys[3], decide_audit_mark_t *out,
-                   size_t *n)
+                   const char *when, const char *what, const char *const keys[3],
+                   decide_audit_mark_t *out, size_t *n)
 {
     const char *why = ann(new_obj, DECIDE_REASON_ANNOTATION);
     if (!made) {
@@ -73,14 +74,26 @@ static void record(const json_t *old_obj, const json_t *new_obj, bool made, cons
     }
     mark(out, n, keys[0], user[0] ? user : "unknown");
     mark(out, n, keys[1], when);
-    if (why && !same(why, ann(old_obj, DECIDE_REASON_ANNOTATION)))
+    if (what)
+        mark(out, n, keys[2], what);
+    else if (why && !same(why, ann(old_obj, DECIDE_REASON_ANNOTATION)))
         mark(out, n, keys[2], why);
     else if (ann(new_obj, keys[2]))
         mark(out, n, keys[2], NULL);
 }
 
+/* Removes the keys the new object carries. */
+static void drop(const json_t *new_obj, const char *const keys[3], decide_audit_mark_t *out,
+                 size_t *n)
+{
+    for (int i = 0; i < 3; i++)
+        if (ann(new_obj, keys[i]))
+            mark(out, n, keys[i], NULL);
+}
+
 size_t decide_audit_marks(const json_t *old_obj, const json_t *new_obj, const char *user,
-                          bool held, sched_time_t now, decide_audit_mark_t *out)
+                          const decide_audit_write_t *w, sched_time_t now,
+                          decide_audit_mark_t *out)
 {
     static const char *const over[3] = {DECIDE_OVERRIDE_BY_ANNOTATION,
                                          DECIDE_OVERRIDE_AT_ANNOTATION,
@@ -88,6 +101,9 @@ size_t decide_audit_marks(const json_t *old_obj, const json_t *new_obj, const ch
     static const char *const req[3] = {DECIDE_REQUESTED_BY_ANNOTATION,
                                         DECIDE_REQUESTED_AT_ANNOTATION,
                                         DECIDE_REQUESTED_REASON_ANNOTATION};
+    static const char *const wd[3] = {DECIDE_WITHDRAWN_BY_ANNOTATION,
+                                       DECIDE_WITHDRAWN_AT_ANNOTATION,
+                                       DECIDE_WITHDRAWN_ANNOTATION};
     stanza_t a, b;
     char when[32];
     size_t n = 0;
@@ -96,8 +112,14 @@ size_t decide_audit_marks(const json_t *old_obj, const json_t *new_obj, const ch
     stanza_parse(new_obj, &b);
     sched_format_utc(now, when, sizeof(when));
     record(old_obj, new_obj, b.present && b.valid && !same_override(&a, &b), user ? user : "",
-           when, over, out, &n);
-    record(old_obj, new_obj, held, user ? user : "", when, req, out, &n);
+           when, NULL, over, out, &n);
+    /* Withdrawn and nothing left: who asked for it is no longer news. */
+    if (!w->held && w->withdrawn && !w->left)
+        drop(new_obj, req, out, &n);
+    else
+        record(old_obj, new_obj, w->held, user ? user : "", when, NULL, req, out, &n);
+    record(old_obj, new_obj, w->withdrawn != NULL, user ? user : "", when, w->withdrawn, wd, out,
+           &n);
     return n;
 }
 
@@ -116,7 +138,10 @@ int decide_audit_extract(const json_t *obj, decide_audit_t *out)
         dup(obj, DECIDE_OVERRIDE_REASON_ANNOTATION, &out->override_reason) ||
         dup(obj, DECIDE_REQUESTED_BY_ANNOTATION, &out->requested_by) ||
         dup(obj, DECIDE_REQUESTED_AT_ANNOTATION, &out->requested_at) ||
-        dup(obj, DECIDE_REQUESTED_REASON_ANNOTATION, &out->requested_reason)) {
+        dup(obj, DECIDE_REQUESTED_REASON_ANNOTATION, &out->requested_reason) ||
+        dup(obj, DECIDE_WITHDRAWN_BY_ANNOTATION, &out->withdrawn_by) ||
+        dup(obj, DECIDE_WITHDRAWN_AT_ANNOTATION, &out->withdrawn_at) ||
+        dup(obj, DECIDE_WITHDRAWN_ANNOTATION, &out->withdrawn)) {
         decide_audit_free(out);
         return HCP_ENOMEM;
     }
@@ -131,6 +156,9 @@ void decide_audit_free(decide_audit_t *a)
     free(a->requested_by);
     free(a->requested_at);
     free(a->requested_reason);
+    free(a->withdrawn_by);
+    free(a->withdrawn_at);
+    free(a->withdrawn);
     memset(a, 0, sizeof(*a));
 }
 
@@ -147,9 +175,13 @@ json_t *decide_audit_doc(const decide_audit_t *a, bool held)
 {
     json_t *o = entry(a->override_by, a->override_at, a->override_reason);
     json_t *r = held ? entry(a->requested_by, a->requested_at, a->requested_reason) : NULL;
-    if (!o && !r)
+    json_t *w = a->withdrawn_by && a->withdrawn_at
+                    ? json_pack("{s:s, s:s, s:s}", "by", a->withdrawn_by, "at", a->withdrawn_at,
+                                "what", a->withdrawn ? a->withdrawn : "a held request")
+                    : NULL;
+    if (!o && !r && !w)
         return NULL;
-    return json_pack("{s:o*, s:o*}", "override", o, "heldRequest", r);
+    return json_pack("{s:o*, s:o*, s:o*}", "override", o, "heldRequest", r, "withdrawn", w);
 }
 
 bool decide_audit_fresh(uint64_t was, uint64_t hash, const char *at, sched_time_t now,
@@ -160,4 +192,24 @@ bool decide_audit_fresh(uint64_t was, uint64_t hash, const char *at, sched_time_
         return false;
     return was != 0 ||
            (at && sched_parse_rfc3339(at, &t) == 0 && (t >= started || now - t <= 600));
+}
+
+bool decide_withdrawn_news(const decide_audit_t *a, sched_t *timeline, sched_time_t now,
+                           sched_time_t *until)
+{
+    sched_time_t at, asked;
+    sched_state_t st;
+
+    if (!a->withdrawn_by || !a->withdrawn_at || sched_parse_rfc3339(a->withdrawn_at, &at) != 0 ||
+        at > now)
+        return false;
+    if (a->requested_at && sched_parse_rfc3339(a->requested_at, &asked) == 0 && asked > at)
+        return false; /* a newer request replaced it */
+    *until = at + DECIDE_WITHDRAWN_NEWS;
+    if (timeline && sched_state_at(timeline, at, &st) == 0) {
+        sched_time_t end = st.permitted ? st.current.end : st.has_next ? st.next.end : *until;
+        if (end < *until)
+            *until = end;
+    }
+    return now < *until;
 }

@@ -3,7 +3,9 @@
  * Every override (a write that changes a stanza's strategy, permissiveUntil
  * or restrictiveUntil) and every request held at admission records who made
  * it (the admission request's userInfo.username, nothing else of userInfo),
- * when, and the reason the writer gave in DECIDE_REASON_ANNOTATION. The
+ * when, and the reason the writer gave in DECIDE_REASON_ANNOTATION; every
+ * withdrawal of a held request (DESIGN.md 3.13, withdraw.h) who made it,
+ * when, and what it withdrew. The
  * admission webhook writes the record as annotations of the object in the
  * very write it admits (decide_audit_marks()), so it survives a restart and
  * every replica reads the same; the controller reads them back at watch time
@@ -38,7 +40,13 @@
 #define DECIDE_REQUESTED_REASON_ANNOTATION \
     "changemanagement.hypershift.openshift.io/requested-reason"
 
-#define DECIDE_AUDIT_MAX 6      /* marks one write can get */
+/* The last withdrawal of a held request: who, when, what ("release 4.17.1,
+ * spec.config"). */
+#define DECIDE_WITHDRAWN_BY_ANNOTATION "changemanagement.hypershift.openshift.io/withdrawn-by"
+#define DECIDE_WITHDRAWN_AT_ANNOTATION "changemanagement.hypershift.openshift.io/withdrawn-at"
+#define DECIDE_WITHDRAWN_ANNOTATION "changemanagement.hypershift.openshift.io/withdrawn"
+
+#define DECIDE_AUDIT_MAX 9      /* marks one write can get */
 #define DECIDE_AUDIT_VALLEN 256 /* a mark's value, at most (longer reasons are cut) */
 
 /* One annotation the webhook sets (value) or removes (remove). */
@@ -48,23 +56,33 @@ typedef struct decide_audit_mark {
     char value[DECIDE_AUDIT_VALLEN];
 } decide_audit_mark_t;
 
-/* The audit annotations for a write of old_obj into new_obj (HostedCluster
- * or NodePool, as the AdmissionReview carries them) by user at now; held:
- * the webhook holds a requested change of this write. An override is a
- * stanza whose strategy, permissiveUntil or restrictiveUntil differ from
- * the old object's. The reason recorded is the reason annotation when this
- * write sets or changes it, else none (a reason left from an earlier write
- * is not this one's). Record annotations the write changes without making
+/* What one write does to the held requests, as the webhook decided it. */
+typedef struct decide_audit_write {
+    bool held;             /* the webhook holds a requested change of this write */
+    const char *withdrawn; /* what the write withdraws, in words; NULL: nothing */
+    bool left;             /* a request is held on the object after the write */
+} decide_audit_write_t;
+
+/* The audit annotations for a write w of old_obj into new_obj (HostedCluster
+ * or NodePool, as the AdmissionReview carries them) by user at now. An
+ * override is a stanza whose strategy, permissiveUntil or restrictiveUntil
+ * differ from the old object's. The reason recorded is the reason
+ * annotation when this write sets or changes it, else none (a reason left
+ * from an earlier write is not this one's). A withdrawal records who, when
+ * and what; when it leaves no request on the object, the record of who
+ * asked goes with it. Record annotations the write changes without making
  * the change they record are put back as they were. Fills out (at most
  * DECIDE_AUDIT_MAX) and returns how many. user "" reads "unknown". */
 size_t decide_audit_marks(const json_t *old_obj, const json_t *new_obj, const char *user,
-                          bool held, sched_time_t now, decide_audit_mark_t *out);
+                          const decide_audit_write_t *w, sched_time_t now,
+                          decide_audit_mark_t *out);
 
 /* The records as an object carries them; every member owned, NULL when
  * absent. */
 typedef struct decide_audit {
     char *override_by, *override_at, *override_reason;
     char *requested_by, *requested_at, *requested_reason;
+    char *withdrawn_by, *withdrawn_at, *withdrawn; /* the last withdrawal */
 } decide_audit_t;
 
 /* Reads the records of obj into *out (zeroed first). Returns 0 or
@@ -81,9 +99,21 @@ void decide_audit_free(decide_audit_t *a);
 bool decide_audit_fresh(uint64_t was, uint64_t hash, const char *at, sched_time_t now,
                         sched_time_t started);
 
+/* How long the last withdrawal (a's) is news, told in ChangesPending and
+ * so in the hosted ClusterVersion: from when it was made until the end of
+ * the window the request waited for (the first of timeline's windows
+ * that ends after it: the one it was withdrawn in, else the next), at most
+ * DECIDE_WITHDRAWN_NEWS seconds, and only while no request recorded later
+ * replaced it. True with *until when it is news at now; false when there
+ * is none, it is not news, or its time does not parse. */
+#define DECIDE_WITHDRAWN_NEWS (7 * 86400)
+bool decide_withdrawn_news(const decide_audit_t *a, sched_t *timeline, sched_time_t now,
+                           sched_time_t *until);
+
 /* The companion's `audit` member: {override: {by, at, reason?}?,
- * heldRequest: {by, at, reason?}?} with heldRequest only while held, or
- * NULL when there is nothing to say. New reference. */
+ * heldRequest: {by, at, reason?}?, withdrawn: {by, at, what}?} with
+ * heldRequest only while held, or NULL when there is nothing to say. New
+ * reference. */
 json_t *decide_audit_doc(const decide_audit_t *a, bool held);
 
 #endif

@@ -120,7 +120,8 @@ fail:
 int decide_hc_fields_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
                           decide_np_hold_t *out)
 {
-    return decide_spec_hold(old_obj, new_obj, restricted, decide_hc_held_fields,
+    decide_hold_in_t in = {.restricted = restricted};
+    return decide_spec_hold(old_obj, new_obj, &in, decide_hc_held_fields,
                             DECIDE_REQUESTED_HC_SPEC_ANNOTATION, out);
 }
 

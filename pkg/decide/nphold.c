@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "decide/slim.h"
+#include "decide/withdraw.h"
 
 #define PTR_MAX 512
 
@@ -82,6 +83,32 @@ static int request_set(json_t *req, const char *path, json_t *value)
     if (rc == 0 && value == NULL && json_object_size(sub) == 0)
         json_object_del(req, key);
     return rc;
+}
+
+/* The member at dotted path of req, or NULL. */
+static const json_t *request_get(const json_t *req, const char *path)
+{
+    char key[64];
+    const char *dot;
+
+    while ((dot = strchr(path, '.')) != NULL && json_is_object(req)) {
+        snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+        req = json_object_get(req, key);
+        path = dot + 1;
+    }
+    return json_is_object(req) ? json_object_get(req, path) : NULL;
+}
+
+/* Appends the request of field (value as recorded) in words to list (of
+ * len bytes). */
+static void add_words(char *list, size_t len, const char *field, const json_t *value)
+{
+    char words[160];
+    size_t n = strlen(list);
+
+    decide_request_words(field, value, words, sizeof(words));
+    if (n < len)
+        snprintf(list + n, len - n, "%s%s", n ? ", " : "", words);
 }
 
 /* The record the write carries as a new object (empty when none or not an
@@ -186,10 +213,10 @@ static bool changes(const json_t *old_obj, const json_t *new_obj, const char *fi
                                   hcp_json_path(new_obj, jpath));
 }
 
-int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
+int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, const decide_hold_in_t *in,
                      const char *const *fields, const char *key, decide_np_hold_t *out)
 {
-    json_t *req = NULL;
+    json_t *req = NULL, *was = NULL;
     size_t n = 0;
     bool changed = false;
     int rc = HCP_ENOMEM;
@@ -197,38 +224,66 @@ int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restrict
     memset(out, 0, sizeof(*out));
     if ((out->ops = json_array()) == NULL)
         return HCP_ENOMEM;
-    /* In a window a write without a record has nothing to adjust. */
-    if (!restricted && annotation(new_obj, key) == NULL)
+    /* HyperShift's write that drops a record whole keeps it: the write
+     * carried the field along, it asked for nothing to be withdrawn. */
+    const json_t *carried = new_obj;
+    if (in->exempt && annotation(new_obj, key) == NULL && annotation(old_obj, key) != NULL) {
+        carried = old_obj;
+        changed = true;
+    }
+    /* In a window a write without a record, and that drops none, has
+     * nothing to adjust. */
+    if (!in->restricted && annotation(carried, key) == NULL && annotation(old_obj, key) == NULL)
         return 0;
-    if ((req = request_of(new_obj, key)) == NULL)
+    if ((req = request_of(carried, key)) == NULL || (was = request_of(old_obj, key)) == NULL)
         goto fail;
     rc = 0;
-    for (const char *const *f = fields; *f && rc == 0; f++) {
-        if (!changes(old_obj, new_obj, *f))
+    for (size_t i = 0; fields[i] && i < 64 && rc == 0; i++) {
+        const char *f = fields[i];
+        if (!changes(old_obj, new_obj, f)) {
+            /* Left as it runs: withdrawn by intent, or dropped from the
+             * record by hand (not by HyperShift, whose drop was put back). */
+            const json_t *asked = request_get(req, f), *had = request_get(was, f);
+            if (asked && !in->exempt && (in->withdraw >> i & 1)) {
+                out->withdrawn |= (uint64_t)1 << i;
+                add_words(out->withdrawn_words, sizeof(out->withdrawn_words), f, asked);
+                rc = request_set(req, f, NULL);
+                changed = true;
+            } else if (had && !asked && !in->exempt) {
+                out->withdrawn |= (uint64_t)1 << i;
+                out->dropped |= (uint64_t)1 << i;
+                add_words(out->withdrawn_words, sizeof(out->withdrawn_words), f, had);
+            } else if (asked && had && json_equal(asked, had)) {
+                add_words(out->kept_words, sizeof(out->kept_words), f, asked);
+            }
             continue;
+        }
         changed = true;
-        if (!restricted) {
-            rc = request_set(req, *f, NULL);
+        if (!in->restricted) {
+            rc = request_set(req, f, NULL);
             continue;
         }
         char jpath[160];
-        snprintf(jpath, sizeof(jpath), "spec.%s", *f);
+        snprintf(jpath, sizeof(jpath), "spec.%s", f);
         const json_t *want = hcp_json_path(new_obj, jpath);
-        if ((rc = restore_field(out->ops, old_obj, new_obj, *f)) != 0)
+        if ((rc = restore_field(out->ops, old_obj, new_obj, f)) != 0)
             break;
-        rc = request_set(req, *f, want && !json_is_null(want) ? json_deep_copy(want) : json_null());
+        rc = request_set(req, f, want && !json_is_null(want) ? json_deep_copy(want) : json_null());
         if (n < sizeof(out->held))
             n += (size_t)snprintf(out->held + n, sizeof(out->held) - n, "%sspec.%s",
-                                  n ? ", " : "", *f);
+                                  n ? ", " : "", f);
     }
     if (rc == 0 && changed)
         rc = store_request(out->ops, new_obj, req, key);
     if (rc)
         goto fail;
+    out->left = json_object_size(req) > 0;
     json_decref(req);
+    json_decref(was);
     return 0;
 fail:
     json_decref(req);
+    json_decref(was);
     decide_np_hold_free(out);
     return rc;
 }
@@ -236,7 +291,8 @@ fail:
 int decide_np_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
                    decide_np_hold_t *out)
 {
-    return decide_spec_hold(old_obj, new_obj, restricted, decide_np_held_fields,
+    decide_hold_in_t in = {.restricted = restricted};
+    return decide_spec_hold(old_obj, new_obj, &in, decide_np_held_fields,
                             DECIDE_REQUESTED_NODEPOOL_ANNOTATION, out);
 }
 

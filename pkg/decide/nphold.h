@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -24,7 +25,27 @@ typedef struct decide_np_hold {
     json_t *ops;       /* new JSON array of RFC 6902 operations ({op, path,
                           value}) to apply to the write, possibly empty */
     char held[256];    /* the fields held, "spec.release, spec.config", "" when none */
+    uint64_t withdrawn; /* the fields whose recorded requests the write
+                           withdraws (bit i: fields[i]), by intent or by
+                           dropping them from the record */
+    uint64_t dropped;  /* of those, the ones the write dropped from the record */
+    char withdrawn_words[256]; /* those requests in words, "release 4.17.1,
+                                  spec.config" (decide_request_words()), ""
+                                  when none */
+    bool left;         /* a request is recorded after the write */
+    char kept_words[256]; /* the requests recorded before the write and after
+                             it unchanged (neither withdrawn nor asked for
+                             again), in words; "" when none */
 } decide_np_hold_t;
+
+/* What decides a write's hold beside its two objects. */
+typedef struct decide_hold_in {
+    bool restricted;   /* the plan restricts changes now (else permitted) */
+    uint64_t withdraw; /* the fields the write sets to their running values
+                          by intent (withdraw.h: bit i for fields[i]) */
+    bool exempt;       /* the writer is one of HyperShift's users: it
+                          withdraws nothing, and a record it drops is kept */
+} decide_hold_in_t;
 
 /*
  * Computes the hold of an UPDATE of a NodePool from old_obj (stored) to
@@ -37,11 +58,19 @@ int decide_np_hold(const json_t *old_obj, const json_t *new_obj, bool restricted
 void decide_np_hold_free(decide_np_hold_t *h);
 
 /* The same hold for any object: fields (dotted paths under spec,
- * NULL-terminated) kept at their running values while restricted, the
- * request recorded in annotation key. decide_np_hold() is this with
- * decide_np_held_fields and DECIDE_REQUESTED_NODEPOOL_ANNOTATION; the
- * HostedCluster's fields that roll every NodePool use it too (hcfields.h). */
-int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, bool restricted,
+ * NULL-terminated, at most 64) kept at their running values while
+ * restricted, the request recorded in annotation key. decide_np_hold() is
+ * this with decide_np_held_fields and DECIDE_REQUESTED_NODEPOOL_ANNOTATION;
+ * the HostedCluster's fields that roll every NodePool use it too
+ * (hcfields.h). Beside holding, restricted or not (DESIGN.md 3.13): a
+ * recorded field the write sets to its running value by intent
+ * (in->withdraw) leaves the record, and so does one the write dropped from
+ * the record itself while leaving the field as it runs (a withdrawal by
+ * hand); both are told in withdrawn. A write by an exempt user withdraws
+ * nothing: a record it drops whole is put back as it was. One write may
+ * withdraw one field and request another: the record then holds the new
+ * request alone. */
+int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, const decide_hold_in_t *in,
                      const char *const *fields, const char *key, decide_np_hold_t *out);
 
 #endif

@@ -14,18 +14,27 @@
 
 #define CM "changemanagement.hypershift.openshift.io/"
 
-/* The marks of a write from annotations `was` to `now` (JSON members). */
-static size_t marks(const char *was, const char *now, const char *user, bool held,
-                    decide_audit_mark_t *m)
+/* The marks of a write w from annotations `was` to `now` (JSON members). */
+static size_t marks_of(const char *was, const char *now, const char *user,
+                       const decide_audit_write_t *w, decide_audit_mark_t *m)
 {
     char a[2048], b[2048];
     snprintf(a, sizeof(a), "{\"metadata\":{\"annotations\":{%s}}}", was);
     snprintf(b, sizeof(b), "{\"metadata\":{\"annotations\":{%s}}}", now);
     json_t *o = tu_doc(a), *n = tu_doc(b);
-    size_t k = decide_audit_marks(o, n, user, held, tu_at("2026-03-06T10:00:00Z"), m);
+    size_t k = decide_audit_marks(o, n, user, w, tu_at("2026-03-06T10:00:00Z"), m);
     json_decref(o);
     json_decref(n);
     return k;
+}
+
+/* The marks of a write from `was` to `now` that holds its request (held)
+ * or not, and withdraws nothing. */
+static size_t marks(const char *was, const char *now, const char *user, bool held,
+                    decide_audit_mark_t *m)
+{
+    decide_audit_write_t w = {.held = held, .left = held};
+    return marks_of(was, now, user, &w, m);
 }
 
 static const decide_audit_mark_t *find(const decide_audit_mark_t *m, size_t n, const char *key)
@@ -161,6 +170,69 @@ static void test_audit_fresh(void **state)
     assert_true(decide_audit_fresh(7, 8, at, made + 86400, made + 3600));
 }
 
+#define ASKED "\"" CM "requested-by\":\"ocm\",\"" CM "requested-at\":\"2026-03-04T09:00:00Z\""
+
+/* A withdrawal: who, when and what; the record of who asked goes when no
+ * request is left, and stays when one is (or when the same write asks for
+ * another change). */
+static void test_audit_withdrawal(void **state)
+{
+    (void)state;
+    decide_audit_mark_t m[DECIDE_AUDIT_MAX];
+    decide_audit_write_t w = {.withdrawn = "release 4.17.1"};
+    size_t n = marks_of(POLICY "," ASKED, POLICY "," ASKED, "flux", &w, m);
+    assert_int_equal(n, 5);
+    assert_string_equal(find(m, n, DECIDE_WITHDRAWN_BY_ANNOTATION)->value, "flux");
+    assert_string_equal(find(m, n, DECIDE_WITHDRAWN_AT_ANNOTATION)->value, "2026-03-06T10:00:00Z");
+    assert_string_equal(find(m, n, DECIDE_WITHDRAWN_ANNOTATION)->value, "release 4.17.1");
+    assert_true(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION)->remove);
+    assert_true(find(m, n, DECIDE_REQUESTED_AT_ANNOTATION)->remove);
+    assert_null(find(m, n, DECIDE_REQUESTED_REASON_ANNOTATION)); /* not there: no remove */
+    w.left = true;
+    n = marks_of(POLICY "," ASKED, POLICY "," ASKED, "flux", &w, m);
+    assert_int_equal(n, 3);
+    assert_null(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION));
+    w = (decide_audit_write_t){.held = true, .withdrawn = "release 4.17.1", .left = true};
+    n = marks_of(POLICY "," ASKED, POLICY "," ASKED, "flux", &w, m);
+    assert_int_equal(n, 5);
+    assert_string_equal(find(m, n, DECIDE_REQUESTED_BY_ANNOTATION)->value, "flux");
+    assert_string_equal(find(m, n, DECIDE_WITHDRAWN_ANNOTATION)->value, "release 4.17.1");
+}
+
+/* The withdrawal record cannot be forged: a write that edits it without
+ * withdrawing anything gets it back as it was. */
+static void test_audit_withdrawal_not_forged(void **state)
+{
+    (void)state;
+    decide_audit_mark_t m[DECIDE_AUDIT_MAX];
+    size_t n = marks(POLICY ",\"" CM "withdrawn-by\":\"alice\"",
+                     POLICY ",\"" CM "withdrawn-by\":\"mallory\",\"" CM "withdrawn\":\"all\"",
+                     "mallory", false, m);
+    assert_int_equal(n, 2);
+    assert_string_equal(find(m, n, DECIDE_WITHDRAWN_BY_ANNOTATION)->value, "alice");
+    assert_true(find(m, n, DECIDE_WITHDRAWN_ANNOTATION)->remove);
+}
+
+/* The companion shows the last withdrawal, held or not. */
+static void test_audit_withdrawal_doc(void **state)
+{
+    (void)state;
+    decide_audit_t a;
+    json_t *o = tu_doc("{\"metadata\":{\"annotations\":{\"" CM "withdrawn-by\":\"flux\",\"" CM
+                       "withdrawn-at\":\"2026-03-05T08:00:00Z\",\"" CM
+                       "withdrawn\":\"release 4.17.1\"}}}");
+    assert_int_equal(decide_audit_extract(o, &a), 0);
+    json_decref(o);
+    assert_string_equal(a.withdrawn, "release 4.17.1");
+    json_t *d = decide_audit_doc(&a, false);
+    char *s = json_dumps(d, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_string_equal(s, "{\"withdrawn\":{\"at\":\"2026-03-05T08:00:00Z\",\"by\":\"flux\","
+                           "\"what\":\"release 4.17.1\"}}");
+    free(s);
+    json_decref(d);
+    decide_audit_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +241,9 @@ int main(void)
         cmocka_unit_test(test_audit_held_request),
         cmocka_unit_test(test_audit_not_forged),
         cmocka_unit_test(test_audit_doc),
+        cmocka_unit_test(test_audit_withdrawal),
+        cmocka_unit_test(test_audit_withdrawal_not_forged),
+        cmocka_unit_test(test_audit_withdrawal_doc),
         cmocka_unit_test(test_audit_fresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

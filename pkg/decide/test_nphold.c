@@ -141,6 +141,155 @@ static void test_bad_shapes(void **state)
     json_decref(new);
 }
 
+#define REQ_KEY "changemanagement.hypershift.openshift.io/requested-nodepool-spec"
+#define REQ_PTR "/metadata/annotations/changemanagement.hypershift.openshift.io~1requested-nodepool-spec"
+#define RUNS "\"spec\":{\"release\":{\"image\":\"q:4.17.0\"},\"config\":[{\"name\":\"c1\"}]}"
+/* A NodePool running 4.17.0 and config c1 whose record is `rec` (JSON text
+ * as the annotation holds it, NULL: none) and spec `spec`. */
+static json_t *pool(const char *rec, const char *spec)
+{
+    json_t *o = tu_doc(spec);
+    json_t *ann = json_object();
+    if (rec)
+        json_object_set_new(ann, REQ_KEY, json_string(rec));
+    json_object_set_new(o, "metadata", json_pack("{s:o}", "annotations", ann));
+    return o;
+}
+
+/* The bit of NodePool field f in decide_np_held_fields. */
+static uint64_t bit(const char *f)
+{
+    for (size_t i = 0; decide_np_held_fields[i]; i++)
+        if (strcmp(decide_np_held_fields[i], f) == 0)
+            return (uint64_t)1 << i;
+    fail_msg("no held field %s", f);
+    return 0;
+}
+
+static int spec_hold(const json_t *old, const json_t *new_obj, bool restricted, uint64_t withdraw,
+                     bool exempt, decide_np_hold_t *h)
+{
+    decide_hold_in_t in = {restricted, withdraw, exempt};
+    return decide_spec_hold(old, new_obj, &in, decide_np_held_fields, REQ_KEY, h);
+}
+
+/* Restricted: a revert of the release by intent takes it out of the record;
+ * the config request stays, told as kept. */
+static void test_withdraw_one_of_two(void **state)
+{
+    (void)state;
+    const char *rec = "{\"config\":[{\"name\":\"c2\"}],\"release\":{\"image\":\"q:4.17.1\"}}";
+    json_t *old = pool(rec, "{" RUNS "}"), *new_obj = pool(rec, "{" RUNS "}");
+    decide_np_hold_t h;
+    assert_int_equal(spec_hold(old, new_obj, true, bit("release"), false, &h), 0);
+    assert_int_equal(json_array_size(h.ops), 1);
+    op_is(&h, 0, "add", REQ_PTR, "\"{\\\"config\\\":[{\\\"name\\\":\\\"c2\\\"}]}\"");
+    assert_int_equal(h.withdrawn, bit("release"));
+    assert_int_equal(h.dropped, 0);
+    assert_string_equal(h.withdrawn_words, "release 4.17.1");
+    assert_string_equal(h.kept_words, "spec.config");
+    assert_string_equal(h.held, "");
+    assert_true(h.left);
+    decide_np_hold_free(&h);
+    /* Without the signal nothing changes: both requests kept. */
+    assert_int_equal(spec_hold(old, new_obj, true, 0, false, &h), 0);
+    assert_int_equal(json_array_size(h.ops), 0);
+    assert_int_equal(h.withdrawn, 0);
+    assert_string_equal(h.kept_words, "release 4.17.1, spec.config");
+    decide_np_hold_free(&h);
+    json_decref(old);
+    json_decref(new_obj);
+}
+
+/* One write withdraws the release and asks for another config: both in one
+ * computation, restricted (the config held, the record holds it alone) and
+ * permitted (the config goes through, the record goes). */
+static void test_withdraw_and_request(void **state)
+{
+    (void)state;
+    const char *rec = "{\"release\":{\"image\":\"q:4.17.1\"}}";
+    json_t *old = pool(rec, "{" RUNS "}");
+    json_t *new_obj = pool(rec, "{\"spec\":{\"release\":{\"image\":\"q:4.17.0\"},\"config\":"
+                                "[{\"name\":\"c3\"}]}}");
+    decide_np_hold_t h;
+    assert_int_equal(spec_hold(old, new_obj, true, bit("release"), false, &h), 0);
+    assert_int_equal(json_array_size(h.ops), 2);
+    op_is(&h, 0, "add", "/spec/config", "[{\"name\":\"c1\"}]");
+    op_is(&h, 1, "add", REQ_PTR, "\"{\\\"config\\\":[{\\\"name\\\":\\\"c3\\\"}]}\"");
+    assert_string_equal(h.held, "spec.config");
+    assert_string_equal(h.withdrawn_words, "release 4.17.1");
+    assert_true(h.left);
+    assert_string_equal(h.kept_words, "");
+    decide_np_hold_free(&h);
+    assert_int_equal(spec_hold(old, new_obj, false, bit("release"), false, &h), 0);
+    assert_int_equal(json_array_size(h.ops), 1);
+    op_is(&h, 0, "remove", REQ_PTR, NULL);
+    assert_string_equal(h.held, "");
+    assert_string_equal(h.withdrawn_words, "release 4.17.1");
+    assert_false(h.left);
+    decide_np_hold_free(&h);
+    json_decref(old);
+    json_decref(new_obj);
+}
+
+/* The last request withdrawn: the annotation goes, restricted or not. */
+static void test_withdraw_last(void **state)
+{
+    (void)state;
+    const char *rec = "{\"release\":{\"image\":\"q:4.17.1\"}}";
+    json_t *old = pool(rec, "{" RUNS "}"), *new_obj = pool(rec, "{" RUNS "}");
+    decide_np_hold_t h;
+    for (int restricted = 0; restricted < 2; restricted++) {
+        assert_int_equal(spec_hold(old, new_obj, restricted, bit("release"), false, &h), 0);
+        assert_int_equal(json_array_size(h.ops), 1);
+        op_is(&h, 0, "remove", REQ_PTR, NULL);
+        assert_false(h.left);
+        assert_int_equal(h.withdrawn, bit("release"));
+        decide_np_hold_free(&h);
+    }
+    json_decref(old);
+    json_decref(new_obj);
+}
+
+/* The record removed by hand (kubectl annotate ...-) is a withdrawal too,
+ * told as dropped; HyperShift's write that drops it gets it back, and its
+ * signals withdraw nothing. */
+static void test_dropped_and_exempt(void **state)
+{
+    (void)state;
+    const char *rec = "{\"release\":{\"image\":\"q:4.17.1\"}}";
+    json_t *old = pool(rec, "{" RUNS "}"), *gone = pool(NULL, "{" RUNS "}");
+    json_t *carried = pool(rec, "{" RUNS "}");
+    decide_np_hold_t h;
+    assert_int_equal(spec_hold(old, gone, true, 0, false, &h), 0);
+    assert_int_equal(json_array_size(h.ops), 0);
+    assert_int_equal(h.withdrawn, bit("release"));
+    assert_int_equal(h.dropped, bit("release"));
+    assert_string_equal(h.withdrawn_words, "release 4.17.1");
+    assert_false(h.left);
+    decide_np_hold_free(&h);
+    /* in a window too */
+    assert_int_equal(spec_hold(old, gone, false, 0, false, &h), 0);
+    assert_int_equal(h.dropped, bit("release"));
+    decide_np_hold_free(&h);
+
+    assert_int_equal(spec_hold(old, gone, true, bit("release"), true, &h), 0);
+    assert_int_equal(json_array_size(h.ops), 1);
+    op_is(&h, 0, "add", REQ_PTR, "\"{\\\"release\\\":{\\\"image\\\":\\\"q:4.17.1\\\"}}\"");
+    assert_int_equal(h.withdrawn, 0);
+    assert_true(h.left);
+    assert_string_equal(h.kept_words, "release 4.17.1");
+    decide_np_hold_free(&h);
+    assert_int_equal(spec_hold(old, carried, true, bit("release"), true, &h), 0);
+    assert_int_equal(json_array_size(h.ops), 0);
+    assert_int_equal(h.withdrawn, 0);
+    assert_true(h.left);
+    decide_np_hold_free(&h);
+    json_decref(old);
+    json_decref(gone);
+    json_decref(carried);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +298,10 @@ int main(void)
         cmocka_unit_test(test_nothing_held),
         cmocka_unit_test(test_permitted_supersedes),
         cmocka_unit_test(test_bad_shapes),
+        cmocka_unit_test(test_withdraw_one_of_two),
+        cmocka_unit_test(test_withdraw_and_request),
+        cmocka_unit_test(test_withdraw_last),
+        cmocka_unit_test(test_dropped_and_exempt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,20 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
+{{/* The users whose writes never withdraw a held request, comma-separated:
+webhook.hypershiftUsers and the controller's own ServiceAccount. */}}
+{{- define "hcp-controller.hypershiftUsers" -}}
+{{- $own := printf "system:serviceaccount:%s:%s" .Release.Namespace (include "hcp-controller.serviceAccountName" .) }}
+{{- $users := list }}
+{{- range .Values.webhook.hypershiftUsers }}
+{{- if not (regexMatch "^[^,'\\\\]+$" .) }}
+{{- fail (printf "webhook.hypershiftUsers: %q is not a user name (no commas, quotes or backslashes)" .) }}
+{{- end }}
+{{- $users = append $users . }}
+{{- end }}
+{{- append $users $own | uniq | join "," }}
+{{- end }}
+
 {{/* The container image reference. */}}
 {{- define "hcp-controller.image" -}}
 {{- $repo := required "image.repository is required" .Values.image.repository }}

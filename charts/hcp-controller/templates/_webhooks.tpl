@@ -53,7 +53,18 @@ Argument: (list OBJ PATH). */}}
 the reason a writer gives: an override (a stanza change) is recorded in the
 write that makes it, and a record edited without its change is put back. */}}
 {{- define "hcp-controller.auditKeys" -}}
-['changemanagement.hypershift.openshift.io/reason', 'changemanagement.hypershift.openshift.io/override-by', 'changemanagement.hypershift.openshift.io/override-at', 'changemanagement.hypershift.openshift.io/override-reason', 'changemanagement.hypershift.openshift.io/requested-by', 'changemanagement.hypershift.openshift.io/requested-at', 'changemanagement.hypershift.openshift.io/requested-reason']
+['changemanagement.hypershift.openshift.io/reason', 'changemanagement.hypershift.openshift.io/override-by', 'changemanagement.hypershift.openshift.io/override-at', 'changemanagement.hypershift.openshift.io/override-reason', 'changemanagement.hypershift.openshift.io/requested-by', 'changemanagement.hypershift.openshift.io/requested-at', 'changemanagement.hypershift.openshift.io/requested-reason', 'changemanagement.hypershift.openshift.io/withdrawn-by', 'changemanagement.hypershift.openshift.io/withdrawn-at', 'changemanagement.hypershift.openshift.io/withdrawn']
+{{- end }}
+
+{{/* CEL: an update whose old object carries one of the record annotations
+KEYS (a CEL list) by a user who is not one of HyperShift's (nor the
+controller): a write that may withdraw a held request by what it carries
+(DESIGN.md 3.13, pkg/decide/withdraw.h), or is told that the request is
+still held. Argument: (list ROOT KEYS). */}}
+{{- define "hcp-controller.cel.recordWritten" -}}
+{{- $root := index . 0 }}{{- $keys := index . 1 -}}
+(has(oldObject.metadata.annotations) && {{ $keys }}.exists(k, k in oldObject.metadata.annotations)
+           && !(request.userInfo.username in [{{ range $i, $u := splitList "," (include "hcp-controller.hypershiftUsers" $root) }}{{ if $i }}, {{ end }}'{{ $u }}'{{ end }}]))
 {{- end }}
 
 {{/* matchConditions of a validating entry for a HostedCluster or NodePool:
@@ -102,7 +113,9 @@ spec.pullSecret spec.additionalTrustBundle spec.imageContentSources spec.configu
 
 {{/* Hold: a HostedCluster's release (spec.release.image,
 spec.controlPlaneRelease.image) of an opted-in cluster, its fields that
-roll every NodePool, and the request the hold of those recorded. */}}
+roll every NodePool, the request the hold of those recorded, and any
+update of a cluster that carries a held request by a user other than
+HyperShift's (it may withdraw the request, or is told it is still held). */}}
 {{- define "hcp-controller.webhook.hold-hostedclusters" -}}
 - name: hostedclusters.changemanagement.hypershift.openshift.io
   {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/hostedclusters") .) | nindent 2 }}
@@ -124,6 +137,7 @@ roll every NodePool, and the request the hold of those recorded. */}}
         || {{ include "hcp-controller.cel.fieldChanged" $f }}
         {{- end }}
         || {{ include "hcp-controller.cel.annChanged" "changemanagement.hypershift.openshift.io/requested-hostedcluster-spec" }}
+        || {{ include "hcp-controller.cel.recordWritten" (list .root "['changemanagement.hypershift.openshift.io/requested-release-image', 'changemanagement.hypershift.openshift.io/requested-control-plane-release-image', 'changemanagement.hypershift.openshift.io/requested-hostedcluster-spec']") }}
         || {{ include "hcp-controller.cel.fieldChanged" "spec.changeManagement" }}
         || ({{ include "hcp-controller.stanzaKeys" . }} + {{ include "hcp-controller.auditKeys" . }}).exists(k,
              (has(object.metadata.annotations) && k in object.metadata.annotations ? [object.metadata.annotations[k]] : [])
@@ -138,8 +152,9 @@ spec.release spec.config spec.tuningConfig spec.platform.aws.ami spec.platform.a
 {{- end }}
 
 {{/* Hold: a NodePool's rollout-triggering fields of an opted-in pool, the
-request the hold recorded, and its stanza and audit records (as for a
-HostedCluster). */}}
+request the hold recorded, its stanza and audit records, and any update of
+a pool that carries a held request by a user other than HyperShift's (as
+for a HostedCluster). */}}
 {{- define "hcp-controller.webhook.hold-nodepools" -}}
 - name: nodepools.changemanagement.hypershift.openshift.io
   {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/nodepools") .) | nindent 2 }}
@@ -159,6 +174,7 @@ HostedCluster). */}}
         {{ if $i }}|| {{ end }}{{ include "hcp-controller.cel.fieldChanged" $f }}
         {{- end }}
         || {{ include "hcp-controller.cel.annChanged" "changemanagement.hypershift.openshift.io/requested-nodepool-spec" }}
+        || {{ include "hcp-controller.cel.recordWritten" (list .root "['changemanagement.hypershift.openshift.io/requested-nodepool-spec']") }}
         || {{ include "hcp-controller.cel.fieldChanged" "spec.changeManagement" }}
         || ({{ include "hcp-controller.stanzaKeys" . }} + {{ include "hcp-controller.auditKeys" . }}).exists(k,
              (has(object.metadata.annotations) && k in object.metadata.annotations ? [object.metadata.annotations[k]] : [])
