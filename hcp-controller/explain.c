@@ -390,6 +390,12 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
     if (line[0])
         printf("  %-11s %s\n", "Start:", line);
     printf("  %-11s %s\n", "Change:", change);
+    /* DESIGN.md 3.13: the last request withdrawn, as the webhook recorded it. */
+    const decide_audit_t *au = &x->m->audit;
+    if (au->withdrawn_by && au->withdrawn_at)
+        printf("  %-11s %s, by %s at %s\n", "Withdrawn:",
+               au->withdrawn ? au->withdrawn : "a held request", au->withdrawn_by,
+               au->withdrawn_at);
     if (cm) {
         common_line(cm, line, sizeof line);
         printf("  %-11s fields that roll every NodePool: %s\n", "Rollouts:", line);
@@ -472,6 +478,13 @@ static int print_json(const subject_t *x, const subject_t *hc, const effective_t
                         !e->state.permitted && e->state.has_next && !e->state.no_window
                             ? jtime(e->state.next.start) : json_null());
     json_object_set_new(doc, "change", json_string(change));
+    const decide_audit_t *au = &x->m->audit;
+    json_object_set_new(doc, "withdrawn",
+                        au->withdrawn_by && au->withdrawn_at
+                            ? json_pack("{s:s, s:s, s:s}", "by", au->withdrawn_by, "at",
+                                        au->withdrawn_at, "what",
+                                        au->withdrawn ? au->withdrawn : "a held request")
+                            : json_null());
     if (e->min.min > 0) {
         char st[1100];
         start_line(e, at, st, sizeof st);

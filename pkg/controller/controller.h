@@ -53,7 +53,7 @@ typedef struct ctl_options {
                                     ClusterVersion; 0 = hosted's default */
     /* Called (when set and leading) for each step due (DESIGN.md 3.9,
      * notify/due.h): held, window-soon, initiated, completed, failed,
-     * health-gate-skipped, override-set, override-expired. ev, d and their
+     * health-gate-skipped, override-set, override-expired, withdrawn. ev, d and their
      * strings are valid during the call only. The caller tells
      * ctl_notified() once every endpoint took it. */
     void (*notify)(const notify_event_t *ev, const notify_due_t *d, void *ud);

@@ -83,6 +83,7 @@ typedef struct record {
                                 for its control plane (decide_cp_first_apply()) */
     uint64_t last_override;  /* hash of the override record last told (audit), 0 none */
     uint64_t last_request;   /* hash of the held-request record last told, 0 none */
+    uint64_t last_withdrawn; /* hash of the withdrawal record last told, 0 none */
     /* Notifications (notify/due.h): the steps handed to the sender by this
      * process, and those every endpoint took (written to the object's
      * notified annotation). */

@@ -31,7 +31,8 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
                       .outcome = h->outcome,
                       .outcome_at = h->outcome_at,
                       .override_at = SCHED_NEG_INF,
-                      .override_end = SCHED_POS_INF};
+                      .override_end = SCHED_POS_INF,
+                      .withdrawn_at = SCHED_NEG_INF};
     if (!d->state.permitted)
         o.current = SCHED_NEG_INF;
     /* The next start, not merely the next window's open: with a minimum
@@ -51,6 +52,11 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
     }
     if (at && sched_parse_rfc3339(at, &o.override_at) != 0)
         o.override_at = SCHED_NEG_INF;
+    /* DESIGN.md 3.13: the last withdrawal, as the admission webhook
+     * recorded it. */
+    const char *gone = p->managed->audit.withdrawn_at;
+    if (gone && p->managed->audit.withdrawn_by && sched_parse_rfc3339(gone, &o.withdrawn_at) != 0)
+        o.withdrawn_at = SCHED_NEG_INF;
     /* The held request, as the admission webhook recorded it: a second
      * request held for the same window is told again. A record left from
      * a request let through long ago names no held change; harmless, as
@@ -124,6 +130,10 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
                  why, why[0] ? ")" : "");
         return;
     }
+    case NOTIFY_WITHDRAWN:
+        snprintf(buf, len, "Withdrawn by %s at %s.", au->withdrawn_by ? au->withdrawn_by : "unknown",
+                 au->withdrawn_at ? au->withdrawn_at : "");
+        return;
     case NOTIFY_OVERRIDE_SET:
     case NOTIFY_OVERRIDE_EXPIRED:
         snprintf(buf, len, "%s%s%s%s%s%s%s%s.",
@@ -195,9 +205,13 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
     change_words(p, change, sizeof(change));
     for (size_t i = 0; i < n; i++) {
         detail(p, &due[i], why, sizeof(why));
+        /* A withdrawal is about the request it withdrew, not what waits now. */
+        const char *what = due[i].step == NOTIFY_WITHDRAWN && p->managed->audit.withdrawn
+                               ? p->managed->audit.withdrawn
+                               : change;
         notify_event_t ev = {.step = due[i].step, .kind = kind, .ns = r->ns, .name = r->name,
                              .uid = p->self.uid, .window = due[i].window, .at = now,
-                             .change = change, .until = due[i].until, .lead = due[i].lead,
+                             .change = what, .until = due[i].until, .lead = due[i].lead,
                              .request = due[i].request, .superseded = due[i].superseded,
                              .superseded_held = due[i].superseded_held,
                              .detail = why};

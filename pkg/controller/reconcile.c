@@ -116,9 +116,10 @@ static uint64_t audit_hash(const char *by, const char *at)
     return decide_release_hash(buf);
 }
 
-/* Events for a new override record (OverrideSet) and a new held request
- * (ChangeHeld), each naming who, when, the reason given, and what it means
- * (the override's expiry, the next window). */
+/* Events for a new override record (OverrideSet), a new held request
+ * (ChangeHeld) and a new withdrawal (ChangeWithdrawn, DESIGN.md 3.13), each
+ * naming who, when, the reason given or what was withdrawn, and what it
+ * means (the override's expiry, the next window). */
 static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                          const char *kind, sched_time_t now)
 {
@@ -155,6 +156,17 @@ static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *
     }
     if (hr)
         r->last_request = hr;
+    uint64_t hw = audit_hash(au->withdrawn_by, au->withdrawn_at);
+    if (decide_audit_fresh(r->last_withdrawn, hw, au->withdrawn_at, now, c->started)) {
+        snprintf(msg, sizeof(msg),
+                 "The request for %s was withdrawn by %s at %s: nothing of it starts at the "
+                 "window.",
+                 au->withdrawn ? au->withdrawn : "a held change", au->withdrawn_by,
+                 au->withdrawn_at);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal", "ChangeWithdrawn", msg);
+    }
+    if (hw)
+        r->last_withdrawn = hw;
 }
 /* ---- end audit ---- */
 

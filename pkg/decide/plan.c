@@ -196,6 +196,26 @@ static void apply_common(const decide_hc_t *hc, decide_plan_t *p)
                               "HostedCluster to apply it now.");
 }
 
+/* DESIGN.md 3.13: the last withdrawal of a held request, while it is news
+ * (decide_withdrawn_news(): until the end of the window it waited for),
+ * in the ChangesPending message of a decision with nothing pending, which
+ * the hosted ClusterVersion quotes; the decision wakes when it stops being
+ * news. */
+static void withdrawn_news(const decide_managed_t *m, sched_t *timeline, sched_time_t now,
+                           decide_decision_t *d)
+{
+    const decide_audit_t *a = &m->audit;
+    sched_time_t until;
+
+    if (d->pending_status || !decide_withdrawn_news(a, timeline, now, &until))
+        return;
+    snprintf(d->pending_message, sizeof(d->pending_message),
+             "No changes are pending: the request for %s was withdrawn by %s at %s.",
+             a->withdrawn ? a->withdrawn : "a change", a->withdrawn_by, a->withdrawn_at);
+    if (until < d->wake)
+        d->wake = until;
+}
+
 static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,
                    decide_plan_t *p, char *err, size_t errlen)
 {
@@ -238,6 +258,7 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
                       decide_hc_held(hc) || (decide_hc_fields_held(hc) && p->common.permitted),
                       p->capi.data, v->admission_holds, now);
     apply_common(hc, p);
+    withdrawn_news(&hc->m, p->res->sched, now, &p->d);
     if (v->projection) {
         decide_projection_t pr = {0};
         v->projection(v->ud, ns, name, &p->d, &pr);
@@ -368,6 +389,7 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
      * healthy pool; a rollout already under way is not a held change. */
     decide_gate_apply(&p->d, true, &np->m.health, &np->m.stanza,
                       p->d.held[0] && !(md && md->rolling), md, v->admission_holds, now);
+    withdrawn_news(&np->m, p->inter->sched, now, &p->d);
     if (v->status_doc)
         p->status_doc = decide_status_doc(DECIDE_NP, np, &p->d, p->res, p->inter, now);
     return 0;

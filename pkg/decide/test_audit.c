@@ -233,6 +233,45 @@ static void test_audit_withdrawal_doc(void **state)
     decide_audit_free(&a);
 }
 
+/* How long a withdrawal is news: until the end of the window the request
+ * waited for (the next, or the one it was withdrawn in), at most 7 days,
+ * and not once a newer request is recorded. */
+static void test_audit_withdrawn_news(void **state)
+{
+    (void)state;
+    sched_spec_t sp = {"UTC", "FREQ=WEEKLY;BYDAY=SA", 60, 4 * 3600, NULL, 0}; /* 01:00-05:00 */
+    sched_t *weekend;
+    char err[128];
+    sched_time_t until;
+    assert_int_equal(sched_compile(&sp, tu_at("2026-03-01T00:00:00Z"), &weekend, err,
+                                   sizeof(err)),
+                     0);
+    decide_audit_t a = {.withdrawn_by = "flux", .withdrawn_at = "2026-03-04T09:00:00Z",
+                        .withdrawn = "release 4.17.1"};
+    assert_true(decide_withdrawn_news(&a, weekend, tu_at("2026-03-04T09:00:00Z"), &until));
+    assert_true(until == tu_at("2026-03-07T05:00:00Z"));
+    assert_true(decide_withdrawn_news(&a, weekend, tu_at("2026-03-07T04:59:59Z"), &until));
+    assert_false(decide_withdrawn_news(&a, weekend, tu_at("2026-03-07T05:00:00Z"), &until));
+    assert_false(decide_withdrawn_news(&a, weekend, tu_at("2026-03-04T08:59:59Z"), &until));
+    /* Withdrawn inside a window: news until its end. */
+    a.withdrawn_at = "2026-03-07T02:00:00Z";
+    assert_true(decide_withdrawn_news(&a, weekend, tu_at("2026-03-07T02:00:01Z"), &until));
+    assert_true(until == tu_at("2026-03-07T05:00:00Z"));
+    /* No window ahead (Restrictive): 7 days at most. */
+    assert_true(decide_withdrawn_news(&a, sched_never(), tu_at("2026-03-10T00:00:00Z"), &until));
+    assert_true(until == tu_at("2026-03-14T02:00:00Z"));
+    /* A newer request replaced it; no record; a malformed time. */
+    a.requested_at = "2026-03-07T02:30:00Z";
+    assert_false(decide_withdrawn_news(&a, weekend, tu_at("2026-03-07T03:00:00Z"), &until));
+    a.requested_at = "2026-03-07T01:30:00Z"; /* the request it withdrew */
+    assert_true(decide_withdrawn_news(&a, weekend, tu_at("2026-03-07T03:00:00Z"), &until));
+    a.withdrawn_at = "Tuesday";
+    assert_false(decide_withdrawn_news(&a, weekend, tu_at("2026-03-07T03:00:00Z"), &until));
+    decide_audit_t none = {0};
+    assert_false(decide_withdrawn_news(&none, weekend, tu_at("2026-03-07T03:00:00Z"), &until));
+    sched_unref(weekend);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_audit_withdrawal),
         cmocka_unit_test(test_audit_withdrawal_not_forged),
         cmocka_unit_test(test_audit_withdrawal_doc),
+        cmocka_unit_test(test_audit_withdrawn_news),
         cmocka_unit_test(test_audit_fresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -852,6 +852,58 @@ static void test_writes_order(void **state)
     fake_teardown(&f);
 }
 
+/* DESIGN.md 3.13: a request withdrawn on Wednesday, with nothing else
+ * pending, is news in ChangesPending (which the hosted ClusterVersion
+ * quotes) until the end of the window it waited for, Saturday 06:00:
+ * through the window, and no longer after it; a NodePool's too, read
+ * against its timeline within its HostedCluster's. */
+#define WITHDRAWN_ANN                                                                       \
+    "\"changemanagement.hypershift.openshift.io/withdrawn-by\":\"flux\","                 \
+    "\"changemanagement.hypershift.openshift.io/withdrawn-at\":\"2026-03-04T09:00:00Z\"," \
+    "\"changemanagement.hypershift.openshift.io/withdrawn\":\"release 4.17.1\""
+static void test_plan_withdrawn_news(void **state)
+{
+    (void)state;
+    static const char news[] = "No changes are pending: the request for release 4.17.1 was "
+                               "withdrawn by flux at 2026-03-04T09:00:00Z.";
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    add(&f, DECIDE_HC, "clusters", "w",
+        from_json(DECIDE_HC, "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift."
+                             "openshift.io/policy\":\"weekend\"," WITHDRAWN_ANN "}},\"spec\":{"
+                             "\"release\":{\"image\":\"r:1\"}},\"status\":{\"version\":{"
+                             "\"desired\":{\"image\":\"r:1\"}}}}"));
+    add(&f, DECIDE_NP, "clusters", "wp",
+        from_json(DECIDE_NP, "{\"metadata\":{\"annotations\":{" WITHDRAWN_ANN "}},\"spec\":{"
+                             "\"clusterName\":\"w\"}}"));
+    decide_view_t v = plain_view(&f);
+    static const struct {
+        const char *now;
+        bool news;
+        const char *wake;
+    } at[] = {{"2026-03-04T12:00:00Z", true, "2026-03-07T00:00:00Z"},
+              {"2026-03-07T03:00:00Z", true, "2026-03-07T06:00:00Z"},
+              {"2026-03-07T07:00:00Z", false, "2026-03-14T00:00:00Z"}};
+    for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(decide_plan(&v, k ? DECIDE_NP : DECIDE_HC, "clusters", k ? "wp" : "w",
+                                         tu_at(at[i].now), &p, NULL, 0),
+                             0);
+            assert_true(p.decided);
+            assert_false(p.d.pending_status);
+            assert_string_equal(p.d.pending_message, at[i].news ? news : "No changes are pending.");
+            assert_true(p.d.wake == tu_at(at[i].wake));
+            /* the companion shows the withdrawal whatever the time */
+            assert_string_equal(
+                json_string_value(json_object_get(
+                    json_object_get(json_object_get(p.status_doc, "audit"), "withdrawn"), "what")),
+                "release 4.17.1");
+            decide_plan_free(&p);
+        }
+    fake_teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -867,6 +919,7 @@ int main(void)
         cmocka_unit_test(test_plan_optin_label),
         cmocka_unit_test(test_plan_pools_opt_cluster_in),
         cmocka_unit_test(test_plan_initiated),
+        cmocka_unit_test(test_plan_withdrawn_news),
         cmocka_unit_test(test_writes_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

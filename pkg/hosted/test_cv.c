@@ -102,12 +102,38 @@ static void test_many_pools(void **state)
     assert_false(cv.pending_status);
 }
 
+/* DESIGN.md 3.13: a request withdrawn is news in the plan's ChangesPending
+ * (decide_withdrawn_news()); the hosted ClusterVersion quotes it, the
+ * control plane's and a pool's alike, and says nothing is pending. */
+static void test_withdrawn_news(void **state)
+{
+    (void)state;
+    decide_decision_t d = control_plane(true, false);
+    snprintf(d.pending_message, sizeof(d.pending_message),
+             "No changes are pending: the request for release 4.17.1 was withdrawn by "
+             "system:serviceaccount:flux-system:kustomize-controller at 2026-03-04T09:00:00Z.");
+    decide_seen_cond_t paused = seen(true, "OutsideMaintenanceWindow", "Changes are paused.");
+    decide_seen_cond_t wq = seen(false, "NoChangesPending",
+                                 "No changes are pending: the request for spec.config was "
+                                 "withdrawn by alice at 2026-03-05T10:00:00Z.");
+    hosted_cv_pool_t pools[] = {{"workers", &paused, &wq}};
+    hosted_cv_t cv;
+    hosted_cv_conditions(&d, pools, 1, &cv);
+    assert_false(cv.pending_status);
+    assert_string_equal(cv.pending_message,
+                        "Control plane: no changes are pending: the request for release 4.17.1 "
+                        "was withdrawn by system:serviceaccount:flux-system:kustomize-controller "
+                        "at 2026-03-04T09:00:00Z. NodePool workers: no changes are pending: the "
+                        "request for spec.config was withdrawn by alice at 2026-03-05T10:00:00Z.");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_control_plane_and_pools),
         cmocka_unit_test(test_control_plane_alone),
         cmocka_unit_test(test_many_pools),
+        cmocka_unit_test(test_withdrawn_news),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -337,6 +337,14 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
                                         m->at[NOTIFY_OVERRIDE_SET] <= o->override_end)))
         n = add(out, n, NOTIFY_OVERRIDE_EXPIRED, o->override_end, o->override_end, 0,
                 SCHED_NEG_INF);
+    /* A withdrawal: told once per record (its time), to whoever may have
+     * been told the request was held. */
+    bool told_held_before = held_mark != SCHED_NEG_INF && held_req != SCHED_NEG_INF &&
+                            held_req <= o->withdrawn_at;
+    if (newer(o->withdrawn_at, m->at[NOTIFY_WITHDRAWN]) && o->withdrawn_at <= o->now &&
+        (fresh(o, o->withdrawn_at) || m->at[NOTIFY_WITHDRAWN] != SCHED_NEG_INF ||
+         told_held_before))
+        n = add(out, n, NOTIFY_WITHDRAWN, o->withdrawn_at, SCHED_POS_INF, 0, SCHED_NEG_INF);
     return n;
 }
 

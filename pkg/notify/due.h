@@ -89,6 +89,8 @@ typedef struct notify_obs {
     sched_time_t outcome_at;  /* when HyperShift reported it (SCHED_NEG_INF: unknown) */
     sched_time_t override_at; /* the override record's time, SCHED_NEG_INF none */
     sched_time_t override_end; /* PermissiveUntil/RestrictiveUntil's end, SCHED_POS_INF none */
+    sched_time_t withdrawn_at; /* the last withdrawal record's time
+                                  (DECIDE_WITHDRAWN_AT_ANNOTATION), SCHED_NEG_INF none */
 } notify_obs_t;
 
 /* One step due. */
@@ -155,7 +157,11 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
  *  - override-set: a new override record (fresh, or after an earlier one
  *    was told);
  *  - override-expired: the override's end passed (fresh, or its set was
- *    told). */
+ *    told);
+ *  - withdrawn: a new withdrawal record (its time the mark's window), when
+ *    fresh, or after an earlier one was told, or after a held step told for
+ *    a request recorded before it (a controller down when the request was
+ *    withdrawn still tells those it told held). */
 size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notify_marks_t *m,
                   notify_due_t *out);
 

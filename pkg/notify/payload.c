@@ -11,7 +11,7 @@
 
 static const char *const names[NOTIFY_STEP_COUNT] = {
     "held", "window-soon", "initiated", "completed", "failed", "health-gate-skipped",
-    "override-set", "override-expired"};
+    "override-set", "override-expired", "withdrawn"};
 
 const char *notify_step_name(notify_step_t s)
 {
@@ -85,6 +85,10 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
         break;
     case NOTIFY_OVERRIDE_SET:
         snprintf(buf, len, "an override is set%s%s.", until[0] ? " until " : "", until);
+        break;
+    case NOTIFY_WITHDRAWN:
+        snprintf(buf, len, "the request for %s is withdrawn: nothing of it starts at the window.",
+                 ev->change ? ev->change : "a held change");
         break;
     default:
         snprintf(buf, len, "the override expired.");

@@ -31,7 +31,8 @@ static notify_obs_t held_obs(const char *now)
                           .current = T("2026-03-01T00:10:00Z"), .has_next = true,
                           .next = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
                           .outcome_at = SCHED_NEG_INF,
-                          .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
+                          .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF,
+                          .withdrawn_at = SCHED_NEG_INF};
 }
 
 /* Delivers every due step into m; returns how many were due. */
@@ -106,7 +107,7 @@ static void test_lifecycle_restart(void **state)
     o = (notify_obs_t){.now = T("2026-03-07T00:00:05Z"), .let_through = true,
                        .current = T("2026-03-07T00:00:00Z"), .request = SCHED_NEG_INF,
                        .outcome_at = SCHED_NEG_INF,
-                       .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
+                       .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
     notify_config_t c = cfg();
     notify_due_t d[NOTIFY_DUE_MAX];
     assert_int_equal(notify_due(&o, &c, &m, d), 1);
@@ -189,7 +190,7 @@ static void test_second_request_same_window(void **state)
     notify_obs_t w = {.now = T("2026-03-07T00:00:05Z"), .let_through = true,
                       .current = T("2026-03-07T00:00:00Z"), .request = o.request,
                       .outcome_at = SCHED_NEG_INF, .override_at = SCHED_NEG_INF,
-                      .override_end = SCHED_POS_INF};
+                      .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
     assert_int_equal(notify_due(&w, &c, &m, d), 1);
     assert_int_equal(d[0].step, NOTIFY_INITIATED);
     assert_true(d[0].request == o.request);
@@ -249,7 +250,7 @@ static void test_window_soon_late(void **state)
     notify_obs_t w = {.now = T("2026-03-07T00:00:05Z"), .let_through = true,
                       .current = T("2026-03-07T00:00:00Z"), .request = o.request,
                       .outcome_at = SCHED_NEG_INF, .override_at = SCHED_NEG_INF,
-                      .override_end = SCHED_POS_INF};
+                      .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
     assert_int_equal(notify_due(&w, &c, &m, d), 1);
     assert_true(d[0].step == NOTIFY_INITIATED && d[0].superseded == 0);
     /* Reached only once the window opened: no window-soon (the window is
@@ -272,7 +273,7 @@ static void test_held_unseen_until_open(void **state)
     notify_obs_t w = {.now = T("2026-03-07T00:00:05Z"), .held = true, .let_through = true,
                       .current = T("2026-03-07T00:00:00Z"),
                       .request = T("2026-03-06T21:00:00Z"), .outcome_at = SCHED_NEG_INF,
-                      .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF};
+                      .override_at = SCHED_NEG_INF, .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
     assert_int_equal(notify_due(&w, &c, &m, d), 1);
     assert_int_equal(d[0].step, NOTIFY_INITIATED);
     assert_true(d[0].superseded_held && d[0].superseded == 0);
@@ -309,7 +310,7 @@ static void test_old_outcome_not_news(void **state)
     notify_marks_init(&m);
     notify_obs_t o = {.now = T("2026-03-07T02:00:00Z"), .outcome = NOTIFY_OUTCOME_FAILED,
                       .outcome_at = T("2026-03-07T00:20:00Z"), .override_at = SCHED_NEG_INF,
-                      .override_end = SCHED_POS_INF};
+                      .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
     assert_int_equal(notify_due(&o, &c, &m, d), 0);
     o.now = T("2026-03-07T00:25:00Z");
     assert_int_equal(notify_due(&o, &c, &m, d), 1);
@@ -332,7 +333,7 @@ static void test_outcome_after_held_window(void **state)
     assert_int_equal(deliver(&h, &m), 2); /* held, window-soon 48h */
     notify_obs_t o = {.now = T("2026-03-07T06:00:00Z"), .outcome = NOTIFY_OUTCOME_COMPLETED,
                       .outcome_at = T("2026-03-07T03:30:00Z"), .override_at = SCHED_NEG_INF,
-                      .override_end = SCHED_POS_INF};
+                      .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
     assert_int_equal(notify_due(&o, &c, &m, d), 1);
     assert_int_equal(d[0].step, NOTIFY_COMPLETED);
     assert_true(d[0].window == o.outcome_at);
@@ -353,7 +354,7 @@ static void test_gate(void **state)
                       .gate_failed = true, .current = T("2026-03-07T00:00:00Z"),
                       .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF,
                       .override_at = SCHED_NEG_INF,
-                      .override_end = SCHED_POS_INF};
+                      .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
     assert_int_equal(deliver(&o, &m), 1);
     assert_true(m.at[NOTIFY_GATE_SKIPPED] == T("2026-03-07T00:00:00Z"));
     assert_int_equal(deliver(&o, &m), 0);
@@ -371,7 +372,7 @@ static void test_override(void **state)
     notify_obs_t o = {.now = T("2026-03-05T10:01:00Z"), .request = SCHED_NEG_INF,
                       .outcome_at = SCHED_NEG_INF,
                       .override_at = T("2026-03-05T10:00:00Z"),
-                      .override_end = T("2026-03-05T14:00:00Z")};
+                      .override_end = T("2026-03-05T14:00:00Z"), .withdrawn_at = SCHED_NEG_INF};
     assert_int_equal(notify_due(&o, &c, &m, d), 1);
     assert_int_equal(d[0].step, NOTIFY_OVERRIDE_SET);
     assert_true(d[0].until == T("2026-03-05T14:00:00Z"));
@@ -427,6 +428,66 @@ static void test_parse_bad_tokens(void **state)
     assert_string_equal(small, "window-soon-90m=2026-03-07T00:00:00Z");
 }
 
+/* A request held (told held), then withdrawn on Wednesday: withdrawn told
+ * once, keyed by the withdrawal's time, the marks say so; no initiated at
+ * the window (nothing is let through); a restart does not tell it again,
+ * a controller that was down two days still tells it (it told held), and
+ * a second withdrawal later is told too. An old withdrawal on an object
+ * never told anything is not news. */
+static void test_withdrawn(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, back;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-03T12:00:00Z");
+    o.request = T("2026-03-03T11:59:00Z");
+    assert_int_equal(deliver(&o, &m), 1); /* held */
+    o.held = false;
+    o.now = T("2026-03-04T09:00:30Z");
+    o.withdrawn_at = T("2026-03-04T09:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_WITHDRAWN);
+    assert_true(d[0].window == o.withdrawn_at);
+    notify_marks_note(&m, &d[0], &c);
+    notify_marks_format(&m, text, sizeof(text));
+    assert_non_null(strstr(text, "withdrawn=2026-03-04T09:00:00Z"));
+    notify_marks_parse(text, &back);
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+    /* The window opens: nothing was let through, nothing to tell. */
+    o.restricted = false;
+    o.current = T("2026-03-07T00:00:00Z");
+    o.now = T("2026-03-07T00:00:05Z");
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+
+    /* Down for two days after telling held: still told. */
+    notify_marks_init(&m);
+    o = held_obs("2026-03-03T12:00:00Z");
+    o.request = T("2026-03-03T11:59:00Z");
+    assert_int_equal(deliver(&o, &m), 1);
+    o.held = false;
+    o.withdrawn_at = T("2026-03-04T09:00:00Z");
+    o.now = T("2026-03-06T09:00:00Z");
+    assert_int_equal(deliver(&o, &m), 1);
+    o.withdrawn_at = T("2026-03-06T10:00:00Z"); /* another request, withdrawn again */
+    o.now = T("2026-03-06T12:00:00Z");
+    assert_int_equal(deliver(&o, &m), 1);
+
+    /* Never told a thing: an old withdrawal is not news, a fresh one is. */
+    notify_marks_init(&m);
+    o.now = T("2026-03-06T11:00:00Z");
+    o.withdrawn_at = T("2026-03-06T10:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    o.now = T("2026-03-06T10:05:00Z");
+    assert_int_equal(deliver(&o, &m), 1);
+    /* A withdrawal stamped later than now (a skewed clock) waits. */
+    notify_marks_init(&m);
+    o.withdrawn_at = T("2026-03-06T10:06:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_marks_merge_requests),
         cmocka_unit_test(test_window_soon_late),
         cmocka_unit_test(test_held_unseen_until_open),
+        cmocka_unit_test(test_withdrawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,46 @@ static void test_request_in_id_and_body(void **state)
     free(body);
 }
 
+/* The withdrawn step: its CloudEvents type, the sentence naming what was
+ * withdrawn, who in the detail, keyed by the withdrawal's time (two
+ * withdrawals are two notifications); the Slack form says the same. */
+static void test_withdrawn(void **state)
+{
+    (void)state;
+    notify_event_t ev = held(), other;
+    char *body, ia[40], ib[40];
+    const char *ct;
+    ev.step = NOTIFY_WITHDRAWN;
+    ev.window = T("2026-03-04T09:00:00Z");
+    ev.until = SCHED_POS_INF;
+    ev.detail = "Withdrawn by flux at 2026-03-04T09:00:00Z.";
+    assert_int_equal(notify_payload(&ev, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    json_t *d = json_loads(body, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(d, "type")),
+                        "io.openshift.hypershift.changemanagement.withdrawn.v1");
+    json_t *data = json_object_get(d, "data");
+    assert_string_equal(json_string_value(json_object_get(data, "step")), "withdrawn");
+    assert_string_equal(json_string_value(json_object_get(data, "message")),
+                        "the request for release 4.17.1 is withdrawn: nothing of it starts at "
+                        "the window.");
+    assert_string_equal(json_string_value(json_object_get(data, "window")),
+                        "2026-03-04T09:00:00Z");
+    assert_true(json_is_null(json_object_get(data, "until")));
+    json_decref(d);
+    free(body);
+    assert_int_equal(notify_payload(&ev, NOTIFY_SLACK, &body, &ct), 0);
+    assert_string_equal(body, "{\"text\":\"[hcp-controller] HostedCluster clusters/prod: the "
+                              "request for release 4.17.1 is withdrawn: nothing of it starts at "
+                              "the window. Withdrawn by flux at 2026-03-04T09:00:00Z.\"}");
+    free(body);
+    other = ev;
+    other.window = T("2026-03-05T09:00:00Z");
+    notify_event_id(&ev, ia, sizeof(ia));
+    notify_event_id(&other, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    assert_string_equal(notify_step_name(NOTIFY_WITHDRAWN), "withdrawn");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_slack),
         cmocka_unit_test(test_ids),
         cmocka_unit_test(test_request_in_id_and_body),
+        cmocka_unit_test(test_withdrawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
