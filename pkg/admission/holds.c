@@ -234,7 +234,10 @@ out:
  * every NodePool, a NodePool's), for the audit record and the answer. */
 typedef struct outcome {
     char withdrawn[DECIDE_AUDIT_VALLEN]; /* what the write withdraws, in words */
-    bool held;                           /* a request of this write is held */
+    bool held;                           /* the write asks for a change held and not
+                                            recorded before (a new request: who and
+                                            when are recorded); a re-apply of what
+                                            is recorded is held again, as it was */
     bool left;                           /* a request is recorded after the write */
 } outcome_t;
 
@@ -380,7 +383,8 @@ static int release_request(adm_response_t *a, const adm_request_t *q, const verd
     if (rc == 0 && want)
         rc = patch_annotation(a, q->object, key, want);
     if (rc == 0) {
-        o->held = o->left = true;
+        o->held = o->held || !same_str(want, was);
+        o->left = true;
         snprintf(what, sizeof(what), "spec.%s.image", field);
         warn_held(a, what, want ? want : "(none)", running ? running : "(none)", v->until,
                   DECIDE_HC, q->name);
@@ -434,7 +438,7 @@ static int spec_record(adm_response_t *a, const adm_request_t *q, const decide_i
 
     if (rc || (rc = add_ops(a, h->ops)) != 0)
         return rc;
-    o->held = o->held || h->held[0];
+    o->held = o->held || h->asked;
     o->left = o->left || h->left;
     if (h->withdrawn) {
         char running[320] = "value", jpath[160];

@@ -182,6 +182,18 @@ static void hc_carried_along(adm_router_t *r, ctl_controller_t *c)
     assert_int_equal(a.nops, 0);
     json_decref(a.stored);
 
+    /* A GitOps tool's re-apply of the requested release: held again, as
+     * recorded; who asked and when stay (no new request). */
+    a = write_by(r, "hostedclusters", "a", FLUX, OPTS("kustomize-controller"), old,
+                 HC(ASKED_R1, APPLIED("kustomize-controller", OWNS_RELEASE),
+                    "\"release\":{\"image\":\"" R1 "\"}"));
+    assert_string_equal(hcp_json_str(a.stored, "spec.release.image"), R0);
+    assert_string_equal(ann(a.stored, CM "requested-release-image"), R1);
+    assert_string_equal(ann(a.stored, CM "requested-by"), "ocm");
+    assert_string_equal(ann(a.stored, CM "requested-at"), "2026-03-02T09:00:00Z");
+    assert_int_equal(a.nops, 2); /* the release kept; the record as it is */
+    json_decref(a.stored);
+
     a = write_by(r, "hostedclusters", "a", HYPERSHIFT, OPTS("hypershift-operator-manager"), old,
                  HC(",\"" CM "requested-by\":\"ocm\",\"" CM "requested-at\":\"2026-03-02T09:00:00Z\"",
                     "", RUNS_R0));
@@ -390,7 +402,8 @@ static void np_cannot_tell(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(ann(a.stored, CM "requested-nodepool-spec"),
                         "{\"release\":{\"image\":\"" R1 "\"}}");
     assert_null(ann(a.stored, CM "withdrawn-by"));
-    assert_int_equal(a.nops, 1 + 2); /* the release kept, and who asked again, when */
+    assert_null(ann(a.stored, CM "requested-by")); /* not a new request: nobody re-stamped */
+    assert_int_equal(a.nops, 1);                   /* the release kept, nothing else */
     json_decref(a.stored);
     a = write_by(r, "nodepools", "np1", HYPERSHIFT, OPTS("hypershift"), old,
                  NP(REC_REL, APPLIED("hypershift", OWNS_RELEASE), NP_RUNS));

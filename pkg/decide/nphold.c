@@ -278,6 +278,7 @@ int decide_spec_hold(const json_t *old_obj, const json_t *new_obj, const decide_
     if (rc)
         goto fail;
     out->left = json_object_size(req) > 0;
+    out->asked = out->held[0] && !json_equal(req, was);
     json_decref(req);
     json_decref(was);
     return 0;

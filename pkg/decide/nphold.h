@@ -33,6 +33,11 @@ typedef struct decide_np_hold {
                                   spec.config" (decide_request_words()), ""
                                   when none */
     bool left;         /* a request is recorded after the write */
+    bool asked;        /* the write asks for something not recorded before it
+                          (a held field set to another value than the record
+                          held): a new request, whose who and when the audit
+                          records; a GitOps tool's re-apply of what is
+                          recorded asks for nothing new */
     char kept_words[256]; /* the requests recorded before the write and after
                              it unchanged (neither withdrawn nor asked for
                              again), in words; "" when none */

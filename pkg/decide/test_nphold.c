@@ -219,6 +219,7 @@ static void test_withdraw_and_request(void **state)
     assert_string_equal(h.held, "spec.config");
     assert_string_equal(h.withdrawn_words, "release 4.17.1");
     assert_true(h.left);
+    assert_true(h.asked);
     assert_string_equal(h.kept_words, "");
     decide_np_hold_free(&h);
     assert_int_equal(spec_hold(old, new_obj, false, bit("release"), false, &h), 0);
@@ -230,6 +231,31 @@ static void test_withdraw_and_request(void **state)
     decide_np_hold_free(&h);
     json_decref(old);
     json_decref(new_obj);
+}
+
+/* A GitOps tool's re-apply of what is recorded is held again and asks for
+ * nothing new; another value does. */
+static void test_reapply_asks_nothing(void **state)
+{
+    (void)state;
+    const char *rec = "{\"release\":{\"image\":\"q:4.17.1\"}}";
+    json_t *old = pool(rec, "{" RUNS "}");
+    json_t *same = pool(rec, "{\"spec\":{\"release\":{\"image\":\"q:4.17.1\"},\"config\":"
+                             "[{\"name\":\"c1\"}]}}");
+    json_t *other = pool(rec, "{\"spec\":{\"release\":{\"image\":\"q:4.17.2\"},\"config\":"
+                              "[{\"name\":\"c1\"}]}}");
+    decide_np_hold_t h;
+    assert_int_equal(spec_hold(old, same, true, 0, false, &h), 0);
+    assert_string_equal(h.held, "spec.release");
+    assert_false(h.asked);
+    assert_int_equal(json_array_size(h.ops), 1); /* the release kept; the record as it is */
+    decide_np_hold_free(&h);
+    assert_int_equal(spec_hold(old, other, true, 0, false, &h), 0);
+    assert_true(h.asked);
+    decide_np_hold_free(&h);
+    json_decref(old);
+    json_decref(same);
+    json_decref(other);
 }
 
 /* The last request withdrawn: the annotation goes, restricted or not. */
@@ -301,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_withdraw_one_of_two),
         cmocka_unit_test(test_withdraw_and_request),
         cmocka_unit_test(test_withdraw_last),
+        cmocka_unit_test(test_reapply_asks_nothing),
         cmocka_unit_test(test_dropped_and_exempt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
