@@ -195,6 +195,8 @@ webhook_scenario_cleanup() {
     k delete mutatingwebhookconfiguration,validatingwebhookconfiguration "$WH_NAME" \
       --ignore-not-found >/dev/null 2>&1
   fi
+  [ -f "$CTL_TMP/clusterrolebindings" ] && xargs -r kubectl --kubeconfig "$KCFG" delete \
+    clusterrolebinding --ignore-not-found <"$CTL_TMP/clusterrolebindings" >/dev/null 2>&1
   [ -f "$CTL_NSFILE" ] && xargs -r kubectl --kubeconfig "$KCFG" delete namespace --wait=false \
     <"$CTL_NSFILE" >/dev/null 2>&1
   if [ "${CTL_KEEP_LOGS:-}" ]; then echo "# controller logs kept in $CTL_TMP"; else rm -rf "$CTL_TMP"; fi
@@ -396,6 +398,68 @@ events() {
 }
 # count_events NS OBJECT REASON: how many Events about OBJECT have REASON.
 count_events() { events "$1" "$2" | grep -c "^$3\$"; }
+
+# ---- notifications and identities ---------------------------------------------
+
+# recv_start DIR PORT: a notification receiver (python3 http.server); each
+# POST's body goes to DIR/N.json, its Authorization header to DIR/N.auth,
+# its Content-Type to DIR/N.ct; answers 200. Its pid is RECV_PID.
+RECV_PID=
+recv_start() {
+  python3 - "$1" "$2" >"$1/recv.log" 2>&1 <<'PY' &
+import http.server, os, sys
+d, port = sys.argv[1], int(sys.argv[2])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        n = len([f for f in os.listdir(d) if f.endswith(".json")])
+        with open(os.path.join(d, "%d.auth" % n), "w") as f:
+            f.write(self.headers.get("Authorization", ""))
+        with open(os.path.join(d, "%d.ct" % n), "w") as f:
+            f.write(self.headers.get("Content-Type", ""))
+        with open(os.path.join(d, "%d.tmp" % n), "wb") as f:
+            f.write(body)
+        os.rename(os.path.join(d, "%d.tmp" % n), os.path.join(d, "%d.json" % n))
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+  RECV_PID=$!
+  wait_for 10 bash -c "ss -Htln 'sport = :$2' | grep -q ."
+}
+# recv_stop: stops the receiver recv_start started.
+recv_stop() { [ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null; RECV_PID=; }
+# step_doc DIR STEP: the first CloudEvent received whose data.step is STEP.
+step_doc() { cat "$1"/*.json 2>/dev/null | jq -c --arg s "$2" 'select(.data.step == $s)' | head -1; }
+# step_count DIR STEP: how many were received.
+step_count() { cat "$1"/*.json 2>/dev/null | jq -r .data.step | grep -c "^$2\$"; }
+
+# kubeconfig_as USER FILE: a copy of $KCFG whose requests act as USER in
+# group system:masters (client-go's impersonation, `as` and `as-groups`),
+# for a Go writer with an identity of its own (HyperShift's stand-in as
+# HyperShift's ServiceAccount); kubectl takes --as and --as-group instead.
+kubeconfig_as() {
+  yq -y --arg u "$1" '.users[0].user.as = $u | .users[0].user["as-groups"] = ["system:masters"]' \
+    "$KCFG" >"$2"
+}
+
+# kubeconfig_sa NS NAME FILE: ServiceAccount NS/NAME, bound to cluster-admin
+# by a ClusterRoleBinding of the same name (deleted by
+# webhook_scenario_cleanup), and a kubeconfig with a token of it
+# (TokenRequest, 2 h): for a process that does not impersonate (the
+# controller) to write as system:serviceaccount:NS:NAME.
+kubeconfig_sa() {
+  local token
+  k create serviceaccount "$2" -n "$1" >/dev/null || return 1
+  k create clusterrolebinding "$1-$2" --clusterrole cluster-admin --serviceaccount "$1:$2" \
+    >/dev/null || return 1
+  echo "$1-$2" >>"$CTL_TMP/clusterrolebindings"
+  token=$(k create token "$2" -n "$1" --duration 2h) || return 1
+  yq -y --arg t "$token" --arg n "$1:$2" '.users[0].user = {token: $t} | .users[0].name = $n
+    | .contexts[0].context.user = $n' "$KCFG" >"$3"
+}
 
 # ---- time ---------------------------------------------------------------------
 

@@ -34,41 +34,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../model/lib.sh"
 
 WH_NAME=hcp-e2e-notify-$$
-RECV_PID=
 TOKEN=e2e-token-$$-secret
 
 notif_metric() { metric a "hcp_controller_notifications_total\\{endpoint=\"recv\",result=\"$1\"\\}"; }
 
-# recv_start DIR PORT: the receiver; each POST's body goes to DIR/N.json,
-# its Authorization header to DIR/N.auth; answers 200.
-recv_start() {
-  python3 - "$1" "$2" >"$1/recv.log" 2>&1 <<'PY' &
-import http.server, os, sys
-d, port = sys.argv[1], int(sys.argv[2])
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        n = len([f for f in os.listdir(d) if f.endswith(".json")])
-        with open(os.path.join(d, "%d.auth" % n), "w") as f:
-            f.write(self.headers.get("Authorization", ""))
-        with open(os.path.join(d, "%d.ct" % n), "w") as f:
-            f.write(self.headers.get("Content-Type", ""))
-        with open(os.path.join(d, "%d.tmp" % n), "wb") as f:
-            f.write(body)
-        os.rename(os.path.join(d, "%d.tmp" % n), os.path.join(d, "%d.json" % n))
-        self.send_response(200)
-        self.end_headers()
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
-  RECV_PID=$!
-  wait_for 10 bash -c "ss -Htln 'sport = :$2' | grep -q ."
-}
-recv_stop() { [ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null; RECV_PID=; }
-# step_doc DIR STEP: the first CloudEvent received whose data.step is STEP.
-step_doc() { cat "$1"/*.json 2>/dev/null | jq -c --arg s "$2" 'select(.data.step == $s)' | head -1; }
-step_count() { cat "$1"/*.json 2>/dev/null | jq -r .data.step | grep -c "^$2\$"; }
 failed_seen() { local v; v=$(notif_metric failed); [ "${v:-0}" -ge 1 ] && echo yes || echo no; }
 step_pair() { echo "$(step_count "$1" held) $(step_count "$1" initiated)"; }
 step_field() { step_doc "$1" "$2" | jq -r "$3"; }

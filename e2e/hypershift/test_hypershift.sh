@@ -21,6 +21,10 @@
 #   - HyperShift writes its token and user-data Secrets, an AWSMachineTemplate
 #     and the MachineDeployment, and reports 4.18.0 once the rollout is done
 #     (real Cluster API: 2 Machines Running in one MachineSet);
+#   - 4.18.2 is asked for by a GitOps tool's server-side apply and
+#     reverted by the next one (DESIGN.md 3.13): the request is withdrawn
+#     (the record gone, a ChangeWithdrawn Event) and HyperShift, which never
+#     saw it, writes nothing for it, then or at the window;
 #   - 4.18.1 is asked for: the controller holds it at the NodePool (the
 #     request is recorded, spec.release stays), so HyperShift writes nothing
 #     new: no token, no user data, no template, the MachineDeployment and the
@@ -46,6 +50,11 @@
 #     the MachineDeployment, the pause holds through HyperShift's reconciles,
 #     no replacement starts after the close, HyperShift reports the update in
 #     progress.
+#   - while 4.18.1 is held: the admission calls per HyperShift reconcile
+#     with the chart's webhook configuration of this release and of the one
+#     before (its matchConditions), figures.
+# HyperShift's reconciler runs as HyperShift's ServiceAccount (the default
+# of --hypershift-users), impersonated.
 # NP_HOLD=0 leaves /hold/nodepools out of the webhook configuration (the hold
 # broken): the held checks then fail. MD_HOLD=0 leaves /hold/machinedeployments
 # out: HyperShift's reconciles then delete the pause's annotation at the close
@@ -249,7 +258,9 @@ holds_webhook_config "$WPORT" "$NS" "$CP" |
 start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
   --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { not_ok "controller starts"; summary; exit 1; }
 HS_LOG=$CTL_TMP/hypershift.log
-"$HS_BIN" --kubeconfig "$KCFG" --namespace "$NS" --control-plane-namespace "$CP" \
+HYPERSHIFT=system:serviceaccount:hypershift:operator
+kubeconfig_as "$HYPERSHIFT" "$CTL_TMP/hypershift.kubeconfig" || not_ok "HyperShift's kubeconfig"
+"$HS_BIN" --kubeconfig "$CTL_TMP/hypershift.kubeconfig" --namespace "$NS" --control-plane-namespace "$CP" \
   --release "$R0=4.18.0" --release "$R1=4.18.1" --release "$R2=4.18.2" --ready-file "$CTL_TMP/hypershift.ready" \
   >"$HS_LOG" 2>&1 &
 HS_PID=$!
@@ -319,6 +330,34 @@ if [ "$REAL_CAPI" = 1 ]; then
     "$ms0:$ud0:Running $ms0:$ud0:Running" "$m0"
 fi
 
+# ---- restricted: 4.18.2 asked for by a GitOps tool, reverted: withdrawn -------------
+
+SCENARIO=withdrawn
+FLUX=system:serviceaccount:flux-system:kustomize-controller
+# flux_apply IMAGE: the GitOps tool's server-side apply of the pool's
+# release (Flux's field manager, forcing ownership), as its ServiceAccount;
+# prints what kubectl prints (its warnings).
+flux_apply() {
+  jq -nc --arg ns "$NS" --arg i "$1" '{apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
+    metadata: {name: "np", namespace: $ns}, spec: {release: {image: $i}}}' |
+    kubectl --kubeconfig "$KCFG" --as "$FLUX" --as-group system:masters apply --server-side \
+      --force-conflicts --field-manager kustomize-controller -f - 2>&1
+}
+flux_apply "$R2" >/dev/null
+check_eq "4.18.2 applied by the tool is held: spec.release.image stays, the request is recorded" "$R0 $R2" \
+  "$(np_get np .spec.release.image) $(np_get np ".metadata.annotations[\"$REQ\"] // \"{}\" | fromjson | .release.image // \"\"")"
+out=$(flux_apply "$R0")
+check_contains "the tool's revert withdraws it (the warning kubectl prints)" \
+  "Warning: request for release 4.18.2 withdrawn: the write sets the running 4.18.0" "$out"
+check_eq "the record goes; who withdrew what is recorded" "none $FLUX release 4.18.2" \
+  "$(np_get np "(.metadata.annotations[\"$REQ\"] // \"none\") + \" \" + .metadata.annotations[\"$CM/withdrawn-by\"] + \" \" + .metadata.annotations[\"$CM/withdrawn\"]")"
+sleep 3 # HyperShift reconciles within a second of a NodePool change
+check_eq "HyperShift writes nothing for the withdrawn request (token, user data, template, MachineDeployment)" \
+  "$tok0 | $ud0 | $tmpl0 | $gen0 $ds0" \
+  "$(names token-) | $(names user-data-) | $(templates) | $(get "$MD" .metadata.generation) $(get "$MD" .spec.template.spec.bootstrap.dataSecretName)"
+check_eq "HyperShift reports 4.18.0, no update" "4.18.0 False" "$(np_get np .status.version) $(cond "$NP" UpdatingVersion status)"
+eventually "a ChangeWithdrawn Event" 1 count_events "$NS" np ChangeWithdrawn
+
 # ---- restricted: 4.18.1 asked for, held at the NodePool ----------------------------
 
 SCENARIO=held
@@ -343,6 +382,50 @@ check_eq "no ChangesInitiated before the window" 0 "$(initiated np)"
 if [ "$REAL_CAPI" = 1 ]; then
   check_eq "Cluster API makes no MachineSet and replaces no machine" "$ms0 | $m0" "$(machinesets) | $(machines)"
 fi
+
+# ---- still held: admission calls per HyperShift reconcile ----------------------------
+#
+# What the API server sends the webhooks while HyperShift reconciles a pool
+# that carries a held request, with four webhook configurations in turn:
+# this suite's (every update), the chart's of the release before this one
+# and of this one (matchConditions), and this one's without HyperShift's
+# exemption (what the exemption saves). Each HostedCluster status write
+# (the test plays its controller; a status write is sent to no webhook)
+# has HyperShift reconcile the pool.
+SCENARIO=admission-calls
+reconciles() { grep -c '"msg":"Reconciling"' "$HS_LOG"; }
+calls() { metrics a | awk '/^hcp_controller_admission_requests_total/ { s += $2 } END { print s + 0 }'; }
+# per_reconcile SERIES CONFIG-JSON: admission calls per HyperShift reconcile
+# over 6 HostedCluster status writes (conditions E2EPoke<SERIES><i>), with
+# the webhook configuration given.
+per_reconcile() {
+  local r0 c0 i
+  k apply -f - <<<"$2" >/dev/null || { echo "?"; return; }
+  sleep 1
+  r0=$(reconciles) c0=$(calls)
+  for i in 1 2 3 4 5 6; do
+    api PATCH "$HS/namespaces/$NS/hostedclusters/a/status" "$(jq -nc --arg i "$1$i" '[{op: "add", path: "/status/conditions/-",
+      value: {type: ("E2EPoke" + $i), status: "True", reason: "Poke", message: $i, lastTransitionTime: "2026-03-06T00:00:00Z"}}]')" \
+      application/json-patch+json >/dev/null || not_ok "HostedCluster status write $1$i"
+    sleep 0.4
+  done
+  sleep 1
+  awk -v c="$(($(calls) - c0))" -v r="$(($(reconciles) - r0))" 'BEGIN { printf "%.2f (%d calls, %d reconciles)", (r ? c / r : 0), c, r }'
+}
+before_chart=$CTL_TMP/chart-before
+mkdir -p "$before_chart"
+git -C "$CTL_REPO" archive "${HCP_CHART_BEFORE:-main}" charts crds | tar -x -C "$before_chart" 2>/dev/null
+plain=$(holds_webhook_config "$WPORT" "$NS" "$CP")
+f_plain=$(per_reconcile A "$plain")
+f_before=$(per_reconcile B "$(CHART_DIR=$before_chart/charts/hcp-controller chart_webhook_config "$WPORT" "$NS" "$CP")")
+f_after=$(per_reconcile C "$(chart_webhook_config "$WPORT" "$NS" "$CP")")
+f_noexempt=$(per_reconcile D "$(chart_webhook_config "$WPORT" "$NS" "$CP" | jq -c --arg u "$HYPERSHIFT" 'walk(if type == "string" then gsub("\u0027" + $u + "\u0027, "; "") else . end)')")
+echo "# figure: admission calls per HyperShift reconcile of a pool carrying a held request: this suite's configuration (no matchConditions) $f_plain; the chart of ${HCP_CHART_BEFORE:-main} $f_before; this chart $f_after; this chart without HyperShift's exemption $f_noexempt"
+check_eq "with this chart, HyperShift's reconciles are sent to no webhook, as with the one before" "0 0" \
+  "$(awk '{ print $2 + 0 }' <<<"${f_after#*(}") $(awk '{ print $2 + 0 }' <<<"${f_before#*(}")"
+k apply -f - <<<"$plain" >/dev/null || not_ok "this suite's webhook configuration again"
+check_eq "... and the request is still held as it was" "$R0 $R1" \
+  "$(np_get np .spec.release.image) $(np_get np ".metadata.annotations[\"$REQ\"] // \"{}\" | fromjson | .release.image // \"\"")"
 
 # ---- still held: a scale from 2 to 3 goes through, on the release that runs -----------
 
@@ -415,6 +498,8 @@ if [ "$REAL_CAPI" = 1 ]; then
   echo "# figure: window open -> Cluster API's first replacement Machine seen: $lag s real (MachineSet, then Machine: Cluster API reconciles an object at most once a second)"
 fi
 check_eq "the request was applied" "$R1" "$(np_get np .spec.release.image)"
+check_eq "the withdrawn 4.18.2 never started: no MachineDeployment or report of it" "0" \
+  "$(grep -c '4\.18\.2' <<<"$(get "$MD" .spec.template.spec.version) $(np_get np .status.version)")"
 tok1=$(names token-) ud1=$(names user-data-)
 ds1=$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)
 check_eq "HyperShift made a new token beside the old one" 2 "$(wc -w <<<"$tok1")"

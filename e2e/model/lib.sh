@@ -151,7 +151,8 @@ holds_webhook_config() {
 # (or $WH_KIND, e.g. ValidatingWebhookConfiguration) as `helm template
 # --set webhook.enabled=true` renders it (its failure policy, objectSelector
 # and matchConditions), named $WH_NAME, pointed at https://127.0.0.1:PORT
-# and limited to the namespaces given.
+# and limited to the namespaces given. $CHART_DIR renders another copy of
+# the chart (an older release's, to compare what each sends).
 chart_webhook_config() {
   local port=$1
   shift
@@ -160,7 +161,7 @@ chart_webhook_config() {
   local kv
   # shellcheck source=e2e/lib.sh
   kv=$(. "$CTL_REPO/e2e/lib.sh" && echo "$KUBE_VERSION")
-  "$CTL_REPO/node_modules/.bin/helm" template hcp "$CTL_REPO/charts/hcp-controller" \
+  "$CTL_REPO/node_modules/.bin/helm" template hcp "${CHART_DIR:-$CTL_REPO/charts/hcp-controller}" \
     --kube-version "$kv" --set webhook.enabled=true 2>/dev/null |
     yq -s -c --arg k "${WH_KIND:-MutatingWebhookConfiguration}" 'map(select(. != null and .kind == $k))[0]' |
     jq -c --arg n "$WH_NAME" --arg u "https://127.0.0.1:$port" --arg ca "$(base64 -w0 "$CERT")" \
