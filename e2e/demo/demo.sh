@@ -23,9 +23,12 @@
 # simulated clock from Monday 2026-03-02 00:00 UTC. The model creates the
 # pools' MachineDeployments and MachineSets and their machines. On Tuesday
 # at 12:30 someone asks for release 4.17.1 for HostedClusters prod and
-# staging and prod's NodePool prod-workers, and for a new configuration of
-# the InPlace pool staging-gpu: the webhooks hold each request in the very
-# write that makes it, and nothing starts until the window opens. staging
+# staging and prod's NodePools prod-workers and prod-infra, and for a new
+# configuration of the InPlace pool staging-gpu: the webhooks hold each
+# request in the very write that makes it, and nothing starts until the
+# window opens. On Wednesday prod-infra's request is reverted in Git (the
+# GitOps tool's server-side apply of 4.17.0): it is withdrawn (REVERT, then
+# WITHDRAWN), and nothing starts for prod-infra at its window. staging
 # is Degraded from Tuesday 19:00 to Wednesday 09:00 (the demo writes
 # HyperShift's condition): the health gate skips Tuesday night's window for
 # its release, which starts in Wednesday night's. The demo prints every
@@ -109,8 +112,9 @@ for c in "${DEMO_CLUSTERS[@]}"; do CP_NS+=("$NS-$c"); done
 # hostedchangemanagementpolicies, hostedchangemanagementstatuses) as
 # \x1f-separated fields: the kind watched, the kind and name of the object,
 # state, start of the current state, message, ChangesPending reason (empty
-# when nothing is pending), ChangesPaused status, and the held change:
-# summary, since, the next window's start. A policy gives its
+# when nothing is pending), ChangesPaused status, the held change:
+# summary, since, the next window's start, and the last withdrawal of a
+# held request: when, by whom, what. A policy gives its
 # status.behavior.current (whose reason names an exclusion while one
 # applies); a HostedCluster or NodePool gives its conditions (message,
 # pending, paused); its HostedChangeManagementStatus gives its state, when
@@ -133,7 +137,8 @@ watch_kind() {
         if $c == null then [.kind, .target.kind, .target.name] else
         [.kind, .target.kind, .target.name, $c.state, ($c.startTime // ""), "", "", "",
          (.status.heldChange.summary // ""), (.status.heldChange.since // ""),
-         (.status.behavior.next.startTime // "")] end
+         (.status.behavior.next.startTime // ""), (.status.audit.withdrawn.at // ""),
+         (.status.audit.withdrawn.by // ""), (.status.audit.withdrawn.what // "")] end
       else
         if .status.conditions == null then [.kind, .kind, .metadata.name] else
         [.kind, .kind, .metadata.name, "", "", cond("ChangesPaused").message // "",
@@ -218,9 +223,9 @@ merge_lines() {
 # for a paused state, False for a permitted one). Marks each kind watched in
 # $DEMO_DIR/seen.<kind>.
 print_transitions() {
-  local watched kind name state start msg pending paused held since next obj key when at word extra
-  declare -A last=() hstate=() hstart=() hnext=() cmsg=() cpend=() cpaused=() lheld=()
-  while IFS=$'\x1f' read -r watched kind name state start msg pending paused held since next; do
+  local watched kind name state start msg pending paused held since next wat wby what obj key when at word extra
+  declare -A last=() hstate=() hstart=() hnext=() cmsg=() cpend=() cpaused=() lheld=() lwd=()
+  while IFS=$'\x1f' read -r watched kind name state start msg pending paused held since next wat wby what; do
     : >"$DEMO_DIR/seen.$watched"
     obj=$kind/$name
     if [ "$watched" = HostedChangeManagementStatus ] && [ "$held" != "${lheld[$obj]:-}" ]; then
@@ -228,6 +233,12 @@ print_transitions() {
       [ -z "$held" ] ||
         emit "${since:0:16}|1" "$(fmt_time "$since")" "$kind" "$name" HELD \
           "${held//quay.io\/openshift-release-dev\/ocp-release:/}: held, nothing starts before the window at ${next:-(none)}."
+    fi
+    # A held request withdrawn (a revert of the field, DESIGN.md 3.13).
+    if [ "$watched" = HostedChangeManagementStatus ] && [ -n "$wat" ] && [ "$wat" != "${lwd[$obj]:-}" ]; then
+      lwd[$obj]=$wat
+      emit "${wat:0:16}|1" "$(fmt_time "$wat")" "$kind" "$name" WITHDRAWN \
+        "the request for $what is withdrawn by ${wby##*:}: nothing of it starts at the window."
     fi
     case $watched in
       HostedCluster | NodePool) cmsg[$obj]=$msg cpend[$obj]=$pending cpaused[$obj]=$paused ;;
@@ -650,20 +661,28 @@ alive() {
 
 # send_request KIND PLURAL NAME PATCH WHAT: someone's merge patch of a
 # HostedCluster or NodePool (as OCM would write it), printed with what the
-# API server answered: the webhook's warning says what it held.
+# API server answered: the webhook's warning says what it held. With
+# REQUEST_APPLY=MANAGER it is a server-side apply of that field manager
+# instead (as a GitOps tool writes it), by REQUEST_AS (impersonated) when
+# set, printed as a REVERT.
 send_request() {
-  local code at text=$5 w
+  local code at text=$5 w ct=application/merge-patch+json query="" word=REQUEST
+  local -a as=()
+  if [ -n "${REQUEST_APPLY:-}" ]; then
+    ct=application/apply-patch+yaml query="?fieldManager=$REQUEST_APPLY&force=true" word=REVERT
+  fi
+  [ -z "${REQUEST_AS:-}" ] || as=(-H "Impersonate-User: $REQUEST_AS" -H "Impersonate-Group: system:masters")
   at=$(date -u -d "@$(demo_sim_now)" +%Y-%m-%dT%H:%M:%SZ)
   printf '%s|0\t<barrier>%s\n' "${at:0:16}" "$3" >&3
   code=$(curl -s -o "$DEMO_DIR/request-$3.out" -D "$DEMO_DIR/request-$3.headers" -w '%{http_code}' \
-    --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" \
-    -H "Content-Type: application/merge-patch+json" -X PATCH --data-binary "$4" \
-    "$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/$2/$3") || code=000
+    --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" "${as[@]}" \
+    -H "Content-Type: $ct" -X PATCH --data-binary "$4" \
+    "$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/$2/$3$query") || code=000
   [ "$code" -lt 400 ] || die "PATCH $2/$3 failed ($code): $(head -c 400 "$DEMO_DIR/request-$3.out")"
   while IFS= read -r w; do
     text+=$'\x1e'$(printf '%28s%-17s %-16s %-8s  %s' "" "" "" "" "webhook: $w")
   done < <(sed -n 's/^[Ww]arning: [0-9]* - "\(.*\)"\r*$/\1/p' "$DEMO_DIR/request-$3.headers" | short_images)
-  emit "${at:0:16}|0" "$(fmt_time "$at")" "$1" "$3" REQUEST "$text" >&3
+  emit "${at:0:16}|0" "$(fmt_time "$at")" "$1" "$3" "$word" "$text" >&3
   printf 'x\t<release>%s\n' "$3" >&3
 }
 

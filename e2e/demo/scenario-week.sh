@@ -7,9 +7,12 @@
 # pace (about 13 real seconds per machine replacement would be 18
 # simulated hours here); scenario-capi.sh is the act on its own
 # controllers. On Tuesday at 12:30 someone asks for release 4.17.1 for
-# prod and staging and for prod-workers, and for a new configuration of
-# the InPlace pool staging-gpu; staging is Degraded from Tuesday 19:00 to
-# Wednesday 09:00.
+# prod and staging and for prod-workers and prod-infra, and for a new
+# configuration of the InPlace pool staging-gpu; staging is Degraded from
+# Tuesday 19:00 to Wednesday 09:00. On Wednesday at 10:00 prod-infra's
+# request is reverted in Git: the GitOps tool (Argo CD's controller, by
+# server-side apply) applies 4.17.0 again, which withdraws it, and nothing
+# starts for prod-infra at its weekend windows.
 
 DEMO_SECONDS=${DEMO_SECONDS:-120}
 DEMO_DAYS=${DEMO_DAYS:-7}
@@ -22,6 +25,8 @@ SIM_START=2026-03-02T00:00:00Z # a Monday
 REQUEST_AT=2026-03-03T12:30:00Z # Tuesday, after staging's override: the requests
 DEGRADED_AT=2026-03-03T19:00:00Z # staging turns Degraded before Tuesday night's window
 HEALTHY_AT=2026-03-04T09:00:00Z  # and is healthy again on Wednesday morning
+REVERT_AT=2026-03-04T10:00:00Z   # prod-infra's request reverted in Git
+GITOPS=system:serviceaccount:openshift-gitops:openshift-gitops-argocd-application-controller
 GPU_CONFIG='[{"name": "gpu-driver-550"}]' # staging-gpu's new spec.config
 REPLACEMENT=10m # simulated time the model takes per machine replacement
 # prod's control plane (window at 01:00 Saturday) completes in 10 simulated
@@ -86,10 +91,22 @@ requests() {
   ask_release HostedCluster prod
   ask_release HostedCluster staging
   ask_release NodePool prod-workers
+  ask_release NodePool prod-infra
   send_request NodePool nodepools staging-gpu "{\"spec\": {\"config\": $GPU_CONFIG}}" \
     "someone asks for a new configuration (gpu-driver-550) for the nodes (InPlace)" &
   REQUEST_PIDS+=($!)
   requests_answered
+}
+
+# revert: at REVERT_AT, prod-infra's request reverted in Git: the GitOps
+# tool's server-side apply of the running release (Argo CD's field manager,
+# as its ServiceAccount) withdraws it (DESIGN.md 3.13).
+revert() {
+  sleep_until_instant "$REVERT_AT"
+  REQUEST_APPLY=argocd-controller REQUEST_AS=$GITOPS send_request NodePool nodepools prod-infra \
+    "$(jq -nc --arg ns "$NS" --arg i "$RELEASE_DONE" '{apiVersion: "hypershift.openshift.io/v1beta1",
+      kind: "NodePool", metadata: {name: "prod-infra", namespace: $ns}, spec: {release: {image: $i}}}')" \
+    "Git reverts prod-infra's release: the GitOps tool applies 4.17.0 again"
 }
 
 # health AT DEGRADED REASON TEXT: at simulated instant AT, HyperShift
@@ -118,6 +135,7 @@ scenario_run() {
         "HyperShift reports it Degraded (UnavailableReplicas): a held change is not let through while it is"
     elif [ "$day" = 2 ] && [ "$DEMO_DAYS" -gt 2 ]; then
       health "$HEALTHY_AT" False AsExpected "HyperShift reports it healthy again (Degraded False)"
+      revert
     fi
   done
 }

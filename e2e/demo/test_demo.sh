@@ -15,7 +15,9 @@
 # no initiation), the control-plane update starts after Saturday's window
 # opens and not before, prod-workers' machines are replaced one at a time
 # inside its window, and the InPlace pool's in-place update starts in
-# Tuesday night's window. Then the final table; the CAPI objects and Events
+# Tuesday night's window; prod-infra's request, reverted in Git on
+# Wednesday, is withdrawn (REVERT, WITHDRAWN, the notification) and none
+# of its machines is replaced. Then the final table; the CAPI objects and Events
 # in the cluster; the notifications the demo's receiver got (each once) and
 # printed; the controller's log. Then runs the demo again (which must
 # reset the objects it left) and stops it with SIGTERM mid-week: the
@@ -280,7 +282,7 @@ check_contains "prod-workers waits for the next first Saturday" "paused until 20
 
 # when LINE: its simulated instant, epoch seconds.
 when() { date -u -d "$(cut -c5-20 <<<"$1")" +%s; }
-for obj in "HostedCluster prod" "HostedCluster staging" "NodePool prod-workers" "NodePool staging-gpu"; do
+for obj in "HostedCluster prod" "HostedCluster staging" "NodePool prod-workers" "NodePool prod-infra" "NodePool staging-gpu"; do
   # shellcheck disable=SC2086
   req=$(activity $obj REQUEST)
   check_contains "$obj: requested on Tuesday after 12:00" "Tue 2026-03-03 1" "$req"
@@ -349,6 +351,22 @@ check_contains "the demo shows staging turning Degraded" "Tue 2026-03-03 19:00" 
   "$(activity HostedCluster staging HEALTH | grep Degraded | head -1)"
 check_contains "... and the gate keeping its release held in Tuesday night's window" "HealthGate" \
   "$(grep -E '^Tue 2026-03-03 2[12]:[0-9]{2} .*HostedCluster +staging ' "$OUT")"
+# DESIGN.md 3.13: prod-infra's request, reverted in Git on Wednesday (the
+# GitOps tool's server-side apply of 4.17.0), is withdrawn: told in the
+# answer, recorded, and nothing of it starts at its weekend windows.
+check_contains "prod-infra: its release held from Tuesday" \
+  "node rollout to release 4.17.1-x86_64: held, nothing starts before the window at 2026-03-07T01:00:00Z." \
+  "$(activity NodePool prod-infra HELD | grep '^Tue ')"
+check_contains "prod-infra: reverted on Wednesday 10:00 by the GitOps tool; the webhook says it withdrew the request" \
+  "webhook: request for release 4.17.1 withdrawn: the write sets the running 4.17.0" \
+  "$(grep -A1 '^Wed 2026-03-04 10:0[0-9] .* NodePool  *prod-infra  *REVERT' "$OUT" | tail -1)"
+check_contains "prod-infra: the demo shows it WITHDRAWN, by the GitOps tool" \
+  "the request for release 4.17.1 is withdrawn by openshift-gitops-argocd-application-controller: nothing of it starts at the window." \
+  "$(activity NodePool prod-infra WITHDRAWN | grep '^Wed 2026-03-04 10:0')"
+check_eq "prod-infra: no machine replaced, at its windows or ever (model record)" 0 \
+  "$(grep -c . <<<"$(starts replacement-start "$NS-prod/prod-infra")")"
+check_eq "prod-infra: no held change after the withdrawal (no HELD line after Wednesday 10:00)" "" \
+  "$(activity NodePool prod-infra HELD | grep -vE '^(Mon|Tue) ')"
 check_eq "nothing else started (other pools)" 0 \
   "$(jq -s --arg ns "$NS" '[.[] | select((.event == "controlplane-initiation" and .object != ($ns + "/prod")
       and .object != ($ns + "/staging"))
@@ -403,8 +421,12 @@ echo "# $summary_line"
 for ev in "WindowClosed 16" "WindowOpened 14"; do
   check_contains "summary counts the Events: $ev" "$ev" "$summary_line"
 done
-check_contains "summary counts the Events: ChangeHeld 4 (prod's and staging's releases, prod-workers' and staging-gpu's requests: who asked)" \
-  "ChangeHeld 4" "$summary_line"
+check_contains "summary counts the Events: ChangeHeld 5 (prod's and staging's releases, prod-workers', prod-infra's and staging-gpu's requests: who asked)" \
+  "ChangeHeld 5" "$summary_line"
+check_contains "summary counts the Events: ChangeWithdrawn 1 (prod-infra's request, reverted)" \
+  "ChangeWithdrawn 1" "$summary_line"
+now_is "Events: prod-infra's request withdrawn once, nothing initiated" "1 0" \
+  eval 'echo "$(count_reason prod-infra ChangeWithdrawn) $(count_reason prod-infra ChangesInitiated)"'
 # One ChangesInitiated per held change let through: prod's, staging's and
 # prod-workers' releases, and staging-gpu's configuration applied at Tuesday
 # night's window (a change of configuration alone, which never shows as a
@@ -421,8 +443,8 @@ now_is "the ConfigMap staging-gpu names carries the opted-in label" true \
 now_is "Events: staging's release kept held by the health gate once" 1 count_reason staging HealthGate
 now_is "Events: staging's update initiated once" 1 count_reason staging ChangesInitiated
 now_is "Events: staging-gpu's configuration initiated once" 1 count_reason staging-gpu ChangesInitiated
-check_contains "summary counts the Events: WaitingForControlPlane 1 (prod-workers' 4.17.1 before the control plane's)" \
-  "WaitingForControlPlane 1" "$summary_line"
+check_contains "summary counts the Events: WaitingForControlPlane 2 (prod-workers' and prod-infra's 4.17.1 before the control plane's)" \
+  "WaitingForControlPlane 2" "$summary_line"
 now_is "Events: prod-workers' rollout initiated once" 1 count_reason prod-workers ChangesInitiated
 
 # ---- notifications: the receiver got each once and the demo printed each -----------
@@ -465,7 +487,12 @@ check_contains "override-expired: staging's PermissiveUntil, Tuesday 12:00" "Tue
 check_contains "the demo counts them by type" "-- notifications received: " "$(grep '^-- notifications received' "$OUT")"
 # staging's release is told held twice: for Tuesday night's window, and
 # once the health gate skipped it, for Wednesday night's.
-check_contains "... held 5" "held 5" "$(grep '^-- notifications received' "$OUT")"
+check_contains "... held 6" "held 6" "$(grep '^-- notifications received' "$OUT")"
+check_contains "withdrawn: prod-infra's request, on Wednesday" \
+  "withdrawn.v1 nodepools/$NS/prod-infra: the request for release 4.17.1 is withdrawn: nothing of it starts at the window." \
+  "$(activity NodePool prod-infra NOTIFIED | grep '^Wed 2026-03-04 10:')"
+check_eq "... and nothing more about it after (no window-soon, no initiated)" "" \
+  "$(activity NodePool prod-infra NOTIFIED | grep -E 'window-soon|initiated')"
 check_contains "held again after the skip: staging's release, for Wednesday night's window" \
   "held.v1 hostedclusters/$NS/staging: release 4.17.1-x86_64 is held until 2026-03-04T23:00:00Z." \
   "$(activity HostedCluster staging NOTIFIED | grep '^Tue 2026-03-03 23:')"
