@@ -42,6 +42,9 @@ SIM0=2026-03-06T16:00:00Z # Friday 16:00
 OPEN=2026-03-07T01:00:00Z # Saturday's window, 4 h
 SCALE=120                 # 270 s real to the window: the pools' machines come
                           # up, and some 40 kubectl writes, with time to spare
+                          # (shown at load average 2-6 on 2 cores, another
+                          # tree's e2e run beside it; still_before says when
+                          # a machine was too slow)
 WH_NAME=hcp-e2e-withdraw-$$
 REQ=$CM/requested-nodepool-spec
 HYPERSHIFT=system:serviceaccount:hypershift:operator
