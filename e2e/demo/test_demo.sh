@@ -125,9 +125,12 @@ rerun_until() {
 }
 # rerun_stopped DESC: SIGTERM to the rerun, which must exit with status 143.
 rerun_stopped() {
+  local rc
   kill -TERM "$demo_pid"
   wait "$demo_pid"
-  check_eq "$1" 143 "$?"
+  rc=$?
+  check_eq "$1" 143 "$rc"
+  [ "$rc" -eq 143 ] || tail -8 "$OUT2" | sed 's/^/#   /'
   demo_pid=""
 }
 
