@@ -72,19 +72,22 @@ $(foreach s,$(BENCH_SRCS),$(eval $(call link_rule,bench,$(s),)))
 
 TALLY := build/test-tally
 
-# The end-to-end suites' programs are built (once per machine) beside the
-# first suites, which keep one core of two busy (scripts/prebuild-e2e.sh).
+# The end-to-end suites' programs are built (once per machine) in the
+# background from the start (scripts/prebuild-e2e.sh). The controller and
+# the unit tests are compiled on every core; then the end-to-end suites run
+# in E2E_JOBS lanes, each starting once the builds it needs have ended, with
+# the unit, cli, sanitizer, valgrind and fuzz suites beside them, one after
+# another, in a lane of their own (scripts/e2e-lanes.sh). At the end, every
+# suite's time, slowest first.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	@rm -f $(TALLY)
+	@rm -f $(TALLY) $(TALLY).times
+	@mkdir -p $(dir $(TALLY)) && date +%s >$(TALLY).start
 	@scripts/prebuild-e2e.sh start build
-	@$(MAKE) --no-print-directory unit-run
-	@$(MAKE) --no-print-directory cli-test
-	@$(MAKE) --no-print-directory asan
-	@$(MAKE) --no-print-directory valgrind
-	@$(MAKE) --no-print-directory fuzz-smoke
-	@scripts/prebuild-e2e.sh wait build
-	@$(MAKE) --no-print-directory e2e
-	@scripts/run-tests.sh --summary $(TALLY)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(BUILD)/hcp-controller $(UNIT_BINS)
+	@rc=0; $(MAKE) --no-print-directory e2e E2E_BESIDE="unit-run cli-test asan valgrind fuzz-smoke" || rc=$$?; \
+		scripts/prebuild-e2e.sh wait build >/dev/null; \
+		scripts/run-tests.sh --summary $(TALLY) build/prebuild-e2e.log || rc=1; exit $$rc
 
 unit: deps
 	@$(MAKE) --no-print-directory unit-run

@@ -409,11 +409,25 @@ ensure_tools() {
 
 kc() { "$KUBECTL" --kubeconfig "$dir/kubeconfig" "$@"; }
 
+# crds_sum: a digest of the CRDs the instance serves (their files' content).
+crds_sum() {
+  local f
+  for f in $(crd_files "$inst"); do sha256sum "$f"; done | sha256sum | cut -d' ' -f1
+}
+
+# install_crds [--if-changed]: apply the instance's CRDs and wait until they
+# are served; with --if-changed, only when they differ from those applied
+# last (every suite of `make e2e` calls `up` for its instances).
 install_crds() {
-  local f names=()
+  local f names=() sum
   if capi_admission_only "$inst"; then
     "$here/hypershift/build.sh" --crds || e2e_die "$inst: staging HyperShift's CRDs failed"
   fi
+  sum=$(crds_sum)
+  if [ "${1:-}" = --if-changed ] && [ "$(cat "$dir/crds.sum" 2>/dev/null)" = "$sum" ]; then
+    return 0
+  fi
+  rm -f "$dir/crds.sum"
   for f in $(crd_files "$inst"); do
     kc apply --server-side --force-conflicts --field-manager hcp-e2e -f "$f" >/dev/null ||
       e2e_die "$inst: applying $f failed"
@@ -424,7 +438,7 @@ install_crds() {
   # Discovery of freshly established CRDs can lag by a moment.
   local i
   for i in $(seq 1 50); do
-    kc api-resources --cached=false >/dev/null 2>&1 && return 0
+    kc api-resources --cached=false >/dev/null 2>&1 && { echo "$sum" >"$dir/crds.sum"; return 0; }
     sleep 0.2
   done
 }
@@ -451,8 +465,8 @@ cmd_up_one() {
       wait_ready
     fi
     e2e_log "$inst: already running at $(apiserver_url) (reused)"
-    install_crds
-    if capi_instance "$inst"; then capi_up; fi
+    install_crds --if-changed
+    if capi_instance "$inst"; then capi_up --if-changed; fi
     mark_user "$user"
     exec 8>&-
     return 0

@@ -237,12 +237,14 @@ port_free() {
 # free_port [AVOID]: prints a port nothing listens on, other than AVOID and
 # the one printed last in this shell. The ports lie between the test
 # clusters' (26443-26999) and the kernel's ephemeral range (32768 and up),
-# so outgoing connections cannot be holding them.
+# so outgoing connections cannot be holding them; suites that run side by
+# side draw from ranges of their own (HCP_E2E_FREE_PORT_MIN/MAX, one per
+# lane of scripts/e2e-lanes.sh), so they never race for one.
 # shellcheck disable=SC2120 # AVOID is optional
 free_port() {
-  local p
+  local p lo=${HCP_E2E_FREE_PORT_MIN:-27000} hi=${HCP_E2E_FREE_PORT_MAX:-32699}
   while :; do
-    p=$((27000 + RANDOM % 5700))
+    p=$((lo + RANDOM % (hi - lo + 1)))
     [ "$p" != "${1:-}" ] && port_free "$p" && [ "$p" != "${FREE_PORT_LAST:-}" ] &&
       { FREE_PORT_LAST=$p; echo "$p"; return; }
   done

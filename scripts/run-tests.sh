@@ -3,19 +3,41 @@
 # output, and adds their counts to a tally file.
 #
 #   run-tests.sh --tally FILE --label NAME [--wrap "CMD ARGS"] TEST...
-#   run-tests.sh --summary FILE      prints "N passed, N failed" over the tally
+#   run-tests.sh --summary FILE [BUILD-LOG]
+#                                    prints where the time went (FILE.times:
+#                                    every suite, slowest first; the builds
+#                                    of BUILD-LOG, scripts/prebuild-e2e.sh's;
+#                                    the wall time since FILE.start), then
+#                                    "N passed, N failed" over the tally
 #
 # A test binary reports its counts with cmocka's summary lines
 # ("[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)"); a shell test prints
 # a line "N passed, N failed". A test that exits non-zero without reporting a
 # failure counts as one failure. After each test a line "-- NAME: N passed,
-# N failed, S s" gives its counts and how long it ran.
+# N failed, S s" gives its counts and how long it ran. Each call also adds
+# one line to FILE.times (label, what ran: the test's name or "N tests",
+# passed, failed, seconds, and the lane of scripts/e2e-lanes.sh, E2E_LANE,
+# "-" outside one) for the table --summary prints.
 set -uo pipefail
 
 tally="" label="" wrap=""
 if [ "${1:-}" = "--summary" ]; then
-  f=${2:?tally file}
+  f=${2:?tally file} blog=${3:-}
   passed=0 failed=0
+  if [ -f "$f.times" ]; then
+    echo "---- where the time went: every suite, slowest first ----"
+    printf '  %-20s %-34s %7s %7s  %s\n' label suite checks seconds lane
+    sort -t$'\t' -k5,5nr "$f.times" |
+      awk -F'\t' '{printf "  %-20s %-34s %7d %7d  %s\n", $1, $2, $3 + $4, $5, $6}'
+    awk -F'\t' '{n++; s += $5} END {printf "  %d suites, %d s in all (side by side, so more than the wall time)\n", n, s}' "$f.times"
+  fi
+  if [ -n "$blog" ] && [ -f "$blog" ]; then
+    echo "---- the end-to-end suites' builds (beside the first suites) ----"
+    sed -n 's/^prebuild-e2e: /  /p' "$blog"
+  fi
+  if [ -f "$f.start" ]; then
+    echo "---- wall time: $(($(date +%s) - $(cat "$f.start"))) s ----"
+  fi
   if [ -f "$f" ]; then
     while read -r _ p fl; do passed=$((passed + p)); failed=$((failed + fl)); done < "$f"
     echo "---- test summary by suite ----"
@@ -34,7 +56,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 mkdir -p "$(dirname "${tally:-build/x}")"
-total_failed=0
+total_failed=0 total_passed=0 t_all=$SECONDS
 for t in "$@"; do
   out=$(mktemp)
   echo "== ${label}: $(basename "$t")"
@@ -58,7 +80,13 @@ for t in "$@"; do
   fi
   [ -n "$tally" ] && echo "${label} ${p} ${f}" >> "$tally"
   echo "-- ${label}: $(basename "$t"): ${p} passed, ${f} failed, $((SECONDS - t0)) s"
-  total_failed=$((total_failed + f))
+  total_failed=$((total_failed + f)) total_passed=$((total_passed + p))
   rm -f "$out"
 done
+if [ -n "$tally" ] && [ $# -gt 0 ]; then
+  what=$(basename "$1")
+  [ $# -gt 1 ] && what="$# tests"
+  printf '%s\t%s\t%d\t%d\t%d\t%s\n' "$label" "$what" "$total_passed" "$total_failed" \
+    "$((SECONDS - t_all))" "${E2E_LANE:--}" >>"$tally.times"
+fi
 [ "$total_failed" -eq 0 ]

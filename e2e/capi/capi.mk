@@ -28,10 +28,13 @@ CAPI_E2E_SHARED_TESTS := e2e/controller/test_notify.sh e2e/demo/test_demo.sh
 # the suite to some of its scenarios (test_capi.sh).
 CAPI_E2E_HCP_BIN = $(abspath $(BUILD)/hcp-controller)
 
+E2E_SUITES_e2e-capi := $(CAPI_E2E_TESTS) $(CAPI_E2E_CONTROLLER_TESTS) $(CAPI_E2E_SHARED_TESTS)
+E2E_INSTANCES_e2e-capi := capi
+E2E_NEEDS_e2e-capi := model
+
 e2e-capi-bin:
 	@e2e/capi/build.sh
 
 e2e-capi: $(BUILD)/hcp-controller e2e-model-bin e2e-capi-bin
 	@e2e/cluster.sh with capi -- env HCP_BIN=$(CAPI_E2E_HCP_BIN) CTL_E2E_INSTANCE=capi \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e-capi $(CAPI_E2E_TESTS) $(CAPI_E2E_CONTROLLER_TESTS) \
-		$(CAPI_E2E_SHARED_TESTS)
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-capi $(call e2e_suites,e2e-capi)

@@ -104,8 +104,12 @@ capi_render_webhooks() {
 
 # capi_apply: render and apply the CRDs and webhook configurations of both
 # providers; wait until the CRDs are Established.
+# capi_apply [--if-changed]: render Cluster API's CRDs and webhooks for this
+# instance and apply them; with --if-changed only when the rendering differs
+# from the one applied last (a reused instance: every suite of `make e2e`
+# brings its instances up again).
 capi_apply() {
-  local core dev out="$dir/capi/manifests" f names=()
+  local core dev out="$dir/capi/manifests" f names=() sum
   core=$("$CAPI_DIR/build.sh" --src cluster-api) || e2e_die "$inst: no Cluster API sources"
   dev=$("$CAPI_DIR/build.sh" --src cluster-api/test) || e2e_die "$inst: no Cluster API test sources"
   rm -rf "$out"
@@ -122,6 +126,11 @@ capi_apply() {
     capi_render_webhooks "$dev/infrastructure/docker/config/webhook/manifests.yaml" "$CAPI_DEV_WEBHOOK_PORT" capi-dev \
       >"$out/webhooks-dev.yaml"
   fi
+  sum=$(cat "$out"/* | sha256sum | cut -d' ' -f1)
+  if [ "${1:-}" = --if-changed ] && [ "$(cat "$dir/capi/applied.sum" 2>/dev/null)" = "$sum" ]; then
+    return 0
+  fi
+  rm -f "$dir/capi/applied.sum"
   for f in "$out"/crd-*.yaml; do
     names+=("crd/$(awk '/^metadata:/{m=1} m && /^  name:/{print $2; exit}' "$f")")
   done
@@ -129,6 +138,7 @@ capi_apply() {
     e2e_die "$inst: applying Cluster API's CRDs and webhooks failed ($out)"
   kc wait --for condition=established --timeout=60s "${names[@]}" >/dev/null ||
     e2e_die "$inst: Cluster API CRDs not Established"
+  echo "$sum" >"$dir/capi/applied.sum"
 }
 
 # capi_start_one NAME BIN WEBHOOK HEALTH DIAG [ENV...]
@@ -166,15 +176,16 @@ capi_exited() {
   grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null
 }
 
-# capi_up: build the managers (once per machine), install the CRDs and
+# capi_up [--if-changed]: build the managers (once per machine), install the CRDs and
 # webhooks, start both managers (the core one alone, acting on nothing, on
-# an admission-only instance) and wait until they serve.
+# an admission-only instance) and wait until they serve; --if-changed
+# (an instance reused) applies the CRDs and webhooks only when they changed.
 capi_up() {
   local bin start=$SECONDS names=capi-core core_args="" admission_only=0
   "$CAPI_DIR/build.sh" || e2e_die "building Cluster API failed"
   bin=$("$CAPI_DIR/build.sh" --path)
   capi_pki
-  capi_apply
+  capi_apply "${1:-}"
   capi_admission_only "$inst" && admission_only=1
   # Before HCP_CAPI_ARGS, so that HCP_CAPI_ARGS=--watch-filter= (every
   # object) can undo it.

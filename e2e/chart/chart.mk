@@ -9,7 +9,11 @@ E2E_TARGETS += e2e-chart
 
 .PHONY: e2e-chart
 
+E2E_SUITES_e2e-chart := e2e/chart/test_chart.sh
+E2E_INSTANCES_e2e-chart := main hosted
+E2E_NEEDS_e2e-chart := model
+
 e2e-chart: $(BUILD)/hcp-controller e2e-model-bin
 	@scripts/install-deps.sh
 	@e2e/cluster.sh with main hosted -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e e2e/chart/test_chart.sh'
+		scripts/run-tests.sh --tally $(TALLY) --label e2e $(call e2e_suites,e2e-chart)'

@@ -83,8 +83,8 @@ check_body "kubectl on PATH is the same release" \
   bash -c "kubectl version --client -o json | jq -e '.clientVersion.gitVersion == \"$want_version\"' >/dev/null"
 check_body "main and hosted use different ports and etcds" \
   [ "$M_SERVER" != "$H_SERVER" -a "$M_ETCD" != "$H_ETCD" ]
-check_body "admin kubeconfig at e2e/.local/kubeconfig works" \
-  bash -c "kubectl --kubeconfig '$e2e/.local/kubeconfig' get --raw /healthz >/dev/null"
+check_body "admin kubeconfig at e2e/.local/kubeconfig (HCP_E2E_STATE_DIR's) works" \
+  bash -c "kubectl --kubeconfig '${HCP_E2E_STATE_DIR:-$e2e/.local}/kubeconfig' get --raw /healthz >/dev/null"
 
 # ---- CRDs established --------------------------------------------------------
 for crd in hostedclusters.hypershift.openshift.io nodepools.hypershift.openshift.io \

@@ -13,6 +13,10 @@ E2E_TARGETS += e2e-controller
 # CONTROLLER_E2E_TESTS="e2e/controller/test_x.sh ..." runs any of them here.
 CONTROLLER_E2E_TESTS = $(filter-out $(CAPI_E2E_CONTROLLER_TESTS),$(sort $(wildcard e2e/controller/test_*.sh)))
 
+E2E_SUITES_e2e-controller = $(CONTROLLER_E2E_TESTS)
+E2E_INSTANCES_e2e-controller := main hosted
+E2E_NEEDS_e2e-controller := model svcproxy
+
 # test_rolling.sh plays the webhook Service with e2e/svcproxy (Go, built
 # once per machine into the cache).
 e2e-svcproxy-bin:
@@ -24,4 +28,4 @@ e2e-svcproxy-bin:
 e2e-controller: $(BUILD)/hcp-controller $(BUILD)/tests/test_policy e2e-model-bin e2e-svcproxy-bin
 	@e2e/cluster.sh with main hosted -- bash -c 'HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
 		HCP_TEST_POLICY_BIN=$(abspath $(BUILD)/tests/test_policy) \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e $(CONTROLLER_E2E_TESTS)'
+		scripts/run-tests.sh --tally $(TALLY) --label e2e $(call e2e_suites,e2e-controller)'

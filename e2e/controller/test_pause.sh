@@ -293,7 +293,10 @@ partial_update_not_paused() {
   sleep_until_sim a 2026-03-07T00:05:00Z 1
   now_is "the other Cluster, nothing held, is not paused at window close (the webhooks hold releases)" \
     unpaused pause_state "$c2"
-  eventually "ChangesPaused=False (UpdateInProgress)" False/UpdateInProgress hc_cond_sr "$ns" hc1 ChangesPaused
+  # In progress for the update's 8 simulated minutes from the opening: a
+  # check begun by 00:07 sees it.
+  eventually_before a 2026-03-07T00:07:00Z "ChangesPaused=False (UpdateInProgress)" False/UpdateInProgress \
+    hc_cond_sr "$ns" hc1 ChangesPaused
   now_is "the Cluster with the update in progress stays unpaused" unpaused pause_state "$c1"
   now_is "the update is not interrupted: the control plane runs to 4.17.1" "$REL1" get "$hcp" .data.releaseImage
   release_held "a release during the update, after the close" "$(hc_path "$ns" hc1)" "$REL2" "$REL1"

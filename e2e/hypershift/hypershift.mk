@@ -17,13 +17,18 @@ HYPERSHIFT_E2E_TESTS := e2e/hypershift/test_hypershift.sh
 # change, to see a check fail).
 HYPERSHIFT_E2E_HCP_BIN = $(abspath $(BUILD)/hcp-controller)
 
+E2E_SUITES_e2e-hypershift := $(HYPERSHIFT_E2E_TESTS)
+E2E_INSTANCES_e2e-hypershift := hypershift
+E2E_SUITES_e2e-hypershift-capi := $(HYPERSHIFT_E2E_TESTS)
+E2E_INSTANCES_e2e-hypershift-capi := capi-hypershift
+
 e2e-hypershift-bin:
 	@e2e/hypershift/build.sh
 
 e2e-hypershift: $(BUILD)/hcp-controller e2e-hypershift-bin
 	@e2e/cluster.sh with hypershift -- env HCP_BIN=$(HYPERSHIFT_E2E_HCP_BIN) \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e-hypershift $(HYPERSHIFT_E2E_TESTS)
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-hypershift $(call e2e_suites,e2e-hypershift)
 
 e2e-hypershift-capi: $(BUILD)/hcp-controller e2e-hypershift-bin e2e-capi-bin
 	@e2e/cluster.sh with capi-hypershift -- env HCP_BIN=$(HYPERSHIFT_E2E_HCP_BIN) CTL_E2E_INSTANCE=capi-hypershift \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e-hypershift-capi $(HYPERSHIFT_E2E_TESTS)
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-hypershift-capi $(call e2e_suites,e2e-hypershift-capi)

@@ -9,9 +9,13 @@ E2E_TARGETS += e2e-image
 
 .PHONY: e2e-image e2e-image-base
 
+E2E_SUITES_e2e-image := e2e/image/test_image.sh
+E2E_INSTANCES_e2e-image := main
+E2E_NEEDS_e2e-image := image
+
 e2e-image-base:
 	@e2e/image/build-base.sh
 
 e2e-image: $(BUILD)/hcp-controller e2e-image-base
 	@e2e/cluster.sh with main -- env HCP_BIN=$(abspath $(BUILD)/hcp-controller) \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e-image e2e/image/test_image.sh
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-image $(call e2e_suites,e2e-image)

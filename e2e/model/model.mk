@@ -9,6 +9,10 @@ E2E_TARGETS += e2e-model
 
 .PHONY: e2e-model e2e-model-bin
 
+E2E_SUITES_e2e-model := e2e/model/test_model.sh
+E2E_INSTANCES_e2e-model := model
+E2E_NEEDS_e2e-model := model
+
 e2e-model-bin:
 	@e2e/model/build.sh
 
@@ -17,4 +21,4 @@ e2e-model-bin:
 # core manager (e2e-capi-bin).
 e2e-model: e2e-model-bin e2e-capi-bin
 	@e2e/cluster.sh with model -- env MODEL_E2E_INSTANCE=model \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e-model e2e/model/test_model.sh
+		scripts/run-tests.sh --tally $(TALLY) --label e2e-model $(call e2e_suites,e2e-model)

@@ -9,6 +9,11 @@ E2E_TARGETS += e2e-project
 
 PROJECT_E2E_DIR := $(BUILD)/e2e/project
 
+E2E_SUITES_e2e-project := $(PROJECT_E2E_DIR)/e2e_project
+E2E_INSTANCES_e2e-project := main hosted
+E2E_NEEDS_e2e-project := hostedsim
+E2E_BUILT += $(PROJECT_E2E_DIR)/e2e_project
+
 $(PROJECT_E2E_DIR)/%: e2e/project/%.c e2e/kube/harness.c e2e/kube/harness.h e2e/kube/hostedsim_driver.c \
 		e2e/kube/hostedsim_driver.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
@@ -22,4 +27,4 @@ PROJECT_E2E_ENV = set -a; eval "$$(e2e/cluster.sh env main)"; set +a; \
 
 e2e-project: $(PROJECT_E2E_DIR)/e2e_project
 	@e2e/cluster.sh with main hosted -- bash -c '$(PROJECT_E2E_ENV) \
-		scripts/run-tests.sh --tally $(TALLY) --label e2e $(PROJECT_E2E_DIR)/e2e_project'
+		scripts/run-tests.sh --tally $(TALLY) --label e2e $(call e2e_suites,e2e-project)'
