@@ -222,6 +222,22 @@ k() { kubectl --kubeconfig "$KCFG" "$@"; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
 # secs TIME: TIME (any form date -d reads) in epoch seconds, with nanoseconds.
 secs() { date -u -d "$1" +%s.%N; }
+# real_s SECONDS: a bound on how soon, in real seconds, something follows
+# its cause, for the machine as loaded as it is now: SECONDS while the
+# 1-minute load average is at most the cores, else SECONDS times the load
+# per core (make test runs suites side by side, e2e/README.md; a process
+# ready to run waits its turn that much longer). Such a bound tells a change
+# started by its boundary from one left to a resync or a poll; the targets
+# themselves are checked on a quiet machine, by test_figures.sh (alone) and
+# make bench. HCP_E2E_STRICT_TIMING=1 keeps SECONDS as it is.
+real_s() {
+  if [ "${HCP_E2E_STRICT_TIMING:-0}" = 1 ]; then
+    echo "$1"
+    return
+  fi
+  awk -v s="$1" -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" \
+    'BEGIN { f = l / n; if (f < 1) f = 1; v = s * f; printf (v == int(v) ? "%d\n" : "%.1f\n"), v }'
+}
 
 # port_free PORT [any]: no socket listens on PORT; with "any", no socket of
 # any state uses it (listening or connected).

@@ -25,8 +25,11 @@
 # lane is free and the builds it needs have ended (scripts/prebuild-e2e.sh
 # marks each as it ends, so the first lane starts while the others still
 # build; without a build in the background, none is waited for). A suite
-# that keeps the machine to itself starts only when every lane is idle, and
-# no other starts beside it.
+# that keeps the machine to itself starts only when every lane is idle and
+# the suites beside the lanes (E2E_BESIDE) have ended, with every instance
+# stopped (its own start afresh), once the machine has quieted (settle: the
+# cores less than 30% busy over 5 s, for at most E2E_SETTLE_SECONDS,
+# default 90), and no other starts beside it.
 #
 # Output: each suite's output goes to its log (build/e2e-logs/) and is
 # printed whole when it ends, so that the run reads suite by suite; a line
@@ -78,6 +81,11 @@ if [ "${E2E_NETNS:-1}" != 0 ] && [ "$(id -u)" = 0 ] && command -v ip >/dev/null 
   command -v nsenter >/dev/null && ip netns add "$netns_prefix-probe" 2>/dev/null; then
   ip netns del "$netns_prefix-probe" 2>/dev/null
   use_netns=1
+  # Those of a run that was killed (its scheduler's pid is gone).
+  for ns in $(ip netns list 2>/dev/null | awk '/^hcp-e2e-[0-9]+-lane[0-9]+/ { print $1 }'); do
+    pid=${ns#hcp-e2e-} pid=${pid%%-*}
+    [ -d "/proc/$pid" ] || ip netns del "$ns" 2>/dev/null || true
+  done
 fi
 
 lane_env() { # lane_env N: the assignments a job of lane N runs with
@@ -211,6 +219,7 @@ run_job() { # run_job LANE JOB (in the background): one suite, its log, its reco
   {
     # shellcheck disable=SC2086 # the instances are words
     if [ -n "$insts" ]; then lane_run "$ln" e2e/cluster.sh up $insts || rc=$?; fi
+    [ "${J_EXCL[k]}" = 1 ] && settle
     if [ "$rc" = 0 ]; then
       lane_run "$ln" TALLY="$tally" "$MAKE" --no-print-directory "${J_TARGET[k]}" \
         E2E_ONLY="${J_SUITE[k]}" || rc=$?
@@ -242,6 +251,26 @@ beside_run() {
   return "$rc"
 }
 
+# cpu_busy: the share of the cores busy over the next 5 s, in percent.
+cpu_busy() {
+  local a b
+  a=$(head -1 /proc/stat) && sleep 5 && b=$(head -1 /proc/stat) || { echo 0; return; }
+  awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x, " "); split(b, y, " ");
+    for (i = 2; i <= n; i++) { t += y[i] - x[i]; if (i == 5 || i == 6) idle += y[i] - x[i] }
+    printf "%d\n", (t > 0 ? 100 * (t - idle) / t : 0) }'
+}
+# settle: waits until the machine is quiet (cpu_busy under 30), for at most
+# E2E_SETTLE_SECONDS, and says how long it waited.
+settle() {
+  local t0=$SECONDS busy
+  while :; do
+    busy=$(cpu_busy)
+    [ "${busy:-100}" -lt 30 ] && break
+    [ $((SECONDS - t0)) -ge "${E2E_SETTLE_SECONDS:-90}" ] && break
+  done
+  echo "==== the machine settled for $((SECONDS - t0)) s (cores ${busy}% busy, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+}
+
 exclusive_running() {
   local l
   for l in "${!lane_job[@]}"; do [ "${J_EXCL[${lane_job[$l]}]}" = 1 ] && return 0; done
@@ -266,8 +295,12 @@ start_next() { # starts one job on a free lane; returns 1 when none could start
     needs_met "${J_NEEDS[j]}" || continue
     # A suite that keeps the machine to itself goes last, alone.
     if [ "${J_EXCL[j]}" = 1 ] && { [ ${#lane_pid[@]} -gt 0 ] || shared_pending; }; then continue; fi
+    if [ "${J_EXCL[j]}" = 1 ] && [ -n "$beside_pid" ] && kill -0 "$beside_pid" 2>/dev/null; then continue; fi
     # Without namespaces, the in-memory provider runs in lane 1 only.
     if [ "$use_netns" = 0 ] && [ "$free" != 1 ] && inmemory "${J_INST[j]}"; then continue; fi
+    # Alone: on instances of its own, started afresh, with nothing left
+    # running beside it (not even what earlier suites left in an instance).
+    [ "${J_EXCL[j]}" = 1 ] && release_all_but 0 ""
     unset 'pending[idx]'
     pending=("${pending[@]}")
     inmemory "${J_INST[j]}" && inmemory_yield "$free" "${J_INST[j]}"
@@ -307,6 +340,18 @@ release_unneeded() {
       [[ ",${J_INST[j]}," == *",$inst,"* ]] && { need=1; break; }
     done
     [ -n "$need" ] && continue
+    lane_run "$ln" e2e/cluster.sh down "$inst" >/dev/null 2>&1 || true
+    unset "started[$key]"
+  done
+}
+
+# release_all_but LANE INSTANCES: stops every instance the lanes started
+# but LANE's of INSTANCES (comma-separated); lane 0: every one.
+release_all_but() {
+  local key ln inst
+  for key in "${!started[@]}"; do
+    ln=${key%%:*} inst=${key#*:}
+    [ "$ln" = "$1" ] && [[ ",$2," == *",$inst,"* ]] && continue
     lane_run "$ln" e2e/cluster.sh down "$inst" >/dev/null 2>&1 || true
     unset "started[$key]"
   done

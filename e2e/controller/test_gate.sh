@@ -106,8 +106,8 @@ unhealthy_cluster_skips_window() {
   t1=$(now_us)
   ms=$(((t1 - t0) / 1000))
   echo "# figure: healthy status write to control-plane initiation seen in the model's record: $ms ms (an upper bound: it includes the status write and the polls)"
-  in_range "made healthy inside the window, the release is let through within ${GATE_LATENCY} s" \
-    "$ms" 0 $((GATE_LATENCY * 1000))
+  in_range "made healthy inside the window, the release is let through within $(real_s "$GATE_LATENCY") s" \
+    "$ms" 0 "$(real_s "$((GATE_LATENCY * 1000))")"
   still_before a 2026-03-07T00:10:00Z "the release let through inside the window"
   now_is "the held release is applied" "$REL1" get "$(hc_path "$ns" hc1)" .spec.release.image
   eventually "ChangesPaused=False (ChangesPermitted)" False/ChangesPermitted \

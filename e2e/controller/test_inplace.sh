@@ -103,7 +103,7 @@ open_real=$(grep -m1 -E "WindowOpened kind=NodePool namespace=$NS name=ip( |$)" 
 d=$(awk -v a="$(date -u -d "$lag" +%s.%N 2>/dev/null || echo 0)" -v b="$(date -u -d "$open_real" +%s.%N 2>/dev/null || echo 0)" \
   'BEGIN { printf "%.3f", a - b }')
 echo "# figure: InPlace window open ($open_real, controller) -> first in-place update ($lag, model): $d s real"
-in_range "in-place initiation within 1 s (real) of the window opening" "$d" 0 1
+in_range "in-place initiation within $(real_s 1) s (real) of the window opening" "$d" 0 "$(real_s 1)"
 done_all() { [ "$(model_count inplace-update-done "$HCP_NS/ip")" -ge 4 ]; }
 check "the in-place update completes in the window" wait_for 30 done_all
 

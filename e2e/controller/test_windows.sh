@@ -173,10 +173,10 @@ goes_at_once() {
   local out
   out=$(request_release "$(hc_path "$1" hc1)" "$REL1")
   check_eq "permitted: a release is admitted as written" "$REL1" "$(jq -r .spec.release.image <<<"$out")"
-  check "HyperShift starts the control-plane update at once (model record)" wait_for "$TOL" \
+  check "HyperShift starts the control-plane update at once (model record)" wait_for "$(real_s "$TOL")" \
     model_more controlplane-initiation "$1/hc1" 0
   request_release "$(np_path "$1" np1)" "$REL1" >/dev/null
-  check "a NodePool version change: Cluster API starts the rollout at once" wait_for "$TOL_ROLLOUT" \
+  check "a NodePool version change: Cluster API starts the rollout at once" wait_for "$(real_s "$TOL_ROLLOUT")" \
     model_more replacement-start "$1-hc1/np1" 0
 }
 
@@ -336,7 +336,7 @@ restrictive_until_then_permissive() {
   # The SRE switches it to Permissive: the held release goes at once.
   must api PATCH "$(hc_path "$ns" hc2)" \
     "{\"metadata\": {\"annotations\": {\"$CM/strategy\": \"Permissive\"}}}" || return
-  check "strategy Permissive: HyperShift starts the held release (model record)" wait_for "$TOL" \
+  check "strategy Permissive: HyperShift starts the held release (model record)" wait_for "$(real_s "$TOL")" \
     model_more controlplane-initiation "$ns/hc2" 0
   still_before a 2026-03-07T00:00:00Z "the initiation by strategy Permissive"
   now_is "the held release is applied" "$REL1" get "$(hc_path "$ns" hc2)" .spec.release.image

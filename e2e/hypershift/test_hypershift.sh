@@ -475,8 +475,22 @@ if [ "$REAL_CAPI" = 1 ]; then
   echo "# figure: change held, a Node NotReady to its replacement Running (MachineHealthCheck timeout 5 s): $((($(now_us) - t0) / 1000)) ms; $(machines)"
   check_eq "the running token and user data are the ones the replacement booted with, no expiry" "$tok0 | $ud0 | -" \
     "$(names token-) | $(names user-data-) | $(get "$SECRETS/$tok0" ".metadata.annotations[\"$EXPIRY\"] // \"-\"")"
+  # The gate reads HyperShift's report of the pool (Ready, AllNodesHealthy).
+  # HyperShift watches MachineSets, not Machines (nodepool_controller.go
+  # SetupWithManager), so it may report the replacement's health only at its
+  # next reconcile; the controller is checked from that report on.
+  hs_healthy() { [ "$(cond "$NP" Ready status) $(cond "$NP" AllNodesHealthy status)" = "True True" ]; }
+  check "HyperShift reports the pool whole (Ready, AllNodesHealthy)" wait_for 90 hs_healthy
+  healthy_at=$(now_us)
+  echo "# figure: change held, a Node NotReady to HyperShift's AllNodesHealthy True again: $(((healthy_at - t0) / 1000)) ms"
+  # Before the window: the change is pending (held) again. On a machine so
+  # busy that the window opened during the remediation: the gate passing
+  # lets it through (checked at the window, below).
   pending_again() { [[ "$(cond "$NP" ChangesPending message)" == *"The held change (release $R1)"* ]]; }
-  check "the held change is pending again once the pool is whole (the health gate passes)" wait_for 20 pending_again
+  if before_sim a "$OPEN"; then
+    check "the held change is pending again once HyperShift reports the pool whole (the health gate passes)" wait_for 20 pending_again
+    pending_again || echo "# ChangesPending: $(cond "$NP" ChangesPending message); HyperShift: Ready $(cond "$NP" Ready status) ($(cond "$NP" Ready reason)), AllNodesHealthy $(cond "$NP" AllNodesHealthy status) ($(cond "$NP" AllNodesHealthy reason): $(cond "$NP" AllNodesHealthy message))"
+  fi
   echo "# the window opens in $(awk -v n="$(sim_hi a)" -v o="$(epoch "$OPEN")" -v k="$SCALE" 'BEGIN { printf "%.1f", (o - n) / k }') s (real)"
 fi
 
@@ -490,7 +504,25 @@ rolled_out || grep -E 'warn|error' "${CTL_LOG[a]}" | tail -5 | cut -c1-700 | sed
 b=$(ctl_real_at a "$OPEN")
 lag=$(since "$b")
 echo "# figure: window open -> HyperShift's MachineDeployment update seen: $lag s real (polled every 0.2 s; load average $(cut -d' ' -f1 /proc/loadavg))"
-in_range "HyperShift rolls within 2 s (real) of the window opening, not before" "$lag" 0 2
+# The controller's write of the held request (its log's "held change
+# released"), and HyperShift's of the MachineDeployment after it. (The
+# test sees HyperShift's report by polling, so the release may come a poll
+# before it.)
+released=$(grep -m1 -E "held change released kind=NodePool namespace=$NS name=np( |$)" "${CTL_LOG[a]}" | awk '{ print $1 }')
+released=$(secs "${released:-1970-01-01T00:00:00Z}")
+echo "# figure: window open -> the controller releases the held request: $(awk -v r="$released" -v b="$b" 'BEGIN { printf "%.3f", r - b }') s, then HyperShift's MachineDeployment update seen $(awk -v r="$released" -v n="$(now_us)" 'BEGIN { printf "%.3f", n / 1e6 - r }') s later"
+if awk -v h="${healthy_at:-0}" -v b="$b" 'BEGIN { exit !(h / 1e6 > b) }'; then
+  # The window opened during the remediation (a busy machine): the change
+  # waited for HyperShift's report of the pool whole (the health gate) and
+  # is measured from it, to the controller's release. HyperShift's own
+  # reconcile after it is HyperShift's pace.
+  from=$(awk -v h="$healthy_at" 'BEGIN { printf "%.6f", h / 1e6 }')
+  in_range "the window opened before HyperShift reported the pool whole: the controller releases the request within $(real_s 2) s (real) of that report, not before" \
+    "$(awk -v r="$released" -v f="$from" 'BEGIN { printf "%.3f", r - f }')" "-$(real_s 1)" "$(real_s 2)"
+  check "HyperShift rolls after the release, not before" lt "$released" "$(awk -v b="$b" -v l="$lag" 'BEGIN { printf "%.3f", b + l }')"
+else
+  in_range "HyperShift rolls within $(real_s 2) s (real) of the window opening, not before" "$lag" 0 "$(real_s 2)"
+fi
 if [ "$REAL_CAPI" = 1 ]; then
   new_machine() { [ "$(machines | tr ' ' '\n' | grep -vc "^$ms0:")" -ge 1 ]; }
   check "Cluster API creates the first replacement Machine" wait_for 30 new_machine
@@ -557,8 +589,9 @@ if [ "$REAL_CAPI" = 1 ]; then
     re0=$(metric a hcp_controller_pause_reassertions_total) pa0=$(metric a "$PATCHED")
     out=$(api PATCH "$NP" "{\"spec\": {\"release\": {\"image\": \"$R2\"}}}")
     check_eq "4.18.2, asked for 8 s before the close, is applied at once" "$R2" "$(jq -r .spec.release.image <<<"$out")"
-    # Until 12 s after the close, every 0.2 s: each new Machine and the
-    # pause as first seen, in real seconds from the close.
+    # Until 12 s after the close, every 0.2 s: each new Machine (stamped
+    # when its list was asked for) and the pause (when it was seen) as
+    # first seen, in real seconds from the close.
     seen=$CTL_TMP/close-seen
     : >"$seen"
     while lt "$(to_close)" 12; do
@@ -566,7 +599,9 @@ if [ "$REAL_CAPI" = 1 ]; then
       for n in $(api GET "$CAPI/namespaces/$CP/machines" | jq -r '.items[].metadata.name'); do
         grep -qx "$n" <<<"$names0" || grep -q " machine $n\$" "$seen" || echo "$t machine $n" >>"$seen"
       done
-      grep -q " pause" "$seen" || { is_state "$MD" paused+marker && echo "$t pause" >>"$seen"; }
+      # The pause stamped once seen (the read can take a while on a busy
+      # machine): never earlier than it was.
+      grep -q " pause" "$seen" || { is_state "$MD" paused+marker && echo "$(to_close) pause" >>"$seen"; }
       sleep 0.2
     done
     sed 's/^/# seen (s from the close): /' "$seen"
@@ -575,7 +610,7 @@ if [ "$REAL_CAPI" = 1 ]; then
     paused_at=$(awk '$2 == "pause" { print $1 }' "$seen")
     echo "# figure: window close during a rollout: replacements started before the close $before, after it $(awk '$2 == "machine" && $1 >= 0' "$seen" | wc -l) (the last at $(awk '$2 == "machine" { t = $1 } END { print t + 0 }' "$seen") s); pause seen at ${paused_at:-never} s"
     check "Cluster API had started the rollout before the close (a new Machine)" [ "$before" -ge 1 ]
-    in_range "the controller pauses the MachineDeployment within 2.5 s of the close, not before" "${paused_at:--1}" 0 2.5
+    in_range "the controller pauses the MachineDeployment within $(real_s 2.5) s of the close, not before" "${paused_at:--1}" 0 "$(real_s 2.5)"
     check_eq "no replacement starts more than 1 s after the close (0.2 s polling)" 0 "$late"
     check_eq "12 s later the pause holds through HyperShift's reconciles (annotation, spec.paused)" "paused+marker true" \
       "$(pause_state "$MD") $(get "$MD" .spec.paused)"

@@ -91,7 +91,7 @@ model_writes() {
 # check_rollout_starts WHAT TOL START_TOL EVENT-OBJECT...: for each "EVENT
 # ns/pool", the model's first record of it (of machineset-created the
 # pool's last: its first is the pool's own MachineSet) is not before $OPEN
-# and within TOL real seconds of it on controller a's clock ($SIM0 at
+# and within TOL real seconds (real_s) of it on controller a's clock ($SIM0 at
 # CTL_T0[a]); within START_TOL for a replacement-start, whose Machine
 # Cluster API's own MachineSet controller makes two to three seconds after
 # its MachineSet. WHAT names the boundary in the lines.
@@ -108,6 +108,7 @@ check_rollout_starts() {
     check "${ev#* }: not before the $what (simulated $at)" eval '[[ $(epoch "$at") -ge $(epoch "$OPEN") ]]'
     t=$tol
     [ "${ev% *}" = replacement-start ] && t=$start_tol
+    t=$(real_s "$t")
     in_range "${ev#* }: ${ev% *} within $t s (real) of the $what opening" "$lag" 0 "$t"
   done
 }
@@ -267,11 +268,12 @@ sim_between() {
 # starts_at NAME DESC RFC3339 TOL EVENT OBJECT [N0]: what HyperShift and
 # Cluster API would have done at a window opening. The model records no new
 # EVENT about OBJECT (beyond the N0 it had) before the instant on the
-# controller NAME's clock, and the first within TOL real seconds after it;
-# checked as it happens (expect_at) and on the record's simulated time.
+# controller NAME's clock, and the first within TOL real seconds (real_s)
+# after it; checked as it happens (expect_at) and on the record's simulated time.
 starts_at() {
-  local name=$1 desc=$2 at=$3 tol=$4 ev=$5 obj=$6 n0=${7:-0} b t
-  expect_at "$name" "$desc" "$at" "$tol" model_more "$ev" "$obj" "$n0" || return 1
+  local name=$1 desc=$2 at=$3 tol ev=$5 obj=$6 n0=${7:-0} b t
+  expect_at "$name" "$desc" "$at" "$4" model_more "$ev" "$obj" "$n0" || return 1
+  tol=$(real_s "$4")
   b=$(epoch "$at")
   t=$(model_nth "$ev" "$obj" $((n0 + 1)))
   if sim_between "$t" "$b" "$(awk -v b="$b" -v k="${CTL_SCALE[$name]}" -v tol="$tol" 'BEGIN { printf "%.3f", b + tol * k }')"; then
