@@ -449,15 +449,22 @@ bool decide_unheld(const decide_plan_t *p, const decide_seen_t *prev_in, decide_
     bool hc = p->kind == DECIDE_HC, unheld;
 
     *now = (decide_seen_t){.known = true, .restricted = p->d.restricted};
-    if (hc)
+    if (hc) {
         now->release = decide_release_hash(((const decide_hc_t *)p->self.data)->release_image);
-    else
-        now->rolling = capi && capi->rolling;
-    if (hc)
-        unheld = now->restricted && prev->known && prev->restricted && prev->release &&
-                 now->release != prev->release;
-    else
-        unheld = now->restricted && now->rolling && !capi->paused &&
-                 (!prev->known || (prev->restricted && !prev->rolling));
+        return now->restricted && prev->known && prev->restricted && prev->release &&
+               now->release != prev->release;
+    }
+    now->rolling = capi && capi->rolling;
+    now->rollout = !capi ? 0 : p->capi_kind == DECIDE_MS ? capi->target
+                 : capi->revision >= 0 ? (uint64_t)capi->revision + 1 : 0;
+    /* Settled: what a window leaves, or a rollout that ended. A rollout
+     * that starts while restricted may first show its new revision with
+     * the old counts, so a restricted decision that sees none keeps the
+     * one before. */
+    now->settled = !prev->known || !now->restricted || (prev->rolling && !now->rolling)
+                       ? now->rollout : prev->settled;
+    unheld = now->restricted && now->rolling && !capi->paused &&
+             (!prev->known || (prev->restricted && !prev->rolling &&
+                               (!now->rollout || now->rollout != prev->settled)));
     return unheld;
 }

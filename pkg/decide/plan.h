@@ -172,6 +172,10 @@ typedef struct decide_seen {
     bool restricted;     /* it was restricted */
     bool rolling;        /* NodePools: its MachineDeployment/MachineSet was mid-rollout */
     uint64_t release;    /* HostedClusters: decide_release_hash() of the release read */
+    uint64_t rollout;    /* NodePools: which rollout its MachineDeployment/MachineSet is
+                            on (Cluster API's revision, an InPlace target config
+                            version), 0 when it cannot be told */
+    uint64_t settled;    /* NodePools: the rollout seen last in a window, or ended */
 } decide_seen_t;
 
 /* The ChangesInitiated step (its Event and notification): true when the
@@ -199,7 +203,11 @@ uint64_t decide_release_hash(const char *image);
  * MachineSet mid-rollout and not paused, where the previous decision was
  * restricted and saw no rollout, or where there is no previous decision
  * (nobody stopped that rollout at a window's close). A rollout the window's
- * close finds under way (the previous decision was permitted) is not one.
+ * close finds under way (the previous decision was permitted) is not one,
+ * nor is it when it shows again after a moment of looking done (Cluster
+ * API's counts and MachineSets change one at a time): a rollout counts only
+ * if it is not the one seen last in a window or last ended (rollout,
+ * settled), when it can be told.
  * Then fills *now (which may be prev) with what p shows, for the next call. */
 bool decide_unheld(const decide_plan_t *p, const decide_seen_t *prev, decide_seen_t *now);
 

@@ -500,6 +500,7 @@ decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
     const char *target = annotation(obj, DECIDE_TARGET_CONFIG_ANNOTATION);
     const char *current = annotation(obj, DECIDE_CURRENT_CONFIG_ANNOTATION);
     c->rolling = older_template_machines(c) || (target && current && strcmp(target, current) != 0);
+    c->target = target ? (uint64_t)crc32(0, (const Bytef *)target, (uInt)strlen(target)) + 1 : 0;
     json_t *labels = hcp_json_path(obj, "metadata.labels");
     const char *dep = json_string_value(json_object_get(labels, "cluster.x-k8s.io/deployment-name"));
     if (dep && !(c->deployment = strdup(dep))) {

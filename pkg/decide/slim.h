@@ -194,6 +194,9 @@ typedef struct decide_capi {
     int64_t revision;       /* annotation machinedeployment.clusters.x-k8s.io/revision
                                (Cluster API's, on a MachineDeployment and each
                                of its MachineSets); -1 when absent or malformed */
+    uint64_t target;        /* CRC-32 + 1 of the target config version
+                               annotation (an InPlace MachineSet's rollout),
+                               0 when absent */
 } decide_capi_t;
 
 /* The kinds of slim views. */

@@ -310,10 +310,10 @@ static void test_plan_unheld(void **state)
     assert_false(decide_unheld(&p, &prev, &now_seen)); /* nothing seen before */
     assert_true(now_seen.known && now_seen.restricted);
     assert_true(now_seen.release == decide_release_hash("r:2") && now_seen.release != 0);
-    prev = (decide_seen_t){true, true, false, decide_release_hash("r:1")};
+    prev = (decide_seen_t){true, true, false, decide_release_hash("r:1"), 0, 0};
     assert_true(decide_unheld(&p, &prev, &prev)); /* r:1 -> r:2 while restricted */
     assert_false(decide_unheld(&p, &prev, &prev)); /* counted once */
-    prev = (decide_seen_t){true, false, false, decide_release_hash("r:1")};
+    prev = (decide_seen_t){true, false, false, decide_release_hash("r:1"), 0, 0};
     assert_false(decide_unheld(&p, &prev, &now_seen)); /* changed while permitted */
     decide_plan_free(&p);
 
@@ -321,20 +321,41 @@ static void test_plan_unheld(void **state)
     assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
     assert_true(p.d.restricted);
     assert_true(p.d.pause_wanted); /* the plan pauses it at once */
-    prev = (decide_seen_t){true, true, false, 0};
+    prev = (decide_seen_t){true, true, false, 0, 0, 0};
     assert_true(decide_unheld(&p, &prev, &prev)); /* started while restricted */
     assert_true(prev.rolling);
     assert_false(decide_unheld(&p, &prev, &prev)); /* counted once */
-    prev = (decide_seen_t){true, false, false, 0};
+    prev = (decide_seen_t){true, false, false, 0, 0, 0};
     assert_false(decide_unheld(&p, &prev, &now_seen)); /* the close found it under way */
     prev = (decide_seen_t){0};
     assert_true(decide_unheld(&p, &prev, &now_seen)); /* found unpaused, no decision before */
+    decide_plan_free(&p);
+    /* With Cluster API's revision (5) the rollout is told apart: one that
+     * looked done for a moment is the one seen before, not a new one. */
+    ((decide_capi_t *)f.obj[f.n - 1].data)->revision = 5;
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
+    prev = (decide_seen_t){.known = true, .restricted = true, .rollout = 6, .settled = 6};
+    assert_false(decide_unheld(&p, &prev, &now_seen)); /* revision 5 again */
+    assert_true(now_seen.rolling && now_seen.rollout == 6 && now_seen.settled == 6);
+    prev = (decide_seen_t){.known = true, .restricted = true, .rollout = 5, .settled = 5};
+    assert_true(decide_unheld(&p, &prev, &now_seen)); /* revision 4 -> 5 while restricted */
+    assert_int_equal(now_seen.settled, 5);            /* kept: started while restricted */
+    /* The new revision first shown with the old counts (not rolling yet). */
+    prev = (decide_seen_t){.known = true, .restricted = true, .rollout = 6, .settled = 5};
+    assert_true(decide_unheld(&p, &prev, &now_seen));
+    /* The window's close finds it under way, then it looks done a moment. */
+    prev = (decide_seen_t){.known = true, .restricted = false, .rolling = true, .rollout = 6,
+                           .settled = 6};
+    assert_false(decide_unheld(&p, &prev, &prev));
+    assert_int_equal(prev.settled, 6);
+    prev.rolling = false;
+    assert_false(decide_unheld(&p, &prev, &prev));
     decide_plan_free(&p);
     /* Paused (by anyone): it is stopped, not a change that got past. */
     ((decide_capi_t *)f.obj[f.n - 1].data)->paused = true; /* ours */
     ((decide_capi_t *)f.obj[f.n - 1].data)->marker = true;
     assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", "np1", now, &p, NULL, 0), 0);
-    prev = (decide_seen_t){true, true, false, 0};
+    prev = (decide_seen_t){true, true, false, 0, 0, 0};
     assert_false(decide_unheld(&p, &prev, &now_seen));
     decide_plan_free(&p);
     fake_teardown(&f);
@@ -390,7 +411,7 @@ static void test_plan_rolling_read_against_machinesets(void **state)
     assert_true(p.d.restricted);
     assert_false(p.d.pause_wanted);
     assert_false(((const decide_capi_t *)p.capi.data)->rolling);
-    prev = (decide_seen_t){true, true, false, 0};
+    prev = (decide_seen_t){true, true, false, 0, 0, 0};
     assert_false(decide_unheld(&p, &prev, &prev));
     decide_plan_free(&p);
 
