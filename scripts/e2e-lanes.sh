@@ -300,7 +300,7 @@ start_next() { # starts one job on a free lane; returns 1 when none could start
     if [ "$use_netns" = 0 ] && [ "$free" != 1 ] && inmemory "${J_INST[j]}"; then continue; fi
     # Alone: on instances of its own, started afresh, with nothing left
     # running beside it (not even what earlier suites left in an instance).
-    [ "${J_EXCL[j]}" = 1 ] && release_all_but 0 ""
+    [ "${J_EXCL[j]}" = 1 ] && release_all
     unset 'pending[idx]'
     pending=("${pending[@]}")
     inmemory "${J_INST[j]}" && inmemory_yield "$free" "${J_INST[j]}"
@@ -345,24 +345,18 @@ release_unneeded() {
   done
 }
 
-# release_all_but LANE INSTANCES: stops every instance the lanes started
-# but LANE's of INSTANCES (comma-separated); lane 0: every one.
-release_all_but() {
-  local key ln inst
+# release_all: stops every instance the lanes started.
+release_all() {
+  local key
   for key in "${!started[@]}"; do
-    ln=${key%%:*} inst=${key#*:}
-    [ "$ln" = "$1" ] && [[ ",$2," == *",$inst,"* ]] && continue
-    lane_run "$ln" e2e/cluster.sh down "$inst" >/dev/null 2>&1 || true
+    lane_run "${key%%:*}" e2e/cluster.sh down "${key#*:}" >/dev/null 2>&1 || true
     unset "started[$key]"
   done
 }
 
 stop_lanes() {
-  local key ln n
-  for key in "${!started[@]}"; do
-    ln=${key%%:*}
-    lane_run "$ln" e2e/cluster.sh down "${key#*:}" >/dev/null 2>&1 || true
-  done
+  local n
+  release_all
   [ "$use_netns" = 1 ] || return 0
   for ((n = 1; n <= lanes; n++)); do ip netns del "$netns_prefix-lane$n" 2>/dev/null; done
 }
