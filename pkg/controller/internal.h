@@ -79,6 +79,8 @@ typedef struct record {
                                 step reads it) */
     bool last_gate_failed;   /* the previous decision was held by the health gate */
     bool last_min_left;      /* the previous decision was held by the minimum time left */
+    char reassert_rv[32];    /* the CAPI object's version the last re-assertion was told
+                                on, "" when the pause was seen in place since */
     bool last_cp_first;      /* the previous decision held a NodePool's request
                                 for its control plane (decide_cp_first_apply()) */
     uint64_t last_override;  /* hash of the override record last told (audit), 0 none */

@@ -194,10 +194,21 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
               "Pending changes may start now.");
     if (d->action == DECIDE_PAUSE_REASSERT) {
-        c->stats.reasserts++;
-        event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Warning", "PauseReasserted",
-              "Another writer removed the pause while changes are restricted; it was "
-              "re-asserted.");
+        /* Once per removal. A re-assertion whose write conflicted (Cluster
+         * API records the Paused condition of a Cluster whose pause was
+         * removed) is written again on the newer version of the same
+         * removal; the version the last one was written on, replaced by
+         * that write, means the pause was removed again. */
+        bool same = r->reassert_rv[0] && !ctl_write_stale(r->wt.stale_capi, r->reassert_rv);
+        if (!same) {
+            c->stats.reasserts++;
+            event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Warning", "PauseReasserted",
+                  "Another writer removed the pause while changes are restricted; it was "
+                  "re-asserted.");
+        }
+        snprintf(r->reassert_rv, sizeof(r->reassert_rv), "%s", p->capi.rv ? p->capi.rv : "");
+    } else {
+        r->reassert_rv[0] = '\0';
     }
     health_gate_events(c, r, p, kind);
     cp_first_events(c, r, p, kind);
