@@ -19,9 +19,6 @@
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "decide/slim.h"
-#include "kube/config.h"
-#include "kube/http.h"
-#include "kube/testutil_fakeapi.h"
 
 #define CLUSTER_PATH "/apis/cluster.x-k8s.io/v1beta1/namespaces/clusters-a/clusters/a-x1"
 #define EVENTS_PATH "/api/v1/namespaces/clusters/events"
@@ -55,12 +52,7 @@ static void hosted_cluster(kube_cache *cache, int gen)
 }
 
 typedef struct fixture {
-    struct ev_loop *loop;
-    fakeapi_t *api;
-    kube_config cfg;
-    kube_http http;
-    kube_client client;
-    ctl_controller_t *c;
+    testutil_ctl_api_t t;
     int conflicts; /* how many of the next Cluster patches answer 409 */
     int hc_gen;    /* the HostedCluster's version in the cache */
 } fixture_t;
@@ -82,16 +74,10 @@ static const char *answer(const fakeapi_req_t *r, int *status, void *ud)
 static int setup(void **state)
 {
     static fixture_t f;
-    sched_time_t now;
     f = (fixture_t){0};
-    f.loop = ev_loop_new(EVFLAG_AUTO);
-    f.api = fakeapi_start(f.loop, answer, &f);
-    fakeapi_connect(f.api, f.loop, &f.cfg, &f.http, &f.client);
-    assert_int_equal(sched_parse_rfc3339("2030-01-09T06:00:00Z", &now), 0);
-    f.c = testutil_ctl_new(f.loop, &f.client, now);
-    f.c->leading = true;
-    hosted_cluster(&f.c->hcs, ++f.hc_gen);
-    cluster(&f.c->clusters, "7", true);
+    testutil_ctl_api_start(&f.t, answer, &f, "2030-01-09T06:00:00Z");
+    hosted_cluster(&f.t.c->hcs, ++f.hc_gen);
+    cluster(&f.t.c->clusters, "7", true);
     *state = &f;
     return 0;
 }
@@ -99,12 +85,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture_t *f = *state;
-    ctl_stop(f->c);
-    kube_client_close(&f->client);
-    kube_http_close(&f->http);
-    kube_config_free(&f->cfg);
-    fakeapi_stop(f->api);
-    ev_loop_destroy(f->loop);
+    testutil_ctl_api_stop(&f->t);
     return 0;
 }
 
@@ -113,25 +94,22 @@ static int teardown(void **state)
  * watch would: the version the status was written on is stale). */
 static void reconcile(fixture_t *f)
 {
-    record_t *r = ctl_record_get(f->c, R_HC, "clusters", "a");
+    record_t *r = ctl_record_get(f->t.c, R_HC, "clusters", "a");
     assert_non_null(r);
-    while (ctl_queue_pop(&f->c->queue))
+    while (ctl_queue_pop(&f->t.c->queue))
         ;
     r->wt.redo = false;
-    ctl_reconcile(f->c, r);
-    double until = ev_time() + 20;
-    while (f->c->writer.inflight > 0 && ev_time() < until)
-        ev_run(f->loop, EVRUN_ONCE);
-    assert_int_equal(f->c->writer.inflight, 0);
-    hosted_cluster(&f->c->hcs, ++f->hc_gen);
+    ctl_reconcile(f->t.c, r);
+    testutil_ctl_api_settle(&f->t);
+    hosted_cluster(&f->t.c->hcs, ++f->hc_gen);
 }
 
 /* How many PauseReasserted Events were posted so far. */
 static int told(fixture_t *f)
 {
-    int n = 0, k = fakeapi_count_of(f->api, "POST", EVENTS_PATH, false);
+    int n = 0, k = fakeapi_count_of(f->t.api, "POST", EVENTS_PATH, false);
     for (int i = 0; i < k; i++)
-        if (strstr(fakeapi_find(f->api, "POST", EVENTS_PATH, false, i)->body,
+        if (strstr(fakeapi_find(f->t.api, "POST", EVENTS_PATH, false, i)->body,
                    "\"PauseReasserted\""))
             n++;
     return n;
@@ -139,7 +117,7 @@ static int told(fixture_t *f)
 
 static int cluster_patches(fixture_t *f)
 {
-    return fakeapi_count_of(f->api, "PATCH", CLUSTER_PATH, false);
+    return fakeapi_count_of(f->t.api, "PATCH", CLUSTER_PATH, false);
 }
 
 static void test_conflict_is_the_same_removal(void **state)
@@ -147,48 +125,48 @@ static void test_conflict_is_the_same_removal(void **state)
     fixture_t *f = *state;
     reconcile(f); /* paused, with our marker: nothing to say */
     assert_int_equal(told(f), 0);
-    assert_int_equal(f->c->stats.reasserts, 0);
+    assert_int_equal(f->t.c->stats.reasserts, 0);
 
-    cluster(&f->c->clusters, "8", false); /* somebody removes the pause */
+    cluster(&f->t.c->clusters, "8", false); /* somebody removes the pause */
     f->conflicts = 1;                     /* and Cluster API writes the Cluster first */
     reconcile(f);
     assert_int_equal(cluster_patches(f), 1);
     assert_int_equal(told(f), 1);
-    assert_int_equal(f->c->stats.reasserts, 1);
+    assert_int_equal(f->t.c->stats.reasserts, 1);
 
-    cluster(&f->c->clusters, "9", false); /* Cluster API's write, still without the pause */
+    cluster(&f->t.c->clusters, "9", false); /* Cluster API's write, still without the pause */
     reconcile(f);
     assert_int_equal(cluster_patches(f), 2); /* written again on the newer version */
     assert_int_equal(told(f), 1);            /* the same removal: told once */
-    assert_int_equal(f->c->stats.reasserts, 1);
+    assert_int_equal(f->t.c->stats.reasserts, 1);
 }
 
 static void test_removed_again_is_told_again(void **state)
 {
     fixture_t *f = *state;
-    cluster(&f->c->clusters, "8", false);
+    cluster(&f->t.c->clusters, "8", false);
     reconcile(f); /* re-asserted on version 8, the write went through */
     assert_int_equal(told(f), 1);
 
     /* Removed again before the controller saw its own write (HyperShift's
      * NodePool reconcile deletes pauses it did not set, at once). */
-    cluster(&f->c->clusters, "10", false);
+    cluster(&f->t.c->clusters, "10", false);
     reconcile(f);
     assert_int_equal(cluster_patches(f), 2);
     assert_int_equal(told(f), 2);
-    assert_int_equal(f->c->stats.reasserts, 2);
+    assert_int_equal(f->t.c->stats.reasserts, 2);
 }
 
 static void test_seen_in_place_then_removed(void **state)
 {
     fixture_t *f = *state;
     f->conflicts = 1;
-    cluster(&f->c->clusters, "8", false);
+    cluster(&f->t.c->clusters, "8", false);
     reconcile(f); /* conflicted */
-    cluster(&f->c->clusters, "9", true); /* another writer put it back meanwhile */
+    cluster(&f->t.c->clusters, "9", true); /* another writer put it back meanwhile */
     reconcile(f);
     assert_int_equal(cluster_patches(f), 1);
-    cluster(&f->c->clusters, "10", false); /* and it is removed again */
+    cluster(&f->t.c->clusters, "10", false); /* and it is removed again */
     reconcile(f);
     assert_int_equal(cluster_patches(f), 2);
     assert_int_equal(told(f), 2);

@@ -30,6 +30,38 @@ ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, kube_client *client, sc
     return c;
 }
 
+void testutil_ctl_api_start(testutil_ctl_api_t *t, fakeapi_handler_fn answer, void *ud,
+                            const char *now)
+{
+    sched_time_t at;
+    must(sched_parse_rfc3339(now, &at) == 0, "bad test time");
+    *t = (testutil_ctl_api_t){0};
+    t->loop = ev_loop_new(EVFLAG_AUTO);
+    must(t->loop != NULL, "no event loop");
+    t->api = fakeapi_start(t->loop, answer, ud);
+    fakeapi_connect(t->api, t->loop, &t->cfg, &t->http, &t->client);
+    t->c = testutil_ctl_new(t->loop, &t->client, at);
+    t->c->leading = true;
+}
+
+void testutil_ctl_api_stop(testutil_ctl_api_t *t)
+{
+    ctl_stop(t->c);
+    kube_client_close(&t->client);
+    kube_http_close(&t->http);
+    kube_config_free(&t->cfg);
+    fakeapi_stop(t->api);
+    ev_loop_destroy(t->loop);
+}
+
+void testutil_ctl_api_settle(testutil_ctl_api_t *t)
+{
+    double until = ev_time() + 20;
+    while (t->c->writer.inflight > 0 && ev_time() < until)
+        ev_run(t->loop, EVRUN_ONCE);
+    must(t->c->writer.inflight == 0, "writes not answered in 20 s");
+}
+
 void testutil_ctl_add(kube_cache *cache, const char *json)
 {
     json_error_t je;

@@ -7,11 +7,37 @@
 #include <ev.h>
 
 #include "controller/internal.h"
+#include "kube/config.h"
+#include "kube/http.h"
+#include "kube/testutil_fakeapi.h"
 
 /* A controller on loop with empty caches, CAPI version v1beta1 discovered,
  * and a simulated clock standing at now; it writes through client (NULL:
  * it writes nothing). Free with ctl_stop(). Aborts when out of memory. */
 ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, kube_client *client, sched_time_t now);
+
+/* A controller (testutil_ctl_new(), leading) on a loop of its own that
+ * writes to an in-process fake API server (kube/testutil_fakeapi.h). */
+typedef struct testutil_ctl_api {
+    struct ev_loop *loop;
+    fakeapi_t *api;
+    kube_config cfg;
+    kube_http http;
+    kube_client client;
+    ctl_controller_t *c;
+} testutil_ctl_api_t;
+
+/* Starts t: the fake answers every request with answer(ud); the
+ * controller's clock stands at now (RFC 3339). Aborts when it cannot. */
+void testutil_ctl_api_start(testutil_ctl_api_t *t, fakeapi_handler_fn answer, void *ud,
+                            const char *now);
+
+/* Stops and frees everything testutil_ctl_api_start() made. */
+void testutil_ctl_api_stop(testutil_ctl_api_t *t);
+
+/* Runs t's loop until every write of the controller is answered; aborts
+ * after 20 s. */
+void testutil_ctl_api_settle(testutil_ctl_api_t *t);
 
 /* The start of an object's JSON text: kind and metadata (namespace, name,
  * uid "u-<name>", resourceVersion 7, generation 1) left open for more
