@@ -81,10 +81,18 @@ if [ "${E2E_NETNS:-1}" != 0 ] && [ "$(id -u)" = 0 ] && command -v ip >/dev/null 
   command -v nsenter >/dev/null && ip netns add "$netns_prefix-probe" 2>/dev/null; then
   ip netns del "$netns_prefix-probe" 2>/dev/null
   use_netns=1
-  # Those of a run that was killed (its scheduler's pid is gone).
+  # Those of a run that was killed (its scheduler is gone, or its pid is
+  # another program's now), with what still runs in them: an API server left
+  # there by a killed run goes on using the cores beside this one.
   for ns in $(ip netns list 2>/dev/null | awk '/^hcp-e2e-[0-9]+-lane[0-9]+/ { print $1 }'); do
     pid=${ns#hcp-e2e-} pid=${pid%%-*}
-    [ -d "/proc/$pid" ] || ip netns del "$ns" 2>/dev/null || true
+    { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q e2e-lanes && continue
+    left=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')
+    if [ -n "${left// /}" ]; then
+      echo "e2e-lanes: stopping what a killed run left in $ns (pids $left)" >&2
+      kill -9 $left 2>/dev/null
+    fi
+    ip netns del "$ns" 2>/dev/null || true
   done
 fi
 
