@@ -82,7 +82,8 @@ if [ "${E2E_NETNS:-1}" != 0 ] && [ "$(id -u)" = 0 ] && command -v ip >/dev/null 
   ip netns del "$netns_prefix-probe" 2>/dev/null
   use_netns=1
   # Those of a run that was killed (its scheduler is gone, or its pid is
-  # another program's now), with what still runs in them: an API server left
+  # another program's now; a scheduler that outlived its run stops its own,
+  # below), with what still runs in them: an API server left
   # there by a killed run goes on using the cores beside this one.
   for ns in $(ip netns list 2>/dev/null | awk '/^hcp-e2e-[0-9]+-lane[0-9]+/ { print $1 }'); do
     pid=${ns#hcp-e2e-} pid=${pid%%-*}
@@ -379,7 +380,34 @@ if [ -n "${E2E_BESIDE:-}" ]; then
   beside_pid=$!
 fi
 
+# The run that started the scheduler (make test) was killed while this
+# went on: its parent is another process now. What it started is stopped
+# with it, lanes and all, rather than going on beside the next run.
+parent=$PPID
+orphaned() {
+  local stat
+  stat=$(cat "/proc/$$/stat" 2>/dev/null) || return 1
+  stat=${stat##*) } # past "pid (comm) ": state, ppid, ...
+  set -- $stat
+  [ "$2" != "$parent" ]
+}
+kill_tree() { # kill_tree PID: PID and every process under it
+  local c
+  for c in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$c"; done
+  kill -9 "$1" 2>/dev/null
+}
+
 while [ ${#pending[@]} -gt 0 ] || [ ${#lane_pid[@]} -gt 0 ]; do
+  if orphaned; then
+    echo "e2e-lanes: the run that started these lanes is gone (parent $parent); stopping them" >&2
+    for pid in "${lane_pid[@]}" $beside_pid; do kill_tree "$pid"; done
+    if [ "$use_netns" = 1 ]; then
+      for ((n = 1; n <= lanes; n++)); do
+        kill -9 $(ip netns pids "$netns_prefix-lane$n" 2>/dev/null) 2>/dev/null
+      done
+    fi
+    exit 130
+  fi
   while start_next; do :; done
   # Until a job ends, or a second passes (a build that ends may let a
   # waiting job start).

@@ -10,7 +10,7 @@ packages=(
   libical-dev libev-dev libcurl4-openssl-dev libjansson-dev libfyaml-dev
   libmicrohttpd-dev libgnutls28-dev zlib1g-dev libcmocka-dev
   clang libclang-rt-14-dev valgrind
-  prometheus jq curl openssl python3 python3-icalendar
+  prometheus jq curl openssl python3 python3-icalendar procps
   debootstrap buildah runc
   "$@"
 )
