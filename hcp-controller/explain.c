@@ -225,11 +225,16 @@ static const json_t *condition(const json_t *obj, const char *type)
 
 /* The change held or in progress (DESIGN.md 3.5), in a sentence, from the
  * slim view the plan read. */
-static void pending(const subject_t *x, int permitted, char *buf, size_t len)
+static void pending(const subject_t *x, int permitted, const decide_decision_t *d, char *buf,
+                    size_t len)
 {
     if (x->dk == DECIDE_NP) {
         const decide_np_t *np = x->slim;
-        if (np->updating_version || np->updating_config)
+        if (d->drift) /* held on the MachineDeployment: no rollout (drift.h) */
+            snprintf(buf, len, "held: %s (%s)", d->held,
+                     permitted ? "being initiated" : "until changes are permitted; no machine "
+                                                     "is replaced before then");
+        else if (np->updating_version || np->updating_config)
             snprintf(buf, len, "a worker-node %s update is in progress (nodes being replaced "
                                "finish; while changes are held no new replacement starts)",
                      np->updating_version ? "version" : "configuration");
@@ -622,7 +627,7 @@ static int explain(const opts_t *o, oneshot_t *v)
     }
     if (!hc)
         common_of(v, x, &p, &cm);
-    pending(x, e.state.permitted, change, sizeof change);
+    pending(x, e.state.permitted, &p.d, change, sizeof change);
     if (o->json ? print_json(x, hc, &e, &w, o->at, change, hc ? NULL : &cm) != 0
                 : (print_text(x, hc, &e, &w, o->at, change, hc ? NULL : &cm), 0)) {
         fprintf(stderr, "%s: out of memory\n", PROG);
@@ -667,6 +672,7 @@ int explain_main(int argc, char **argv)
         if ((status = oneshot_read_subject(&v, &hc, 0, NULL)) >= 0)
             goto done;
         v.hc = &hc;
+        oneshot_read_capi(&v, &x);
     } else {
         oneshot_read_pools(&v, &x);
     }

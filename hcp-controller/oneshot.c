@@ -166,16 +166,41 @@ void oneshot_free(oneshot_t *v)
     for (size_t i = 0; i < v->npools; i++)
         oneshot_subject_free(&v->pools[i]);
     free(v->pools);
+    decide_capi_free(v->capi);
 }
 
-/* decide_view_t.get: the objects read; no CAPI object. */
+void oneshot_read_capi(oneshot_t *v, const subject_t *np)
+{
+    const decide_np_t *slim = np->slim;
+    char path[1024];
+    kube_error e;
+
+    if (np->dk != DECIDE_NP || !slim->cluster_name)
+        return;
+    v->capi_kind = slim->in_place ? DECIDE_MS : DECIDE_MD;
+    snprintf(v->capi_ns, sizeof v->capi_ns, "%s-%s", np->ns, slim->cluster_name);
+    snprintf(v->capi_name, sizeof v->capi_name, "%s", np->name);
+    kube_path(path, sizeof path, "cluster.x-k8s.io", "v1beta1",
+              slim->in_place ? "machinesets" : "machinedeployments", v->capi_ns, v->capi_name,
+              NULL);
+    json_t *obj = oneshot_get(v->s, path, &e);
+    if (obj)
+        v->capi = decide_capi_extract(v->capi_kind, obj);
+    json_decref(obj);
+}
+
+/* decide_view_t.get: the objects read, and a NodePool's CAPI object. */
 static bool view_get(void *ud, decide_kind_t kind, const char *ns, const char *name,
                      decide_ref_t *out)
 {
     const oneshot_t *v = ud;
     const subject_t *x = kind == v->self->dk ? v->self : kind == DECIDE_HC ? v->hc : NULL;
 
-    (void)ns;
+    if ((kind == DECIDE_MD || kind == DECIDE_MS) && v->capi && kind == v->capi_kind &&
+        strcmp(ns, v->capi_ns) == 0 && strcmp(name, v->capi_name) == 0) {
+        out->data = v->capi;
+        return true;
+    }
     if (!x || strcmp(x->name, name) != 0)
         return false;
     out->data = x->slim;

@@ -52,8 +52,10 @@ typedef struct subject {
 
 /* What explain read, as decide_plan() reads the cache: the object, a
  * NodePool's HostedCluster, a HostedCluster's NodePools, and their policies.
- * It has no CAPI objects (explain says what the schedule permits, not what
- * the controller writes) and no guard rails (the controller's file). */
+ * Of CAPI it has only a NodePool's MachineDeployment or MachineSet, for a
+ * drift held there (explain says what the schedule permits and what is
+ * held, not what the controller writes), and no guard rails (the
+ * controller's file). */
 typedef struct oneshot {
     session_t *s;
     sched_time_t at;
@@ -62,7 +64,17 @@ typedef struct oneshot {
     subject_t *pools;         /* a HostedCluster's NodePools (npools) */
     size_t npools;
     int pools_known;          /* they could be listed */
+    void *capi;               /* a NodePool's MachineDeployment (Replace) or
+                                 MachineSet (InPlace) slim view, owned; NULL
+                                 when it could not be read */
+    decide_kind_t capi_kind;
+    char capi_ns[300], capi_name[254];
 } oneshot_t;
+
+/* Reads NodePool np's MachineDeployment or MachineSet, best effort (a drift
+ * held there, decide/drift.h, is a held change; without the object, or the
+ * right to read it, nothing is said of it). */
+void oneshot_read_capi(oneshot_t *v, const subject_t *np);
 
 /* Opens the client from the kubeconfig (NULL: the default) and context.
  * Returns -1 to go on, or an exit status after saying why. */

@@ -323,7 +323,7 @@ check_eq "every webhook has matchConditions" "8 8" \
 check_eq "no webhook is sent a subresource; only the ConfigMap hold is sent DELETE" "configmaps false" \
   "$(jqf "$W" '[.[] | select(.kind | endswith("WebhookConfiguration")) | .webhooks[].rules[]] | "\(map(select(any(.operations[]; . == "DELETE" or . == "*")) | .resources[]) | join(" ")) \(any(.resources[] | contains("/")))"')"
 check_eq "the holds: a changed release; a changed template or a deleted pause; also a changed target; a ConfigMap's content" \
-  "release-stanza-or-audit-changed held-field-or-request-changed template-changed-or-pause-removed template-or-target-changed-or-pause-removed content-changed-or-deleted" \
+  "release-stanza-or-audit-changed held-field-or-request-changed template-changed-or-pause-removed-or-drift-held template-or-target-changed-or-pause-removed content-changed-or-deleted" \
   "$(jqf "$W" 'map(select(.kind == "MutatingWebhookConfiguration"))[0].webhooks | map(.matchConditions[0].name) | join(" ")')"
 check_eq "the HostedCluster hold is sent a change of every field that rolls every NodePool, and of its record" \
   "true" \

@@ -13,13 +13,15 @@ E2E_TARGETS += e2e-hypershift e2e-hypershift-capi
 .PHONY: e2e-hypershift e2e-hypershift-capi e2e-hypershift-bin
 
 HYPERSHIFT_E2E_TESTS := e2e/hypershift/test_hypershift.sh
+# The drift scenario (test_drift.sh) needs real Cluster API's machines.
+HYPERSHIFT_E2E_CAPI_TESTS := $(HYPERSHIFT_E2E_TESTS) e2e/hypershift/test_drift.sh
 # The controller binary the suite runs (another build, e.g. one without a
 # change, to see a check fail).
 HYPERSHIFT_E2E_HCP_BIN = $(abspath $(BUILD)/hcp-controller)
 
 E2E_SUITES_e2e-hypershift := $(HYPERSHIFT_E2E_TESTS)
 E2E_INSTANCES_e2e-hypershift := hypershift
-E2E_SUITES_e2e-hypershift-capi := $(HYPERSHIFT_E2E_TESTS)
+E2E_SUITES_e2e-hypershift-capi := $(HYPERSHIFT_E2E_CAPI_TESTS)
 E2E_INSTANCES_e2e-hypershift-capi := capi-hypershift
 
 e2e-hypershift-bin:

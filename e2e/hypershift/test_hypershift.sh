@@ -69,6 +69,11 @@ CTL_E2E_INSTANCE=${CTL_E2E_INSTANCE:-hypershift}
 
 HS_BIN=${HCP_HYPERSHIFT_BIN:-$("$here/build.sh" --path)/hcp-hypershift}
 SIM0=2026-03-06T22:30:00Z # Friday 22:30
+# HS_SCENARIO=drift (e2e/hypershift/test_drift.sh): after the pool is up,
+# only the drift scenario below runs, with 2 more hours (60 s real) before
+# the window.
+HS_SCENARIO=${HS_SCENARIO:-holds}
+[ "$HS_SCENARIO" = drift ] && SIM0=2026-03-06T20:30:00Z
 OPEN=2026-03-07T01:00:00Z  # Saturday's window, 2 h 30 min
 CLOSE=2026-03-07T03:30:00Z # (75 s real)
 SCALE=120                  # 75 s real to the window
@@ -328,6 +333,131 @@ if [ "$REAL_CAPI" = 1 ]; then
   echo "# Cluster API made: MachineSets [$ms0], Machines [$m0]"
   check_eq "Cluster API runs 2 machines on that user data, in one MachineSet" \
     "$ms0:$ud0:Running $ms0:$ud0:Running" "$m0"
+fi
+
+# HyperShift's errors: a write that met one of the controller's (the
+# opted-in label on a new NodePool, say) is refused with a conflict and
+# tried again, as any two writers of one object. Beside real Cluster API two
+# more are HyperShift's own races with it, also retried on its next pass: a
+# Machine Cluster API deleted between HyperShift's list and its CreateOrPatch
+# (nodepool/capi.go, reconcileMachineDeployment's loop over the Machines:
+# "resourceVersion should not be set on objects to be created"), and a
+# machine template its cache has not caught up with ("already exists").
+# Anything else is a failure.
+hs_log_checks() {
+  errors=$(grep '"level":"error"' "$HS_LOG" | jq -r '"\(.msg): \(.error // "")"' 2>/dev/null)
+  [ -z "$errors" ] || cut -c1-300 <<<"$errors" | sed 's/^/# HyperShift error: /'
+  errors=$(grep -v '^$' <<<"$errors")
+  conflicts=$(grep -c 'the object has been modified' <<<"$errors")
+  others=$(grep -v 'the object has been modified' <<<"$errors")
+  if [ "$REAL_CAPI" = 1 ]; then
+    races='resourceVersion should not be set on objects to be created|awsmachinetemplates[.]infrastructure[.]cluster[.]x-k8s[.]io "[^"]*" already exists'
+    echo "# figure: HyperShift's races with Cluster API, tried again: $(grep -cE "$races" <<<"$others")"
+    others=$(grep -vE "$races" <<<"$others")
+  fi
+  echo "# figure: HyperShift's writes refused with a conflict and tried again: $conflicts"
+  check_eq "HyperShift's reconciler logged no error but conflicts$([ "$REAL_CAPI" = 1 ] && echo " and its races with Cluster API")" 0 \
+    "$(grep -c . <<<"$others")"
+  check "no write fight: at most 3 of HyperShift's writes met the controller's" [ "$conflicts" -le 3 ]
+}
+
+# ---- drift: a configuration HyperShift makes by itself, held without a rollout ---------
+#
+# HS_SCENARIO=drift. The control-plane operator changes a core ignition
+# ConfigMap (as its update does): HyperShift's configuration hash covers it
+# (nodepool/config.go, getCoreConfigs), no NodePool write carries it. A core
+# ConfigMap's event wakes no NodePool (nodepool_controller.go,
+# enqueueNodePoolsForConfig lists NodePools in the ConfigMap's namespace,
+# the control plane's), so HyperShift acts at the pool's next reconcile, which
+# a HostedCluster status write gives here. It writes a new token and user
+# data, expires the running token (token.go) and points the MachineDeployment
+# at the new user data: admitted with strategy OnDelete and the held-drift
+# record (pkg/decide/drift.h), so Cluster API makes the new MachineSet and
+# replaces no machine; a scale-up during the hold makes its machine from the
+# new template, which joins. The window opens: the controller writes
+# HyperShift's strategy back and Cluster API replaces the old machines.
+# MD_HOLD=0 (the hold left out): the rollout starts at once (the negative
+# control: the checks below fail, the figure says how many were replaced).
+if [ "$HS_SCENARIO" = drift ]; then
+  SCENARIO=drift
+  DRIFT_ANN=$CM/held-drift
+  strategy() { get "$MD" '.spec.strategy.type // "-"'; }
+  drift_rec() { get "$MD" ".metadata.annotations[\"$DRIFT_ANN\"] // \"\""; }
+  c0=$(get "/api/v1/namespaces/$CP/configmaps/core-ignition-2" .data.config)
+  api PATCH "/api/v1/namespaces/$CP/configmaps/core-ignition-2" "$(jq -nc --arg c "$c0" \
+    '{data: {config: ($c + "\n  kernelArguments:\n  - e2e.drift=1\n")}}')" >/dev/null ||
+    not_ok "the control-plane operator's update of core-ignition-2"
+  t_drift=$(now_us)
+  api PATCH "$HS/namespaces/$NS/hostedclusters/a/status" '[{"op": "add", "path": "/status/conditions/-",
+    "value": {"type": "E2EDriftPoke", "status": "True", "reason": "Poke", "message": "drift", "lastTransitionTime": "2026-03-06T00:00:00Z"}}]' \
+    application/json-patch+json >/dev/null || not_ok "HostedCluster status write (HyperShift's next reconcile)"
+  moved() { [ "$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)" != "$ds0" ]; }
+  check "HyperShift points the MachineDeployment at new user data (its configuration changed, no request)" wait_for 20 moved
+  ds_d=$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)
+  echo "# HyperShift wrote: tokens [$(names token-)], user data [$(names user-data-)], MachineDeployment -> $ds_d"
+  check_eq "HyperShift's side: a second token and user data, the running token set to expire (token.go)" "2 yes" \
+    "$(wc -w <<<"$(names token-)") $([ "$(get "$SECRETS/$tok0" ".metadata.annotations[\"$EXPIRY\"] // \"-\"")" != - ] && echo yes || echo no)"
+  check_eq "admitted with rollout strategy OnDelete and the held-drift record, in the same write" \
+    "OnDelete user data $ds0 -> $ds_d" "$(strategy) $(drift_rec | jq -r .input 2>/dev/null)"
+  check_eq "the strategy HyperShift asked for is recorded" RollingUpdate "$(drift_rec | jq -r .strategy 2>/dev/null)"
+  check_eq "the NodePool's release is untouched (no request)" "$R0" "$(np_get np .spec.release.image)"
+  held_msg() { [[ "$(cond "$NP" ChangesPending message)" == *"HyperShift configuration update: user data $ds0 -> $ds_d"* ]]; }
+  check "ChangesPending names the held drift and the window" wait_for 10 held_msg
+  held_msg || echo "# ChangesPending: $(cond "$NP" ChangesPending message)"
+  check_eq "the companion's heldChange names a HyperShift configuration update" "HyperShift configuration update" \
+    "$(np_cm "$NS" np .heldChange.summary)"
+  out=$("$HCP_BIN" explain --kubeconfig "$KCFG" nodepool "$NS/np" --at "$(date -u -d "@$(sim_hi a | cut -d. -f1)" +%Y-%m-%dT%H:%M:%SZ)" 2>&1)
+  check_contains "hcp-controller explain names it as held, with no machine replaced before the window" \
+    "Change:     held: HyperShift configuration update: user data $ds0 -> $ds_d" "$out"
+  check_eq "HyperShift reports the configuration update it wants (UpdatingConfig) and the release that runs" "True 4.18.0" \
+    "$(cond "$NP" UpdatingConfig status) $(np_get np .status.version)"
+  if [ "$REAL_CAPI" = 1 ]; then
+    sleep 8 # Cluster API reconciles the MachineDeployment within a second or two
+    echo "# Cluster API made: MachineSets [$(machinesets)], Machines [$(machines)]"
+    check_eq "Cluster API replaces no machine: both still Running in the first MachineSet" \
+      "$ms0:$ds0:Running $ms0:$ds0:Running" "$(machines)"
+    check_eq "... and made the new template's MachineSet beside it" 2 "$(wc -w <<<"$(machinesets)")"
+    # The rollout's first step (maxSurge 1): a machine of the new template;
+    # with the hold left out (MD_HOLD=0) Cluster API makes it at once.
+    started=$(machines | tr ' ' '\n' | grep -c ":$ds_d:")
+    echo "# figure: drift while restricted, 8 s after HyperShift's template write: rollout machines started before the window $started, old machines deleted $((2 - $(machines | tr ' ' '\n' | grep -c ":$ds0:"))) (load average $(cut -d' ' -f1 /proc/loadavg))"
+    # Still held, a scale from 2 to 3: the new machine comes from the new
+    # template (the old MachineSet makes none under OnDelete), on the user
+    # data and token HyperShift keeps valid; it joins.
+    t0=$(now_us)
+    api PATCH "$NP" '{"spec": {"replicas": 3}}' >/dev/null || not_ok "scale to 3"
+    joined_new() { [ "$(machines | tr ' ' '\n' | grep -c ":$ds_d:Running\$")" = 1 ] && [ "$(machines | tr ' ' '\n' | grep -c ":$ds0:Running\$")" = 2 ]; }
+    check "a scale to 3 during the hold: the third machine boots from the new user data and joins; the two old ones stay" wait_for 60 joined_new
+    joined_new || echo "# machines: $(machines)"
+    echo "# figure: drift held, NodePool scale 2 -> 3 to the new machine Running: $((($(now_us) - t0) / 1000)) ms"
+  fi
+  check_eq "the held drift is counted as no unheld change and told as no ChangeNotHeld" "0 0" \
+    "$(metrics a | awk '/^change_management_unheld_changes_total/ { s += $2 } END { print s + 0 }') $(count_events "$NS" np ChangeNotHeld)"
+  check_eq "no ChangesInitiated before the window" 0 "$(initiated np)"
+  # The window opens: the controller writes HyperShift's strategy back.
+  released() { [ "$(strategy)" = RollingUpdate ] && [ -z "$(drift_rec)" ]; }
+  check "the window opens: the controller writes HyperShift's strategy back and drops the record" wait_for 120 released
+  b=$(ctl_real_at a "$OPEN")
+  rel=$(grep -m1 -E "held change released kind=NodePool namespace=$NS name=np .*what=\"?held drift" "${CTL_LOG[a]}" | awk '{ print $1 }')
+  rel=$(awk -v r="$(secs "${rel:-1970-01-01T00:00:00Z}")" -v b="$b" 'BEGIN { printf "%.3f", r - b }')
+  echo "# figure: window open -> the controller releases the held drift: $rel s (load average $(cut -d' ' -f1 /proc/loadavg))"
+  in_range "the controller releases it within $(real_s 1) s of the window opening, not before" "$rel" 0 "$(real_s 1)"
+  if [ "$REAL_CAPI" = 1 ]; then
+    all_new() { [ "$(machines | sed -E 's/(^| )[^ :]*:/\1/g')" = "$ds_d:Running $ds_d:Running $ds_d:Running" ]; }
+    check "Cluster API replaces the 2 old machines in the window: 3 Running on the new user data" wait_for 120 all_new
+    all_new || echo "# machines: $(machines)"
+    echo "# figure: window open -> the drift's rollout done (2 machines replaced): $(since "$b") s real"
+    cur_moved() { [ "$(cond "$NP" UpdatingConfig status)" != True ]; }
+    check "HyperShift reports the configuration update done (UpdatingConfig no longer True)" wait_for 60 cur_moved
+  fi
+  check "ChangesInitiated told once for the held drift" wait_for 10 eval '[ "$(initiated np)" -ge 1 ]'
+  sleep 2
+  check_eq "ChangesInitiated exactly once" 1 "$(initiated np)"
+  hs_log_checks
+  hs_stop
+  stop_ctl a
+  summary
+  exit
 fi
 
 # ---- restricted: 4.18.2 asked for by a GitOps tool, reverted: withdrawn -------------
@@ -623,30 +753,7 @@ if [ "$REAL_CAPI" = 1 ]; then
   fi
 fi
 
-# HyperShift's errors: a write that met one of the controller's (the
-# opted-in label on a new NodePool, say) is refused with a conflict and
-# tried again, as any two writers of one object. Beside real Cluster API two
-# more are HyperShift's own races with it, also retried on its next pass: a
-# Machine Cluster API deleted between HyperShift's list and its CreateOrPatch
-# (nodepool/capi.go, reconcileMachineDeployment's loop over the Machines:
-# "resourceVersion should not be set on objects to be created"), and a
-# machine template its cache has not caught up with ("already exists").
-# Anything else is a failure.
-errors=$(grep '"level":"error"' "$HS_LOG" | jq -r '"\(.msg): \(.error // "")"' 2>/dev/null)
-[ -z "$errors" ] || cut -c1-300 <<<"$errors" | sed 's/^/# HyperShift error: /'
-errors=$(grep -v '^$' <<<"$errors")
-conflicts=$(grep -c 'the object has been modified' <<<"$errors")
-others=$(grep -v 'the object has been modified' <<<"$errors")
-if [ "$REAL_CAPI" = 1 ]; then
-  races='resourceVersion should not be set on objects to be created|awsmachinetemplates[.]infrastructure[.]cluster[.]x-k8s[.]io "[^"]*" already exists'
-  echo "# figure: HyperShift's races with Cluster API, tried again: $(grep -cE "$races" <<<"$others")"
-  others=$(grep -vE "$races" <<<"$others")
-fi
-echo "# figure: HyperShift's writes refused with a conflict and tried again: $conflicts"
-check_eq "HyperShift's reconciler logged no error but conflicts$([ "$REAL_CAPI" = 1 ] && echo " and its races with Cluster API")" 0 \
-  "$(grep -c . <<<"$others")"
-check "no write fight: at most 3 of HyperShift's writes met the controller's" [ "$conflicts" -le 3 ]
-
+hs_log_checks
 hs_stop
 stop_ctl a
 summary

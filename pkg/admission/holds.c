@@ -44,6 +44,7 @@
 #include "decide/cmhold.h"
 #include "decide/companion.h"
 #include "decide/cpfirst.h"
+#include "decide/drift.h"
 #include "decide/hcfields.h"
 #include "decide/nphold.h"
 #include "decide/withdraw.h"
@@ -697,6 +698,97 @@ static int drop_held(adm_response_t *a, const adm_request_t *q, char *err, size_
     return 0;
 }
 
+/* ---- drift: a configuration HyperShift made by itself (decide/drift.h) ---- */
+
+/* A held drift kept while restricted: the strategy HyperShift writes on
+ * every pass answered with OnDelete, what it asks for (and a newer
+ * template's change) recorded, the record put back when a write drops it.
+ * HyperShift's later writes are then no-ops. */
+static int keep_drift(adm_response_t *a, const adm_request_t *q, const char *rec)
+{
+    const char *type = decide_md_strategy(q->object);
+    char input[DECIDE_HELDLEN];
+    decide_drift_t d;
+    char *text = NULL;
+    int rc = decide_drift_parse(rec, &d);
+
+    if (rc == HCP_ENOMEM)
+        return rc;
+    if (!same_str(type, DECIDE_ON_DELETE)) {
+        json_t *ops = decide_md_strategy_ops(q->object, DECIDE_ON_DELETE);
+        rc = ops ? add_ops(a, ops) : HCP_ENOMEM;
+        json_decref(ops);
+        if (rc)
+            goto out;
+    }
+    bool newer = decide_drift_is(q->old_object, q->object, input, sizeof(input));
+    const char *wanted = type && !same_str(type, DECIDE_ON_DELETE) ? type : d.strategy;
+    if ((text = decide_drift_record(d.since, wanted, newer ? input : d.input)) == NULL) {
+        rc = HCP_ENOMEM;
+        goto out;
+    }
+    if (!same_str(annotation(q->object, DECIDE_HELD_DRIFT_ANNOTATION), text))
+        rc = patch_annotation(a, q->object, DECIDE_HELD_DRIFT_ANNOTATION, text);
+out:
+    free(text);
+    decide_drift_free(&d);
+    return rc;
+}
+
+/* A new template no request carries, on a restricted pool: admitted with
+ * the strategy OnDelete and the record, in the same write. */
+static int hold_drift(ctl_controller_t *c, adm_response_t *a, const adm_request_t *q,
+                      const verdict_t *v, char *err, size_t errlen)
+{
+    const char *rec = annotation(q->old_object, DECIDE_HELD_DRIFT_ANNOTATION);
+    char input[DECIDE_HELDLEN], since[32], until[80];
+    char *text = NULL;
+    int rc;
+
+    if (rec) {
+        if ((rc = keep_drift(a, q, rec)) != 0)
+            return hcp_errf(err, errlen, rc, "keeping the held drift");
+        return 0;
+    }
+    if (!decide_drift_is(q->old_object, q->object, input, sizeof(input)))
+        return 0;
+    json_t *ops = decide_md_strategy_ops(q->object, DECIDE_ON_DELETE);
+    rc = ops ? add_ops(a, ops) : HCP_ENOMEM;
+    json_decref(ops);
+    decide_format_time(ctl_now_exact(c), since, sizeof(since));
+    if (rc == 0 && (text = decide_drift_record(since, decide_md_strategy(q->object), input)) == NULL)
+        rc = HCP_ENOMEM;
+    if (rc == 0)
+        rc = patch_annotation(a, q->object, DECIDE_HELD_DRIFT_ANNOTATION, text);
+    free(text);
+    if (rc)
+        return hcp_errf(err, errlen, rc, "holding the new configuration");
+    held_until(v, until, sizeof(until));
+    adm_response_warn(a,
+                      "spec.template: a configuration HyperShift made by itself (%s) is admitted "
+                      "with rollout strategy OnDelete %s: no running machine is replaced before "
+                      "then; machines added meanwhile use it",
+                      input, until);
+    return 0;
+}
+
+/* A held drift in a window: a write that sets a strategy of its own
+ * (HyperShift's) lets it through and drops the record; any other write
+ * leaves it to the controller's release. */
+static int drop_drift(adm_response_t *a, const adm_request_t *q, char *err, size_t errlen)
+{
+    const char *type = decide_md_strategy(q->object);
+    int rc;
+
+    if (q->op != ADM_UPDATE || q->subresource[0] ||
+        annotation(q->object, DECIDE_HELD_DRIFT_ANNOTATION) == NULL || !type ||
+        same_str(type, DECIDE_ON_DELETE))
+        return 0;
+    if ((rc = remove_annotation(a, DECIDE_HELD_DRIFT_ANNOTATION)) != 0)
+        return hcp_errf(err, errlen, rc, "dropping annotation %s", DECIDE_HELD_DRIFT_ANNOTATION);
+    return 0;
+}
+
 static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, void *ud,
                                   char *err, size_t errlen)
 {
@@ -704,10 +796,17 @@ static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, voi
     bool held;
     int rc;
 
-    if (!pool_held(ud, q, a, &v, &rc, err, errlen))
-        return rc ? rc : v.permitted ? drop_held(a, q, err, errlen) : 0;
-    if ((rc = hold_template(a, q, &v, &held, err, errlen)) != 0 || !held)
+    if (!pool_held(ud, q, a, &v, &rc, err, errlen)) {
+        if (rc || !v.permitted)
+            return rc;
+        if ((rc = drop_held(a, q, err, errlen)) != 0)
+            return rc;
+        return drop_drift(a, q, err, errlen);
+    }
+    if ((rc = hold_template(a, q, &v, &held, err, errlen)) != 0)
         return rc;
+    if (!held)
+        return hold_drift(ud, a, q, &v, err, errlen);
     if ((rc = record_held(a, q, NULL)) != 0)
         return hcp_errf(err, errlen, rc, "recording the held template");
     return 0;

@@ -20,6 +20,7 @@
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "decide/testutil_decide.h"
+#include "decide/writes.h"
 #include "log/log.h"
 
 #define add_object testutil_ctl_add
@@ -522,6 +523,214 @@ static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
     decide_plan_free(&p);
 }
 
+
+/* ---- drift: a configuration HyperShift made by itself (decide/drift.h) ---- */
+
+#define DRIFT_ANN "changemanagement.hypershift.openshift.io/held-drift"
+/* np1's MachineDeployment (v1beta1, as HyperShift writes it): template
+ * user data UD, strategy TYPE, extra annotations EXTRA. */
+#define MD_NP1_V1(ud, type, extra)                                                          \
+    "{\"apiVersion\":\"cluster.x-k8s.io/v1beta1\"," OBJ_META("MachineDeployment",          \
+    "clusters-a", "np1") ",\"annotations\":{"                                               \
+    "\"hypershift.openshift.io/nodePool\":\"clusters/np1\"" extra "}},"                    \
+    "\"spec\":{\"replicas\":3,\"strategy\":{\"type\":\"" type "\",\"rollingUpdate\":"      \
+    "{\"maxSurge\":1,\"maxUnavailable\":0}},\"template\":{\"spec\":{\"version\":\"4.17.0\"," \
+    "\"bootstrap\":{\"dataSecretName\":\"" ud "\"},\"infrastructureRef\":{\"name\":\"mt-1\"}}}}," \
+    "\"status\":{\"replicas\":3,\"updatedReplicas\":3}}"
+
+/* Tuesday: HyperShift points np1 at new user data that no request carries
+ * (its operator changed what goes into the ignition payload): admitted with
+ * OnDelete and the record in the same write; its next writes of its
+ * strategy are answered with OnDelete kept; a write that drops the record
+ * gets it back. A release, or the pool's own OnDelete, is no drift. */
+static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+                        "clusters-a", "np1", MD_NP1_V1("ud-1", "RollingUpdate", ""),
+                        MD_NP1_V1("ud-2", "RollingUpdate", ""));
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.template.spec.bootstrap.dataSecretName"), "ud-2");
+    assert_string_equal(str_at(a.stored, "spec.strategy.type"), "OnDelete");
+    assert_int_equal(json_integer_value(hcp_json_path(a.stored, "spec.strategy.rollingUpdate.maxSurge")), 1);
+    json_t *rec = json_loads(ann(a.stored, DRIFT_ANN), 0, NULL);
+    assert_non_null(rec);
+    assert_string_equal(str_at(rec, "strategy"), "RollingUpdate");
+    assert_string_equal(str_at(rec, "input"), "user data ud-1 -> ud-2");
+    assert_string_equal(str_at(rec, "since"), "2026-03-03T12:00:00Z");
+    json_decref(rec);
+    assert_non_null(strstr(a.warning, "HyperShift made by itself (user data ud-1 -> ud-2)"));
+    assert_non_null(strstr(a.warning, "OnDelete until 2026-03-07T01:00:00Z"));
+    char *held = json_dumps(a.stored, JSON_COMPACT);
+    json_decref(a.stored);
+
+    /* HyperShift's next pass writes its strategy again: kept at OnDelete,
+     * so the API server stores nothing new. */
+    json_t *again = json_loads(held, 0, NULL);
+    json_object_set_new(json_object_get(hcp_json_path(again, "spec"), "strategy"), "type",
+                        json_string("RollingUpdate"));
+    char *again_text = json_dumps(again, JSON_COMPACT);
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", held, again_text);
+    assert_int_equal(a.nops, 1);
+    json_t *before = json_loads(held, 0, NULL);
+    assert_true(json_equal(a.stored, before));
+    json_decref(before);
+    json_decref(a.stored);
+    /* A full-object write without the record (a GitOps tool's): put back. */
+    json_object_del(hcp_json_path(again, "metadata.annotations"), DRIFT_ANN);
+    free(again_text);
+    again_text = json_dumps(again, JSON_COMPACT);
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", held, again_text);
+    assert_string_equal(str_at(a.stored, "spec.strategy.type"), "OnDelete");
+    assert_non_null(strstr(ann(a.stored, DRIFT_ANN), "user data ud-1 -> ud-2"));
+    json_decref(a.stored);
+    free(again_text);
+    json_decref(again);
+    free(held);
+
+    /* A release on the MachineDeployment is no drift (the NodePool's,
+     * held there): nothing of it is changed here. */
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", MD_NP1_V1("ud-1", "RollingUpdate", ""),
+               MD_NP1_V1("ud-3", "RollingUpdate", "") /* version below */);
+    json_decref(a.stored);
+    json_t *rel = json_loads(MD_NP1_V1("ud-3", "RollingUpdate", ""), 0, NULL);
+    json_object_set_new(hcp_json_path(rel, "spec.template.spec"), "version", json_string("4.17.1"));
+    char *rel_text = json_dumps(rel, JSON_COMPACT);
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", MD_NP1_V1("ud-1", "RollingUpdate", ""), rel_text);
+    assert_int_equal(a.nops, 0);
+    assert_null(ann(a.stored, DRIFT_ANN));
+    json_decref(a.stored);
+    free(rel_text);
+    json_decref(rel);
+
+    /* The pool's own OnDelete replaces nothing: nothing to hold. */
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", MD_NP1_V1("ud-1", "OnDelete", ""), MD_NP1_V1("ud-2", "OnDelete", ""));
+    assert_int_equal(a.nops, 0);
+    json_decref(a.stored);
+
+    /* v1beta2 (spec.rollout.strategy), with and without a rollout block. */
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1",
+               "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\"," OBJ_META("MachineDeployment",
+               "clusters-a", "np1") ",\"annotations\":{\"hypershift.openshift.io/nodePool\":"
+               "\"clusters/np1\"}},\"spec\":{\"template\":{\"spec\":{\"version\":\"4.17.0\","
+               "\"infrastructureRef\":{\"name\":\"mt-1\"}}}}}",
+               "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\"," OBJ_META("MachineDeployment",
+               "clusters-a", "np1") ",\"annotations\":{\"hypershift.openshift.io/nodePool\":"
+               "\"clusters/np1\"}},\"spec\":{\"template\":{\"spec\":{\"version\":\"4.17.0\","
+               "\"infrastructureRef\":{\"name\":\"mt-2\"}}}}}");
+    assert_string_equal(str_at(a.stored, "spec.rollout.strategy.type"), "OnDelete");
+    assert_non_null(strstr(ann(a.stored, DRIFT_ANN), "machine template mt-1 -> mt-2"));
+    json_decref(a.stored);
+}
+
+static void test_drift_restricted(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", drift_restricted);
+}
+
+#define DRIFT_REC                                                                       \
+    ",\"" DRIFT_ANN "\":\"{\\\"input\\\":\\\"user data ud-1 -> ud-2\\\","                \
+    "\\\"since\\\":\\\"2026-03-03T12:00:00Z\\\",\\\"strategy\\\":\\\"RollingUpdate\\\"}\""
+
+/* Saturday, in the window: HyperShift's write of its own strategy lets the
+ * held drift through and drops the record; a write that keeps OnDelete
+ * (someone's label) leaves it to the controller's release. */
+static void drift_permitted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)c;
+    answer_t a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
+                        "clusters-a", "np1", MD_NP1_V1("ud-2", "OnDelete", DRIFT_REC),
+                        MD_NP1_V1("ud-2", "RollingUpdate", DRIFT_REC));
+    assert_int_equal(a.nops, 1);
+    assert_string_equal(str_at(a.stored, "spec.strategy.type"), "RollingUpdate");
+    assert_null(ann(a.stored, DRIFT_ANN));
+    json_decref(a.stored);
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", MD_NP1_V1("ud-2", "OnDelete", DRIFT_REC),
+               MD_NP1_V1("ud-2", "OnDelete", DRIFT_REC ",\"x\":\"y\""));
+    assert_int_equal(a.nops, 0);
+    json_decref(a.stored);
+}
+
+static void test_drift_in_window(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", drift_permitted);
+}
+
+/* The plan of a pool holding a drift: pending and blocked until the window,
+ * not rolling (no pause, no backstop), named in ChangesPending and the
+ * companion; in the window, one write: HyperShift's strategy back and the
+ * record dropped, on the version read, before any other. */
+static void drift_plan(ctl_controller_t *c, bool window)
+{
+    decide_plan_t p;
+    decide_writes_t ws;
+    /* A newer version than the cache's (the watch replaces by version). */
+    json_t *md = tu_doc(MD_NP1_V1("ud-2", "OnDelete", DRIFT_REC));
+    json_object_set_new(json_object_get(md, "metadata"), "resourceVersion", json_string("10"));
+    char *md_text = json_dumps(md, JSON_COMPACT);
+    plan_np1(c, md_text, &p);
+    free(md_text);
+    json_decref(md);
+    assert_true(p.d.drift);
+    assert_non_null(strstr(p.d.held, "HyperShift configuration update: user data ud-1 -> ud-2"));
+    assert_false(((const decide_capi_t *)p.capi.data)->rolling);
+    assert_false(p.d.pause_wanted);
+    assert_int_equal(decide_writes(&p, ctl_clock_now(&c->opts.clock, c->loop), &ws), 0);
+    if (!window) {
+        assert_int_equal(p.d.pending_metric, 2);
+        assert_non_null(strstr(p.d.pending_message, "The held change (HyperShift configuration "
+                                                     "update: user data ud-1 -> ud-2;"));
+        assert_string_equal(str_at(p.status_doc, "heldChange.summary"),
+                            "HyperShift configuration update");
+        assert_non_null(strstr(str_at(p.status_doc, "heldChange.change"), "ud-1 -> ud-2"));
+        assert_false(decide_releases_held(&p));
+        for (int i = 0; i < ws.n; i++)
+            assert_false(ws.w[i].first);
+    } else {
+        assert_true(decide_releases_held(&p));
+        assert_true(ws.n >= 1); /* and the NodePool's opt-in label, not a release */
+        for (int i = 1; i < ws.n; i++)
+            assert_false(ws.w[i].first);
+        assert_true(ws.w[0].first);
+        assert_int_equal(ws.w[0].target, DECIDE_WRITE_CAPI);
+        assert_string_equal(str_at(ws.w[0].patch, "spec.strategy.type"), "RollingUpdate");
+        assert_true(json_is_null(hcp_json_path(ws.w[0].patch, "metadata.annotations." DRIFT_ANN)) ||
+                    json_is_null(json_object_get(hcp_json_path(ws.w[0].patch, "metadata.annotations"),
+                                                 DRIFT_ANN)));
+        assert_string_equal(str_at(ws.w[0].patch, "metadata.resourceVersion"), "10");
+    }
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
+}
+
+static void drift_plan_restricted(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)r;
+    drift_plan(c, false);
+}
+
+static void drift_plan_window(adm_router_t *r, ctl_controller_t *c)
+{
+    (void)r;
+    drift_plan(c, true);
+}
+
+static void test_drift_plan(void **state)
+{
+    (void)state;
+    with_router("2026-03-03T12:00:00Z", drift_plan_restricted);
+    with_router("2026-03-07T02:00:00Z", drift_plan_window);
+}
+
 /* ---- the NodePool hold ------------------------------------------------------- */
 
 #define NP1_OLD                                                                            \
@@ -911,6 +1120,9 @@ int main(void)
         cmocka_unit_test(test_workers_restricted),
         cmocka_unit_test(test_workers_in_window),
         cmocka_unit_test(test_held_template_pending),
+        cmocka_unit_test(test_drift_restricted),
+        cmocka_unit_test(test_drift_in_window),
+        cmocka_unit_test(test_drift_plan),
         cmocka_unit_test(test_nodepool_restricted),
         cmocka_unit_test(test_nodepool_in_window),
         cmocka_unit_test(test_nodepool_after_busy_close),

@@ -63,6 +63,14 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
      * only held, window-soon and initiated read it. */
     if (asked && sched_parse_rfc3339(asked, &o.request) != 0)
         o.request = SCHED_NEG_INF;
+    /* A drift held on the MachineDeployment (drift.h): held since its
+     * record, with no request behind it. */
+    const decide_capi_t *md = !hc && p->capi_kind == DECIDE_MD ? p->capi.data : NULL;
+    if (!o.held && md && md->drift) {
+        o.held = true;
+        if (!md->drift_since || sched_parse_rfc3339(md->drift_since, &o.request) != 0)
+            o.request = SCHED_NEG_INF;
+    }
     if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
         o.override_end = st->permissive_until;
     else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL && st->has_restrictive_until)
@@ -110,6 +118,9 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
                      au->requested_at ? au->requested_at : "", au->requested_reason ? " (reason: " : "",
                      au->requested_reason ? au->requested_reason : "",
                      au->requested_reason ? ")" : "");
+        else if (p->d.drift)
+            snprintf(buf, len, "HyperShift made a new configuration by itself (no request): "
+                               "it waits for the next window.");
         else
             snprintf(buf, len, "The change waits for the next window.");
         return;

@@ -206,6 +206,7 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
     *v = (decide_view_t){.ud = c,
                          .status_doc = memoize,
                          .admission_holds = c->admission_holds,
+                         .capi_v1beta2 = strcmp(c->capi_version, "v1beta2") == 0,
                          .get = view_get,
                          .lookup_policy = ctl_lookup_policy,
                          .resolution = memoize ? memo_resolution : peek_resolution,

@@ -89,8 +89,9 @@ static json_t *behavior_doc(const decide_decision_t *d)
 
 /* The change held while restricted, or json_null() when none:
  * {summary, release?, controlPlaneRelease?}; a NodePool's
- * {summary, nodePoolSpec} (the held merge patch of spec), or {summary,
- * template} for a template held the old way. */
+ * {summary, nodePoolSpec} (the held merge patch of spec), {summary,
+ * template} for a template held the old way, or {summary, source, change}
+ * for a drift held on its MachineDeployment (drift.h). */
 static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decision_t *d)
 {
     if (kind == DECIDE_HC) {
@@ -128,6 +129,9 @@ static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decis
     if (!(d->pending && d->pending_metric == 2))
         return json_null();
     const decide_np_t *np = self;
+    if (d->held[0] && d->drift && !np->requested)
+        return json_pack("{s:s, s:s, s:s}", "summary", "HyperShift configuration update",
+                         "source", "HyperShift, by itself (no request)", "change", d->held);
     if (d->held[0]) {
         char summary[DECIDE_HELDLEN + 32];
         snprintf(summary, sizeof(summary), "%s to %s",

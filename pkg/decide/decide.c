@@ -226,6 +226,11 @@ int decide_np(const decide_np_t *np, const stanza_resolution_t *res,
         snprintf(out->held, sizeof(out->held), "%s", np->requested_summary);
     else if (md && md->held)
         snprintf(out->held, sizeof(out->held), "%s", md->held);
+    else if (md && md->drift) {
+        out->drift = true;
+        snprintf(out->held, sizeof(out->held), "HyperShift configuration update: %s; nobody asked "
+                 "for it, machines added meanwhile use it", md->drift);
+    }
     /* The held change by name in ChangesPending (the hosted ClusterVersion
      * quotes it): what waits, and for what. */
     if (out->held[0] && out->pending_metric == 2 && !out->paused_by_other) {

@@ -48,7 +48,11 @@ typedef struct decide_decision {
     char held[DECIDE_HELDLEN]; /* NodePools: the request held at admission
                                   in words (DECIDE_REQUESTED_NODEPOOL_ANNOTATION),
                                   else a template or target held the old way
-                                  (DECIDE_HELD_TEMPLATE_ANNOTATION), "" when none */
+                                  (DECIDE_HELD_TEMPLATE_ANNOTATION), else a
+                                  drift held on the MachineDeployment (drift.h),
+                                  "" when none */
+    bool drift;            /* held names a drift: a configuration HyperShift
+                              made by itself, no request */
     int pending_metric;    /* 0 none, 1 pending and being initiated, 2 blocked */
     bool pause_wanted;     /* the CAPI object should carry our pause */
     decide_pause_action_t action;

@@ -401,6 +401,7 @@ int decide_plan(const decide_view_t *v, decide_kind_t kind, const char *ns, cons
     int rc;
     memset(out, 0, sizeof(*out));
     out->kind = kind;
+    out->capi_v1beta2 = v->capi_v1beta2;
     if (kind != DECIDE_HC && kind != DECIDE_NP)
         return hcp_errf(err, errlen, HCP_EINVAL, "only HostedClusters and NodePools are planned");
     if (!get(v, kind, ns, name, &out->self))

@@ -56,6 +56,9 @@ typedef struct decide_view {
      * restricted pool's CAPI object is paused only in mid-rollout; without
      * them it is paused for as long as changes are restricted. */
     bool admission_holds;
+    /* Cluster API is served to the controller as v1beta2 (a write of a
+     * MachineDeployment's strategy names spec.rollout.strategy). */
+    bool capi_v1beta2;
     /* Fills *out with the object of kind in ns/name; false when absent. */
     bool (*get)(void *ud, decide_kind_t kind, const char *ns, const char *name,
                 decide_ref_t *out);
@@ -149,6 +152,7 @@ typedef struct decide_plan {
     stanza_resolution_t own_res, own_cluster;
     stanza_nodepool_t own_inter;
     bool owns_res, owns_cluster, owns_inter;
+    bool capi_v1beta2;        /* decide_view_t.capi_v1beta2 */
     decide_capi_t own_capi;   /* capi.data when the MachineSets correct its
                                  rolling (decide_view_t.machinesets); its
                                  strings are the cache's */

@@ -2,6 +2,7 @@
 #include "decide/slim.h"
 #include "decide/cpfirst.h"
 #include "decide/cmhold.h"
+#include "decide/drift.h"
 #include "decide/version.h"
 
 #include "base/error.h"
@@ -500,6 +501,32 @@ decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
     const char *target = annotation(obj, DECIDE_TARGET_CONFIG_ANNOTATION);
     const char *current = annotation(obj, DECIDE_CURRENT_CONFIG_ANNOTATION);
     c->rolling = older_template_machines(c) || (target && current && strcmp(target, current) != 0);
+    /* A drift held under our OnDelete (drift.h): the machines of the
+     * older template are waiting, not rolling. */
+    const char *strategy = kind != DECIDE_MS ? decide_md_strategy(obj) : NULL;
+    c->on_delete = strategy && strcmp(strategy, DECIDE_ON_DELETE) == 0;
+    const char *drift = kind != DECIDE_MS ? annotation(obj, DECIDE_HELD_DRIFT_ANNOTATION) : NULL;
+    if (drift) {
+        decide_drift_t d;
+        int prc = decide_drift_parse(drift, &d);
+        if (prc == HCP_ENOMEM) {
+            decide_capi_free(c);
+            return NULL;
+        }
+        /* An unreadable record still holds (when in doubt, hold) and
+         * says so; its release writes HyperShift's default. */
+        c->drift = prc == 0 && d.input && d.input[0] ? d.input : strdup("an unreadable record");
+        c->drift_strategy = prc == 0 ? d.strategy : NULL;
+        c->drift_since = prc == 0 ? d.since : NULL;
+        if (prc == 0 && c->drift != d.input)
+            free(d.input);
+        if (!c->drift) {
+            decide_capi_free(c);
+            return NULL;
+        }
+        if (c->on_delete)
+            c->rolling = false;
+    }
     c->target = target ? (uint64_t)crc32(0, (const Bytef *)target, (uInt)strlen(target)) + 1 : 0;
     json_t *labels = hcp_json_path(obj, "metadata.labels");
     const char *dep = json_string_value(json_object_get(labels, "cluster.x-k8s.io/deployment-name"));
@@ -521,6 +548,9 @@ void decide_capi_free(decide_capi_t *c)
     free(c->nodepool);
     free(c->held);
     free(c->deployment);
+    free(c->drift);
+    free(c->drift_strategy);
+    free(c->drift_since);
     free(c);
 }
 
@@ -560,7 +590,8 @@ bool decide_np_held(const decide_np_t *np)
 
 bool decide_np_pending(const decide_np_t *np, const decide_capi_t *md)
 {
-    if (np->requested || np->requested_bad || np->updating_version || np->updating_config || (md && md->held))
+    if (np->requested || np->requested_bad || np->updating_version || np->updating_config ||
+        (md && (md->held || md->drift)))
         return true;
     /* The release asked for is not yet the one the pool reports running.
      * Versions compare by semver precedence (4.17.1+build is 4.17.1); text

@@ -197,6 +197,11 @@ typedef struct decide_capi {
     uint64_t target;        /* CRC-32 + 1 of the target config version
                                annotation (an InPlace MachineSet's rollout),
                                0 when absent */
+    bool on_delete;         /* its rollout strategy is OnDelete */
+    char *drift;            /* a held drift (drift.h): what changed, in words,
+                               or NULL when none is held */
+    char *drift_strategy;   /* the strategy HyperShift asked for, or NULL */
+    char *drift_since;      /* RFC 3339, or NULL */
 } decide_capi_t;
 
 /* The kinds of slim views. */

@@ -5,7 +5,16 @@
 
 #include "base/error.h"
 #include "decide/decide.h"
+#include "decide/drift.h"
 #include "decide/hcfields.h"
+
+/* A NodePool whose MachineDeployment holds a drift (drift.h). */
+static const decide_capi_t *drift_held(const decide_plan_t *p)
+{
+    const decide_capi_t *md = p->kind == DECIDE_NP && p->capi_kind == DECIDE_MD ? p->capi.data
+                                                                                 : NULL;
+    return md && md->drift ? md : NULL;
+}
 
 bool decide_releases_held(const decide_plan_t *p)
 {
@@ -13,7 +22,8 @@ bool decide_releases_held(const decide_plan_t *p)
         return true; /* the common window of the HostedCluster and its NodePools is open */
     if (p->d.restricted)
         return false;
-    return p->kind == DECIDE_HC ? decide_hc_held(p->self.data) : decide_np_held(p->self.data);
+    return p->kind == DECIDE_HC ? decide_hc_held(p->self.data)
+                                : decide_np_held(p->self.data) || drift_held(p);
 }
 
 /* The patch that lets a HostedCluster's held requests through: the release
@@ -35,11 +45,21 @@ static void add(decide_writes_t *ws, decide_write_target_t target, decide_write_
 
 /* 1. The CAPI object: the pause, and a NodePool's opt-in label, in one
  * patch; none while a held change goes (it goes alone). */
-static void capi_write(const decide_plan_t *p, decide_writes_t *ws)
+static int capi_write(const decide_plan_t *p, decide_writes_t *ws)
 {
     bool hc = p->kind == DECIDE_HC;
+    const decide_capi_t *md = drift_held(p);
+    if (ws->releasing && md) {
+        /* A held drift let through: HyperShift's strategy back, the record
+         * dropped (drift.h). */
+        json_t *patch = decide_drift_release_patch(p->capi_v1beta2, md->drift_strategy, p->capi.rv);
+        if (!patch)
+            return HCP_ENOMEM;
+        add(ws, DECIDE_WRITE_CAPI, DECIDE_WRITE_METADATA, patch, "held drift", true);
+        return 0;
+    }
     if (!p->capi.data || ws->releasing)
-        return;
+        return 0;
     json_t *patch = p->d.action != DECIDE_PAUSE_NONE ? decide_pause_patch(p->d.action, p->capi.rv)
                                                       : NULL;
     if (!hc && p->d.spec_pause)
@@ -50,6 +70,7 @@ static void capi_write(const decide_plan_t *p, decide_writes_t *ws)
         add(ws, DECIDE_WRITE_CAPI, DECIDE_WRITE_METADATA, patch,
             p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause" : "opt-in label",
             false);
+    return 0;
 }
 
 /* 2. The object itself: the held change let through, and its opt-in
@@ -61,12 +82,13 @@ static bool self_write(const decide_plan_t *p, decide_writes_t *ws)
                     : hc           ? hc_release_patch(p)
                                    : decide_np_request_patch(p->self.data, p->self.rv);
     const char *what = patch ? (hc ? "held release" : "held request") : "opt-in label";
+    bool first = patch != NULL; /* not a label alone (a drift goes on the CAPI object) */
     int label = hc ? p->optin_label : p->np_label;
     if (label)
         patch = decide_label_patch(patch, label > 0, p->self.rv);
     if (!patch)
         return false;
-    add(ws, DECIDE_WRITE_SELF, DECIDE_WRITE_METADATA, patch, what, ws->releasing);
+    add(ws, DECIDE_WRITE_SELF, DECIDE_WRITE_METADATA, patch, what, first);
     return true;
 }
 
@@ -88,9 +110,13 @@ int decide_writes(const decide_plan_t *p, sched_time_t now, decide_writes_t *out
 {
     memset(out, 0, sizeof(*out));
     out->releasing = decide_releases_held(p);
-    capi_write(p, out);
+    int rc = capi_write(p, out);
+    if (rc)
+        return rc;
     if (self_write(p, out))
         return 0; /* the status write would replace the same version: next plan */
+    if (out->releasing)
+        return 0; /* a release goes alone: status with the next plan */
     return status_write(p, now, out);
 }
 

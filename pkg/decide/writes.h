@@ -5,7 +5,9 @@
  * one object conditional on the resourceVersion the plan read:
  *
  *   1. its CAPI object: the pause and, for a NodePool, the opt-in label that
- *      the MachineDeployment/MachineSet hold selects by, in one patch;
+ *      the MachineDeployment/MachineSet hold selects by, in one patch; or,
+ *      in a window, a drift held on the MachineDeployment let through
+ *      (drift.h: HyperShift's strategy back, the record dropped);
  *   2. the object itself: a held change let through (a HostedCluster's
  *      release or the fields that roll every NodePool, a NodePool's held
  *      request), and its opt-in label;
@@ -58,7 +60,8 @@ typedef struct decide_writes {
 /* True when plan p (decided) lets a held change through now: a HostedCluster
  * whose held release meets its open window, or whose fields that roll every
  * NodePool meet the common window of it and its pools (p->fields_go); a
- * NodePool whose held request meets its open window. */
+ * NodePool whose held request, or the drift held on its MachineDeployment,
+ * meets its open window. */
 bool decide_releases_held(const decide_plan_t *p);
 
 /* Fills *out with the writes plan p (decided) asks for at now, in order;

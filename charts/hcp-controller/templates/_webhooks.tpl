@@ -189,7 +189,9 @@ for a HostedCluster). */}}
 {{- end }}
 
 {{/* Hold: a MachineDeployment's template of an opted-in pool (Replace),
-and our pause on it. */}}
+our pause on it, and a held drift's strategy and record (pkg/decide/drift.h:
+HyperShift writes its strategy on every pass; only the passes of a pool
+holding a drift are sent). */}}
 {{- define "hcp-controller.webhook.hold-machinedeployments" -}}
 - name: machinedeployments.changemanagement.hypershift.openshift.io
   {{- include "hcp-controller.webhook.common" (merge (dict "path" "/hold/machinedeployments") .) | nindent 2 }}
@@ -203,10 +205,14 @@ and our pause on it. */}}
   objectSelector:
     {{- toYaml .root.Values.webhook.objectSelector | nindent 4 }}
   matchConditions:
-    - name: template-changed-or-pause-removed
+    - name: template-changed-or-pause-removed-or-drift-held
       expression: >-
         {{ include "hcp-controller.cel.fieldChanged" "spec.template" }}
         || {{ include "hcp-controller.cel.pauseRemoved" . | nindent 8 }}
+        || ({{ include "hcp-controller.cel.ann" (list "oldObject" "changemanagement.hypershift.openshift.io/held-drift") }} != []
+            && ({{ include "hcp-controller.cel.fieldChanged" "spec.strategy" }}
+                || {{ include "hcp-controller.cel.fieldChanged" "spec.rollout" }}
+                || {{ include "hcp-controller.cel.annChanged" "changemanagement.hypershift.openshift.io/held-drift" }}))
 {{- end }}
 
 {{/* Hold: a MachineSet's template and target configuration of an

@@ -1,0 +1,65 @@
+/* libFuzzer target: the drift hold's reading of outside bytes (drift.h):
+ * the input is both a held-drift record (annotation text) and a JSON array
+ * [oldObject, object] of MachineDeployments. A record that parses writes
+ * back one that parses to the same fields; an object is never drift
+ * against itself, and a drift's words fit their buffer; the strategy
+ * operations set exactly one path; the release patch always builds. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "decide/drift.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool same(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    char input[64];
+    decide_drift_t d, again;
+
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    if (decide_drift_parse(text, &d) == 0) {
+        char *rec = decide_drift_record(d.since, d.strategy, d.input);
+        if (!rec || decide_drift_parse(rec, &again) != 0)
+            abort();
+        if (!same(again.since, d.since ? d.since : "") ||
+            !same(again.input, d.input ? d.input : "") ||
+            !same(again.strategy, d.strategy ? d.strategy : DECIDE_DRIFT_DEFAULT_STRATEGY))
+            abort();
+        decide_drift_free(&again);
+        free(rec);
+        json_t *patch = decide_drift_release_patch(size & 1, d.strategy, d.since);
+        if (!patch)
+            abort();
+        json_decref(patch);
+        decide_drift_free(&d);
+    }
+    free(text);
+
+    json_t *doc = json_loadb((const char *)data, size, 0, NULL);
+    if (!doc)
+        return 0;
+    json_t *old_md = json_array_get(doc, 0), *new_md = json_array_get(doc, 1);
+    if (decide_drift_is(old_md, old_md, input, sizeof(input)) ||
+        decide_drift_is(new_md, new_md, input, sizeof(input)))
+        abort();
+    if (decide_drift_is(old_md, new_md, input, sizeof(input)) && strlen(input) >= sizeof(input))
+        abort();
+    json_t *ops = decide_md_strategy_ops(new_md, DECIDE_ON_DELETE);
+    if (!ops || json_array_size(ops) != 1)
+        abort();
+    json_decref(ops);
+    (void)decide_md_strategy(old_md);
+    json_decref(doc);
+    return 0;
+}
