@@ -70,10 +70,10 @@ CTL_E2E_INSTANCE=${CTL_E2E_INSTANCE:-hypershift}
 HS_BIN=${HCP_HYPERSHIFT_BIN:-$("$here/build.sh" --path)/hcp-hypershift}
 SIM0=2026-03-06T22:30:00Z # Friday 22:30
 # HS_SCENARIO=drift (e2e/hypershift/test_drift.sh): after the pool is up,
-# only the drift scenario below runs, with 2 more hours (60 s real) before
+# only the drift scenario below runs, with 3 more hours (90 s real) before
 # the window.
 HS_SCENARIO=${HS_SCENARIO:-holds}
-[ "$HS_SCENARIO" = drift ] && SIM0=2026-03-06T20:30:00Z
+[ "$HS_SCENARIO" = drift ] && SIM0=2026-03-06T19:30:00Z
 OPEN=2026-03-07T01:00:00Z  # Saturday's window, 2 h 30 min
 CLOSE=2026-03-07T03:30:00Z # (75 s real)
 SCALE=120                  # 75 s real to the window
@@ -265,10 +265,16 @@ start_ctl a "$NS" "$SIM0" "$SCALE" --webhook-bind-address "127.0.0.1:$WPORT" \
 HS_LOG=$CTL_TMP/hypershift.log
 HYPERSHIFT=system:serviceaccount:hypershift:operator
 kubeconfig_as "$HYPERSHIFT" "$CTL_TMP/hypershift.kubeconfig" || not_ok "HyperShift's kubeconfig"
-"$HS_BIN" --kubeconfig "$CTL_TMP/hypershift.kubeconfig" --namespace "$NS" --control-plane-namespace "$CP" \
-  --release "$R0=4.18.0" --release "$R1=4.18.1" --release "$R2=4.18.2" --ready-file "$CTL_TMP/hypershift.ready" \
-  >"$HS_LOG" 2>&1 &
-HS_PID=$!
+# hs_start: HyperShift's reconciler, its log appended to (a restart: an
+# operator update).
+hs_start() {
+  rm -f "$CTL_TMP/hypershift.ready"
+  "$HS_BIN" --kubeconfig "$CTL_TMP/hypershift.kubeconfig" --namespace "$NS" --control-plane-namespace "$CP" \
+    --release "$R0=4.18.0" --release "$R1=4.18.1" --release "$R2=4.18.2" --ready-file "$CTL_TMP/hypershift.ready" \
+    >>"$HS_LOG" 2>&1 &
+  HS_PID=$!
+}
+hs_start
 check "HyperShift's NodePool reconciler starts" wait_for 60 test -s "$CTL_TMP/hypershift.ready"
 
 post "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg r "$R0" --arg p "$POLICY_ANN" '{
@@ -355,6 +361,12 @@ hs_log_checks() {
     echo "# figure: HyperShift's races with Cluster API, tried again: $(grep -cE "$races" <<<"$others")"
     others=$(grep -vE "$races" <<<"$others")
   fi
+  if [ "$HS_SCENARIO" = drift ]; then
+    # Stopped for the restart (SIGTERM): the requests in flight end with
+    # the manager's context.
+    echo "# figure: HyperShift's requests cancelled by its stop for the restart: $(grep -c 'context canceled' <<<"$others")"
+    others=$(grep -v 'context canceled' <<<"$others")
+  fi
   echo "# figure: HyperShift's writes refused with a conflict and tried again: $conflicts"
   check_eq "HyperShift's reconciler logged no error but conflicts$([ "$REAL_CAPI" = 1 ] && echo " and its races with Cluster API")" 0 \
     "$(grep -c . <<<"$others")"
@@ -374,8 +386,11 @@ hs_log_checks() {
 # at the new user data: admitted with strategy OnDelete and the held-drift
 # record (pkg/decide/drift.h), so Cluster API makes the new MachineSet and
 # replaces no machine; a scale-up during the hold makes its machine from the
-# new template, which joins. The window opens: the controller writes
-# HyperShift's strategy back and Cluster API replaces the old machines.
+# new template, which joins. Then an operator update: HyperShift's
+# reconciler restarts while a second core ConfigMap changes, and its first
+# pass moves the template again (the record follows, still no machine
+# replaced). The window opens: the controller writes HyperShift's strategy
+# back and Cluster API replaces the 3 machines.
 # MD_HOLD=0 (the hold left out): the rollout starts at once (the negative
 # control: the checks below fail, the figure says how many were replaced).
 if [ "$HS_SCENARIO" = drift ]; then
@@ -431,12 +446,54 @@ if [ "$HS_SCENARIO" = drift ]; then
     joined_new || echo "# machines: $(machines)"
     echo "# figure: drift held, NodePool scale 2 -> 3 to the new machine Running: $((($(now_us) - t0) / 1000)) ms"
   fi
+  # An operator update: HyperShift's reconciler stops, the control-plane
+  # operator renders core-ignition-3 anew meanwhile, and the reconciler
+  # starts again. Its secret janitor reconciles every token and user-data
+  # Secret at start (secret_janitor.go) and its first pass of the pool
+  # writes the newer template, with no poke: the drift already held stays
+  # held, the record follows the newest change.
+  hs_stop
+  c3=$(get "/api/v1/namespaces/$CP/configmaps/core-ignition-3" .data.config)
+  api PATCH "/api/v1/namespaces/$CP/configmaps/core-ignition-3" "$(jq -nc --arg c "$c3" \
+    '{data: {config: ($c + "\n  kernelArguments:\n  - e2e.operator-update=1\n")}}')" >/dev/null ||
+    not_ok "the control-plane operator's update of core-ignition-3"
+  hs_start
+  check "HyperShift's reconciler starts again (an operator update)" wait_for 60 test -s "$CTL_TMP/hypershift.ready"
+  moved_again() { [ "$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)" != "$ds_d" ]; }
+  check "at its first pass HyperShift points the MachineDeployment at newer user data (no poke)" wait_for 30 moved_again
+  ds_d0=$ds_d
+  ds_d=$(get "$MD" .spec.template.spec.bootstrap.dataSecretName)
+  echo "# HyperShift wrote after the restart: tokens [$(names token-)], user data [$(names user-data-)], MachineDeployment -> $ds_d"
+  check_eq "still OnDelete; the record names the newest change and keeps the strategy HyperShift asked for" \
+    "OnDelete user data $ds_d0 -> $ds_d RollingUpdate" \
+    "$(strategy) $(drift_rec | jq -r '"\(.input) \(.strategy)"' 2>/dev/null)"
+  if [ "$REAL_CAPI" = 1 ]; then
+    sleep 5
+    check_eq "Cluster API replaces no machine (2 on the first user data, 1 on the second)" "2 1" \
+      "$(machines | tr ' ' '\n' | grep -c ":$ds0:Running\$") $(machines | tr ' ' '\n' | grep -c ":$ds_d0:Running\$")"
+  fi
   check_eq "the held drift is counted as no unheld change and told as no ChangeNotHeld" "0 0" \
     "$(metrics a | awk '/^change_management_unheld_changes_total/ { s += $2 } END { print s + 0 }') $(count_events "$NS" np ChangeNotHeld)"
   check_eq "no ChangesInitiated before the window" 0 "$(initiated np)"
   # The window opens: the controller writes HyperShift's strategy back.
   released() { [ "$(strategy)" = RollingUpdate ] && [ -z "$(drift_rec)" ]; }
-  check "the window opens: the controller writes HyperShift's strategy back and drops the record" wait_for 120 released
+  if before_sim a "$OPEN"; then
+    check_eq "still held just before the window (strategy, record)" "OnDelete yes" \
+      "$(strategy) $([ -n "$(drift_rec)" ] && echo yes || echo no)"
+  else
+    not_ok "the hold is checked before the window" "the window opened during the scenario (a busy machine)"
+  fi
+  sleep_until_sim a "$OPEN" 0
+  echo "# the window opens (real seconds on the controller's clock from its start: $(awk -v t="$(now_us)" -v t0="${CTL_T0[a]}" 'BEGIN { printf "%.1f", (t - t0) / 1e6 }'))"
+  check "the window opens: the controller writes HyperShift's strategy back and drops the record" wait_for "$(real_s 10)" released
+  released || {
+    echo "# strategy $(strategy), record $(drift_rec)"
+    echo "# ChangesPending: $(cond "$NP" ChangesPending message); ChangesPaused: $(cond "$NP" ChangesPaused reason) $(cond "$NP" ChangesPaused message)"
+    get "$NP" '.status.conditions // [] | .[] | "#   NodePool \(.type)=\(.status) \(.reason // "") \(.message // "" | .[0:200])"'
+    grep -E 'warn|error|released|write' "${CTL_LOG[a]}" | grep -v 'the API server warns' | tail -12 | cut -c1-400 | sed 's/^/#   controller: /'
+    metrics a | grep -E '^hcp_controller_' | grep -v bucket | sed 's/^/#   /'; ps -o pid,stat,pcpu,etime,args -p "${CTL_PID[a]}" | sed 's/^/#   /'
+    cp "${CTL_LOG[a]}" "${DRIFT_KEEP_LOG:-/dev/null}" 2>/dev/null
+  }
   b=$(ctl_real_at a "$OPEN")
   rel=$(grep -m1 -E "held change released kind=NodePool namespace=$NS name=np .*what=\"?held drift" "${CTL_LOG[a]}" | awk '{ print $1 }')
   rel=$(awk -v r="$(secs "${rel:-1970-01-01T00:00:00Z}")" -v b="$b" 'BEGIN { printf "%.3f", r - b }')
@@ -444,9 +501,9 @@ if [ "$HS_SCENARIO" = drift ]; then
   in_range "the controller releases it within $(real_s 1) s of the window opening, not before" "$rel" 0 "$(real_s 1)"
   if [ "$REAL_CAPI" = 1 ]; then
     all_new() { [ "$(machines | sed -E 's/(^| )[^ :]*:/\1/g')" = "$ds_d:Running $ds_d:Running $ds_d:Running" ]; }
-    check "Cluster API replaces the 2 old machines in the window: 3 Running on the new user data" wait_for 120 all_new
+    check "Cluster API replaces the 3 machines in the window: 3 Running on the newest user data" wait_for 120 all_new
     all_new || echo "# machines: $(machines)"
-    echo "# figure: window open -> the drift's rollout done (2 machines replaced): $(since "$b") s real"
+    echo "# figure: window open -> the drift's rollout done (3 machines replaced): $(since "$b") s real"
     cur_moved() { [ "$(cond "$NP" UpdatingConfig status)" != True ]; }
     check "HyperShift reports the configuration update done (UpdatingConfig no longer True)" wait_for 60 cur_moved
   fi

@@ -65,6 +65,8 @@ typedef struct verdict {
     bool cp_held;             /* NodePools: the release the write asks for is one the
                                  control plane has not completed (cpfirst.h) */
     char cp_why[DECIDE_MSGLEN / 2]; /* why, "" when not cp_held */
+    uint64_t inputs;          /* NodePools: decide_pool_inputs_fp() as the cache has it */
+    bool mine;                /* pool_verdict(): the object is the pool's CAPI object */
 } verdict_t;
 
 /* The instant an admission request is decided at: the time of the request,
@@ -96,6 +98,8 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
         snprintf(out->capi_name, sizeof(out->capi_name), "%s", p.capi_name ? p.capi_name : "");
         out->cp_held = kind == DECIDE_NP && image && p.opted_in &&
                        !decide_cp_first_ok(image, p.hc, out->cp_why, sizeof(out->cp_why));
+        if (kind == DECIDE_NP)
+            out->inputs = decide_pool_inputs_fp(p.self.data, p.hc);
     }
     decide_plan_free(&p);
     return rc;
@@ -592,6 +596,7 @@ static bool pool_verdict(ctl_controller_t *c, const adm_request_t *q, verdict_t 
     if ((*rc = plan_verdict(c, DECIDE_NP, ns, name, v, err, errlen)) != 0)
         return false;
     bool mine = strcmp(v->capi_ns, q->ns) == 0 && strcmp(v->capi_name, q->name) == 0;
+    v->mine = mine;
     v->permitted = v->permitted && mine;
     return v->restricted && mine;
 }
@@ -700,11 +705,27 @@ static int drop_held(adm_response_t *a, const adm_request_t *q, char *err, size_
 
 /* ---- drift: a configuration HyperShift made by itself (decide/drift.h) ---- */
 
+/* A write that changes the template of a known pool's MachineDeployment
+ * notes the requested inputs it is made from (DECIDE_TEMPLATE_INPUTS_ANNOTATION). */
+static int note_inputs(adm_response_t *a, const adm_request_t *q, const verdict_t *v)
+{
+    char fp[17];
+
+    if (!v->mine || !v->inputs || q->op != ADM_UPDATE || q->subresource[0] ||
+        !decide_template_changed(q->old_object, q->object))
+        return 0;
+    decide_inputs_format(v->inputs, fp);
+    if (same_str(annotation(q->object, DECIDE_TEMPLATE_INPUTS_ANNOTATION), fp))
+        return 0;
+    return patch_annotation(a, q->object, DECIDE_TEMPLATE_INPUTS_ANNOTATION, fp);
+}
+
 /* A held drift kept while restricted: the strategy HyperShift writes on
  * every pass answered with OnDelete, what it asks for (and a newer
  * template's change) recorded, the record put back when a write drops it.
  * HyperShift's later writes are then no-ops. */
-static int keep_drift(adm_response_t *a, const adm_request_t *q, const char *rec)
+static int keep_drift(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
+                      const char *rec)
 {
     const char *type = decide_md_strategy(q->object);
     char input[DECIDE_HELDLEN];
@@ -721,9 +742,10 @@ static int keep_drift(adm_response_t *a, const adm_request_t *q, const char *rec
         if (rc)
             goto out;
     }
-    bool newer = decide_drift_is(q->old_object, q->object, input, sizeof(input));
+    bool newer = decide_drift_is(q->old_object, q->object, v->inputs, input, sizeof(input));
     const char *wanted = type && !same_str(type, DECIDE_ON_DELETE) ? type : d.strategy;
-    if ((text = decide_drift_record(d.since, wanted, newer ? input : d.input)) == NULL) {
+    if ((text = decide_drift_record(d.since, wanted, newer ? input : d.input,
+                                    d.inputs ? d.inputs : v->inputs)) == NULL) {
         rc = HCP_ENOMEM;
         goto out;
     }
@@ -745,18 +767,33 @@ static int hold_drift(ctl_controller_t *c, adm_response_t *a, const adm_request_
     char *text = NULL;
     int rc;
 
+    if (rec && decide_template_changed(q->old_object, q->object) &&
+        !decide_drift_is(q->old_object, q->object, v->inputs, input, sizeof(input))) {
+        /* A requested template over a held drift (a release, or fields a
+         * request changed): it goes as any request does, the drift with it. */
+        if ((annotation(q->object, DECIDE_HELD_DRIFT_ANNOTATION) &&
+             (rc = remove_annotation(a, DECIDE_HELD_DRIFT_ANNOTATION)) != 0) ||
+            (rc = note_inputs(a, q, v)) != 0)
+            return hcp_errf(err, errlen, rc, "letting the requested template through");
+        return 0;
+    }
     if (rec) {
-        if ((rc = keep_drift(a, q, rec)) != 0)
+        if ((rc = keep_drift(a, q, v, rec)) != 0)
             return hcp_errf(err, errlen, rc, "keeping the held drift");
         return 0;
     }
-    if (!decide_drift_is(q->old_object, q->object, input, sizeof(input)))
+    if (!decide_drift_is(q->old_object, q->object, v->inputs, input, sizeof(input))) {
+        /* A requested template: the inputs it is made from noted. */
+        if ((rc = note_inputs(a, q, v)) != 0)
+            return hcp_errf(err, errlen, rc, "noting the template's inputs");
         return 0;
+    }
     json_t *ops = decide_md_strategy_ops(q->object, DECIDE_ON_DELETE);
     rc = ops ? add_ops(a, ops) : HCP_ENOMEM;
     json_decref(ops);
     decide_format_time(ctl_now_exact(c), since, sizeof(since));
-    if (rc == 0 && (text = decide_drift_record(since, decide_md_strategy(q->object), input)) == NULL)
+    if (rc == 0 && (text = decide_drift_record(since, decide_md_strategy(q->object), input,
+                                               v->inputs)) == NULL)
         rc = HCP_ENOMEM;
     if (rc == 0)
         rc = patch_annotation(a, q->object, DECIDE_HELD_DRIFT_ANNOTATION, text);
@@ -797,11 +834,14 @@ static int hold_machinedeployment(const adm_request_t *q, adm_response_t *a, voi
     int rc;
 
     if (!pool_held(ud, q, a, &v, &rc, err, errlen)) {
-        if (rc || !v.permitted)
+        if (rc)
             return rc;
-        if ((rc = drop_held(a, q, err, errlen)) != 0)
+        if (v.permitted && ((rc = drop_held(a, q, err, errlen)) != 0 ||
+                            (rc = drop_drift(a, q, err, errlen)) != 0))
             return rc;
-        return drop_drift(a, q, err, errlen);
+        if ((rc = note_inputs(a, q, &v)) != 0)
+            return hcp_errf(err, errlen, rc, "noting the template's inputs");
+        return 0;
     }
     if ((rc = hold_template(a, q, &v, &held, err, errlen)) != 0)
         return rc;

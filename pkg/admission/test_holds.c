@@ -20,6 +20,7 @@
 #include "controller/internal.h"
 #include "controller/testutil_ctl.h"
 #include "decide/testutil_decide.h"
+#include "decide/drift.h"
 #include "decide/writes.h"
 #include "log/log.h"
 
@@ -373,7 +374,9 @@ static void md_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(ann(a.stored, DECIDE_PAUSED_ANNOTATION), "true");
     assert_string_equal(ann(a.stored, DECIDE_MARKER_ANNOTATION), DECIDE_MARKER_VALUE);
     assert_null(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION));
-    assert_int_equal(a.nops, 1);
+    /* the pause kept, and the inputs the new template is made from noted */
+    assert_int_equal(a.nops, 2);
+    assert_non_null(ann(a.stored, "changemanagement.hypershift.openshift.io/template-inputs"));
     json_decref(a.stored);
 
     /* A MachineDeployment of no known pool passes untouched. */
@@ -463,7 +466,8 @@ static void md_permitted(adm_router_t *r, ctl_controller_t *c)
     (void)c;
     answer_t a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
                         "clusters-a", "np1", md_np1, MD_NP1_WRITE(""));
-    assert_int_equal(a.nops, 0);
+    assert_int_equal(a.nops, 1); /* the inputs it is made from noted */
+    assert_non_null(ann(a.stored, "changemanagement.hypershift.openshift.io/template-inputs"));
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
     json_decref(a.stored);
 
@@ -473,7 +477,7 @@ static void md_permitted(adm_router_t *r, ctl_controller_t *c)
                "np1", md_np1_held,
                MD_NP1_WRITE(",\"changemanagement.hypershift.openshift.io/held-template\":"
                             "\"version 4.17.1\""));
-    assert_int_equal(a.nops, 1);
+    assert_int_equal(a.nops, 2); /* the record dropped, the inputs noted */
     assert_string_equal(str_at(a.stored, "spec.template.spec.version"), "4.17.1");
     assert_null(ann(a.stored, DECIDE_HELD_TEMPLATE_ANNOTATION));
     json_decref(a.stored);
@@ -495,6 +499,18 @@ static void plan_np1(ctl_controller_t *c, const char *md, decide_plan_t *p)
     assert_true(p->present && p->decided);
 }
 
+/* plan_np1() with md at a newer resourceVersion than the cache's (the
+ * watch replaces an object by version). */
+static void plan_np1_newer(ctl_controller_t *c, const char *md, decide_plan_t *p)
+{
+    json_t *doc = tu_doc(md);
+    json_object_set_new(json_object_get(doc, "metadata"), "resourceVersion", json_string("10"));
+    char *text = json_dumps(doc, JSON_COMPACT);
+    plan_np1(c, text, p);
+    free(text);
+    json_decref(doc);
+}
+
 /* A template held the old way is a pending change (DESIGN.md 3.5) until
  * the next window: the pool reads ChangesPending, blocked until the window,
  * and its companion names the held template. */
@@ -508,12 +524,7 @@ static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
     assert_true(json_is_null(json_object_get(p.status_doc, "heldChange")));
     decide_plan_free(&p);
 
-    json_t *held = tu_doc(md_np1_held);
-    json_object_set_new(json_object_get(held, "metadata"), "resourceVersion", json_string("10"));
-    char *held_text = json_dumps(held, JSON_COMPACT);
-    plan_np1(c, held_text, &p);
-    free(held_text);
-    json_decref(held);
+    plan_np1_newer(c, md_np1_held, &p);
     assert_true(p.d.pending);
     assert_int_equal(p.d.pending_metric, 2);
     assert_string_equal(p.d.pending_reason, "ChangesBlocked");
@@ -538,6 +549,42 @@ static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
     "\"bootstrap\":{\"dataSecretName\":\"" ud "\"},\"infrastructureRef\":{\"name\":\"mt-1\"}}}}," \
     "\"status\":{\"replicas\":3,\"updatedReplicas\":3}}"
 
+
+#define DRIFT_REC                                                                       \
+    ",\"" DRIFT_ANN "\":\"{\\\"input\\\":\\\"user data ud-1 -> ud-2\\\","                \
+    "\\\"since\\\":\\\"2026-03-03T12:00:00Z\\\",\\\"strategy\\\":\\\"RollingUpdate\\\"}\""
+
+#define INPUTS_ANN "changemanagement.hypershift.openshift.io/template-inputs"
+
+/* np1's requested inputs as the cache has them (decide_pool_inputs_fp()). */
+static uint64_t np1_inputs(ctl_controller_t *c)
+{
+    decide_view_t v;
+    decide_ref_t np, hc;
+    ctl_view_init(c, false, &v);
+    assert_true(v.get(v.ud, DECIDE_NP, "clusters", "np1", &np));
+    assert_true(v.get(v.ud, DECIDE_HC, "clusters", "a", &hc));
+    return decide_pool_inputs_fp(np.data, hc.data);
+}
+
+/* md (JSON text) with annotation key set to value: new text (free()). */
+static char *with_ann(const char *md, const char *key, const char *value)
+{
+    json_t *doc = tu_doc(md);
+    json_object_set_new(hcp_json_path(doc, "metadata.annotations"), key, json_string(value));
+    char *text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    return text;
+}
+
+/* md made from the inputs fp (DECIDE_TEMPLATE_INPUTS_ANNOTATION). */
+static char *with_inputs(const char *md, uint64_t fp)
+{
+    char hex[17];
+    decide_inputs_format(fp, hex);
+    return with_ann(md, INPUTS_ANN, hex);
+}
+
 /* Tuesday: HyperShift points np1 at new user data that no request carries
  * (its operator changed what goes into the ignition payload): admitted with
  * OnDelete and the record in the same write; its next writes of its
@@ -545,10 +592,33 @@ static void md_held_pending(adm_router_t *r, ctl_controller_t *c)
  * gets it back. A release, or the pool's own OnDelete, is no drift. */
 static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
 {
-    (void)c;
+    uint64_t fp = np1_inputs(c);
+    char hex[17];
+    decide_inputs_format(fp, hex);
+    char *old1 = with_inputs(MD_NP1_V1("ud-1", "RollingUpdate", ""), fp);
+    char *new2 = with_inputs(MD_NP1_V1("ud-2", "RollingUpdate", ""), fp);
+    char *other1 = with_inputs(MD_NP1_V1("ud-1", "RollingUpdate", ""), fp ^ 0xff);
+
+    /* Made from other inputs than the pool's now (a request changed them:
+     * the HostedCluster's fields a PermissiveUntil override applied), or
+     * not known: a requested template, which passes; the inputs it is made
+     * from are noted. */
     answer_t a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments",
-                        "clusters-a", "np1", MD_NP1_V1("ud-1", "RollingUpdate", ""),
-                        MD_NP1_V1("ud-2", "RollingUpdate", ""));
+                        "clusters-a", "np1", other1, new2);
+    assert_string_equal(str_at(a.stored, "spec.strategy.type"), "RollingUpdate");
+    assert_null(ann(a.stored, DRIFT_ANN));
+    assert_string_equal(ann(a.stored, INPUTS_ANN), hex);
+    json_decref(a.stored);
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", MD_NP1_V1("ud-1", "RollingUpdate", ""), MD_NP1_V1("ud-2", "RollingUpdate", ""));
+    assert_string_equal(str_at(a.stored, "spec.strategy.type"), "RollingUpdate");
+    assert_null(ann(a.stored, DRIFT_ANN));
+    assert_string_equal(ann(a.stored, INPUTS_ANN), hex);
+    json_decref(a.stored);
+
+    /* Made from the same inputs: drift. */
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", old1, new2);
     assert_true(a.allowed);
     assert_string_equal(str_at(a.stored, "spec.template.spec.bootstrap.dataSecretName"), "ud-2");
     assert_string_equal(str_at(a.stored, "spec.strategy.type"), "OnDelete");
@@ -558,6 +628,7 @@ static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(str_at(rec, "strategy"), "RollingUpdate");
     assert_string_equal(str_at(rec, "input"), "user data ud-1 -> ud-2");
     assert_string_equal(str_at(rec, "since"), "2026-03-03T12:00:00Z");
+    assert_string_equal(str_at(rec, "inputs"), hex);
     json_decref(rec);
     assert_non_null(strstr(a.warning, "HyperShift made by itself (user data ud-1 -> ud-2)"));
     assert_non_null(strstr(a.warning, "OnDelete until 2026-03-07T01:00:00Z"));
@@ -596,11 +667,11 @@ static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
                "np1", MD_NP1_V1("ud-1", "RollingUpdate", ""),
                MD_NP1_V1("ud-3", "RollingUpdate", "") /* version below */);
     json_decref(a.stored);
-    json_t *rel = json_loads(MD_NP1_V1("ud-3", "RollingUpdate", ""), 0, NULL);
+    json_t *rel = json_loads(new2, 0, NULL);
     json_object_set_new(hcp_json_path(rel, "spec.template.spec"), "version", json_string("4.17.1"));
     char *rel_text = json_dumps(rel, JSON_COMPACT);
     a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
-               "np1", MD_NP1_V1("ud-1", "RollingUpdate", ""), rel_text);
+               "np1", old1, rel_text);
     assert_int_equal(a.nops, 0);
     assert_null(ann(a.stored, DRIFT_ANN));
     json_decref(a.stored);
@@ -608,18 +679,36 @@ static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
     json_decref(rel);
 
     /* The pool's own OnDelete replaces nothing: nothing to hold. */
+    char *od1 = with_inputs(MD_NP1_V1("ud-1", "OnDelete", ""), fp);
+    char *od2 = with_inputs(MD_NP1_V1("ud-2", "OnDelete", ""), fp);
     a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
-               "np1", MD_NP1_V1("ud-1", "OnDelete", ""), MD_NP1_V1("ud-2", "OnDelete", ""));
+               "np1", od1, od2);
     assert_int_equal(a.nops, 0);
     json_decref(a.stored);
+    free(od1);
+    free(od2);
+
+    /* A requested template over a held drift: it goes as requested, the
+     * record with it. */
+    char *held_other = with_ann(MD_NP1_V1("ud-2", "OnDelete", DRIFT_REC), INPUTS_ANN, "00000000000000ff");
+    char *hs3 = with_ann(MD_NP1_V1("ud-3", "RollingUpdate", DRIFT_REC), INPUTS_ANN, "00000000000000ff");
+    a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
+               "np1", held_other, hs3);
+    assert_string_equal(str_at(a.stored, "spec.strategy.type"), "RollingUpdate");
+    assert_null(ann(a.stored, DRIFT_ANN));
+    assert_string_equal(ann(a.stored, INPUTS_ANN), hex);
+    json_decref(a.stored);
+    free(held_other);
+    free(hs3);
 
     /* v1beta2 (spec.rollout.strategy), with and without a rollout block. */
+    char *v2old = with_inputs(
+        "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\"," OBJ_META("MachineDeployment",
+        "clusters-a", "np1") ",\"annotations\":{\"hypershift.openshift.io/nodePool\":"
+        "\"clusters/np1\"}},\"spec\":{\"template\":{\"spec\":{\"version\":\"4.17.0\","
+        "\"infrastructureRef\":{\"name\":\"mt-1\"}}}}}", fp);
     a = update(r, ADM_WEBHOOK_MACHINEDEPLOYMENTS, CAPI_GROUP, "machinedeployments", "clusters-a",
-               "np1",
-               "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\"," OBJ_META("MachineDeployment",
-               "clusters-a", "np1") ",\"annotations\":{\"hypershift.openshift.io/nodePool\":"
-               "\"clusters/np1\"}},\"spec\":{\"template\":{\"spec\":{\"version\":\"4.17.0\","
-               "\"infrastructureRef\":{\"name\":\"mt-1\"}}}}}",
+               "np1", v2old,
                "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\"," OBJ_META("MachineDeployment",
                "clusters-a", "np1") ",\"annotations\":{\"hypershift.openshift.io/nodePool\":"
                "\"clusters/np1\"}},\"spec\":{\"template\":{\"spec\":{\"version\":\"4.17.0\","
@@ -627,6 +716,10 @@ static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(str_at(a.stored, "spec.rollout.strategy.type"), "OnDelete");
     assert_non_null(strstr(ann(a.stored, DRIFT_ANN), "machine template mt-1 -> mt-2"));
     json_decref(a.stored);
+    free(v2old);
+    free(old1);
+    free(new2);
+    free(other1);
 }
 
 static void test_drift_restricted(void **state)
@@ -634,10 +727,6 @@ static void test_drift_restricted(void **state)
     (void)state;
     with_router("2026-03-03T12:00:00Z", drift_restricted);
 }
-
-#define DRIFT_REC                                                                       \
-    ",\"" DRIFT_ANN "\":\"{\\\"input\\\":\\\"user data ud-1 -> ud-2\\\","                \
-    "\\\"since\\\":\\\"2026-03-03T12:00:00Z\\\",\\\"strategy\\\":\\\"RollingUpdate\\\"}\""
 
 /* Saturday, in the window: HyperShift's write of its own strategy lets the
  * held drift through and drops the record; a write that keeps OnDelete
@@ -673,13 +762,7 @@ static void drift_plan(ctl_controller_t *c, bool window)
 {
     decide_plan_t p;
     decide_writes_t ws;
-    /* A newer version than the cache's (the watch replaces by version). */
-    json_t *md = tu_doc(MD_NP1_V1("ud-2", "OnDelete", DRIFT_REC));
-    json_object_set_new(json_object_get(md, "metadata"), "resourceVersion", json_string("10"));
-    char *md_text = json_dumps(md, JSON_COMPACT);
-    plan_np1(c, md_text, &p);
-    free(md_text);
-    json_decref(md);
+    plan_np1_newer(c, MD_NP1_V1("ud-2", "OnDelete", DRIFT_REC), &p);
     assert_true(p.d.drift);
     assert_non_null(strstr(p.d.held, "HyperShift configuration update: user data ud-1 -> ud-2"));
     assert_false(((const decide_capi_t *)p.capi.data)->rolling);
@@ -724,11 +807,80 @@ static void drift_plan_window(adm_router_t *r, ctl_controller_t *c)
     drift_plan(c, true);
 }
 
+/* Tuesday: a drift held whose record names other inputs than the pool's
+ * now (the webhook's cache had not seen the request that made the
+ * template) is let through at once, as the request was; a settled pool's
+ * MachineDeployment without the inputs of its template gets them. */
+static void drift_plan_corrected(adm_router_t *r, ctl_controller_t *c)
+{
+    decide_plan_t p;
+    decide_writes_t ws;
+    char hex[17], *md;
+    (void)r;
+    decide_inputs_format(np1_inputs(c), hex);
+
+    md = with_ann(MD_NP1_V1("ud-2", "OnDelete", ""), DRIFT_ANN,
+                  "{\"input\":\"user data ud-1 -> ud-2\",\"inputs\":\"00000000000000ff\","
+                  "\"strategy\":\"RollingUpdate\"}");
+    plan_np1_newer(c, md, &p);
+    free(md);
+    assert_true(p.d.restricted);
+    assert_true(decide_releases_held(&p));
+    assert_int_equal(decide_writes(&p, ctl_clock_now(&c->opts.clock, c->loop), &ws), 0);
+    assert_true(ws.n >= 1);
+    assert_true(ws.w[0].first);
+    assert_string_equal(str_at(ws.w[0].patch, "spec.strategy.type"), "RollingUpdate");
+    assert_string_equal(json_string_value(json_object_get(
+                            hcp_json_path(ws.w[0].patch, "metadata.annotations"), INPUTS_ANN)),
+                        hex);
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
+
+    /* The same record naming the pool's inputs now: held. */
+    char rec[256];
+    snprintf(rec, sizeof(rec),
+             "{\"input\":\"user data ud-1 -> ud-2\",\"inputs\":\"%s\",\"strategy\":"
+             "\"RollingUpdate\"}", hex);
+    md = with_ann(MD_NP1_V1("ud-2", "OnDelete", ""), DRIFT_ANN, rec);
+    json_t *doc = tu_doc(md);
+    free(md);
+    json_object_set_new(json_object_get(doc, "metadata"), "resourceVersion", json_string("11"));
+    md = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    plan_np1(c, md, &p);
+    free(md);
+    assert_false(decide_releases_held(&p));
+    decide_plan_free(&p);
+}
+
+static void drift_seed(adm_router_t *r, ctl_controller_t *c)
+{
+    decide_plan_t p;
+    decide_writes_t ws;
+    char hex[17];
+    (void)r;
+    decide_inputs_format(np1_inputs(c), hex);
+    plan_np1(c, MD_NP1_DONE(""), &p);
+    assert_false(p.d.pending);
+    assert_int_equal(decide_writes(&p, ctl_clock_now(&c->opts.clock, c->loop), &ws), 0);
+    const char *seeded = NULL;
+    for (int i = 0; i < ws.n; i++)
+        if (ws.w[i].target == DECIDE_WRITE_CAPI)
+            seeded = json_string_value(json_object_get(
+                hcp_json_path(ws.w[i].patch, "metadata.annotations"), INPUTS_ANN));
+    assert_non_null(seeded);
+    assert_string_equal(seeded, hex);
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
+}
+
 static void test_drift_plan(void **state)
 {
     (void)state;
     with_router("2026-03-03T12:00:00Z", drift_plan_restricted);
     with_router("2026-03-07T02:00:00Z", drift_plan_window);
+    with_router("2026-03-03T12:00:00Z", drift_plan_corrected);
+    with_router("2026-03-03T12:00:00Z", drift_seed);
 }
 
 /* ---- the NodePool hold ------------------------------------------------------- */

@@ -35,17 +35,55 @@ static const char *machine_template(const json_t *md)
     return hcp_json_str(md, "spec.template.spec.infrastructureRef.name");
 }
 
-bool decide_drift_is(const json_t *old_md, const json_t *new_md, char *input, size_t len)
+void decide_inputs_format(uint64_t fp, char out[17])
+{
+    snprintf(out, 17, "%016llx", (unsigned long long)fp);
+}
+
+uint64_t decide_inputs_parse(const char *text)
+{
+    uint64_t v = 0;
+    if (!text || strlen(text) != 16)
+        return 0;
+    for (const char *p = text; *p; p++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (d < 0)
+            return 0;
+        v = v << 4 | (uint64_t)d;
+    }
+    return v;
+}
+
+static const char *inputs_of(const json_t *md)
+{
+    return json_string_value(json_object_get(hcp_json_path(md, "metadata.annotations"),
+                                             DECIDE_TEMPLATE_INPUTS_ANNOTATION));
+}
+
+bool decide_template_changed(const json_t *old_md, const json_t *new_md)
+{
+    return !same(hcp_json_str(old_md, "spec.template.spec.bootstrap.dataSecretName"),
+                 hcp_json_str(new_md, "spec.template.spec.bootstrap.dataSecretName")) ||
+           !same(machine_template(old_md), machine_template(new_md)) ||
+           !same(hcp_json_str(old_md, "spec.template.spec.version"),
+                 hcp_json_str(new_md, "spec.template.spec.version"));
+}
+
+bool decide_drift_is(const json_t *old_md, const json_t *new_md, uint64_t inputs, char *input,
+                     size_t len)
 {
     const char *ud0 = hcp_json_str(old_md, "spec.template.spec.bootstrap.dataSecretName");
     const char *ud1 = hcp_json_str(new_md, "spec.template.spec.bootstrap.dataSecretName");
     const char *mt0 = machine_template(old_md), *mt1 = machine_template(new_md);
     const char *strategy = decide_md_strategy(new_md);
+    uint64_t made_from = decide_inputs_parse(inputs_of(old_md));
 
     if (len)
         input[0] = '\0';
     if (same(ud0, ud1) && same(mt0, mt1))
         return false; /* no new configuration */
+    if (!made_from || made_from != inputs)
+        return false; /* requested (or not known not to be) */
     if (!same(hcp_json_str(old_md, "spec.template.spec.version"),
               hcp_json_str(new_md, "spec.template.spec.version")))
         return false; /* a release: the NodePool's, held there */
@@ -89,11 +127,14 @@ json_t *decide_md_strategy_ops(const json_t *md, const char *type)
     return ops;
 }
 
-char *decide_drift_record(const char *since, const char *strategy, const char *input)
+char *decide_drift_record(const char *since, const char *strategy, const char *input,
+                          uint64_t inputs)
 {
-    json_t *doc = json_pack("{s:s, s:s, s:s}", "since", since ? since : "", "strategy",
+    char fp[17];
+    decide_inputs_format(inputs, fp);
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:s}", "since", since ? since : "", "strategy",
                             strategy ? strategy : DECIDE_DRIFT_DEFAULT_STRATEGY, "input",
-                            input ? input : "");
+                            input ? input : "", "inputs", fp);
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(doc);
     return text;
@@ -120,6 +161,7 @@ int decide_drift_parse(const char *text, decide_drift_t *out)
     out->since = dup_str(doc, "since", &oom);
     out->strategy = dup_str(doc, "strategy", &oom);
     out->input = dup_str(doc, "input", &oom);
+    out->inputs = decide_inputs_parse(json_string_value(json_object_get(doc, "inputs")));
     json_decref(doc);
     if (oom) {
         decide_drift_free(out);
@@ -142,14 +184,38 @@ void decide_drift_free(decide_drift_t *d)
     memset(d, 0, sizeof(*d));
 }
 
-json_t *decide_drift_release_patch(bool v1beta2, const char *strategy,
+json_t *decide_drift_release_patch(bool v1beta2, const char *strategy, uint64_t inputs,
                                    const char *resource_version)
 {
     const char *type = strategy ? strategy : DECIDE_DRIFT_DEFAULT_STRATEGY;
+    char fp[17];
+    decide_inputs_format(inputs, fp);
     json_t *spec = v1beta2 ? json_pack("{s:{s:{s:s}}}", "rollout", "strategy", "type", type)
                            : json_pack("{s:{s:s}}", "strategy", "type", type);
     if (!spec)
         return NULL;
-    return json_pack("{s:{s:s?, s:{s:n}}, s:o}", "metadata", "resourceVersion", resource_version,
-                     "annotations", DECIDE_HELD_DRIFT_ANNOTATION, "spec", spec);
+    return json_pack("{s:{s:s?, s:{s:n, s:s}}, s:o}", "metadata", "resourceVersion",
+                     resource_version, "annotations", DECIDE_HELD_DRIFT_ANNOTATION,
+                     DECIDE_TEMPLATE_INPUTS_ANNOTATION, fp, "spec", spec);
+}
+
+json_t *decide_inputs_patch(json_t *patch, uint64_t inputs, const char *resource_version)
+{
+    char fp[17];
+    decide_inputs_format(inputs, fp);
+    json_t *add = json_pack("{s:{s:s?, s:{s:s}}}", "metadata", "resourceVersion",
+                            resource_version, "annotations", DECIDE_TEMPLATE_INPUTS_ANNOTATION, fp);
+    if (!add) {
+        json_decref(patch);
+        return NULL;
+    }
+    if (!patch)
+        return add;
+    int rc = json_object_update_recursive(patch, add);
+    json_decref(add);
+    if (rc) {
+        json_decref(patch);
+        return NULL;
+    }
+    return patch;
 }

@@ -2,8 +2,10 @@
  * the input is both a held-drift record (annotation text) and a JSON array
  * [oldObject, object] of MachineDeployments. A record that parses writes
  * back one that parses to the same fields; an object is never drift
- * against itself, and a drift's words fit their buffer; the strategy
- * operations set exactly one path; the release patch always builds. */
+ * against itself, a drift needs the inputs its template was made from and
+ * a changed template, and its words fit their buffer; the inputs' text
+ * reads back; the strategy operations set exactly one path; the release
+ * patch always builds. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,16 +31,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     if (decide_drift_parse(text, &d) == 0) {
-        char *rec = decide_drift_record(d.since, d.strategy, d.input);
+        char *rec = decide_drift_record(d.since, d.strategy, d.input, d.inputs);
         if (!rec || decide_drift_parse(rec, &again) != 0)
             abort();
         if (!same(again.since, d.since ? d.since : "") ||
             !same(again.input, d.input ? d.input : "") ||
-            !same(again.strategy, d.strategy ? d.strategy : DECIDE_DRIFT_DEFAULT_STRATEGY))
+            !same(again.strategy, d.strategy ? d.strategy : DECIDE_DRIFT_DEFAULT_STRATEGY) ||
+            again.inputs != d.inputs)
             abort();
         decide_drift_free(&again);
         free(rec);
-        json_t *patch = decide_drift_release_patch(size & 1, d.strategy, d.since);
+        json_t *patch = decide_drift_release_patch(size & 1, d.strategy, d.inputs, d.since);
         if (!patch)
             abort();
         json_decref(patch);
@@ -50,10 +53,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!doc)
         return 0;
     json_t *old_md = json_array_get(doc, 0), *new_md = json_array_get(doc, 1);
-    if (decide_drift_is(old_md, old_md, input, sizeof(input)) ||
-        decide_drift_is(new_md, new_md, input, sizeof(input)))
+    uint64_t fp = (uint64_t)size * 0x9e3779b97f4a7c15ULL;
+    if (decide_drift_is(old_md, old_md, fp, input, sizeof(input)) ||
+        decide_drift_is(new_md, new_md, fp, input, sizeof(input)))
         abort();
-    if (decide_drift_is(old_md, new_md, input, sizeof(input)) && strlen(input) >= sizeof(input))
+    /* drift only from the inputs the old template was made from */
+    uint64_t made = decide_inputs_parse(json_string_value(json_object_get(
+        json_object_get(json_object_get(old_md, "metadata"), "annotations"),
+        DECIDE_TEMPLATE_INPUTS_ANNOTATION)));
+    if (decide_drift_is(old_md, new_md, made, input, sizeof(input)) &&
+        (!made || strlen(input) >= sizeof(input) || !decide_template_changed(old_md, new_md)))
+        abort();
+    char hex[17];
+    decide_inputs_format(fp, hex);
+    if (decide_inputs_parse(hex) != fp)
         abort();
     json_t *ops = decide_md_strategy_ops(new_md, DECIDE_ON_DELETE);
     if (!ops || json_array_size(ops) != 1)

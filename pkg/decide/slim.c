@@ -265,6 +265,7 @@ decide_hc_t *decide_hc_extract(const json_t *obj)
     const char *desired = hcp_json_str(obj, "status.version.desired.image");
     hc->infra_id = dup_or_null(infra);
     hc->release_image = dup_or_null(rel);
+    hc->inputs_fp = decide_inputs_fp(obj, decide_hc_held_fields);
     hc->desired_image = dup_or_null(desired);
     if ((infra && !hc->infra_id) || (rel && !hc->release_image) || (desired && !hc->desired_image))
         goto fail;
@@ -378,6 +379,36 @@ static int np_request(const json_t *obj, decide_np_t *np)
                         &np->requested_bad, &np->requested_summary);
 }
 
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+uint64_t decide_inputs_fp(const json_t *obj, const char *const fields[])
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    const json_t *spec = hcp_json_path(obj, "spec");
+    for (size_t i = 0; fields[i]; i++) {
+        const json_t *v = hcp_json_path(spec, fields[i]);
+        char *text = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+        h = fnv(fnv(h, fields[i]), "=");
+        h = fnv(fnv(h, text ? text : (v ? "?" : "-")), ";");
+        free(text);
+    }
+    return h ? h : 1;
+}
+
+uint64_t decide_pool_inputs_fp(const decide_np_t *np, const decide_hc_t *hc)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%016llx/%016llx", (unsigned long long)np->inputs_fp,
+             (unsigned long long)(hc ? hc->inputs_fp : 0));
+    uint64_t h = fnv(1469598103934665603ULL, buf);
+    return h ? h : 1;
+}
+
 decide_np_t *decide_np_extract(const json_t *obj)
 {
     decide_np_t *np = calloc(1, sizeof(*np));
@@ -391,6 +422,7 @@ decide_np_t *decide_np_extract(const json_t *obj)
         goto fail;
     const char *ut = hcp_json_str(obj, "spec.management.upgradeType");
     np->in_place = ut && strcmp(ut, "InPlace") == 0;
+    np->inputs_fp = decide_inputs_fp(obj, decide_np_held_fields);
     np->updating_version = condition_true(np->m.conditions, "UpdatingVersion");
     np->updating_config = condition_true(np->m.conditions, "UpdatingConfig");
     decide_health_extract(obj, true, &np->m.health);
@@ -518,6 +550,7 @@ decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
         c->drift = prc == 0 && d.input && d.input[0] ? d.input : strdup("an unreadable record");
         c->drift_strategy = prc == 0 ? d.strategy : NULL;
         c->drift_since = prc == 0 ? d.since : NULL;
+        c->drift_inputs = prc == 0 ? d.inputs : 0;
         if (prc == 0 && c->drift != d.input)
             free(d.input);
         if (!c->drift) {
@@ -527,6 +560,9 @@ decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
         if (c->on_delete)
             c->rolling = false;
     }
+    if (kind != DECIDE_MS)
+        c->template_inputs =
+            decide_inputs_parse(annotation(obj, DECIDE_TEMPLATE_INPUTS_ANNOTATION));
     c->target = target ? (uint64_t)crc32(0, (const Bytef *)target, (uInt)strlen(target)) + 1 : 0;
     json_t *labels = hcp_json_path(obj, "metadata.labels");
     const char *dep = json_string_value(json_object_get(labels, "cluster.x-k8s.io/deployment-name"));

@@ -145,6 +145,7 @@ typedef struct decide_hc {
                                    NodePool (DECIDE_REQUESTED_HC_SPEC_ANNOTATION)
                                    as a JSON object, or NULL */
     bool requested_fields_bad;  /* that annotation is there but is no JSON object */
+    uint64_t inputs_fp;         /* decide_inputs_fp() of decide_hc_held_fields */
     char *requested_fields_summary; /* the request in words ("configuration,
                                        additionalTrustBundle"), or NULL */
 } decide_hc_t;
@@ -167,6 +168,7 @@ typedef struct decide_np {
                                 or NULL when none */
     char *config_names;     /* the ConfigMaps spec.config names, one a line
                                (decide_np_config_names()), or NULL when none */
+    uint64_t inputs_fp;     /* decide_inputs_fp() of decide_np_held_fields */
 } decide_np_t;
 
 /* A CAPI Cluster, MachineDeployment or MachineSet. */
@@ -202,7 +204,18 @@ typedef struct decide_capi {
                                or NULL when none is held */
     char *drift_strategy;   /* the strategy HyperShift asked for, or NULL */
     char *drift_since;      /* RFC 3339, or NULL */
+    uint64_t drift_inputs;  /* the record's template inputs (drift.h), 0 when none */
+    uint64_t template_inputs; /* DECIDE_TEMPLATE_INPUTS_ANNOTATION, 0 when absent */
 } decide_capi_t;
+
+/* A fingerprint of the values of fields (dotted paths under spec of obj,
+ * NULL-terminated): what requests can change of a NodePool's or
+ * HostedCluster's rollout (drift.h). Never 0. */
+uint64_t decide_inputs_fp(const json_t *obj, const char *const fields[]);
+
+/* The fingerprint of the requested inputs of NodePool np's template: its
+ * own held fields and its HostedCluster's (hc may be NULL). Never 0. */
+uint64_t decide_pool_inputs_fp(const decide_np_t *np, const decide_hc_t *hc);
 
 /* The kinds of slim views. */
 typedef enum decide_kind {

@@ -16,10 +16,22 @@ static const decide_capi_t *drift_held(const decide_plan_t *p)
     return md && md->drift ? md : NULL;
 }
 
+/* A held drift whose template the NodePool's or HostedCluster's requested
+ * inputs no longer match: a request made it after all, which the webhook's
+ * cache had not seen yet (drift.h). It goes as the request did. */
+static bool drift_requested(const decide_plan_t *p)
+{
+    const decide_capi_t *md = drift_held(p);
+    return md && md->drift_inputs &&
+           md->drift_inputs != decide_pool_inputs_fp(p->self.data, p->hc);
+}
+
 bool decide_releases_held(const decide_plan_t *p)
 {
     if (p->kind == DECIDE_HC && p->fields_go)
         return true; /* the common window of the HostedCluster and its NodePools is open */
+    if (drift_requested(p))
+        return true;
     if (p->d.restricted)
         return false;
     return p->kind == DECIDE_HC ? decide_hc_held(p->self.data)
@@ -43,8 +55,20 @@ static void add(decide_writes_t *ws, decide_write_target_t target, decide_write_
     ws->w[ws->n++] = (decide_write_t){target, kind, patch, what, first};
 }
 
-/* 1. The CAPI object: the pause, and a NodePool's opt-in label, in one
- * patch; none while a held change goes (it goes alone). */
+/* A settled opted-in pool's MachineDeployment without the inputs its
+ * template was made from gets them (drift.h): nothing held, pending or
+ * rolling, so its template is the one its inputs make. */
+static bool seeds_inputs(const decide_plan_t *p)
+{
+    const decide_capi_t *md = p->capi.data;
+    return p->kind == DECIDE_NP && p->capi_kind == DECIDE_MD && md && p->opted_in &&
+           !md->template_inputs && !md->drift && !md->held && !md->rolling && !p->d.pending &&
+           !decide_np_held(p->self.data);
+}
+
+/* 1. The CAPI object: the pause, a NodePool's opt-in label and its
+ * template's inputs, in one patch; none while a held change goes (it goes
+ * alone). */
 static int capi_write(const decide_plan_t *p, decide_writes_t *ws)
 {
     bool hc = p->kind == DECIDE_HC;
@@ -52,7 +76,9 @@ static int capi_write(const decide_plan_t *p, decide_writes_t *ws)
     if (ws->releasing && md) {
         /* A held drift let through: HyperShift's strategy back, the record
          * dropped (drift.h). */
-        json_t *patch = decide_drift_release_patch(p->capi_v1beta2, md->drift_strategy, p->capi.rv);
+        json_t *patch = decide_drift_release_patch(p->capi_v1beta2, md->drift_strategy,
+                                                   decide_pool_inputs_fp(p->self.data, p->hc),
+                                                   p->capi.rv);
         if (!patch)
             return HCP_ENOMEM;
         add(ws, DECIDE_WRITE_CAPI, DECIDE_WRITE_METADATA, patch, "held drift", true);
@@ -66,6 +92,9 @@ static int capi_write(const decide_plan_t *p, decide_writes_t *ws)
         patch = decide_spec_pause_patch(patch, p->d.spec_pause > 0, p->capi.rv);
     if (!hc && p->optin_label)
         patch = decide_label_patch(patch, p->optin_label > 0, p->capi.rv);
+    if (!hc && seeds_inputs(p))
+        patch = decide_inputs_patch(patch, decide_pool_inputs_fp(p->self.data, p->hc),
+                                    p->capi.rv);
     if (patch)
         add(ws, DECIDE_WRITE_CAPI, DECIDE_WRITE_METADATA, patch,
             p->d.action != DECIDE_PAUSE_NONE || p->d.spec_pause ? "pause" : "opt-in label",
