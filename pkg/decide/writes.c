@@ -22,7 +22,7 @@ static const decide_capi_t *drift_held(const decide_plan_t *p)
 static bool drift_requested(const decide_plan_t *p)
 {
     const decide_capi_t *md = drift_held(p);
-    return md && md->drift_inputs &&
+    return md && md->drift_inputs && p->hc && /* no HostedCluster read: nothing to compare */
            md->drift_inputs != decide_pool_inputs_fp(p->self.data, p->hc);
 }
 
