@@ -65,7 +65,8 @@ typedef struct verdict {
     bool cp_held;             /* NodePools: the release the write asks for is one the
                                  control plane has not completed (cpfirst.h) */
     char cp_why[DECIDE_MSGLEN / 2]; /* why, "" when not cp_held */
-    uint64_t inputs;          /* NodePools: decide_pool_inputs_fp() as the cache has it */
+    uint64_t inputs;          /* opted-in NodePools: decide_pool_inputs_fp() as the cache
+                                 has it; 0 for a pool that did not opt in */
     bool mine;                /* pool_verdict(): the object is the pool's CAPI object */
 } verdict_t;
 
@@ -98,7 +99,7 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
         snprintf(out->capi_name, sizeof(out->capi_name), "%s", p.capi_name ? p.capi_name : "");
         out->cp_held = kind == DECIDE_NP && image && p.opted_in &&
                        !decide_cp_first_ok(image, p.hc, out->cp_why, sizeof(out->cp_why));
-        if (kind == DECIDE_NP)
+        if (kind == DECIDE_NP && p.opted_in) /* never noted on a pool that did not opt in */
             out->inputs = decide_pool_inputs_fp(p.self.data, p.hc);
     }
     decide_plan_free(&p);
