@@ -721,6 +721,16 @@ static int note_inputs(adm_response_t *a, const adm_request_t *q, const verdict_
     return patch_annotation(a, q->object, DECIDE_TEMPLATE_INPUTS_ANNOTATION, fp);
 }
 
+/* Sets the rollout strategy of the MachineDeployment being admitted to
+ * OnDelete, in either served version (decide_md_strategy_ops()). */
+static int set_on_delete(adm_response_t *a, const adm_request_t *q)
+{
+    json_t *ops = decide_md_strategy_ops(q->object, DECIDE_ON_DELETE);
+    int rc = ops ? add_ops(a, ops) : HCP_ENOMEM;
+    json_decref(ops);
+    return rc;
+}
+
 /* A held drift kept while restricted: the strategy HyperShift writes on
  * every pass answered with OnDelete, what it asks for (and a newer
  * template's change) recorded, the record put back when a write drops it.
@@ -736,13 +746,8 @@ static int keep_drift(adm_response_t *a, const adm_request_t *q, const verdict_t
 
     if (rc == HCP_ENOMEM)
         return rc;
-    if (!same_str(type, DECIDE_ON_DELETE)) {
-        json_t *ops = decide_md_strategy_ops(q->object, DECIDE_ON_DELETE);
-        rc = ops ? add_ops(a, ops) : HCP_ENOMEM;
-        json_decref(ops);
-        if (rc)
-            goto out;
-    }
+    if (!same_str(type, DECIDE_ON_DELETE) && (rc = set_on_delete(a, q)) != 0)
+        goto out;
     bool newer = decide_drift_is(q->old_object, q->object, v->inputs, input, sizeof(input));
     const char *wanted = type && !same_str(type, DECIDE_ON_DELETE) ? type : d.strategy;
     if ((text = decide_drift_record(d.since, wanted, newer ? input : d.input,
@@ -789,9 +794,7 @@ static int hold_drift(ctl_controller_t *c, adm_response_t *a, const adm_request_
             return hcp_errf(err, errlen, rc, "noting the template's inputs");
         return 0;
     }
-    json_t *ops = decide_md_strategy_ops(q->object, DECIDE_ON_DELETE);
-    rc = ops ? add_ops(a, ops) : HCP_ENOMEM;
-    json_decref(ops);
+    rc = set_on_delete(a, q);
     decide_format_time(ctl_now_exact(c), since, sizeof(since));
     if (rc == 0 && (text = decide_drift_record(since, decide_md_strategy(q->object), input,
                                                v->inputs)) == NULL)

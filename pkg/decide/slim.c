@@ -3,6 +3,7 @@
 #include "decide/cpfirst.h"
 #include "decide/cmhold.h"
 #include "decide/drift.h"
+#include "decide/plan.h"
 #include "decide/version.h"
 
 #include "base/error.h"
@@ -379,25 +380,26 @@ static int np_request(const json_t *obj, decide_np_t *np)
                         &np->requested_bad, &np->requested_summary);
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 uint64_t decide_inputs_fp(const json_t *obj, const char *const fields[])
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    /* {field: value} of the fields present, as canonical text, hashed as
+     * a release is (decide_release_hash(): FNV-1a, never 0). */
     const json_t *spec = hcp_json_path(obj, "spec");
-    for (size_t i = 0; fields[i]; i++) {
-        const json_t *v = hcp_json_path(spec, fields[i]);
-        char *text = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
-        h = fnv(fnv(h, fields[i]), "=");
-        h = fnv(fnv(h, text ? text : (v ? "?" : "-")), ";");
-        free(text);
+    json_t *doc = json_object();
+    for (size_t i = 0; doc && fields[i]; i++) {
+        json_t *v = hcp_json_path(spec, fields[i]);
+        if (v && json_object_set(doc, fields[i], v)) {
+            json_decref(doc);
+            doc = NULL;
+        }
     }
-    return h ? h : 1;
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(doc);
+    /* out of memory: a value no template was made from, so nothing is
+     * taken for drift */
+    uint64_t h = text ? decide_release_hash(text) : 1;
+    free(text);
+    return h;
 }
 
 uint64_t decide_pool_inputs_fp(const decide_np_t *np, const decide_hc_t *hc)
@@ -405,8 +407,7 @@ uint64_t decide_pool_inputs_fp(const decide_np_t *np, const decide_hc_t *hc)
     char buf[64];
     snprintf(buf, sizeof(buf), "%016llx/%016llx", (unsigned long long)np->inputs_fp,
              (unsigned long long)(hc ? hc->inputs_fp : 0));
-    uint64_t h = fnv(1469598103934665603ULL, buf);
-    return h ? h : 1;
+    return decide_release_hash(buf);
 }
 
 decide_np_t *decide_np_extract(const json_t *obj)
