@@ -306,11 +306,34 @@ static void controller_line(const subject_t *x, const char *type)
 static bool gate_verdict(const subject_t *x, sched_time_t at, char *buf, size_t len,
                          bool *skipped)
 {
-    char why[DECIDE_GATE_WHYLEN];
+    char why[DECIDE_GATE_WHYLEN], rwhy[DECIDE_GATE_WHYLEN];
     bool np = x->dk == DECIDE_NP, ok;
 
     ok = decide_health_ok(&x->m->health, np, why, sizeof why);
     *skipped = !ok && decide_gate_override(x->st, &x->m->health, at);
+    /* The held release's recommendation, once health passes (or is skipped). */
+    if ((ok || *skipped) && !np && !decide_rec_ok(&x->m->health, rwhy, sizeof rwhy)) {
+        bool rec_skipped = decide_rec_override(x->st, &x->m->health, at);
+        snprintf(buf, len, "fails (%s)%s", rwhy,
+                 rec_skipped ? ", but the override's " DECIDE_SKIP_RECOMMENDATION_ANNOTATION
+                               " annotation skips it"
+                             : ": the held release stays held while it is not recommended, "
+                               "even in a window");
+        *skipped = rec_skipped;
+        return false;
+    }
+    if (ok && !np && x->m->health.rec == DECIDE_REC_UNCHECKED) {
+        snprintf(buf, len, "passes (Available not False, Degraded not True, no update Partial); "
+                           "whether the held release is still recommended cannot be checked: "
+                           "no available or conditional updates reported");
+        return true;
+    }
+    if (ok && !np && x->m->health.rec == DECIDE_REC_OK) {
+        snprintf(buf, len, "passes (Available not False, Degraded not True, no update Partial; "
+                           "the held release is still recommended): a held change is let "
+                           "through while changes are permitted");
+        return true;
+    }
     if (ok)
         snprintf(buf, len, "passes (%s): a held change is let through while changes are "
                            "permitted",

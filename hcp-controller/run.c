@@ -82,6 +82,12 @@ static const char usage_text[] =
     "  --hypershift-users NAME,...        the users whose writes never withdraw a held\n"
     "                                     request (HyperShift's own, and the controller's;\n"
     "                                     default " RUN_HYPERSHIFT_USERS_DEFAULT ")\n"
+    "  --remediate-held-drift[=true|false]\n"
+    "                                     while a HyperShift configuration update is held,\n"
+    "                                     delete a machine of the older template that fails\n"
+    "                                     its health check, which Cluster API leaves to the\n"
+    "                                     deferred rollout; it is replaced from the new\n"
+    "                                     template (default true)\n"
     "  --guard-config PATH                the guard rails the validating webhooks enforce\n"
     "                                     (YAML or JSON, as preview --check reads them),\n"
     "                                     read again when the file changes (default: none)\n"
@@ -153,6 +159,31 @@ static int parse_bool_flag(const char *arg, const char *name, bool *out)
     else
         return -1;
     return 1;
+}
+
+/* The flags that are true or false ("--name", "--name=true|false"). */
+static const struct bflag {
+    const char *name;
+    size_t field; /* offset of the bool in run_opts_t */
+} bflags[] = {
+    {"--leader-elect", offsetof(run_opts_t, leader_elect)},
+    {"--metrics-secure", offsetof(run_opts_t, metrics_secure)},
+    {"--remediate-held-drift", offsetof(run_opts_t, remediate_drift)},
+};
+
+/* Returns 1 when arg is one of bflags (its value set in o), 0 when it is
+ * none, or HCP_EINVAL with err when its value is neither true nor false. */
+static int bool_flag(const char *arg, run_opts_t *o, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < sizeof(bflags) / sizeof(bflags[0]); k++) {
+        int r = parse_bool_flag(arg, bflags[k].name, (bool *)((char *)o + bflags[k].field));
+        if (r < 0)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s takes true or false, not \"%.40s\"",
+                            bflags[k].name, arg + strlen(bflags[k].name) + 1);
+        if (r > 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* The flags that take a value, and how each value is read. */
@@ -304,6 +335,7 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     o->leader_election_id = "hcp-controller";
     o->metrics_addr = ":8080";
     o->metrics_secure = true;
+    o->remediate_drift = true;
     o->health_addr = ":8081";
     o->qps = 20;
     o->burst = 30;
@@ -320,20 +352,10 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
             o->help = true;
             return 0;
         }
-        if ((r = parse_bool_flag(a, "--leader-elect", &o->leader_elect)) != 0) {
-            if (r < 0)
-                return hcp_errf(err, errlen, HCP_EINVAL,
-                                "--leader-elect takes true or false, not \"%.40s\"",
-                                a + strlen("--leader-elect="));
+        if ((r = bool_flag(a, o, err, errlen)) < 0)
+            return r;
+        if (r > 0)
             continue;
-        }
-        if ((r = parse_bool_flag(a, "--metrics-secure", &o->metrics_secure)) != 0) {
-            if (r < 0)
-                return hcp_errf(err, errlen, HCP_EINVAL,
-                                "--metrics-secure takes true or false, not \"%.40s\"",
-                                a + strlen("--metrics-secure="));
-            continue;
-        }
         if ((r = value_flag(argc, argv, &i, o, err, errlen)) < 0)
             return r;
         if (r == 0)
@@ -665,7 +687,8 @@ int run_main(int argc, char **argv)
                         .hosted_period = a.opts.hosted_period,
                         .notify = a.notify_on ? on_notify : NULL, .notify_ud = &a.notify,
                         .notify_cfg = a.notify_on ? &a.notify.cfg : NULL,
-                        .hypershift_users = a.opts.hypershift_users};
+                        .hypershift_users = a.opts.hypershift_users,
+                        .remediate_drift = a.opts.remediate_drift};
     if (a.notify_on)
         notify_sender_callbacks(&a.notify, on_delivered, on_failing, &a);
     /* In a cluster the Secret's address (the service's short name) only

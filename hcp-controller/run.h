@@ -24,6 +24,7 @@ typedef struct run_opts {
     const char *metrics_addr;        /* --metrics-bind-address */
     const char *health_addr;         /* --health-probe-bind-address */
     bool metrics_secure;             /* --metrics-secure (default true) */
+    bool remediate_drift;            /* --remediate-held-drift (default true) */
     const char *metrics_cert;        /* --metrics-cert-file, NULL: self-signed */
     const char *metrics_key;         /* --metrics-key-file */
     double qps;                      /* --kube-api-qps */

@@ -140,7 +140,8 @@ want_args=(run --leader-elect "--leader-election-namespace=$RELNS" --leader-elec
   --log-format=json --v=0 --kube-api-qps=20 --kube-api-burst=30
   --webhook-bind-address=:9443 --webhook-cert-file=/etc/hcp-controller/webhook/tls.crt
   --webhook-key-file=/etc/hcp-controller/webhook/tls.key --webhook-failure-policy=Fail
-  --shutdown-delay=5 "--hypershift-users=system:serviceaccount:hypershift:operator,system:serviceaccount:$RELNS:$SA")
+  --shutdown-delay=5 "--hypershift-users=system:serviceaccount:hypershift:operator,system:serviceaccount:$RELNS:$SA"
+  --remediate-held-drift=true)
 check_eq "controller flags" "${want_args[*]}" "${ARGS[*]}"
 check "the binary accepts the rendered flags" quiet "$HCP_BIN" "${ARGS[@]}" --help
 check_eq "metrics Service targets the metrics port of the pods" "metrics 8080 true" \
@@ -170,6 +171,8 @@ main cluster.x-k8s.io machinedeployments patch *
 main cluster.x-k8s.io machinesets list *
 main cluster.x-k8s.io machinesets watch *
 main cluster.x-k8s.io machinesets patch *
+main cluster.x-k8s.io machines list *
+main cluster.x-k8s.io machines delete *
 main core secrets get $SECRET
 main - /apis/cluster.x-k8s.io get *
 main authentication.k8s.io tokenreviews create *
@@ -204,6 +207,11 @@ if diff "$T/grants.want" "$T/grants" >"$T/grants.diff"; then
 else
   not_ok "RBAC grants exactly what the controller uses" "diff (- expected, + rendered): $(tr '\n' ';' <"$T/grants.diff")"
 fi
+# webhook.remediateHeldDrift=false: no Machine grant, and the flag says so.
+render "$T/norem.json" --set webhook.remediateHeldDrift=false ||
+  not_ok "helm template with webhook.remediateHeldDrift=false" "$(cat "$T/render.err")"
+check_eq "remediateHeldDrift=false: no grant on Machines, --remediate-held-drift=false" "0 --remediate-held-drift=false" \
+  "$(jq -r '[.[] | select(.kind == "ClusterRole") | .rules[] | select(.resources | index("machines"))] | length' "$T/norem.json") $(jq -r '.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args[] | select(startswith("--remediate-held-drift"))' "$T/norem.json")"
 check_eq "ServiceAccount bound cluster-wide to both ClusterRoles, and to the Lease Role in the release namespace" \
   "ClusterRoleBinding $SA -;ClusterRoleBinding $SA-objects -;RoleBinding $SA-leader-election $RELNS" \
   "$(jq -r --arg sa "$SA" --arg ns "$RELNS" '[.[] | select(.kind | endswith("Binding")) |

@@ -70,10 +70,12 @@ CTL_E2E_INSTANCE=${CTL_E2E_INSTANCE:-hypershift}
 HS_BIN=${HCP_HYPERSHIFT_BIN:-$("$here/build.sh" --path)/hcp-hypershift}
 SIM0=2026-03-06T22:30:00Z # Friday 22:30
 # HS_SCENARIO=drift (e2e/hypershift/test_drift.sh): after the pool is up,
-# only the drift scenario below runs, with 3 more hours (90 s real) before
-# the window.
+# only the drift scenario below runs, with 1 h 45 min more (52.5 s real)
+# before the window: the scenario reaches the window's eve about 50 s after
+# the controller starts on an idle machine (it prints how long is left),
+# and needs the rest on a loaded one.
 HS_SCENARIO=${HS_SCENARIO:-holds}
-[ "$HS_SCENARIO" = drift ] && SIM0=2026-03-06T19:30:00Z
+[ "$HS_SCENARIO" = drift ] && SIM0=2026-03-06T20:45:00Z
 OPEN=2026-03-07T01:00:00Z  # Saturday's window, 2 h 30 min
 CLOSE=2026-03-07T03:30:00Z # (75 s real)
 SCALE=120                  # 75 s real to the window
@@ -386,7 +388,9 @@ hs_log_checks() {
 # at the new user data: admitted with strategy OnDelete and the held-drift
 # record (pkg/decide/drift.h), so Cluster API makes the new MachineSet and
 # replaces no machine; a scale-up during the hold makes its machine from the
-# new template, which joins. Then an operator update: HyperShift's
+# new template, which joins; an old machine whose Node goes NotReady, which
+# Cluster API declines to remediate (an older revision), is deleted by the
+# controller and replaced from the new template. Then an operator update: HyperShift's
 # reconciler restarts while a second core ConfigMap changes, and its first
 # pass moves the template again (the record follows, still no machine
 # replaced). The window opens: the controller writes HyperShift's strategy
@@ -445,6 +449,37 @@ if [ "$HS_SCENARIO" = drift ]; then
     check "a scale to 3 during the hold: the third machine boots from the new user data and joins; the two old ones stay" wait_for 60 joined_new
     joined_new || echo "# machines: $(machines)"
     echo "# figure: drift held, NodePool scale 2 -> 3 to the new machine Running: $((($(now_us) - t0) / 1000)) ms"
+    # Still held, an old machine's Node goes NotReady. The MachineHealthCheck
+    # HyperShift writes for autoRepair marks it; Cluster API does not
+    # remediate a machine of an older revision (machineset_controller.go,
+    # reconcileUnhealthyMachines: OwnerRemediated False, CannotBeRemediated,
+    # left to the rollout), and the rollout is held. The controller deletes
+    # it (pkg/controller/remediate.c); under OnDelete Cluster API makes the
+    # replacement in the new MachineSet, from the user data HyperShift keeps
+    # valid: it joins.
+    check "HyperShift writes the pool's MachineHealthCheck (autoRepair)" wait_for 10 \
+      eval '[ -n "$(get "$CAPI/namespaces/$CP/machinehealthchecks/np" ".metadata.name // empty")" ]'
+    victim=$(api GET "$CAPI/namespaces/$CP/machines" | jq -r --arg ds "$ds0" \
+      '[.items[] | select(.spec.bootstrap.dataSecretName == $ds and .status.nodeRef != null)][0] | "\(.metadata.name) \(.status.nodeRef.name)"')
+    t0=$(now_us)
+    api PATCH "/api/v1/nodes/${victim#* }/status" "$(jq -nc --arg t "$(date -u +%Y-%m-%dT%H:%M:%SZ)" '{status: {
+      conditions: [{type: "Ready", status: "False", reason: "KubeletNotReady", message: "stand-in kubelet: stopped",
+                    lastHeartbeatTime: $t, lastTransitionTime: $t}]}}')" >/dev/null || not_ok "an old machine's Node goes NotReady"
+    replaced_new() {
+      ! api GET "$CAPI/namespaces/$CP/machines" | jq -e --arg v "${victim%% *}" 'any(.items[]; .metadata.name == $v)' >/dev/null &&
+        [ "$(machines | tr ' ' '\n' | grep -c ":$ds_d:Running\$")" = 2 ] && [ "$(machines | tr ' ' '\n' | grep -c ":$ds0:Running\$")" = 1 ]
+    }
+    check "an old machine fails its health check during the hold: deleted and replaced from the new user data (1 old, 2 new Running)" \
+      wait_for 60 replaced_new
+    replaced_new || { echo "# machines: $(machines)"; grep -E 'remediat' "${CTL_LOG[a]}" | tail -3 | cut -c1-400 | sed 's/^/#   controller: /'; }
+    rem=$(grep -m1 "machine of the older template remediated" "${CTL_LOG[a]}" | awk '{ print $1 }')
+    rem=$(awk -v r="$(secs "${rem:-1970-01-01T00:00:00Z}")" -v t="$t0" 'BEGIN { printf "%d", (r - t / 1e6) * 1000 }')
+    echo "# figure: drift held, an old machine's Node NotReady to its replacement Running from the new template (MachineHealthCheck timeout 5 s): $((($(now_us) - t0) / 1000)) ms; the controller's delete at $rem ms (load average $(cut -d' ' -f1 /proc/loadavg))"
+    check_eq "Cluster API declined it for its revision, the controller deleted it: one MachineRemediated Event, counted once" "1 1" \
+      "$(count_events "$NS" np MachineRemediated) $(metric a change_management_held_drift_remediations_total)"
+    np_true() { [ "$(np_get np '"\(.status.replicas) \(.status.version)"')" = "3 4.18.0" ]; }
+    check "HyperShift's NodePool status stays true: 3 replicas, version 4.18.0" wait_for 30 np_true
+    np_true || echo "# NodePool status: $(np_get np '"\(.status.replicas) \(.status.version)"')"
   fi
   # An operator update: HyperShift's reconciler stops, the control-plane
   # operator renders core-ignition-3 anew meanwhile, and the reconciler
@@ -469,7 +504,7 @@ if [ "$HS_SCENARIO" = drift ]; then
     "$(strategy) $(drift_rec | jq -r '"\(.input) \(.strategy)"' 2>/dev/null)"
   if [ "$REAL_CAPI" = 1 ]; then
     sleep 5
-    check_eq "Cluster API replaces no machine (2 on the first user data, 1 on the second)" "2 1" \
+    check_eq "Cluster API replaces no machine (1 on the first user data, 2 on the second)" "1 2" \
       "$(machines | tr ' ' '\n' | grep -c ":$ds0:Running\$") $(machines | tr ' ' '\n' | grep -c ":$ds_d0:Running\$")"
   fi
   check_eq "the held drift is counted as no unheld change and told as no ChangeNotHeld" "0 0" \
@@ -477,6 +512,7 @@ if [ "$HS_SCENARIO" = drift ]; then
   check_eq "no ChangesInitiated before the window" 0 "$(initiated np)"
   # The window opens: the controller writes HyperShift's strategy back.
   released() { [ "$(strategy)" = RollingUpdate ] && [ -z "$(drift_rec)" ]; }
+  echo "# the window opens in $(awk -v n="$(sim_hi a)" -v o="$(epoch "$OPEN")" -v k="$SCALE" 'BEGIN { printf "%.1f", (o - n) / k }') s (real)"
   if before_sim a "$OPEN"; then
     check_eq "still held just before the window (strategy, record)" "OnDelete yes" \
       "$(strategy) $([ -n "$(drift_rec)" ] && echo yes || echo no)"

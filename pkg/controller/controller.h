@@ -53,7 +53,7 @@ typedef struct ctl_options {
                                     ClusterVersion; 0 = hosted's default */
     /* Called (when set and leading) for each step due (DESIGN.md 3.9,
      * notify/due.h): held, window-soon, initiated, completed, failed,
-     * health-gate-skipped, override-set, override-expired, withdrawn. ev, d and their
+     * health-gate-skipped, release-withdrawn, override-set, override-expired, withdrawn. ev, d and their
      * strings are valid during the call only. The caller tells
      * ctl_notified() once every endpoint took it. */
     void (*notify)(const notify_event_t *ev, const notify_due_t *d, void *ud);
@@ -63,6 +63,10 @@ typedef struct ctl_options {
      * HyperShift's ServiceAccounts and the controller's own), read by the
      * holds; NULL-terminated, borrowed; NULL: none. */
     const char *const *hypershift_users;
+    /* Delete the older template's machines that fail their health check
+     * while a drift is held, which Cluster API leaves to the deferred
+     * rollout (remediate.c). */
+    bool remediate_drift;
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */
@@ -82,6 +86,10 @@ typedef struct ctl_stats {
                                   when changes were permitted (DESIGN.md 3.10),
                                   counted once per failing spell: [0]
                                   HostedClusters, [1] NodePools */
+    uint64_t rec_holds;        /* held releases kept held because they are no longer
+                                  recommended for their cluster, once per spell */
+    uint64_t drift_remediations; /* machines of an older template deleted for their failed
+                                  health check while a drift was held (remediate.c) */
     double reconcile_seconds;  /* total time spent reconciling */
     double last_write_at;      /* Unix time the API server last acknowledged a
                                   write; 0 before the first */

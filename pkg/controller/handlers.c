@@ -246,6 +246,24 @@ static void machines_update(const kube_obj *old, const kube_obj *o, void *ud)
 }
 static void machines_delete(const kube_obj *o, void *ud) { machines_changed(o, ud); }
 
+/* A MachineSet is also the concern of remediate.c. */
+static void ms_add(const kube_obj *o, void *ud)
+{
+    machines_changed(o, ud);
+    ctl_rem_enqueue(ud, o);
+}
+static void ms_update(const kube_obj *old, const kube_obj *o, void *ud)
+{
+    (void)old;
+    machines_changed(o, ud);
+    ctl_rem_enqueue(ud, o);
+}
+static void ms_delete(const kube_obj *o, void *ud)
+{
+    machines_changed(o, ud);
+    ctl_rem_enqueue(ud, o);
+}
+
 /* A companion concerns its target (decide_companion_target()): a change or
  * deletion by anyone else is undone by the target's next reconcile, and a
  * companion whose target is gone is deleted by it. */
@@ -413,8 +431,8 @@ const kube_cache_ops ctl_cluster_ops = {extract_capi, release_capi, cluster_add,
                                         cluster_delete};
 const kube_cache_ops ctl_machines_ops = {extract_capi, release_capi, machines_add,
                                          machines_update, machines_delete};
-const kube_cache_ops ctl_machinesets_ops = {extract_ms, release_capi, machines_add,
-                                            machines_update, machines_delete};
+const kube_cache_ops ctl_machinesets_ops = {extract_ms, release_capi, ms_add, ms_update,
+                                            ms_delete};
 const kube_cache_ops ctl_companion_ops = {extract_companion, release_companion, companion_add,
                                           companion_update, companion_delete};
 
@@ -422,6 +440,8 @@ static void enqueue_cm(const kube_obj *o, void *ud)
 {
     ctl_enqueue(ud, R_CM, o->ns, o->name);
 }
+
+static void enqueue_rem(const kube_obj *o, void *ud) { ctl_rem_enqueue(ud, o); }
 
 void ctl_enqueue_all(ctl_controller_t *c)
 {
@@ -431,4 +451,5 @@ void ctl_enqueue_all(ctl_controller_t *c)
     /* The ConfigMaps: those labelled (to be kept or not) and those named. */
     kube_cache_foreach(&c->nps, enqueue_each, &m);
     kube_cache_foreach(&c->cms, enqueue_cm, c);
+    kube_cache_foreach(&c->mss, enqueue_rem, c);
 }

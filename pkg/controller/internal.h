@@ -41,7 +41,13 @@
 #define CAPI_GROUP CTL_CAPI_GROUP
 #define PATH_MAX_LEN 768
 
-typedef enum rkind { R_POLICY, R_HC, R_NP, R_CM /* a ConfigMap's opted-in label */ } rkind_t;
+typedef enum rkind {
+    R_POLICY,
+    R_HC,
+    R_NP,
+    R_CM,  /* a ConfigMap's opted-in label */
+    R_REM, /* a MachineSet whose older-template machines wait for remediation */
+} rkind_t;
 
 /* What an object's /metrics values are computed from, as one plan left it
  * (view.c: ctl_plan_inputs()); the values themselves depend on now. */
@@ -78,6 +84,9 @@ typedef struct record {
     bool initiated;          /* this decision tells ChangesInitiated (its notification
                                 step reads it) */
     bool last_gate_failed;   /* the previous decision was held by the health gate */
+    const char *last_gate_reason; /* its reason (decide_gate_t.reason, static), NULL */
+    bool release_unchecked;  /* the held release let through was not checked against the
+                                update graph (told in ChangesInitiated) */
     bool last_min_left;      /* the previous decision was held by the minimum time left */
     char reassert_rv[32];    /* the CAPI object's version the last re-assertion was told
                                 on, "" when the pause was seen in place since */
@@ -114,6 +123,7 @@ typedef struct record {
     sched_time_t metrics_until;
     ctl_metric_inputs_t metrics;
     /* ConfigMaps (cmlabel.c): the last label patch found none, logged once. */
+    bool rem_listing;        /* R_REM: its Machines' LIST is in flight */
     bool cm_absent;
     double cm_retry;         /* next try of an absent ConfigMap, seconds */
 } record_t;
@@ -249,6 +259,17 @@ void ctl_cm_enqueue_names(ctl_controller_t *c, const char *ns, const char *names
 void ctl_reconcile_cm(ctl_controller_t *c, record_t *r);
 /* The label patch of r found no ConfigMap: logged once, tried again later. */
 void ctl_cm_absent(ctl_controller_t *c, record_t *r);
+
+/* remediate.c */
+/* Queues MachineSet ms's remediation record when it reports machines to
+ * remediate as an older revision of a MachineDeployment whose drift is
+ * held, or when it has one (to forget it). */
+void ctl_rem_enqueue(ctl_controller_t *c, const kube_obj *ms);
+/* Deletes the machines of record r's MachineSet that Cluster API declined
+ * to remediate for their revision while a drift is held (one LIST, then a
+ * conditional delete each); the record is forgotten when nothing is left
+ * to do. Leader only, with opts.remediate_drift. */
+void ctl_reconcile_rem(ctl_controller_t *c, record_t *r);
 
 /* handlers.c */
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,

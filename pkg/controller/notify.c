@@ -26,7 +26,10 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
                       .request = SCHED_NEG_INF,
                       .restricted = d->restricted,
                       .current = d->state.current.start,
-                      .gate_failed = g->applies && !g->pass && !g->skipped,
+                      .gate_failed = g->applies && !g->pass && !g->skipped &&
+                                     strcmp(g->reason, "HealthGate") == 0,
+                      .rec_failed = g->applies && !g->pass && !g->skipped &&
+                                    strcmp(g->reason, "ReleaseNotRecommended") == 0,
                       .let_through = !d->restricted && (d->pending_metric == 1 || initiated),
                       .outcome = h->outcome,
                       .outcome_at = h->outcome_at,
@@ -128,6 +131,7 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
         snprintf(buf, len, "The held change is let through: its window is open.");
         return;
     case NOTIFY_GATE_SKIPPED:
+    case NOTIFY_RELEASE_WITHDRAWN:
         snprintf(buf, len, "%s", p->d.paused_message);
         return;
     case NOTIFY_COMPLETED:

@@ -70,23 +70,33 @@ static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_pl
 {
     const decide_gate_t *g = &p->d.gate;
     bool failed = g->applies && !g->pass && !g->skipped;
+    bool by_rec = g->reason && strcmp(g->reason, "ReleaseNotRecommended") == 0;
     char msg[DECIDE_MSGLEN];
-    if (failed && !r->last_gate_failed) {
-        c->stats.gate_holds[p->kind == DECIDE_HC ? 0 : 1]++;
-        log_kv(LOG_WARN, "held change kept held by the health gate", "kind", kind, "namespace",
-               r->ns, "name", r->name, "why", g->why, NULL);
-        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "HealthGate",
+    /* Once per failing spell, and again when what fails changes (the
+     * health, then the release's recommendation). */
+    if (failed && (!r->last_gate_failed || r->last_gate_reason != g->reason)) {
+        if (by_rec)
+            c->stats.rec_holds++;
+        else
+            c->stats.gate_holds[p->kind == DECIDE_HC ? 0 : 1]++;
+        log_kv(LOG_WARN,
+               by_rec ? "held release kept held: no longer recommended"
+                      : "held change kept held by the health gate",
+               "kind", kind, "namespace", r->ns, "name", r->name, "why", g->why, NULL);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", g->reason,
               p->d.paused_message);
     }
     if (g->applies && g->skipped && !r->last_gate_failed) {
         snprintf(msg, sizeof(msg),
-                 "The health gate failed (%s), but the override's %s annotation skips it: the "
-                 "held change is let through.",
-                 g->why, DECIDE_SKIP_GATE_ANNOTATION);
-        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", "HealthGateSkipped",
-              msg);
+                 "%s (%s), but the override's %s annotation skips it: the held change is let "
+                 "through.",
+                 by_rec ? "The held release is not recommended" : "The health gate failed",
+                 g->why, by_rec ? DECIDE_SKIP_RECOMMENDATION_ANNOTATION : DECIDE_SKIP_GATE_ANNOTATION);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning",
+              by_rec ? "RecommendationCheckSkipped" : "HealthGateSkipped", msg);
     }
     r->last_gate_failed = failed;
+    r->last_gate_reason = failed ? g->reason : NULL;
 }
 
 /* ---- control plane first (DESIGN.md 3.6) ---- */
@@ -192,7 +202,13 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     r->let_through = false;
     if (r->initiated)
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
-              "Pending changes may start now.");
+              r->release_unchecked
+                  ? "Pending changes may start now. Whether the release is still recommended "
+                    "was not checked: the HostedCluster reports no available or conditional "
+                    "updates (no update service)."
+                  : "Pending changes may start now.");
+    if (r->initiated)
+        r->release_unchecked = false;
     if (d->action == DECIDE_PAUSE_REASSERT) {
         /* Once per removal. A re-assertion whose write conflicted (Cluster
          * API records the Paused condition of a Cluster whose pause was
@@ -247,6 +263,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
             continue; /* no path for its CAPI object */
         if (dw->first) {
             r->let_through = true; /* told once the object shows it (decide_initiated()) */
+            r->release_unchecked = p->d.gate.applies && p->d.gate.unchecked;
             log_kv(LOG_INFO, "held change released", "kind",
                    p->kind == DECIDE_HC ? "HostedCluster" : "NodePool", "namespace", r->ns,
                    "name", r->name, "what", dw->what, NULL);
@@ -425,6 +442,8 @@ void ctl_reconcile(ctl_controller_t *c, record_t *r)
         reconcile_policy(c, r, now);
     else if (r->kind == R_CM)
         ctl_reconcile_cm(c, r);
+    else if (r->kind == R_REM)
+        ctl_reconcile_rem(c, r);
     else
         reconcile_managed(c, r, now);
 }

@@ -157,7 +157,8 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
         rc = kube_update(wr->client, w->path, w->doc, write_done, f, &err);
         break;
     case CTL_WRITE_DELETE:
-        rc = kube_delete(wr->client, w->path, write_done, f, &err);
+        rc = w->doc ? kube_delete_with(wr->client, w->path, w->doc, write_done, f, &err)
+                    : kube_delete(wr->client, w->path, write_done, f, &err);
         break;
     default:
         rc = kube_create(wr->client, w->path, w->doc, write_done, f, &err);

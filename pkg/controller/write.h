@@ -72,7 +72,8 @@ typedef enum ctl_write_verb {
     CTL_WRITE_STATUS, /* merge patch of the status subresource */
     CTL_WRITE_CREATE, /* create */
     CTL_WRITE_UPDATE, /* replace (PUT), conditional on the doc's metadata.resourceVersion */
-    CTL_WRITE_DELETE, /* delete (doc unused); an object already gone counts as done */
+    CTL_WRITE_DELETE, /* delete, with doc as its DeleteOptions when not NULL; an object
+                         already gone counts as done */
 } ctl_write_verb_t;
 
 /* One write. Everything is borrowed for the duration of ctl_write(). */

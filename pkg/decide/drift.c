@@ -219,3 +219,52 @@ json_t *decide_inputs_patch(json_t *patch, uint64_t inputs, const char *resource
     }
     return patch;
 }
+
+const json_t *decide_capi_conditions(const json_t *obj)
+{
+    const json_t *c = hcp_json_path(obj, "status.v1beta2.conditions");
+    if (!json_is_array(c))
+        c = hcp_json_path(obj, "status.conditions");
+    return json_is_array(c) ? c : NULL;
+}
+
+static const json_t *condition(const json_t *obj, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(decide_capi_conditions(obj), i, c) {
+        if (same(json_string_value(json_object_get(c, "type")), type))
+            return c;
+    }
+    return NULL;
+}
+
+static bool condition_is(const json_t *obj, const char *type, const char *status,
+                         const char *reason)
+{
+    const json_t *c = condition(obj, type);
+    return c && same(json_string_value(json_object_get(c, "status")), status) &&
+           (!reason || same(json_string_value(json_object_get(c, "reason")), reason));
+}
+
+bool decide_ms_remediating(const json_t *ms)
+{
+    return condition_is(ms, "Remediating", "True", NULL);
+}
+
+bool decide_drift_remediable(const json_t *machine)
+{
+    return !json_is_string(hcp_json_path(machine, "metadata.deletionTimestamp")) &&
+           condition_is(machine, "HealthCheckSucceeded", "False", NULL) &&
+           condition_is(machine, "OwnerRemediated", "False", "CannotBeRemediated");
+}
+
+json_t *decide_drift_remediation_delete(const json_t *machine)
+{
+    const char *uid = hcp_json_str(machine, "metadata.uid");
+    const char *rv = hcp_json_str(machine, "metadata.resourceVersion");
+    if (!uid || !rv)
+        return NULL;
+    return json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "DeleteOptions",
+                     "preconditions", "uid", uid, "resourceVersion", rv);
+}

@@ -124,4 +124,40 @@ json_t *decide_drift_release_patch(bool v1beta2, const char *strategy, uint64_t 
  * NULL); NULL when out of memory. */
 json_t *decide_inputs_patch(json_t *patch, uint64_t inputs, const char *resource_version);
 
+/* Remediation of the older template's machines while a drift is held.
+ * Cluster API remediates no machine of a MachineSet that is not its
+ * MachineDeployment's current revision: it marks it OwnerRemediated False,
+ * reason CannotBeRemediated, "pending removal due to rollout", and counts
+ * on the rollout to delete it (core/reconcilers/machineset/
+ * machineset_controller.go, reconcileUnhealthyMachines). Under the drift's
+ * OnDelete no rollout comes before the window, so a machine of the older
+ * template that fails its health check would stay broken for the whole
+ * hold. The controller deletes such a machine itself: the delete Cluster
+ * API would have done, within what the MachineHealthCheck allowed (it
+ * marks OwnerRemediated only while its maxUnhealthy holds); under OnDelete
+ * Cluster API then scales the old MachineSet down and makes the
+ * replacement in the new one, from the template HyperShift keeps valid
+ * (machinedeployment_rollout_ondelete.go). */
+
+/* The current conditions of a Cluster API object of either served version
+ * (v1beta1 status.v1beta2.conditions, else status.conditions), borrowed;
+ * NULL when none. */
+const json_t *decide_capi_conditions(const json_t *obj);
+
+/* True when MachineSet ms reports machines to remediate (its Remediating
+ * condition is True). */
+bool decide_ms_remediating(const json_t *ms);
+
+/* True when machine is one Cluster API found unhealthy and declined to
+ * remediate for its revision (above): HealthCheckSucceeded False,
+ * OwnerRemediated False with reason CannotBeRemediated, and not already
+ * being deleted. */
+bool decide_drift_remediable(const json_t *machine);
+
+/* The delete options of such a machine (a new object): preconditions on
+ * its uid and resourceVersion, so a machine that changed meanwhile (healthy
+ * again, or another one of that name) is not deleted; NULL when out of
+ * memory or when the machine has neither. */
+json_t *decide_drift_remediation_delete(const json_t *machine);
+
 #endif

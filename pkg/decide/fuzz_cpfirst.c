@@ -4,12 +4,17 @@
  * a release image as a NodePool could ask for it. The version parser must
  * order consistently (a version equals itself; cmp(a, b) is -cmp(b, a)),
  * the newest completed version must parse, and the verdict's reason must be
- * a terminated string that is empty exactly when the image is fine. */
+ * a terminated string that is empty exactly when the image is fine. The
+ * object's held release is judged against its availableUpdates and
+ * conditionalUpdates (gate.h): a known verdict, terminated texts, and a
+ * refusal exactly when it is gone or at risk. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decide/cpfirst.h"
+#include "decide/gate.h"
+#include "decide/slim.h"
 #include "decide/version.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,6 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             bool ok = decide_cp_first_ok(image, hc, why, sizeof(why));
             if (memchr(why, '\0', sizeof(why)) == NULL || ok != (why[0] == '\0'))
+                abort();
+            const decide_health_t *h = &hc->m.health;
+            char rwhy[DECIDE_GATE_WHYLEN] = "";
+            if (h->rec > DECIDE_REC_RISK ||
+                !memchr(h->rec_risk, '\0', sizeof(h->rec_risk)) ||
+                !memchr(h->rec_version, '\0', sizeof(h->rec_version)) ||
+                decide_rec_ok(h, rwhy, sizeof(rwhy)) !=
+                    (h->rec != DECIDE_REC_GONE && h->rec != DECIDE_REC_RISK) ||
+                !memchr(rwhy, '\0', sizeof(rwhy)))
                 abort();
             decide_hc_free(hc);
         }

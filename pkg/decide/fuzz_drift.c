@@ -5,7 +5,9 @@
  * against itself, a drift needs the inputs its template was made from and
  * a changed template, and its words fit their buffer; the inputs' text
  * reads back; the strategy operations set exactly one path; the release
- * patch always builds. */
+ * patch always builds. The array's items are also read as the Machines of a
+ * LIST answer and a MachineSet (remediation): a machine remediable is one
+ * whose delete has both preconditions. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     json_decref(ops);
     (void)decide_md_strategy(old_md);
+    (void)decide_ms_remediating(old_md);
+    for (size_t i = 0; i < json_array_size(doc); i++) {
+        json_t *m = json_array_get(doc, i);
+        json_t *del = decide_drift_remediation_delete(m);
+        if (decide_drift_remediable(m) && del &&
+            (!json_is_string(json_object_get(json_object_get(del, "preconditions"), "uid")) ||
+             !json_is_string(
+                 json_object_get(json_object_get(del, "preconditions"), "resourceVersion"))))
+            abort();
+        json_decref(del);
+    }
     json_decref(doc);
     return 0;
 }

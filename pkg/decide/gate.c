@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "decide/decide.h"
 #include "decide/slim.h"
+#include "decide/version.h"
 
 /* Condition `type` of a conditions array: its status, and its reason into
  * reason (when given) when the condition is there. */
@@ -102,6 +103,80 @@ static void keep_reason(decide_health_t *h, bool failing, const char *reason)
     copy_reason(h->reason, sizeof(h->reason), reason);
 }
 
+/* True when release rel (an availableUpdates entry, a conditional update's
+ * release) names the held image, or the version its tag names. */
+static bool names_release(const json_t *rel, const char *image, const char *version)
+{
+    const char *i = json_string_value(json_object_get(rel, "image"));
+    const char *v = json_string_value(json_object_get(rel, "version"));
+    return (i && strcmp(i, image) == 0) || (version[0] && v && strcmp(v, version) == 0);
+}
+
+/* Appends "Name (URL)" of each risk of a conditional update to h->rec_risk,
+ * as long as it fits. */
+static void risks(const json_t *list, decide_health_t *h)
+{
+    size_t i, n = 0;
+    const json_t *r;
+    char one[DECIDE_REC_WHYLEN];
+    json_array_foreach(list, i, r) {
+        const char *name = json_string_value(json_object_get(r, "name"));
+        const char *url = json_string_value(json_object_get(r, "url"));
+        char nm[64], u[128];
+        copy_reason(nm, sizeof(nm), name ? name : "unnamed");
+        copy_reason(u, sizeof(u), url ? url : "");
+        int k = snprintf(one, sizeof(one), "%s%s%s%s%s", n ? ", " : "", nm, u[0] ? " (" : "", u,
+                         u[0] ? ")" : "");
+        if (k < 0 || n + (size_t)k >= sizeof(h->rec_risk))
+            break;
+        memcpy(h->rec_risk + n, one, (size_t)k + 1);
+        n += (size_t)k;
+    }
+}
+
+/* Whether a HostedCluster's held release is still recommended (gate.h). */
+static void recommendation(const json_t *obj, decide_health_t *h)
+{
+    const json_t *ann = hcp_json_path(obj, "metadata.annotations");
+    const char *image = json_string_value(json_object_get(ann, DECIDE_REQUESTED_CP_RELEASE_ANNOTATION));
+    char version[DECIDE_VERSIONLEN];
+    size_t i;
+    const json_t *e;
+
+    if (!image || !image[0])
+        image = json_string_value(json_object_get(ann, DECIDE_REQUESTED_RELEASE_ANNOTATION));
+    if (!image || !image[0])
+        return; /* DECIDE_REC_NONE */
+    if (!decide_release_version(image, version, sizeof(version)))
+        version[0] = '\0';
+    copy_reason(h->rec_version, sizeof(h->rec_version), version);
+    const json_t *avail = hcp_json_path(obj, "status.version.availableUpdates");
+    const json_t *cond = hcp_json_path(obj, "status.version.conditionalUpdates");
+    if (json_array_size(avail) == 0 && json_array_size(cond) == 0) {
+        h->rec = DECIDE_REC_UNCHECKED;
+        return;
+    }
+    json_array_foreach(avail, i, e) {
+        if (names_release(e, image, version)) {
+            h->rec = DECIDE_REC_OK;
+            return;
+        }
+    }
+    json_array_foreach(cond, i, e) {
+        const char *reason = NULL;
+        if (!names_release(json_object_get(e, "release"), image, version))
+            continue;
+        if (cond3(json_object_get(e, "conditions"), "Recommended", &reason) != DECIDE_COND_FALSE) {
+            h->rec = DECIDE_REC_OK;
+            return;
+        }
+        h->rec = DECIDE_REC_RISK;
+        risks(json_object_get(e, "risks"), h);
+        return;
+    }
+    h->rec = DECIDE_REC_GONE;
+}
+
 void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *out)
 {
     const json_t *conds = hcp_json_path(obj, "status.conditions");
@@ -110,7 +185,10 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
     const char *r1 = NULL, *r2 = NULL;
 
     memset(out, 0, sizeof(*out));
+    const char *skip_rec =
+        json_string_value(json_object_get(ann, DECIDE_SKIP_RECOMMENDATION_ANNOTATION));
     out->skip = skip && strcmp(skip, "true") == 0;
+    out->skip_rec = skip_rec && strcmp(skip_rec, "true") == 0;
     notify_marks_parse(json_string_value(json_object_get(ann, NOTIFY_MARKS_ANNOTATION)),
                        &out->notified);
     if (nodepool) {
@@ -141,6 +219,7 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
                                             : NULL;
     out->partial = state && strcmp(state, "Partial") == 0;
     outcome(obj, conds, false, state, out);
+    recommendation(obj, out);
 }
 
 static const char *status_word(uint8_t c)
@@ -177,9 +256,34 @@ bool decide_health_ok(const decide_health_t *h, bool nodepool, char *why, size_t
     return false;
 }
 
+bool decide_rec_ok(const decide_health_t *h, char *why, size_t len)
+{
+    char what[64];
+    snprintf(what, sizeof(what), "%s%s", h->rec_version[0] ? "release " : "the held release",
+             h->rec_version);
+    if (h->rec == DECIDE_REC_GONE)
+        snprintf(why, len,
+                 "%s is no longer offered for this cluster: neither status.version."
+                 "availableUpdates nor conditionalUpdates lists it (pulled from the update graph)",
+                 what);
+    else if (h->rec == DECIDE_REC_RISK)
+        snprintf(why, len,
+                 "%s is not recommended for this cluster: conditionalUpdates says Recommended "
+                 "False (risk %s)",
+                 what, h->rec_risk[0] ? h->rec_risk : "not named");
+    else
+        return true;
+    return false;
+}
+
 bool decide_gate_override(const stanza_t *st, const decide_health_t *h, sched_time_t now)
 {
     return h->skip && stanza_permissive_at(st, now);
+}
+
+bool decide_rec_override(const stanza_t *st, const decide_health_t *h, sched_time_t now)
+{
+    return h->skip_rec && stanza_permissive_at(st, now);
 }
 
 void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_t *h,
@@ -189,19 +293,32 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
     char until[32];
     decide_gate_t *g = &d->gate;
 
+    char rwhy[DECIDE_GATE_WHYLEN];
     memset(g, 0, sizeof(*g));
     g->applies = !d->restricted && held;
     if (!g->applies)
         return;
-    g->pass = decide_health_ok(h, nodepool, g->why, sizeof(g->why));
+    g->unchecked = !nodepool && h->rec == DECIDE_REC_UNCHECKED;
+    /* Health first: a failing health holds whatever the release. */
+    bool health = decide_health_ok(h, nodepool, g->why, sizeof(g->why));
+    bool health_skipped = !health && decide_gate_override(st, h, now);
+    bool rec = nodepool || decide_rec_ok(h, rwhy, sizeof(rwhy));
+    bool rec_skipped = !rec && decide_rec_override(st, h, now);
+    g->pass = health && rec;
     if (g->pass)
         return;
-    g->skipped = decide_gate_override(st, h, now);
+    g->reason = !health ? "HealthGate" : "ReleaseNotRecommended";
+    if (health || (health_skipped && !rec && !rec_skipped)) {
+        g->reason = "ReleaseNotRecommended";
+        snprintf(g->why, sizeof(g->why), "%s", rwhy);
+    }
+    g->skipped = (health || health_skipped) && (rec || rec_skipped);
     if (g->skipped)
         return;
 
+    bool by_rec = strcmp(g->reason, "ReleaseNotRecommended") == 0;
     d->restricted = true;
-    d->restricted_reason = "HealthGate";
+    d->restricted_reason = g->reason;
     /* A control-plane update under way is one material change: the
      * Cluster's pause (only the signal CAPI tooling reads) is not added
      * under it. A NodePool's held template is held at admission, so its
@@ -217,14 +334,21 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
     d->pending = true;
     d->pending_metric = 2;
     d->paused_status = true;
-    d->paused_reason = "HealthGate";
+    d->paused_reason = g->reason;
     decide_format_time(d->state.current.end, until, sizeof(until));
-    snprintf(d->paused_message, sizeof(d->paused_message),
-             "Changes are held by the health gate: %s. It is checked again while the window is "
-             "open%s%s.",
-             g->why, until[0] ? ", until " : "", until);
+    if (by_rec)
+        snprintf(d->paused_message, sizeof(d->paused_message),
+                 "The held release is not let through: %s. It is checked again while the window "
+                 "is open%s%s; an override with the annotation %s: \"true\" lets it through.",
+                 g->why, until[0] ? ", until " : "", until, DECIDE_SKIP_RECOMMENDATION_ANNOTATION);
+    else
+        snprintf(d->paused_message, sizeof(d->paused_message),
+                 "Changes are held by the health gate: %s. It is checked again while the window "
+                 "is open%s%s.",
+                 g->why, until[0] ? ", until " : "", until);
     d->pending_status = true;
-    d->pending_reason = "HealthGate";
-    snprintf(d->pending_message, sizeof(d->pending_message),
-             "Pending changes wait for the health gate: %s.", g->why);
+    d->pending_reason = g->reason;
+    snprintf(d->pending_message, sizeof(d->pending_message), "Pending changes wait %s: %s.",
+             by_rec ? "for their release to be recommended again" : "for the health gate",
+             g->why);
 }

@@ -19,12 +19,28 @@
  * reconcile of an object, and an object it has never reconciled has no
  * other state to judge; every reported False (or Unknown) fails it.
  *
+ * A HostedCluster's held release must also still be recommended for it
+ * (seed 004: "the UpgradeJob rechecks the available updates at the time of
+ * the upgrade"): listed in status.version.availableUpdates, or in
+ * status.version.conditionalUpdates with its Recommended condition not
+ * False. HyperShift copies both from the hosted cluster's ClusterVersion,
+ * which the cluster-version operator fills from its update service
+ * (control-plane-operator/hostedclusterconfigoperator/controllers/hcpstatus/
+ * hcpstatus.go; api/hypershift/v1beta1/hostedcluster_types.go,
+ * ClusterVersionStatus). A release in neither list was pulled from the
+ * graph, one whose Recommended is False carries a known risk: either keeps
+ * the change held with reason ReleaseNotRecommended. With both lists empty
+ * (no update service, or none answered) the check cannot judge: it passes,
+ * and says it did not check. A NodePool's release is one its control plane
+ * has completed (cpfirst.h), so it has no check of its own.
+ *
  * A failing gate keeps the change held: the decision becomes restricted
- * with reason HealthGate on both conditions, and is decided again on the
+ * with reason HealthGate (or ReleaseNotRecommended) on both conditions, and is decided again on the
  * object's next event (HyperShift's status writes enqueue it) for as long as
  * the window is open. An override skips the gate only when it says so: the
  * object's own stanza is a PermissiveUntil in force (or Permissive) and the
- * object carries DECIDE_SKIP_GATE_ANNOTATION: "true".
+ * object carries DECIDE_SKIP_GATE_ANNOTATION: "true" (the health) or
+ * DECIDE_SKIP_RECOMMENDATION_ANNOTATION: "true" (the recommendation).
  *
  * Everything here is pure.
  */
@@ -43,6 +59,9 @@
 /* Set to "true" beside a PermissiveUntil (or Permissive) override: the held
  * change is let through whatever the object's health. */
 #define DECIDE_SKIP_GATE_ANNOTATION "changemanagement.hypershift.openshift.io/skip-health-gate"
+/* The same for the check that the held release is still recommended. */
+#define DECIDE_SKIP_RECOMMENDATION_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/skip-recommendation-check"
 
 #define DECIDE_GATE_REASONLEN 64 /* a failing condition's reason as kept */
 #define DECIDE_GATE_WHYLEN 384   /* a verdict in words */
@@ -55,6 +74,17 @@ typedef enum decide_cond3 {
     DECIDE_COND_UNKNOWN,    /* "Unknown" or anything else */
 } decide_cond3_t;
 
+/* Whether a HostedCluster's held release is still recommended. */
+typedef enum decide_rec {
+    DECIDE_REC_NONE = 0,  /* no held release (or a NodePool): nothing to check */
+    DECIDE_REC_UNCHECKED, /* both lists empty: cannot judge, passes */
+    DECIDE_REC_OK,        /* listed as available, or conditional and not False */
+    DECIDE_REC_GONE,      /* in neither list: pulled from the update graph */
+    DECIDE_REC_RISK,      /* conditional, Recommended False */
+} decide_rec_t;
+
+#define DECIDE_REC_WHYLEN 192 /* the risk as kept: its name and URL */
+
 /* What the gate reads of an object, extracted at watch time (no JSON kept). */
 typedef struct decide_health {
     uint8_t available;      /* HostedCluster Available (decide_cond3_t) */
@@ -63,6 +93,10 @@ typedef struct decide_health {
     uint8_t nodes_healthy;  /* NodePool AllNodesHealthy */
     bool partial;           /* HostedCluster: status.version.history[0].state Partial */
     bool skip;              /* carries DECIDE_SKIP_GATE_ANNOTATION: "true" */
+    bool skip_rec;          /* carries DECIDE_SKIP_RECOMMENDATION_ANNOTATION: "true" */
+    uint8_t rec;            /* decide_rec_t of the held release */
+    char rec_version[32];   /* its version as the lists name it, else its image's tag, "" */
+    char rec_risk[DECIDE_REC_WHYLEN]; /* DECIDE_REC_RISK: "Name (URL)" of its risks */
     char reason[DECIDE_GATE_REASONLEN]; /* the first failing condition's reason, "" */
     /* Read beside the gate's inputs, for the notifications (notify/due.h):
      * HyperShift's word on the last change, and what was notified. */
@@ -78,6 +112,8 @@ typedef struct decide_gate {
     bool applies;   /* changes are permitted and a change is held: the gate decides */
     bool pass;      /* healthy (meaningful when applies) */
     bool skipped;   /* failing, but the override says to skip the gate */
+    const char *reason; /* failing: "HealthGate" or "ReleaseNotRecommended" (static) */
+    bool unchecked; /* the held release's recommendation could not be checked */
     char why[DECIDE_GATE_WHYLEN]; /* failing (also when skipped): what failed,
                                      a clause ("Degraded is True (reason X)") */
 } decide_gate_t;
@@ -106,9 +142,17 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
  * filled. nodepool selects which conditions are judged. */
 bool decide_health_ok(const decide_health_t *h, bool nodepool, char *why, size_t len);
 
+/* The verdict on the held release's recommendation alone (a HostedCluster):
+ * true when it passes (recommended, unchecked or nothing held); else why is
+ * filled. */
+bool decide_rec_ok(const decide_health_t *h, char *why, size_t len);
+
 /* True when the object's own stanza is an override in force (Permissive, or
  * PermissiveUntil before its end) and h carries the skip annotation. */
 bool decide_gate_override(const stanza_t *st, const decide_health_t *h, sched_time_t now);
+
+/* The same for the recommendation check (DECIDE_SKIP_RECOMMENDATION_ANNOTATION). */
+bool decide_rec_override(const stanza_t *st, const decide_health_t *h, sched_time_t now);
 
 struct decide_decision;
 struct decide_capi;

@@ -561,7 +561,9 @@ decide_capi_t *decide_capi_extract(decide_kind_t kind, const json_t *obj)
         if (c->on_delete)
             c->rolling = false;
     }
-    if (kind != DECIDE_MS)
+    if (kind == DECIDE_MS)
+        c->remediating = decide_ms_remediating(obj);
+    else
         c->template_inputs =
             decide_inputs_parse(annotation(obj, DECIDE_TEMPLATE_INPUTS_ANNOTATION));
     c->target = target ? (uint64_t)crc32(0, (const Bytef *)target, (uInt)strlen(target)) + 1 : 0;

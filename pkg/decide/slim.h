@@ -206,6 +206,7 @@ typedef struct decide_capi {
     char *drift_since;      /* RFC 3339, or NULL */
     uint64_t drift_inputs;  /* the record's template inputs (drift.h), 0 when none */
     uint64_t template_inputs; /* DECIDE_TEMPLATE_INPUTS_ANNOTATION, 0 when absent */
+    bool remediating;       /* MachineSets: machines to remediate (decide_ms_remediating()) */
 } decide_capi_t;
 
 /* A fingerprint of the values of fields (dotted paths under spec of obj,

@@ -202,19 +202,24 @@ static void fake_init(fake_t *f)
 
 /* A HostedCluster following "weekend" with release r:2 held (r:1 runs);
  * extra: more annotations; conds: its status.conditions. */
-static void add_hc(fake_t *f, const char *extra, const char *conds)
+static void add_hc_updates(fake_t *f, const char *extra, const char *conds, const char *updates)
 {
-    char text[2048];
+    char text[4096];
     snprintf(text, sizeof(text),
              "{\"metadata\":{\"annotations\":{"
              "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\","
              "\"changemanagement.hypershift.openshift.io/requested-release-image\":\"r:2\"%s}},"
              "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:1\"}},"
              "\"status\":{\"conditions\":%s,\"version\":{\"desired\":{\"image\":\"r:1\"},"
-             "\"history\":[{\"state\":\"Completed\",\"image\":\"r:1\"}]}}}",
-             extra, conds);
+             "\"history\":[{\"state\":\"Completed\",\"image\":\"r:1\"}]%s}}}",
+             extra, conds, updates);
     add(f, DECIDE_HC, "a", text);
     add(f, DECIDE_CLUSTER, "a-x1", "{}");
+}
+
+static void add_hc(fake_t *f, const char *extra, const char *conds)
+{
+    add_hc_updates(f, extra, conds, "");
 }
 
 static void plan(fake_t *f, decide_kind_t kind, const char *name, sched_time_t now,
@@ -331,6 +336,171 @@ static void test_gate_override_in_plan(void **state)
     fake_free(&f);
 }
 
+/* Whether the held release is still recommended, as read from the
+ * HostedCluster's status.version (availableUpdates, conditionalUpdates). */
+static void outcome_of(const char *text, bool nodepool, decide_health_t *h);
+
+static decide_health_t rec_of(const char *annotations, const char *version)
+{
+    char text[4096];
+    decide_health_t h;
+    snprintf(text, sizeof(text),
+             "{\"metadata\":{\"annotations\":{%s}},\"status\":{\"version\":{%s}}}",
+             annotations, version);
+    outcome_of(text, false, &h);
+    return h;
+}
+
+#define REQ(img) "\"" DECIDE_REQUESTED_RELEASE_ANNOTATION "\":\"" img "\""
+#define REQ_CP(img) "\"" DECIDE_REQUESTED_CP_RELEASE_ANNOTATION "\":\"" img "\""
+#define OCP "quay.io/openshift-release-dev/ocp-release:"
+#define AVAIL(v, img) "{\"version\":\"" v "\",\"image\":\"" img "\"}"
+#define CONDU(v, img, st, risks)                                                              \
+    "{\"release\":" AVAIL(v, img) ",\"risks\":" risks ",\"conditions\":[{\"type\":"            \
+    "\"Recommended\",\"status\":\"" st "\",\"reason\":\"R\"}]}"
+
+static void test_rec_extract(void **state)
+{
+    (void)state;
+    char why[DECIDE_GATE_WHYLEN];
+    decide_health_t h;
+    /* Nothing held: nothing to check. */
+    h = rec_of("", "\"availableUpdates\":[" AVAIL("4.18.2", "x@sha256:1") "]");
+    assert_int_equal(h.rec, DECIDE_REC_NONE);
+    assert_true(decide_rec_ok(&h, why, sizeof(why)));
+    /* No update service: both lists empty or absent: cannot judge, passes. */
+    h = rec_of(REQ(OCP "4.18.2-x86_64"), "\"availableUpdates\":null");
+    assert_int_equal(h.rec, DECIDE_REC_UNCHECKED);
+    assert_true(decide_rec_ok(&h, why, sizeof(why)));
+    h = rec_of(REQ(OCP "4.18.2-x86_64"), "\"availableUpdates\":[],\"conditionalUpdates\":[]");
+    assert_int_equal(h.rec, DECIDE_REC_UNCHECKED);
+    /* Listed: by its image, or by the version its tag names (the graph
+     * names payloads by digest). */
+    h = rec_of(REQ("x@sha256:1"), "\"availableUpdates\":[" AVAIL("4.18.2", "x@sha256:1") "]");
+    assert_int_equal(h.rec, DECIDE_REC_OK);
+    h = rec_of(REQ(OCP "4.18.2-x86_64"),
+               "\"availableUpdates\":[" AVAIL("4.18.1", "x@sha256:0") "," AVAIL("4.18.2", "x@sha256:1") "]");
+    assert_int_equal(h.rec, DECIDE_REC_OK);
+    assert_string_equal(h.rec_version, "4.18.2");
+    /* Gone from the graph: listed nowhere while others are. */
+    h = rec_of(REQ(OCP "4.18.3-x86_64"), "\"availableUpdates\":[" AVAIL("4.18.2", "x@sha256:1") "]");
+    assert_int_equal(h.rec, DECIDE_REC_GONE);
+    assert_false(decide_rec_ok(&h, why, sizeof(why)));
+    assert_string_equal(why, "release 4.18.3 is no longer offered for this cluster: neither "
+                             "status.version.availableUpdates nor conditionalUpdates lists it "
+                             "(pulled from the update graph)");
+    /* Conditional: Recommended True or Unknown passes, False holds and
+     * names its risks. */
+    h = rec_of(REQ(OCP "4.18.3-x86_64"),
+               "\"conditionalUpdates\":[" CONDU("4.18.3", "x@sha256:3", "True", "[]") "]");
+    assert_int_equal(h.rec, DECIDE_REC_OK);
+    h = rec_of(REQ(OCP "4.18.3-x86_64"),
+               "\"conditionalUpdates\":[" CONDU("4.18.3", "x@sha256:3", "Unknown", "[]") "]");
+    assert_int_equal(h.rec, DECIDE_REC_OK);
+    h = rec_of(REQ(OCP "4.18.3-x86_64"),
+               "\"availableUpdates\":[" AVAIL("4.18.2", "x@sha256:1") "],"
+               "\"conditionalUpdates\":[" CONDU("4.18.3", "x@sha256:3", "False",
+               "[{\"name\":\"OVNDrop\",\"url\":\"https://issues.redhat.com/OCPBUGS-1\"},"
+               "{\"name\":\"Etcd\"}]") "]");
+    assert_int_equal(h.rec, DECIDE_REC_RISK);
+    assert_false(decide_rec_ok(&h, why, sizeof(why)));
+    assert_string_equal(why, "release 4.18.3 is not recommended for this cluster: "
+                             "conditionalUpdates says Recommended False (risk OVNDrop "
+                             "(https://issues.redhat.com/OCPBUGS-1), Etcd)");
+    /* The control plane's own request is the one HyperShift rolls to. */
+    h = rec_of(REQ(OCP "4.18.2-x86_64") "," REQ_CP(OCP "4.18.9-x86_64"),
+               "\"availableUpdates\":[" AVAIL("4.18.2", "x@sha256:1") "]");
+    assert_int_equal(h.rec, DECIDE_REC_GONE);
+    assert_string_equal(h.rec_version, "4.18.9");
+    /* A digest-pinned request the lists do not name: "the held release". */
+    h = rec_of(REQ("y@sha256:9"), "\"availableUpdates\":[" AVAIL("4.18.2", "x@sha256:1") "]");
+    assert_false(decide_rec_ok(&h, why, sizeof(why)));
+    assert_non_null(strstr(why, "the held release is no longer offered"));
+    /* Malformed lists read as absent, never as recommended. */
+    h = rec_of(REQ(OCP "4.18.2-x86_64"), "\"availableUpdates\":{\"a\":1},"
+               "\"conditionalUpdates\":[7,{\"release\":[]}]");
+    assert_int_equal(h.rec, DECIDE_REC_GONE);
+}
+
+/* A window opens on a healthy cluster whose held release was pulled: held
+ * with reason ReleaseNotRecommended; listed again: let through; an
+ * override with the skip annotation lets it through; a failing health says
+ * so first. */
+static void test_rec_in_plan(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    const char *healthy = "[" COND("Available", "True", "AsExpected") "]";
+    const char *pulled = ",\"availableUpdates\":[" AVAIL("4.18.1", "r:1b") "]";
+    fake_init(&f);
+    add_hc_updates(&f, "", healthy, pulled);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_true(p.d.gate.applies);
+    assert_false(p.d.gate.pass);
+    assert_false(p.d.gate.skipped);
+    assert_true(p.d.restricted);
+    assert_string_equal(p.d.restricted_reason, "ReleaseNotRecommended");
+    assert_string_equal(p.d.pending_reason, "ReleaseNotRecommended");
+    assert_non_null(strstr(p.d.paused_message, "The held release is not let through: the held "
+                                               "release is no longer offered"));
+    assert_non_null(strstr(p.d.paused_message, DECIDE_SKIP_RECOMMENDATION_ANNOTATION));
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_string_equal(hcp_json_str(p.status_doc, "behavior.current.reason"),
+                        "ReleaseNotRecommended");
+    decide_plan_free(&p);
+    fake_free(&f);
+
+    fake_init(&f);
+    add_hc_updates(&f, "", healthy, ",\"availableUpdates\":[" AVAIL("4.18.2", "r:2") "]");
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_true(p.d.gate.pass);
+    assert_false(p.d.gate.unchecked);
+    assert_false(p.d.restricted);
+    decide_plan_free(&p);
+    fake_free(&f);
+
+    fake_init(&f); /* no update service: passes, says it did not check */
+    add_hc(&f, "", healthy);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_true(p.d.gate.pass);
+    assert_true(p.d.gate.unchecked);
+    decide_plan_free(&p);
+    fake_free(&f);
+
+    const char *override =
+        ",\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
+        "\"changemanagement.hypershift.openshift.io/permissive-until\":\"2026-03-10T00:00:00Z\"";
+    char ann[512];
+    snprintf(ann, sizeof(ann), "%s,\"%s\":\"true\"", override,
+             DECIDE_SKIP_RECOMMENDATION_ANNOTATION);
+    fake_init(&f);
+    add_hc_updates(&f, ann, healthy, pulled);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-09T01:00:00Z"), &p);
+    assert_false(p.d.gate.pass);
+    assert_true(p.d.gate.skipped);
+    assert_string_equal(p.d.gate.reason, "ReleaseNotRecommended");
+    assert_false(p.d.restricted);
+    decide_plan_free(&p);
+    fake_free(&f);
+    /* The health gate's skip does not skip the recommendation. */
+    snprintf(ann, sizeof(ann), "%s,\"%s\":\"true\"", override, DECIDE_SKIP_GATE_ANNOTATION);
+    fake_init(&f);
+    add_hc_updates(&f, ann, "[" COND("Available", "False", "Down") "]", pulled);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-09T01:00:00Z"), &p);
+    assert_true(p.d.restricted);
+    assert_string_equal(p.d.restricted_reason, "ReleaseNotRecommended");
+    decide_plan_free(&p);
+    fake_free(&f);
+    /* Unhealthy and pulled, no override: the health says it first. */
+    fake_init(&f);
+    add_hc_updates(&f, "", "[" COND("Available", "False", "Down") "]", pulled);
+    plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_string_equal(p.d.restricted_reason, "HealthGate");
+    decide_plan_free(&p);
+    fake_free(&f);
+}
+
 /* A NodePool with a held template in an open window: held while the pool
  * is not Ready, without pausing its MachineDeployment (it keeps scaling);
  * a rollout already under way is no held change and is not gated. */
@@ -442,6 +612,8 @@ int main(void)
         cmocka_unit_test(test_gate_override_in_plan),
         cmocka_unit_test(test_gate_nodepool),
         cmocka_unit_test(test_outcome_extract),
+        cmocka_unit_test(test_rec_extract),
+        cmocka_unit_test(test_rec_in_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

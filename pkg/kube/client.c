@@ -548,6 +548,18 @@ int kube_delete(kube_client *c, const char *path, kube_done_cb cb, void *ud, kub
     return call_json(c, KUBE_VERB_DELETE, path, NULL, NULL, NULL, cb, ud, err);
 }
 
+int kube_delete_with(kube_client *c, const char *path, const json_t *options, kube_done_cb cb,
+                     void *ud, kube_error *err)
+{
+    return call_json(c, KUBE_VERB_DELETE, path, NULL, "application/json", options, cb, ud, err);
+}
+
+int kube_list(kube_client *c, const char *path, const char *query, kube_done_cb cb, void *ud,
+              kube_error *err)
+{
+    return call_json(c, KUBE_VERB_LIST, path, query, NULL, NULL, cb, ud, err);
+}
+
 static int segment_ok(const char *s)
 {
     const unsigned char *p;

@@ -171,6 +171,14 @@ int kube_apply(kube_client *c, const char *path, const json_t *obj, bool force, 
 /* DELETE path. */
 int kube_delete(kube_client *c, const char *path, kube_done_cb cb, void *ud, kube_error *err);
 
+/* DELETE path with a DeleteOptions body (preconditions, propagation). */
+int kube_delete_with(kube_client *c, const char *path, const json_t *options, kube_done_cb cb,
+                     void *ud, kube_error *err);
+
+/* GET a collection path with query (e.g. "labelSelector=..." escaped, or NULL). */
+int kube_list(kube_client *c, const char *path, const char *query, kube_done_cb cb, void *ud,
+              kube_error *err);
+
 /*
  * Builds an API path into buf: "/api/v1" for the core group ("" or NULL),
  * else "/apis/<group>/<version>", then "/namespaces/<ns>" when ns is

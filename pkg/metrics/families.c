@@ -20,7 +20,7 @@ static const char *const notify_labels[] = {"endpoint", "result", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_GATE, F_NOTIFY, F_COUNT };
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -219,6 +219,21 @@ static int collect_gate(metrics_emitter *e, void *ud)
     return 0;
 }
 
+/* Held releases kept held because they are no longer recommended. */
+static int collect_rec(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    return metrics_emit(e, NULL, (double)ctl_get_stats(s->ctl)->rec_holds) ? -1 : 0;
+}
+
+/* Older-template machines deleted for a failed health check while a drift
+ * was held (pkg/controller/remediate.c). */
+static int collect_remediations(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    return metrics_emit(e, NULL, (double)ctl_get_stats(s->ctl)->drift_remediations) ? -1 : 0;
+}
+
 /* Notifications by endpoint: delivered, attempts failed, dropped. */
 static int collect_notify(metrics_emitter *e, void *ud)
 {
@@ -353,6 +368,18 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
                   "once per failing spell",
           .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_gate,
           .collect_ud = s}},
+        {F_REC,
+         {.name = "change_management_release_not_recommended_total",
+          .help = "Held control-plane releases kept held at their window because the cluster "
+                  "no longer lists them as recommended (pulled from the update graph, or a "
+                  "conditional update with Recommended False), once per spell",
+          .type = METRICS_COUNTER, .collect = collect_rec, .collect_ud = s}},
+        {F_REMEDIATIONS,
+         {.name = "change_management_held_drift_remediations_total",
+          .help = "Machines of an older template deleted for a failed health check while a "
+                  "HyperShift configuration update was held (Cluster API leaves them to the "
+                  "rollout); each is replaced from the new template",
+          .type = METRICS_COUNTER, .collect = collect_remediations, .collect_ud = s}},
         {F_NOTIFY,
          {.name = "hcp_controller_notifications_total",
           .help = "Notification deliveries by endpoint and result: sent (a 2xx answer), failed "

@@ -281,7 +281,7 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
     sched_time_t held_mark = m->at[NOTIFY_HELD], init_mark = m->at[NOTIFY_INITIATED];
     sched_time_t held_req = m->req[NOTIFY_HELD], init_req = m->req[NOTIFY_INITIATED];
 
-    if (o->held && o->restricted && !o->gate_failed) {
+    if (o->held && o->restricted && !o->gate_failed && !o->rec_failed) {
         if (held_mark != next || held_req != req)
             n = add(out, n, NOTIFY_HELD, next, next, 0, req);
         if (o->has_next && o->now < next) {
@@ -297,6 +297,9 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
     }
     if (o->gate_failed && o->current != SCHED_NEG_INF && m->at[NOTIFY_GATE_SKIPPED] != o->current)
         n = add(out, n, NOTIFY_GATE_SKIPPED, o->current, SCHED_POS_INF, 0, SCHED_NEG_INF);
+    if (o->rec_failed && o->current != SCHED_NEG_INF &&
+        m->at[NOTIFY_RELEASE_WITHDRAWN] != o->current)
+        n = add(out, n, NOTIFY_RELEASE_WITHDRAWN, o->current, SCHED_POS_INF, 0, SCHED_NEG_INF);
     /* Let through: a change this controller told held (for a later window,
      * or a later request, than any it told initiated) is now under way in a
      * permitted interval. */

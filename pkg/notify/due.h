@@ -83,6 +83,8 @@ typedef struct notify_obs {
     bool has_next;            /* restricted: a window follows */
     sched_time_t next;        /* its start */
     bool gate_failed;         /* the health gate keeps the change held in an open window */
+    bool rec_failed;          /* the held release is no longer recommended: kept held in an
+                                 open window (gate.h) */
     bool let_through;         /* this decision lets the held change through (a window
                                  is open and the gate passes) */
     uint8_t outcome;          /* notify_outcome_t */
@@ -149,6 +151,8 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
  *    window-soon (superseded_held): a change held while the controller was
  *    down is told when it starts, not skipped;
  *  - health-gate-skipped: the gate keeps it held in the open window;
+ *  - release-withdrawn: the held release is no longer recommended and is
+ *    kept held in the open window, once per window;
  *  - completed / failed: HyperShift's outcome at outcome_at, when newer than
  *    its mark and either fresh (NOTIFY_FRESH) or after a window this
  *    controller let a change through in (the initiated mark) or told a

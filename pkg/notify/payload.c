@@ -11,7 +11,7 @@
 
 static const char *const names[NOTIFY_STEP_COUNT] = {
     "held", "window-soon", "initiated", "completed", "failed", "health-gate-skipped",
-    "override-set", "override-expired", "withdrawn"};
+    "override-set", "override-expired", "withdrawn", "release-withdrawn"};
 
 const char *notify_step_name(notify_step_t s)
 {
@@ -89,6 +89,11 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
     case NOTIFY_WITHDRAWN:
         snprintf(buf, len, "the request for %s is withdrawn: nothing of it starts at the window.",
                  ev->change ? ev->change : "a held change");
+        break;
+    case NOTIFY_RELEASE_WITHDRAWN:
+        snprintf(buf, len,
+                 "%s is no longer recommended for this cluster: it stays held in the window.",
+                 what);
         break;
     default:
         snprintf(buf, len, "the override expired.");

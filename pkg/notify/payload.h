@@ -28,6 +28,7 @@ typedef enum notify_step {
     NOTIFY_OVERRIDE_SET,     /* an override set or changed */
     NOTIFY_OVERRIDE_EXPIRED, /* an override's time passed */
     NOTIFY_WITHDRAWN,        /* a held request withdrawn (DESIGN.md 3.13) */
+    NOTIFY_RELEASE_WITHDRAWN, /* a held release no longer recommended kept held in a window */
     NOTIFY_STEP_COUNT
 } notify_step_t;
 

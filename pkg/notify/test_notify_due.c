@@ -362,6 +362,38 @@ static void test_gate(void **state)
     assert_int_equal(deliver(&o, &m), 1);
 }
 
+/* A held release no longer recommended in an open window: release-withdrawn
+ * once per window, and neither held nor health-gate-skipped meanwhile; the
+ * marks round-trip through the annotation's text. */
+static void test_release_withdrawn(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, back;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = {.now = T("2026-03-07T00:00:05Z"), .held = true, .restricted = true,
+                      .rec_failed = true, .current = T("2026-03-07T00:00:00Z"),
+                      .request = SCHED_NEG_INF, .outcome_at = SCHED_NEG_INF,
+                      .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF};
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_RELEASE_WITHDRAWN);
+    assert_string_equal(notify_step_name(d[0].step), "release-withdrawn");
+    assert_int_equal(deliver(&o, &m), 1);
+    assert_true(m.at[NOTIFY_RELEASE_WITHDRAWN] == T("2026-03-07T00:00:00Z"));
+    assert_true(m.at[NOTIFY_GATE_SKIPPED] == SCHED_NEG_INF);
+    assert_int_equal(deliver(&o, &m), 0);
+    notify_marks_format(&m, text, sizeof(text));
+    assert_non_null(strstr(text, "release-withdrawn=2026-03-07T00:00:00Z"));
+    notify_marks_parse(text, &back);
+    assert_true(back.at[NOTIFY_RELEASE_WITHDRAWN] == T("2026-03-07T00:00:00Z"));
+    assert_true(back.at[NOTIFY_WITHDRAWN] == SCHED_NEG_INF);
+    o.current = T("2026-03-14T00:00:00Z"); /* the next window: told again */
+    assert_int_equal(deliver(&o, &m), 1);
+}
+
 static void test_override(void **state)
 {
     (void)state;
@@ -497,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_old_outcome_not_news),
         cmocka_unit_test(test_outcome_after_held_window),
         cmocka_unit_test(test_gate),
+        cmocka_unit_test(test_release_withdrawn),
         cmocka_unit_test(test_override),
         cmocka_unit_test(test_held_no_window),
         cmocka_unit_test(test_parse_bad_tokens),
