@@ -157,6 +157,19 @@ pid_alive() {
   echo "$pid"
 }
 
+# starting NAME: true while the process recorded in NAME.pid runs, also
+# before it became NAME: a background job is a forked shell until it execs,
+# and its cmdline is then still its parent's, which pid_alive does not
+# accept (on a busy machine the first readiness check can come that
+# early); false once it exited (gone, or a zombie, whose cmdline is empty).
+starting() {
+  local pid c
+  pid=$(cat "$dir/$1.pid" 2>/dev/null) || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  { c=$(tr '\0' ' ' <"/proc/$pid/cmdline"); } 2>/dev/null || return 1
+  [ -n "$c" ]
+}
+
 stop_proc() {
   local name=$1 pid i
   if pid=$(pid_alive "$name"); then
@@ -351,7 +364,7 @@ start_etcd() {
     if curl -sf --max-time 2 "$(etcd_url)/health" 2>/dev/null | grep -q '"health":"true"'; then
       return 0
     fi
-    pid_alive etcd >/dev/null || break
+    starting etcd || break
     sleep 0.2
   done
   tail -20 "$dir/etcd.log" >&2 || true
@@ -392,7 +405,7 @@ wait_ready() {
   local deadline=$((SECONDS + READY_TIMEOUT))
   while [ $SECONDS -lt $deadline ]; do
     readyz_ok && return 0
-    if ! pid_alive apiserver >/dev/null; then
+    if ! starting apiserver; then
       tail -30 "$dir/apiserver.log" >&2 || true
       e2e_die "$inst: kube-apiserver exited (log: $dir/apiserver.log)"
     fi

@@ -481,6 +481,24 @@ if [ "$HS_SCENARIO" = drift ]; then
     check "HyperShift's NodePool status stays true: 3 replicas, version 4.18.0" wait_for 30 np_true
     np_true || echo "# NodePool status: $(np_get np '"\(.status.replicas) \(.status.version)"')"
   fi
+  # Other writers of the MachineDeployment while the drift is held: an
+  # SRE's kubectl patch of its strategy and a server-side apply of it are
+  # kept at OnDelete and told so (and how to let it through now); the
+  # cluster autoscaler's annotation goes through untouched.
+  out=$(kubectl --kubeconfig "$KCFG" -n "$CP" patch machinedeployments.v1beta1.cluster.x-k8s.io np \
+    --type merge -p '{"spec": {"strategy": {"type": "RollingUpdate"}}}' 2>&1)
+  check_contains "kubectl patch of the strategy: kept OnDelete, and told" \
+    "rollout strategy RollingUpdate is recorded and written back at the window; OnDelete is kept" "$out"
+  out=$(jq -nc --arg ns "$CP" '{apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineDeployment",
+    metadata: {name: "np", namespace: $ns}, spec: {strategy: {type: "RollingUpdate"}}}' |
+    kubectl --kubeconfig "$KCFG" apply --server-side --force-conflicts --field-manager sre -f - 2>&1)
+  check_contains "server-side apply of the strategy: kept OnDelete, and told" \
+    "A PermissiveUntil override on the NodePool lets it through now" "$out"
+  kubectl --kubeconfig "$KCFG" -n "$CP" annotate machinedeployments.v1beta1.cluster.x-k8s.io np --overwrite \
+    cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size=5 >/dev/null 2>&1 ||
+    not_ok "the autoscaler's annotation"
+  check_eq "after them: still OnDelete with the record; the autoscaler's annotation stored" "OnDelete yes 5" \
+    "$(strategy) $([ -n "$(drift_rec)" ] && echo yes || echo no) $(get "$MD" '.metadata.annotations["cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"] // "-"')"
   # An operator update: HyperShift's reconciler stops, the control-plane
   # operator renders core-ignition-3 anew meanwhile, and the reconciler
   # starts again. Its secret janitor reconciles every token and user-data

@@ -734,9 +734,11 @@ static int set_on_delete(adm_response_t *a, const adm_request_t *q)
 /* A held drift kept while restricted: the strategy HyperShift writes on
  * every pass answered with OnDelete, what it asks for (and a newer
  * template's change) recorded, the record put back when a write drops it.
- * HyperShift's later writes are then no-ops. */
-static int keep_drift(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
-                      const char *rec)
+ * HyperShift's later writes are then no-ops. Anyone else who writes a
+ * strategy (kubectl patch, an apply) is told that it is kept, and how to
+ * let the drift through now. */
+static int keep_drift(ctl_controller_t *c, adm_response_t *a, const adm_request_t *q,
+                      const verdict_t *v, const char *rec)
 {
     const char *type = decide_md_strategy(q->object);
     char input[DECIDE_HELDLEN];
@@ -748,6 +750,18 @@ static int keep_drift(adm_response_t *a, const adm_request_t *q, const verdict_t
         return rc;
     if (!same_str(type, DECIDE_ON_DELETE) && (rc = set_on_delete(a, q)) != 0)
         goto out;
+    if (type && !same_str(type, DECIDE_ON_DELETE) &&
+        !same_str(type, decide_md_strategy(q->old_object)) &&
+        !decide_user_exempt(q->user, ctl_hypershift_users(c))) {
+        char until[80];
+        held_until(v, until, sizeof(until));
+        adm_response_warn(a,
+                          "rollout strategy %s is recorded and written back at the window; "
+                          "OnDelete is kept while a configuration HyperShift made by itself "
+                          "(%s) is held %s. A PermissiveUntil override on the NodePool lets it "
+                          "through now",
+                          type, d.input ? d.input : "unknown", until);
+    }
     bool newer = decide_drift_is(q->old_object, q->object, v->inputs, input, sizeof(input));
     const char *wanted = type && !same_str(type, DECIDE_ON_DELETE) ? type : d.strategy;
     if ((text = decide_drift_record(d.since, wanted, newer ? input : d.input,
@@ -784,7 +798,7 @@ static int hold_drift(ctl_controller_t *c, adm_response_t *a, const adm_request_
         return 0;
     }
     if (rec) {
-        if ((rc = keep_drift(a, q, v, rec)) != 0)
+        if ((rc = keep_drift(c, a, q, v, rec)) != 0)
             return hcp_errf(err, errlen, rc, "keeping the held drift");
         return 0;
     }

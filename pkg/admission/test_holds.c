@@ -89,6 +89,17 @@ static answer_t md_update(adm_router_t *r, const char *old, const char *new_obj)
                   "clusters-a", "np1", old, new_obj);
 }
 
+/* The same, by user. */
+static answer_t md_update_by(adm_router_t *r, const char *user, const char *old,
+                             const char *new_obj)
+{
+    testutil_review_t q = {.path = ADM_WEBHOOK_MACHINEDEPLOYMENTS, .op = "UPDATE",
+                           .group = CAPI_GROUP, .resource = "machinedeployments",
+                           .ns = "clusters-a", .name = "np1", .user = user,
+                           .object = new_obj, .old_object = old};
+    return testutil_ctl_answer(r, &q);
+}
+
 static const char hc_old[] =
     "{" OBJ_META("HostedCluster", "clusters", "a") ",\"annotations\":{" BY_WEEKEND "}},"
     "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:1\"}}}";
@@ -635,17 +646,31 @@ static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
     json_decref(a.stored);
 
     /* HyperShift's next pass writes its strategy again: kept at OnDelete,
-     * so the API server stores nothing new. */
+     * so the API server stores nothing new, and nothing to tell it. */
+    static const char *const hs[] = {"system:serviceaccount:hypershift:operator", NULL};
+    c->opts.hypershift_users = hs;
     json_t *again = json_loads(held, 0, NULL);
     json_object_set_new(json_object_get(hcp_json_path(again, "spec"), "strategy"), "type",
                         json_string("RollingUpdate"));
     char *again_text = json_dumps(again, JSON_COMPACT);
-    a = md_update(r, held, again_text);
+    a = md_update_by(r, hs[0], held, again_text);
     assert_int_equal(a.nops, 1);
     json_t *before = json_loads(held, 0, NULL);
     assert_true(json_equal(a.stored, before));
     json_decref(before);
+    assert_int_equal(a.nwarnings, 0);
     json_decref(a.stored);
+    /* Anyone else's strategy (kubectl patch, an apply) is kept too, and
+     * told what happens to it and how to let the drift through now. */
+    a = md_update_by(r, "alice", held, again_text);
+    assert_string_equal(str_at(a.stored, "spec.strategy.type"), "OnDelete");
+    assert_non_null(strstr(a.warning, "rollout strategy RollingUpdate is recorded and written "
+                                      "back at the window; OnDelete is kept while a "
+                                      "configuration HyperShift made by itself (user data "
+                                      "ud-1 -> ud-2) is held until 2026-03-07T01:00:00Z"));
+    assert_non_null(strstr(a.warning, "PermissiveUntil override on the NodePool"));
+    json_decref(a.stored);
+    c->opts.hypershift_users = NULL;
     /* A full-object write without the record (a GitOps tool's): put back. */
     json_object_del(hcp_json_path(again, "metadata.annotations"), DRIFT_ANN);
     free(again_text);
