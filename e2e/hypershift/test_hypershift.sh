@@ -483,22 +483,23 @@ if [ "$HS_SCENARIO" = drift ]; then
   fi
   # Other writers of the MachineDeployment while the drift is held: an
   # SRE's kubectl patch of its strategy and a server-side apply of it are
-  # kept at OnDelete and told so (and how to let it through now); the
-  # cluster autoscaler's annotation goes through untouched.
+  # kept at OnDelete and told so (and how to let it through now); another
+  # tool's annotation goes through untouched. (Not the cluster autoscaler's
+  # min/max-size annotations: HyperShift writes those on every pass,
+  # nodepool/capi.go.)
   out=$(kubectl --kubeconfig "$KCFG" -n "$CP" patch machinedeployments.v1beta1.cluster.x-k8s.io np \
     --type merge -p '{"spec": {"strategy": {"type": "RollingUpdate"}}}' 2>&1)
   check_contains "kubectl patch of the strategy: kept OnDelete, and told" \
-    "rollout strategy RollingUpdate is recorded and written back at the window; OnDelete is kept" "$out"
+    "strategy RollingUpdate: OnDelete is kept until 2026-03-07T01:00:00Z while HyperShift's own configuration update is held" "$out"
   out=$(jq -nc --arg ns "$CP" '{apiVersion: "cluster.x-k8s.io/v1beta1", kind: "MachineDeployment",
     metadata: {name: "np", namespace: $ns}, spec: {strategy: {type: "RollingUpdate"}}}' |
     kubectl --kubeconfig "$KCFG" apply --server-side --force-conflicts --field-manager sre -f - 2>&1)
   check_contains "server-side apply of the strategy: kept OnDelete, and told" \
-    "A PermissiveUntil override on the NodePool lets it through now" "$out"
+    "then RollingUpdate is written back; a PermissiveUntil override on the NodePool lets it through now" "$out"
   kubectl --kubeconfig "$KCFG" -n "$CP" annotate machinedeployments.v1beta1.cluster.x-k8s.io np --overwrite \
-    cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size=5 >/dev/null 2>&1 ||
-    not_ok "the autoscaler's annotation"
-  check_eq "after them: still OnDelete with the record; the autoscaler's annotation stored" "OnDelete yes 5" \
-    "$(strategy) $([ -n "$(drift_rec)" ] && echo yes || echo no) $(get "$MD" '.metadata.annotations["cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"] // "-"')"
+    inventory.example.com/owner=sre >/dev/null 2>&1 || not_ok "another tool's annotation"
+  check_eq "after them: still OnDelete with the record; the other tool's annotation stored" "OnDelete yes sre" \
+    "$(strategy) $([ -n "$(drift_rec)" ] && echo yes || echo no) $(get "$MD" '.metadata.annotations["inventory.example.com/owner"] // "-"')"
   # An operator update: HyperShift's reconciler stops, the control-plane
   # operator renders core-ignition-3 anew meanwhile, and the reconciler
   # starts again. Its secret janitor reconciles every token and user-data

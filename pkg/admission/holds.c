@@ -755,12 +755,13 @@ static int keep_drift(ctl_controller_t *c, adm_response_t *a, const adm_request_
         !decide_user_exempt(q->user, ctl_hypershift_users(c))) {
         char until[80];
         held_until(v, until, sizeof(until));
+        /* Short enough for a warning (ADM_WARNING_MAX): what changed is in
+         * the record and the NodePool's conditions. */
         adm_response_warn(a,
-                          "rollout strategy %s is recorded and written back at the window; "
-                          "OnDelete is kept while a configuration HyperShift made by itself "
-                          "(%s) is held %s. A PermissiveUntil override on the NodePool lets it "
-                          "through now",
-                          type, d.input ? d.input : "unknown", until);
+                          "strategy %s: OnDelete is kept %s while HyperShift's own configuration "
+                          "update is held, then %s is written back; a PermissiveUntil override "
+                          "on the NodePool lets it through now",
+                          type, until, type);
     }
     bool newer = decide_drift_is(q->old_object, q->object, v->inputs, input, sizeof(input));
     const char *wanted = type && !same_str(type, DECIDE_ON_DELETE) ? type : d.strategy;

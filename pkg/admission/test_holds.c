@@ -664,11 +664,11 @@ static void drift_restricted(adm_router_t *r, ctl_controller_t *c)
      * told what happens to it and how to let the drift through now. */
     a = md_update_by(r, "alice", held, again_text);
     assert_string_equal(str_at(a.stored, "spec.strategy.type"), "OnDelete");
-    assert_non_null(strstr(a.warning, "rollout strategy RollingUpdate is recorded and written "
-                                      "back at the window; OnDelete is kept while a "
-                                      "configuration HyperShift made by itself (user data "
-                                      "ud-1 -> ud-2) is held until 2026-03-07T01:00:00Z"));
-    assert_non_null(strstr(a.warning, "PermissiveUntil override on the NodePool"));
+    assert_string_equal(a.warning,
+                        "strategy RollingUpdate: OnDelete is kept until 2026-03-07T01:00:00Z "
+                        "while HyperShift's own configuration update is held, then RollingUpdate "
+                        "is written back; a PermissiveUntil override on the NodePool lets it "
+                        "through now");
     json_decref(a.stored);
     c->opts.hypershift_users = NULL;
     /* A full-object write without the record (a GitOps tool's): put back. */
