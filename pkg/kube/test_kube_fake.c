@@ -299,8 +299,13 @@ static void test_429_retry_after(void **state)
                          fake_nth(f.srv, "GET", get_path, false, i - 1)->at;
         double gap_patch = fake_nth(f.srv, "PATCH", patch_path, false, i)->at -
                            fake_nth(f.srv, "PATCH", patch_path, false, i - 1)->at;
-        assert_true(gap_get >= 1.0 - 1e-3);
-        assert_true(gap_patch >= 1.0 - 1e-3);
+        /* The fake stamps a request with its loop's cached time (ev_now())
+         * when it is complete, which may be a loop iteration late; under
+         * valgrind on a loaded machine that iteration took tens of ms
+         * (a gap of 0.99x s was seen). A retry that ignored Retry-After
+         * would come at once, far below this bound. */
+        assert_true(gap_get >= 1.0 - 0.1);
+        assert_true(gap_patch >= 1.0 - 0.1);
     }
     /* The sum of the Retry-After values, and far below the 20 s backoff. */
     assert_true(get.finished - get.started >= 2.0 - 1e-3);
