@@ -213,6 +213,18 @@ static void cluster_update(const kube_obj *old, const kube_obj *o, void *ud)
 }
 static void cluster_delete(const kube_obj *o, void *ud) { cluster_changed(o, ud); }
 
+bool ctl_nodepool_ref(const char *ref, char *ns, size_t len, const char **name)
+{
+    const char *slash = ref ? strchr(ref, '/') : NULL;
+    size_t n = slash ? (size_t)(slash - ref) : 0;
+    if (!slash || n == 0 || n >= len)
+        return false;
+    memcpy(ns, ref, n);
+    ns[n] = '\0';
+    *name = slash + 1;
+    return true;
+}
+
 /* A MachineDeployment/MachineSet names its NodePool in an annotation;
  * without it, any NodePool of that name whose cluster namespace matches. */
 static void machines_changed(const kube_obj *o, void *ud)
@@ -220,16 +232,10 @@ static void machines_changed(const kube_obj *o, void *ud)
     ctl_controller_t *c = ud;
     const decide_capi_t *m = o->data;
     if (m && m->nodepool) {
-        const char *slash = strchr(m->nodepool, '/');
-        if (slash && slash != m->nodepool) {
-            char ns[300];
-            size_t n = (size_t)(slash - m->nodepool);
-            if (n < sizeof(ns)) {
-                memcpy(ns, m->nodepool, n);
-                ns[n] = '\0';
-                ctl_enqueue(c, R_NP, ns, slash + 1);
-            }
-        }
+        char ns[300];
+        const char *name;
+        if (ctl_nodepool_ref(m->nodepool, ns, sizeof(ns), &name))
+            ctl_enqueue(c, R_NP, ns, name);
         return;
     }
     /* Without the link the NodePool shares the object's name (a

@@ -275,6 +275,10 @@ void ctl_reconcile_rem(ctl_controller_t *c, record_t *r);
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
     ctl_machines_ops, ctl_machinesets_ops, ctl_companion_ops;
 void ctl_enqueue_all(ctl_controller_t *c);
+/* Splits a NodePool reference "<namespace>/<name>" (the nodePool annotation
+ * of a MachineDeployment/MachineSet): the namespace into ns (len bytes),
+ * *name into ref. False when it is no such reference or ns is too small. */
+bool ctl_nodepool_ref(const char *ref, char *ns, size_t len, const char **name);
 
 
 #endif

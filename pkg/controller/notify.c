@@ -26,10 +26,8 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
                       .request = SCHED_NEG_INF,
                       .restricted = d->restricted,
                       .current = d->state.current.start,
-                      .gate_failed = g->applies && !g->pass && !g->skipped &&
-                                     strcmp(g->reason, "HealthGate") == 0,
-                      .rec_failed = g->applies && !g->pass && !g->skipped &&
-                                    strcmp(g->reason, "ReleaseNotRecommended") == 0,
+                      .gate_failed = g->applies && !g->pass && !g->skipped && !g->by_rec,
+                      .rec_failed = g->applies && !g->pass && !g->skipped && g->by_rec,
                       .let_through = !d->restricted && (d->pending_metric == 1 || initiated),
                       .outcome = h->outcome,
                       .outcome_at = h->outcome_at,

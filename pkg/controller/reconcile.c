@@ -70,7 +70,7 @@ static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_pl
 {
     const decide_gate_t *g = &p->d.gate;
     bool failed = g->applies && !g->pass && !g->skipped;
-    bool by_rec = g->reason && strcmp(g->reason, "ReleaseNotRecommended") == 0;
+    bool by_rec = g->by_rec;
     char msg[DECIDE_MSGLEN];
     /* Once per failing spell, and again when what fails changes (the
      * health, then the release's recommendation). */

@@ -60,15 +60,12 @@ void ctl_rem_enqueue(ctl_controller_t *c, const kube_obj *ms)
 static void remediated_event(ctl_controller_t *c, const decide_capi_t *md, const char *ms,
                              const char *machine)
 {
-    const char *slash = md->nodepool ? strchr(md->nodepool, '/') : NULL;
-    char ns[254], msg[DECIDE_MSGLEN];
-    size_t n = slash ? (size_t)(slash - md->nodepool) : 0;
-    if (!slash || n == 0 || n >= sizeof(ns))
+    char ns[300], msg[DECIDE_MSGLEN];
+    const char *name;
+    if (!ctl_nodepool_ref(md->nodepool, ns, sizeof(ns), &name))
         return;
-    memcpy(ns, md->nodepool, n);
-    ns[n] = '\0';
-    const kube_obj *np = kube_cache_get(&c->nps, ns, slash + 1);
-    record_t *npr = np ? ctl_record_get(c, R_NP, ns, slash + 1) : NULL;
+    const kube_obj *np = kube_cache_get(&c->nps, ns, name);
+    record_t *npr = np ? ctl_record_get(c, R_NP, ns, name) : NULL;
     if (!npr)
         return;
     snprintf(msg, sizeof(msg),

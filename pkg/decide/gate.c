@@ -286,18 +286,10 @@ bool decide_rec_override(const stanza_t *st, const decide_health_t *h, sched_tim
     return h->skip_rec && stanza_permissive_at(st, now);
 }
 
-void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_t *h,
-                       const stanza_t *st, bool held, const decide_capi_t *capi,
-                       bool held_at_admission, sched_time_t now)
+void decide_gate_verdict(const decide_health_t *h, bool nodepool, const stanza_t *st,
+                         sched_time_t now, decide_gate_t *g)
 {
-    char until[32];
-    decide_gate_t *g = &d->gate;
-
     char rwhy[DECIDE_GATE_WHYLEN];
-    memset(g, 0, sizeof(*g));
-    g->applies = !d->restricted && held;
-    if (!g->applies)
-        return;
     g->unchecked = !nodepool && h->rec == DECIDE_REC_UNCHECKED;
     /* Health first: a failing health holds whatever the release. */
     bool health = decide_health_ok(h, nodepool, g->why, sizeof(g->why));
@@ -305,18 +297,36 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
     bool rec = nodepool || decide_rec_ok(h, rwhy, sizeof(rwhy));
     bool rec_skipped = !rec && decide_rec_override(st, h, now);
     g->pass = health && rec;
+    g->skipped = false;
+    g->by_rec = false;
+    g->reason = NULL;
     if (g->pass)
         return;
-    g->reason = !health ? "HealthGate" : "ReleaseNotRecommended";
-    if (health || (health_skipped && !rec && !rec_skipped)) {
-        g->reason = "ReleaseNotRecommended";
+    /* What is told: the health, unless it passed or was skipped and the
+     * release's recommendation is what still holds. */
+    g->by_rec = health || (health_skipped && !rec && !rec_skipped);
+    g->reason = g->by_rec ? "ReleaseNotRecommended" : "HealthGate";
+    if (g->by_rec)
         snprintf(g->why, sizeof(g->why), "%s", rwhy);
-    }
     g->skipped = (health || health_skipped) && (rec || rec_skipped);
-    if (g->skipped)
+}
+
+void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_t *h,
+                       const stanza_t *st, bool held, const decide_capi_t *capi,
+                       bool held_at_admission, sched_time_t now)
+{
+    char until[32];
+    decide_gate_t *g = &d->gate;
+
+    memset(g, 0, sizeof(*g));
+    g->applies = !d->restricted && held;
+    if (!g->applies)
+        return;
+    decide_gate_verdict(h, nodepool, st, now, g);
+    if (g->pass || g->skipped)
         return;
 
-    bool by_rec = strcmp(g->reason, "ReleaseNotRecommended") == 0;
+    bool by_rec = g->by_rec;
     d->restricted = true;
     d->restricted_reason = g->reason;
     /* A control-plane update under way is one material change: the

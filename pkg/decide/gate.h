@@ -112,7 +112,9 @@ typedef struct decide_gate {
     bool applies;   /* changes are permitted and a change is held: the gate decides */
     bool pass;      /* healthy (meaningful when applies) */
     bool skipped;   /* failing, but the override says to skip the gate */
-    const char *reason; /* failing: "HealthGate" or "ReleaseNotRecommended" (static) */
+    bool by_rec;    /* failing: on the held release's recommendation, not on health */
+    const char *reason; /* failing: "HealthGate", or "ReleaseNotRecommended" when by_rec
+                           (static) */
     bool unchecked; /* the held release's recommendation could not be checked */
     char why[DECIDE_GATE_WHYLEN]; /* failing (also when skipped): what failed,
                                      a clause ("Degraded is True (reason X)") */
@@ -153,6 +155,13 @@ bool decide_gate_override(const stanza_t *st, const decide_health_t *h, sched_ti
 
 /* The same for the recommendation check (DECIDE_SKIP_RECOMMENDATION_ANNOTATION). */
 bool decide_rec_override(const stanza_t *st, const decide_health_t *h, sched_time_t now);
+
+/* The gate's verdict on h alone, as decide_gate_apply() reaches it (health
+ * first, then a HostedCluster's held release, each override applied): g's
+ * pass, skipped, by_rec, reason, unchecked and why; applies is left as it
+ * is. */
+void decide_gate_verdict(const decide_health_t *h, bool nodepool, const stanza_t *st,
+                         sched_time_t now, decide_gate_t *g);
 
 struct decide_decision;
 struct decide_capi;
