@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "decide/after.h"
 #include "decide/gate.h"
 #include "decide/hcfields.h"
 #include "decide/minleft.h"
@@ -301,6 +302,39 @@ static void controller_line(const subject_t *x, const char *type)
                oneshot_str(c, "message", NULL, NULL) ? oneshot_str(c, "message", NULL, NULL) : "");
 }
 
+/* The health after the last completed change (DESIGN.md 3.15,
+ * decide/after.h) as read, with the default settle and grace times (the
+ * controller's own word, with the fleet's times, is its
+ * UnhealthyAfterChange condition). */
+static void after_line(const subject_t *x, sched_time_t at, char *buf, size_t len)
+{
+    decide_after_t a;
+    char words[64], done[32], t[32], d[32];
+
+    decide_after_change(&x->m->health, x->dk == DECIDE_NP, 0, 0, at, &a);
+    decide_after_change_words(&x->m->health, words, sizeof words);
+    sched_format_utc(a.completed, done, sizeof done);
+    switch (a.state) {
+    case DECIDE_AFTER_SETTLING:
+        sched_format_utc(a.completed + GUARD_AFTER_SETTLE, t, sizeof t);
+        guard_format_duration(GUARD_AFTER_SETTLE, d, sizeof d);
+        snprintf(buf, len, "%s completed at %s: watched until %s (settle time %s by default)",
+                 words, done, t, d);
+        break;
+    case DECIDE_AFTER_HEALTHY:
+        snprintf(buf, len, "%s completed at %s: not found unhealthy within its settle time", words,
+                 done);
+        break;
+    case DECIDE_AFTER_UNHEALTHY:
+        sched_format_utc(a.since, t, sizeof t);
+        snprintf(buf, len, "%s completed at %s: UNHEALTHY after it (%s since %s)", words, done,
+                 a.why, t);
+        break;
+    default:
+        snprintf(buf, len, "no completed change to watch");
+    }
+}
+
 /* The health gate's verdict on x as read (DESIGN.md 3.10): whether a held
  * change would be let through when changes are permitted. */
 static bool gate_verdict(const subject_t *x, sched_time_t at, char *buf, size_t len,
@@ -431,8 +465,11 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
     bool skipped;
     gate_verdict(x, at, line, sizeof line, &skipped);
     printf("  %-11s %s\n", "Health:", line);
+    after_line(x, at, line, sizeof line);
+    printf("  %-11s %s\n", "After:", line);
     controller_line(x, "ChangesPaused");
     controller_line(x, "ChangesPending");
+    controller_line(x, DECIDE_AFTER_CONDITION);
     recorded_text(&x->rec, e->state.permitted, at);
     printf("Next windows%s:\n", hc ? " (the intersection with the HostedCluster's)" : "");
     for (i = 0; i < w->len; i++) {

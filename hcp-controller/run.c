@@ -29,7 +29,9 @@
 #include "log/log.h"
 #include "serve.h"
 #include "webhook.h"
+#include "check/call.h"
 #include "notify/send.h"
+#include "policy/guard.h"
 
 #define EXIT_USAGE 2
 #define SHUTDOWN_GRACE 4.0 /* seconds after the delay; the process exits within delay + 5 */
@@ -411,6 +413,9 @@ typedef struct app {
     log_once_t warned;  /* API server warnings logged at full level already */
     notify_sender_t notify; /* the notifications (DESIGN.md 3.9) */
     bool notify_on;
+    check_runner_t checks;  /* the pre-start checks (DESIGN.md 3.15) */
+    bool checks_on;
+    guard_config_t guard;   /* the guard rails --guard-config said at the start */
 } app_t;
 
 /* The management API server's Warning headers (a pruned unknown field, a
@@ -434,7 +439,17 @@ static void on_leading(kube_lease *l, bool leading, void *ud)
         ctl_set_leading(a->ctl, leading);
         if (a->notify_on)
             notify_sender_lead(&a->notify, leading);
+        if (a->checks_on)
+            check_runner_lead(&a->checks, leading);
     }
+}
+
+/* A pre-start check answered about an object: decide it again. */
+static void on_check_answer(const char *kind, const char *ns, const char *name, void *ud)
+{
+    app_t *a = ud;
+    if (a->ctl)
+        ctl_check_answered(a->ctl, kind, ns, name);
 }
 
 /* A step to notify: queued for every endpoint (the controller calls it
@@ -541,6 +556,8 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     ctl_set_leading(a->ctl, false); /* stop writing first */
     if (a->notify_on)
         notify_sender_lead(&a->notify, false);
+    if (a->checks_on)
+        check_runner_lead(&a->checks, false);
     webhook_drain(a->webhook);
     serve_drain(a->serve);
     ev_timer_set(&a->grace, d + SHUTDOWN_GRACE, 0.);
@@ -611,7 +628,7 @@ static int start_servers(app_t *a)
     webhook_opts_t wo = {.bind_address = a->opts.webhook_addr, .cert_file = a->opts.webhook_cert,
                          .key_file = a->opts.webhook_key,
                          .fail_open = strcmp(a->opts.webhook_policy, "Ignore") == 0,
-                         .guard_file = a->opts.guard_config};
+                         .guard_file = a->opts.guard_config, .guard = &a->guard};
 
     if (webhook_start(&a->webhook, a->loop, a->ctl, &wo, err, sizeof(err))) {
         log_kv(LOG_ERROR, "cannot serve the admission webhooks", "error", err, NULL);
@@ -664,13 +681,19 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot start the Kubernetes client", "error", ke.message, NULL);
         goto out_cfg;
     }
-    /* The notifications live in the guard rails' file: a bad key stops the
-     * start, naming it, as the guard rails do. */
+    /* The notifications and the pre-start checks live in the guard rails'
+     * file, read once here: a bad key stops the start, naming it, as the
+     * guard rails do. */
     notify_config_t ncfg;
-    if (webhook_notify_load("--guard-config", a.opts.guard_config, &ncfg, err, sizeof(err))) {
-        log_kv(LOG_ERROR, "cannot read the notifications", "error", err, NULL);
+    check_config_t ccfg;
+    if (webhook_config_load("--guard-config", a.opts.guard_config, &a.guard, &ncfg, &ccfg, err,
+                            sizeof(err))) {
+        log_kv(LOG_ERROR, "cannot read the guard rails' file", "error", err, NULL);
         goto out_client;
     }
+    /* The checks told the health after a change are delivered as the
+     * notifications are (check.h). */
+    check_post_change_endpoints(&ccfg, &ncfg);
     if (ncfg.n_endpoints > 0) {
         if (notify_sender_init(&a.notify, a.loop, &a.http, &ncfg)) {
             log_kv(LOG_ERROR, "cannot start the notifications", "error", "out of memory", NULL);
@@ -683,12 +706,21 @@ int run_main(int argc, char **argv)
         snprintf(n, sizeof(n), "%zu", ncfg.n_endpoints);
         log_kv(LOG_INFO, "notifications on", "endpoints", n, NULL);
     }
+    if (ccfg.n > 0) {
+        check_runner_init(&a.checks, a.loop, &a.http, &ccfg, on_check_answer, &a);
+        a.checks_on = true;
+        check_runner_lead(&a.checks, !a.opts.leader_elect);
+        char n[16];
+        snprintf(n, sizeof(n), "%zu", ccfg.n);
+        log_kv(LOG_INFO, "pre-start checks on", "checks", n, NULL);
+    }
     ctl_options_t co = {.watch_namespace = a.opts.ns, .leading = !a.opts.leader_elect,
                         .hosted_period = a.opts.hosted_period,
                         .notify = a.notify_on ? on_notify : NULL, .notify_ud = &a.notify,
                         .notify_cfg = a.notify_on ? &a.notify.cfg : NULL,
                         .hypershift_users = a.opts.hypershift_users,
-                        .remediate_drift = a.opts.remediate_drift};
+                        .remediate_drift = a.opts.remediate_drift,
+                        .checks = a.checks_on ? &a.checks : NULL};
     if (a.notify_on)
         notify_sender_callbacks(&a.notify, on_delivered, on_failing, &a);
     /* In a cluster the Secret's address (the service's short name) only
@@ -740,6 +772,8 @@ out_serve:
 out_ctl:
     ctl_stop(a.ctl);
 out_client:
+    if (a.checks_on)
+        check_runner_free(&a.checks);
     if (a.notify_on)
         notify_sender_free(&a.notify);
     kube_client_close(&a.client);

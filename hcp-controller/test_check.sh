@@ -100,6 +100,16 @@ expect "a bad notifications key in the same file is refused, named" 2 \
 expect "a bad notification endpoint is refused, named" 2 "notifications.endpoints[0].url" \
   preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config \
   <(printf 'notifications:\n  endpoints: [{name: ops, url: "ftp://x"}]\n')
+expect "a bad pre-start check in the same file is refused, named" 2 \
+  "checks[0].failurePolicy: \"Fail\" is not one of Hold, Ignore" \
+  preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config \
+  <(printf 'checks:\n  - {name: cab, url: "https://cab.example.com", failurePolicy: Fail}\n')
+expect "a check's timeout out of range is refused, named" 2 "checks[0].timeout: must be from 1s to 60s" \
+  preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config \
+  <(printf 'checks:\n  - {name: cab, url: "https://cab.example.com", timeout: 5m}\n')
+expect "good checks are allowed" 0 "Verdict: allowed" \
+  preview -f "$tmp/fifteen.yaml" --from $FROM --check --guard-config \
+  <(printf 'checks:\n  - {name: cab, url: "https://cab.example.com", timeout: 5s, systems: [control-plane]}\n')
 expect "--check needs --guard-config" 2 "--check and --guard-config go together" \
   preview -f "$tmp/fifteen.yaml" --check
 expect "--restrictive-until needs --check" 2 "--restrictive-until is only used with --check" \

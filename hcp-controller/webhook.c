@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "httpserver/httpserver.h"
 #include "log/log.h"
+#include "check/check.h"
 #include "notify/config.h"
 #include "policy/guard.h"
 #include "policy/manifest.h"
@@ -76,45 +77,38 @@ int webhook_guard_load(const char *flag, const char *path, guard_config_t *cfg, 
     return rc;
 }
 
-int webhook_notify_load(const char *flag, const char *path, notify_config_t *cfg, char *err,
+/* The value of key in the guard rails' file's mapping (a ConfigMap's data,
+ * or the file's own mapping), NULL when absent. */
+static const json_t *doc_key(const json_t *doc, const char *key)
+{
+    const json_t *data = json_object_get(doc, "kind") ? json_object_get(doc, "data") : doc;
+    return json_is_object(data) ? json_object_get(data, key) : NULL;
+}
+
+int webhook_config_load(const char *flag, const char *path, guard_config_t *guard,
+                        notify_config_t *notify, check_config_t *checks, char *err,
                         size_t errlen)
 {
+    guard_config_t g;
+    notify_config_t n;
+    check_config_t c;
     char e[600];
     json_t *doc;
-    const json_t *data, *v = NULL;
     int rc;
 
-    notify_config_default(cfg);
+    guard = guard ? guard : &g;
+    notify = notify ? notify : &n;
+    checks = checks ? checks : &c;
+    memset(guard, 0, sizeof(*guard));
+    notify_config_default(notify);
+    memset(checks, 0, sizeof(*checks));
     if (!path)
         return 0;
     if ((rc = load_doc(flag, path, &doc, err, errlen)) != 0)
         return rc;
-    data = json_object_get(doc, "kind") ? json_object_get(doc, "data") : doc;
-    if (json_is_object(data))
-        v = json_object_get(data, "notifications");
-    if ((rc = notify_config_parse(v, cfg, e, sizeof(e))) != 0)
-        rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
-    json_decref(doc);
-    return rc;
-}
-
-int webhook_config_load(const char *flag, const char *path, guard_config_t *guard,
-                        notify_config_t *notify, char *err, size_t errlen)
-{
-    char e[600];
-    json_t *doc;
-    const json_t *data, *v = NULL;
-    int rc;
-
-    notify_config_default(notify);
-    if ((rc = load_doc(flag, path, &doc, err, errlen)) != 0)
-        return rc;
-    if ((rc = guard_config_parse(doc, guard, e, sizeof(e))) == 0) {
-        data = json_object_get(doc, "kind") ? json_object_get(doc, "data") : doc;
-        if (json_is_object(data))
-            v = json_object_get(data, "notifications");
-        rc = notify_config_parse(v, notify, e, sizeof(e));
-    }
+    if ((rc = guard_config_parse(doc, guard, e, sizeof(e))) == 0 &&
+        (rc = notify_config_parse(doc_key(doc, "notifications"), notify, e, sizeof(e))) == 0)
+        rc = check_config_parse(doc_key(doc, "checks"), checks, e, sizeof(e));
     if (rc != 0)
         rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
     json_decref(doc);
@@ -232,7 +226,9 @@ int webhook_start(webhook_t **out, struct ev_loop *loop, ctl_controller_t *ctl,
     }
     if (o->guard_file) {
         guard_config_t cfg;
-        if ((rc = webhook_guard_load("--guard-config", o->guard_file, &cfg, err, errlen)) != 0)
+        if (o->guard)
+            cfg = *o->guard;
+        else if ((rc = webhook_guard_load("--guard-config", o->guard_file, &cfg, err, errlen)) != 0)
             goto fail;
         ctl_set_guard(ctl, &cfg);
     }

@@ -28,6 +28,8 @@ typedef struct webhook_opts {
     double reload_interval;   /* seconds between checks of the files (0: 10 s) */
     const char *guard_file;   /* --guard-config: the guard rails (YAML or JSON), read
                                  again when it changes; NULL: none */
+    const struct guard_config *guard; /* what guard_file said at the start
+                                 (webhook_config_load()); NULL: read it */
 } webhook_opts_t;
 
 /*
@@ -41,19 +43,21 @@ int webhook_guard_load(const char *flag, const char *path, struct guard_config *
                        size_t errlen);
 
 /*
- * Reads the `notifications` key of the same file (notify_config_parse())
- * into *cfg; the defaults (no endpoint) when path is NULL or the key is
- * absent. Returns 0, HCP_EIO or HCP_EINVAL with "<flag> <path>:
- * notifications...: ..." in err (naming the key, never a token).
+ * Reads the whole guard rails' file at once (a file that may be read once,
+ * such as a pipe): the guard rails (as above), its `notifications`
+ * (notify_config_parse(); the defaults, no endpoint, when the key is
+ * absent) and its `checks` (check_config_parse(); none when absent), into
+ * whichever of guard, notify and checks is not NULL (the others are
+ * checked, not kept). A NULL path gives the defaults. Returns 0, HCP_EIO or
+ * HCP_EINVAL with "<flag> <path>: <key>...: ..." in err, naming the key,
+ * never a token. `run` reads its configuration with it, `preview --check`
+ * checks a file with it.
  */
 struct notify_config;
-int webhook_notify_load(const char *flag, const char *path, struct notify_config *cfg,
-                        char *err, size_t errlen);
-
-/* Both from one read of path (a file that can be read once, such as a
- * pipe): the guard rails, then the notifications, as the two above. */
+struct check_config;
 int webhook_config_load(const char *flag, const char *path, struct guard_config *guard,
-                        struct notify_config *notify, char *err, size_t errlen);
+                        struct notify_config *notify, struct check_config *checks, char *err,
+                        size_t errlen);
 
 /*
  * Reads the certificate files (and the guard rails when o->guard_file is

@@ -41,6 +41,8 @@
 
 #include "base/json.h"
 #include "admission/holds.h"
+
+#include "check/call.h"
 #include "decide/cmhold.h"
 #include "decide/companion.h"
 #include "decide/cpfirst.h"
@@ -68,6 +70,10 @@ typedef struct verdict {
     uint64_t inputs;          /* opted-in NodePools: decide_pool_inputs_fp() as the cache
                                  has it; 0 for a pool that did not opt in */
     bool mine;                /* pool_verdict(): the object is the pool's CAPI object */
+    bool opted_in;            /* the plan's opted_in */
+    sched_time_t current;     /* permitted: the start of the window open now */
+    bool check_held;          /* HostedClusters: permitted, but the release the write asks
+                                 for waits for the pre-start checks (DESIGN.md 3.15) */
 } verdict_t;
 
 /* The instant an admission request is decided at: the time of the request,
@@ -93,6 +99,8 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
         out->restricted = p.d.restricted;
         out->permitted = !p.d.restricted;
         out->keep_pause = p.d.pause_wanted;
+        out->opted_in = p.opted_in;
+        out->current = p.d.state.current.start;
         if (p.d.state.has_next)
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
         snprintf(out->capi_ns, sizeof(out->capi_ns), "%s", p.capi_ns);
@@ -365,7 +373,7 @@ static int release_request(adm_response_t *a, const adm_request_t *q, const verd
         }
         return 0;
     }
-    if (!v->restricted) {
+    if (!v->restricted && !v->check_held) {
         /* In a window the write goes through: a record it carries is
          * replaced by the field it sets (the newer request wins). */
         return rec ? remove_annotation(a, key) : 0;
@@ -392,8 +400,9 @@ static int release_request(adm_response_t *a, const adm_request_t *q, const verd
         o->held = o->held || !same_str(want, was);
         o->left = true;
         snprintf(what, sizeof(what), "spec.%s.image", field);
-        warn_held(a, what, want ? want : "(none)", running ? running : "(none)", v->until,
-                  DECIDE_HC, q->name);
+        warn_held(a, what, want ? want : "(none)", running ? running : "(none)",
+                  v->restricted ? v->until : "the pre-start checks allow it", DECIDE_HC,
+                  q->name);
     }
     return rc;
 }
@@ -545,6 +554,30 @@ static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response
     return 0;
 }
 
+/* DESIGN.md 3.15: in an open window, a new release of an opted-in
+ * HostedCluster waits for the pre-start checks like a release held for the
+ * window (held, asked at once, let through at the checks' yes), unless they
+ * have allowed this very release for this window: the controller's own
+ * write that lets it through. Only the leader knows the checks' answers: a
+ * standby's webhook lets such a write pass. */
+static bool release_waits_for_checks(ctl_controller_t *c, const adm_request_t *q,
+                                     const verdict_t *v)
+{
+    const check_runner_t *r = ctl_check_runner(c);
+    const char *want = hcp_json_str(q->object, "spec.release.image");
+    const char *uid = hcp_json_str(q->old_object, "metadata.uid");
+    char words[DECIDE_MSGLEN];
+
+    if (!r || !ctl_leading(c) || v->restricted || !v->permitted || !v->opted_in || !want ||
+        same_str(want, hcp_json_str(q->old_object, "spec.release.image")))
+        return false;
+    snprintf(words, sizeof(words), "release %s", want);
+    check_verdict_t cv = check_runner_verdict(r, uid ? uid : "",
+                                              check_change_key(words, v->current),
+                                              CHECK_CONTROL_PLANE, NULL, 0);
+    return cv == CHECK_WAIT || cv == CHECK_FAIL;
+}
+
 static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                               size_t errlen)
 {
@@ -558,6 +591,7 @@ static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *u
         return 0;
     if ((rc = plan_verdict(c, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
         return rc;
+    v.check_held = release_waits_for_checks(c, q, &v);
     decide_intent_read(q->old_object, q->object, q->options, q->user, ctl_hypershift_users(c),
                        &in);
     if ((rc = hold_fields(c, q, a, &in, &o, err, errlen)) != 0)

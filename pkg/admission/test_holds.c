@@ -15,6 +15,7 @@
 
 #include "base/json.h"
 #include "admission/holds.h"
+#include "check/call.h"
 #include "admission/router.h"
 #include "admission/validate.h"
 #include "controller/internal.h"
@@ -245,6 +246,59 @@ static void test_hostedcluster_in_window(void **state)
 {
     (void)state;
     with_router("2026-03-07T02:00:00Z", hc_permitted);
+}
+
+/* DESIGN.md 3.15: with a pre-start check for the control plane, a release
+ * asked for in an open window is held until the checks allow it (the
+ * leader asks at once); a standby, which knows no answer, lets it pass;
+ * without a check for the control plane it passes. */
+static void hc_in_window_checks(adm_router_t *r, ctl_controller_t *c)
+{
+    check_config_t cfg = {.n = 1};
+    check_runner_t run;
+    snprintf(cfg.checks[0].name, CHECK_NAMELEN, "cab");
+    snprintf(cfg.checks[0].url, CHECK_URLLEN, "http://127.0.0.1:1/");
+    cfg.checks[0].timeout = 1;
+    cfg.checks[0].systems = CHECK_CONTROL_PLANE;
+    cfg.checks[0].steps = CHECK_PRE_START;
+    check_runner_init(&run, c->loop, NULL, &cfg, NULL, NULL);
+    c->opts.checks = &run;
+    c->leading = true;
+
+    answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+                        "a", hc_old, hc_new);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
+    assert_string_equal(json_string_value(json_object_get(
+                            hcp_json_path(a.stored, "metadata.annotations"),
+                            DECIDE_REQUESTED_RELEASE_ANNOTATION)),
+                        "r:2");
+    assert_string_equal(a.warnings[0], "spec.release.image is held until the pre-start checks "
+                                       "allow it: r:2 requested, r:1 kept; see "
+                                       "HostedChangeManagementStatus hostedcluster.a");
+    json_decref(a.stored);
+
+    c->leading = false; /* a standby knows no answer: it passes */
+    a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "a",
+               hc_old, hc_new);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
+    json_decref(a.stored);
+
+    c->leading = true; /* a check for the nodes only: the release passes */
+    run.cfg.checks[0].systems = CHECK_WORKER_NODES;
+    a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "a",
+               hc_old, hc_new);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
+    json_decref(a.stored);
+    c->opts.checks = NULL;
+    check_runner_free(&run);
+}
+
+static void test_hostedcluster_in_window_checks(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", hc_in_window_checks);
 }
 
 /* The fields that roll every NodePool (hcfields.h): in the HostedCluster's
@@ -1271,6 +1325,7 @@ int main(void)
         cmocka_unit_test(test_hostedcluster_restricted),
         cmocka_unit_test(test_warnings_fit),
         cmocka_unit_test(test_hostedcluster_in_window),
+        cmocka_unit_test(test_hostedcluster_in_window_checks),
         cmocka_unit_test(test_hc_fields_pool_restricted),
         cmocka_unit_test(test_hc_fields_all_open),
         cmocka_unit_test(test_hc_fields_no_stanza_pool_restricted),

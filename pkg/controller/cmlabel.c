@@ -117,10 +117,12 @@ void ctl_reconcile_cm(ctl_controller_t *c, record_t *r)
     /* An added label's answer goes into the cache (it now matches the
      * selector); a removed one's leaves the selector, which the watch says
      * with a DELETED event: until then the version replaced is stale. */
-    ctl_write_t w = {action > 0 ? CTL_WRITE_PATCH_IF_THERE : CTL_WRITE_PATCH, path, patch,
-                     action > 0 ? &c->cms : NULL,
-                     action > 0 ? "ConfigMap opt-in label" : "ConfigMap opt-in label removed",
-                     action > 0 ? NULL : r->wt.stale_own, have ? have->rv : NULL, false};
+    ctl_write_t w = {.verb = action > 0 ? CTL_WRITE_PATCH_IF_THERE : CTL_WRITE_PATCH,
+                     .path = path, .doc = patch, .cache = action > 0 ? &c->cms : NULL,
+                     .what = action > 0 ? "ConfigMap opt-in label"
+                                        : "ConfigMap opt-in label removed",
+                     .stale = action > 0 ? NULL : r->wt.stale_own,
+                     .base_rv = have ? have->rv : NULL};
     if (ctl_write(&c->writer, &r->wt, &w) != 0)
         ctl_arm_retry(c, r);
     json_decref(patch);

@@ -22,7 +22,8 @@ static json_t *written_status(const kube_obj *o)
 static void submit(ctl_controller_t *c, record_t *r, ctl_write_verb_t verb, const char *path,
                    json_t *doc)
 {
-    ctl_write_t w = {verb, path, doc, &c->companions, "companion", NULL, NULL, false};
+    ctl_write_t w = {.verb = verb, .path = path, .doc = doc, .cache = &c->companions,
+                     .what = "companion"};
     if (ctl_write(&c->writer, &r->wt, &w))
         ctl_arm_retry(c, r);
 }

@@ -30,12 +30,16 @@ static void projection_changed(const char *ns, const char *name, void *ud)
 }
 
 /* Guard rails (controller.h): read by the validating webhooks (ctl_guard())
- * and by the plan's minimum time left (view.c). */
+ * and by the plan's minimum time left (view.c); the times of the health
+ * after a change, which are no limit, by the plan whether or not a limit
+ * is enforced. */
 void ctl_set_guard(ctl_controller_t *c, const guard_config_t *cfg)
 {
     c->guard_set = cfg != NULL && guard_enforced(cfg);
     if (c->guard_set)
         c->guard = *cfg;
+    c->after_settle = cfg ? cfg->after_settle : 0;
+    c->after_grace = cfg ? cfg->after_grace : 0;
 }
 
 /* ---- start / stop ------------------------------------------------------ */

@@ -67,6 +67,10 @@ typedef struct ctl_options {
      * while a drift is held, which Cluster API leaves to the deferred
      * rollout (remediate.c). */
     bool remediate_drift;
+    /* The pre-start checks of other systems (DESIGN.md 3.15, check/call.h):
+     * asked about each held change its lead before the window; their
+     * verdict is the last stage of the gate. Borrowed; NULL: none. */
+    struct check_runner *checks;
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */
@@ -88,6 +92,11 @@ typedef struct ctl_stats {
                                   HostedClusters, [1] NodePools */
     uint64_t rec_holds;        /* held releases kept held because they are no longer
                                   recommended for their cluster, once per spell */
+    uint64_t check_holds;      /* held changes a refusing pre-start check kept held in
+                                  their window, once per spell */
+    uint64_t unhealthy_after[2]; /* completed changes found unhealthy after them
+                                  (DESIGN.md 3.15), once per change: [0] control
+                                  plane (HostedClusters), [1] worker nodes (NodePools) */
     uint64_t drift_remediations; /* machines of an older template deleted for their failed
                                   health check while a drift was held (remediate.c) */
     double reconcile_seconds;  /* total time spent reconciling */
@@ -100,6 +109,14 @@ typedef struct ctl_stats {
 extern const double ctl_latency_bounds[8];
 
 typedef struct ctl_controller ctl_controller_t;
+
+/* An answer of a pre-start check about HostedCluster or NodePool (kind)
+ * ns/name came: decide it again (check/call.h's changed callback). */
+void ctl_check_answered(ctl_controller_t *c, const char *kind, const char *ns, const char *name);
+
+/* The pre-start checks' runner (ctl_options_t.checks), NULL when none. */
+const struct check_runner *ctl_check_runner(const ctl_controller_t *c);
+
 
 /* Starts a controller on loop using client (both borrowed, must outlive it).
  * Returns 0 with *out, or a negative HCP_E* code with err filled. */

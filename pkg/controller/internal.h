@@ -90,6 +90,8 @@ typedef struct record {
     bool last_min_left;      /* the previous decision was held by the minimum time left */
     char reassert_rv[32];    /* the CAPI object's version the last re-assertion was told
                                 on, "" when the pause was seen in place since */
+    sched_time_t last_after; /* the completion of the change last told unhealthy after it
+                                (decide/after.h), 0 none */
     bool last_cp_first;      /* the previous decision held a NodePool's request
                                 for its control plane (decide_cp_first_apply()) */
     uint64_t last_override;  /* hash of the override record last told (audit), 0 none */
@@ -156,6 +158,8 @@ struct ctl_controller {
     bool admission_holds;       /* the webhooks are registered (ctl_admission_register) */
     bool guard_set;             /* guard rails enforced at admission (ctl_set_guard) */
     guard_config_t guard;       /* their limits and exemptions, when guard_set */
+    sched_time_t after_settle, after_grace; /* the health after a change (decide/after.h):
+                                   the guard rails' file's times, 0 the defaults */
     char capi_version[32];      /* discovered, "" until known */
     sched_time_t started;       /* the controller's clock at ctl_start() */
 
@@ -195,6 +199,13 @@ int ctl_state_init(ctl_controller_t *c, size_t nbuckets);
 void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, const char *kind,
                       sched_time_t now);
 sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_time_t now);
+
+/* The pre-start checks of p's held change (checks.c): asked once its lead
+ * before the window is reached (leader only), forgotten when nothing is
+ * held. Returns the instant of the lead when it is still ahead, else
+ * SCHED_POS_INF. */
+sched_time_t ctl_checks_ask(ctl_controller_t *c, const record_t *r, const decide_plan_t *p,
+                            sched_time_t now);
 /* The notified annotation, written when what this replica delivered is not
  * on the object yet: by the leader before its steps, and by a replica that
  * no longer leads, for what it delivered while it led. Not by the reconcile

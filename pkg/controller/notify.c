@@ -26,14 +26,21 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
                       .request = SCHED_NEG_INF,
                       .restricted = d->restricted,
                       .current = d->state.current.start,
-                      .gate_failed = g->applies && !g->pass && !g->skipped && !g->by_rec,
+                      .gate_failed = g->applies && !g->pass && !g->skipped && !g->by_rec &&
+                                     !g->by_check,
                       .rec_failed = g->applies && !g->pass && !g->skipped && g->by_rec,
                       .let_through = !d->restricted && (d->pending_metric == 1 || initiated),
                       .outcome = h->outcome,
                       .outcome_at = h->outcome_at,
                       .override_at = SCHED_NEG_INF,
                       .override_end = SCHED_POS_INF,
-                      .withdrawn_at = SCHED_NEG_INF};
+                      .withdrawn_at = SCHED_NEG_INF,
+                      .after_unhealthy = d->after.state == DECIDE_AFTER_UNHEALTHY,
+                      .after_completed = d->after.completed,
+                      .after_at = d->after.at,
+                      .after_final = d->after.state == DECIDE_AFTER_UNHEALTHY ||
+                                     d->after.state == DECIDE_AFTER_HEALTHY,
+                      .after_final_at = d->after.at};
     if (!d->state.permitted)
         o.current = SCHED_NEG_INF;
     /* The next start, not merely the next window's open: with a minimum
@@ -92,22 +99,6 @@ sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_
     return notify_due_wake(&o, c->opts.notify_cfg);
 }
 
-/* The change in words ("release <image>", "node rollout <what>"). */
-static void change_words(const decide_plan_t *p, char *buf, size_t len)
-{
-    const decide_hc_t *h = p->kind == DECIDE_HC ? p->self.data : NULL;
-    if (h && !decide_hc_held(h) && decide_hc_fields_held(h))
-        snprintf(buf, len, "fields that roll every NodePool: %s",
-                 h->requested_fields_summary ? h->requested_fields_summary : "(held)");
-    else if (h)
-        snprintf(buf, len, "release %s",
-                 h->requested_release ? h->requested_release
-                 : h->release_image  ? h->release_image
-                                     : "(none)");
-    else
-        snprintf(buf, len, "node rollout %s", p->d.held[0] ? p->d.held : "(template)");
-}
-
 static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, size_t len)
 {
     const decide_audit_t *au = &p->managed->audit;
@@ -134,6 +125,15 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
         return;
     case NOTIFY_COMPLETED:
         snprintf(buf, len, "HyperShift reports the change completed.");
+        return;
+    case NOTIFY_UNHEALTHY_AFTER_CHANGE:
+        snprintf(buf, len, "%s", p->d.after_message);
+        return;
+    case NOTIFY_POST_CHANGE:
+        if (p->d.after.state == DECIDE_AFTER_UNHEALTHY)
+            snprintf(buf, len, "%s", p->d.after_message);
+        else
+            snprintf(buf, len, "Not found unhealthy within the settle time after it.");
         return;
     case NOTIFY_FAILED: {
         /* HyperShift's reason for the failure, else the health gate's */
@@ -196,8 +196,9 @@ static void write_marks(ctl_controller_t *c, record_t *r, const notify_marks_t *
                               text);
     if (!patch)
         return;
-    ctl_write_t w = {CTL_WRITE_PATCH, path, patch, r->kind == R_HC ? &c->hcs : &c->nps,
-                     "notified marks", r->wt.stale_own, NULL, false};
+    ctl_write_t w = {.verb = CTL_WRITE_PATCH, .path = path, .doc = patch,
+                     .cache = r->kind == R_HC ? &c->hcs : &c->nps, .what = "notified marks",
+                     .stale = r->wt.stale_own};
     if (ctl_write(&c->writer, &r->wt, &w))
         ctl_arm_retry(c, r);
     json_decref(patch);
@@ -207,7 +208,7 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
                       sched_time_t now)
 {
     notify_due_t due[NOTIFY_DUE_MAX];
-    char change[DECIDE_MSGLEN], why[DECIDE_MSGLEN];
+    char change[DECIDE_MSGLEN], why[DECIDE_MSGLEN], done[64];
 
     if (!p->managed || !c->opts.notify_cfg || !notifying(c))
         return;
@@ -215,19 +216,33 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
     notify_marks_t m = known_marks(r, p);
     notify_marks_merge(&m, &r->notify_told);
     size_t n = notify_due(&o, c->opts.notify_cfg, &m, due);
-    change_words(p, change, sizeof(change));
+    decide_plan_change_words(p, change, sizeof(change));
     for (size_t i = 0; i < n; i++) {
+        /* A step no endpoint takes (post-change without a check asking
+         * for it) is not due at all. */
+        if (!notify_config_takes(c->opts.notify_cfg, (int)due[i].step))
+            continue;
         detail(p, &due[i], why, sizeof(why));
-        /* A withdrawal is about the request it withdrew, not what waits now. */
+        /* A withdrawal is about the request it withdrew, the health after
+         * a change about the change HyperShift completed, not what waits
+         * now. */
         const char *what = due[i].step == NOTIFY_WITHDRAWN && p->managed->audit.withdrawn
                                ? p->managed->audit.withdrawn
                                : change;
+        if (due[i].step == NOTIFY_UNHEALTHY_AFTER_CHANGE || due[i].step == NOTIFY_POST_CHANGE) {
+            decide_after_change_words(&p->managed->health, done, sizeof(done));
+            what = done;
+        }
         notify_event_t ev = {.step = due[i].step, .kind = kind, .ns = r->ns, .name = r->name,
                              .uid = p->self.uid, .window = due[i].window, .at = now,
                              .change = what, .until = due[i].until, .lead = due[i].lead,
                              .request = due[i].request, .superseded = due[i].superseded,
                              .superseded_held = due[i].superseded_held,
-                             .detail = why};
+                             .detail = why,
+                             .verdict = due[i].step != NOTIFY_POST_CHANGE ? NULL
+                                        : p->d.after.state == DECIDE_AFTER_UNHEALTHY
+                                            ? "Unhealthy"
+                                            : "Healthy"};
         c->opts.notify(&ev, &due[i], c->opts.notify_ud);
         notify_marks_note(&r->notify_told, &due[i], c->opts.notify_cfg);
     }

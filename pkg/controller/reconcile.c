@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "check/call.h"
 #include "decide/conditions.h"
 #include "decide/cpfirst.h"
 #include "decide/writes.h"
@@ -75,16 +76,21 @@ static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_pl
     /* Once per failing spell, and again when what fails changes (the
      * health, then the release's recommendation). */
     if (failed && (!r->last_gate_failed || r->last_gate_reason != g->reason)) {
-        if (by_rec)
+        bool pending = g->by_check && strcmp(g->reason, "CheckPending") == 0;
+        if (g->by_check && !pending)
+            c->stats.check_holds++;
+        else if (by_rec)
             c->stats.rec_holds++;
-        else
+        else if (!g->by_check)
             c->stats.gate_holds[p->kind == DECIDE_HC ? 0 : 1]++;
-        log_kv(LOG_WARN,
-               by_rec ? "held release kept held: no longer recommended"
-                      : "held change kept held by the health gate",
+        log_kv(pending ? LOG_INFO : LOG_WARN,
+               g->by_check ? (pending ? "held change waits for the pre-start checks"
+                                      : "held change kept held: a pre-start check refused it")
+               : by_rec    ? "held release kept held: no longer recommended"
+                           : "held change kept held by the health gate",
                "kind", kind, "namespace", r->ns, "name", r->name, "why", g->why, NULL);
-        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", g->reason,
-              p->d.paused_message);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, pending ? "Normal" : "Warning",
+              g->reason, p->d.paused_message);
     }
     if (g->applies && g->skipped && !r->last_gate_failed) {
         snprintf(msg, sizeof(msg),
@@ -113,6 +119,31 @@ static void cp_first_events(ctl_controller_t *c, record_t *r, const decide_plan_
               DECIDE_CP_FIRST_REASON, p->d.pending_message);
     }
     r->last_cp_first = p->d.cp_first;
+}
+
+/* ---- health after the change (DESIGN.md 3.15) ---- */
+/* A completed change found unhealthy after it (decide/after.h): counted
+ * (change_management_unhealthy_after_change_total), logged and told in an
+ * UnhealthyAfterChange Warning Event, once per change (its completion).
+ * The condition says it from the decision; the notification from its
+ * marks. */
+static void after_change_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                                const char *kind)
+{
+    const decide_after_t *a = &p->d.after;
+    const decide_seen_cond_t *on = p->managed ? &p->managed->after : NULL;
+    if (a->state != DECIDE_AFTER_UNHEALTHY || r->last_after == a->completed)
+        return;
+    r->last_after = a->completed;
+    /* Told already by the process before this one: the object says so. */
+    if (on && on->present && on->status && on->message &&
+        strcmp(on->message, p->d.after_message) == 0)
+        return;
+    c->stats.unhealthy_after[p->kind == DECIDE_HC ? 0 : 1]++;
+    log_kv(LOG_WARN, "unhealthy after the change", "kind", kind, "namespace", r->ns, "name",
+           r->name, "why", a->why, NULL);
+    event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", DECIDE_AFTER_CONDITION,
+          p->d.after_message);
 }
 
 /* ---- audit (DESIGN.md 3.11) ---- */
@@ -228,6 +259,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     }
     health_gate_events(c, r, p, kind);
     cp_first_events(c, r, p, kind);
+    after_change_events(c, r, p, kind);
     audit_events(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
     ctl_notify_marks(c, r, p);
     ctl_notify_steps(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
@@ -268,14 +300,12 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                    p->kind == DECIDE_HC ? "HostedCluster" : "NodePool", "namespace", r->ns,
                    "name", r->name, "what", dw->what, NULL);
         }
-        ctl_write_t w = {dw->kind == DECIDE_WRITE_STATUS ? CTL_WRITE_STATUS : CTL_WRITE_PATCH,
-                         capi ? capi_path : path,
-                         dw->patch,
-                         capi ? cc : own,
-                         dw->what,
-                         capi ? r->wt.stale_capi : r->wt.stale_own,
-                         capi ? p->capi.rv : p->self.rv,
-                         dw->first};
+        ctl_write_t w = {.verb = dw->kind == DECIDE_WRITE_STATUS ? CTL_WRITE_STATUS
+                                                                 : CTL_WRITE_PATCH,
+                         .path = capi ? capi_path : path, .doc = dw->patch,
+                         .cache = capi ? cc : own, .what = dw->what,
+                         .stale = capi ? r->wt.stale_capi : r->wt.stale_own,
+                         .base_rv = capi ? p->capi.rv : p->self.rv, .first = dw->first};
         submit(c, r, &w);
     }
     decide_writes_free(&ws);
@@ -298,6 +328,8 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
                          sizeof(err));
     if (!p.present) {
         ctl_companion_sync(c, r, NULL, now);
+        check_runner_forget_object(c->opts.checks, hc ? "HostedCluster" : "NodePool", r->ns,
+                                   r->name);
         ctl_record_forget(c, r);
         goto done;
     }
@@ -320,7 +352,9 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     if (kube_path(path, sizeof(path), HS_GROUP, HS_VERSION, hc ? "hostedclusters" : "nodepools",
                   r->ns, r->name, NULL))
         goto done;
-    sched_time_t nw = ctl_notify_wake(c, &p, now);
+    sched_time_t nw = ctl_notify_wake(c, &p, now), cw = ctl_checks_ask(c, r, &p, now);
+    if (cw < nw)
+        nw = cw;
     ctl_arm(c, r, nw < p.d.wake ? nw : p.d.wake);
     ctl_plan_inputs(&p, &r->metrics);
     r->have_metrics = true;
@@ -375,8 +409,8 @@ static void reconcile_policy(ctl_controller_t *c, record_t *r, sched_time_t now)
                       r->ns, r->name, NULL) == 0) {
             json_t *patch = decide_status_patch_doc(json_incref(status), obj->rv);
             if (patch) {
-                ctl_write_t w = {CTL_WRITE_STATUS, path, patch, &c->policies, "policy status",
-                                 NULL, NULL, false};
+                ctl_write_t w = {.verb = CTL_WRITE_STATUS, .path = path, .doc = patch,
+                                 .cache = &c->policies, .what = "policy status"};
                 submit(c, r, &w);
                 json_decref(patch);
             }

@@ -14,8 +14,11 @@
  * found unhealthy and declined to remediate for its revision
  * (decide_drift_remediable()), conditional on its uid and resourceVersion.
  * Cluster API then makes the replacement in the new MachineSet. Each delete
- * is counted (change_management_held_drift_remediations_total) and told in
- * a MachineRemediated Event on the NodePool. Leader only; off with
+ * the API server carries out is counted
+ * (change_management_held_drift_remediations_total) and told in a
+ * MachineRemediated Event on the NodePool, once: a second LIST may be
+ * served before the first delete, and its delete is then refused (409) by
+ * the preconditions. Leader only; off with
  * --remediate-held-drift=false (the machine then waits for the window,
  * where the rollout replaces it). */
 #include "controller/internal.h"
@@ -56,13 +59,33 @@ void ctl_rem_enqueue(ctl_controller_t *c, const kube_obj *ms)
         ctl_enqueue(c, R_REM, ms->ns, ms->name);
 }
 
+/* One delete in flight: counted and told when the API server answers it
+ * with the machine (deleting now). Not when it answers 409 (the machine
+ * changed since it was listed: a LIST served before our earlier delete of
+ * it, or Cluster API's own write) nor 404 (gone already, by an earlier
+ * delete, ours or another's). */
+typedef struct rem_delete {
+    ctl_controller_t *c;
+    char *nodepool, *drift, *ms, *machine; /* copies: the caches may change meanwhile */
+} rem_delete_t;
+
+static void rem_delete_free(rem_delete_t *d)
+{
+    if (d) {
+        free(d->nodepool);
+        free(d->drift);
+        free(d->ms);
+        free(d->machine);
+    }
+    free(d);
+}
+
 /* Told on the NodePool (its owner looks there), through its record. */
-static void remediated_event(ctl_controller_t *c, const decide_capi_t *md, const char *ms,
-                             const char *machine)
+static void remediated_event(ctl_controller_t *c, const rem_delete_t *d)
 {
     char ns[300], msg[DECIDE_MSGLEN];
     const char *name;
-    if (!ctl_nodepool_ref(md->nodepool, ns, sizeof(ns), &name))
+    if (!ctl_nodepool_ref(d->nodepool, ns, sizeof(ns), &name))
         return;
     const kube_obj *np = kube_cache_get(&c->nps, ns, name);
     record_t *npr = np ? ctl_record_get(c, R_NP, ns, name) : NULL;
@@ -73,11 +96,23 @@ static void remediated_event(ctl_controller_t *c, const decide_capi_t *md, const
              "before the held HyperShift configuration update (%s), which Cluster API leaves "
              "to the rollout; the rollout waits for the window, so it was deleted now: Cluster "
              "API replaces it from the new template.",
-             machine, ms, md->drift);
+             d->machine, d->ms, d->drift);
     ctl_event_t ev = {"NodePool", HS_GROUP "/" HS_VERSION, np->uid, "Normal",
                       "MachineRemediated", msg};
     if (ctl_write_event(&c->writer, &npr->wt, &ev))
         ctl_arm_retry(c, npr);
+}
+
+static void deleted(ctl_write_outcome_t outcome, const json_t *answer, void *ud)
+{
+    rem_delete_t *d = ud;
+    if (outcome == CTL_WRITE_OK && answer) {
+        d->c->stats.drift_remediations++;
+        log_kv(LOG_INFO, "machine of the older template remediated while a drift is held",
+               "machineset", d->ms, "machine", d->machine, NULL);
+        remediated_event(d->c, d);
+    }
+    rem_delete_free(d);
 }
 
 static void list_free(rem_list_t *x)
@@ -119,14 +154,20 @@ static void listed(kube_client *kc, const kube_error *err, json_t *list, void *u
                           name, NULL) ||
                 (opts = decide_drift_remediation_delete(m)) == NULL)
                 continue;
-            ctl_write_t w = {CTL_WRITE_DELETE, path, opts, NULL, "held-drift remediation",
-                             NULL, NULL, false};
-            if (ctl_write(&c->writer, &r->wt, &w) == 0) {
-                c->stats.drift_remediations++;
-                log_kv(LOG_INFO, "machine of the older template remediated while a drift is held",
-                       "namespace", x->ns, "machineset", x->name, "machine", name, NULL);
-                remediated_event(c, md, x->name, name);
-            } else {
+            rem_delete_t *d = calloc(1, sizeof(*d));
+            if (!d || !(d->nodepool = strdup(md->nodepool ? md->nodepool : "")) ||
+                !(d->drift = strdup(md->drift)) || !(d->ms = strdup(x->name)) ||
+                !(d->machine = strdup(name))) {
+                rem_delete_free(d);
+                json_decref(opts);
+                ctl_arm_retry(c, r);
+                continue;
+            }
+            d->c = c;
+            ctl_write_t w = {.verb = CTL_WRITE_DELETE, .path = path, .doc = opts,
+                             .what = "held-drift remediation", .done = deleted, .done_ud = d};
+            if (ctl_write(&c->writer, &r->wt, &w) != 0) {
+                rem_delete_free(d);
                 ctl_arm_retry(c, r);
             }
             json_decref(opts);

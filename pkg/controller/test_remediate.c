@@ -4,7 +4,7 @@
  * machines Cluster API declined to remediate deleted, conditional on their
  * uid and resourceVersion, each counted and told on the NodePool; nothing
  * without a held drift, on the current revision, when not leading or when
- * turned off. */
+ * turned off; a delete the preconditions refuse is neither counted nor told. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,21 +55,38 @@
     MACHINE("m-going", "np-old", "\"deletionTimestamp\":\"2030-01-09T05:59:00Z\",", "False", \
             "False", "CannotBeRemediated") ","                                               \
     MACHINE("m-other", "np-new", "", "False", "False", "CannotBeRemediated") "]}"
+/* m-sick once our delete is carried out: deleting (Cluster API's finalizer). */
+#define MACHINES_SICK_GOING                                                                  \
+    "{\"kind\":\"MachineList\",\"items\":["                                                  \
+    MACHINE("m-sick", "np-old", "\"deletionTimestamp\":\"2030-01-09T06:00:01Z\",", "False",  \
+            "False", "CannotBeRemediated") "]}"
 
 typedef struct fixture {
     testutil_ctl_api_t t;
+    int deletes;        /* DELETEs answered */
+    int deletes_ok;     /* of them, the first ones answered 200; later ones 409 */
+    int lists;          /* Machine LISTs answered */
+    int lists_before;   /* of them, the first ones served before the first delete */
 } fixture_t;
 
 static const char *answer(const fakeapi_req_t *r, int *status, void *ud)
 {
-    (void)ud;
+    fixture_t *f = ud;
     *status = strcmp(r->method, "POST") == 0 ? 201 : 200;
-    return strcmp(r->method, "GET") == 0 && strstr(r->path, "/machines") ? MACHINES : "{}";
+    if (strcmp(r->method, "DELETE") == 0 && ++f->deletes > f->deletes_ok) {
+        *status = 409; /* the preconditions: the machine changed since it was listed */
+        return "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"Conflict\","
+               "\"code\":409}";
+    }
+    if (strcmp(r->method, "GET") != 0 || !strstr(r->path, "/machines"))
+        return "{}";
+    return ++f->lists > f->lists_before ? MACHINES_SICK_GOING : MACHINES;
 }
 
 static void start(fixture_t *f, const char *md, const char *old_remediating)
 {
     memset(f, 0, sizeof(*f));
+    f->deletes_ok = f->lists_before = 1000;
     testutil_ctl_api_start(&f->t, answer, f, "2030-01-09T06:00:00Z");
     f->t.c->opts.remediate_drift = true;
     testutil_ctl_add(&f->t.c->nps, "{\"kind\":\"NodePool\",\"metadata\":{\"namespace\":"
@@ -162,6 +179,33 @@ static void test_deletes_declined_machine(void **state)
     testutil_ctl_api_stop(&f.t);
 }
 
+/* A second LIST served before the first delete lists the machine again,
+ * not yet deleting: its delete is refused by the preconditions (409), and
+ * the machine is counted and told once. */
+static void test_second_list_before_delete(void **state)
+{
+    (void)state;
+    fixture_t f;
+    start(&f, MD("OnDelete", DRIFT_ANN), MS("np-old", "2", "True"));
+    f.deletes_ok = 1;
+    f.lists_before = 2;
+    assert_int_equal(run(&f), 1);
+    testutil_ctl_add(&f.t.c->mss, MS_AT("np-old", "2", "True", "8"));
+    /* Refused, it is decided again: the next LIST shows it deleting. */
+    assert_int_equal(run(&f), 2);
+    assert_int_equal(count(&f, "GET", "/machines"), 3);
+    assert_int_equal(count(&f, "DELETE", "/machines/m-sick"), 2);
+    assert_int_equal(f.t.c->stats.drift_remediations, 1);
+    int events = 0;
+    for (int i = 0; i < fakeapi_count(f.t.api); i++) {
+        const fakeapi_req_t *q = fakeapi_nth(f.t.api, i);
+        events += is(q, "POST", "/namespaces/clusters/events") &&
+                  strstr(q->body, "\"reason\":\"MachineRemediated\"") != NULL;
+    }
+    assert_int_equal(events, 1);
+    testutil_ctl_api_stop(&f.t);
+}
+
 /* Nothing is listed or deleted where Cluster API remediates, or would at
  * a rollout that is not deferred by us. */
 static void test_nothing_without_held_drift(void **state)
@@ -229,6 +273,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deletes_declined_machine),
+        cmocka_unit_test(test_second_list_before_delete),
         cmocka_unit_test(test_nothing_without_held_drift),
         cmocka_unit_test(test_lead_lost_while_listing),
     };

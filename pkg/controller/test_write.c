@@ -92,7 +92,8 @@ static void run_until_settled(fixture_t *f, int n)
 static void status_patch(fixture_t *f)
 {
     json_t *doc = json_pack("{s:{s:s}}", "metadata", "resourceVersion", "1");
-    ctl_write_t w = {CTL_WRITE_STATUS, OBJ_PATH, doc, &f->cache, "status", f->t.stale_own, "1", false};
+    ctl_write_t w = {.verb = CTL_WRITE_STATUS, .path = OBJ_PATH, .doc = doc, .cache = &f->cache,
+                     .what = "status", .stale = f->t.stale_own, .base_rv = "1"};
     assert_int_equal(ctl_write(&f->wr, &f->t, &w), 0);
     json_decref(doc);
     assert_int_equal(f->t.inflight, 1);
@@ -131,8 +132,9 @@ static void test_write_that_changed_nothing_leaves_it_current(void **state)
 {
     fixture_t *f = *state;
     json_t *doc = json_pack("{s:{s:s}}", "metadata", "resourceVersion", "2");
-    ctl_write_t w = {CTL_WRITE_PATCH, OBJ_PATH, doc, &f->cache, "held release", f->t.stale_own,
-                     "2", true};
+    ctl_write_t w = {.verb = CTL_WRITE_PATCH, .path = OBJ_PATH, .doc = doc, .cache = &f->cache,
+                     .what = "held release", .stale = f->t.stale_own, .base_rv = "2",
+                     .first = true};
     assert_int_equal(ctl_write(&f->wr, &f->t, &w), 0);
     json_decref(doc);
     run_until_settled(f, 1);

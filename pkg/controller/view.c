@@ -4,6 +4,8 @@
  * its record. */
 #include "controller/internal.h"
 
+#include "check/call.h"
+
 #include <string.h>
 
 int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
@@ -201,6 +203,21 @@ static void view_machinesets(void *ud, const char *ns,
     kube_cache_foreach(&c->mss, ms_each, &x);
 }
 
+/* The pre-start checks' verdict as this replica's runner knows it. Only
+ * the leader asks, and only the leader lets a held change through: a
+ * standby knows no answer and judges without the checks (its admission
+ * webhook then passes the leader's write that lets a change through the
+ * checks allowed, rather than holding it again). */
+static void view_check(void *ud, const char *uid, uint64_t key, unsigned system,
+                       decide_check_t *out)
+{
+    const ctl_controller_t *c = ud;
+    if (!c->leading)
+        return;
+    out->verdict = (uint8_t)check_runner_verdict(c->opts.checks, uid, key, system, out->why,
+                                                 sizeof(out->why));
+}
+
 void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
 {
     *v = (decide_view_t){.ud = c,
@@ -215,7 +232,10 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
                          .stale = memoize ? view_stale : NULL,
                          .min_time_left = view_min_time_left,
                          .nodepools = view_nodepools,
-                         .machinesets = view_machinesets};
+                         .machinesets = view_machinesets,
+                         .check = c->opts.checks ? view_check : NULL};
+    v->after_settle = c->after_settle;
+    v->after_grace = c->after_grace;
 }
 
 /* The inputs of the metric values that the plan leaves on its record. */

@@ -24,6 +24,8 @@ typedef struct inflight {
     uint64_t *stale;     /* the target's stale_own or stale_capi, or NULL */
     uint64_t base;       /* hash of the resourceVersion the write replaces */
     bool absent_ok;      /* a 404 is CTL_WRITE_ABSENT */
+    ctl_write_done_fn done; /* the caller's, for this write's answer */
+    void *done_ud;
 } inflight_t;
 
 /* The hash of a resourceVersion (compared for equality only: their order
@@ -81,11 +83,12 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
     ctl_writer_t *wr = w->wr;
     ctl_wtarget_t *t = w->t;
     ctl_write_outcome_t outcome = CTL_WRITE_OK;
+    const json_t *answer = err ? NULL : obj;
     t->inflight--;
     wr->inflight--;
     wr->first_inflight -= w->first;
     if (err && err->http_status == 404 && w->deleting)
-        err = NULL; /* already gone: what the delete wanted */
+        err = NULL; /* already gone: what the delete wanted (no answer) */
     if (err && err->http_status == 404 && w->absent_ok) {
         outcome = CTL_WRITE_ABSENT; /* the caller says what it means, once */
     } else if (err && err->http_status == 409) {
@@ -122,6 +125,8 @@ static void write_done(kube_client *client, const kube_error *err, json_t *obj, 
                              obj, &e);
         }
     }
+    if (w->done)
+        w->done(outcome, answer, w->done_ud);
     free(w);
     if (wr->settled)
         wr->settled(t, outcome, wr->ud);
@@ -144,7 +149,8 @@ int ctl_write(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_write_t *w)
         return HCP_ENOMEM;
     }
     *f = (inflight_t){wr, t, w->cache, w->what, w->verb == CTL_WRITE_DELETE, w->first,
-                      w->stale, rv_hash(w->base_rv), w->verb == CTL_WRITE_PATCH_IF_THERE};
+                      w->stale, rv_hash(w->base_rv), w->verb == CTL_WRITE_PATCH_IF_THERE,
+                      w->done, w->done_ud};
     switch (w->verb) {
     case CTL_WRITE_PATCH:
     case CTL_WRITE_PATCH_IF_THERE:
@@ -228,7 +234,7 @@ int ctl_write_event(ctl_writer_t *wr, ctl_wtarget_t *t, const ctl_event_t *ev)
     if (!doc)
         return HCP_ENOMEM;
     wr->stats->events++;
-    ctl_write_t w = {CTL_WRITE_CREATE, path, doc, NULL, "event", NULL, NULL, false};
+    ctl_write_t w = {.verb = CTL_WRITE_CREATE, .path = path, .doc = doc, .what = "event"};
     int rc = ctl_write(wr, t, &w);
     json_decref(doc);
     log_kv(LOG_INFO, ev->reason, "kind", ev->kind, "namespace", t->ns, "name", t->name,

@@ -54,6 +54,11 @@ typedef enum ctl_write_outcome {
  * afterwards. */
 typedef void (*ctl_write_settled_fn)(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud);
 
+/* Called once when one write is answered, before the writer's settled
+ * callback: its outcome and the object the server answered (NULL when none:
+ * a failure, or a delete of an object already gone). Borrowed. */
+typedef void (*ctl_write_done_fn)(ctl_write_outcome_t outcome, const json_t *answer, void *ud);
+
 typedef struct ctl_writer {
     struct ev_loop *loop;    /* borrowed */
     kube_client *client;     /* borrowed */
@@ -87,6 +92,9 @@ typedef struct ctl_write {
     const char *base_rv;     /* the resourceVersion the write replaces, or NULL */
     bool first;              /* a held release: other writes wait until it is answered
                                 (counted in ctl_writer_t.first_inflight) */
+    ctl_write_done_fn done;  /* this write's answer, or NULL (not called when ctl_write()
+                                fails: done_ud stays the caller's) */
+    void *done_ud;
 } ctl_write_t;
 
 /* Sends w for target t. Returns 0 when the request is on its way (settled

@@ -182,6 +182,16 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
                                       d->minleft.found ? json_time(d->minleft.last)
                                                        : json_null())))
         goto fail;
+    if (d->after.state == DECIDE_AFTER_UNHEALTHY) {
+        char words[64];
+        decide_after_change_words(&m->health, words, sizeof(words));
+        if (json_object_set_new(doc, "afterChange",
+                                json_pack("{s:s, s:o, s:o, s:s}", "change", words, "completedAt",
+                                          json_time(d->after.completed), "unhealthySince",
+                                          json_time(d->after.since), "message",
+                                          d->after_message)))
+            goto fail;
+    }
     if (d->cp_first && json_object_set_new(doc, "waitingForControlPlane",
                                            json_pack("{s:s}", "message", d->cp_why)))
         goto fail;

@@ -303,16 +303,27 @@ int decide_status_patch(const decide_managed_t *m, const decide_decision_t *d,
     if (cond_equal(&m->paused, d->paused_status, d->paused_reason, d->paused_message) &&
         cond_equal(&m->pending, d->pending_status, d->pending_reason, d->pending_message) &&
         (!d->has_projected || cond_equal(&m->projected, d->projected_status,
-                                         d->projected_reason, d->projected_message)))
+                                         d->projected_reason, d->projected_message)) &&
+        (!d->has_after ||
+         cond_equal(&m->after, d->after_status, d->after_reason, d->after_message)))
         return 0;
 
-    const decide_cond_t want[3] = {
+    decide_cond_t want[4] = {
         {"ChangesPaused", d->paused_status, d->paused_reason, d->paused_message, now},
-        {"ChangesPending", d->pending_status, d->pending_reason, d->pending_message, now},
-        {"HostedClusterVersionProjected", d->projected_status, d->projected_reason,
-         d->projected_message, now}};
+        {"ChangesPending", d->pending_status, d->pending_reason, d->pending_message, now}};
+    size_t n = 2;
+    if (d->has_projected)
+        want[n++] = (decide_cond_t){"HostedClusterVersionProjected", d->projected_status,
+                                    d->projected_reason, d->projected_message, now};
+    /* since: the verdict's own instant, so that the condition says when
+     * the change was found unhealthy, not when this write happened */
+    if (d->has_after)
+        want[n++] = (decide_cond_t){DECIDE_AFTER_CONDITION, d->after_status, d->after_reason,
+                                    d->after_message,
+                                    d->after_status && d->after.at != SCHED_NEG_INF ? d->after.at
+                                                                                    : now};
     const decide_cond_style_t style = {true, m->generation, nodepool};
-    json_t *conds = decide_conditions_merge(m->conditions, want, d->has_projected ? 3 : 2, &style);
+    json_t *conds = decide_conditions_merge(m->conditions, want, n, &style);
     json_t *status = conds ? json_pack("{s:o}", "conditions", conds) : NULL;
     *out = status ? decide_status_patch_doc(status, resource_version) : NULL;
     return *out ? 0 : HCP_ENOMEM;

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "decide/after.h"
 #include "decide/gate.h"
 #include "decide/minleft.h"
 #include "decide/slim.h"
@@ -76,6 +77,12 @@ typedef struct decide_decision {
     const char *projected_reason;         /* static CamelCase */
     char projected_message[DECIDE_MSGLEN];
     decide_gate_t gate;    /* the health gate's verdict (decide_gate_apply()) */
+    decide_after_t after;  /* the health after the last change (after.h) */
+    bool has_after;        /* the UnhealthyAfterChange condition is written: the verdict
+                              is unhealthy, or the object carries it already */
+    bool after_status;     /* UnhealthyAfterChange condition */
+    const char *after_reason;             /* static CamelCase */
+    char after_message[DECIDE_MSGLEN];
     decide_minleft_t minleft; /* the minimum time left and the effective start
                                  (decide_min_left_apply()); min 0 when none */
     bool cp_first;         /* NodePools: the held request asks for a release its

@@ -1,5 +1,6 @@
 /* gate.c: the health gate's verdict and what it does to a decision. */
 #include "decide/gate.h"
+#include "check/check.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -95,12 +96,15 @@ static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const
 }
 
 /* Keeps the first failing condition's reason (printable ASCII only: it is
- * quoted in conditions and Events). */
-static void keep_reason(decide_health_t *h, bool failing, const char *reason)
+ * quoted in conditions and Events) and its lastTransitionTime. */
+static void keep_reason(decide_health_t *h, bool failing, const json_t *conds, const char *type,
+                        const char *reason)
 {
-    if (!failing || h->reason[0] || !reason)
+    if (!failing || h->unhealthy_since != SCHED_NEG_INF || h->reason[0])
         return;
-    copy_reason(h->reason, sizeof(h->reason), reason);
+    h->unhealthy_since = cond_time(conds, type);
+    if (reason)
+        copy_reason(h->reason, sizeof(h->reason), reason);
 }
 
 /* True when release rel (an availableUpdates entry, a conditional update's
@@ -185,6 +189,7 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
     const char *r1 = NULL, *r2 = NULL;
 
     memset(out, 0, sizeof(*out));
+    out->unhealthy_since = SCHED_NEG_INF;
     const char *skip_rec =
         json_string_value(json_object_get(ann, DECIDE_SKIP_RECOMMENDATION_ANNOTATION));
     out->skip = skip && strcmp(skip, "true") == 0;
@@ -204,21 +209,26 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
             (strcmp(r2, "NotFound") == 0 || strcmp(r2, "AsExpected") == 0))
             out->nodes_healthy = DECIDE_COND_ABSENT;
         keep_reason(out, out->ready == DECIDE_COND_FALSE || out->ready == DECIDE_COND_UNKNOWN,
-                    r1);
-        keep_reason(out, out->nodes_healthy == DECIDE_COND_FALSE, r2);
+                    conds, "Ready", r1);
+        keep_reason(out, out->nodes_healthy == DECIDE_COND_FALSE, conds, "AllNodesHealthy", r2);
+        copy_reason(out->outcome_version, sizeof(out->outcome_version),
+                    json_string_value(hcp_json_path(obj, "status.version")));
         return;
     }
     out->available = (uint8_t)cond3(conds, "Available", &r1);
     out->degraded = (uint8_t)cond3(conds, "Degraded", &r2);
     keep_reason(out,
-                out->available == DECIDE_COND_FALSE || out->available == DECIDE_COND_UNKNOWN, r1);
-    keep_reason(out, out->degraded == DECIDE_COND_TRUE, r2);
+                out->available == DECIDE_COND_FALSE || out->available == DECIDE_COND_UNKNOWN,
+                conds, "Available", r1);
+    keep_reason(out, out->degraded == DECIDE_COND_TRUE, conds, "Degraded", r2);
     const json_t *hist = hcp_json_path(obj, "status.version.history");
     const char *state = json_is_array(hist) ? json_string_value(json_object_get(
                                                   json_array_get(hist, 0), "state"))
                                             : NULL;
     out->partial = state && strcmp(state, "Partial") == 0;
     outcome(obj, conds, false, state, out);
+    copy_reason(out->outcome_version, sizeof(out->outcome_version),
+                json_string_value(json_object_get(json_array_get(hist, 0), "version")));
     recommendation(obj, out);
 }
 
@@ -287,7 +297,7 @@ bool decide_rec_override(const stanza_t *st, const decide_health_t *h, sched_tim
 }
 
 void decide_gate_verdict(const decide_health_t *h, bool nodepool, const stanza_t *st,
-                         sched_time_t now, decide_gate_t *g)
+                         const decide_check_t *ck, sched_time_t now, decide_gate_t *g)
 {
     char rwhy[DECIDE_GATE_WHYLEN];
     g->unchecked = !nodepool && h->rec == DECIDE_REC_UNCHECKED;
@@ -299,9 +309,21 @@ void decide_gate_verdict(const decide_health_t *h, bool nodepool, const stanza_t
     g->pass = health && rec;
     g->skipped = false;
     g->by_rec = false;
+    g->by_check = false;
     g->reason = NULL;
-    if (g->pass)
-        return;
+    if (g->pass || ((health || health_skipped) && (rec || rec_skipped))) {
+        /* What windows, health and the release let through, the checks may
+         * still hold (never the reverse). */
+        if (ck && (ck->verdict == CHECK_FAIL || ck->verdict == CHECK_WAIT)) {
+            g->pass = false;
+            g->by_check = true;
+            g->reason = ck->verdict == CHECK_FAIL ? "CheckFailed" : "CheckPending";
+            snprintf(g->why, sizeof(g->why), "%s", ck->why);
+            return;
+        }
+        if (g->pass)
+            return;
+    }
     /* What is told: the health, unless it passed or was skipped and the
      * release's recommendation is what still holds. */
     g->by_rec = health || (health_skipped && !rec && !rec_skipped);
@@ -312,8 +334,8 @@ void decide_gate_verdict(const decide_health_t *h, bool nodepool, const stanza_t
 }
 
 void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_t *h,
-                       const stanza_t *st, bool held, const decide_capi_t *capi,
-                       bool held_at_admission, sched_time_t now)
+                       const stanza_t *st, const decide_check_t *ck, bool held,
+                       const decide_capi_t *capi, bool held_at_admission, sched_time_t now)
 {
     char until[32];
     decide_gate_t *g = &d->gate;
@@ -322,11 +344,11 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
     g->applies = !d->restricted && held;
     if (!g->applies)
         return;
-    decide_gate_verdict(h, nodepool, st, now, g);
+    decide_gate_verdict(h, nodepool, st, ck, now, g);
     if (g->pass || g->skipped)
         return;
 
-    bool by_rec = g->by_rec;
+    bool by_rec = g->by_rec, by_check = g->by_check;
     d->restricted = true;
     d->restricted_reason = g->reason;
     /* A control-plane update under way is one material change: the
@@ -346,7 +368,14 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
     d->paused_status = true;
     d->paused_reason = g->reason;
     decide_format_time(d->state.current.end, until, sizeof(until));
-    if (by_rec)
+    if (by_check)
+        snprintf(d->paused_message, sizeof(d->paused_message),
+                 "The held change is not let through yet: %s. %s%s%s.", g->why,
+                 strcmp(g->reason, "CheckFailed") == 0
+                     ? "The check is asked again while the window is open"
+                     : "It goes as soon as every check allows it, while the window is open",
+                 until[0] ? ", until " : "", until);
+    else if (by_rec)
         snprintf(d->paused_message, sizeof(d->paused_message),
                  "The held release is not let through: %s. It is checked again while the window "
                  "is open%s%s; an override with the annotation %s: \"true\" lets it through.",
@@ -359,6 +388,8 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
     d->pending_status = true;
     d->pending_reason = g->reason;
     snprintf(d->pending_message, sizeof(d->pending_message), "Pending changes wait %s: %s.",
-             by_rec ? "for their release to be recommended again" : "for the health gate",
+             by_check ? "for the pre-start checks"
+             : by_rec ? "for their release to be recommended again"
+                      : "for the health gate",
              g->why);
 }

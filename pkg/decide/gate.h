@@ -37,7 +37,10 @@
  * A failing gate keeps the change held: the decision becomes restricted
  * with reason HealthGate (or ReleaseNotRecommended) on both conditions, and is decided again on the
  * object's next event (HyperShift's status writes enqueue it) for as long as
- * the window is open. An override skips the gate only when it says so: the
+ * the window is open. Last come the pre-start checks of other systems
+ * (check/check.h): a check that refused the change (CheckFailed) or has not
+ * answered yet (CheckPending) keeps it held the same way. An override skips
+ * the gate only when it says so: the
  * object's own stanza is a PermissiveUntil in force (or Permissive) and the
  * object carries DECIDE_SKIP_GATE_ANNOTATION: "true" (the health) or
  * DECIDE_SKIP_RECOMMENDATION_ANNOTATION: "true" (the recommendation).
@@ -98,14 +101,26 @@ typedef struct decide_health {
     char rec_version[32];   /* its version as the lists name it, else its image's tag, "" */
     char rec_risk[DECIDE_REC_WHYLEN]; /* DECIDE_REC_RISK: "Name (URL)" of its risks */
     char reason[DECIDE_GATE_REASONLEN]; /* the first failing condition's reason, "" */
+    sched_time_t unhealthy_since; /* its lastTransitionTime (SCHED_NEG_INF: none, or
+                                     not given) */
     /* Read beside the gate's inputs, for the notifications (notify/due.h):
      * HyperShift's word on the last change, and what was notified. */
     uint8_t outcome;        /* notify_outcome_t */
     sched_time_t outcome_at; /* when (SCHED_NEG_INF: none or unknown) */
     char outcome_reason[DECIDE_GATE_REASONLEN]; /* a failure's reason as HyperShift gives
                                                    it (InplaceUpgradeFailed), "" */
+    char outcome_version[32]; /* the version the change reached: a HostedCluster's
+                                 history[0].version, a NodePool's status.version; "" */
     notify_marks_t notified; /* NOTIFY_MARKS_ANNOTATION as read */
 } decide_health_t;
+
+/* The pre-start checks' verdict on a held change (check/check.h), as the
+ * shell knows it when the plan is made; zero: no check applies. */
+typedef struct decide_check {
+    uint8_t verdict;              /* check_verdict_t */
+    char why[DECIDE_GATE_WHYLEN]; /* CHECK_FAIL / CHECK_WAIT: a clause; CHECK_PASS:
+                                     what the checks said, "" */
+} decide_check_t;
 
 /* The gate's verdict on one decision. */
 typedef struct decide_gate {
@@ -113,8 +128,9 @@ typedef struct decide_gate {
     bool pass;      /* healthy (meaningful when applies) */
     bool skipped;   /* failing, but the override says to skip the gate */
     bool by_rec;    /* failing: on the held release's recommendation, not on health */
-    const char *reason; /* failing: "HealthGate", or "ReleaseNotRecommended" when by_rec
-                           (static) */
+    bool by_check;  /* failing: on the pre-start checks (health and release passed) */
+    const char *reason; /* failing: "HealthGate", "ReleaseNotRecommended" when by_rec,
+                           "CheckFailed" or "CheckPending" when by_check (static) */
     bool unchecked; /* the held release's recommendation could not be checked */
     char why[DECIDE_GATE_WHYLEN]; /* failing (also when skipped): what failed,
                                      a clause ("Degraded is True (reason X)") */
@@ -157,11 +173,13 @@ bool decide_gate_override(const stanza_t *st, const decide_health_t *h, sched_ti
 bool decide_rec_override(const stanza_t *st, const decide_health_t *h, sched_time_t now);
 
 /* The gate's verdict on h alone, as decide_gate_apply() reaches it (health
- * first, then a HostedCluster's held release, each override applied): g's
- * pass, skipped, by_rec, reason, unchecked and why; applies is left as it
- * is. */
+ * first, then a HostedCluster's held release, each override applied, then
+ * the pre-start checks ck, NULL none, which no override skips: they are the
+ * fleet operator's, whose failurePolicy Ignore is the way around a check):
+ * g's pass, skipped, by_rec, by_check, reason, unchecked and why; applies is
+ * left as it is. */
 void decide_gate_verdict(const decide_health_t *h, bool nodepool, const stanza_t *st,
-                         sched_time_t now, decide_gate_t *g);
+                         const decide_check_t *ck, sched_time_t now, decide_gate_t *g);
 
 struct decide_decision;
 struct decide_capi;
@@ -177,7 +195,7 @@ struct decide_capi;
  * under way (Partial) on an unpaused Cluster is never paused. d->wake is
  * kept: the window's end changes the answer by time, health by events. */
 void decide_gate_apply(struct decide_decision *d, bool nodepool, const decide_health_t *h,
-                       const stanza_t *st, bool held, const struct decide_capi *capi,
-                       bool held_at_admission, sched_time_t now);
+                       const stanza_t *st, const decide_check_t *ck, bool held,
+                       const struct decide_capi *capi, bool held_at_admission, sched_time_t now);
 
 #endif

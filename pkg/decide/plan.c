@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "check/check.h"
 #include "decide/companion.h"
+#include "decide/minleft.h"
 
 static bool get(const decide_view_t *v, decide_kind_t kind, const char *ns, const char *name,
                 decide_ref_t *out)
@@ -216,6 +218,83 @@ static void withdrawn_news(const decide_managed_t *m, sched_t *timeline, sched_t
         d->wake = until;
 }
 
+/* DESIGN.md 3.15: the health after the last change completed (after.h);
+ * the condition once the change is found unhealthy, and from then on. The
+ * decision wakes at the verdict's next instant (the grace time's end, the
+ * settle time's). */
+static void plan_after(const decide_view_t *v, const decide_managed_t *m, bool nodepool,
+                       sched_time_t now, decide_decision_t *d)
+{
+    char words[64];
+
+    decide_after_change(&m->health, nodepool, v->after_settle, v->after_grace, now, &d->after);
+    if (d->after.wake < d->wake)
+        d->wake = d->after.wake;
+    if (d->after.state != DECIDE_AFTER_UNHEALTHY && !m->after.present)
+        return;
+    decide_after_change_words(&m->health, words, sizeof(words));
+    d->has_after = true;
+    decide_after_condition(&d->after, words, v->after_settle, v->after_grace, &d->after_status,
+                           &d->after_reason, d->after_message, sizeof(d->after_message));
+}
+
+void decide_plan_change_words(const decide_plan_t *p, char *buf, size_t len)
+{
+    const decide_hc_t *h = p->kind == DECIDE_HC ? p->self.data : NULL;
+    if (h && !decide_hc_held(h) && decide_hc_fields_held(h))
+        snprintf(buf, len, "fields that roll every NodePool: %s",
+                 h->requested_fields_summary ? h->requested_fields_summary : "(held)");
+    else if (h)
+        snprintf(buf, len, "release %s",
+                 h->requested_release ? h->requested_release
+                 : h->release_image  ? h->release_image
+                                     : "(none)");
+    else
+        snprintf(buf, len, "node rollout %s", p->d.held[0] ? p->d.held : "(template)");
+}
+
+bool decide_plan_check_key(const decide_plan_t *p, sched_time_t *window, uint64_t *key,
+                           unsigned *system)
+{
+    const decide_hc_t *h = p->kind == DECIDE_HC ? p->self.data : NULL;
+    const decide_np_t *np = p->kind == DECIDE_NP ? p->self.data : NULL;
+    char words[DECIDE_MSGLEN];
+    bool open = !p->d.restricted || p->d.gate.applies;
+
+    if (!p->self.data || !p->managed)
+        return false;
+    if (h && !decide_hc_held(h) && !decide_hc_fields_held(h))
+        return false;
+    if (np && !p->d.held[0] && !decide_np_held(np))
+        return false;
+    if (h && !decide_hc_held(h)) { /* the fields alone: their common window */
+        if (!p->common.computed || !p->common.has_window)
+            return false;
+        /* open, the common start reads "now": the spell, not the instant */
+        *window = p->common.permitted ? SCHED_NEG_INF : p->common.start;
+    } else if (open) {
+        *window = p->d.state.current.start;
+    } else if (!decide_next_start(&p->d, window)) {
+        return false;
+    }
+    decide_plan_change_words(p, words, sizeof(words));
+    *key = check_change_key(words, *window);
+    *system = h ? CHECK_CONTROL_PLANE : CHECK_WORKER_NODES;
+    return true;
+}
+
+/* The pre-start checks' verdict on p's held change, when the view knows. */
+static void plan_checks(const decide_view_t *v, const decide_plan_t *p, decide_check_t *ck)
+{
+    sched_time_t window;
+    uint64_t key;
+    unsigned system;
+
+    memset(ck, 0, sizeof(*ck));
+    if (v->check && p->self.uid && decide_plan_check_key(p, &window, &key, &system))
+        v->check(v->ud, p->self.uid, key, system, ck);
+}
+
 static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,
                    decide_plan_t *p, char *err, size_t errlen)
 {
@@ -253,12 +332,16 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
         (rc = plan_common(v, ns, name, hc, now, p)) != 0)
         return hcp_errf(err, errlen, rc, "HostedCluster %s/%s: its NodePools' common window",
                         ns, name);
-    /* DESIGN.md 3.10: a held release goes through only to a healthy cluster. */
-    decide_gate_apply(&p->d, false, &hc->m.health, &hc->m.stanza,
+    /* DESIGN.md 3.10: a held release goes through only to a healthy cluster,
+     * and (3.15) only when the pre-start checks allow it. */
+    decide_check_t ck;
+    plan_checks(v, p, &ck);
+    decide_gate_apply(&p->d, false, &hc->m.health, &hc->m.stanza, &ck,
                       decide_hc_held(hc) || (decide_hc_fields_held(hc) && p->common.permitted),
                       p->capi.data, v->admission_holds, now);
     apply_common(hc, p);
     withdrawn_news(&hc->m, p->res->sched, now, &p->d);
+    plan_after(v, &hc->m, false, now, &p->d);
     if (v->projection) {
         decide_projection_t pr = {0};
         v->projection(v->ud, ns, name, &p->d, &pr);
@@ -387,9 +470,12 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
                         name, rc);
     /* DESIGN.md 3.10: a held template or target goes through only to a
      * healthy pool; a rollout already under way is not a held change. */
-    decide_gate_apply(&p->d, true, &np->m.health, &np->m.stanza,
+    decide_check_t ck;
+    plan_checks(v, p, &ck);
+    decide_gate_apply(&p->d, true, &np->m.health, &np->m.stanza, &ck,
                       p->d.held[0] && !(md && md->rolling), md, v->admission_holds, now);
     withdrawn_news(&np->m, p->inter->sched, now, &p->d);
+    plan_after(v, &np->m, true, now, &p->d);
     if (v->status_doc)
         p->status_doc = decide_status_doc(DECIDE_NP, np, &p->d, p->res, p->inter, now);
     return 0;

@@ -106,6 +106,15 @@ typedef struct decide_view {
     /* Optional: the guard rails' minTimeLeft for objects of namespace ns
      * (seconds, 0 none): the floor under every policy's (minleft.h). */
     sched_time_t (*min_time_left)(void *ud, const char *ns);
+    /* Optional: the pre-start checks' verdict (check/check.h) on the held
+     * change of object uid known by key (decide_plan_check_key()) for
+     * system (CHECK_CONTROL_PLANE, CHECK_WORKER_NODES), into *out. Without
+     * it no check applies. */
+    void (*check)(void *ud, const char *uid, uint64_t key, unsigned system,
+                  decide_check_t *out);
+    /* The health after a change (after.h): the settle and grace times in
+     * seconds, 0 for the defaults. */
+    sched_time_t after_settle, after_grace;
 } decide_view_t;
 
 /* A closed decision about one HostedCluster or NodePool. */
@@ -168,6 +177,18 @@ int decide_plan(const decide_view_t *v, decide_kind_t kind, const char *ns, cons
 
 /* Releases what the plan owns. */
 void decide_plan_free(decide_plan_t *p);
+
+/* The held change of p in words ("release <image>", "node rollout <what>",
+ * "fields that roll every NodePool: ..."). */
+void decide_plan_change_words(const decide_plan_t *p, char *buf, size_t len);
+
+/* The pre-start checks' view of p's held change (check/check.h): true when
+ * a change is held and its window is open (the gate decides) or opens
+ * next, with *window its start, *key check_change_key() of the change in
+ * words and that start, *system whose change it is. Called before the gate
+ * is applied and after, it gives the same key. */
+bool decide_plan_check_key(const decide_plan_t *p, sched_time_t *window, uint64_t *key,
+                           unsigned *system);
 
 /* What an object's previous decision saw, as the shell remembers it for
  * decide_unheld(). */

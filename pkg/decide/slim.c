@@ -91,6 +91,7 @@ static int managed_extract(const json_t *obj, decide_managed_t *m)
     if (read_cond(conds, "ChangesPaused", &m->paused) ||
         read_cond(conds, "ChangesPending", &m->pending) ||
         read_cond(conds, "HostedClusterVersionProjected", &m->projected) ||
+        read_cond(conds, "UnhealthyAfterChange", &m->after) ||
         decide_audit_extract(obj, &m->audit))
         return -1;
     return 0;
@@ -202,6 +203,7 @@ static void managed_free(decide_managed_t *m)
     cond_free(&m->paused);
     cond_free(&m->pending);
     cond_free(&m->projected);
+    cond_free(&m->after);
     decide_audit_free(&m->audit);
 }
 

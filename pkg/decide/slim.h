@@ -121,6 +121,7 @@ typedef struct decide_managed {
     decide_seen_cond_t paused;      /* our ChangesPaused condition */
     decide_seen_cond_t pending;     /* our ChangesPending condition */
     decide_seen_cond_t projected;   /* our HostedClusterVersionProjected condition */
+    decide_seen_cond_t after;       /* our UnhealthyAfterChange condition (after.h) */
     decide_health_t health;         /* what the health gate reads (gate.h) */
     decide_audit_t audit;           /* who made the last override and held request (audit.h) */
 } decide_managed_t;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "check/check.h"
 #include "decide/companion.h"
 #include "decide/gate.h"
 #include "decide/plan.h"
@@ -501,6 +502,152 @@ static void test_rec_in_plan(void **state)
     fake_free(&f);
 }
 
+/* The pre-start checks' verdict, as a shell's view gives it. */
+typedef struct fcheck {
+    fake_t *f;
+    uint8_t verdict;
+    const char *why;
+    int asked;
+    uint64_t key;
+    unsigned system;
+} fcheck_t;
+
+static void fcheck_fn(void *ud, const char *uid, uint64_t key, unsigned system,
+                      decide_check_t *out)
+{
+    fcheck_t *c = ud;
+    assert_string_equal(uid, "uid-1");
+    c->asked++;
+    c->key = key;
+    c->system = system;
+    out->verdict = c->verdict;
+    snprintf(out->why, sizeof(out->why), "%s", c->why);
+}
+
+static bool fcget(void *ud, decide_kind_t kind, const char *ns, const char *name, decide_ref_t *out)
+{
+    return fget(((fcheck_t *)ud)->f, kind, ns, name, out);
+}
+
+static int fclookup(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
+{
+    return flookup(((fcheck_t *)ud)->f, ns, name, out);
+}
+
+static void plan_checked(fcheck_t *c, decide_kind_t kind, const char *name, sched_time_t now,
+                         decide_plan_t *p)
+{
+    decide_view_t v = {.ud = c, .status_doc = true, .admission_holds = true, .get = fcget,
+                       .lookup_policy = fclookup, .check = fcheck_fn};
+    char err[256];
+    assert_int_equal(decide_plan(&v, kind, "clusters", name, now, p, err, sizeof(err)), 0);
+    assert_true(p->decided);
+}
+
+/* The checks come last: a refusal or a missing answer keeps a change held
+ * that windows and health let through (CheckFailed, CheckPending), saying
+ * why; a pass lets it go; they are never asked about what the health gate
+ * holds, and an override's skip of the health gate does not skip them. The
+ * key names the change and its window, the same before the window (the
+ * lead) and in it. */
+static void test_checks_in_plan(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    const char *healthy = "[" COND("Available", "True", "AsExpected") "]";
+    fcheck_t c = {.f = &f, .verdict = CHECK_FAIL,
+                  .why = "check cab refused it: HTTP 503: change freeze"};
+    sched_time_t window = tu_at("2026-03-07T00:00:00Z"), w;
+    uint64_t key;
+    unsigned system;
+
+    fake_init(&f);
+    add_hc(&f, "", healthy);
+    plan_checked(&c, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_int_equal(c.asked, 1);
+    assert_int_equal(c.system, CHECK_CONTROL_PLANE);
+    assert_true(c.key == check_change_key("release r:2", window));
+    assert_true(p.d.gate.applies);
+    assert_false(p.d.gate.pass);
+    assert_true(p.d.gate.by_check);
+    assert_true(p.d.restricted);
+    assert_string_equal(p.d.restricted_reason, "CheckFailed");
+    assert_string_equal(p.d.pending_reason, "CheckFailed");
+    assert_non_null(strstr(p.d.paused_message, "The held change is not let through yet: check cab "
+                                               "refused it: HTTP 503: change freeze. The check is "
+                                               "asked again while the window is open, until "
+                                               "2026-03-07T06:00:00Z."));
+    assert_non_null(strstr(p.d.pending_message, "wait for the pre-start checks"));
+    assert_int_equal(p.d.pending_metric, 2);
+    assert_string_equal(hcp_json_str(p.status_doc, "behavior.current.reason"), "CheckFailed");
+    /* after the gate, the same key */
+    assert_true(decide_plan_check_key(&p, &w, &key, &system));
+    assert_true(w == window && key == c.key && system == CHECK_CONTROL_PLANE);
+    decide_plan_free(&p);
+
+    c.verdict = CHECK_WAIT;
+    c.why = "waiting for the answer of check cab";
+    plan_checked(&c, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_string_equal(p.d.restricted_reason, "CheckPending");
+    assert_non_null(strstr(p.d.paused_message, "It goes as soon as every check allows it"));
+    decide_plan_free(&p);
+
+    c.verdict = CHECK_PASS;
+    c.why = "cab says: approved";
+    plan_checked(&c, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_true(p.d.gate.pass);
+    assert_false(p.d.restricted);
+    decide_plan_free(&p);
+
+    /* before the window: the checks are not the gate's yet; the key is the
+     * one the window will have */
+    c.verdict = CHECK_FAIL;
+    plan_checked(&c, DECIDE_HC, "a", tu_at("2026-03-06T23:50:00Z"), &p);
+    assert_string_equal(p.d.restricted_reason, "OutsideMaintenanceWindow");
+    assert_true(decide_plan_check_key(&p, &w, &key, &system));
+    assert_true(w == window && key == check_change_key("release r:2", window));
+    decide_plan_free(&p);
+    fake_free(&f);
+
+    /* unhealthy: the health gate says it, not the checks */
+    fake_init(&f);
+    add_hc(&f, "", "[" COND("Available", "False", "Down") "]");
+    plan_checked(&c, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_string_equal(p.d.restricted_reason, "HealthGate");
+    assert_false(p.d.gate.by_check);
+    decide_plan_free(&p);
+    fake_free(&f);
+
+    /* the health gate skipped by an override: the checks still hold */
+    char ann[512];
+    snprintf(ann, sizeof(ann),
+             ",\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
+             "\"changemanagement.hypershift.openshift.io/permissive-until\":\"2026-03-10T00:00:00Z\","
+             "\"%s\":\"true\"",
+             DECIDE_SKIP_GATE_ANNOTATION);
+    fake_init(&f);
+    add_hc(&f, ann, "[" COND("Available", "False", "Down") "]");
+    plan_checked(&c, DECIDE_HC, "a", tu_at("2026-03-09T01:00:00Z"), &p);
+    assert_true(p.d.restricted);
+    assert_string_equal(p.d.restricted_reason, "CheckFailed");
+    assert_false(p.d.gate.skipped);
+    decide_plan_free(&p);
+    fake_free(&f);
+
+    /* nothing held: nothing to check */
+    fake_init(&f);
+    add(&f, DECIDE_HC, "a",
+        "{\"metadata\":{\"annotations\":{\"changemanagement.hypershift.openshift.io/policy\":"
+        "\"weekend\"}},\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:1\"}}}");
+    c.asked = 0;
+    plan_checked(&c, DECIDE_HC, "a", tu_at("2026-03-07T01:00:00Z"), &p);
+    assert_int_equal(c.asked, 0);
+    assert_false(decide_plan_check_key(&p, &w, &key, &system));
+    decide_plan_free(&p);
+    fake_free(&f);
+}
+
 /* A NodePool with a held template in an open window: held while the pool
  * is not Ready, without pausing its MachineDeployment (it keeps scaling);
  * a rollout already under way is no held change and is not gated. */
@@ -552,6 +699,59 @@ static void outcome_of(const char *text, bool nodepool, decide_health_t *h)
     json_t *obj = tu_doc(text);
     decide_health_extract(obj, nodepool, h);
     json_decref(obj);
+}
+
+/* DESIGN.md 3.15: a cluster Degraded after its update completed gets the
+ * UnhealthyAfterChange condition at the verdict's instant; a healthy one
+ * none, and the decision wakes at the settle time's end. */
+static void test_after_in_plan(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        "{\"metadata\":{\"annotations\":{"
+        "\"changemanagement.hypershift.openshift.io/policy\":\"weekend\"}},"
+        "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:2\"}},"
+        "\"status\":{\"conditions\":[{\"type\":\"Degraded\",\"status\":\"%s\","
+        "\"reason\":\"UnavailableReplicas\",\"lastTransitionTime\":\"2026-03-07T01:05:00Z\"}],"
+        "\"version\":{\"desired\":{\"image\":\"r:2\"},\"history\":[{\"state\":\"Completed\","
+        "\"image\":\"r:2\",\"version\":\"4.17.2\","
+        "\"completionTime\":\"2026-03-07T01:00:00Z\"}]}}}";
+    char text[2048];
+    const char *st[] = {"True", "False"};
+    for (int i = 0; i < 2; i++) {
+        fake_t f;
+        decide_plan_t p;
+        json_t *patch = NULL;
+        fake_init(&f);
+        snprintf(text, sizeof(text), fmt, st[i]);
+        add(&f, DECIDE_HC, "a", text);
+        add(&f, DECIDE_CLUSTER, "a-x1", "{}");
+        plan(&f, DECIDE_HC, "a", tu_at("2026-03-07T01:20:00Z"), &p);
+        assert_int_equal(decide_status_patch(p.managed, &p.d, "7", false,
+                                             tu_at("2026-03-07T01:20:00Z"), &patch),
+                         0);
+        const json_t *conds = hcp_json_path(patch, "status.conditions"), *c, *found = NULL;
+        size_t k;
+        json_array_foreach(conds, k, c)
+            if (strcmp(hcp_json_str(c, "type"), DECIDE_AFTER_CONDITION) == 0)
+                found = c;
+        if (i == 0) {
+            assert_int_equal(p.d.after.state, DECIDE_AFTER_UNHEALTHY);
+            assert_non_null(found);
+            assert_string_equal(hcp_json_str(found, "status"), "True");
+            assert_string_equal(hcp_json_str(found, "reason"), "Unhealthy");
+            assert_string_equal(hcp_json_str(found, "lastTransitionTime"),
+                                "2026-03-07T01:15:00Z");
+            assert_non_null(strstr(hcp_json_str(found, "message"), "release 4.17.2"));
+        } else {
+            assert_int_equal(p.d.after.state, DECIDE_AFTER_SETTLING);
+            assert_null(found); /* never unhealthy: never written */
+            assert_true(p.d.wake <= tu_at("2026-03-07T01:30:00Z"));
+        }
+        json_decref(patch);
+        decide_plan_free(&p);
+        fake_free(&f);
+    }
 }
 
 static void test_outcome_extract(void **state)
@@ -611,7 +811,9 @@ int main(void)
         cmocka_unit_test(test_gate_passes_healthy_cluster),
         cmocka_unit_test(test_gate_override_in_plan),
         cmocka_unit_test(test_gate_nodepool),
+        cmocka_unit_test(test_checks_in_plan),
         cmocka_unit_test(test_outcome_extract),
+        cmocka_unit_test(test_after_in_plan),
         cmocka_unit_test(test_rec_extract),
         cmocka_unit_test(test_rec_in_plan),
     };

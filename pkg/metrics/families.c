@@ -1,6 +1,8 @@
 /* families.c: the controller's metric families. See families.h. */
 #include "metrics/families.h"
 
+#include "check/call.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +19,12 @@ static const char *const policy_labels[] = {"namespace", "policy", NULL};
 static const char *const admission_labels[] = {"result", NULL};
 static const char *const unheld_labels[] = {"kind", "system", NULL};
 static const char *const notify_labels[] = {"endpoint", "result", NULL};
+static const char *const check_labels[] = {"check", "answer", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY, F_COUNT };
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
+       F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -196,27 +200,33 @@ static int collect_admission(metrics_emitter *e, void *ud)
     return 0;
 }
 
+/* A count per system: [0] HostedClusters (control-plane), [1] NodePools
+ * (worker-nodes). */
+static int emit_systems(metrics_emitter *e, const uint64_t v[2])
+{
+    const char *hc[] = {"HostedCluster", "control-plane"}, *np[] = {"NodePool", "worker-nodes"};
+    return metrics_emit(e, hc, (double)v[0]) || metrics_emit(e, np, (double)v[1]) ? -1 : 0;
+}
+
 /* The backstop's count: changes the webhooks did not hold, by system. */
 static int collect_unheld(metrics_emitter *e, void *ud)
 {
     metrics_families_t *s = ud;
-    const ctl_stats_t *st = ctl_get_stats(s->ctl);
-    const char *hc[] = {"HostedCluster", "control-plane"}, *np[] = {"NodePool", "worker-nodes"};
-    if (metrics_emit(e, hc, (double)st->unheld[0]) || metrics_emit(e, np, (double)st->unheld[1]))
-        return -1;
-    return 0;
+    return emit_systems(e, ctl_get_stats(s->ctl)->unheld);
 }
 
 /* Held changes that a failing health gate kept held, by system. */
 static int collect_gate(metrics_emitter *e, void *ud)
 {
     metrics_families_t *s = ud;
-    const ctl_stats_t *st = ctl_get_stats(s->ctl);
-    const char *hc[] = {"HostedCluster", "control-plane"}, *np[] = {"NodePool", "worker-nodes"};
-    if (metrics_emit(e, hc, (double)st->gate_holds[0]) ||
-        metrics_emit(e, np, (double)st->gate_holds[1]))
-        return -1;
-    return 0;
+    return emit_systems(e, ctl_get_stats(s->ctl)->gate_holds);
+}
+
+/* Completed changes found unhealthy after them, by system. */
+static int collect_after(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    return emit_systems(e, ctl_get_stats(s->ctl)->unhealthy_after);
 }
 
 /* Held releases kept held because they are no longer recommended. */
@@ -224,6 +234,32 @@ static int collect_rec(metrics_emitter *e, void *ud)
 {
     metrics_families_t *s = ud;
     return metrics_emit(e, NULL, (double)ctl_get_stats(s->ctl)->rec_holds) ? -1 : 0;
+}
+
+/* Held changes a refusing pre-start check kept held (check/check.h). */
+static int collect_check_holds(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    return metrics_emit(e, NULL, (double)ctl_get_stats(s->ctl)->check_holds) ? -1 : 0;
+}
+
+/* Each pre-start check's answers. */
+static int collect_check_answers(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    const check_runner_t *r = ctl_check_runner(s->ctl);
+    for (size_t i = 0; r && i < r->cfg.n; i++) {
+        const check_counts_t *c = &r->counts[i];
+        const char *name = r->cfg.checks[i].name;
+        const char *l[4][2] = {{name, "allowed"}, {name, "refused"}, {name, "unanswered"},
+                               {name, "ignored"}};
+        double v[4] = {(double)c->allowed, (double)c->refused, (double)c->unanswered,
+                       (double)c->ignored};
+        for (int k = 0; k < 4; k++)
+            if (metrics_emit(e, l[k], v[k]))
+                return -1;
+    }
+    return 0;
 }
 
 /* Older-template machines deleted for a failed health check while a drift
@@ -368,6 +404,12 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
                   "once per failing spell",
           .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_gate,
           .collect_ud = s}},
+        {F_AFTER,
+         {.name = "change_management_unhealthy_after_change_total",
+          .help = "Completed changes whose object was unhealthy at the end of the settle time "
+                  "after them, or for longer than the grace time inside it, once per change",
+          .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_after,
+          .collect_ud = s}},
         {F_REC,
          {.name = "change_management_release_not_recommended_total",
           .help = "Held control-plane releases kept held at their window because the cluster "
@@ -385,6 +427,18 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
           .help = "Notification deliveries by endpoint and result: sent (a 2xx answer), failed "
                   "(an attempt that is tried again), dropped (the queue was full)",
           .type = METRICS_COUNTER, .labels = notify_labels, .collect = collect_notify,
+          .collect_ud = s}},
+        {F_CHECK_HOLDS,
+         {.name = "change_management_check_holds_total",
+          .help = "Held changes kept held in their window because a pre-start check of another "
+                  "system (failurePolicy Hold) refused them or did not answer, once per spell",
+          .type = METRICS_COUNTER, .collect = collect_check_holds, .collect_ud = s}},
+        {F_CHECK_ANSWERS,
+         {.name = "change_management_check_answers_total",
+          .help = "Answers of each pre-start check: allowed (2xx), refused (another status), "
+                  "unanswered (no answer within its timeout, or no connection), ignored (a "
+                  "refusal or no answer under failurePolicy Ignore)",
+          .type = METRICS_COUNTER, .labels = check_labels, .collect = collect_check_answers,
           .collect_ud = s}},
         {F_RECONCILE,
          {.name = "hcp_controller_reconcile_duration_seconds",

@@ -6,9 +6,27 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "notify/payload.h"
 #include "policy/guard.h"
 
 #define MAX_LEAD ((sched_time_t)30 * 86400)
+
+bool notify_endpoint_takes(const notify_endpoint_t *e, int step)
+{
+    if (step < 0 || step >= NOTIFY_STEP_COUNT)
+        return false;
+    if (e->steps)
+        return (e->steps & (1u << step)) != 0;
+    return step != NOTIFY_PRE_START && step != NOTIFY_POST_CHANGE;
+}
+
+bool notify_config_takes(const notify_config_t *cfg, int step)
+{
+    for (size_t i = 0; i < cfg->n_endpoints; i++)
+        if (notify_endpoint_takes(&cfg->endpoints[i], step))
+            return true;
+    return false;
+}
 
 void notify_config_default(notify_config_t *cfg)
 {
@@ -19,76 +37,25 @@ void notify_config_default(notify_config_t *cfg)
     cfg->queue_size = NOTIFY_DEFAULT_QUEUE;
 }
 
-/* A string member into buf (at most len-1 bytes, printable ASCII, no
- * space); required or not. */
-static int str_field(const json_t *o, const char *key, const char *at, bool required, char *buf,
-                     size_t len, char *err, size_t errlen)
-{
-    const json_t *v = json_object_get(o, key);
-    const char *s;
-    size_t n, i;
-
-    buf[0] = '\0';
-    if (!v) {
-        if (required)
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: required", at, key);
-        return 0;
-    }
-    if (!json_is_string(v))
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: must be a string", at, key);
-    s = json_string_value(v);
-    n = json_string_length(v);
-    if (n == 0 || n >= len)
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: must be 1 to %zu characters", at, key,
-                        len - 1);
-    for (i = 0; i < n; i++)
-        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "%s.%s: only printable ASCII without spaces is allowed", at, key);
-    memcpy(buf, s, n + 1);
-    return 0;
-}
-
 static int endpoint(const json_t *o, size_t idx, notify_config_t *cfg, char *err, size_t errlen)
 {
     static const char *const known[] = {"name", "url", "format", "tokenFile", NULL};
     notify_endpoint_t *e = &cfg->endpoints[idx];
     char at[64], fmt[32];
-    const char *key;
-    const json_t *v;
     int rc;
 
     snprintf(at, sizeof(at), "notifications.endpoints[%zu]", idx);
-    if (!json_is_object(o))
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a mapping", at);
-    json_object_foreach((json_t *)o, key, v) {
-        size_t k = 0;
-        while (known[k] && strcmp(known[k], key) != 0)
-            k++;
-        if (!known[k])
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "%s.%.64s: unknown key (name, url, format, tokenFile)", at, key);
-    }
-    if ((rc = str_field(o, "name", at, true, e->name, sizeof(e->name), err, errlen)) ||
-        (rc = str_field(o, "url", at, true, e->url, sizeof(e->url), err, errlen)) ||
-        (rc = str_field(o, "format", at, false, fmt, sizeof(fmt), err, errlen)) ||
-        (rc = str_field(o, "tokenFile", at, false, e->token_file, sizeof(e->token_file), err,
-                        errlen)))
+    if ((rc = guard_mapping_check(o, at, known, err, errlen)) != 0)
         return rc;
-    for (const char *p = e->name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "%s.name: \"%s\" may hold only a-z, 0-9 and -", at, e->name);
-    for (size_t i = 0; i < idx; i++)
-        if (strcmp(cfg->endpoints[i].name, e->name) == 0)
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s.name: \"%s\" is used twice", at,
-                            e->name);
-    if (strncmp(e->url, "https://", 8) != 0 && strncmp(e->url, "http://", 7) != 0)
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s.url: must start with https:// or http://",
-                        at);
-    if (e->url[strncmp(e->url, "https://", 8) == 0 ? 8 : 7] == '\0' ||
-        strchr("/?#", e->url[strncmp(e->url, "https://", 8) == 0 ? 8 : 7]))
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s.url: names no host", at);
+    if ((rc = guard_str_field(o, "name", at, true, e->name, sizeof(e->name), err, errlen)) ||
+        (rc = guard_str_field(o, "url", at, true, e->url, sizeof(e->url), err, errlen)) ||
+        (rc = guard_str_field(o, "format", at, false, fmt, sizeof(fmt), err, errlen)) ||
+        (rc = guard_str_field(o, "tokenFile", at, false, e->token_file, sizeof(e->token_file),
+                              err, errlen)))
+        return rc;
+    if ((rc = guard_endpoint_check(at, e->name, e->url, e->token_file, cfg->endpoints[0].name,
+                                   sizeof(cfg->endpoints[0]), idx, err, errlen)) != 0)
+        return rc;
     if (fmt[0] == '\0' || strcmp(fmt, "cloudevents") == 0)
         e->format = NOTIFY_CLOUDEVENTS;
     else if (strcmp(fmt, "slack") == 0)
@@ -96,8 +63,6 @@ static int endpoint(const json_t *o, size_t idx, notify_config_t *cfg, char *err
     else
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "%s.format: \"%s\" is not one of cloudevents, slack", at, fmt);
-    if (e->token_file[0] && e->token_file[0] != '/')
-        return hcp_errf(err, errlen, HCP_EINVAL, "%s.tokenFile: must be an absolute path", at);
     return 0;
 }
 
@@ -163,10 +128,10 @@ int notify_config_parse(const json_t *v, notify_config_t *cfg, char *err, size_t
         if (strcmp(key, "endpoints") == 0) {
             size_t i;
             const json_t *e;
-            if (!json_is_array(x) || json_array_size(x) > NOTIFY_MAX_ENDPOINTS) {
+            if (!json_is_array(x) || json_array_size(x) > NOTIFY_MAX_CONFIGURED) {
                 rc = hcp_errf(err, errlen, HCP_EINVAL,
                               "notifications.endpoints: must be a list of at most %d endpoints",
-                              NOTIFY_MAX_ENDPOINTS);
+                              NOTIFY_MAX_CONFIGURED);
                 goto done;
             }
             json_array_foreach(x, i, e) {

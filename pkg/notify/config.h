@@ -21,13 +21,15 @@
 #ifndef HCP_NOTIFY_CONFIG_H
 #define HCP_NOTIFY_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
 
 #include "schedule/schedule.h"
 
-#define NOTIFY_MAX_ENDPOINTS 16
+#define NOTIFY_MAX_CONFIGURED 16 /* endpoints in `notifications` */
+#define NOTIFY_MAX_ENDPOINTS 32  /* and the post-change checks' (check/check.h) */
 #define NOTIFY_MAX_LEADS 4
 #define NOTIFY_NAMELEN 64
 #define NOTIFY_URLLEN 2048
@@ -45,6 +47,9 @@ typedef struct notify_endpoint {
     char url[NOTIFY_URLLEN];
     notify_format_t format;
     char token_file[NOTIFY_PATHLEN]; /* "" when none */
+    unsigned steps;                  /* the steps it takes, a bit per notify_step_t;
+                                        0: every notification (not pre-start nor
+                                        post-change, which go to checks) */
 } notify_endpoint_t;
 
 /* Plain data: copy it freely. */
@@ -55,6 +60,12 @@ typedef struct notify_config {
     size_t n_leads;
     size_t queue_size;
 } notify_config_t;
+
+/* Whether endpoint e takes step (a notify_step_t; its steps mask). */
+bool notify_endpoint_takes(const notify_endpoint_t *e, int step);
+
+/* Whether any endpoint of cfg takes step. */
+bool notify_config_takes(const notify_config_t *cfg, int step);
 
 /* The defaults: no endpoint, leads 48 h and 1 h, queue NOTIFY_DEFAULT_QUEUE. */
 void notify_config_default(notify_config_t *cfg);

@@ -348,6 +348,14 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
         (fresh(o, o->withdrawn_at) || m->at[NOTIFY_WITHDRAWN] != SCHED_NEG_INF ||
          told_held_before))
         n = add(out, n, NOTIFY_WITHDRAWN, o->withdrawn_at, SCHED_POS_INF, 0, SCHED_NEG_INF);
+    if (o->after_unhealthy &&
+        newer(o->after_completed, m->at[NOTIFY_UNHEALTHY_AFTER_CHANGE]) &&
+        (fresh(o, o->after_at) || m->at[NOTIFY_COMPLETED] == o->after_completed))
+        n = add(out, n, NOTIFY_UNHEALTHY_AFTER_CHANGE, o->after_completed, SCHED_POS_INF, 0,
+                SCHED_NEG_INF);
+    if (o->after_final && newer(o->after_completed, m->at[NOTIFY_POST_CHANGE]) &&
+        (fresh(o, o->after_final_at) || m->at[NOTIFY_COMPLETED] == o->after_completed))
+        n = add(out, n, NOTIFY_POST_CHANGE, o->after_completed, SCHED_POS_INF, 0, SCHED_NEG_INF);
     return n;
 }
 

@@ -93,6 +93,13 @@ typedef struct notify_obs {
     sched_time_t override_end; /* PermissiveUntil/RestrictiveUntil's end, SCHED_POS_INF none */
     sched_time_t withdrawn_at; /* the last withdrawal record's time
                                   (DECIDE_WITHDRAWN_AT_ANNOTATION), SCHED_NEG_INF none */
+    bool after_unhealthy;      /* the last completed change is found unhealthy after it
+                                  (decide/after.h) */
+    sched_time_t after_completed; /* its completion (the step's mark) */
+    sched_time_t after_at;     /* when it was found unhealthy */
+    bool after_final;          /* the verdict on the last completed change is final:
+                                  unhealthy, or healthy at the settle time's end */
+    sched_time_t after_final_at; /* when it became final */
 } notify_obs_t;
 
 /* One step due. */
@@ -165,7 +172,12 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
  *  - withdrawn: a new withdrawal record (its time the mark's window), when
  *    fresh, or after an earlier one was told, or after a held step told for
  *    a request recorded before it (a controller down when the request was
- *    withdrawn still tells those it told held). */
+ *    withdrawn still tells those it told held);
+ *  - unhealthy-after-change: the last completed change found unhealthy
+ *    after it, once per change (its completion the mark's window), when
+ *    the verdict is fresh or the completion was told;
+ *  - post-change: the same for a final verdict, healthy or not (for the
+ *    checks that ask for it, check/check.h). */
 size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notify_marks_t *m,
                   notify_due_t *out);
 

@@ -11,7 +11,8 @@
 
 static const char *const names[NOTIFY_STEP_COUNT] = {
     "held", "window-soon", "initiated", "completed", "failed", "health-gate-skipped",
-    "override-set", "override-expired", "withdrawn", "release-withdrawn"};
+    "override-set", "override-expired", "withdrawn", "release-withdrawn",
+    "unhealthy-after-change", "post-change", "pre-start"};
 
 const char *notify_step_name(notify_step_t s)
 {
@@ -95,6 +96,19 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
                  "%s is no longer recommended for this cluster: it stays held in the window.",
                  what);
         break;
+    case NOTIFY_UNHEALTHY_AFTER_CHANGE:
+        snprintf(buf, len, "%s completed, and the %s is unhealthy after it.", what,
+                 strcmp(ev->kind, "NodePool") == 0 ? "node pool" : "cluster");
+        break;
+    case NOTIFY_POST_CHANGE:
+        snprintf(buf, len, "%s completed; the %s is %s after it.", what,
+                 strcmp(ev->kind, "NodePool") == 0 ? "node pool" : "cluster",
+                 ev->verdict && strcmp(ev->verdict, "Unhealthy") == 0 ? "unhealthy" : "healthy");
+        break;
+    case NOTIFY_PRE_START:
+        snprintf(buf, len, "%s is about to be let through%s%s: may it start?", what,
+                 until[0] ? " at " : "", until);
+        break;
     default:
         snprintf(buf, len, "the override expired.");
         break;
@@ -130,14 +144,14 @@ int notify_payload(const notify_event_t *ev, notify_format_t f, char **body,
                      (int64_t)ev->superseded / 3600, ((int64_t)ev->superseded % 3600) / 60);
         json_t *asked = ev->request == SCHED_NEG_INF ? NULL : jtime(ev->request);
         doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:{s:s, s:s, s:s, s:s, s:s?, "
-                        "s:o, s:o, s:s, s:s?, s:o?, s:s?}}",
+                        "s:o, s:o, s:s, s:s?, s:o?, s:s?, s:s*}}",
                         "specversion", "1.0", "id", id, "source", source, "type", type,
                         "subject", subject, "time", jtime(ev->at), "datacontenttype",
                         "application/json", "data", "kind", ev->kind, "namespace", ev->ns,
                         "name", ev->name, "step", notify_step_name(ev->step), "change",
                         ev->change, "until", jtime(ev->until), "window", jtime(ev->window),
                         "message", text, "detail", ev->detail, "requestedAt", asked,
-                        "supersedes", sup[0] ? sup : NULL);
+                        "supersedes", sup[0] ? sup : NULL, "verdict", ev->verdict);
         *content_type = "application/cloudevents+json";
     }
     if (!doc)

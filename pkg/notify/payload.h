@@ -29,6 +29,12 @@ typedef enum notify_step {
     NOTIFY_OVERRIDE_EXPIRED, /* an override's time passed */
     NOTIFY_WITHDRAWN,        /* a held request withdrawn (DESIGN.md 3.13) */
     NOTIFY_RELEASE_WITHDRAWN, /* a held release no longer recommended kept held in a window */
+    NOTIFY_UNHEALTHY_AFTER_CHANGE, /* a completed change found unhealthy after it
+                                      (decide/after.h) */
+    NOTIFY_POST_CHANGE,      /* not a notification: the health after a completed change,
+                                healthy or not, to the checks that ask for it (check/check.h) */
+    NOTIFY_PRE_START,        /* not a notification: the question to the pre-start checks
+                                (check/check.h), a held change about to be let through */
     NOTIFY_STEP_COUNT
 } notify_step_t;
 
@@ -50,6 +56,8 @@ typedef struct notify_event {
     bool superseded_held;    /* NOTIFY_INITIATED: the held step was not told for
                                 this request either (data.supersedes "held") */
     const char *detail;      /* a sentence more (why, who), or NULL */
+    const char *verdict;     /* NOTIFY_POST_CHANGE: "Healthy" or "Unhealthy" (data.verdict);
+                                NULL otherwise */
 } notify_event_t;
 
 /* The step's name in CloudEvents types and data ("held", "window-soon", ...). */

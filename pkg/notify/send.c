@@ -134,19 +134,17 @@ void notify_sender_lead(notify_sender_t *s, bool leading)
         ev_timer_stop(s->loop, &s->timer);
 }
 
-/* Reads the bearer token (the file's first line) into buf; "" when none or
- * unreadable (logged without the token). */
-static void read_token(const notify_endpoint_t *e, char *buf, size_t len)
+void notify_read_token(const char *file, const char *label, const char *name, char *buf,
+                       size_t len)
 {
     FILE *f;
     size_t n;
 
     buf[0] = '\0';
-    if (!e->token_file[0])
+    if (!file[0])
         return;
-    if ((f = fopen(e->token_file, "r")) == NULL) {
-        log_kv(LOG_WARN, "cannot read a notification endpoint's token file", "endpoint",
-               e->name, "file", e->token_file, NULL);
+    if ((f = fopen(file, "r")) == NULL) {
+        log_kv(LOG_WARN, "cannot read a token file", label, name, "file", file, NULL);
         return;
     }
     n = fread(buf, 1, len - 1, f);
@@ -201,26 +199,19 @@ static void on_done(kube_transfer *t, const kube_transfer_result *r, void *ud)
     pump(s);
 }
 
-/* Starts the POST of item it. Returns 0, or -1 when it could not start
- * (the item is answered as failed). */
-static int start(notify_sender_t *s, const notify_item_t *it)
+int notify_post_setup(const char *url, const char *content_type, const char *token_file,
+                      const char *label, const char *name, const char *body, long timeout,
+                      CURL **easy, struct curl_slist **headers)
 {
-    const notify_endpoint_t *e = &s->cfg.endpoints[it->endpoint];
     struct curl_slist *h = NULL, *h2;
     char line[600], token[512];
-    notify_call_t *c = calloc(1, sizeof(*c));
-    CURL *easy = curl_easy_init();
-    kube_error ke;
 
-    if (!c || !easy)
+    *easy = curl_easy_init();
+    *headers = NULL;
+    snprintf(line, sizeof(line), "Content-Type: %s", content_type);
+    if (!*easy || (h = curl_slist_append(NULL, line)) == NULL)
         goto fail;
-    c->s = s;
-    c->endpoint = it->endpoint;
-    snprintf(c->id, sizeof(c->id), "%s", it->id);
-    snprintf(line, sizeof(line), "Content-Type: %s", it->content_type);
-    if ((h = curl_slist_append(NULL, line)) == NULL)
-        goto fail;
-    read_token(e, token, sizeof(token));
+    notify_read_token(token_file, label, name, token, sizeof(token));
     if (token[0]) {
         snprintf(line, sizeof(line), "Authorization: Bearer %s", token);
         h2 = curl_slist_append(h, line);
@@ -230,24 +221,45 @@ static int start(notify_sender_t *s, const notify_item_t *it)
             goto fail;
         h = h2;
     }
-    curl_easy_setopt(easy, CURLOPT_URL, e->url);
-    curl_easy_setopt(easy, CURLOPT_COPYPOSTFIELDS, it->body);
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT, NOTIFY_SEND_TIMEOUT);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, "hcp-controller");
+    curl_easy_setopt(*easy, CURLOPT_URL, url);
+    curl_easy_setopt(*easy, CURLOPT_COPYPOSTFIELDS, body);
+    curl_easy_setopt(*easy, CURLOPT_TIMEOUT, timeout);
+    curl_easy_setopt(*easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(*easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(*easy, CURLOPT_USERAGENT, "hcp-controller");
+    *headers = h;
+    return 0;
+fail:
+    curl_slist_free_all(h);
+    if (*easy)
+        curl_easy_cleanup(*easy);
+    *easy = NULL;
+    return -1;
+}
+
+/* Starts the POST of item it. Returns 0, or -1 when it could not start
+ * (the item is answered as failed). */
+static int start(notify_sender_t *s, const notify_item_t *it)
+{
+    const notify_endpoint_t *e = &s->cfg.endpoints[it->endpoint];
+    struct curl_slist *h = NULL;
+    notify_call_t *c = calloc(1, sizeof(*c));
+    CURL *easy = NULL;
+    kube_error ke;
+
+    if (!c || notify_post_setup(e->url, it->content_type, e->token_file, "endpoint", e->name,
+                                it->body, NOTIFY_SEND_TIMEOUT, &easy, &h) != 0)
+        goto fail;
+    c->s = s;
+    c->endpoint = it->endpoint;
+    snprintf(c->id, sizeof(c->id), "%s", it->id);
     c->t = kube_http_start(s->http, easy, h, false, NULL, on_done, c, &ke);
-    easy = NULL;
-    h = NULL; /* both taken, also on failure */
-    if (!c->t)
+    if (!c->t) /* easy and h are freed with it */
         goto fail;
     hcp_list_push_front(&s->calls, &c->link);
     s->inflight++;
     return 0;
 fail:
-    curl_slist_free_all(h);
-    if (easy)
-        curl_easy_cleanup(easy);
     free(c);
     s->counts[it->endpoint].failed++;
     log_kv(LOG_WARN, "cannot start a notification's delivery; it is tried again", "endpoint",
@@ -297,6 +309,8 @@ void notify_sender_post_due(notify_sender_t *s, const notify_event_t *ev, const 
         char *body = NULL;
         const char *ct = NULL;
         uint64_t before = s->q.dropped;
+        if (!notify_endpoint_takes(&s->cfg.endpoints[i], (int)ev->step))
+            continue;
         if (notify_payload(ev, s->cfg.endpoints[i].format, &body, &ct) != 0) {
             s->counts[i].dropped++;
             continue;

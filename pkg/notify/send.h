@@ -78,6 +78,21 @@ void notify_sender_lead(notify_sender_t *s, bool leading);
  * due. Nothing when s is NULL, not leading or has no endpoint. */
 void notify_sender_post(notify_sender_t *s, const notify_event_t *ev);
 
+/* Reads a bearer token, the first line of file, into buf ("" when file is
+ * "" or unreadable: logged as "cannot read a token file", naming the
+ * endpoint or check by label and name, never the token). Shared with the
+ * pre-start checks (check/call.h). */
+void notify_read_token(const char *file, const char *label, const char *name, char *buf,
+                       size_t len);
+
+/* A POST of body (copied) to url as content_type, with the bearer token of
+ * token_file (notify_read_token(): label, name) and a timeout of timeout
+ * seconds, into *easy and *headers for kube_http_start(). Returns 0, or -1
+ * (nothing left to free) when memory ran out. */
+int notify_post_setup(const char *url, const char *content_type, const char *token_file,
+                      const char *label, const char *name, const char *body, long timeout,
+                      CURL **easy, struct curl_slist **headers);
+
 /* Sets the callbacks (either may be NULL). */
 void notify_sender_callbacks(notify_sender_t *s, notify_delivered_fn delivered,
                              notify_failing_fn failing, void *ud);

@@ -111,7 +111,7 @@ static void test_errors_name_the_key(void **state)
     }
 }
 
-/* Up to NOTIFY_MAX_ENDPOINTS endpoints (ten slow ones are measured by
+/* Up to NOTIFY_MAX_CONFIGURED endpoints (ten slow ones are measured by
  * bench-notify); one more is refused naming the key. */
 static void test_endpoint_count(void **state)
 {
@@ -119,11 +119,11 @@ static void test_endpoint_count(void **state)
     notify_config_t c;
     char err[256], text[4096] = "{\"endpoints\":[";
     size_t n = strlen(text);
-    for (int i = 0; i <= NOTIFY_MAX_ENDPOINTS; i++) {
-        if (i == NOTIFY_MAX_ENDPOINTS) {
+    for (int i = 0; i <= NOTIFY_MAX_CONFIGURED; i++) {
+        if (i == NOTIFY_MAX_CONFIGURED) {
             snprintf(text + n, sizeof(text) - n, "]}");
             assert_int_equal(parse(text, &c, err, sizeof(err)), 0);
-            assert_int_equal(c.n_endpoints, NOTIFY_MAX_ENDPOINTS);
+            assert_int_equal(c.n_endpoints, NOTIFY_MAX_CONFIGURED);
             text[n] = '\0';
         }
         n += (size_t)snprintf(text + n, sizeof(text) - n, "%s{\"name\":\"e%d\",\"url\":\"http://h/%d\"}",

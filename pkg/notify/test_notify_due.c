@@ -317,6 +317,68 @@ static void test_old_outcome_not_news(void **state)
     assert_int_equal(d[0].step, NOTIFY_FAILED);
 }
 
+/* A completed change found unhealthy after it: told once per change (its
+ * completion the mark), with the completed step; a verdict seen late is
+ * told only when the completion was told; a later change is told again;
+ * the mark survives the annotation's round trip. */
+static void test_unhealthy_after_change(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, back;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = {.now = T("2026-03-07T01:15:00Z"), .outcome = NOTIFY_OUTCOME_COMPLETED,
+                      .outcome_at = T("2026-03-07T01:00:00Z"), .override_at = SCHED_NEG_INF,
+                      .override_end = SCHED_POS_INF, .withdrawn_at = SCHED_NEG_INF,
+                      .after_unhealthy = true, .after_completed = T("2026-03-07T01:00:00Z"),
+                      .after_at = T("2026-03-07T01:15:00Z")};
+    /* at the completion: completed, healthy so far */
+    o.now = T("2026-03-07T01:00:00Z");
+    o.after_unhealthy = false;
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_COMPLETED);
+    notify_marks_note(&m, &d[0], &c);
+    /* Degraded since 01:05, found unhealthy at 01:15 */
+    o.now = T("2026-03-07T01:15:00Z");
+    o.after_unhealthy = true;
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_UNHEALTHY_AFTER_CHANGE);
+    assert_true(d[0].window == T("2026-03-07T01:00:00Z"));
+    notify_marks_note(&m, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    notify_marks_format(&m, text, sizeof(text));
+    assert_non_null(strstr(text, "unhealthy-after-change=2026-03-07T01:00:00Z"));
+    notify_marks_parse(text, &back);
+    o.now = T("2026-03-09T00:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+    /* seen late, its completion told before: told */
+    notify_marks_init(&m);
+    m.at[NOTIFY_COMPLETED] = T("2026-03-07T01:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_UNHEALTHY_AFTER_CHANGE);
+    /* seen late, nothing told about that change: not news */
+    notify_marks_init(&m);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* healthy: nothing */
+    o.now = T("2026-03-07T01:15:00Z");
+    o.after_unhealthy = false;
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+    /* post-change: once the verdict is final (healthy at the settle
+     * time's end here), once per change, for the checks that ask for it */
+    o.now = T("2026-03-07T01:30:00Z");
+    o.after_final = true;
+    o.after_final_at = T("2026-03-07T01:30:00Z");
+    assert_int_equal(notify_due(&o, &c, &back, d), 1);
+    assert_int_equal(d[0].step, NOTIFY_POST_CHANGE);
+    assert_true(d[0].window == T("2026-03-07T01:00:00Z"));
+    notify_marks_note(&back, &d[0], &c);
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+    notify_marks_format(&back, text, sizeof(text));
+    assert_non_null(strstr(text, "post-change=2026-03-07T01:00:00Z"));
+}
+
 /* A controller restarted after delivering the initiated step but before
  * writing its mark: the held mark (for the window the change went in) is
  * there, and HyperShift's outcome after that window is still told however
@@ -538,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_window_soon_late),
         cmocka_unit_test(test_held_unseen_until_open),
         cmocka_unit_test(test_withdrawn),
+        cmocka_unit_test(test_unhealthy_after_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

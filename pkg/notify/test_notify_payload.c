@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "base/json.h"
 #include "notify/payload.h"
 
 static sched_time_t T(const char *s)
@@ -192,10 +193,50 @@ static void test_withdrawn(void **state)
     assert_string_equal(notify_step_name(NOTIFY_WITHDRAWN), "withdrawn");
 }
 
+/* The health after a change: unhealthy-after-change, and post-change with
+ * its verdict in data (absent from every other step). */
+static void test_after_change(void **state)
+{
+    (void)state;
+    notify_event_t ev = held();
+    char *body;
+    const char *ct;
+    ev.step = NOTIFY_UNHEALTHY_AFTER_CHANGE;
+    ev.change = "release 4.17.2";
+    assert_int_equal(notify_payload(&ev, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    json_t *d = json_loads(body, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(d, "type")),
+                        "io.openshift.hypershift.changemanagement.unhealthy-after-change.v1");
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.message")),
+                        "release 4.17.2 completed, and the cluster is unhealthy after it.");
+    assert_null(hcp_json_path(d, "data.verdict"));
+    json_decref(d);
+    free(body);
+    ev.step = NOTIFY_POST_CHANGE;
+    ev.verdict = "Healthy";
+    assert_int_equal(notify_payload(&ev, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    d = json_loads(body, 0, NULL);
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.step")), "post-change");
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.verdict")), "Healthy");
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.message")),
+                        "release 4.17.2 completed; the cluster is healthy after it.");
+    json_decref(d);
+    free(body);
+    ev.verdict = "Unhealthy";
+    ev.kind = "NodePool";
+    assert_int_equal(notify_payload(&ev, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    d = json_loads(body, 0, NULL);
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.message")),
+                        "release 4.17.2 completed; the node pool is unhealthy after it.");
+    json_decref(d);
+    free(body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cloudevent),
+        cmocka_unit_test(test_after_change),
         cmocka_unit_test(test_slack),
         cmocka_unit_test(test_ids),
         cmocka_unit_test(test_request_in_id_and_body),

@@ -17,6 +17,7 @@
 #ifndef HCP_POLICY_GUARD_H
 #define HCP_POLICY_GUARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,9 @@
 #define GUARD_MAX_EXEMPT 32     /* exempt namespaces, and users, each */
 #define GUARD_NAMELEN 254       /* a namespace or user name, NUL included */
 #define GUARD_MSGLEN 512        /* room for one rule's message */
+#define GUARD_AFTER_SETTLE 1800 /* afterChangeSettle's default (30m) */
+#define GUARD_AFTER_GRACE 600   /* afterChangeGrace's default (10m) */
+#define GUARD_AFTER_MAX 604800  /* afterChangeSettle at most (7 days) */
 
 /* The limits. A zero limit is not enforced. Plain data: copy it freely. */
 typedef struct guard_config {
@@ -52,6 +56,11 @@ typedef struct guard_config {
                                        (schedule/minleft.h); the controller
                                        holds changes by it as the floor under
                                        each policy's (decide/minleft.h) */
+    sched_time_t after_settle;      /* afterChangeSettle: how long the health after a
+                                       completed change is watched (decide/after.h);
+                                       0: GUARD_AFTER_SETTLE */
+    sched_time_t after_grace;       /* afterChangeGrace: unhealthy for longer than this
+                                       inside it is told at once; 0: the default */
     char exempt_ns[GUARD_MAX_EXEMPT][GUARD_NAMELEN];    /* exemptNamespaces;
                                        "prefix*" matches by prefix */
     size_t n_exempt_ns;
@@ -79,6 +88,27 @@ int guard_config_parse(const json_t *doc, guard_config_t *cfg, char *err, size_t
  * HCP_EINVAL (err names `what`). Exposed for command-line flags. */
 int guard_duration_parse(const char *s, const char *what, sched_time_t *out, char *err,
                          size_t errlen);
+
+/* The string member key of mapping o (at: the mapping's place, for err) into
+ * buf: 1 to len-1 bytes of printable ASCII without spaces; absent: "" and 0
+ * unless required. Returns 0 or HCP_EINVAL naming "at.key". For the
+ * endpoints of the same file (notifications, checks). */
+int guard_str_field(const json_t *o, const char *key, const char *at, bool required, char *buf,
+                    size_t len, char *err, size_t errlen);
+
+/* o is a mapping whose keys are all in known (NULL-terminated); else
+ * HCP_EINVAL naming "at: must be a mapping" or "at.key: unknown key (the
+ * known ones)". */
+int guard_mapping_check(const json_t *o, const char *at, const char *const known[], char *err,
+                        size_t errlen);
+
+/* An endpoint's name ([a-z0-9-], none of the n names before it: the first
+ * at names, each stride bytes after the last), url (http:// or https://,
+ * with a host) and token file (absolute, or ""), checked; err names
+ * "at.name", "at.url" or "at.tokenFile". Returns 0 or HCP_EINVAL. */
+int guard_endpoint_check(const char *at, const char *name, const char *url,
+                         const char *token_file, const char *names, size_t stride, size_t n,
+                         char *err, size_t errlen);
 
 /* 1 when a request in namespace ns by user, a member of the ngroups
  * groups (ns and user may be NULL, groups NULL when ngroups is 0), is

@@ -123,16 +123,19 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
     static const char *const keys[] = {"minPermittedTime",   "rollingPeriod",
                                        "minBlockLength",     "maxExclusionLength",
                                        "maxRestrictiveUntil", "minTimeLeft",
+                                       "afterChangeSettle",  "afterChangeGrace",
                                        "exemptNamespaces",
                                        "exemptUsers",        "exemptGroups",
-                                       "notifications",      NULL};
+                                       "notifications",      "checks",
+                                       NULL};
     sched_time_t *dur[] = {&cfg->min_permitted, &cfg->period, &cfg->min_block,
-                           &cfg->max_exclusion, &cfg->max_restrictive, &cfg->min_time_left};
+                           &cfg->max_exclusion, &cfg->max_restrictive, &cfg->min_time_left,
+                           &cfg->after_settle,  &cfg->after_grace};
     int rc, i;
 
     if ((rc = policy_field_check_fields(data, "data", keys, err, errlen)) < 0)
         return rc;
-    for (i = 0; i < 6; i++) {
+    for (i = 0; i < 8; i++) {
         const json_t *v = json_object_get(data, keys[i]);
         if (v != NULL && (rc = duration_value(v, keys[i], dur[i], err, errlen)) < 0)
             return rc;
@@ -177,6 +180,13 @@ int guard_config_parse(const json_t *doc, guard_config_t *cfg, char *err, size_t
     if (cfg->min_permitted > cfg->period && cfg->period > 0)
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "minPermittedTime: longer than rollingPeriod, no schedule could pass");
+    if (json_object_get(data, "afterChangeSettle") &&
+        (cfg->after_settle < 60 || cfg->after_settle > GUARD_AFTER_MAX))
+        return hcp_errf(err, errlen, HCP_EINVAL, "afterChangeSettle: must be from 1m to 168h");
+    if (cfg->after_grace > (cfg->after_settle ? cfg->after_settle : GUARD_AFTER_SETTLE))
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "afterChangeGrace: longer than afterChangeSettle (%lds)",
+                        (long)(cfg->after_settle ? cfg->after_settle : GUARD_AFTER_SETTLE));
     return 0;
 }
 
@@ -218,4 +228,76 @@ int guard_enforced(const guard_config_t *cfg)
 {
     return cfg->min_permitted > 0 || cfg->max_exclusion > 0 || cfg->max_restrictive > 0 ||
            cfg->min_time_left > 0;
+}
+
+int guard_str_field(const json_t *o, const char *key, const char *at, bool required, char *buf,
+                    size_t len, char *err, size_t errlen)
+{
+    const json_t *v = json_object_get(o, key);
+    const char *s;
+    size_t n;
+
+    buf[0] = '\0';
+    if (!v)
+        return required ? hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: required", at, key) : 0;
+    if (!json_is_string(v))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: must be a string", at, key);
+    s = json_string_value(v);
+    n = json_string_length(v);
+    if (n == 0 || n >= len)
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: must be 1 to %zu characters", at, key,
+                        len - 1);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s.%s: only printable ASCII without spaces is allowed", at, key);
+    memcpy(buf, s, n + 1);
+    return 0;
+}
+
+int guard_endpoint_check(const char *at, const char *name, const char *url,
+                         const char *token_file, const char *names, size_t stride, size_t n,
+                         char *err, size_t errlen)
+{
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "%s.name: \"%s\" may hold only a-z, 0-9 and -", at, name);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names + i * stride, name) == 0)
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s.name: \"%s\" is used twice", at, name);
+    size_t host = strncmp(url, "https://", 8) == 0  ? 8
+                  : strncmp(url, "http://", 7) == 0 ? 7
+                                                    : 0;
+    if (!host)
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.url: must start with https:// or http://",
+                        at);
+    if (url[host] == '\0' || strchr("/?#", url[host]))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.url: names no host", at);
+    if (token_file[0] && token_file[0] != '/')
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.tokenFile: must be an absolute path", at);
+    return 0;
+}
+
+int guard_mapping_check(const json_t *o, const char *at, const char *const known[], char *err,
+                        size_t errlen)
+{
+    const char *key;
+    const json_t *v;
+
+    if (!json_is_object(o))
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: must be a mapping", at);
+    json_object_foreach((json_t *)o, key, v) {
+        size_t k = 0;
+        char list[256] = "";
+        while (known[k] && strcmp(known[k], key) != 0)
+            k++;
+        if (known[k])
+            continue;
+        for (k = 0; known[k]; k++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "",
+                     known[k]);
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s.%.64s: unknown key (%s)", at, key, list);
+    }
+    return 0;
 }

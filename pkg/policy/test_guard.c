@@ -138,6 +138,19 @@ static void test_config_bad(void **state)
     bad_config("{'exemptUsers':[3]}", "exemptUsers[0]");
     bad_config("{'kind':'Secret'}", "kind: must be ConfigMap");
     bad_config("[]", "must be a mapping");
+    bad_config("{'afterChangeSettle':'30s'}", "afterChangeSettle: must be from 1m to 168h");
+    bad_config("{'afterChangeSettle':'8d'}", "afterChangeSettle: must be from 1m to 168h");
+    bad_config("{'afterChangeSettle':'20m','afterChangeGrace':'21m'}",
+               "afterChangeGrace: longer than afterChangeSettle (1200s)");
+    bad_config("{'afterChangeGrace':'31m'}", "afterChangeGrace: longer than afterChangeSettle");
+    bad_config("{'afterChangeGrace':10}", "afterChangeGrace: must be a duration");
+    /* DESIGN.md 3.15: the settle and grace times of the health after a change */
+    guard_config_t c = config("{'afterChangeSettle':'1h','afterChangeGrace':'5m'}");
+    assert_int_equal(c.after_settle, 3600);
+    assert_int_equal(c.after_grace, 300);
+    c = config("{}");
+    assert_int_equal(c.after_settle, 0); /* the defaults: 30m, 10m */
+    assert_int_equal(c.after_grace, 0);
 }
 
 #define SAT_SUN(dur) MS("{'permit':{'rrule':'FREQ=WEEKLY;BYDAY=SA,SU','duration':'" dur "'}}")

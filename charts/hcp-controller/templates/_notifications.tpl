@@ -1,8 +1,9 @@
 {{/*
 The guard rails' file (--guard-config): .Values.guardRails and, with
 notification endpoints, `notifications` as the controller reads it
-(pkg/notify/config.h), each tokenSecret turned into the tokenFile where it
-is mounted. Empty when there is neither.
+(pkg/notify/config.h), and the pre-start `checks` (pkg/check/check.h),
+each tokenSecret turned into the tokenFile where it is mounted. Empty when
+there is none of them.
 */}}
 {{- define "hcp-controller.guardFile" -}}
 {{- $doc := deepCopy (.Values.guardRails | default dict) -}}
@@ -22,10 +23,24 @@ is mounted. Empty when there is neither.
 {{- end -}}
 {{- $_ := set $doc "notifications" (dict "endpoints" $eps "leads" $n.leads "queueSize" $n.queueSize) -}}
 {{- end -}}
+{{- if .Values.checks -}}
+{{- $cks := list -}}
+{{- range $i, $ck := .Values.checks -}}
+{{- if not $ck.name }}{{ fail (printf "checks[%d].name: required" $i) }}{{ end -}}
+{{- if not $ck.url }}{{ fail (printf "checks[%d].url: required" $i) }}{{ end -}}
+{{- $c := omit $ck "tokenSecret" -}}
+{{- with $ck.tokenSecret -}}
+{{- if not (and .name .key) }}{{ fail (printf "checks[%d].tokenSecret: needs name and key" $i) }}{{ end -}}
+{{- $_ := set $c "tokenFile" (printf "/etc/hcp-controller/checks/%s/%s" $ck.name .key) -}}
+{{- end -}}
+{{- $cks = append $cks $c -}}
+{{- end -}}
+{{- $_ := set $doc "checks" $cks -}}
+{{- end -}}
 {{- if $doc }}{{ toYaml $doc }}{{ end -}}
 {{- end -}}
 
-{{/* The mounts of the endpoints' token Secrets (volumeMounts items). */}}
+{{/* The mounts of the endpoints' and checks' token Secrets (volumeMounts items). */}}
 {{- define "hcp-controller.notifyMounts" -}}
 {{- range .Values.notifications.endpoints }}
 {{- if .tokenSecret }}
@@ -34,13 +49,30 @@ is mounted. Empty when there is neither.
   readOnly: true
 {{- end }}
 {{- end }}
+{{- range .Values.checks }}
+{{- if .tokenSecret }}
+- name: check-{{ .name }}
+  mountPath: /etc/hcp-controller/checks/{{ .name }}
+  readOnly: true
+{{- end }}
+{{- end }}
 {{- end -}}
 
-{{/* The endpoints' token Secrets (volumes items): the one key only. */}}
+{{/* The endpoints' and checks' token Secrets (volumes items): the one key only. */}}
 {{- define "hcp-controller.notifyVolumes" -}}
 {{- range .Values.notifications.endpoints }}
 {{- if .tokenSecret }}
 - name: notify-{{ .name }}
+  secret:
+    secretName: {{ .tokenSecret.name }}
+    items:
+      - key: {{ .tokenSecret.key }}
+        path: {{ .tokenSecret.key }}
+{{- end }}
+{{- end }}
+{{- range .Values.checks }}
+{{- if .tokenSecret }}
+- name: check-{{ .name }}
   secret:
     secretName: {{ .tokenSecret.name }}
     items:
