@@ -51,8 +51,11 @@ bench-boundary: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 # BENCH_NOTIFY_SCALE, BENCH_NOTIFY_SEED, BENCH_NOTIFY_HCS; the model's
 # BENCH_NOTIFY_MODEL_WORKERS, default 10) with the receiver down for a day and
 # the controller killed half way, the loop's window-open -> release latency
-# with 10 endpoints that answer after 10 s, and bad configurations refused.
-# BENCH_NOTIFY_PARTS="config month loop" narrows it. BENCH_LOOP_REPEATS (2) runs each side of the loop that often. About 11 minutes.
+# with 10 endpoints that answer after 10 s, the same with 10 pre-start checks
+# that answer after 10 s (BENCH_CHECK_SCALE, default 3600), and bad
+# configurations refused. BENCH_NOTIFY_PARTS="config month loop checks"
+# narrows it. BENCH_LOOP_REPEATS (2) runs each side of the loop and of the
+# checks that often. About 21 minutes.
 BENCH_E2E_TARGETS += bench-notify
 
 .PHONY: bench-notify

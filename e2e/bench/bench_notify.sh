@@ -21,9 +21,14 @@
 #   endpoints that answer after 10 s each, each side BENCH_LOOP_REPEATS
 #   times (alternating); whether the difference is within the run-to-run
 #   noise (notify_bench.py noise).
+# checks: the same window open -> release write delays without pre-start
+#   checks and with 10 checks that answer 200 after 10 s each (DESIGN.md
+#   3.15): asked their lead before the window, they change the boundary
+#   by less than the run-to-run noise; every check asked about every held
+#   release.
 # config: a bad notifications key stops the start naming the key.
 #
-# BENCH_NOTIFY_PARTS (default "config month loop") narrows it;
+# BENCH_NOTIFY_PARTS (default "config month loop checks") narrows it;
 # BENCH_NOTIFY_DAYS (30) and BENCH_NOTIFY_SCALE (8640: a day in 10 s) set
 # the month (a run of fewer than 16 days takes the receiver down on day 2
 # and kills the controller on day 4: BENCH_NOTIFY_PARTS=month
@@ -40,7 +45,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 PY=$here/notify_bench.py
 WH_NAME=hcp-bench-notify-$$
-PARTS=${BENCH_NOTIFY_PARTS:-config month loop}
+PARTS=${BENCH_NOTIFY_PARTS:-config month loop checks}
 DAYS=${BENCH_NOTIFY_DAYS:-30}
 SCALE=${BENCH_NOTIFY_SCALE:-8640}
 SEED=${BENCH_NOTIFY_SEED:-24}
@@ -52,10 +57,10 @@ DRIVER_PID=
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 figure() { echo "# figure: $* (load $(load))"; }
-receivers_start() { # DIR PORT DELAY
-  python3 "$PY" recv "$1" "$2" "$3" 2>>"$1/recv.err" &
+receivers_start() { # DIR PORT DELAY [HOST]
+  python3 "$PY" recv "$1" "$2" "$3" "${4:-127.0.0.1}" 2>>"$1/recv.err" &
   RECV_PIDS+=($!)
-  wait_for 10 bash -c "ss -Htln 'sport = :$2' | grep -q ."
+  wait_for 10 bash -c "ss -Htln 'src ${4:-127.0.0.1}:$2' | grep -q ."
 }
 receivers_stop() {
   local p
@@ -259,6 +264,15 @@ YAML
   check_eq "0 duplicates other than after a restart" 0 \
     "$(jq '.duplicates - .duplicates_after_restart - .duplicates_after_term' <<<"$j_out")"
   check_eq "0 unexpected notifications" 0 "$(jq .unexpected <<<"$j_out")"
+  # The health after each change (DESIGN.md 3.15): HyperShift (the model)
+  # leaves every cluster and pool healthy, so no completed change of the
+  # month may be found unhealthy after it (its verdicts are logged; the
+  # logs of the processes before the restarts were kept).
+  local alarms
+  alarms=$(cat "$dir"/controller-before-*.log "${CTL_LOG[a]}" 2>/dev/null |
+    grep -c "unhealthy after the change")
+  figure "health after the change: completed changes found unhealthy after them (false alarms): ${alarms:-0}"
+  check_eq "0 false alarms of the health after the change" 0 "${alarms:-0}"
   local dropped
   dropped=$(metric a 'hcp_controller_notifications_total\{endpoint="recv",result="dropped"\}')
   check_eq "the metric counts none dropped" 0 "${dropped:-0}"
@@ -277,18 +291,29 @@ YAML
 LOOP_SCALE=${BENCH_LOOP_SCALE:-7200}
 LOOP_BOUNDARIES=${BENCH_LOOP_BOUNDARIES:-5}
 loop_run() {
-  local label=$1 n_ep=$2 run=${3:-1} dir port start t0 i b hcs="" bounds="[" rel res ep=""
-  NS=$(new_ns "nloop$n_ep-$run") || return
-  dir=$CTL_TMP/loop$n_ep-$run
+  local label=$1 n_ep=$2 run=${3:-1} what=${4:-endpoints} dir port start t0 i b hcs="" bounds="[" rel res ep=""
+  NS=$(new_ns "nloop$n_ep-$run${what:0:1}") || return
+  dir=$CTL_TMP/loop$n_ep-$run-$what
   mkdir -p "$dir"
   port=$(free_port)
   start=2026-03-01T06:00:00Z
   t0=$(epoch "$start")
   for ((i = 0; i < n_ep; i++)); do
-    ep+="{\"name\":\"slow$i\",\"url\":\"http://127.0.0.1:$port/slow$i\"},"
+    if [ "$what" = checks ]; then
+      # asked as soon as the release is held (the lead covers the wait);
+      # each check a system of its own (an address of its own)
+      ep+="{\"name\":\"slow$i\",\"url\":\"http://127.0.0.$((i + 1)):$port/slow$i\",\"timeout\":\"20s\",\"lead\":\"7d\"},"
+    else
+      ep+="{\"name\":\"slow$i\",\"url\":\"http://127.0.0.1:$port/slow$i\"},"
+    fi
   done
   if [ "$n_ep" -gt 0 ]; then
-    printf 'notifications:\n  endpoints: [%s]\n' "${ep%,}" >"$CTL_TMP/guard-loop.yaml"
+    if [ "$what" = checks ]; then
+      printf 'checks: [%s]\n' "${ep%,}" >"$CTL_TMP/guard-loop.yaml"
+      for ((i = 1; i < n_ep; i++)); do receivers_start "$dir" "$port" 10 "127.0.0.$((i + 1))"; done
+    else
+      printf 'notifications:\n  endpoints: [%s]\n' "${ep%,}" >"$CTL_TMP/guard-loop.yaml"
+    fi
     receivers_start "$dir" "$port" 10
     MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard-loop.yaml")
   else
@@ -324,9 +349,16 @@ loop_run() {
   [ -n "${BENCH_NOTIFY_OUT:-}" ] && mkdir -p "$BENCH_NOTIFY_OUT" && cp -r "$dir" "$BENCH_NOTIFY_OUT/"
   check_eq "$label: every held release written at its window ($LOOP_BOUNDARIES x 10)" \
     $((LOOP_BOUNDARIES * 10)) "$(jq .n <<<"$res")"
-  [ "$n_ep" -gt 0 ] && check "$label: notifications in flight at the boundaries" \
-    test "$(wc -l <"$dir/posts.jsonl" 2>/dev/null || echo 0)" -gt 0
-  LOOP_RES[$n_ep]+="$res,"
+  if [ "$what" = checks ] && [ "$n_ep" -gt 0 ]; then
+    # Every held release was asked about by every check, each answer 10 s
+    # after the question, before its boundary.
+    check_eq "$label: every check asked about every held release" $((LOOP_BOUNDARIES * 10 * n_ep)) \
+      "$(wc -l <"$dir/posts.jsonl" 2>/dev/null || echo 0)"
+  elif [ "$n_ep" -gt 0 ]; then
+    check "$label: notifications in flight at the boundaries" \
+      test "$(wc -l <"$dir/posts.jsonl" 2>/dev/null || echo 0)" -gt 0
+  fi
+  LOOP_RES[$what$n_ep]+="$res,"
   figure "window open -> release write, $label ($(jq -r .n <<<"$res") releases over $LOOP_BOUNDARIES boundaries at ${LOOP_SCALE}x):" \
     "$(jq -r '"p50 \(.p50_ms * 10 | floor / 10) ms / p99 \(.p99_ms * 10 | floor / 10) ms / max \(.max_ms * 10 | floor / 10) ms"' <<<"$res")"
   receivers_stop
@@ -339,7 +371,7 @@ declare -A LOOP_RES
 LOOP_REPEATS=${BENCH_LOOP_REPEATS:-2}
 part_loop() {
   local r res
-  LOOP_RES=([0]="" [10]="")
+  LOOP_RES=([endpoints0]="" [endpoints10]="")
   for ((r = 1; r <= LOOP_REPEATS; r++)); do
     # The last run's controller and model are left to run_scenario, which
     # checks that they ran to the end and stops them.
@@ -352,11 +384,42 @@ part_loop() {
     model_stop >/dev/null 2>&1
     loop_run "10 endpoints answering after 10 s (run $r)" 10 "$r"
   done
-  res=$(python3 "$PY" noise "[${LOOP_RES[0]%,}]" "[${LOOP_RES[10]%,}]") || { not_ok "noise"; return; }
+  res=$(python3 "$PY" noise "[${LOOP_RES[endpoints0]%,}]" "[${LOOP_RES[endpoints10]%,}]") || { not_ok "noise"; return; }
   echo "# noise: $res"
   figure "window open -> release write, 10 slow endpoints vs none ($LOOP_REPEATS runs each," \
     "$(jq -r '"\(.samples[0]) + \(.samples[1]) boundaries): median \(.median_b_ms * 10 | floor / 10) vs \(.median_a_ms * 10 | floor / 10) ms; run medians \(.run_p50_ms_b | map(. * 10 | floor / 10)) vs \(.run_p50_ms_a | map(. * 10 | floor / 10)) ms; difference \(.diff_ms * 10 | floor / 10) ms, run-to-run spread \(.spread_ms * 10 | floor / 10) ms, Mann-Whitney p \(.p * 1000 | floor / 1000): \(if .within_noise then "within noise" else "NOT within noise" end)"' <<<"$res")"
   # A figure, not a check (speed is measured, not asserted).
+}
+
+# checks (DESIGN.md 3.15): the same boundaries without pre-start checks and
+# with 10 checks that answer 200 after 10 s each, asked when the release is
+# held (lead 7d), each side BENCH_LOOP_REPEATS times, alternating. The
+# clock runs at BENCH_CHECK_SCALE (3600: the 18 simulated hours from the
+# request to the boundary are 18 s, longer than an answer takes). Each check
+# listens on an address of its own (127.0.0.1 to 127.0.0.10), as separate
+# systems do. A warm-up run comes first and is not counted.
+part_checks() {
+  local r res LOOP_SCALE=${BENCH_CHECK_SCALE:-3600}
+  # A first run on a freshly started instance is slower whatever it runs
+  # (caches, connections): one run without checks warms it and is not counted.
+  loop_run "warm-up, not counted" 0 0 checks
+  stop_all_ctls
+  model_stop >/dev/null 2>&1
+  LOOP_RES=([checks0]="" [checks10]="")
+  for ((r = 1; r <= LOOP_REPEATS; r++)); do
+    if [ "$r" -gt 1 ]; then
+      stop_all_ctls
+      model_stop >/dev/null 2>&1
+    fi
+    loop_run "0 checks (run $r)" 0 "$r" checks
+    stop_all_ctls
+    model_stop >/dev/null 2>&1
+    loop_run "10 checks answering after 10 s (run $r)" 10 "$r" checks
+  done
+  res=$(python3 "$PY" noise "[${LOOP_RES[checks0]%,}]" "[${LOOP_RES[checks10]%,}]") || { not_ok "noise"; return; }
+  echo "# noise: $res"
+  figure "window open -> release write, 10 slow pre-start checks vs none ($LOOP_REPEATS runs each," \
+    "$(jq -r '"\(.samples[0]) + \(.samples[1]) boundaries): median \(.median_b_ms * 10 | floor / 10) vs \(.median_a_ms * 10 | floor / 10) ms; run medians \(.run_p50_ms_b | map(. * 10 | floor / 10)) vs \(.run_p50_ms_a | map(. * 10 | floor / 10)) ms; difference \(.diff_ms * 10 | floor / 10) ms, run-to-run spread \(.spread_ms * 10 | floor / 10) ms, Mann-Whitney p \(.p * 1000 | floor / 1000): \(if .within_noise then "within noise" else "NOT within noise" end)"' <<<"$res")"
 }
 
 model_suite_begin

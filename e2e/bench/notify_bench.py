@@ -177,7 +177,7 @@ def cmd_drive(plan_file, out_file):
         os.replace(out_file + ".tmp", out_file)
 
 
-def cmd_recv(d, port, delay):
+def cmd_recv(d, port, delay, host="127.0.0.1"):
     delay = float(delay)
     lock = threading.Lock()
     out = open(os.path.join(d, "posts.jsonl"), "a", buffering=1)
@@ -202,7 +202,7 @@ def cmd_recv(d, port, delay):
         allow_reuse_address = True
         request_queue_size = 256
 
-    S(("127.0.0.1", int(port)), H).serve_forever()
+    S((host, int(port)), H).serve_forever()
 
 
 def epoch(s):

@@ -477,6 +477,49 @@ render "$T/notify-bad.json" --set webhook.enabled=true --set 'notifications.endp
 check_contains "an endpoint without url is refused, naming the field" \
   "notifications.endpoints[0].url: required" "$(cat "$T/render.err")"
 
+# checks (DESIGN.md 3.15): rendered under `checks` into the same file, a
+# tokenSecret turned into the tokenFile where its one key is mounted; the
+# controller's reader accepts the file; a bad entry is refused naming it.
+cat >"$T/checks-values.yaml" <<'Y'
+webhook: {enabled: true}
+checks:
+  - {name: cab, url: "https://cab.example.com/hcp", tokenSecret: {name: cab-token, key: token},
+     timeout: 5s, failurePolicy: Hold, systems: [control-plane], lead: 30m}
+  - {name: deps, url: "http://deps.example.com:8080/ready", failurePolicy: Ignore}
+Y
+render "$T/checks.json" -f "$T/checks-values.yaml" ||
+  not_ok "helm template with checks" "$(cat "$T/render.err")"
+jqf "$T/checks.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' \
+  >"$T/checks-guard.yaml"
+check_eq "the guard file holds the checks" \
+  "cab https://cab.example.com/hcp /etc/hcp-controller/checks/cab/token 5s Hold control-plane 30m deps Ignore null" \
+  "$(yq -r '.checks | "\(.[0].name) \(.[0].url) \(.[0].tokenFile) \(.[0].timeout) \(.[0].failurePolicy) \(.[0].systems | join(",")) \(.[0].lead) \(.[1].name) \(.[1].failurePolicy) \(.[1].tokenSecret)"' "$T/checks-guard.yaml")"
+check "the controller's reader accepts the rendered checks" quiet \
+  "$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/checks-guard.yaml"
+check_eq "the check's token Secret's one key is mounted read-only where tokenFile points" \
+  "/etc/hcp-controller/checks/cab true cab-token token" \
+  "$(jqf "$T/checks.json" 'map(select(.kind == "Deployment"))[0].spec.template.spec as $p |
+    ($p.containers[0].volumeMounts | map(select(.name == "check-cab"))[0]) as $m |
+    ($p.volumes | map(select(.name == "check-cab"))[0].secret) as $v |
+    "\($m.mountPath) \($m.readOnly) \($v.secretName) \($v.items[0].key)"')"
+render "$T/checks-bad.json" --set webhook.enabled=false --set 'checks[0].name=cab' \
+  --set 'checks[0].url=https://x' &&
+  not_ok "checks without webhook.enabled are refused"
+check_contains "checks without webhook.enabled are refused, naming both" \
+  "checks: needs webhook.enabled" "$(cat "$T/render.err")"
+render "$T/checks-bad.json" --set webhook.enabled=true --set 'checks[0].name=cab' &&
+  not_ok "a check without url is refused"
+check_contains "a check without url is refused, naming the field" \
+  "checks[0].url: required" "$(cat "$T/render.err")"
+render "$T/checks-bad.json" --set webhook.enabled=true --set 'checks[0].name=cab' \
+  --set 'checks[0].url=https://x' --set 'checks[0].timeout=2m' ||
+  not_ok "helm template with a check whose timeout is out of range" "$(cat "$T/render.err")"
+jqf "$T/checks-bad.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' \
+  >"$T/checks-bad-guard.yaml"
+check_contains "the controller refuses a check whose timeout is out of range, naming it" \
+  "checks[0].timeout: must be from 1s to 60s" \
+  "$("$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/checks-bad-guard.yaml" 2>&1)"
+
 render "$T/ns.json" --set watchNamespace=clusters ||
   not_ok "helm template with watchNamespace" "$(cat "$T/render.err")"
 check_contains "watchNamespace adds --namespace" "--namespace=clusters" \

@@ -431,6 +431,39 @@ PY
 }
 # recv_stop: stops the receiver recv_start started.
 recv_stop() { [ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null; RECV_PID=; }
+# check_recv_start DIR PORT: a pre-start check of another system (python3
+# http.server, DESIGN.md 3.15): each POST is answered with the status on
+# the first line of DIR/answer (200 when there is none) and the rest of it
+# as the body; its arrival and answer times (epoch seconds), status and
+# body go to DIR/posts.jsonl. Its pid is RECV_PID.
+check_recv_start() {
+  python3 - "$1" "$2" >"$1/recv.log" 2>&1 <<'PY' &
+import http.server, json, os, sys, time
+d, port = sys.argv[1], int(sys.argv[2])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        t = time.time()
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        try:
+            lines = open(os.path.join(d, "answer")).read().split("\n", 1)
+        except OSError:
+            lines = ["200", ""]
+        status, text = int(lines[0]), (lines[1] if len(lines) > 1 else "").encode()
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(text)))
+        self.end_headers()
+        self.wfile.write(text)
+        with open(os.path.join(d, "posts.jsonl"), "a") as f:
+            f.write(json.dumps({"t": t, "answered": time.time(), "status": status,
+                                "auth": self.headers.get("Authorization", ""),
+                                "body": json.loads(body or b"null")}) + "\n")
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+  RECV_PID=$!
+  wait_for 10 bash -c "ss -Htln 'sport = :$2' | grep -q ."
+}
 # step_doc DIR STEP: the first CloudEvent received whose data.step is STEP.
 step_doc() { cat "$1"/*.json 2>/dev/null | jq -c --arg s "$2" 'select(.data.step == $s)' | head -1; }
 # step_count DIR STEP: how many were received.

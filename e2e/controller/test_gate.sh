@@ -17,6 +17,14 @@
 # availableUpdates lists another) is not let through, and everything that
 # tells says why; listed again inside the window, it goes through.
 #
+# A pre-start check of another system (DESIGN.md 3.15) that refuses the
+# release once keeps it held at its window (CheckFailed); when it says yes
+# on its next attempt the release goes within 1 s of that answer.
+#
+# The health after the change (DESIGN.md 3.15): a cluster Degraded five
+# minutes after HyperShift completed its update is told once, when it has
+# been Degraded for the grace time, in every place that tells.
+#
 # Needs the "main" instance (e2e/cluster.sh up main), build/hcp-controller
 # and the model. CTL_E2E_ONLY="fn ..." runs only the named scenarios.
 # Prints "N passed, N failed".
@@ -35,24 +43,25 @@ GATE_LATENCY=2 # real seconds from "healthy" to the release let through
 
 gate_holds() { metric a 'change_management_health_gate_holds_total\{kind="HostedCluster",system="control-plane"\}'; }
 
-# set_hc_health NS NAME AVAILABLE DEGRADED: HyperShift's Available and
+# set_hc_health NS NAME AVAILABLE DEGRADED [SINCE]: HyperShift's Available and
 # Degraded conditions on a HostedCluster (api/hypershift/v1beta1/
-# hostedcluster_conditions.go), every other condition kept; conditional on
+# hostedcluster_conditions.go), every other condition kept, their
+# lastTransitionTime SINCE (default 2026-01-01T00:00:00Z); conditional on
 # the resourceVersion read, again on a conflict (the controller and the
 # model write the same status).
 set_hc_health() {
   local p="$HS/namespaces/$1/hostedclusters/$2" obj body i
   for i in 1 2 3 4 5 6 7 8 9 10; do
     obj=$(api GET "$p") || return 1
-    body=$(jq -c --arg a "$3" --arg d "$4" '{metadata: {resourceVersion: .metadata.resourceVersion},
+    body=$(jq -c --arg a "$3" --arg d "$4" --arg t "${5:-2026-01-01T00:00:00Z}" '{metadata: {resourceVersion: .metadata.resourceVersion},
       status: {conditions: ([.status.conditions // [] | .[] |
         select(.type != "Available" and .type != "Degraded")] + [
         {type: "Available", status: $a, message: "",
          reason: (if $a == "True" then "AsExpected" else "KASLoadBalancerNotReachable" end),
-         lastTransitionTime: "2026-01-01T00:00:00Z"},
+         lastTransitionTime: $t},
         {type: "Degraded", status: $d, message: "",
          reason: (if $d == "True" then "UnavailableReplicas" else "AsExpected" end),
-         lastTransitionTime: "2026-01-01T00:00:00Z"}])}}' <<<"$obj")
+         lastTransitionTime: $t}])}}' <<<"$obj")
     api PATCH "$p/status" "$body" >/dev/null && return 0
     sleep 0.05
   done
@@ -156,6 +165,215 @@ YAML
   recv_stop
 }
 
+# A pre-start check of another system (DESIGN.md 3.15) that refuses the
+# held release once: asked its lead before the window (the CloudEvent
+# pre-start with the bearer token), it answers 503; at the window's
+# opening the release stays held (CheckFailed, naming the check and its
+# answer's first line, everywhere that tells); asked again with backoff,
+# it answers 200 and the release goes within 1 s of that answer. A release
+# asked for inside the open window is held at admission and goes at the
+# check's yes.
+check_holds() { metric a change_management_check_holds_total; }
+check_answers() { metric a "change_management_check_answers_total\\{check=\"cab\",answer=\"$1\"\\}"; }
+posts() { [ -f "$1/posts.jsonl" ] && jq -s --argjson s "$2" '[.[] | select(.status == $s)] | length' "$1/posts.jsonl" || echo 0; }
+check_refuses_once() {
+  local ns dir port doc t200 init lag
+  ns=$(new_ns chk) || return
+  dir=$CTL_TMP/check${CTL_RERUN:+-r$CTL_RERUN}
+  mkdir -p "$dir"
+  port=$(free_port)
+  printf 'tok-cab-1\n' >"$dir/token"
+  printf '503\nCAB freeze until Monday (CHG-1234)\nsecond line\n' >"$dir/answer"
+  cat >"$CTL_TMP/guard-check.yaml" <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: hcp-controller-guard}
+data:
+  checks: |
+    [{"name": "cab", "url": "http://127.0.0.1:$port/check", "tokenFile": "$dir/token",
+      "timeout": "5s", "lead": "30m", "systems": ["control-plane"]}]
+YAML
+  check_recv_start "$dir" "$port"
+  local MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard-check.yaml")
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 30m)" || return
+  must mk_hc "$ns" hc3 policy=weekly || return
+  must set_hc_health "$ns" hc3 True False || return
+  model_scenario "$ns" 2026-03-06T23:57:00Z 30 hc3 --hc-status --controlplane-update-duration 2m ||
+    return
+  eventually "HyperShift (model) reports the running release in status.version" "$REL0" \
+    get "$(hc_path "$ns" hc3)" '.status.version.desired.image // ""'
+  release_held "a release on Friday evening" "$(hc_path "$ns" hc3)" "$REL1" "$REL0"
+  EVENTUALLY=5 eventually "the check is asked within its lead, before the window" yes \
+    bash -c "[ \$(jq -s length '$dir/posts.jsonl' 2>/dev/null || echo 0) -ge 1 ] && echo yes"
+  still_before a 2026-03-07T00:00:00Z "the check asked"
+  doc=$(head -1 "$dir/posts.jsonl")
+  check_eq "the question: the CloudEvent pre-start about the HostedCluster, with the bearer token" \
+    "io.openshift.hypershift.changemanagement.pre-start.v1 hostedclusters/$ns/hc3 pre-start Bearer tok-cab-1" \
+    "$(jq -r '"\(.body.type) \(.body.subject) \(.body.data.step) \(.auth)"' <<<"$doc")"
+  check_eq "it names the change and its window" "release $REL1 2026-03-07T00:00:00Z" \
+    "$(jq -r '"\(.body.data.change) \(.body.data.window)"' <<<"$doc")"
+
+  sleep_until_sim a 2026-03-07T00:00:00Z 1
+  now_is "at the window's opening the refused release is not let through (model record)" 0 \
+    model_count controlplane-initiation "$ns/hc3"
+  now_is "spec.release.image stays" "$REL0" get "$(hc_path "$ns" hc3)" .spec.release.image
+  eventually "ChangesPending=True (CheckFailed)" True/CheckFailed hc_cond_sr "$ns" hc3 ChangesPending
+  local b told
+  b=$(ctl_real_at a 2026-03-07T00:00:00Z)
+  told=$(grep -m1 "CheckFailed kind=HostedCluster namespace=$ns name=hc3" "${CTL_LOG[a]}" | awk '{ print $1 }')
+  told=$(awk -v t="$(secs "${told:-1970-01-01T00:00:00Z}")" -v b="$b" 'BEGIN { printf "%.3f", t - b }')
+  echo "# figure: window open -> CheckFailed told (the controller's Event): $told s (load average $(cut -d' ' -f1 /proc/loadavg))"
+  in_range "told within $(real_s 1) s of the window's opening, not before" "$told" 0 "$(real_s 1)"
+  check_contains "the condition names the check and its answer's first line" \
+    "check cab refused it: HTTP 503: CAB freeze until Monday (CHG-1234). The check is asked again while the window is open" \
+    "$(cond "$(hc_path "$ns" hc3)" ChangesPaused message)"
+  now_is "the companion's current state" ChangesPaused/CheckFailed \
+    hc_cm "$ns" hc3 '.behavior.current | "\(.state)/\(.reason)"'
+  eventually "a CheckFailed Event" 1 count_events "$ns" hc3 CheckFailed
+  eventually "change_management_check_holds_total" 1 check_holds
+  check "change_management_check_answers_total{answer=refused} counts the refusals" \
+    test "$(check_answers refused)" -ge 1
+  now_is "nothing allowed yet" 0 check_answers allowed
+  "$HCP_BIN" explain --kubeconfig "$KCFG" hostedcluster "$ns/hc3" >"$CTL_TMP/explain-check" 2>&1
+  check_contains "explain repeats the controller's word" "CheckFailed" "$(cat "$CTL_TMP/explain-check")"
+
+  # The check says yes now: its next attempt (backoff) lets the release go.
+  printf '200\nCAB-42 approved\n' >"$dir/answer"
+  local t0=$SECONDS
+  while [ "$(model_count controlplane-initiation "$ns/hc3")" -lt 1 ] && [ $((SECONDS - t0)) -lt 45 ]; do
+    sleep 0.1
+  done
+  t200=$(jq -s '[.[] | select(.status == 200)][0].answered // 0' "$dir/posts.jsonl")
+  init=$(model_records | jq -rs --arg o "$ns/hc3" '[.[] | select(.event == "controlplane-initiation" and .object == $o)][0].real // ""')
+  lag=$(awk -v a="$(date -u -d "${init:-1970-01-01T00:00:00Z}" +%s.%N)" -v b="$t200" 'BEGIN { printf "%.3f", a - b }')
+  echo "# figure: the check's 200 answer -> control-plane initiation (model record): $lag s (load average $(cut -d' ' -f1 /proc/loadavg))"
+  in_range "allowed inside the window, the release is let through within $(real_s 1) s of the answer" \
+    "$lag" 0 "$(real_s 1)"
+  still_before a 2026-03-07T00:30:00Z "the release let through inside the window"
+  now_is "the held release is applied" "$REL1" get "$(hc_path "$ns" hc3)" .spec.release.image
+  now_is "one CheckFailed Event in all" 1 count_events "$ns" hc3 CheckFailed
+  now_is "change_management_check_answers_total{answer=allowed}" 1 check_answers allowed
+  sleep 1
+  now_is "not asked again once allowed" 1 posts "$dir" 200
+
+  # A release asked for inside the open window waits for the check too:
+  # held at admission, the check asked at once, let through at its yes
+  # (once HyperShift completed the update under way: the health gate).
+  release_held "a release asked for inside the window" "$(hc_path "$ns" hc3)" "$REL2" "$REL1"
+  EVENTUALLY=40 eventually "the check's yes lets it through in the window" "$REL2" \
+    get "$(hc_path "$ns" hc3)" .spec.release.image
+  still_before a 2026-03-07T00:30:00Z "the in-window release let through"
+  now_is "the check was asked about it" 1 \
+    bash -c "jq -s --arg c 'release $REL2' '[.[] | select(.body.data.change == \$c)] | length' '$dir/posts.jsonl'"
+  recv_stop
+}
+
+after_metric() { metric a 'change_management_unhealthy_after_change_total\{kind="HostedCluster",system="control-plane"\}'; }
+hc_cond_msg() { cond "$(hc_path "$1" "$2")" "$3" message; }
+
+# The health after the change (DESIGN.md 3.15, seed 004): the release held
+# on Friday evening goes at Saturday's window and HyperShift (the model)
+# completes it two minutes later; the cluster turns Degraded five minutes
+# after the completion. Inside the settle time (15m here) it is told once
+# it has been Degraded for the grace time (5m here): the condition
+# UnhealthyAfterChange, an Event, the metric and the notification
+# `unhealthy-after-change` naming the release HyperShift completed and the
+# condition, once; not before; nothing more by the settle time's end;
+# healthy again, the condition turns False.
+degraded_after_update_told() {
+  local ns dir port done_at degr verdict told lag doc
+  ns=$(new_ns aft) || return
+  dir=$CTL_TMP/after${CTL_RERUN:+-r$CTL_RERUN}
+  mkdir -p "$dir"
+  port=$(free_port)
+  cat >"$CTL_TMP/guard-after.yaml" <<YAML
+afterChangeSettle: 15m
+afterChangeGrace: 5m
+notifications:
+  endpoints: [{name: recv, url: "http://127.0.0.1:$port/hook"}]
+checks:
+  - {name: soak, url: "http://127.0.0.1:$port/post", steps: [post-change]}
+YAML
+  recv_start "$dir" "$port"
+  local MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard-after.yaml")
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 30m)" || return
+  must mk_hc "$ns" hc4 policy=weekly || return
+  must set_hc_health "$ns" hc4 True False || return
+  # Ten simulated minutes (20 s real) before the window for the request:
+  # on a loaded machine the controller and the model take seconds to start.
+  model_scenario "$ns" 2026-03-06T23:50:00Z 30 hc4 --hc-status --controlplane-update-duration 2m ||
+    { recv_stop; return; }
+  eventually "HyperShift (model) reports the running release in status.version" "$REL0" \
+    get "$(hc_path "$ns" hc4)" '.status.version.desired.image // ""'
+  release_held "a release on Friday evening" "$(hc_path "$ns" hc4)" "$REL1" "$REL0"
+  still_before a 2026-03-07T00:00:00Z "the release held"
+  sleep_until_sim a 2026-03-07T00:00:00Z 1
+  EVENTUALLY=20 eventually "HyperShift (model) completes the update" Completed \
+    get "$(hc_path "$ns" hc4)" '.status.version.history[0].state'
+  done_at=$(get "$(hc_path "$ns" hc4)" '.status.version.history[0].completionTime')
+  degr=$(rfc3339 $(($(epoch "$done_at") + 300)))
+  verdict=$(rfc3339 $(($(epoch "$done_at") + 600)))
+  sleep_until_sim a "$degr" 0
+  must set_hc_health "$ns" hc4 True True "$degr" || { recv_stop; return; }
+  sleep_until_sim a "$(rfc3339 $(($(epoch "$verdict") - 90)))" 0
+  now_is "Degraded for less than the grace time: no UnhealthyAfterChange condition" "" \
+    cond "$(hc_path "$ns" hc4)" UnhealthyAfterChange status
+  still_before a "$verdict" "the check before the grace time's end"
+  EVENTUALLY=10 eventually "Degraded for the grace time: UnhealthyAfterChange True" True/Unhealthy \
+    hc_cond_sr "$ns" hc4 UnhealthyAfterChange
+  told=$(grep -m1 "UnhealthyAfterChange kind=HostedCluster namespace=$ns name=hc4" "${CTL_LOG[a]}" | awk '{ print $1 }')
+  lag=$(awk -v t="$(secs "${told:-1970-01-01T00:00:00Z}")" -v b="$(ctl_real_at a "$verdict")" 'BEGIN { printf "%.3f", t - b }')
+  echo "# figure: Degraded at completion + 5 min -> UnhealthyAfterChange told at completion + 10 min: $lag s (real) after that instant (load average $(cut -d' ' -f1 /proc/loadavg))"
+  in_range "told within $(real_s 1) s (real) of the grace time's end, not before" "$lag" 0 "$(real_s 1)"
+  check_eq "the condition names the release completed, when, the condition and since when" \
+    "HyperShift completed release 4.17.1 at $done_at; since $degr Degraded is True (reason UnavailableReplicas), longer than the grace time (settle time 15m, grace time 5m)." \
+    "$(hc_cond_msg "$ns" hc4 UnhealthyAfterChange)"
+  now_is "its lastTransitionTime is the verdict's instant" "$verdict" \
+    cond "$(hc_path "$ns" hc4)" UnhealthyAfterChange lastTransitionTime
+  eventually "the companion's afterChange" "release 4.17.1/$done_at/$degr" \
+    hc_cm "$ns" hc4 '.afterChange | "\(.change)/\(.completedAt)/\(.unhealthySince)"'
+  # At the controller's (simulated) instant: the change is a day past its
+  # settle time's end by the real clock, and no longer judged then.
+  "$HCP_BIN" explain --kubeconfig "$KCFG" --at "$(rfc3339 "$(sim_lo a | cut -d. -f1)")" \
+    hostedcluster "$ns/hc4" >"$CTL_TMP/explain-after" 2>&1
+  # explain judges with the default times (30m, 10m), so its own line says
+  # the change is still watched; the controller's line carries the verdict.
+  check_contains "explain names the change completed" "release 4.17.1 completed at $done_at" \
+    "$(cat "$CTL_TMP/explain-after")"
+  check_contains "and repeats the controller's word" "UnhealthyAfterChange=True (Unhealthy)" \
+    "$(cat "$CTL_TMP/explain-after")"
+  eventually "an UnhealthyAfterChange Warning Event" 1 count_events "$ns" hc4 UnhealthyAfterChange
+  eventually "change_management_unhealthy_after_change_total" 1 after_metric
+  EVENTUALLY=10 eventually "the notification unhealthy-after-change" 1 step_count "$dir" unhealthy-after-change
+  doc=$(step_doc "$dir" unhealthy-after-change)
+  check_eq "it names the cluster, the release HyperShift completed and the change's completion" \
+    "io.openshift.hypershift.changemanagement.unhealthy-after-change.v1 hostedclusters/$ns/hc4 release 4.17.1 $done_at" \
+    "$(jq -r '"\(.type) \(.subject) \(.data.change) \(.data.window)"' <<<"$doc")"
+  check_contains "its detail names the condition" "Degraded is True (reason UnavailableReplicas)" \
+    "$(jq -r .data.detail <<<"$doc")"
+  # The check that asks for post-change is told the verdict, once; the
+  # notification endpoint is not (nor the check the notifications).
+  EVENTUALLY=10 eventually "the post-change call to the check soak" 1 step_count "$dir" post-change
+  doc=$(step_doc "$dir" post-change)
+  check_eq "it says the verdict on the release HyperShift completed" \
+    "io.openshift.hypershift.changemanagement.post-change.v1 release 4.17.1 $done_at Unhealthy" \
+    "$(jq -r '"\(.type) \(.data.change) \(.data.window) \(.data.verdict)"' <<<"$doc")"
+  # Still Degraded past the settle time's end: told once, nothing more.
+  sleep_until_sim a "$(rfc3339 $(($(epoch "$done_at") + 900 + 60)))" 1
+  now_is "told once: one notification" 1 step_count "$dir" unhealthy-after-change
+  now_is "one post-change call" 1 step_count "$dir" post-change
+  now_is "one Event" 1 count_events "$ns" hc4 UnhealthyAfterChange
+  now_is "counted once" 1 after_metric
+  now_is "one completed notification, none failed" "1 0" \
+    bash -c "echo \$(cat '$dir'/*.json | jq -r .data.step | grep -c '^completed\$') \$(cat '$dir'/*.json | jq -r .data.step | grep -c '^failed\$')"
+  # Healthy again: the condition turns False.
+  must set_hc_health "$ns" hc4 True False || { recv_stop; return; }
+  EVENTUALLY=10 eventually "healthy again: UnhealthyAfterChange False" False/AsExpected \
+    hc_cond_sr "$ns" hc4 UnhealthyAfterChange
+  eventually "and the companion's afterChange is gone" null hc_cm "$ns" hc4 .afterChange
+  recv_stop
+}
+
 unhealthy_cluster_skips_window() {
   local ns t0 t1 ms by
   ns=$(new_ns gate) || return
@@ -235,4 +453,7 @@ unhealthy_cluster_skips_window() {
 model_suite_begin
 run_scenario unhealthy_cluster_skips_window
 run_scenario pulled_release_held_at_window
+run_scenario check_refuses_once
+# No machine in it: its clock need not run slower beside Cluster API.
+CTL_SLOW_BASE=1 run_scenario degraded_after_update_told
 summary

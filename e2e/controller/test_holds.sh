@@ -166,8 +166,15 @@ np_patch "{\"replicas\": $ROLL_N}"
 all_there() { [ "$(machines_json np1 | jq length)" -ge "$ROLL_N" ] 2>/dev/null; }
 check "in the window, the scale to $ROLL_N machines goes through" wait_for 10 all_there
 np_patch "{\"release\": {\"image\": \"$REL1\"}}"
-rs_in_window() { [ "$(model_count replacement-start "$HCP_NS/np1")" -ge 1 ]; }
-check "the rollout starts in the window" wait_for 15 rs_in_window
+# The first replacement's simulated start, read once one exists or the
+# window closed (Cluster API's pace on a loaded machine varies: the
+# claim is "in the window", not a real-time figure).
+rs_started() { [ "$(model_count replacement-start "$HCP_NS/np1")" -ge 1 ]; }
+rs_or_closed() { rs_started || ! before_sim c "$CLOSE"; }
+wait_for $((4 * 3600 / SCALE + 10)) rs_or_closed
+first=$(model_times replacement-start "$HCP_NS/np1" | sort | head -1)
+echo "# figure: np1's first replacement started at ${first:-never} (simulated; window $OPEN to $CLOSE)"
+check "the rollout starts in the window" eval '[ -n "$first" ] && [[ $(epoch "$first") -lt $(epoch "$CLOSE") ]]'
 sleep_until_sim c "$CLOSE" 1
 wait_for 10 is_state "$MD" paused+marker
 check_eq "the window closed mid-rollout: the MachineDeployment is paused" "paused+marker" "$(pause_state "$MD")"

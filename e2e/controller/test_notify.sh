@@ -315,8 +315,12 @@ YAML
   EVENTUALLY=10 eventually "np2 let through at the window (initiated)" 1 np_step_count "$dir" initiated np2
   # np1: two machines replaced, 2 simulated minutes each (8 s real at 30x)
   # beside the model, about 15 s real each beside Cluster API.
-  EVENTUALLY=$ROLLED_WAIT eventually "np1's rollout done: UpdatingVersion False (AsExpected)" False/AsExpected \
-    np_updating "$ns" np1
+  # Both at once: before HyperShift (the model) starts the rollout, the
+  # pool still says False/AsExpected of the version before (a busy machine
+  # reads that first).
+  np_done_at() { echo "$(np_updating "$1" "$2") $(get "$(np_path "$1" "$2")" .status.version)"; }
+  EVENTUALLY=$ROLLED_WAIT eventually "np1's rollout done: UpdatingVersion False (AsExpected), at 4.17.1" \
+    "False/AsExpected 4.17.1" np_done_at "$ns" np1
   now_is "np1 runs 4.17.1 (status.version)" 4.17.1 get "$(np_path "$ns" np1)" .status.version
   EVENTUALLY=10 eventually "a completed notification for np1" 1 np_step_count "$dir" completed np1
   doc=$(np_step_doc "$dir" completed np1)
@@ -347,6 +351,15 @@ bad_notifications_stop_the_start() {
   rc=$?
   check "a bad notifications key stops the start" test "$rc" -ne 0 -a "$rc" -ne 124
   check_contains "the error names the key" "notifications.endpoints[0].url" "$out"
+  # The pre-start checks live in the same file (DESIGN.md 3.15).
+  printf '%s\n' 'checks:' '  - name: cab' '    url: https://cab.example.com' '    lead: 8d' \
+    >"$CTL_TMP/bad-checks.yaml"
+  out=$(timeout 20 "$HCP_BIN" run --kubeconfig "$KCFG" --guard-config "$CTL_TMP/bad-checks.yaml" \
+    --webhook-bind-address 127.0.0.1:0 --webhook-cert-file "$CERT" --webhook-key-file "$KEY" \
+    --metrics-bind-address 0 --health-probe-bind-address 0 2>&1)
+  rc=$?
+  check "a bad checks key stops the start" test "$rc" -ne 0 -a "$rc" -ne 124
+  check_contains "the error names the key" "checks[0].lead: must be from 0s to 604800s" "$out"
 }
 
 model_suite_begin

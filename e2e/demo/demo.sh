@@ -317,15 +317,30 @@ print_model_events() {
 # Prints each notification the receiver got (one CloudEvent a line in the
 # file it writes), as it arrives: its time (the step's simulated instant),
 # type (without the io.openshift.hypershift.changemanagement. prefix),
-# subject and message.
+# subject and message; a pre-start check's question (demoCheckAnswer: what
+# the receiver answered, and when) as CHECKED, at the simulated instant of
+# the answer (a question asked again is the same CloudEvent, its time the
+# first asking's), read from the clocks' start the demo writes to
+# $DEMO_DIR/clock once it knows it.
 print_notifications() {
   tail -n +1 -s 0.05 -F "$1" 2>/dev/null |
     jq --unbuffered -r '[.time // "", (.type // "" | ltrimstr("io.openshift.hypershift.changemanagement.")),
-        .subject // "", .data.kind // "", .data.name // "", .data.message // ""] | join("\u001f")' 2>/dev/null |
-    while IFS=$'\x1f' read -r at type subject kind name msg; do
+        .subject // "", .data.kind // "", .data.name // "", .data.message // "",
+        (.demoCheckAnswer // {} | if .status then "\(.status) \(.message)" else "" end),
+        (.demoCheckAnswer.at // "" | tostring)] | join("\u001f")' 2>/dev/null |
+    while IFS=$'\x1f' read -r at type subject kind name msg answer real; do
       [ -n "$at" ] || continue
-      emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" NOTIFIED "$type $subject: $msg" |
-        short_images
+      if [ -n "$answer" ]; then
+        [ -z "$real" ] || ! read -r t0 k s0 <"$DEMO_DIR/clock" 2>/dev/null ||
+          at=$(date -u -d "@$(awk -v r="$real" -v t0="$t0" -v k="$k" -v s="$s0" \
+            'BEGIN { printf "%d", s + (r - t0 / 1e6) * k }')" +%Y-%m-%dT%H:%M:%SZ)
+        emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" CHECKED \
+          "pre-start check change-board asked about $subject: $msg It answers ${answer% }." |
+          short_images
+      else
+        emit "${at:0:16}|1" "$(fmt_time "$at")" "$kind" "$name" NOTIFIED "$type $subject: $msg" |
+          short_images
+      fi
     done
 }
 
@@ -380,29 +395,36 @@ api_patch() {
   [ "$code" -lt 400 ] || die "PATCH $1 failed ($code): $(head -c 400 "$DEMO_DIR/api.out")"
 }
 
-# hc_health NAME DEGRADED REASON: HyperShift's Degraded condition on
-# HostedCluster NAME, with Available True (api/hypershift/v1beta1/
-# hostedcluster_conditions.go), every other condition kept; conditional on
-# the resourceVersion read and tried again on a conflict (the model writes
-# the same status).
-hc_health() {
-  local p="$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$1" obj body code i
+# hc_status NAME FILTER [JQ ARGS...]: a merge patch of HostedCluster NAME's
+# status, made by the jq FILTER from the object read (HyperShift's own
+# writes, as the model makes them); conditional on the resourceVersion read
+# and tried again on a conflict (the model writes the same status).
+hc_status() {
+  local p="$E_SERVER/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$1" filter=$2 obj body code i
+  shift 2
   for i in $(seq 1 20); do
     obj=$(curl -sf --max-time 10 --cacert "$E_CA" -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" "$p") ||
-      die "GET hostedclusters/$1 failed"
-    body=$(jq -c --arg d "$2" --arg r "$3" '{metadata: {resourceVersion: .metadata.resourceVersion},
-      status: {conditions: ([.status.conditions // [] | .[] | select(.type != "Available" and .type != "Degraded")] + [
-        {type: "Available", status: "True", reason: "AsExpected", message: "",
-         lastTransitionTime: "2026-03-02T00:00:00Z"},
-        {type: "Degraded", status: $d, reason: $r, message: "",
-         lastTransitionTime: "2026-03-02T00:00:00Z"}])}}' <<<"$obj")
+      die "GET hostedclusters/${p##*/} failed"
+    body=$(jq -c "$@" "{metadata: {resourceVersion: .metadata.resourceVersion}, status: ($filter)}" <<<"$obj")
     code=$(curl -s -o "$DEMO_DIR/api.out" -w '%{http_code}' --max-time 10 --cacert "$E_CA" \
       -H "Authorization: Bearer $(cat "$E_ADMIN_TOKEN_FILE")" -H "Content-Type: application/merge-patch+json" \
       -X PATCH --data-binary "$body" "$p/status") || code=000
     [ "$code" = 409 ] || break
     sleep 0.02
   done
-  [ "$code" -lt 400 ] || die "PATCH hostedclusters/$1/status failed ($code): $(head -c 400 "$DEMO_DIR/api.out")"
+  [ "$code" -lt 400 ] || die "PATCH hostedclusters/${p##*/}/status failed ($code): $(head -c 400 "$DEMO_DIR/api.out")"
+}
+
+# hc_health NAME DEGRADED REASON SINCE: HyperShift's Degraded condition on
+# HostedCluster NAME, since the simulated instant SINCE, with Available True
+# (api/hypershift/v1beta1/hostedcluster_conditions.go), every other
+# condition kept.
+hc_health() {
+  hc_status "$1" '{conditions: ([.status.conditions // [] | .[] | select(.type != "Available" and .type != "Degraded")] + [
+        {type: "Available", status: "True", reason: "AsExpected", message: "",
+         lastTransitionTime: "2026-03-02T00:00:00Z"},
+        {type: "Degraded", status: $d, reason: $r, message: "", lastTransitionTime: $t}])}' \
+    --arg d "$2" --arg r "$3" --arg t "$4"
 }
 
 # ---- cleanup --------------------------------------------------------------------
@@ -437,11 +459,11 @@ mkdir -p "$DEMO_DIR"
 LOG=$DEMO_DIR/controller.log
 MODEL_LOG=$DEMO_DIR/model.log
 MODEL_REC=$DEMO_DIR/model-record.jsonl
-NOTIFY_DIR=$DEMO_DIR/notifications
-rm -rf "$NOTIFY_DIR"
+NOTIFY_DIR=$DEMO_DIR/notifications CHECK_DIR=$DEMO_DIR/checks
+rm -rf "$NOTIFY_DIR" "$CHECK_DIR"
 rm -f "$DEMO_DIR"/seen.* "$DEMO_DIR"/*.pid "$DEMO_DIR"/*.pgid "$LOG" "$MODEL_LOG" "$MODEL_REC" \
-  "$DEMO_DIR/model.port" "$DEMO_DIR/notifications.jsonl"
-mkdir -p "$NOTIFY_DIR"
+  "$DEMO_DIR/model.port" "$DEMO_DIR/notifications.jsonl" "$DEMO_DIR/clock"
+mkdir -p "$NOTIFY_DIR" "$CHECK_DIR"
 
 # ---- objects --------------------------------------------------------------------
 
@@ -478,13 +500,14 @@ echo "-- objects (kubectl apply --server-side)"
 echo "   applied $(apply "$OBJECTS/namespaces.yaml")"
 echo "   applied $(apply "${obj_files[@]}")"
 
-# The release status HyperShift reports: every control plane runs 4.17.0.
+# The release status HyperShift reports: every control plane runs 4.17.0;
+# the updates its update service offers, if it has one (scenario_updates).
 # (The model writes the pools' Cluster API objects; their status, the
 # model's Cluster API half in the week, Cluster API itself in the act.)
 for hc in "${DEMO_CLUSTERS[@]}"; do
   api_patch "/apis/hypershift.openshift.io/v1beta1/namespaces/$NS/hostedclusters/$hc/status" \
-    "$(jq -nc --arg i "$RELEASE_DONE" '[{op: "add", path: "/status", value: {version: {
-      desired: {image: $i, version: "4.17.0"}, observedGeneration: 1, availableUpdates: null,
+    "$(jq -nc --arg i "$RELEASE_DONE" --argjson u "$(scenario_updates "$hc")" '[{op: "add", path: "/status", value: {version: {
+      desired: {image: $i, version: "4.17.0"}, observedGeneration: 1, availableUpdates: $u,
       history: [{state: "Completed", image: $i, version: "4.17.0", verified: true,
                  startedTime: "2026-02-10T08:00:00Z", completionTime: "2026-02-10T08:40:00Z"}]}}}]')" \
     application/json-patch+json
@@ -599,13 +622,15 @@ jq -nc --arg n "$WEBHOOK_NAME" --arg ca "$(base64 -w0 "$CERT")" --arg u "https:/
 # it with one endpoint (notifications.endpoints: name and url; the chart's
 # default leads, 48h and 1h).
 RPORT=$(free_port "$WPORT")
-python3 "$here/receiver.py" "$NOTIFY_DIR" "$RPORT" >"$DEMO_DIR/notifications.jsonl" \
+scenario_helm "http://127.0.0.1:$RPORT"
+python3 "$here/receiver.py" "$NOTIFY_DIR" "$RPORT" "$CHECK_DIR" >"$DEMO_DIR/notifications.jsonl" \
   2>"$DEMO_DIR/receiver.log" 3>&- &
 RECV_PID=$!
 [ -x "$HELM" ] || die "no helm at $HELM (scripts/install-deps.sh installs it; or set HELM)"
 "$HELM" template hcp "$repo/charts/hcp-controller" --kube-version "$KUBE_VERSION" \
   --set webhook.enabled=true --set "notifications.endpoints[0].name=demo-receiver" \
   --set "notifications.endpoints[0].url=http://127.0.0.1:$RPORT/events" \
+  "${SCENARIO_HELM_SETS[@]}" \
   --show-only templates/webhook.yaml 2>"$DEMO_DIR/helm.err" |
   awk '/^  guard-rails.yaml: [|]/ && !done { on = 1; next } on && /^    / { print substr($0, 5); next }
        on { on = 0; done = 1 }' >"$DEMO_DIR/guard-rails.yaml" # reads to the end: helm is not cut off
@@ -637,6 +662,7 @@ for _ in $(seq 1 400); do
 done
 [ -n "$started" ] || { tail -20 "$LOG" >&2; die "the controller did not start (log: $LOG)"; }
 T_LAUNCH=$(date -u -d "$started" +%s%6N)
+echo "$T_LAUNCH $SCALE $(date -u -d "$SIM_START" +%s)" >"$DEMO_DIR/clock"
 # HyperShift (and Cluster API, in the week): the model, on the
 # controller's clock, with the scenario's flags.
 "$MODEL_BIN" --kubeconfig "$KCFG" --namespace "$NS" --simulated-start-time "$SIM_START" \
@@ -811,7 +837,11 @@ echo
 k get events -n "$NS" -o json |
   jq -r '[.items[] | select(.source.component == "hcp-controller") | .reason] | group_by(.) |
     map("\(.[0]) \(length)") | "-- Events by hcp-controller: " + (if length == 0 then "none" else join(", ") end)'
-jq -rs 'map(.type | ltrimstr("io.openshift.hypershift.changemanagement.") | rtrimstr(".v1")) | group_by(.) |
+jq -rs 'map(select(.demoCheckAnswer | not) | .type | ltrimstr("io.openshift.hypershift.changemanagement.") |
+    rtrimstr(".v1")) | group_by(.) |
     map("\(.[0]) \(length)") | "-- notifications received: " + (if length == 0 then "none" else join(", ") end)' \
   "$DEMO_DIR/notifications.jsonl" 2>/dev/null || echo "-- notifications received: none"
+jq -rs 'map(select(.demoCheckAnswer) | .demoCheckAnswer.status) | group_by(.) | map("\(.[0]) \(length)") |
+    "-- pre-start checks asked: " + (if length == 0 then "none" else "answered " + join(", ") end)' \
+  "$DEMO_DIR/notifications.jsonl" 2>/dev/null || echo "-- pre-start checks asked: none"
 echo "-- controller log: $LOG"

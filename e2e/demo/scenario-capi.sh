@@ -18,6 +18,10 @@ SCENARIO_INSTANCE=capi
 OBJECTS=$here/objects-capi
 DEMO_CLUSTERS=(edge)
 DEMO_SOURCE="Cluster API"
+# scenario_updates HC: no update service (nothing to recheck at the window).
+scenario_updates() { echo null; }
+# scenario_helm RECEIVER: nothing beyond the notification endpoint.
+scenario_helm() { SCENARIO_HELM_SETS=(); }
 SOURCE_WORDS=$'the model of HyperShift and\n   Cluster API\'s own controllers'
 SIM_START=2026-03-07T00:00:00Z  # a Saturday
 REQUEST_AT=2026-03-07T00:30:00Z # the requests, held

@@ -13,6 +13,20 @@
 # request is reverted in Git: the GitOps tool (Argo CD's controller, by
 # server-side apply) applies 4.17.0 again, which withdraws it, and nothing
 # starts for prod-infra at its weekend windows.
+#
+# Seed 004's last rows, one of each. A change board's pre-start check
+# (the guard rails' `checks`, asked about node changes; the demo's
+# receiver) says no once: to staging-gpu's configuration before Tuesday
+# night's window, which holds it (CheckFailed) until the check is asked
+# again (1 s real, about an hour simulated) and says yes. staging's update
+# service (status.version, as HyperShift copies it from the hosted
+# cluster's ClusterVersion) offers 4.17.1 until Wednesday noon, when it is
+# pulled for a risk (conditionalUpdates, Recommended False): at Wednesday
+# night's window it is still held (ReleaseNotRecommended, release-withdrawn)
+# and goes when it is offered again on Thursday at 00:30. Once HyperShift
+# reports it completed, staging is Degraded from 01:15 to 02:15: longer than
+# the grace time (15m here; the settle time 2h) is told as unhealthy after
+# the change (a condition, an Event, unhealthy-after-change).
 
 DEMO_SECONDS=${DEMO_SECONDS:-120}
 DEMO_DAYS=${DEMO_DAYS:-7}
@@ -26,6 +40,11 @@ REQUEST_AT=2026-03-03T12:30:00Z # Tuesday, after staging's override: the request
 DEGRADED_AT=2026-03-03T19:00:00Z # staging turns Degraded before Tuesday night's window
 HEALTHY_AT=2026-03-04T09:00:00Z  # and is healthy again on Wednesday morning
 REVERT_AT=2026-03-04T10:00:00Z   # prod-infra's request reverted in Git
+PULL_AT=2026-03-04T12:00:00Z     # 4.17.1 pulled from staging's update graph
+OFFER_AT=2026-03-05T00:30:00Z    # and offered again, inside Thursday night's window
+AFTER_DEGRADED_AT=2026-03-05T01:15:00Z # staging Degraded after its update completed
+AFTER_HEALTHY_AT=2026-03-05T02:15:00Z  # and healthy again
+RISK=OVNKubeNodeRestarts RISK_URL=https://issues.redhat.com/browse/OCPBUGS-00000
 GITOPS=system:serviceaccount:openshift-gitops:openshift-gitops-argocd-application-controller
 GPU_CONFIG='[{"name": "gpu-driver-550"}]' # staging-gpu's new spec.config
 REPLACEMENT=10m # simulated time the model takes per machine replacement
@@ -34,6 +53,25 @@ REPLACEMENT=10m # simulated time the model takes per machine replacement
 # machine (a simulated hour is 0.7 s here): the pool then starts at its
 # window, not when the control plane catches up (a hold the demo would show).
 MODEL_FLAGS=(--controlplane-update-duration 10m --replacement-duration "$REPLACEMENT")
+
+# scenario_updates HC: what HC's update service offers at the start:
+# staging has one (4.17.1); prod has none (the recheck cannot judge it).
+scenario_updates() {
+  if [ "$1" = staging ]; then
+    jq -nc --arg i "$RELEASE_NEXT" '[{version: "4.17.1", image: $i}]'
+  else
+    echo null
+  fi
+}
+
+# scenario_helm RECEIVER: the guard rails' settings of the week, as chart
+# values: the change board's check (the receiver's /check), asked about the
+# node changes, and the health after a change watched for 2h with 15m grace.
+scenario_helm() {
+  SCENARIO_HELM_SETS=(--set "checks[0].name=change-board" --set "checks[0].url=$1/check"
+    --set "checks[0].systems[0]=worker-nodes" --set "checks[0].timeout=5s"
+    --set guardRails.afterChangeSettle=2h --set guardRails.afterChangeGrace=15m)
+}
 
 scenario_check() {
   { [[ "$DEMO_SECONDS" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$DEMO_SECONDS" 'BEGIN { exit !(s >= 5) }'; } ||
@@ -113,8 +151,36 @@ revert() {
 # reports staging Degraded (or not), printed as it happens.
 health() {
   sleep_until_instant "$1"
-  hc_health staging "$2" "$3"
+  hc_health staging "$2" "$3" "$1"
   emit "${1:0:16}|0" "$(fmt_time "$1")" HostedCluster staging HEALTH "$4" >&3
+}
+
+# offer AT AVAILABLE CONDITIONAL TEXT: at simulated instant AT, staging's
+# status.version lists the updates its update service offers
+# (availableUpdates) and those it offers with risks (conditionalUpdates),
+# as HyperShift copies them from the hosted cluster's ClusterVersion;
+# printed as it happens.
+offer() {
+  sleep_until_instant "$1"
+  hc_status staging '{version: {availableUpdates: $a, conditionalUpdates: $c}}' \
+    --argjson a "$2" --argjson c "$3"
+  emit "${1:0:16}|0" "$(fmt_time "$1")" HostedCluster staging UPDATES "$4" >&3
+}
+
+# pull and offer_again: 4.17.1 pulled from staging's update graph for a
+# risk, then offered again.
+pull() {
+  offer "$PULL_AT" '[]' "$(jq -nc --arg i "$RELEASE_NEXT" --arg r "$RISK" --arg u "$RISK_URL" '[{
+    release: {version: "4.17.1", image: $i},
+    risks: [{name: $r, url: $u, message: "ovnkube-node restarts on upgrade",
+             matchingRules: [{type: "Always"}]}],
+    conditions: [{type: "Recommended", status: "False", reason: $r,
+                  message: "ovnkube-node restarts on upgrade", lastTransitionTime: "2026-03-04T12:00:00Z"}]}]')" \
+    "its update service pulls 4.17.1 for a risk ($RISK): conditionalUpdates, Recommended False"
+}
+offer_again() {
+  offer "$OFFER_AT" "$(scenario_updates staging)" '[]' \
+    "its update service offers 4.17.1 again (availableUpdates)"
 }
 
 # scenario_run: the week, day by day (the clock started at T_LAUNCH).
@@ -136,6 +202,12 @@ scenario_run() {
     elif [ "$day" = 2 ] && [ "$DEMO_DAYS" -gt 2 ]; then
       health "$HEALTHY_AT" False AsExpected "HyperShift reports it healthy again (Degraded False)"
       revert
+      pull
+    elif [ "$day" = 3 ] && [ "$DEMO_DAYS" -gt 3 ]; then
+      offer_again
+      health "$AFTER_DEGRADED_AT" True UnavailableReplicas \
+        "HyperShift reports it Degraded (UnavailableReplicas), after its update completed"
+      health "$AFTER_HEALTHY_AT" False AsExpected "HyperShift reports it healthy again (Degraded False)"
     fi
   done
 }

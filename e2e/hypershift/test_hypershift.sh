@@ -76,6 +76,11 @@ SIM0=2026-03-06T22:30:00Z # Friday 22:30
 # and needs the rest on a loaded one.
 HS_SCENARIO=${HS_SCENARIO:-holds}
 [ "$HS_SCENARIO" = drift ] && SIM0=2026-03-06T20:45:00Z
+# Beside real Cluster API on a loaded machine (3 lanes and the sanitizer
+# suites on 2 cores) the sections before the window took more than 75 s
+# (the window opened during the admission-calls section): 1 h 15 min more
+# (37.5 s real) there; the window section waits for the rest.
+[ "$HS_SCENARIO" = holds ] && [ "${E_CAPI:-0}" = 1 ] && SIM0=2026-03-06T21:15:00Z
 OPEN=2026-03-07T01:00:00Z  # Saturday's window, 2 h 30 min
 CLOSE=2026-03-07T03:30:00Z # (75 s real)
 SCALE=120                  # 75 s real to the window
@@ -690,7 +695,19 @@ else
 fi
 check_eq "HyperShift still reports 4.18.0 and no update" "4.18.0 False" \
   "$(np_get np .status.version) $(cond "$NP" UpdatingVersion status)"
-check_contains "the held change is still pending" "The held change (release $R1)" "$(cond "$NP" ChangesPending message)"
+# Read first, then asked whether the window had opened by then: on a busy
+# machine it can open before this point; then the pool, not yet Ready after
+# the scale (WaitingForAvailableMachines), keeps the change held by the
+# health gate (still recorded), or, Ready, has it let through.
+pending_msg=$(cond "$NP" ChangesPending message)
+held_or_applied=$(np_get np "(.metadata.annotations[\"$REQ\"] // \"{}\" | fromjson | .release.image) // .spec.release.image")
+if before_sim a "$OPEN"; then
+  check_contains "the held change is still pending" "The held change (release $R1)" "$pending_msg"
+else
+  echo "# the window opened before the scale was done (a busy machine): $pending_msg"
+  check_eq "the held change is still recorded, or let through at the window (it opened meanwhile)" \
+    "$R1" "$held_or_applied"
+fi
 
 # ---- real Cluster API, still held: a machine whose Node goes NotReady is remediated ----
 #
@@ -715,8 +732,18 @@ if [ "$REAL_CAPI" = 1 ]; then
   check "Cluster API replaces machine ${victim%% *} (Node NotReady) from the running template; 3 Running again" \
     wait_for 60 remediated
   echo "# figure: change held, a Node NotReady to its replacement Running (MachineHealthCheck timeout 5 s): $((($(now_us) - t0) / 1000)) ms; $(machines)"
-  check_eq "the running token and user data are the ones the replacement booted with, no expiry" "$tok0 | $ud0 | -" \
-    "$(names token-) | $(names user-data-) | $(get "$SECRETS/$tok0" ".metadata.annotations[\"$EXPIRY\"] // \"-\"")"
+  # Read first, then asked whether the window had opened by then: on a
+  # machine so busy that it had, the held release went at its opening and
+  # HyperShift's new user data is the window's, not the remediation's.
+  running="$(names token-) | $(names user-data-) | $(get "$SECRETS/$tok0" ".metadata.annotations[\"$EXPIRY\"] // \"-\"")"
+  if before_sim a "$OPEN"; then
+    check_eq "the running token and user data are the ones the replacement booted with, no expiry" \
+      "$tok0 | $ud0 | -" "$running"
+  else
+    echo "# the window opened during the remediation (a busy machine): $running"
+    check_contains "the user data the replacement booted with is kept (the window opened meanwhile)" \
+      "$ud0" "$running"
+  fi
   # The gate reads HyperShift's report of the pool (Ready, AllNodesHealthy).
   # HyperShift watches MachineSets, not Machines (nodepool_controller.go
   # SetupWithManager), so it may report the replacement's health only at its
