@@ -389,7 +389,23 @@ np_labelled() { labelled "$(np_path "$NS" "$1")"; }
 # initiated NAME: how many ChangesInitiated Events there are about NAME in $NS.
 initiated() { count_events "$NS" "$1" ChangesInitiated; }
 # set_annotations PATH JSON-OBJECT: merges the annotations into the object.
-set_annotations() { api PATCH "$1" "{\"metadata\": {\"annotations\": $2}}" >/dev/null; }
+# set_annotations PATH JSON: merges JSON into the object's annotations. A
+# person's kubectl tries again when the API server could not reach a webhook
+# or a curl timed out (Cluster API's conversion and admission webhooks, served
+# by its manager beside the suites, can take longer than 10 s on a loaded
+# machine); any other answer (a refusal) is the answer. The merge is
+# idempotent, so a second try changes nothing the first did.
+set_annotations() {
+  local out try
+  for try in 1 2 3; do
+    out=$(api PATCH "$1" "{\"metadata\": {\"annotations\": $2}}") && return 0
+    [ -z "$out" ] || jq -e '.code >= 500' >/dev/null 2>&1 <<<"$out" || break
+    echo "# set_annotations $1: try $try failed (${out:0:300}); again" >&2
+    sleep 1
+  done
+  printf '%s\n' "$out"
+  return 1
+}
 
 # events NS OBJECT: "reason" lines of the Events about OBJECT.
 events() {
@@ -805,7 +821,14 @@ still_before() {
 }
 
 # must COMMAND...: a setup step; reports a failure when it fails.
-must() { "$@" >/dev/null || { not_ok "setup: $*"; return 1; }; }
+# must CMD...: runs a scenario's setup step; when it fails, the step and what
+# it printed (the API server's answer, say) go to the log.
+must() {
+  "$@" >"$CTL_TMP/must.out" && return 0
+  not_ok "setup: $*"
+  [ -s "$CTL_TMP/must.out" ] && head -c 600 "$CTL_TMP/must.out" | sed 's/^/#   answer: /'
+  return 1
+}
 
 # run_scenario FUNCTION: runs one scenario (unless CTL_E2E_ONLY lists others),
 # then stops its controllers and deletes its namespaces.

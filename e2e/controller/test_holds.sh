@@ -180,10 +180,16 @@ wait_for 10 is_state "$MD" paused+marker
 check_eq "the window closed mid-rollout: the MachineDeployment is paused" "paused+marker" "$(pause_state "$MD")"
 sleep 4 # 40 simulated minutes
 starts=$(model_times replacement-start "$HCP_NS/np1")
-late=$(awk -v c="$(epoch "$CLOSE")" -v k="$SCALE" '{ cmd = "date -u -d " $1 " +%s.%N"; cmd | getline t; close(cmd);
-  if (t > c + 1 * k) print $1 }' <<<"$starts")
-echo "# figure: replacements started in the window: $(wc -l <<<"$starts") (last $(tail -1 <<<"$starts")), done: $(model_count replacement-done "$HCP_NS/np1"); after the close: ${late:-none}"
-check_eq "no replacement starts more than 1 s (real) after the window closed" "" "$late"
+# Beside real Cluster API a machine is its MachineSet controller carrying
+# out its MachineDeployment controller's earlier decision (a MachineSet
+# given a machine more), by its own pace: the decision is what the pause
+# governs (none_after in e2e/model/lib.sh says the same).
+decided=replacement-start
+if [ "${E_CAPI:-}" = 1 ]; then decided=machineset-scale-up; fi
+late=$(model_times "$decided" "$HCP_NS/np1" | awk -v c="$(epoch "$CLOSE")" -v k="$SCALE" '{ cmd = "date -u -d " $1 " +%s.%N"; cmd | getline t; close(cmd);
+  if (t > c + 1 * k) print $1 }')
+echo "# figure: replacements started in the window: $(wc -l <<<"$starts") (last $(tail -1 <<<"$starts")), done: $(model_count replacement-done "$HCP_NS/np1"); $decided after the close: ${late:-none}"
+check_eq "no replacement starts more than 1 s (real) after the window closed ($decided)" "" "$late"
 in_range "the window closed mid-rollout (replacements done of $ROLL_N)" \
   "$(model_count replacement-done "$HCP_NS/np1")" 0 $((ROLL_N - 1))
 

@@ -349,6 +349,13 @@ func (m *model) realMachineHealthCheck(ctx context.Context, np *unstructured.Uns
 //	                         found unhealthy went
 //	replacement-start        a machine added while live machines of another
 //	                         template remain (a rollout step)
+//	machineset-scale-up      a MachineSet of a MachineDeployment given more
+//	                         replicas (from: before, to: after, detail: the
+//	                         MachineSet): Cluster API's decision to add a
+//	                         machine (a rollout step or a scale), which its
+//	                         MachineSet controller then carries out; the
+//	                         machine's own replacement-start comes later by
+//	                         that controller's pace
 //	replacement-done         a machine of an older template deleted while one
 //	                         of the newer exists
 //	machine-deleted          any other machine deleted
@@ -370,11 +377,12 @@ type observer struct {
 	remediate map[string]int    // MachineDeployment -> remediated machines not yet replaced
 	desired   map[string]int64  // MachineDeployment -> total last recorded
 	tmplOf    map[string]string // machine key -> template key
+	setSize   map[string]int64  // MachineSet of a MachineDeployment -> spec.replicas last seen
 }
 
 func newObserver(m *model) *observer {
 	return &observer{m: m, seen: map[string]bool{}, gone: map[string]bool{}, remediate: map[string]int{},
-		desired: map[string]int64{}, tmplOf: map[string]string{}}
+		desired: map[string]int64{}, tmplOf: map[string]string{}, setSize: map[string]int64{}}
 }
 
 // machineTemplate: what makes two machines of one MachineDeployment alike:
@@ -438,6 +446,9 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 		if k := "MachineSet " + obj(u); g == gvrMS && !deleted && !o.seen[k] {
 			o.seen[k] = true
 			o.m.rec.add(evMSCreated, "MachineDeployment", u.GetNamespace()+"/"+own.name, "", u.GetName(), "")
+		}
+		if g == gvrMS {
+			o.setScaled(u, own.name, deleted)
 		}
 		o.scale(u.GetNamespace(), own.name)
 		return
@@ -517,6 +528,23 @@ func (o *observer) machine(u *unstructured.Unstructured, own owner, deleting boo
 		return
 	}
 	o.m.rec.add(evMachineDeleted, own.kind, ownObj, u.GetName(), "", u.GetLabels()[msNameLabel])
+}
+
+// setScaled records a MachineDeployment's MachineSet given more replicas
+// (from 0 when it is new) when the watch delivers it.
+func (o *observer) setScaled(ms *unstructured.Unstructured, md string, deleted bool) {
+	k := obj(ms)
+	if deleted {
+		delete(o.setSize, k)
+		return
+	}
+	want := integer(ms, 0, "spec", "replicas")
+	last := o.setSize[k]
+	o.setSize[k] = want
+	if want > last {
+		o.m.rec.add(evMSScaleUp, "MachineDeployment", ms.GetNamespace()+"/"+md,
+			strconv.FormatInt(last, 10), strconv.FormatInt(want, 10), ms.GetName())
+	}
 }
 
 // scaleSet records a new spec.replicas of an InPlace pool's MachineSet.

@@ -61,6 +61,7 @@ const (
 	evResumed         = "reconcile-resumed"       // ... and it reconciles again
 	evMSCreated       = "machineset-created"      // a MachineDeployment gets a MachineSet for a new template
 	evReplaceStart    = "replacement-start"       // an old machine starts being replaced
+	evMSScaleUp       = "machineset-scale-up"     // Cluster API raises a MachineDeployment's MachineSet's replicas (real Cluster API only)
 	evReplaceDone     = "replacement-done"        // its replacement is ready and it is gone
 	evInPlaceStart    = "inplace-update-start"    // a machine starts an in-place update
 	evInPlaceDone     = "inplace-update-done"     // ... and has finished it
