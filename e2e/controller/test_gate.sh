@@ -19,7 +19,9 @@
 #
 # A pre-start check of another system (DESIGN.md 3.15) that refuses the
 # release once keeps it held at its window (CheckFailed); when it says yes
-# on its next attempt the release goes within 1 s of that answer.
+# on its next attempt the release goes within 1 s of that answer. A
+# NodePool release asked for inside an open window waits for the checks of
+# the worker nodes the same way.
 #
 # The health after the change (DESIGN.md 3.15): a cluster Degraded five
 # minutes after HyperShift completed its update is told once, when it has
@@ -40,6 +42,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 WH_NAME=hcp-e2e-gate-$$
 GATE_LATENCY=2 # real seconds from "healthy" to the release let through
+POOL_WAIT=10   # real seconds for a pool's first machine (Cluster API's take longer)
+if [ "${E_CAPI:-}" = 1 ]; then POOL_WAIT=40; fi
 
 gate_holds() { metric a 'change_management_health_gate_holds_total\{kind="HostedCluster",system="control-plane"\}'; }
 
@@ -268,6 +272,93 @@ YAML
   recv_stop
 }
 
+# A NodePool change asked for inside an open window (DESIGN.md 3.15) waits
+# for the pre-start checks of the worker nodes like one held for the
+# window: held at admission (spec stays, the request recorded), the check
+# asked at once; it says no (CheckFailed on the NodePool, nothing rolls, a
+# scale still goes through), then yes: the controller applies the request
+# within 1 s (real) of the answer and HyperShift writes the new template.
+# Without the checks the same write goes at once (every other scenario).
+pool_change_in_window_checked() {
+  local ns dir port out doc md t0 t200 applied lag
+  ns=$(new_ns pchk) || return
+  dir=$CTL_TMP/pcheck${CTL_RERUN:+-r$CTL_RERUN}
+  mkdir -p "$dir"
+  port=$(free_port)
+  printf '503\nCAB-77: no node changes during the quarter close\n' >"$dir/answer"
+  cat >"$CTL_TMP/guard-pcheck.yaml" <<YAML
+checks:
+  - {name: cab, url: "http://127.0.0.1:$port/check", timeout: 5s, lead: 30m, systems: [control-plane, worker-nodes]}
+YAML
+  check_recv_start "$dir" "$port"
+  local MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard-pcheck.yaml")
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 4h)" || return
+  must mk_hc "$ns" hc6 policy=weekly || return
+  must hc_completed "$ns" hc6 "$REL1" || return
+  must model_np "$ns" np1 hc6 1 policy=weekly || return
+  md=$(md_path "$ns" hc6 np1)
+  model_scenario "$ns" 2026-03-07T00:10:00Z 30 hc6 || return
+  check "the model created the MachineDeployment and its machine" wait_for "$POOL_WAIT" \
+    eval 'model_machines "$ns-hc6/np1" 1'
+
+  out=$(request_release "$(np_path "$ns" np1)" "$REL1")
+  check_eq "inside the open window, a NodePool release waits for the check: spec.release.image stays" \
+    "$REL0" "$(jq -r .spec.release.image <<<"$out")"
+  check_eq "the request is recorded on the NodePool" "$REL1" \
+    "$(jq -r --arg k "$CM/requested-nodepool-spec" '.metadata.annotations[$k] // "{}" | fromjson | .release.image // ""' <<<"$out")"
+  EVENTUALLY=5 eventually "the check is asked at once" 1 posts "$dir" 503
+  doc=$(head -1 "$dir/posts.jsonl")
+  check_eq "the question: pre-start about the NodePool and its change" \
+    "nodepools/$ns/np1 pre-start" "$(jq -r '"\(.body.subject) \(.body.data.step)"' <<<"$doc")"
+  check_contains "naming the release" "release $REL1" "$(jq -r .body.data.change <<<"$doc")"
+  eventually "ChangesPending=True (CheckFailed) on the NodePool" True/CheckFailed \
+    np_cond_sr "$ns" np1 ChangesPending
+  check_contains "naming the check and its answer" \
+    "check cab refused it: HTTP 503: CAB-77: no node changes during the quarter close" \
+    "$(cond "$(np_path "$ns" np1)" ChangesPending message)"
+  eventually "a CheckFailed Event for the NodePool" 1 count_events "$ns" np1 CheckFailed
+  now_is "HyperShift's template stays (nothing rolls)" 4.17.0 md_version "$md"
+  api PATCH "$(np_path "$ns" np1)" '{"spec": {"replicas": 2}}' >/dev/null
+  eventually "a scale while the change waits goes through" 2 get "$md" .spec.replicas
+
+  printf '200\nCAB-77 approved\n' >"$dir/answer"
+  t0=$SECONDS
+  while [ "$(get "$(np_path "$ns" np1)" .spec.release.image)" != "$REL1" ] && [ $((SECONDS - t0)) -lt 70 ]; do
+    sleep 0.1
+  done
+  applied=$(date +%s.%N)
+  t200=$(jq -s '[.[] | select(.status == 200)][0].answered // 0' "$dir/posts.jsonl")
+  lag=$(awk -v a="$applied" -v b="$t200" 'BEGIN { printf "%.3f", a - b }')
+  echo "# figure: the check's 200 answer -> the NodePool's release applied: $lag s (load average $(cut -d' ' -f1 /proc/loadavg))"
+  now_is "the check's yes lets the request through" "$REL1" get "$(np_path "$ns" np1)" .spec.release.image
+  in_range "within $(real_s 1) s (real) of the answer" "$lag" 0 "$(real_s 1)"
+  still_before a 2026-03-07T04:00:00Z "the pool's request let through"
+  now_is "the request annotation is gone" "" \
+    get "$(np_path "$ns" np1)" ".metadata.annotations[\"$CM/requested-nodepool-spec\"] // \"\""
+  eventually "HyperShift writes the new template" 4.17.1 md_version "$md"
+  now_is "one CheckFailed Event in all" 1 count_events "$ns" np1 CheckFailed
+
+  # The HostedCluster's fields that roll every NodePool, asked for inside
+  # their common window, wait for the checks the same way (the controller
+  # asks about them as the control plane's change).
+  printf '503\nCAB-78: not this one\n' >"$dir/answer"
+  out=$(api PATCH "$(hc_path "$ns" hc6)" '{"spec": {"configuration": {"proxy": {"httpProxy": "http://proxy-2:3128"}}}}')
+  check_eq "inside the window, a proxy change waits for the check: stored unchanged" none \
+    "$(jq -r '.spec.configuration.proxy.httpProxy // "none"' <<<"$out")"
+  check_contains "the request is recorded on the HostedCluster" "http://proxy-2:3128" \
+    "$(jq -r --arg k "$CM/requested-hostedcluster-spec" '.metadata.annotations[$k] // ""' <<<"$out")"
+  EVENTUALLY=5 eventually "the check is asked about it at once" 1 \
+    bash -c "jq -s '[.[] | select(.body.subject == \"hostedclusters/$ns/hc6\" and (.body.data.change | startswith(\"fields that roll every NodePool\")))] | length' '$dir/posts.jsonl'"
+  eventually "a CheckFailed Event for the HostedCluster" 1 count_events "$ns" hc6 CheckFailed
+  now_is "the proxy is not applied while the check says no" none \
+    get "$(hc_path "$ns" hc6)" '.spec.configuration.proxy.httpProxy // "none"'
+  printf '200\nCAB-78 approved\n' >"$dir/answer"
+  EVENTUALLY=70 eventually "the check's yes lets the proxy through" http://proxy-2:3128 \
+    get "$(hc_path "$ns" hc6)" '.spec.configuration.proxy.httpProxy // "none"'
+  still_before a 2026-03-07T04:00:00Z "the fields let through"
+  recv_stop
+}
+
 after_metric() { metric a 'change_management_unhealthy_after_change_total\{kind="HostedCluster",system="control-plane"\}'; }
 hc_cond_msg() { cond "$(hc_path "$1" "$2")" "$3" message; }
 
@@ -454,6 +545,7 @@ model_suite_begin
 run_scenario unhealthy_cluster_skips_window
 run_scenario pulled_release_held_at_window
 run_scenario check_refuses_once
+run_scenario pool_change_in_window_checked
 # No machine in it: its clock need not run slower beside Cluster API.
 CTL_SLOW_BASE=1 run_scenario degraded_after_update_told
 summary

@@ -72,8 +72,11 @@ typedef struct verdict {
     bool mine;                /* pool_verdict(): the object is the pool's CAPI object */
     bool opted_in;            /* the plan's opted_in */
     sched_time_t current;     /* permitted: the start of the window open now */
-    bool check_held;          /* HostedClusters: permitted, but the release the write asks
-                                 for waits for the pre-start checks (DESIGN.md 3.15) */
+    bool check_held;          /* permitted, but the change the write asks for waits for
+                                 the pre-start checks (DESIGN.md 3.15) */
+    bool np_asked;            /* NodePools: the plan has a held change the checks are
+                                 asked about (np_key: its check_change_key()) */
+    uint64_t np_key;
 } verdict_t;
 
 /* The instant an admission request is decided at: the time of the request,
@@ -109,6 +112,11 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
                        !decide_cp_first_ok(image, p.hc, out->cp_why, sizeof(out->cp_why));
         if (kind == DECIDE_NP && p.opted_in) /* never noted on a pool that did not opt in */
             out->inputs = decide_pool_inputs_fp(p.self.data, p.hc);
+        if (kind == DECIDE_NP) {
+            sched_time_t window;
+            unsigned system;
+            out->np_asked = decide_plan_check_key(&p, &window, &out->np_key, &system);
+        }
     }
     decide_plan_free(&p);
     return rc;
@@ -474,8 +482,19 @@ static int spec_record(adm_response_t *a, const adm_request_t *q, const decide_i
 
 /* When HostedCluster ns/name and all its opted-in NodePools may change
  * (hcfields.h), into *out; *decided false when the plan decided nothing. */
+/* The pre-start checks' view of the plan's held change (a HostedCluster's
+ * fields or release): whether the checks are asked about one, its key and
+ * whose change it is. */
+typedef struct asked {
+    bool opted_in; /* the plan's opted_in */
+    bool any;
+    uint64_t key;
+    unsigned system;
+} asked_t;
+
 static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
-                          decide_common_t *out, bool *decided, char *err, size_t errlen)
+                          decide_common_t *out, bool *decided, asked_t *asked, char *err,
+                          size_t errlen)
 {
     decide_view_t v;
     decide_plan_t p;
@@ -487,6 +506,10 @@ static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
     rc = decide_plan(&v, DECIDE_HC, ns, name, ctl_now_exact(c), &p, err, errlen);
     *decided = rc == 0 && p.present && p.decided;
     *out = p.common;
+    sched_time_t window;
+    asked->opted_in = *decided && p.opted_in;
+    asked->any = asked->opted_in &&
+                 decide_plan_check_key(&p, &window, &asked->key, &asked->system);
     /* The gate or the HostedCluster's own timeline holds it too. */
     if (*decided && out->permitted && !out->override && p.d.restricted)
         out->permitted = false;
@@ -497,12 +520,14 @@ static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
 /* The warning of a hold of the fields that roll every NodePool, at most
  * ADM_WARNING_MAX bytes: what is held and why first, then where the request
  * is recorded when it fits. */
-static void warn_fields_held(adm_response_t *a, const char *held, const decide_common_t *cw)
+static void warn_fields_held(adm_response_t *a, const char *held, const decide_common_t *cw,
+                             bool check_held)
 {
     char msg[ADM_WARNING_MAX + 1], part[160];
     size_t n;
 
-    n = (size_t)snprintf(msg, sizeof(msg), "%s (rolls every NodePool): %s", held, cw->message);
+    n = (size_t)snprintf(msg, sizeof(msg), "%s (rolls every NodePool): %s", held,
+                         check_held ? "held until the pre-start checks allow it" : cw->message);
     if (n >= sizeof(msg)) /* a long list of pools: the condition has it whole */
         n = (size_t)snprintf(msg, sizeof(msg),
                              "%s (rolls every NodePool): held until the HostedCluster and all its "
@@ -518,6 +543,25 @@ out:
     adm_response_warn(a, "%s", msg);
 }
 
+/* DESIGN.md 3.15: in their common window, the fields that roll every
+ * NodePool wait for the pre-start checks as a release does
+ * (release_waits_for_checks()), unless the checks have allowed the held
+ * change the plan asks them about: the controller's own write that lets it
+ * through. */
+static bool fields_wait_for_checks(ctl_controller_t *c, const adm_request_t *q,
+                                   const asked_t *asked)
+{
+    const check_runner_t *r = ctl_check_runner(c);
+    const char *uid = hcp_json_str(q->old_object, "metadata.uid");
+
+    if (!r || !ctl_leading(c) || !asked->opted_in)
+        return false;
+    check_verdict_t cv =
+        check_runner_verdict(r, uid ? uid : "", asked->any ? asked->key : 0,
+                             asked->any ? asked->system : CHECK_CONTROL_PLANE, NULL, 0);
+    return cv != CHECK_NONE && !(asked->any && cv == CHECK_PASS);
+}
+
 /* The hold of the fields that roll every NodePool (decide_hc_fields_hold(),
  * pure) and their record applied to the answer. */
 static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response_t *a,
@@ -525,18 +569,20 @@ static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response
 {
     decide_common_t cw;
     decide_np_hold_t h;
+    asked_t asked = {0};
     char until[64];
-    bool decided;
+    bool decided, check_held;
     int rc;
 
     if (!fields_requested(q) &&
         annotation(q->object, DECIDE_REQUESTED_HC_SPEC_ANNOTATION) == NULL &&
         annotation(q->old_object, DECIDE_REQUESTED_HC_SPEC_ANNOTATION) == NULL)
         return 0;
-    if ((rc = common_verdict(c, q->ns, q->name, &cw, &decided, err, errlen)) != 0)
+    if ((rc = common_verdict(c, q->ns, q->name, &cw, &decided, &asked, err, errlen)) != 0)
         return rc;
     if (!decided)
         return 0; /* undecided: nothing to say */
+    check_held = cw.permitted && fields_wait_for_checks(c, q, &asked);
     if (cw.has_window && !cw.permitted) {
         memcpy(until, "until ", 6);
         decide_format_time(cw.start, until + 6, sizeof(until) - 6);
@@ -544,10 +590,10 @@ static int hold_fields(ctl_controller_t *c, const adm_request_t *q, adm_response
         snprintf(until, sizeof(until), "%s",
                  cw.permitted ? HELD_SEE_CONDITION : "until a common window (none is scheduled)");
     }
-    rc = spec_record(a, q, in, !cw.permitted, decide_hc_held_fields,
+    rc = spec_record(a, q, in, !cw.permitted || check_held, decide_hc_held_fields,
                      DECIDE_REQUESTED_HC_SPEC_ANNOTATION, "hostedcluster", until, o, &h);
     if (rc == 0 && h.held[0])
-        warn_fields_held(a, h.held, &cw);
+        warn_fields_held(a, h.held, &cw, check_held);
     decide_np_hold_free(&h);
     if (rc)
         return hcp_errf(err, errlen, rc, "building the hold of the HostedCluster's fields");
@@ -576,6 +622,28 @@ static bool release_waits_for_checks(ctl_controller_t *c, const adm_request_t *q
                                               check_change_key(words, v->current),
                                               CHECK_CONTROL_PLANE, NULL, 0);
     return cv == CHECK_WAIT || cv == CHECK_FAIL;
+}
+
+/* The same for a NodePool: in an open window, a change of the fields held
+ * at admission (decide_np_held_fields) waits for the pre-start checks of
+ * the worker nodes, held like a change outside a window and asked at once,
+ * unless the checks have allowed the pool's held change in this window:
+ * the controller's own write that lets it through. As for a HostedCluster,
+ * a standby lets such a write pass. A write that changes none of those
+ * fields holds nothing (decide_spec_hold()). */
+static bool pool_waits_for_checks(ctl_controller_t *c, const adm_request_t *q,
+                                  const verdict_t *v)
+{
+    const check_runner_t *r = ctl_check_runner(c);
+    const char *uid = hcp_json_str(q->old_object, "metadata.uid");
+
+    if (!r || !ctl_leading(c) || v->restricted || !v->permitted || !v->opted_in)
+        return false;
+    check_verdict_t cv = check_runner_verdict(r, uid ? uid : "", v->np_asked ? v->np_key : 0,
+                                              CHECK_WORKER_NODES, NULL, 0);
+    if (cv == CHECK_NONE)
+        return false;
+    return !(v->np_asked && cv == CHECK_PASS);
 }
 
 static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
@@ -952,11 +1020,14 @@ static void warn_np_held(adm_response_t *a, const char *held, const verdict_t *v
     char msg[ADM_WARNING_MAX + 1], part[DECIDE_MSGLEN];
     size_t n;
 
-    if (!v->restricted)
+    if (!v->restricted && !v->cp_held)
+        n = (size_t)snprintf(msg, sizeof(msg), "%s: held until the pre-start checks allow it",
+                             held);
+    else if (!v->restricted)
         n = (size_t)snprintf(msg, sizeof(msg),
                              "%s: held until the control plane has completed the release it "
-                             "asks for",
-                             held);
+                             "asks for%s",
+                             held, v->check_held ? " and the pre-start checks allow it" : "");
     else
         n = (size_t)snprintf(msg, sizeof(msg),
                              "%s: held until changes are permitted (next window %s)%s", held,
@@ -966,7 +1037,7 @@ static void warn_np_held(adm_response_t *a, const char *held, const verdict_t *v
                                         : "");
     if (n >= sizeof(msg))
         goto out; /* cut by the writer */
-    if (v->cp_held || !v->restricted) {
+    if (v->cp_held) {
         snprintf(part, sizeof(part), " (%s)", v->cp_why);
         if (n + strlen(part) < sizeof(msg))
             n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s", part);
@@ -1009,10 +1080,11 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
             return hcp_errf(err, errlen, rc, "recording who made the change");
         return 0;
     }
+    v.check_held = pool_waits_for_checks(c, q, &v);
     held_until(&v, until, sizeof(until));
     decide_intent_read(q->old_object, q->object, q->options, q->user, ctl_hypershift_users(c),
                        &in);
-    rc = spec_record(a, q, &in, v.restricted || v.cp_held, decide_np_held_fields,
+    rc = spec_record(a, q, &in, v.restricted || v.cp_held || v.check_held, decide_np_held_fields,
                      DECIDE_REQUESTED_NODEPOOL_ANNOTATION, "nodepool", until, &o, &h);
     decide_intent_free(&in);
     if (rc == 0 && h.held[0])

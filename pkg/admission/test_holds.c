@@ -248,22 +248,35 @@ static void test_hostedcluster_in_window(void **state)
     with_router("2026-03-07T02:00:00Z", hc_permitted);
 }
 
+/* One pre-start check ("cab", nobody answers) for systems, with c leading:
+ * what the leader's webhook knows before any answer. */
+static void checks_on(ctl_controller_t *c, check_runner_t *run, unsigned systems)
+{
+    check_config_t cfg = {.n = 1};
+    snprintf(cfg.checks[0].name, CHECK_NAMELEN, "cab");
+    snprintf(cfg.checks[0].url, CHECK_URLLEN, "http://127.0.0.1:1/");
+    cfg.checks[0].timeout = 1;
+    cfg.checks[0].systems = systems;
+    cfg.checks[0].steps = CHECK_PRE_START;
+    check_runner_init(run, c->loop, NULL, &cfg, NULL, NULL);
+    c->opts.checks = run;
+    c->leading = true;
+}
+
+static void checks_off(ctl_controller_t *c, check_runner_t *run)
+{
+    c->opts.checks = NULL;
+    check_runner_free(run);
+}
+
 /* DESIGN.md 3.15: with a pre-start check for the control plane, a release
  * asked for in an open window is held until the checks allow it (the
  * leader asks at once); a standby, which knows no answer, lets it pass;
  * without a check for the control plane it passes. */
 static void hc_in_window_checks(adm_router_t *r, ctl_controller_t *c)
 {
-    check_config_t cfg = {.n = 1};
     check_runner_t run;
-    snprintf(cfg.checks[0].name, CHECK_NAMELEN, "cab");
-    snprintf(cfg.checks[0].url, CHECK_URLLEN, "http://127.0.0.1:1/");
-    cfg.checks[0].timeout = 1;
-    cfg.checks[0].systems = CHECK_CONTROL_PLANE;
-    cfg.checks[0].steps = CHECK_PRE_START;
-    check_runner_init(&run, c->loop, NULL, &cfg, NULL, NULL);
-    c->opts.checks = &run;
-    c->leading = true;
+    checks_on(c, &run, CHECK_CONTROL_PLANE);
 
     answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_old, hc_new);
@@ -291,8 +304,7 @@ static void hc_in_window_checks(adm_router_t *r, ctl_controller_t *c)
                hc_old, hc_new);
     assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
     json_decref(a.stored);
-    c->opts.checks = NULL;
-    check_runner_free(&run);
+    checks_off(c, &run);
 }
 
 static void test_hostedcluster_in_window_checks(void **state)
@@ -361,6 +373,45 @@ static void test_hc_fields_all_open(void **state)
 {
     (void)state;
     with_router("2026-03-07T02:00:00Z", hc_fields_all_open);
+}
+
+/* DESIGN.md 3.15: in their common window the fields that roll every
+ * NodePool wait for a pre-start check as the release does; a standby lets
+ * them pass. */
+static void hc_fields_in_window_checks(adm_router_t *r, ctl_controller_t *c)
+{
+    check_runner_t run;
+    checks_on(c, &run, CHECK_CONTROL_PLANE | CHECK_WORKER_NODES);
+
+    answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
+                        "a", hc_proxy_old, hc_proxy_new);
+    assert_true(a.allowed);
+    assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+                        "http://p1");
+    assert_null(hcp_json_path(a.stored, "spec.additionalTrustBundle"));
+    assert_string_equal(hcp_json_str(a.stored, "spec.release.image"), "r:1");
+    const char *rec = ann(a.stored, DECIDE_REQUESTED_HC_SPEC_ANNOTATION);
+    assert_non_null(rec);
+    assert_non_null(strstr(rec, "http://p2"));
+    assert_non_null(strstr(a.warnings[0], "spec.additionalTrustBundle, "
+                                          "spec.configuration.proxy (rolls every NodePool): "
+                                          "held until the pre-start checks allow it"));
+    json_decref(a.stored);
+
+    c->leading = false; /* a standby knows no answer: it passes */
+    a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters", "a",
+               hc_proxy_old, hc_proxy_new);
+    assert_int_equal(a.nops, 0);
+    assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
+                        "http://p2");
+    json_decref(a.stored);
+    checks_off(c, &run);
+}
+
+static void test_hc_fields_in_window_checks(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", hc_fields_in_window_checks);
 }
 
 /* HostedCluster free has no stanza of its own: it is never restricted,
@@ -1112,6 +1163,57 @@ static void test_nodepool_in_window(void **state)
     with_router("2026-03-07T02:00:00Z", np_permitted);
 }
 
+/* DESIGN.md 3.15: with a pre-start check for the worker nodes, a NodePool
+ * change asked for in an open window is held until the checks allow it,
+ * the scale and the tags going through; a write that changes none of the
+ * held fields holds nothing; a standby, which knows no answer, lets it
+ * pass; a check for the control plane alone holds no pool. */
+static void np_in_window_checks(adm_router_t *r, ctl_controller_t *c)
+{
+    check_runner_t run;
+    checks_on(c, &run, CHECK_WORKER_NODES);
+
+    answer_t a = np_update(r, NP1_OLD, NP1_APPLY);
+    assert_true(a.allowed);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:1");
+    assert_string_equal(str_at(a.stored, "spec.platform.aws.instanceType"), "m5");
+    assert_int_equal(json_integer_value(hcp_json_path(a.stored, "spec.replicas")), 5);
+    assert_string_equal(ann(a.stored, DECIDE_REQUESTED_NODEPOOL_ANNOTATION), NP1_REQUEST);
+    assert_string_equal(a.warning, "spec.release, spec.config, spec.tuningConfig, "
+                                   "spec.platform.aws.instanceType: held until the pre-start "
+                                   "checks allow it");
+    json_decref(a.stored);
+
+    a = np_update(r, NP1_OLD,
+                  "{" OBJ_META("NodePool", "clusters", "np1") ",\"annotations\":{" BY_WEEKEND
+                  "}},\"spec\":{\"clusterName\":\"a\",\"replicas\":4,\"release\":{\"image\":"
+                  "\"r:1\"},\"config\":[{\"name\":\"c1\"}],\"platform\":{\"type\":\"AWS\","
+                  "\"aws\":{\"instanceType\":\"m5\",\"resourceTags\":[{\"key\":\"a\","
+                  "\"value\":\"1\"}]}}}}");
+    assert_int_equal(a.nops, 0); /* a scale alone: nothing held */
+    json_decref(a.stored);
+
+    c->leading = false; /* a standby knows no answer: it passes */
+    a = np_update(r, NP1_OLD, NP1_APPLY);
+    assert_int_equal(a.nops, 0);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
+    json_decref(a.stored);
+
+    c->leading = true; /* a check for the control plane only: the pool passes */
+    run.cfg.checks[0].systems = CHECK_CONTROL_PLANE;
+    a = np_update(r, NP1_OLD, NP1_APPLY);
+    assert_int_equal(a.nops, 0);
+    assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
+    json_decref(a.stored);
+    checks_off(c, &run);
+}
+
+static void test_nodepool_in_window_checks(void **state)
+{
+    (void)state;
+    with_router("2026-03-07T02:00:00Z", np_in_window_checks);
+}
+
 /* The window closes while the loop is busy (a day a real second here, so
  * 50 ms are 72 minutes): a request answered after the close is held, even
  * though the loop's iteration began inside the window. */
@@ -1328,6 +1430,7 @@ int main(void)
         cmocka_unit_test(test_hostedcluster_in_window_checks),
         cmocka_unit_test(test_hc_fields_pool_restricted),
         cmocka_unit_test(test_hc_fields_all_open),
+        cmocka_unit_test(test_hc_fields_in_window_checks),
         cmocka_unit_test(test_hc_fields_no_stanza_pool_restricted),
         cmocka_unit_test(test_hc_fields_no_stanza_pool_open),
         cmocka_unit_test(test_workers_restricted),
@@ -1338,6 +1441,7 @@ int main(void)
         cmocka_unit_test(test_drift_plan),
         cmocka_unit_test(test_nodepool_restricted),
         cmocka_unit_test(test_nodepool_in_window),
+        cmocka_unit_test(test_nodepool_in_window_checks),
         cmocka_unit_test(test_nodepool_after_busy_close),
         cmocka_unit_test(test_nodepool_audit_restricted),
         cmocka_unit_test(test_nodepool_audit_in_window),
