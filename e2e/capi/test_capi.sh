@@ -285,6 +285,11 @@ capi_holds() {
   expect_at a "the rollout under way is paused when the window closes" "$CLOSE" 2.5 is_state "$md" paused+marker
   sleep_until_sim a "$CLOSE" 5
   none_after a "no replacement starts more than 1 s after the close (real Machines)" "$CLOSE" replacement-start "$obj"
+  # That check reads Cluster API's decisions (none_after): the record has
+  # them, one a machine added (the new MachineSet's first and every later
+  # step before the close).
+  check "Cluster API's decisions are in the record: a machine added for every replacement started" \
+    test "$(model_decided "$obj")" -ge "$(model_count replacement-start "$obj")" -a "$(model_count replacement-start "$obj")" -ge 1
   in_range "the rollout was cut: replacements done of 5" "$(model_count replacement-done "$obj")" 0 4
   echo "# figure: real Cluster API: replacements started before the close $(model_count replacement-start "$obj"), done $(model_count replacement-done "$obj"); last start at $(model_times replacement-start "$obj" | sort | tail -1) (close $CLOSE)"
 

@@ -190,6 +190,10 @@ late=$(model_times "$decided" "$HCP_NS/np1" | awk -v c="$(epoch "$CLOSE")" -v k=
   if (t > c + 1 * k) print $1 }')
 echo "# figure: replacements started in the window: $(wc -l <<<"$starts") (last $(tail -1 <<<"$starts")), done: $(model_count replacement-done "$HCP_NS/np1"); $decided after the close: ${late:-none}"
 check_eq "no replacement starts more than 1 s (real) after the window closed ($decided)" "" "$late"
+if [ "${E_CAPI:-}" = 1 ]; then
+  check "the record has Cluster API's decisions: a machine added for every replacement started" \
+    test "$(model_decided "$HCP_NS/np1")" -ge "$(wc -l <<<"$starts")"
+fi
 in_range "the window closed mid-rollout (replacements done of $ROLL_N)" \
   "$(model_count replacement-done "$HCP_NS/np1")" 0 $((ROLL_N - 1))
 

@@ -283,6 +283,14 @@ starts_at() {
   fi
 }
 
+# model_decided OBJECT: the machines real Cluster API decided to add to the
+# MachineDeployment OBJECT's MachineSets (the machineset-scale-up steps,
+# summed).
+model_decided() {
+  model_records | jq -s --arg o "$1" \
+    '[.[] | select(.event == "machineset-scale-up" and .object == $o) | ((.to | tonumber) - (.from | tonumber))] | add // 0'
+}
+
 # none_after NAME DESC RFC3339 EVENT OBJECT: the model records no EVENT
 # about OBJECT later than 1 s (real, on the controller NAME's clock) after
 # the instant (a window closing: what was under way finishes, nothing new
