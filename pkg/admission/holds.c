@@ -480,8 +480,6 @@ static int spec_record(adm_response_t *a, const adm_request_t *q, const decide_i
     return 0;
 }
 
-/* When HostedCluster ns/name and all its opted-in NodePools may change
- * (hcfields.h), into *out; *decided false when the plan decided nothing. */
 /* The pre-start checks' view of the plan's held change (a HostedCluster's
  * fields or release): whether the checks are asked about one, its key and
  * whose change it is. */
@@ -492,6 +490,9 @@ typedef struct asked {
     unsigned system;
 } asked_t;
 
+/* When HostedCluster ns/name and all its opted-in NodePools may change
+ * (hcfields.h), into *out, and what the checks are asked about (*asked);
+ * *decided false when the plan decided nothing. */
 static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
                           decide_common_t *out, bool *decided, asked_t *asked, char *err,
                           size_t errlen)
