@@ -347,9 +347,15 @@ YAML
     "$(jq -r '.spec.configuration.proxy.httpProxy // "none"' <<<"$out")"
   check_contains "the request is recorded on the HostedCluster" "http://proxy-2:3128" \
     "$(jq -r --arg k "$CM/requested-hostedcluster-spec" '.metadata.annotations[$k] // ""' <<<"$out")"
-  EVENTUALLY=5 eventually "the check is asked about it at once" 1 \
-    bash -c "jq -s '[.[] | select(.body.subject == \"hostedclusters/$ns/hc6\" and (.body.data.change | startswith(\"fields that roll every NodePool\")))] | length' '$dir/posts.jsonl'"
+  fields_asked() {
+    jq -s --arg s "hostedclusters/$ns/hc6" \
+      '[.[] | select(.body.subject == $s and (.body.data.change | startswith("fields that roll every NodePool")))] | length' \
+      "$dir/posts.jsonl"
+  }
+  check "the check is asked about it at once" wait_for 5 eval '[ "$(fields_asked)" -ge 1 ]'
+  echo "# figure: asked about the fields $(fields_asked) time(s) by now (refused: asked again with backoff)"
   eventually "a CheckFailed Event for the HostedCluster" 1 count_events "$ns" hc6 CheckFailed
+  echo "# figure: asked about the fields $(fields_asked) time(s) once it was refused"
   now_is "the proxy is not applied while the check says no" none \
     get "$(hc_path "$ns" hc6)" '.spec.configuration.proxy.httpProxy // "none"'
   printf '200\nCAB-78 approved\n' >"$dir/answer"
