@@ -68,7 +68,9 @@ static int check_def(const json_t *o, size_t idx, check_config_t *cfg, char *err
     static const char *const systems[] = {"control-plane", "worker-nodes", NULL};
     static const unsigned system_bits[] = {CHECK_CONTROL_PLANE, CHECK_WORKER_NODES};
     check_def_t *c = &cfg->checks[idx];
-    char at[32], policy[16];
+    static const char *const policies[] = {"Hold", "Ignore", NULL};
+    char at[32];
+    size_t policy;
     sched_time_t timeout = CHECK_DEFAULT_TIMEOUT;
     int rc;
 
@@ -80,8 +82,6 @@ static int check_def(const json_t *o, size_t idx, check_config_t *cfg, char *err
         (rc = guard_str_field(o, "url", at, true, c->url, sizeof(c->url), err, errlen)) ||
         (rc = guard_str_field(o, "tokenFile", at, false, c->token_file, sizeof(c->token_file),
                               err, errlen)) ||
-        (rc = guard_str_field(o, "failurePolicy", at, false, policy, sizeof(policy), err,
-                              errlen)) ||
         (rc = duration_field(o, "timeout", at, 1, CHECK_MAX_TIMEOUT, &timeout, err, errlen)) ||
         (rc = duration_field(o, "lead", at, 0, CHECK_MAX_LEAD, &c->lead, err, errlen)) ||
         (rc = name_set(o, "steps", at, steps, step_bits, CHECK_PRE_START, &c->steps, err,
@@ -93,13 +93,9 @@ static int check_def(const json_t *o, size_t idx, check_config_t *cfg, char *err
     if ((rc = guard_endpoint_check(at, c->name, c->url, c->token_file, cfg->checks[0].name,
                                    sizeof(cfg->checks[0]), idx, err, errlen)) != 0)
         return rc;
-    if (policy[0] == '\0' || strcmp(policy, "Hold") == 0)
-        c->ignore = false;
-    else if (strcmp(policy, "Ignore") == 0)
-        c->ignore = true;
-    else
-        return hcp_errf(err, errlen, HCP_EINVAL,
-                        "%s.failurePolicy: \"%s\" is not one of Hold, Ignore", at, policy);
+    if ((rc = guard_choice_field(o, "failurePolicy", at, 16, policies, &policy, err, errlen)))
+        return rc;
+    c->ignore = policy == 1;
     return 0;
 }
 
@@ -113,15 +109,8 @@ int check_config_parse(const json_t *v, check_config_t *cfg, char *err, size_t e
     memset(cfg, 0, sizeof(*cfg));
     if (v == NULL)
         return 0;
-    if (json_is_string(v)) {
-        json_error_t je;
-        owned = json_loadb(json_string_value(v), json_string_length(v), JSON_REJECT_DUPLICATES,
-                           &je);
-        if (!owned)
-            return hcp_errf(err, errlen, HCP_EINVAL, "checks: not JSON (line %d: %.120s)",
-                            je.line, je.text);
-        v = owned;
-    }
+    if ((rc = guard_json_text(&v, "checks", &owned, err, errlen)) != 0)
+        return rc;
     if (!json_is_array(v) || json_array_size(v) > CHECK_MAX) {
         rc = hcp_errf(err, errlen, HCP_EINVAL, "checks: must be a list of at most %d checks",
                       CHECK_MAX);

@@ -41,7 +41,9 @@ static int endpoint(const json_t *o, size_t idx, notify_config_t *cfg, char *err
 {
     static const char *const known[] = {"name", "url", "format", "tokenFile", NULL};
     notify_endpoint_t *e = &cfg->endpoints[idx];
-    char at[64], fmt[32];
+    static const char *const formats[] = {"cloudevents", "slack", NULL};
+    char at[64];
+    size_t fmt;
     int rc;
 
     snprintf(at, sizeof(at), "notifications.endpoints[%zu]", idx);
@@ -49,20 +51,15 @@ static int endpoint(const json_t *o, size_t idx, notify_config_t *cfg, char *err
         return rc;
     if ((rc = guard_str_field(o, "name", at, true, e->name, sizeof(e->name), err, errlen)) ||
         (rc = guard_str_field(o, "url", at, true, e->url, sizeof(e->url), err, errlen)) ||
-        (rc = guard_str_field(o, "format", at, false, fmt, sizeof(fmt), err, errlen)) ||
         (rc = guard_str_field(o, "tokenFile", at, false, e->token_file, sizeof(e->token_file),
                               err, errlen)))
         return rc;
     if ((rc = guard_endpoint_check(at, e->name, e->url, e->token_file, cfg->endpoints[0].name,
                                    sizeof(cfg->endpoints[0]), idx, err, errlen)) != 0)
         return rc;
-    if (fmt[0] == '\0' || strcmp(fmt, "cloudevents") == 0)
-        e->format = NOTIFY_CLOUDEVENTS;
-    else if (strcmp(fmt, "slack") == 0)
-        e->format = NOTIFY_SLACK;
-    else
-        return hcp_errf(err, errlen, HCP_EINVAL,
-                        "%s.format: \"%s\" is not one of cloudevents, slack", at, fmt);
+    if ((rc = guard_choice_field(o, "format", at, 32, formats, &fmt, err, errlen)))
+        return rc;
+    e->format = fmt == 1 ? NOTIFY_SLACK : NOTIFY_CLOUDEVENTS;
     return 0;
 }
 
@@ -111,15 +108,8 @@ int notify_config_parse(const json_t *v, notify_config_t *cfg, char *err, size_t
     notify_config_default(cfg);
     if (v == NULL)
         return 0;
-    if (json_is_string(v)) {
-        json_error_t je;
-        owned = json_loadb(json_string_value(v), json_string_length(v), JSON_REJECT_DUPLICATES,
-                           &je);
-        if (!owned)
-            return hcp_errf(err, errlen, HCP_EINVAL,
-                            "notifications: not JSON (line %d: %.120s)", je.line, je.text);
-        v = owned;
-    }
+    if ((rc = guard_json_text(&v, "notifications", &owned, err, errlen)) != 0)
+        return rc;
     if (!json_is_object(v)) {
         rc = hcp_errf(err, errlen, HCP_EINVAL, "notifications: must be a mapping");
         goto done;

@@ -96,6 +96,21 @@ int guard_duration_parse(const char *s, const char *what, sched_time_t *out, cha
 int guard_str_field(const json_t *o, const char *key, const char *at, bool required, char *buf,
                     size_t len, char *err, size_t errlen);
 
+/* The string member key of mapping o (as guard_str_field() reads it, at
+ * most len-1 bytes, len at most 64), one of choices (NULL-terminated), as
+ * its index into *out; absent: 0 (the first choice is the default).
+ * Returns 0 or HCP_EINVAL naming "at.key" and the choices. */
+int guard_choice_field(const json_t *o, const char *key, const char *at, size_t len,
+                       const char *const choices[], size_t *out, char *err, size_t errlen);
+
+/* The guard rails' file may give a section as JSON text (a ConfigMap's data
+ * key): *v, when a string, is parsed (duplicate keys refused) and replaced
+ * by the result, which *owned keeps for the caller to release; else
+ * *owned is NULL. Returns 0 or HCP_EINVAL naming "at: not JSON (line N:
+ * ...)". */
+int guard_json_text(const json_t **v, const char *at, json_t **owned, char *err,
+                    size_t errlen);
+
 /* o is a mapping whose keys are all in known (NULL-terminated); else
  * HCP_EINVAL naming "at: must be a mapping" or "at.key: unknown key (the
  * known ones)". */

@@ -255,6 +255,45 @@ int guard_str_field(const json_t *o, const char *key, const char *at, bool requi
     return 0;
 }
 
+int guard_json_text(const json_t **v, const char *at, json_t **owned, char *err,
+                    size_t errlen)
+{
+    json_error_t je;
+
+    *owned = NULL;
+    if (!json_is_string(*v))
+        return 0;
+    *owned = json_loadb(json_string_value(*v), json_string_length(*v), JSON_REJECT_DUPLICATES,
+                        &je);
+    if (!*owned)
+        return hcp_errf(err, errlen, HCP_EINVAL, "%s: not JSON (line %d: %.120s)", at, je.line,
+                        je.text);
+    *v = *owned;
+    return 0;
+}
+
+int guard_choice_field(const json_t *o, const char *key, const char *at, size_t len,
+                       const char *const choices[], size_t *out, char *err, size_t errlen)
+{
+    char v[64], list[128] = "";
+    size_t k;
+    int rc = guard_str_field(o, key, at, false, v, len < sizeof(v) ? len : sizeof(v), err,
+                             errlen);
+
+    *out = 0;
+    if (rc || v[0] == '\0')
+        return rc;
+    for (k = 0; choices[k]; k++)
+        if (strcmp(choices[k], v) == 0) {
+            *out = k;
+            return 0;
+        }
+    for (k = 0; choices[k]; k++)
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "",
+                 choices[k]);
+    return hcp_errf(err, errlen, HCP_EINVAL, "%s.%s: \"%s\" is not one of %s", at, key, v, list);
+}
+
 int guard_endpoint_check(const char *at, const char *name, const char *url,
                          const char *token_file, const char *names, size_t stride, size_t n,
                          char *err, size_t errlen)
