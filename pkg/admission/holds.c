@@ -112,7 +112,7 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
                        !decide_cp_first_ok(image, p.hc, out->cp_why, sizeof(out->cp_why));
         if (kind == DECIDE_NP && p.opted_in) /* never noted on a pool that did not opt in */
             out->inputs = decide_pool_inputs_fp(p.self.data, p.hc);
-        if (kind == DECIDE_NP) {
+        if (kind == DECIDE_NP && ctl_check_runner(c)) { /* only the checks read it */
             sched_time_t window;
             unsigned system;
             out->np_asked = decide_plan_check_key(&p, &window, &out->np_key, &system);
@@ -509,7 +509,7 @@ static int common_verdict(ctl_controller_t *c, const char *ns, const char *name,
     *out = p.common;
     sched_time_t window;
     asked->opted_in = *decided && p.opted_in;
-    asked->any = asked->opted_in &&
+    asked->any = asked->opted_in && ctl_check_runner(c) &&
                  decide_plan_check_key(&p, &window, &asked->key, &asked->system);
     /* The gate or the HostedCluster's own timeline holds it too. */
     if (*decided && out->permitted && !out->override && p.d.restricted)
