@@ -248,27 +248,6 @@ static void test_hostedcluster_in_window(void **state)
     with_router("2026-03-07T02:00:00Z", hc_permitted);
 }
 
-/* One pre-start check ("cab", nobody answers) for systems, with c leading:
- * what the leader's webhook knows before any answer. */
-static void checks_on(ctl_controller_t *c, check_runner_t *run, unsigned systems)
-{
-    check_config_t cfg = {.n = 1};
-    snprintf(cfg.checks[0].name, CHECK_NAMELEN, "cab");
-    snprintf(cfg.checks[0].url, CHECK_URLLEN, "http://127.0.0.1:1/");
-    cfg.checks[0].timeout = 1;
-    cfg.checks[0].systems = systems;
-    cfg.checks[0].steps = CHECK_PRE_START;
-    check_runner_init(run, c->loop, NULL, &cfg, NULL, NULL);
-    c->opts.checks = run;
-    c->leading = true;
-}
-
-static void checks_off(ctl_controller_t *c, check_runner_t *run)
-{
-    c->opts.checks = NULL;
-    check_runner_free(run);
-}
-
 /* DESIGN.md 3.15: with a pre-start check for the control plane, a release
  * asked for in an open window is held until the checks allow it (the
  * leader asks at once); a standby, which knows no answer, lets it pass;
@@ -276,7 +255,7 @@ static void checks_off(ctl_controller_t *c, check_runner_t *run)
 static void hc_in_window_checks(adm_router_t *r, ctl_controller_t *c)
 {
     check_runner_t run;
-    checks_on(c, &run, CHECK_CONTROL_PLANE);
+    testutil_ctl_checks_on(c, &run, CHECK_CONTROL_PLANE);
 
     answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_old, hc_new);
@@ -304,7 +283,7 @@ static void hc_in_window_checks(adm_router_t *r, ctl_controller_t *c)
                hc_old, hc_new);
     assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
     json_decref(a.stored);
-    checks_off(c, &run);
+    testutil_ctl_checks_off(c, &run);
 }
 
 static void test_hostedcluster_in_window_checks(void **state)
@@ -381,7 +360,7 @@ static void test_hc_fields_all_open(void **state)
 static void hc_fields_in_window_checks(adm_router_t *r, ctl_controller_t *c)
 {
     check_runner_t run;
-    checks_on(c, &run, CHECK_CONTROL_PLANE | CHECK_WORKER_NODES);
+    testutil_ctl_checks_on(c, &run, CHECK_CONTROL_PLANE | CHECK_WORKER_NODES);
 
     answer_t a = update(r, ADM_WEBHOOK_HOSTEDCLUSTERS, HS_GROUP, "hostedclusters", "clusters",
                         "a", hc_proxy_old, hc_proxy_new);
@@ -405,7 +384,7 @@ static void hc_fields_in_window_checks(adm_router_t *r, ctl_controller_t *c)
     assert_string_equal(hcp_json_str(a.stored, "spec.configuration.proxy.httpProxy"),
                         "http://p2");
     json_decref(a.stored);
-    checks_off(c, &run);
+    testutil_ctl_checks_off(c, &run);
 }
 
 static void test_hc_fields_in_window_checks(void **state)
@@ -1171,7 +1150,7 @@ static void test_nodepool_in_window(void **state)
 static void np_in_window_checks(adm_router_t *r, ctl_controller_t *c)
 {
     check_runner_t run;
-    checks_on(c, &run, CHECK_WORKER_NODES);
+    testutil_ctl_checks_on(c, &run, CHECK_WORKER_NODES);
 
     answer_t a = np_update(r, NP1_OLD, NP1_APPLY);
     assert_true(a.allowed);
@@ -1205,7 +1184,7 @@ static void np_in_window_checks(adm_router_t *r, ctl_controller_t *c)
     assert_int_equal(a.nops, 0);
     assert_string_equal(str_at(a.stored, "spec.release.image"), "r:2");
     json_decref(a.stored);
-    checks_off(c, &run);
+    testutil_ctl_checks_off(c, &run);
 }
 
 static void test_nodepool_in_window_checks(void **state)

@@ -342,6 +342,39 @@ static void test_np_ssa_revert(void **state)
     with_holds(TUESDAY, np_ssa_revert);
 }
 
+/* In the window, with a pre-start check of the worker nodes (DESIGN.md
+ * 3.15): the request waits for the check, and follows its owner's newest
+ * intent all the same: a server-side apply of the running release
+ * withdraws it (the config stays asked), and a patch asking for a third
+ * release replaces it in the record, held, rather than going through. */
+static void np_in_window_checks(adm_router_t *r, ctl_controller_t *c)
+{
+    check_runner_t run;
+    testutil_ctl_checks_on(c, &run, CHECK_WORKER_NODES);
+    testutil_answer_t a = write_by(r, "nodepools", "np1", "alice", OPTS("kubectl"),
+                                   NP(REC_REL_CFG, "", NP_RUNS),
+                                   NP(REC_REL_CFG, APPLIED("kubectl", OWNS_RELEASE), NP_RUNS));
+    assert_string_equal(hcp_json_str(a.stored, "spec.release.image"), R0);
+    assert_string_equal(ann(a.stored, CM "requested-nodepool-spec"),
+                        "{\"config\":[{\"name\":\"c2\"}]}");
+    assert_string_equal(ann(a.stored, CM "withdrawn"), "release 4.17.1");
+    json_decref(a.stored);
+
+    a = write_by(r, "nodepools", "np1", "ocm", OPTS("kubectl-patch"), NP(REC_REL, "", NP_RUNS),
+                 NP(REC_REL, "", "\"release\":{\"image\":\"" R2 "\"},\"config\":[{\"name\":\"c1\"}]"));
+    assert_string_equal(hcp_json_str(a.stored, "spec.release.image"), R0);
+    assert_string_equal(ann(a.stored, CM "requested-nodepool-spec"),
+                        "{\"release\":{\"image\":\"" R2 "\"}}");
+    json_decref(a.stored);
+    testutil_ctl_checks_off(c, &run);
+}
+
+static void test_np_in_window_checks(void **state)
+{
+    (void)state;
+    with_holds(SATURDAY, np_in_window_checks);
+}
+
 /* One client-side apply reverts the release and asks for another config:
  * the release's request withdrawn, the config held, in the same answer. */
 #define LA_NP(rel, cfg)                                                                     \
@@ -458,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_hc_fields_withdraw_and_request),
         cmocka_unit_test(test_hc_in_window),
         cmocka_unit_test(test_np_ssa_revert),
+        cmocka_unit_test(test_np_in_window_checks),
         cmocka_unit_test(test_np_withdraw_and_request),
         cmocka_unit_test(test_np_cannot_tell),
         cmocka_unit_test(test_np_long_names),

@@ -232,3 +232,22 @@ testutil_answer_t testutil_ctl_answer(struct adm_router *r, const testutil_revie
     json_decref(resp);
     return a;
 }
+
+void testutil_ctl_checks_on(ctl_controller_t *c, check_runner_t *run, unsigned systems)
+{
+    check_config_t cfg = {.n = 1};
+    snprintf(cfg.checks[0].name, CHECK_NAMELEN, "cab");
+    snprintf(cfg.checks[0].url, CHECK_URLLEN, "http://127.0.0.1:1/");
+    cfg.checks[0].timeout = 1;
+    cfg.checks[0].systems = systems;
+    cfg.checks[0].steps = CHECK_PRE_START;
+    check_runner_init(run, c->loop, NULL, &cfg, NULL, NULL);
+    c->opts.checks = run;
+    c->leading = true;
+}
+
+void testutil_ctl_checks_off(ctl_controller_t *c, check_runner_t *run)
+{
+    c->opts.checks = NULL;
+    check_runner_free(run);
+}

@@ -6,6 +6,7 @@
 
 #include <ev.h>
 
+#include "check/call.h"
 #include "controller/internal.h"
 #include "kube/config.h"
 #include "kube/http.h"
@@ -57,6 +58,12 @@ ctl_controller_t *testutil_ctl_weekend(struct ev_loop *loop, sched_time_t now);
 /* Adds the object (JSON text) to cache as a watch ADDED event would.
  * Aborts, printing the text, when it is not JSON or the cache refuses it. */
 void testutil_ctl_add(kube_cache *cache, const char *json);
+
+/* One pre-start check ("cab", nobody answers) for systems (check.h's
+ * CHECK_* bits), with c leading: what the leader's webhook knows before
+ * any answer. testutil_ctl_checks_off() undoes it. */
+void testutil_ctl_checks_on(ctl_controller_t *c, check_runner_t *run, unsigned systems);
+void testutil_ctl_checks_off(ctl_controller_t *c, check_runner_t *run);
 
 /* One AdmissionReview request, as the API server sends it. */
 typedef struct testutil_review {
