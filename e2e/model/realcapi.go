@@ -356,6 +356,13 @@ func (m *model) realMachineHealthCheck(ctx context.Context, np *unstructured.Uns
 //	                         MachineSet controller then carries out; the
 //	                         machine's own replacement-start comes later by
 //	                         that controller's pace
+//	deployment-paused        a MachineDeployment's cluster.x-k8s.io/paused
+//	                         annotation seen "true" on the watch: from
+//	                         about then, Cluster API's MachineDeployment
+//	                         controller starts no reconcile of it; one under
+//	                         way when the pause landed still finishes, and
+//	                         may still give a MachineSet a machine more
+//	deployment-unpaused      ... and no longer "true"
 //	replacement-done         a machine of an older template deleted while one
 //	                         of the newer exists
 //	machine-deleted          any other machine deleted
@@ -378,6 +385,7 @@ type observer struct {
 	desired   map[string]int64  // MachineDeployment -> total last recorded
 	tmplOf    map[string]string // machine key -> template key
 	setSize   map[string]int64  // MachineSet of a MachineDeployment -> spec.replicas last seen
+	paused    map[string]bool   // MachineDeployment -> its pause annotation last seen "true"
 }
 
 func newObserver(m *model) *observer {
@@ -449,6 +457,8 @@ func (o *observer) event(g schema.GroupVersionResource, x interface{}, deleted b
 		}
 		if g == gvrMS {
 			o.setScaled(u, own.name, deleted)
+		} else {
+			o.pauseSeen(u, deleted)
 		}
 		o.scale(u.GetNamespace(), own.name)
 		return
@@ -544,6 +554,26 @@ func (o *observer) setScaled(ms *unstructured.Unstructured, md string, deleted b
 	if want > last {
 		o.m.rec.add(evMSScaleUp, "MachineDeployment", ms.GetNamespace()+"/"+md,
 			strconv.FormatInt(last, 10), strconv.FormatInt(want, 10), ms.GetName())
+	}
+}
+
+// pauseSeen records a MachineDeployment's pause annotation appearing or
+// going (internal/controllers/machinedeployment: a paused MachineDeployment
+// is not reconciled, annotations.IsPaused).
+func (o *observer) pauseSeen(md *unstructured.Unstructured, deleted bool) {
+	k := obj(md)
+	now := !deleted && md.GetAnnotations()[pausedAnn] == "true"
+	was := o.paused[k]
+	if deleted {
+		delete(o.paused, k)
+	} else {
+		o.paused[k] = now
+	}
+	switch {
+	case now && !was:
+		o.m.rec.add(evMDPaused, "MachineDeployment", k, "", "", "")
+	case was && !now && !deleted:
+		o.m.rec.add(evMDUnpaused, "MachineDeployment", k, "", "", "")
 	}
 }
 

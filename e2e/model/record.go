@@ -62,6 +62,8 @@ const (
 	evMSCreated       = "machineset-created"      // a MachineDeployment gets a MachineSet for a new template
 	evReplaceStart    = "replacement-start"       // an old machine starts being replaced
 	evMSScaleUp       = "machineset-scale-up"     // Cluster API raises a MachineDeployment's MachineSet's replicas (real Cluster API only)
+	evMDPaused        = "deployment-paused"       // a MachineDeployment's Cluster API pause annotation appears (real Cluster API only)
+	evMDUnpaused      = "deployment-unpaused"     // ... and goes
 	evReplaceDone     = "replacement-done"        // its replacement is ready and it is gone
 	evInPlaceStart    = "inplace-update-start"    // a machine starts an in-place update
 	evInPlaceDone     = "inplace-update-done"     // ... and has finished it
