@@ -390,7 +390,8 @@ type observer struct {
 
 func newObserver(m *model) *observer {
 	return &observer{m: m, seen: map[string]bool{}, gone: map[string]bool{}, remediate: map[string]int{},
-		desired: map[string]int64{}, tmplOf: map[string]string{}, setSize: map[string]int64{}}
+		desired: map[string]int64{}, tmplOf: map[string]string{}, setSize: map[string]int64{},
+		paused: map[string]bool{}}
 }
 
 // machineTemplate: what makes two machines of one MachineDeployment alike:
