@@ -313,7 +313,7 @@ none_after() {
         { echo "$t"; break; }
     done)
     if [ -n "$p" ]; then
-      b=$(awk -v b="$b" -v p="$(date -u -d "$p" +%s.%N)" -v k="$k" 'BEGIN { x = p + 2 * k; printf "%.3f", x > b ? x : b }')
+      b=$(awk -v b="$b" -v p="$(date -u -d "$p" +%s.%N)" -v k="$k" 'BEGIN { x = p + 2 * k; printf "%.3f", (x > b ? x : b) }')
     fi
     desc="$desc: no MachineSet given a machine more (Cluster API's decision; the pause seen at ${p:-never})"
   fi
