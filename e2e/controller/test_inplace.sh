@@ -97,7 +97,7 @@ still_before c "$OPEN" "the hold, the scale and the quiet 100 minutes"
 
 SCENARIO=window
 started() { [ "$(model_count inplace-update-start "$HCP_NS/ip")" -ge 1 ]; }
-check "the in-place update starts when the window opens" wait_for 40 started
+check "the in-place update starts when the window opens" wait_for 70 started
 first=$(model_times inplace-update-start "$HCP_NS/ip" | sort | head -1)
 set_at=$(model_times inplace-target-set "$HCP_NS/ip" | sort | head -1)
 echo "# figure: window opened $OPEN; target written $set_at; first in-place update $first (simulated)"
