@@ -89,8 +89,7 @@ cw=$((${c1%.*} - ${c0%.*}))
 echo "# figure: InPlace pool held for 100 simulated minutes: the MachineSet changed $(model_writes "$s0" "$s1" "MachineSet $HCP_NS/ip" observed) times, $hs of them by the model, the controller wrote $cw objects"
 in_range "no write loop on the MachineSet while held (the model's and the controller's writes)" "$((hs + cw))" 0 3
 check_eq "no in-place update started outside the window" 0 \
-  "$(model_records | jq -s --arg o "$HCP_NS/ip" --arg t "$OPEN" \
-    '[.[] | select(.event == "inplace-update-start" and .object == $o and .at < $t)] | length')"
+  "$(model_count_before inplace-update-start "$HCP_NS/ip" "$OPEN")"
 still_before c "$OPEN" "the hold, the scale and the quiet 100 minutes"
 
 # ---- the window opens: the in-place update starts -----------------------------------

@@ -147,10 +147,7 @@ check "a machine remediated is replaced by one that becomes a node" wait_for "$R
 check_eq "no machine failed to bootstrap (model record)" 0 \
   "$(model_records | jq -s '[.[] | select(.event == "bootstrap-failed")] | length')"
 # (On the record's simulated time, so that it holds however late it is read.)
-before_open() {
-  model_records | jq -s --arg e "$1" --arg o "$2" --arg t "$OPEN" \
-    '[.[] | select(.event == $e and .object == $o and .at < $t)] | length'
-}
+before_open() { model_count_before "$1" "$2" "$OPEN"; }
 check_eq "no rollout before the window (model record)" "0 0 0" \
   "$(before_open replacement-start "$HCP_NS/rp") $(before_open inplace-update-start "$HCP_NS/ip") $(before_open replacement-start "$HCP_NS/cf")"
 check_eq "status.version still 4.17.0" "4.17.0 4.17.0" "$(np_get rp .status.version) $(np_get ip .status.version)"

@@ -118,6 +118,13 @@ check_rollout_starts() {
 model_count() {
   model_records | jq -s --arg e "$1" --arg o "$2" '[.[] | select(.event == $e and .object == $o)] | length'
 }
+# model_count_before EVENT OBJECT RFC3339: the records counted by
+# model_count whose simulated time is before the instant (however late
+# they are read).
+model_count_before() {
+  model_records | jq -s --arg e "$1" --arg o "$2" --arg t "$3" \
+    '[.[] | select(.event == $e and .object == $o and .at < $t)] | length'
+}
 # model_times EVENT OBJECT: the simulated times of those records, one a line.
 model_times() {
   model_records | jq -r --arg e "$1" --arg o "$2" 'select(.event == $e and .object == $o) | .at'
@@ -304,13 +311,14 @@ model_decided() {
 # watch (deployment-paused); when the pause landed is checked apart (the
 # scenario's expect_at), and a pause never seen leaves the 1 s.
 none_after() {
-  local name=$1 desc=$2 ev=$4 k=${CTL_SCALE[$1]} b late p
-  b=$(awk -v b="$(epoch "$3")" -v k="$k" 'BEGIN { printf "%.3f", b + k }')
+  local name=$1 desc=$2 ev=$4 k=${CTL_SCALE[$1]} c b lo late p
+  c=$(epoch "$3")
+  b=$(awk -v c="$c" -v k="$k" 'BEGIN { printf "%.3f", c + k }')
   if [ "$ev" = replacement-start ] && [ "${E_CAPI:-}" = 1 ]; then
     ev=machineset-scale-up
+    lo=$(awk -v c="$c" -v k="$k" 'BEGIN { printf "%.3f", c - k }')
     p=$(model_times deployment-paused "$5" | sort | while read -r t; do
-      sim_between "$t" "$(awk -v b="$(epoch "$3")" -v k="$k" 'BEGIN { printf "%.3f", b - k }')" 9999999999 &&
-        { echo "$t"; break; }
+      sim_between "$t" "$lo" 9999999999 && { echo "$t"; break; }
     done)
     if [ -n "$p" ]; then
       b=$(awk -v b="$b" -v p="$(date -u -d "$p" +%s.%N)" -v k="$k" 'BEGIN { x = p + 2 * k; printf "%.3f", (x > b ? x : b) }')
