@@ -341,6 +341,67 @@ YAML
   recv_stop
 }
 
+# A change held longer than the guard rails' holdAgeWarning (1h here, at
+# 300x: 12 s real) is told once (decide/aging.h): a HoldAging Warning Event
+# naming the age, the warning and the next window, the hold-aging
+# notification whose window is the request's time plus the warning, the age
+# as a metric beside the warning; at the window it is let through and the
+# age's series goes.
+# aging_told NS DIR: "EVENTS NOTIFICATIONS" of hc1's hold aging.
+aging_told() { echo "$(count_events "$1" hc1 HoldAging) $(step_count "$2" hold-aging)"; }
+hold_aging_told() {
+  local ns dir port doc asked due at
+  ns=$(new_ns aging) || return
+  dir=$CTL_TMP/recv3${CTL_RERUN:+-r$CTL_RERUN}
+  mkdir -p "$dir"
+  port=$(free_port)
+  cat >"$CTL_TMP/guard3.yaml" <<YAML
+holdAgeWarning: 1h
+notifications:
+  endpoints: [{name: recv, url: "http://127.0.0.1:$port/hook"}]
+  leads: ["5m"]
+YAML
+  MODEL_CTL_ARGS=(--guard-config "$CTL_TMP/guard3.yaml" -v 2)
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 10m)" || return
+  must mk_hc "$ns" hc1 policy=weekly || return
+  recv_start "$dir" "$port"
+  # 2 h 10 min before the window: 26 s real at 300x.
+  model_scenario "$ns" 2026-03-06T21:50:00Z 300 hc1 --hc-status || { recv_stop; return; }
+  release_held "a release on Friday evening" "$(hc_path "$ns" hc1)" "$REL1" "$REL0"
+  eventually "held delivered" 1 step_count "$dir" held
+  asked=$(step_field "$dir" held .data.requestedAt)
+  now_is "not aging before the warning" 0 count_events "$ns" hc1 HoldAging
+  now_is "the warning in force is a metric" 3600 metric a change_management_hold_age_warning_seconds
+  check "the held change's age is a metric" test -n "$(obj_metric a change_management_held_change_age_seconds HostedCluster hc1)"
+  EVENTUALLY=20 eventually "a HoldAging Event once held for an hour" 1 count_events "$ns" hc1 HoldAging
+  still_before a 2026-03-07T00:00:00Z "the HoldAging Event"
+  check_contains "the Event names the change, the warning and the next window" \
+    "longer than the guard rails' holdAgeWarning (1h): the next window opens at 2026-03-07T00:00:00Z" \
+    "$(event_message "$ns" hc1 HoldAging)"
+  check_contains "the Event names the request's time" "(requested at $asked)" \
+    "$(event_message "$ns" hc1 HoldAging)"
+  EVENTUALLY=10 eventually "the hold-aging notification" 1 step_count "$dir" hold-aging
+  doc=$(step_doc "$dir" hold-aging)
+  check_eq "hold-aging: type" io.openshift.hypershift.changemanagement.hold-aging.v1 \
+    "$(jq -r .type <<<"$doc")"
+  check_eq "hold-aging: the request it is about" "$asked" "$(jq -r .data.requestedAt <<<"$doc")"
+  due=$(rfc3339 $(($(epoch "$asked") + 3600)))
+  check_eq "hold-aging: its occasion is the request's time plus holdAgeWarning" "$due" \
+    "$(jq -r .data.window <<<"$doc")"
+  check_eq "hold-aging: held until the window" 2026-03-07T00:00:00Z "$(jq -r .data.until <<<"$doc")"
+  at=$(jq -r .time <<<"$doc")
+  check "hold-aging: told within 5 s real (1500 simulated) of its occasion ($at, due $due)" \
+    test "$(($(epoch "$at") - $(epoch "$due")))" -ge 0 -a "$(($(epoch "$at") - $(epoch "$due")))" -le 1500
+  check "the age metric passed the warning" \
+    awk -v a="$(obj_metric a change_management_held_change_age_seconds HostedCluster hc1)" 'BEGIN { exit !(a >= 3600) }'
+  now_is "counted once" 1 metric a 'change_management_hold_aging_total\{kind="HostedCluster",system="control-plane"\}'
+  sleep_until_sim a 2026-03-07T00:00:00Z 1
+  EVENTUALLY=10 eventually "let through at the window" 1 step_count "$dir" initiated
+  EVENTUALLY=5 eventually "nothing held: no age series" "" obj_metric a change_management_held_change_age_seconds HostedCluster hc1
+  now_is "told once: one Event, one notification" "1 1" aging_told "$ns" "$dir"
+  recv_stop
+}
+
 bad_notifications_stop_the_start() {
   local out rc
   printf '%s\n' 'notifications:' '  endpoints:' '    - name: ops' '      url: ftp://x' \
@@ -372,7 +433,7 @@ if [ "${E_CAPI:-}" = 1 ]; then MACHINES_WAIT=40 ROLLED_WAIT=90; fi
 # "capi" instance (make e2e-capi), the others on "main" (make
 # e2e-controller): neither runs the other's, unless CTL_E2E_ONLY names it.
 MACHINE_SCENARIOS="nodepool_outcomes_notified"
-OTHER_SCENARIOS="held_and_initiated_notified steps_survive_restarts bad_notifications_stop_the_start"
+OTHER_SCENARIOS="held_and_initiated_notified steps_survive_restarts hold_aging_told bad_notifications_stop_the_start"
 if [ -n "${CTL_E2E_ONLY:-}" ]; then
   scenarios="$OTHER_SCENARIOS $MACHINE_SCENARIOS"
 elif [ "${E_CAPI:-}" = 1 ]; then

@@ -145,6 +145,10 @@ mutant "not held: counter resets" alerts_test.yaml \
   's/(increase(change_management_unheld_changes_total/(delta(change_management_unheld_changes_total/'
 mutant "not held: a window of 5 minutes" alerts_test.yaml \
   's/change_management_unheld_changes_total\[30m\]/change_management_unheld_changes_total[5m]/'
+mutant "held change aging: at the warning" alerts_test.yaml \
+  's/^          > on () group_left ()$/          >= on () group_left ()/'
+mutant "held change aging: one alert per replica" alerts_test.yaml \
+  's/^          max by (kind, namespace, object, system) (change_management_held_change_age_seconds)$/          change_management_held_change_age_seconds/'
 mutant "down: a target that is down counts as present" alerts_test.yaml \
   's/absent(up{job=~".\*hcp-controller.\*"} == 1)/absent(up{job=~".*hcp-controller.*"})/'
 mutant "no leader: every replica must lead" alerts_test.yaml 's/sum by (job) (hcp_controller_leader) < 1/min by (job) (hcp_controller_leader) < 1/'

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "decide/aging.h"
 #include "kube/discovery.h"
 #include "log/log.h"
 
@@ -40,6 +41,7 @@ void ctl_set_guard(ctl_controller_t *c, const guard_config_t *cfg)
         c->guard = *cfg;
     c->after_settle = cfg ? cfg->after_settle : 0;
     c->after_grace = cfg ? cfg->after_grace : 0;
+    c->hold_age = decide_aging_warning(cfg ? cfg->hold_age_warning : 0);
 }
 
 /* ---- start / stop ------------------------------------------------------ */
@@ -177,6 +179,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
     c->leading = opts->leading;
     c->started = ctl_clock_now(&opts->clock, loop);
     c->reconcile = ctl_reconcile;
+    c->hold_age = decide_aging_warning(0); /* until guard rails say otherwise */
     ev_check_init(&c->qcheck, ctl_queue_drain);
     c->qcheck.data = c;
     ev_idle_init(&c->qidle, idle_noop);
@@ -283,6 +286,11 @@ const ctl_stats_t *ctl_get_stats(const ctl_controller_t *c)
 bool ctl_leading(const ctl_controller_t *c)
 {
     return c->leading;
+}
+
+sched_time_t ctl_hold_age_warning(const ctl_controller_t *c)
+{
+    return c->hold_age > 0 ? c->hold_age : 0;
 }
 
 uint64_t ctl_watch_restarts(const ctl_controller_t *c)

@@ -94,6 +94,8 @@ typedef struct ctl_stats {
                                   recommended for their cluster, once per spell */
     uint64_t check_holds;      /* held changes a refusing pre-start check kept held in
                                   their window, once per spell */
+    uint64_t hold_aging[2];    /* held changes told aging (HoldAging, decide/aging.h), once
+                                  per occasion: [0] HostedClusters, [1] NodePools */
     uint64_t unhealthy_after[2]; /* completed changes found unhealthy after them
                                   (DESIGN.md 3.15), once per change: [0] control
                                   plane (HostedClusters), [1] worker nodes (NodePools) */
@@ -143,6 +145,10 @@ const ctl_stats_t *ctl_get_stats(const ctl_controller_t *c);
 /* True while this controller is the writer. */
 bool ctl_leading(const ctl_controller_t *c);
 
+/* The guard rails' holdAgeWarning in force, seconds (decide/aging.h); 0
+ * when held changes are never told aging. */
+sched_time_t ctl_hold_age_warning(const ctl_controller_t *c);
+
 /* Watch streams restarted (errors, watchdog, 410 Gone relists), all watches. */
 uint64_t ctl_watch_restarts(const ctl_controller_t *c);
 
@@ -160,6 +166,9 @@ typedef struct ctl_object_metrics {
     double next_change_eta;  /* seconds; -2 error, -1 paused indefinitely, 0 permitted */
     double permissive_remaining; /* seconds; -2 error, -1 indefinitely, 0 not permitted */
     double last_change;      /* seconds since changes were last permitted; -1 unknown, 0 now */
+    double held_age;         /* seconds the held change has waited since its request
+                                (decide/aging.h); -1 when none is held or its start is
+                                not known */
 } ctl_object_metrics_t;
 
 /* Calls fn for every HostedCluster and NodePool with its metric values at

@@ -63,6 +63,7 @@ typedef struct ctl_metric_inputs {
     sched_state_t state;
     decide_minleft_t minleft; /* the minimum time left and the effective start */
     int pending;
+    sched_time_t held_since; /* decide_held_since(): SCHED_NEG_INF none */
 } ctl_metric_inputs_t;
 
 /* What the controller remembers of one managed object between reconciles. */
@@ -88,6 +89,8 @@ typedef struct record {
     bool release_unchecked;  /* the held release let through was not checked against the
                                 update graph (told in ChangesInitiated) */
     bool last_min_left;      /* the previous decision was held by the minimum time left */
+    sched_time_t last_aging; /* the last aging occasion told in a HoldAging Event
+                                (decide/aging.h), 0 none */
     char reassert_rv[32];    /* the CAPI object's version the last re-assertion was told
                                 on, "" when the pause was seen in place since */
     sched_time_t last_after; /* the completion of the change last told unhealthy after it
@@ -160,6 +163,8 @@ struct ctl_controller {
     guard_config_t guard;       /* their limits and exemptions, when guard_set */
     sched_time_t after_settle, after_grace; /* the health after a change (decide/after.h):
                                    the guard rails' file's times, 0 the defaults */
+    sched_time_t hold_age;      /* holdAgeWarning as decide_aging() takes it
+                                   (decide_aging_warning()): <= 0 never told */
     char capi_version[32];      /* discovered, "" until known */
     sched_time_t started;       /* the controller's clock at ctl_start() */
 

@@ -6,13 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decide/aging.h"
 #include "decide/conditions.h"
 #include "log/log.h"
 
 /* What the plan says, as notify_due() reads it; initiated: the decision
  * tells ChangesInitiated (decide_initiated()), a held change let through
  * even when nothing shows as pending (a change of configuration alone). */
-static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initiated)
+static notify_obs_t observe(const ctl_controller_t *c, const decide_plan_t *p, sched_time_t now,
+                            bool initiated)
 {
     const decide_decision_t *d = &p->d;
     const decide_gate_t *g = &d->gate;
@@ -79,6 +81,12 @@ static notify_obs_t observe(const decide_plan_t *p, sched_time_t now, bool initi
         if (!md->drift_since || sched_parse_rfc3339(md->drift_since, &o.request) != 0)
             o.request = SCHED_NEG_INF;
     }
+    /* Held longer than holdAgeWarning (decide/aging.h). */
+    decide_aging_t ag;
+    decide_aging(decide_held_since(p), c->hold_age, now, &ag);
+    o.aging = ag.aging;
+    o.aging_at = ag.occasion;
+    o.aging_next = ag.next;
     if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
         o.override_end = st->permissive_until;
     else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL && st->has_restrictive_until)
@@ -95,7 +103,7 @@ sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_
 {
     if (!notifying(c) || !p->managed)
         return SCHED_POS_INF;
-    notify_obs_t o = observe(p, now, false);
+    notify_obs_t o = observe(c, p, now, false);
     return notify_due_wake(&o, c->opts.notify_cfg);
 }
 
@@ -118,6 +126,15 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
         return;
     case NOTIFY_INITIATED:
         snprintf(buf, len, "The held change is let through: its window is open.");
+        return;
+    case NOTIFY_HOLD_AGING:
+        if (au->requested_by)
+            snprintf(buf, len, "Requested by %s at %s. It is held longer than the guard rails' "
+                               "holdAgeWarning: a cluster kept on an older release misses its "
+                               "fixes.", au->requested_by, au->requested_at ? au->requested_at : "");
+        else
+            snprintf(buf, len, "It is held longer than the guard rails' holdAgeWarning: a "
+                               "cluster kept on an older release misses its fixes.");
         return;
     case NOTIFY_GATE_SKIPPED:
     case NOTIFY_RELEASE_WITHDRAWN:
@@ -212,7 +229,7 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
 
     if (!p->managed || !c->opts.notify_cfg || !notifying(c))
         return;
-    notify_obs_t o = observe(p, now, r->initiated);
+    notify_obs_t o = observe(c, p, now, r->initiated);
     notify_marks_t m = known_marks(r, p);
     notify_marks_merge(&m, &r->notify_told);
     size_t n = notify_due(&o, c->opts.notify_cfg, &m, due);

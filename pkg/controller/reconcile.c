@@ -6,11 +6,13 @@
 
 #include "base/json.h"
 #include "check/call.h"
+#include "decide/aging.h"
 #include "decide/conditions.h"
 #include "decide/cpfirst.h"
 #include "decide/writes.h"
 #include "log/log.h"
 #include "policy/behavior.h"
+#include "policy/guard.h"
 
 /* ---- carrying a plan out ----------------------------------------------- */
 
@@ -144,6 +146,43 @@ static void after_change_events(ctl_controller_t *c, record_t *r, const decide_p
            r->name, "why", a->why, NULL);
     event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", DECIDE_AFTER_CONDITION,
           p->d.after_message);
+}
+
+/* ---- a hold that ages (guard rails' holdAgeWarning, decide/aging.h) ---- */
+/* A change held longer than holdAgeWarning: logged, counted
+ * (change_management_hold_aging_total) and told in a HoldAging Warning
+ * Event, once per occasion (then weekly while it stays held). A telling the
+ * object's notified marks already carry was made by the process before
+ * this one. */
+static void aging_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                         const char *kind, const decide_aging_t *ag, sched_time_t now)
+{
+    char change[DECIDE_MSGLEN / 2], msg[DECIDE_MSGLEN], since[32], next[40] = "";
+    sched_time_t at;
+    if (!ag->aging || r->last_aging == ag->occasion)
+        return;
+    r->last_aging = ag->occasion;
+    const notify_marks_t *m = &p->managed->health.notified;
+    if (m->at[NOTIFY_HOLD_AGING] == ag->occasion && m->req[NOTIFY_HOLD_AGING] == ag->since)
+        return;
+    c->stats.hold_aging[p->kind == DECIDE_HC ? 0 : 1]++;
+    decide_plan_change_words(p, change, sizeof(change));
+    sched_format_utc(ag->since, since, sizeof(since));
+    if (decide_next_start(&p->d, &at) && at > now) {
+        memcpy(next, "the next window opens at ", 25);
+        sched_format_utc(at, next + 25, sizeof(next) - 25);
+    }
+    char age[48], warn[48];
+    guard_format_duration((now - ag->since) / 60 * 60, age, sizeof(age));
+    guard_format_duration(c->hold_age, warn, sizeof(warn));
+    snprintf(msg, sizeof(msg),
+             "%s has been held for %s (requested at %s), longer than the guard rails' "
+             "holdAgeWarning (%s): %s. A cluster kept on an older release misses its "
+             "fixes: let it through with a PermissiveUntil override, or withdraw the request.",
+             change, age, since, warn, next[0] ? next : "no window lets it through yet");
+    log_kv(LOG_WARN, "a held change is aging", "kind", kind, "namespace", r->ns, "name", r->name,
+           "since", since, NULL);
+    event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Warning", DECIDE_AGING_REASON, msg);
 }
 
 /* ---- audit (DESIGN.md 3.11) ---- */
@@ -355,6 +394,10 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     sched_time_t nw = ctl_notify_wake(c, &p, now), cw = ctl_checks_ask(c, r, &p, now);
     if (cw < nw)
         nw = cw;
+    decide_aging_t ag;
+    decide_aging(decide_held_since(&p), c->hold_age, now, &ag);
+    if (ag.next > now && ag.next < nw)
+        nw = ag.next;
     ctl_arm(c, r, nw < p.d.wake ? nw : p.d.wake);
     ctl_plan_inputs(&p, &r->metrics);
     r->have_metrics = true;
@@ -366,8 +409,10 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
         hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
     }
     if (c->leading && p.status_doc) {
-        if (!releasing)
+        if (!releasing) {
             transition_events(c, r, &p, hc ? "HostedCluster" : "NodePool");
+            aging_events(c, r, &p, hc ? "HostedCluster" : "NodePool", &ag, now);
+        }
         else /* the change let through is told now (initiated, naming a
               * window-soon the window's opening superseded): the next
               * reconcile waits for the release's answer and may come after

@@ -65,6 +65,8 @@ static void timeline_metrics(const sched_state_t *st, const decide_minleft_t *ml
 static void input_metrics(const ctl_metric_inputs_t *in, sched_time_t now,
                           ctl_object_metrics_t *m)
 {
+    if (in->held_since != SCHED_NEG_INF && now >= in->held_since)
+        m->held_age = (double)(now - in->held_since);
     if (!in->strategy)
         return;
     m->strategy = now < in->strategy_switch ? in->strategy : in->strategy_after;
@@ -196,7 +198,7 @@ static void object_metrics(const kube_obj *o, metrics_ctx_t *x, decide_kind_t ki
     bool hc = kind == DECIDE_HC;
     ctl_object_metrics_t m = {hc ? "HostedCluster" : "NodePool", o->ns, o->name,
                               hc ? "control-plane" : "worker-nodes", "Restrictive", "Invalid",
-                              0, -2, -2, -1};
+                              0, -2, -2, -1, -1};
     const record_t *r = ctl_record_find(x->c, hc ? R_HC : R_NP, o->ns, o->name);
     if (!o->data)
         return;

@@ -4,6 +4,8 @@
  * its record. */
 #include "controller/internal.h"
 
+#include "decide/aging.h"
+
 #include "check/call.h"
 
 #include <string.h>
@@ -242,6 +244,7 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
 void ctl_plan_inputs(const decide_plan_t *p, ctl_metric_inputs_t *out)
 {
     *out = (ctl_metric_inputs_t){0};
+    out->held_since = decide_held_since(p);
     if (!p->res)
         return;
     /* The strategy in force changes only at an override's instant: keep

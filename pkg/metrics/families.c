@@ -24,13 +24,14 @@ static const char *const check_labels[] = {"check", "answer", NULL};
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
        F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
-       F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_COUNT };
+       F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_AGE, F_AGING, F_AGE_WARN, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
     char *kind, *ns, *name, *system; /* owned */
     const char *strategy, *stanza;   /* static (ctl_object_metrics_t says) */
     double v[4];                                 /* pending, eta, remaining, last */
+    double age;                                  /* held_age: -1 none */
 } row_t;
 
 /* Collector of the four per-object gauges; ud selects the value. */
@@ -91,6 +92,7 @@ static void take_row(const ctl_object_metrics_t *m, void *ud)
     r->v[1] = m->next_change_eta;
     r->v[2] = m->permissive_remaining;
     r->v[3] = m->last_change;
+    r->age = m->held_age;
     s->nrows++;
     if (!r->kind || !r->ns || !r->name || !r->system)
         s->oom = true;
@@ -227,6 +229,36 @@ static int collect_after(metrics_emitter *e, void *ud)
 {
     metrics_families_t *s = ud;
     return emit_systems(e, ctl_get_stats(s->ctl)->unhealthy_after);
+}
+
+/* How long each held change has waited since its request: a series only
+ * for an object holding a change whose start is known. */
+static int collect_age(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    for (size_t i = 0; i < s->nrows; i++) {
+        row_t *r = &s->rows[i];
+        const char *vals[] = {r->kind, r->ns, r->name, r->system};
+        if (r->age >= 0 && metrics_emit(e, vals, r->age))
+            return -1;
+    }
+    return 0;
+}
+
+/* Held changes told aging, by system. */
+static int collect_aging(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    return emit_systems(e, ctl_get_stats(s->ctl)->hold_aging);
+}
+
+/* The holdAgeWarning in force; no series when held changes are never told
+ * aging. */
+static int collect_age_warn(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    sched_time_t w = ctl_hold_age_warning(s->ctl);
+    return w > 0 && metrics_emit(e, NULL, (double)w) ? -1 : 0;
 }
 
 /* Held releases kept held because they are no longer recommended. */
@@ -410,6 +442,24 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
                   "after them, or for longer than the grace time inside it, once per change",
           .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_after,
           .collect_ud = s}},
+        {F_AGE,
+         {.name = "change_management_held_change_age_seconds",
+          .help = "Seconds a held change has waited since it was requested (the request held "
+                  "now, as the admission webhook recorded it, or a held HyperShift "
+                  "configuration update's record); no series when nothing is held",
+          .type = METRICS_GAUGE, .labels = object_labels, .collect = collect_age,
+          .collect_ud = s}},
+        {F_AGING,
+         {.name = "change_management_hold_aging_total",
+          .help = "Held changes told aging: held longer than the guard rails' holdAgeWarning, "
+                  "once when it is reached and then weekly while they stay held",
+          .type = METRICS_COUNTER, .labels = unheld_labels, .collect = collect_aging,
+          .collect_ud = s}},
+        {F_AGE_WARN,
+         {.name = "change_management_hold_age_warning_seconds",
+          .help = "The guard rails' holdAgeWarning in force, seconds; no series when held "
+                  "changes are never told aging",
+          .type = METRICS_GAUGE, .collect = collect_age_warn, .collect_ud = s}},
         {F_REC,
          {.name = "change_management_release_not_recommended_total",
           .help = "Held control-plane releases kept held at their window because the cluster "

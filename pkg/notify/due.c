@@ -42,7 +42,8 @@ static sched_time_t soon_mark(const notify_marks_t *m, sched_time_t lead, sched_
 /* The steps whose marks name a request. */
 static bool per_request(size_t step)
 {
-    return step == NOTIFY_HELD || step == NOTIFY_WINDOW_SOON || step == NOTIFY_INITIATED;
+    return step == NOTIFY_HELD || step == NOTIFY_WINDOW_SOON || step == NOTIFY_INITIATED ||
+           step == NOTIFY_HOLD_AGING;
 }
 
 /* "48h", "90m", "30s": the shortest exact form. */
@@ -353,6 +354,11 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
         (fresh(o, o->after_at) || m->at[NOTIFY_COMPLETED] == o->after_completed))
         n = add(out, n, NOTIFY_UNHEALTHY_AFTER_CHANGE, o->after_completed, SCHED_POS_INF, 0,
                 SCHED_NEG_INF);
+    /* A change held longer than holdAgeWarning: once per (occasion,
+     * request), the occasions a week apart (decide/aging.h). */
+    if (o->held && o->aging &&
+        before(m->at[NOTIFY_HOLD_AGING], m->req[NOTIFY_HOLD_AGING], o->aging_at, req))
+        n = add(out, n, NOTIFY_HOLD_AGING, o->aging_at, next, 0, req);
     if (o->after_final && newer(o->after_completed, m->at[NOTIFY_POST_CHANGE]) &&
         (fresh(o, o->after_final_at) || m->at[NOTIFY_COMPLETED] == o->after_completed))
         n = add(out, n, NOTIFY_POST_CHANGE, o->after_completed, SCHED_POS_INF, 0, SCHED_NEG_INF);
@@ -370,5 +376,7 @@ sched_time_t notify_due_wake(const notify_obs_t *o, const notify_config_t *cfg)
         }
     if (o->override_end != SCHED_POS_INF && o->override_end > o->now && o->override_end < w)
         w = o->override_end;
+    if (o->held && o->aging_next > o->now && o->aging_next < w)
+        w = o->aging_next;
     return w;
 }

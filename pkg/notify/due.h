@@ -100,6 +100,10 @@ typedef struct notify_obs {
     bool after_final;          /* the verdict on the last completed change is final:
                                   unhealthy, or healthy at the settle time's end */
     sched_time_t after_final_at; /* when it became final */
+    bool aging;                /* held longer than holdAgeWarning (decide/aging.h) */
+    sched_time_t aging_at;     /* aging: the telling due now (decide_aging_t.occasion) */
+    sched_time_t aging_next;   /* the next telling (decide_aging_t.next); 0 or
+                                  SCHED_POS_INF none */
 } notify_obs_t;
 
 /* One step due. */
@@ -177,7 +181,10 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
  *    after it, once per change (its completion the mark's window), when
  *    the verdict is fresh or the completion was told;
  *  - post-change: the same for a final verdict, healthy or not (for the
- *    checks that ask for it, check/check.h). */
+ *    checks that ask for it, check/check.h);
+ *  - hold-aging: a change held (o->held) longer than the guard rails'
+ *    holdAgeWarning (o->aging), once per (occasion, request): o->aging_at, a week
+ *    apart (decide/aging.h); until names the next start. */
 size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notify_marks_t *m,
                   notify_due_t *out);
 

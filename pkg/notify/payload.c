@@ -8,11 +8,12 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "policy/guard.h"
 
 static const char *const names[NOTIFY_STEP_COUNT] = {
     "held", "window-soon", "initiated", "completed", "failed", "health-gate-skipped",
     "override-set", "override-expired", "withdrawn", "release-withdrawn",
-    "unhealthy-after-change", "post-change", "pre-start"};
+    "unhealthy-after-change", "hold-aging", "post-change", "pre-start"};
 
 const char *notify_step_name(notify_step_t s)
 {
@@ -100,6 +101,19 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
         snprintf(buf, len, "%s completed, and the %s is unhealthy after it.", what,
                  strcmp(ev->kind, "NodePool") == 0 ? "node pool" : "cluster");
         break;
+    case NOTIFY_HOLD_AGING: {
+        char since[32] = "", age[48];
+        guard_format_duration(ev->request != SCHED_NEG_INF && ev->at > ev->request
+                                  ? (ev->at - ev->request) / 60 * 60 : 0,
+                              age, sizeof(age));
+        if (ev->request != SCHED_NEG_INF)
+            sched_format_utc(ev->request, since, sizeof(since));
+        snprintf(buf, len, "%s has been held for %s%s%s%s: %s%s.", what, age,
+                 since[0] ? " (since " : "", since, since[0] ? ")" : "",
+                 until[0] ? "it waits for the window at " : "no window lets it through yet",
+                 until);
+        break;
+    }
     case NOTIFY_POST_CHANGE:
         snprintf(buf, len, "%s completed; the %s is %s after it.", what,
                  strcmp(ev->kind, "NodePool") == 0 ? "node pool" : "cluster",

@@ -31,6 +31,8 @@ typedef enum notify_step {
     NOTIFY_RELEASE_WITHDRAWN, /* a held release no longer recommended kept held in a window */
     NOTIFY_UNHEALTHY_AFTER_CHANGE, /* a completed change found unhealthy after it
                                       (decide/after.h) */
+    NOTIFY_HOLD_AGING,       /* a change held for longer than the guard rails'
+                                holdAgeWarning (decide/aging.h), then weekly */
     NOTIFY_POST_CHANGE,      /* not a notification: the health after a completed change,
                                 healthy or not, to the checks that ask for it (check/check.h) */
     NOTIFY_PRE_START,        /* not a notification: the question to the pre-start checks
@@ -49,8 +51,9 @@ typedef struct notify_event {
     sched_time_t until;      /* held until / window opens at / override ends;
                                 SCHED_POS_INF when not known */
     sched_time_t lead;       /* NOTIFY_WINDOW_SOON: the lead (seconds) */
-    sched_time_t request;    /* held, window-soon, initiated: when the request was
-                                recorded (part of the id); SCHED_NEG_INF none */
+    sched_time_t request;    /* held, window-soon, initiated, hold-aging: when the
+                                request was recorded (part of the id); SCHED_NEG_INF
+                                none */
     sched_time_t superseded; /* NOTIFY_INITIATED: the lead of a window-soon not told
                                 as the window opened first (data.supersedes); 0 none */
     bool superseded_held;    /* NOTIFY_INITIATED: the held step was not told for

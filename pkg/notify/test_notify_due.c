@@ -582,6 +582,75 @@ static void test_withdrawn(void **state)
     assert_int_equal(notify_due(&o, &c, &m, d), 0);
 }
 
+/* A change held since 2026-02-01 with a 30-day warning: told on 03-03 at
+ * the occasion, not again that week, again a week later, and anew for a
+ * newer request; the marks survive the annotation's round trip; the wake is
+ * the next occasion; a change no longer held is not told. */
+static void test_hold_aging(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, back;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-04T12:00:00Z");
+    o.request = T("2026-02-01T09:00:00Z");
+    assert_int_equal(deliver(&o, &m), 1); /* held */
+    /* the occasion: 30 days after the request */
+    o.aging = true;
+    o.aging_at = T("2026-03-03T09:00:00Z");
+    o.aging_next = T("2026-03-10T09:00:00Z");
+    size_t n = notify_due(&o, &c, &m, d);
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0].step, NOTIFY_HOLD_AGING);
+    assert_true(d[0].window == T("2026-03-03T09:00:00Z"));
+    assert_true(d[0].request == T("2026-02-01T09:00:00Z"));
+    assert_true(d[0].until == T("2026-03-07T00:00:00Z")); /* the next start */
+    assert_true(notify_due_wake(&o, &c) == T("2026-03-05T00:00:00Z")); /* the 48h lead */
+    assert_int_equal(deliver(&o, &m), 1);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* the annotation carries it: a restarted controller does not tell it again */
+    notify_marks_format(&m, text, sizeof(text));
+    assert_non_null(strstr(text, "hold-aging=2026-03-03T09:00:00Z@2026-02-01T09:00:00Z"));
+    notify_marks_parse(text, &back);
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+    /* the wake after the last lead is the next occasion */
+    o.now = T("2026-03-06T23:30:00Z");
+    assert_int_equal(deliver(&o, &m), 1); /* window-soon 1h */
+    o.has_next = false;
+    o.now = T("2026-03-07T01:00:00Z");
+    assert_true(notify_due_wake(&o, &c) == T("2026-03-10T09:00:00Z"));
+    /* a week later: told again */
+    o.now = T("2026-03-10T09:00:00Z");
+    o.aging_at = T("2026-03-10T09:00:00Z");
+    o.aging_next = T("2026-03-17T09:00:00Z");
+    n = notify_due(&o, &c, &m, d);
+    assert_int_equal(n, 2); /* held (no window now) and hold-aging */
+    assert_int_equal(d[1].step, NOTIFY_HOLD_AGING);
+    assert_true(d[1].until == SCHED_POS_INF);
+    assert_int_equal(deliver(&o, &m), 2);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* no longer held: nothing, and no wake for it */
+    o.held = false;
+    o.aging_at = T("2026-03-17T09:00:00Z");
+    o.now = T("2026-03-17T09:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    assert_true(notify_due_wake(&o, &c) == SCHED_POS_INF);
+    /* a newer request held as long: told for it too */
+    o.held = true;
+    o.request = T("2026-02-20T00:00:00Z");
+    o.aging_at = T("2026-03-22T00:00:00Z");
+    o.now = T("2026-03-22T00:00:00Z");
+    n = notify_due(&o, &c, &m, d);
+    assert_int_equal(n, 2);
+    assert_int_equal(d[1].step, NOTIFY_HOLD_AGING);
+    assert_true(d[1].request == T("2026-02-20T00:00:00Z"));
+    /* not aging yet: nothing */
+    o.aging = false;
+    assert_int_equal(notify_due(&o, &c, &m, d), 1); /* held only */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -601,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_held_unseen_until_open),
         cmocka_unit_test(test_withdrawn),
         cmocka_unit_test(test_unhealthy_after_change),
+        cmocka_unit_test(test_hold_aging),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

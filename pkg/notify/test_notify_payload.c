@@ -232,6 +232,41 @@ static void test_after_change(void **state)
     free(body);
 }
 
+/* hold-aging: its type, the age and the request in words, requestedAt in
+ * data; a week later another id; no window: said so. */
+static void test_hold_aging(void **state)
+{
+    (void)state;
+    notify_event_t ev = held();
+    char *body, ia[40], ib[40];
+    const char *ct;
+    ev.step = NOTIFY_HOLD_AGING;
+    ev.request = T("2026-02-01T09:00:00Z");
+    ev.window = T("2026-03-03T09:00:00Z");
+    ev.at = T("2026-03-03T15:00:00Z");
+    assert_int_equal(notify_payload(&ev, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    json_t *d = json_loads(body, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(d, "type")),
+                        "io.openshift.hypershift.changemanagement.hold-aging.v1");
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.message")),
+                        "release 4.17.1 has been held for 30d 6h (since 2026-02-01T09:00:00Z): "
+                        "it waits for the window at 2026-03-07T00:00:00Z.");
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.requestedAt")),
+                        "2026-02-01T09:00:00Z");
+    json_decref(d);
+    free(body);
+    ev.until = SCHED_POS_INF;
+    assert_int_equal(notify_payload(&ev, NOTIFY_SLACK, &body, &ct), 0);
+    assert_non_null(strstr(body, "(since 2026-02-01T09:00:00Z): no window lets it through yet."));
+    free(body);
+    notify_event_t later = ev;
+    later.window = T("2026-03-10T09:00:00Z");
+    notify_event_id(&ev, ia, sizeof(ia));
+    notify_event_id(&later, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    assert_string_equal(notify_step_name(NOTIFY_HOLD_AGING), "hold-aging");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_ids),
         cmocka_unit_test(test_request_in_id_and_body),
         cmocka_unit_test(test_withdrawn),
+        cmocka_unit_test(test_hold_aging),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,8 @@
 #define GUARD_AFTER_SETTLE 1800 /* afterChangeSettle's default (30m) */
 #define GUARD_AFTER_GRACE 600   /* afterChangeGrace's default (10m) */
 #define GUARD_AFTER_MAX 604800  /* afterChangeSettle at most (7 days) */
+#define GUARD_HOLD_AGE 2592000  /* holdAgeWarning's default (30 days) */
+#define GUARD_HOLD_AGE_REPEAT 604800 /* a hold still aging is told again weekly */
 
 /* The limits. A zero limit is not enforced. Plain data: copy it freely. */
 typedef struct guard_config {
@@ -61,6 +63,9 @@ typedef struct guard_config {
                                        0: GUARD_AFTER_SETTLE */
     sched_time_t after_grace;       /* afterChangeGrace: unhealthy for longer than this
                                        inside it is told at once; 0: the default */
+    sched_time_t hold_age_warning;  /* holdAgeWarning: a change held longer is told
+                                       (decide/aging.h); 0: GUARD_HOLD_AGE, negative:
+                                       off ("0" in the file) */
     char exempt_ns[GUARD_MAX_EXEMPT][GUARD_NAMELEN];    /* exemptNamespaces;
                                        "prefix*" matches by prefix */
     size_t n_exempt_ns;
@@ -75,6 +80,8 @@ typedef struct guard_config {
  * whose values are strings) or a plain object with the same keys. Keys:
  *   minPermittedTime, rollingPeriod, minBlockLength, maxExclusionLength,
  *   maxRestrictiveUntil, minTimeLeft   durations such as "48h", "32d", "1h30m", "0"
+ *   afterChangeSettle, afterChangeGrace, holdAgeWarning   durations, not limits
+ *                     (holdAgeWarning "0": no warning; absent: 30d)
  *   exemptNamespaces, exemptUsers, exemptGroups
  *                     comma- or space-separated names, or (plain object
  *                     only) arrays of strings; "prefix*" matches by prefix

@@ -124,18 +124,18 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
                                        "minBlockLength",     "maxExclusionLength",
                                        "maxRestrictiveUntil", "minTimeLeft",
                                        "afterChangeSettle",  "afterChangeGrace",
-                                       "exemptNamespaces",
+                                       "holdAgeWarning",     "exemptNamespaces",
                                        "exemptUsers",        "exemptGroups",
                                        "notifications",      "checks",
                                        NULL};
     sched_time_t *dur[] = {&cfg->min_permitted, &cfg->period, &cfg->min_block,
                            &cfg->max_exclusion, &cfg->max_restrictive, &cfg->min_time_left,
-                           &cfg->after_settle,  &cfg->after_grace};
+                           &cfg->after_settle,  &cfg->after_grace, &cfg->hold_age_warning};
     int rc, i;
 
     if ((rc = policy_field_check_fields(data, "data", keys, err, errlen)) < 0)
         return rc;
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 9; i++) {
         const json_t *v = json_object_get(data, keys[i]);
         if (v != NULL && (rc = duration_value(v, keys[i], dur[i], err, errlen)) < 0)
             return rc;
@@ -187,6 +187,12 @@ int guard_config_parse(const json_t *doc, guard_config_t *cfg, char *err, size_t
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "afterChangeGrace: longer than afterChangeSettle (%lds)",
                         (long)(cfg->after_settle ? cfg->after_settle : GUARD_AFTER_SETTLE));
+    const json_t *age = json_object_get(data, "holdAgeWarning");
+    if (age && cfg->hold_age_warning == 0)
+        cfg->hold_age_warning = -1; /* "0": told never */
+    else if (age && cfg->hold_age_warning < 3600)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "holdAgeWarning: must be 0 (no warning) or at least 1h");
     return 0;
 }
 

@@ -151,6 +151,17 @@ static void test_config_bad(void **state)
     c = config("{}");
     assert_int_equal(c.after_settle, 0); /* the defaults: 30m, 10m */
     assert_int_equal(c.after_grace, 0);
+    /* holdAgeWarning: absent the default (0, 30 days), "0" none, else at
+     * least an hour; not a limit: nothing is enforced by it */
+    assert_int_equal(c.hold_age_warning, 0);
+    c = config("{'holdAgeWarning':'14d'}");
+    assert_int_equal(c.hold_age_warning, 14 * 86400);
+    assert_false(guard_enforced(&c));
+    c = config("{'holdAgeWarning':'0'}");
+    assert_true(c.hold_age_warning < 0);
+    bad_config("{'holdAgeWarning':'30m'}", "holdAgeWarning: must be 0 (no warning) or at least 1h");
+    bad_config("{'holdAgeWarning':'a month'}", "holdAgeWarning");
+    bad_config("{'holdAgeWarning':30}", "holdAgeWarning: must be a duration");
 }
 
 #define SAT_SUN(dur) MS("{'permit':{'rrule':'FREQ=WEEKLY;BYDAY=SA,SU','duration':'" dur "'}}")
