@@ -157,7 +157,7 @@ static void after_change_events(ctl_controller_t *c, record_t *r, const decide_p
 static void aging_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                          const char *kind, const decide_aging_t *ag, sched_time_t now)
 {
-    char change[DECIDE_MSGLEN / 2], msg[DECIDE_MSGLEN], since[32], next[40] = "";
+    char change[DECIDE_MSGLEN / 2], msg[DECIDE_MSGLEN], since[32], next[64] = "";
     sched_time_t at;
     if (!ag->aging || r->last_aging == ag->occasion)
         return;
