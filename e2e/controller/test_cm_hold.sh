@@ -28,7 +28,9 @@
 #     their labels go, shared's stays;
 #   - no replica answers (the controller stopped): an edit of shared (named,
 #     labelled) is refused by failurePolicy Fail; edits of tuned (no longer
-#     named) and other (never named) go through, never sent.
+#     named) and other (never named) go through, never sent;
+#   - skew, in the window: a release of HostedCluster a more than maxNodePoolSkew (3) minors
+#     ahead of np is refused by every writer, naming np; 4.20 goes through.
 # CM_HOLD=0 leaves the ConfigMap entry out of the webhook configuration
 # (the hold broken): the refusals above fail.
 set -uo pipefail
@@ -168,6 +170,43 @@ sleep 2
 now_is "nothing more is written (no loop)" "$w0" metric a hcp_controller_writes_total
 now_is "tuned: four writes (the label, the metadata write, the edit in the window, the label removed)" \
   4 modified tuned
+
+SCENARIO=skew
+# The guard rails' maxNodePoolSkew (default HyperShift's 3): HostedCluster
+# a's NodePool np runs 4.17 (its image's tag; no HyperShift here to report
+# status.version), so a release of 4.21 is refused in the write that asks
+# for it, by every writer (merge patch, server-side apply, client-side
+# apply, a full update), naming the pool; 4.20 goes through.
+IMG421=quay.io/openshift-release-dev/ocp-release:4.21.0-x86_64
+IMG420=quay.io/openshift-release-dev/ocp-release:4.20.0-x86_64
+hc_release() { get "$(hc_path "$NS" a)" .spec.release.image; }
+# hc_write HOW IMAGE: writes HostedCluster a's release as HOW does; prints
+# kubectl's output, fails as kubectl does.
+hc_write() {
+  local doc
+  case $1 in
+    patch) k patch hostedcluster a -n "$NS" --type merge -p "{\"spec\":{\"release\":{\"image\":\"$2\"}}}" 2>&1 ;;
+    ssa) jq -nc --arg ns "$NS" --arg i "$2" '{apiVersion: "hypershift.openshift.io/v1beta1",
+           kind: "HostedCluster", metadata: {name: "a", namespace: $ns}, spec: {release: {image: $i}}}' |
+           k apply --server-side --force-conflicts --field-manager=ocm -f - 2>&1 ;;
+    apply) doc=$(k get hostedcluster a -n "$NS" -o json | jq -c --arg i "$2" '.spec.release.image = $i |
+             del(.metadata.resourceVersion, .metadata.managedFields, .status)')
+           k apply -f - <<<"$doc" 2>&1 ;;
+    replace) k get hostedcluster a -n "$NS" -o json | jq -c --arg i "$2" '.spec.release.image = $i' |
+             k replace -f - 2>&1 ;;
+  esac
+}
+for how in patch ssa apply replace; do
+  out=$(hc_write "$how" "$IMG421")
+  rc=$?
+  check "$how: a release 4 minors ahead of np is refused" test "$rc" -ne 0
+  check_contains "$how: the refusal names the bound and the pool" \
+    "maxNodePoolSkew (3) allows: np runs 4.17.0 (4 minor versions behind)" "$out"
+  now_is "$how: the release stays" "$REL0" hc_release
+done
+out=$(hc_write patch "$IMG420")
+check "4.20, three minors ahead, goes through ($out)" test $? -eq 0
+now_is "the release is 4.20" "$IMG420" hc_release
 
 SCENARIO=outage
 stop_ctl a

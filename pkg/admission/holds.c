@@ -49,6 +49,7 @@
 #include "decide/drift.h"
 #include "decide/hcfields.h"
 #include "decide/nphold.h"
+#include "decide/skew.h"
 #include "decide/withdraw.h"
 #include "log/log.h"
 
@@ -647,6 +648,86 @@ static bool pool_waits_for_checks(ctl_controller_t *c, const adm_request_t *q,
     return !(v->np_asked && cv == CHECK_PASS);
 }
 
+/* ---- NodePools kept within reach (guard rails' maxNodePoolSkew, skew.h) ---- */
+typedef struct hc_pools {
+    const char *ns, *hc;
+    decide_skew_pool_t *p;
+    size_t n, cap;
+    bool oom;
+} hc_pools_t;
+
+static void collect_pool(const kube_obj *o, void *ud)
+{
+    hc_pools_t *x = ud;
+    const decide_np_t *np = o->data;
+    if (!np || x->oom || strcmp(o->ns, x->ns) != 0 || !np->cluster_name ||
+        strcmp(np->cluster_name, x->hc) != 0)
+        return;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 16;
+        decide_skew_pool_t *p = realloc(x->p, cap * sizeof(*p));
+        if (!p) {
+            x->oom = true;
+            return;
+        }
+        x->p = p;
+        x->cap = cap;
+    }
+    x->p[x->n++] = (decide_skew_pool_t){o->name, np};
+}
+
+/* Refuses a write that asks for a control-plane release (a new one: not
+ * the running one, nor the request already recorded, which the controller
+ * applies at the window) more minor versions ahead of one of the
+ * HostedCluster's NodePools than maxNodePoolSkew allows; true when it did.
+ * A release whose tag names no version is let be, with a warning when a
+ * pool's version is known (it could have been judged). */
+static bool skew_refused(ctl_controller_t *c, const adm_request_t *q, adm_response_t *a,
+                         const char *field, const char *key, int *rc, char *err, size_t errlen)
+{
+    const guard_config_t *exempt;
+    const char *groups[ADM_MAX_GROUPS];
+    char jpath[64], msg[2048];
+    int max = ctl_max_nodepool_skew(c, &exempt);
+    snprintf(jpath, sizeof(jpath), "spec.%s.image", field);
+    const char *want = hcp_json_str(q->object, jpath), *running = hcp_json_str(q->old_object, jpath);
+    const char *was = annotation(q->old_object, key);
+    if (!want || same_str(want, running) || same_str(want, was))
+        return false;
+    for (size_t i = 0; i < q->ngroups; i++)
+        groups[i] = q->groups[i];
+    if (exempt && guard_exempt(exempt, q->ns, q->user, groups, q->ngroups))
+        return false;
+    /* the control plane runs the release the write replaces: for
+     * controlPlaneRelease unset before, spec.release.image */
+    if (!running && strcmp(field, "controlPlaneRelease") == 0)
+        running = hcp_json_str(q->old_object, "spec.release.image");
+    hc_pools_t x = {.ns = q->ns, .hc = q->name};
+    kube_cache_foreach(ctl_cache(c, CTL_CACHE_NPS), collect_pool, &x);
+    if (x.oom) {
+        free(x.p);
+        *rc = hcp_errf(err, errlen, HCP_ENOMEM, "listing the NodePools of the HostedCluster");
+        return true;
+    }
+    decide_skew_t sk;
+    decide_skew_check(jpath, want, running, x.p, x.n, max, &sk, msg, sizeof(msg));
+    size_t known = 0;
+    for (size_t i = 0; i < x.n; i++)
+        known += decide_np_running_version(x.p[i].np) != NULL;
+    free(x.p);
+    if (!sk.judged && known > 0) {
+        adm_response_warn(a, "%s: the release's tag names no version: its distance to the "
+                             "NodePools (maxNodePoolSkew %d) was not checked", jpath, max);
+        return false;
+    }
+    if (sk.over == 0)
+        return false;
+    log_kv(LOG_INFO, "control-plane release refused: NodePools too far behind", "namespace", q->ns,
+           "name", q->name, "release", sk.target, NULL);
+    adm_response_deny(a, 422, "%s", msg);
+    return true;
+}
+
 static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *ud, char *err,
                               size_t errlen)
 {
@@ -654,10 +735,14 @@ static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *u
     decide_intent_t in;
     outcome_t o = {0};
     verdict_t v;
-    int rc;
+    int rc = 0;
 
     if (q->op != ADM_UPDATE || q->subresource[0])
         return 0;
+    if (skew_refused(c, q, a, "release", DECIDE_REQUESTED_RELEASE_ANNOTATION, &rc, err, errlen) ||
+        skew_refused(c, q, a, "controlPlaneRelease", DECIDE_REQUESTED_CP_RELEASE_ANNOTATION, &rc,
+                     err, errlen))
+        return rc;
     if ((rc = plan_verdict(c, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
         return rc;
     v.check_held = release_waits_for_checks(c, q, &v);

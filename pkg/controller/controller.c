@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "decide/aging.h"
+#include "decide/skew.h"
 #include "kube/discovery.h"
 #include "log/log.h"
 
@@ -42,6 +43,10 @@ void ctl_set_guard(ctl_controller_t *c, const guard_config_t *cfg)
     c->after_settle = cfg ? cfg->after_settle : 0;
     c->after_grace = cfg ? cfg->after_grace : 0;
     c->hold_age = decide_aging_warning(cfg ? cfg->hold_age_warning : 0);
+    c->rails_set = cfg != NULL;
+    if (cfg)
+        c->rails = *cfg;
+    c->max_skew = cfg && cfg->has_max_skew ? cfg->max_skew : DECIDE_SKEW_DEFAULT;
 }
 
 /* ---- start / stop ------------------------------------------------------ */
@@ -180,6 +185,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
     c->started = ctl_clock_now(&opts->clock, loop);
     c->reconcile = ctl_reconcile;
     c->hold_age = decide_aging_warning(0); /* until guard rails say otherwise */
+    c->max_skew = DECIDE_SKEW_DEFAULT;
     ev_check_init(&c->qcheck, ctl_queue_drain);
     c->qcheck.data = c;
     ev_idle_init(&c->qidle, idle_noop);

@@ -163,6 +163,10 @@ struct ctl_controller {
     guard_config_t guard;       /* their limits and exemptions, when guard_set */
     sched_time_t after_settle, after_grace; /* the health after a change (decide/after.h):
                                    the guard rails' file's times, 0 the defaults */
+    bool rails_set;             /* a guard rails' file was read (rails holds it) */
+    guard_config_t rails;       /* the file as read, enforced or not: its exemptions
+                                   apply to maxNodePoolSkew too */
+    int max_skew;               /* maxNodePoolSkew in force (decide/skew.h) */
     sched_time_t hold_age;      /* holdAgeWarning as decide_aging() takes it
                                    (decide_aging_warning()): <= 0 never told */
     char capi_version[32];      /* discovered, "" until known */

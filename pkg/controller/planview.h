@@ -58,6 +58,11 @@ const char *const *ctl_hypershift_users(const ctl_controller_t *c);
 /* The guard rails in force (ctl_set_guard()), or NULL when none are. */
 const guard_config_t *ctl_guard(const ctl_controller_t *c);
 
+/* The guard rails' maxNodePoolSkew in force (decide/skew.h; HyperShift's 3
+ * without one), and the file's exemptions from it in *exempt (NULL when no
+ * file was read). */
+int ctl_max_nodepool_skew(const ctl_controller_t *c, const guard_config_t **exempt);
+
 /* The admission webhooks hold changes where they start from now on: a
  * NodePool's MachineDeployment is then paused only in mid-rollout
  * (decide_view_t.admission_holds). */

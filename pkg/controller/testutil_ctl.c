@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "admission/router.h"
+#include "decide/skew.h"
 #include "policy/testutil_policy.h"
 
 static void must(int ok, const char *what)
@@ -26,6 +27,7 @@ ctl_controller_t *testutil_ctl_new(struct ev_loop *loop, kube_client *client, sc
     c->client = client;
     c->opts.clock = (ctl_clock_t){true, now, ev_now(loop), 1.0};
     snprintf(c->capi_version, sizeof(c->capi_version), "v1beta1");
+    c->max_skew = DECIDE_SKEW_DEFAULT;
     must(ctl_state_init(c, 16) == 0, "cannot set up the caches");
     return c;
 }

@@ -300,6 +300,12 @@ const guard_config_t *ctl_guard(const ctl_controller_t *c)
     return c->guard_set ? &c->guard : NULL;
 }
 
+int ctl_max_nodepool_skew(const ctl_controller_t *c, const guard_config_t **exempt)
+{
+    *exempt = c->rails_set ? &c->rails : NULL;
+    return c->max_skew;
+}
+
 void ctl_set_admission_holds(ctl_controller_t *c)
 {
     c->admission_holds = true;

@@ -7,13 +7,17 @@
  * a terminated string that is empty exactly when the image is fine. The
  * object's held release is judged against its availableUpdates and
  * conditionalUpdates (gate.h): a known verdict, terminated texts, and a
- * refusal exactly when it is gone or at risk. */
+ * refusal exactly when it is gone or at risk. The release, as a NodePool
+ * of the object would run it, is judged against the image as the control
+ * plane's next release (skew.h): terminated words, a refusal only when
+ * judged. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decide/cpfirst.h"
 #include "decide/gate.h"
+#include "decide/skew.h"
 #include "decide/slim.h"
 #include "decide/version.h"
 
@@ -39,6 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 decide_version_cmp("4.17.0", ver, &ba) != 0 || (ab > 0) != (ba < 0) ||
                 (ab == 0) != (ba == 0))
                 abort();
+            /* the minor line (skew.h): a version of major 4 or 5 has one,
+             * the same as its own release's */
+            long line;
+            if (decide_version_minor_line(ver, &line) == 0 && (line < 0 || line > 1023))
+                abort();
         }
     }
     json_t *obj = json_loadb((const char *)data, jlen, 0, NULL);
@@ -61,6 +70,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 !memchr(rwhy, '\0', sizeof(rwhy)))
                 abort();
             decide_hc_free(hc);
+        }
+        decide_np_t *np = decide_np_extract(obj);
+        if (np) {
+            decide_skew_pool_t pool = {"np", np};
+            decide_skew_t sk;
+            char msg[1024];
+            decide_skew_check("spec.release.image", image, NULL, &pool, 1, size % 4, &sk, msg,
+                              sizeof(msg));
+            if (!memchr(msg, '\0', sizeof(msg)) || (sk.over > 0) != (msg[0] != '\0') ||
+                (sk.over > 0 && !sk.judged) || sk.over + sk.unknown > 1)
+                abort();
+            decide_np_free(np);
         }
         json_decref(obj);
     }

@@ -160,3 +160,17 @@ bool decide_release_version(const char *image, char *out, size_t n)
     out[len] = '\0';
     return true;
 }
+
+int decide_version_minor_line(const char *v, long *out)
+{
+    parsed_t p;
+    if (!v || parse(v, strlen(v), &p) != 0 || p.core[1] > 1000)
+        return -1;
+    if (p.core[0] == 4)
+        *out = (long)p.core[1];
+    else if (p.core[0] == 5)
+        *out = 23 + (long)p.core[1];
+    else
+        return -1;
+    return 0;
+}

@@ -30,4 +30,11 @@ bool decide_release_version(const char *image, char *out, size_t n);
  * -1 (and *cmp untouched) when either is not a semantic version. */
 int decide_version_cmp(const char *a, const char *b, int *cmp);
 
+/* The minor version of v on one line of minors, as HyperShift counts the
+ * skew between a NodePool and its control plane (supportedversion
+ * ValidateVersionSkew, normalizeToV4: OpenShift 5.0 is 4.23, so 5.y is
+ * 23 + y): 4.y gives y. Returns 0 with *out set, or -1 when v is no
+ * semantic version or its major is neither 4 nor 5. */
+int decide_version_minor_line(const char *v, long *out);
+
 #endif

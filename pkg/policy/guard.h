@@ -63,6 +63,10 @@ typedef struct guard_config {
                                        0: GUARD_AFTER_SETTLE */
     sched_time_t after_grace;       /* afterChangeGrace: unhealthy for longer than this
                                        inside it is told at once; 0: the default */
+    bool has_max_skew;              /* maxNodePoolSkew given; else HyperShift's (3) */
+    int max_skew;                   /* maxNodePoolSkew: minor versions a control-plane
+                                       release may be ahead of a NodePool
+                                       (decide/skew.h) */
     sched_time_t hold_age_warning;  /* holdAgeWarning: a change held longer is told
                                        (decide/aging.h); 0: GUARD_HOLD_AGE, negative:
                                        off ("0" in the file) */
@@ -82,6 +86,8 @@ typedef struct guard_config {
  *   maxRestrictiveUntil, minTimeLeft   durations such as "48h", "32d", "1h30m", "0"
  *   afterChangeSettle, afterChangeGrace, holdAgeWarning   durations, not limits
  *                     (holdAgeWarning "0": no warning; absent: 30d)
+ *   maxNodePoolSkew   minor versions, 0 to 9 (a number, or its text in a
+ *                     ConfigMap); absent: HyperShift's 3
  *   exemptNamespaces, exemptUsers, exemptGroups
  *                     comma- or space-separated names, or (plain object
  *                     only) arrays of strings; "prefix*" matches by prefix

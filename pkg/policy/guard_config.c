@@ -124,7 +124,8 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
                                        "minBlockLength",     "maxExclusionLength",
                                        "maxRestrictiveUntil", "minTimeLeft",
                                        "afterChangeSettle",  "afterChangeGrace",
-                                       "holdAgeWarning",     "exemptNamespaces",
+                                       "holdAgeWarning",     "maxNodePoolSkew",
+                                       "exemptNamespaces",
                                        "exemptUsers",        "exemptGroups",
                                        "notifications",      "checks",
                                        NULL};
@@ -187,6 +188,18 @@ int guard_config_parse(const json_t *doc, guard_config_t *cfg, char *err, size_t
         return hcp_errf(err, errlen, HCP_EINVAL,
                         "afterChangeGrace: longer than afterChangeSettle (%lds)",
                         (long)(cfg->after_settle ? cfg->after_settle : GUARD_AFTER_SETTLE));
+    const json_t *skew = json_object_get(data, "maxNodePoolSkew");
+    if (skew) {
+        const char *t = json_is_string(skew) ? json_string_value(skew) : NULL;
+        json_int_t v = json_is_integer(skew) ? json_integer_value(skew) : -1;
+        if (t && t[0] >= '0' && t[0] <= '9' && t[1] == '\0')
+            v = t[0] - '0';
+        if (v < 0 || v > 9)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "maxNodePoolSkew: must be a number of minor versions from 0 to 9");
+        cfg->has_max_skew = true;
+        cfg->max_skew = (int)v;
+    }
     const json_t *age = json_object_get(data, "holdAgeWarning");
     if (age && cfg->hold_age_warning == 0)
         cfg->hold_age_warning = -1; /* "0": told never */

@@ -162,6 +162,20 @@ static void test_config_bad(void **state)
     bad_config("{'holdAgeWarning':'30m'}", "holdAgeWarning: must be 0 (no warning) or at least 1h");
     bad_config("{'holdAgeWarning':'a month'}", "holdAgeWarning");
     bad_config("{'holdAgeWarning':30}", "holdAgeWarning: must be a duration");
+    /* maxNodePoolSkew: absent HyperShift's, else 0 to 9 minors, text or number */
+    c = config("{}");
+    assert_false(c.has_max_skew);
+    c = config("{'maxNodePoolSkew':'2'}");
+    assert_true(c.has_max_skew);
+    assert_int_equal(c.max_skew, 2);
+    c = config("{'maxNodePoolSkew':0}");
+    assert_true(c.has_max_skew);
+    assert_int_equal(c.max_skew, 0);
+    assert_false(guard_enforced(&c));
+    bad_config("{'maxNodePoolSkew':'10'}", "maxNodePoolSkew: must be a number of minor versions from 0 to 9");
+    bad_config("{'maxNodePoolSkew':-1}", "maxNodePoolSkew: must be a number");
+    bad_config("{'maxNodePoolSkew':'two'}", "maxNodePoolSkew: must be a number");
+    bad_config("{'maxNodePoolSkew':true}", "maxNodePoolSkew: must be a number");
 }
 
 #define SAT_SUN(dur) MS("{'permit':{'rrule':'FREQ=WEEKLY;BYDAY=SA,SU','duration':'" dur "'}}")
