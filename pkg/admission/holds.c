@@ -650,18 +650,15 @@ static bool pool_waits_for_checks(ctl_controller_t *c, const adm_request_t *q,
 
 /* ---- NodePools kept within reach (guard rails' maxNodePoolSkew, skew.h) ---- */
 typedef struct hc_pools {
-    const char *ns, *hc;
     decide_skew_pool_t *p;
     size_t n, cap;
     bool oom;
 } hc_pools_t;
 
-static void collect_pool(const kube_obj *o, void *ud)
+static void collect_pool(const char *name, const decide_np_t *np, void *arg)
 {
-    hc_pools_t *x = ud;
-    const decide_np_t *np = o->data;
-    if (!np || x->oom || strcmp(o->ns, x->ns) != 0 || !np->cluster_name ||
-        strcmp(np->cluster_name, x->hc) != 0)
+    hc_pools_t *x = arg;
+    if (x->oom)
         return;
     if (x->n == x->cap) {
         size_t cap = x->cap ? x->cap * 2 : 16;
@@ -673,7 +670,7 @@ static void collect_pool(const kube_obj *o, void *ud)
         x->p = p;
         x->cap = cap;
     }
-    x->p[x->n++] = (decide_skew_pool_t){o->name, np};
+    x->p[x->n++] = (decide_skew_pool_t){name, np};
 }
 
 /* Refuses a write that asks for a control-plane release (a new one: not
@@ -702,8 +699,10 @@ static bool skew_refused(ctl_controller_t *c, const adm_request_t *q, adm_respon
      * controlPlaneRelease unset before, spec.release.image */
     if (!running && strcmp(field, "controlPlaneRelease") == 0)
         running = hcp_json_str(q->old_object, "spec.release.image");
-    hc_pools_t x = {.ns = q->ns, .hc = q->name};
-    kube_cache_foreach(ctl_cache(c, CTL_CACHE_NPS), collect_pool, &x);
+    hc_pools_t x = {0};
+    decide_view_t view;
+    ctl_plan_view(c, &view);
+    view.nodepools(view.ud, q->ns, q->name, collect_pool, &x);
     if (x.oom) {
         free(x.p);
         *rc = hcp_errf(err, errlen, HCP_ENOMEM, "listing the NodePools of the HostedCluster");

@@ -18,7 +18,7 @@ void decide_skew_check(const char *field, const char *want, const char *running,
                        const decide_skew_pool_t *pools, size_t n, int max, decide_skew_t *out,
                        char *msg, size_t len)
 {
-    char now[64];
+    char now[64], list[1024] = "", one[400];
     long t, r, base = -1;
     size_t used = 0, named = 0;
 
@@ -44,21 +44,24 @@ void decide_skew_check(const char *field, const char *want, const char *running,
         if (t - p <= max || (base >= 0 && t <= base))
             continue;
         out->over++;
-        if (named < DECIDE_SKEW_NAMED && used < len) {
-            used += (size_t)snprintf(msg + used, len - used, "%s%s runs %s (%ld minor versions behind)",
-                                     named ? ", " : "", pools[i].name, v, t - p);
+        /* named while they fit; the rest are "and more" */
+        int k = snprintf(one, sizeof(one), "%s%s runs %s (%ld minor version%s behind)",
+                         named ? ", " : "", pools[i].name, v, t - p, t - p == 1 ? "" : "s");
+        if (named < DECIDE_SKEW_NAMED && k > 0 && (size_t)k < sizeof(one) &&
+            used + (size_t)k < sizeof(list)) {
+            memcpy(list + used, one, (size_t)k + 1);
+            used += (size_t)k;
             named++;
         }
     }
-    if (out->over == 0 || used >= len)
+    if (out->over == 0 || len == 0)
         return;
-    char pools_text[1024];
-    snprintf(pools_text, sizeof(pools_text), "%s%s", msg,
-             out->over > named ? ", and more" : "");
     snprintf(msg, len,
              "%s: release %s would leave NodePools more minor versions behind their control "
-             "plane than the guard rails' maxNodePoolSkew (%d) allows: %s. Upgrade those "
+             "plane than the guard rails' maxNodePoolSkew (%d) allows: %s%s. Upgrade those "
              "NodePools first (a held NodePool release goes at its window), or ask for a release "
-             "at most %d minor versions ahead of them.",
-             field, out->target, max, pools_text, max);
+             "at most %d minor version%s ahead of them.",
+             field, out->target, max, list, out->over > named ? (named ? ", and more" : "some")
+                                                              : "",
+             max, max == 1 ? "" : "s");
 }

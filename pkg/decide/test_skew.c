@@ -109,11 +109,35 @@ static void test_check(void **state)
     decide_np_free(v420);
 }
 
+/* Ten pools of the longest names: those that fit are named, the rest are
+ * "and more", and the sentence is whole. */
+static void test_many_long_names(void **state)
+{
+    (void)state;
+    decide_np_t *np = pool(IMG("4.14.0"), NULL);
+    char names[10][254], msg[2048];
+    decide_skew_pool_t pools[10];
+    decide_skew_t sk;
+    for (int i = 0; i < 10; i++) {
+        memset(names[i], 'a' + i, 253);
+        names[i][253] = '\0';
+        pools[i] = (decide_skew_pool_t){names[i], np};
+    }
+    decide_skew_check("spec.release.image", IMG("4.20.0"), NULL, pools, 10, 3, &sk, msg,
+                      sizeof(msg));
+    assert_int_equal(sk.over, 10);
+    assert_non_null(strstr(msg, ", and more. Upgrade those NodePools first"));
+    assert_non_null(strstr(msg, "at most 3 minor versions ahead of them."));
+    assert_null(strstr(msg, names[9]));
+    decide_np_free(np);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_minor_line),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_many_long_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
