@@ -101,9 +101,9 @@ static void test_skew_at_admission(void **state)
 
     /* the guard rails: a bound of 1 refuses 4.19 (np3 two behind); an
      * exempt user passes */
-    assert_int_equal(guard_config_parse(tu_doc("{\"maxNodePoolSkew\":\"1\",\"exemptUsers\":\"sre\"}"),
-                                        &g, err, sizeof(err)),
-                     0);
+    json_t *rails = tu_doc("{\"maxNodePoolSkew\":\"1\",\"exemptUsers\":\"sre\"}");
+    assert_int_equal(guard_config_parse(rails, &g, err, sizeof(err)), 0);
+    json_decref(rails);
     ctl_set_guard(c, &g);
     a = review(&r, "ocm", HC(IMG("4.17.3"), ""), HC(IMG("4.19.0"), ""));
     assert_false(a.allowed);

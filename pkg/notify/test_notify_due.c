@@ -651,6 +651,38 @@ static void test_hold_aging(void **state)
     assert_int_equal(notify_due(&o, &c, &m, d), 1); /* held only */
 }
 
+/* Every step marked at once, each with a request where it takes one, and
+ * four leads: the annotation's text holds them all (a mark left out would
+ * be written again at every reconcile). */
+static void test_marks_all_fit(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, back;
+    char text[NOTIFY_MARKS_LEN];
+    c.leads[0] = 30 * 86400 - 1;
+    c.leads[1] = 48 * 3600 + 59 * 60;
+    c.leads[2] = 3600 + 59;
+    c.leads[3] = 59;
+    c.n_leads = 4;
+    notify_marks_init(&m);
+    for (size_t st = 0; st < NOTIFY_STEP_COUNT; st++) {
+        notify_due_t d = {.step = (notify_step_t)st, .window = T("2026-12-31T23:59:59Z"),
+                          .request = T("2026-12-30T23:59:59Z")};
+        if (st == NOTIFY_WINDOW_SOON)
+            for (size_t i = 0; i < c.n_leads; i++) {
+                d.lead = c.leads[i];
+                notify_marks_note(&m, &d, &c);
+            }
+        else
+            notify_marks_note(&m, &d, &c);
+    }
+    notify_marks_format(&m, text, sizeof(text));
+    notify_marks_parse(text, &back);
+    assert_true(notify_marks_cover(&back, &m));
+    assert_non_null(strstr(text, "hold-aging=2026-12-31T23:59:59Z@2026-12-30T23:59:59Z"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -671,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_withdrawn),
         cmocka_unit_test(test_unhealthy_after_change),
         cmocka_unit_test(test_hold_aging),
+        cmocka_unit_test(test_marks_all_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
