@@ -1,5 +1,6 @@
 /*
- * kube/client.c - REST requests: auth, TLS, rate limit, 429 retries, stats.
+ * kube/client.c - REST requests: auth, TLS, rate limit, 429 retries, a read
+ * sent again when its connection broke, stats.
  */
 #include "kube/client.h"
 
@@ -26,6 +27,7 @@ struct kube_request {
     int attempts;
     bool no_ratelimit;
     bool reauthed;                    /* retried once after a 401 already */
+    bool resent;                      /* sent again once after its connection broke */
     bool in_cb;                       /* a user callback of this request is running */
     bool cancelled;
 };
@@ -267,6 +269,26 @@ static void on_transfer_done(kube_transfer *t, const kube_transfer_result *res, 
     kube_error_clear(&e);
     if (res->code < 0) {
         count(c, r->verb, 0);
+        /* A read whose connection broke under it is sent again at once, on
+         * another connection, as client-go does for a GET and a watch
+         * (rest/request.go: a connection reset or an unexpected EOF is
+         * retried for GETs only, a write may have happened). The API server
+         * closes an idle keep-alive connection after its IdleTimeout;
+         * libcurl sends again by itself only when a reused connection
+         * answered nothing, not when the send failed ("Send failure:
+         * Broken pipe") nor on a new connection. A watch only before its
+         * answer began: nothing
+         * of it was delivered. Once: a second break is the server going
+         * away, which the caller's backoff handles. */
+        if (res->conn_lost && !r->resent &&
+            (r->verb == KUBE_VERB_GET || r->verb == KUBE_VERB_LIST ||
+             r->verb == KUBE_VERB_WATCH) &&
+            (r->on_data == NULL || res->http_status == 0)) {
+            r->resent = true;
+            c->resent++;
+            if (launch(r, &e) == 0)
+                return;
+        }
         kube_error_set(&e, res->code, 0, NULL, "%s %s: %s%s", method_of(r->verb), r->url,
                        res->code == HCP_ETLS ? "TLS error: " : "", res->errmsg);
         finish(r, &e, NULL);

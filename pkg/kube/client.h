@@ -97,6 +97,7 @@ struct kube_client {
     kube_stat stats[KUBE_STATS_MAX];
     size_t nstats;
     unsigned long throttled;      /* 429 answers retried */
+    unsigned long resent;         /* reads sent again after their connection broke */
     unsigned long token_reloads;  /* times the token file was re-read */
     unsigned long warnings;       /* Warning headers received */
 };

@@ -101,6 +101,16 @@ static int is_tls_error(CURLcode rc)
     }
 }
 
+/* Whether rc says the connection went away under the transfer: the server
+ * closed or reset it (an idle keep-alive connection closed by the server at
+ * the moment it was reused, a server that stopped), not a timeout, a refused
+ * connection or a TLS failure. */
+static bool is_conn_lost(CURLcode rc)
+{
+    return rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR || rc == CURLE_GOT_NOTHING ||
+           rc == CURLE_PARTIAL_FILE;
+}
+
 /* Delivers buffered stream bytes, then completions. Runs outside libcurl callbacks. */
 static void dispatch(kube_http *h)
 {
@@ -146,6 +156,7 @@ static void dispatch(kube_http *h)
         r.warnings = t->warnings;
         if (msg->data.result != CURLE_OK) {
             r.code = is_tls_error(msg->data.result) ? HCP_ETLS : HCP_ETRANSPORT;
+            r.conn_lost = is_conn_lost(msg->data.result);
             r.errmsg = t->errbuf[0] ? t->errbuf : curl_easy_strerror(msg->data.result);
         }
         retire(h, t); /* removes the handle: safe, we are not inside libcurl */

@@ -42,6 +42,8 @@ typedef struct kube_transfer_result {
     double retry_after;  /* seconds from a Retry-After header, -1 when absent */
     const char *errmsg;  /* libcurl's explanation when code != 0 */
     const char *warnings; /* texts of the Warning headers, one per line, or NULL */
+    bool conn_lost;      /* the connection broke under the request (reset, broken pipe,
+                          * closed with no answer or mid-answer), not a timeout or refusal */
 } kube_transfer_result;
 
 /* Bytes of Warning texts kept per response; later ones are dropped. */

@@ -322,6 +322,135 @@ static void test_429_retry_after(void **state)
     fixture_stop(&f);
 }
 
+/* ---- a connection that breaks under a request ---------------------------- */
+
+typedef struct breaker {
+    int breaks;               /* reset this many requests per method and path (-1: all) */
+} breaker;
+
+static void breaker_serve(fakeapi_t *s, fakeapi_conn_t *c, const fakeapi_req_t *r, void *ud)
+{
+    breaker *b = ud;
+    char body[512];
+
+    if (b->breaks < 0 || fakeapi_count_of(s, r->method, r->path, r->watch) <= b->breaks) {
+        fakeapi_reset(c);
+        return;
+    }
+    if (r->watch) {
+        fakeapi_stream_open(c);
+        return;
+    }
+    if (strcmp(r->method, "GET") == 0 && strstr(r->path, "/cm-") == NULL)
+        fakeapi_reply(c, 200, NULL, "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\","
+                                    "\"metadata\":{\"resourceVersion\":\"9\"},\"items\":[]}");
+    else
+        fakeapi_reply(c, 200, NULL, cm(body, sizeof(body), strrchr(r->path, '/') + 1, "7"));
+}
+
+/*
+ * The server resets the connection under the first request of each: a GET
+ * and a LIST are sent again at once, on a new connection, and succeed (two
+ * requests each, no backoff: the 20 s backoff is never waited); a PATCH and
+ * a POST are not sent again (the write may have happened), their failure is
+ * reported as a transport error naming the request. A read whose second
+ * connection breaks too is reported, after exactly two requests.
+ */
+/* A streaming request's outcome: the result first, so store() takes it too. */
+typedef struct streamed {
+    result r;
+    size_t bytes;
+} streamed;
+
+static void count_bytes(kube_client *c, const char *data, size_t len, void *ud)
+{
+    (void)c;
+    (void)data;
+    ((streamed *)ud)->bytes += len;
+}
+
+static void test_broken_connection_resends_reads_once(void **state)
+{
+    breaker b = {.breaks = 1};
+    kube_client_opts o = {.max_retries = 5, .retry_initial = 20, .retry_max = 40};
+    const char *get_path = CM_PATH "/cm-get", *patch_path = CM_PATH "/cm-patch";
+    json_t *patch = json_pack("{s:{s:s}}", "data", "k", "patched");
+    json_t *obj = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
+                            "metadata", "name", "cm-new");
+    result get = {0}, list = {0}, pat = {0}, post = {0}, again = {0};
+    streamed watch = {0};
+    kube_call call = {.verb = KUBE_VERB_WATCH, .path = CM_PATH, .query = "watch=1",
+                      .on_data = count_bytes, .on_done = store, .ud = &watch};
+    fixture f;
+    kube_error e;
+
+    (void)state;
+    fixture_start(&f, &o, false, breaker_serve, &b);
+    get.started = list.started = ev_now(f.loop);
+    assert_int_equal(kube_get(&f.client, get_path, store, &get, &e), 0);
+    assert_int_equal(kube_list(&f.client, CM_PATH, "limit=10", store, &list, &e), 0);
+    assert_int_equal(kube_merge_patch(&f.client, patch_path, patch, store, &pat, &e), 0);
+    assert_int_equal(kube_create(&f.client, CM_PATH, obj, store, &post, &e), 0);
+    RUN_UNTIL(&f, get.done && list.done && pat.done && post.done);
+    if (get.failed || list.failed)
+        fail_msg("read failed: %s / %s", get.err.message, list.err.message);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(get.obj, "metadata"),
+                                                          "name")),
+                        "cm-get");
+    assert_string_equal(json_string_value(json_object_get(list.obj, "kind")), "ConfigMapList");
+    assert_int_equal(fakeapi_count_of(f.srv, "GET", get_path, false), 2);
+    assert_int_equal(fakeapi_count_of(f.srv, "GET", CM_PATH, false), 2);
+    assert_true(get.finished - get.started < 5.0);
+    assert_true(list.finished - list.started < 5.0);
+    assert_true(pat.failed && post.failed);
+    assert_int_equal(pat.err.code, HCP_ETRANSPORT);
+    assert_int_equal(pat.err.http_status, 0);
+    assert_non_null(strstr(pat.err.message, "PATCH "));
+    assert_non_null(strstr(pat.err.message, "/cm-patch"));
+    assert_int_equal(post.err.code, HCP_ETRANSPORT);
+    assert_int_equal(fakeapi_count_of(f.srv, "PATCH", patch_path, false), 1);
+    assert_int_equal(fakeapi_count_of(f.srv, "POST", CM_PATH, false), 1);
+    assert_int_equal(f.client.resent, 2);
+    assert_int_equal(stat_count(&f.client, KUBE_VERB_GET, 0), 1);
+
+    /* A watch whose new connection broke before its answer (the idle ones
+     * closed first: libcurl tries a reused one again by itself): sent again
+     * once, it streams. */
+    {
+        static const char ev[] = "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\","
+                                 "\"metadata\":{\"resourceVersion\":\"10\"}}}\n";
+        kube_request *req = NULL;
+        fakeapi_close_idle(f.srv);
+        assert_int_equal(kube_client_call(&f.client, &call, &req, &e), 0);
+        RUN_UNTIL(&f, fakeapi_streaming(f.srv));
+        assert_true(fakeapi_streaming(f.srv));
+        fakeapi_stream_send(f.srv, ev);
+        RUN_UNTIL(&f, watch.bytes >= sizeof(ev) - 1 || watch.r.done);
+        assert_false(watch.r.done);
+        assert_int_equal(watch.bytes, sizeof(ev) - 1);
+        assert_int_equal(fakeapi_count_of(f.srv, "GET", CM_PATH, true), 2);
+        assert_int_equal(f.client.resent, 3);
+        kube_request_cancel(req);
+    }
+    assert_int_equal(stat_count(&f.client, KUBE_VERB_GET, 200), 1);
+
+    /* Every connection breaks: the read is reported after its one resend
+     * (libcurl itself tries again once when a reused keep-alive connection
+     * answered nothing, so each attempt is one or two requests). */
+    b.breaks = -1;
+    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-again", store, &again, &e), 0);
+    RUN_UNTIL(&f, again.done);
+    assert_true(again.failed);
+    assert_int_equal(again.err.code, HCP_ETRANSPORT);
+    assert_in_range(fakeapi_count_of(f.srv, "GET", CM_PATH "/cm-again", false), 2, 4);
+    assert_int_equal(f.client.resent, 4);
+    json_decref(get.obj);
+    json_decref(list.obj);
+    json_decref(patch);
+    json_decref(obj);
+    fixture_stop(&f);
+}
+
 /*
  * Always 429 without Retry-After: the client backs off (each wait at least
  * half the doubling delay), gives up after max_retries retries and reports
@@ -1092,6 +1221,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_429_retry_after),
+        cmocka_unit_test(test_broken_connection_resends_reads_once),
         cmocka_unit_test(test_429_backoff_gives_up),
         cmocka_unit_test(test_warning_headers),
         cmocka_unit_test(test_broken_json_response),

@@ -19,6 +19,7 @@ struct fakeapi_conn {
     int fd;
     char buf[16384];       /* request bytes not yet parsed */
     size_t len;
+    bool reset;            /* close with a RST once the serve function returns */
     hcp_link_t link;       /* on the server's list */
 };
 
@@ -107,6 +108,25 @@ void fakeapi_stream_send(fakeapi_t *f, const char *data)
     send_all(f->stream, head, (size_t)n);
     send_all(f->stream, data, strlen(data));
     send_all(f->stream, "\r\n", 2);
+}
+
+static void conn_close(fakeapi_conn_t *c);
+
+void fakeapi_reset(fakeapi_conn_t *c)
+{
+    c->reset = true;
+}
+
+void fakeapi_close_idle(fakeapi_t *f)
+{
+    hcp_link_t *p = f->conns.next, *next;
+
+    for (; p != &f->conns; p = next) {
+        fakeapi_conn_t *c = hcp_list_entry(p, fakeapi_conn_t, link);
+        next = p->next;
+        if (c != f->stream)
+            conn_close(c);
+    }
 }
 
 bool fakeapi_streaming(const fakeapi_t *f)
@@ -236,6 +256,12 @@ static void conn_cb(struct ev_loop *loop, ev_io *w, int revents)
         logged = record(f, &r);
         if (f->serve) {
             f->serve(f, c, logged, f->ud);
+            if (c->reset) {
+                struct linger l = {.l_onoff = 1, .l_linger = 0};
+                must(setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l)) == 0, "SO_LINGER");
+                conn_close(c);
+                return;
+            }
         } else {
             int status = 200;
             const char *body = f->handler(logged, &status, f->ud);

@@ -72,6 +72,14 @@ void fakeapi_stream_open(fakeapi_conn_t *c);
 /* Sends data as one chunk on the stream opened last; aborts when it is closed. */
 void fakeapi_stream_send(fakeapi_t *f, const char *data);
 
+/* Resets c once the serve function returns: the connection is closed with a
+ * TCP RST and no answer, as a server that dropped it under the request. */
+void fakeapi_reset(fakeapi_conn_t *c);
+
+/* Closes every connection but the open stream's, as a server that closed its
+ * idle keep-alive connections: the client's next request makes a new one. */
+void fakeapi_close_idle(fakeapi_t *f);
+
 /* Whether the stream opened last is still open (the client has not closed it). */
 bool fakeapi_streaming(const fakeapi_t *f);
 
