@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "decide/after.h"
+#include "decide/aging.h"
 #include "decide/gate.h"
 #include "decide/hcfields.h"
 #include "decide/minleft.h"
@@ -416,9 +417,23 @@ static void start_line(const effective_t *e, sched_time_t at, char *buf, size_t 
                  m->start != m->window.start ? s : "");
 }
 
+/* How long the change held has waited (aging.h): from its request as the
+ * admission webhook recorded it; "" when nothing is held or no record says. */
+static void held_line(sched_time_t since, sched_time_t at, char *buf, size_t len)
+{
+    char t[32], d[48];
+
+    buf[0] = '\0';
+    if (since == SCHED_NEG_INF)
+        return;
+    sched_format_utc(since, t, sizeof t);
+    guard_format_duration(at > since ? at - since : 0, d, sizeof d);
+    snprintf(buf, len, "%s (%s), the request as the admission webhook recorded it", t, d);
+}
+
 static void print_text(const subject_t *x, const subject_t *hc, const effective_t *e,
                        const sched_set_t *w, sched_time_t at, const char *change,
-                       const common_t *cm)
+                       sched_time_t since, const common_t *cm)
 {
     char line[1100], a[32], b[32], d[48];
     size_t i;
@@ -452,6 +467,9 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
     if (line[0])
         printf("  %-11s %s\n", "Start:", line);
     printf("  %-11s %s\n", "Change:", change);
+    held_line(since, at, line, sizeof line);
+    if (line[0])
+        printf("  %-11s %s\n", "Held since:", line);
     /* DESIGN.md 3.13: the last request withdrawn, as the webhook recorded it. */
     const decide_audit_t *au = &x->m->audit;
     if (au->withdrawn_by && au->withdrawn_at)
@@ -522,7 +540,7 @@ static json_t *subject_json(const subject_t *x)
 
 static int print_json(const subject_t *x, const subject_t *hc, const effective_t *e,
                       const sched_set_t *w, sched_time_t at, const char *change,
-                      const common_t *cm)
+                      sched_time_t since, const common_t *cm)
 {
     json_t *doc = subject_json(x), *wins = json_array();
     size_t i;
@@ -543,6 +561,10 @@ static int print_json(const subject_t *x, const subject_t *hc, const effective_t
                         !e->state.permitted && e->state.has_next && !e->state.no_window
                             ? jtime(e->state.next.start) : json_null());
     json_object_set_new(doc, "change", json_string(change));
+    json_object_set_new(doc, "heldSince", since == SCHED_NEG_INF ? json_null() : jtime(since));
+    json_object_set_new(doc, "heldForSeconds",
+                        since == SCHED_NEG_INF ? json_null()
+                                               : json_integer(at > since ? at - since : 0));
     const decide_audit_t *au = &x->m->audit;
     json_object_set_new(doc, "withdrawn",
                         au->withdrawn_by && au->withdrawn_at
@@ -669,6 +691,7 @@ static int explain(const opts_t *o, oneshot_t *v)
     common_t cm;
     sched_set_t w;
     effective_t e;
+    sched_time_t since;
     int rc, status = EXIT_ACCESS;
 
     sched_set_init(&w);
@@ -688,8 +711,9 @@ static int explain(const opts_t *o, oneshot_t *v)
     if (!hc)
         common_of(v, x, &p, &cm);
     pending(x, e.state.permitted, &p.d, change, sizeof change);
-    if (o->json ? print_json(x, hc, &e, &w, o->at, change, hc ? NULL : &cm) != 0
-                : (print_text(x, hc, &e, &w, o->at, change, hc ? NULL : &cm), 0)) {
+    since = decide_held_since(&p);
+    if (o->json ? print_json(x, hc, &e, &w, o->at, change, since, hc ? NULL : &cm) != 0
+                : (print_text(x, hc, &e, &w, o->at, change, since, hc ? NULL : &cm), 0)) {
         fprintf(stderr, "%s: out of memory\n", PROG);
         goto done;
     }

@@ -62,6 +62,19 @@ explain_objects() {
   check_contains "the next window (Saturday 02:00 Berlin)" "a window opens 2026-11-28T01:00:00Z (in 2d 15h)" "$out"
   check_contains "the held release" "release quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64 requested, quay.io/openshift-release-dev/ocp-release:4.16.9-x86_64 running: held until changes are permitted" "$out"
   check_contains "the next windows" "2. 2026-11-29T01:00:00Z - 2026-11-29T07:00:00Z  (6h)" "$out"
+  check "no request recorded: no age is told" test "${out/Held since:/}" = "$out"
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z -o json
+  check_eq "-o json: no request recorded, heldSince and heldForSeconds null" "null|null" \
+    "$(jq -r '[.heldSince, .heldForSeconds] | map(tostring) | join("|")' <<<"$out")"
+  # The request as the admission webhook records it: how long it has waited.
+  must k annotate hostedcluster -n "$ns" prod --overwrite \
+    changemanagement.hypershift.openshift.io/requested-at=2026-11-21T08:00:00Z || return
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z
+  check_contains "the held change's age, from its recorded request" \
+    "Held since: 2026-11-21T08:00:00Z (4d 2h), the request as the admission webhook recorded it" "$out"
+  explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z -o json
+  check_eq "-o json: heldSince and heldForSeconds" "2026-11-21T08:00:00Z|352800" \
+    "$(jq -r '[.heldSince, .heldForSeconds] | join("|")' <<<"$out")"
 
   explain hostedcluster "$ns/prod" --at 2026-12-26T03:00:00Z -o json --count 1
   check_eq "-o json: exit 0" 0 "$rc"
