@@ -81,8 +81,10 @@ foreign_pause_never_lifted() {
     # Cluster API writes the MachineDeployment's status too, so its updates
     # cannot say who deleted the pause; HyperShift (the model) writes it only
     # to delete a pause it finds there.
-    check "... the model's write, not the controller's (HyperShift wrote it)" \
-      [ "$(model_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1")" -ge 1 ]
+    # The model counts its write once the API server answered it, which
+    # can be a moment after the test read the pause gone.
+    md1_written() { [ "$(model_writes "$s0" "$(model_summary)" "MachineDeployment $ns-hc1/np1")" -ge 1 ]; }
+    check "... the model's write, not the controller's (HyperShift wrote it)" wait_for 5 md1_written
   else
     now_is "... the model's write, not the controller's (updates by others: the test's)" 1 \
       others_writes "$s0" "$s1" "MachineDeployment $ns-hc1/np1"
