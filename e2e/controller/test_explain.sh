@@ -68,6 +68,7 @@ explain_objects() {
     "$(jq -r '[.heldSince, .heldForSeconds] | map(tostring) | join("|")' <<<"$out")"
   # The request as the admission webhook records it: how long it has waited.
   must k annotate hostedcluster -n "$ns" prod --overwrite \
+    changemanagement.hypershift.openshift.io/requested-release-image=quay.io/openshift-release-dev/ocp-release:4.17.1-x86_64 \
     changemanagement.hypershift.openshift.io/requested-at=2026-11-21T08:00:00Z || return
   explain hostedcluster "$ns/prod" --at 2026-11-25T10:00:00Z
   check_contains "the held change's age, from its recorded request" \
