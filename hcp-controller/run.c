@@ -444,6 +444,21 @@ static void on_leading(kube_lease *l, bool leading, void *ud)
     }
 }
 
+/* The API server answers again after requests got no answer: the Lease is
+ * tried at once (a leader that stepped down leads again) and the leader
+ * decides every object again, so that what failed meanwhile goes out now. */
+static void on_api_back(void *ud)
+{
+    app_t *a = ud;
+    log_kv(LOG_INFO, "the API server answers again", NULL);
+    if (a->stopping)
+        return;
+    if (a->lease_started)
+        kube_lease_kick(&a->lease);
+    if (a->ctl)
+        ctl_api_back(a->ctl);
+}
+
 /* A pre-start check answered about an object: decide it again. */
 static void on_check_answer(const char *kind, const char *ns, const char *name, void *ud)
 {
@@ -736,6 +751,7 @@ int run_main(int argc, char **argv)
         log_kv(LOG_ERROR, "cannot start the controller", "error", err, NULL);
         goto out_client;
     }
+    kube_client_on_back(&a.client, on_api_back, &a);
     if (start_servers(&a))
         goto out_ctl;
     if (a.opts.leader_elect && start_election(&a))

@@ -279,6 +279,12 @@ void ctl_set_leading(ctl_controller_t *c, bool leading)
         ctl_enqueue_all(c);
 }
 
+void ctl_api_back(ctl_controller_t *c)
+{
+    if (c->leading)
+        ctl_enqueue_all(c);
+}
+
 bool ctl_idle(const ctl_controller_t *c)
 {
     return ctl_queue_empty(&c->queue) && c->writer.inflight == 0;

@@ -136,6 +136,12 @@ bool ctl_synced(const ctl_controller_t *c);
  * the writer reconciles every object. */
 void ctl_set_leading(ctl_controller_t *c, bool leading);
 
+/* The API server answers again after requests got no answer (an outage, a
+ * restart): a leader decides every object again at once, so that a write
+ * that failed (a held change at a window that opened meanwhile) does not
+ * wait for its backoff (up to a minute). */
+void ctl_api_back(ctl_controller_t *c);
+
 /* True when the queue is empty and no write is in flight (for tests, the
  * demo and benchmarks). */
 bool ctl_idle(const ctl_controller_t *c);

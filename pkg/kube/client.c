@@ -104,6 +104,91 @@ static void refresh_token(kube_client *c, bool force)
     c->token = tok;
 }
 
+/* ---- the API server answering again ------------------------------------- */
+
+static void probe_done(kube_client *c, const kube_error *err, json_t *obj, void *ud)
+{
+    (void)err; /* /readyz answers "ok", not JSON: the answer itself is what counts */
+    (void)obj;
+    (void)ud;
+    c->probing = false;
+}
+
+static void probe_now(kube_client *c)
+{
+    kube_call call = {.verb = KUBE_VERB_GET, .path = "/readyz", .on_done = probe_done,
+                      .no_ratelimit = true};
+
+    if (!c->unreachable || c->probing)
+        return;
+    if (kube_client_call(c, &call, NULL, NULL) == 0)
+        c->probing = true;
+}
+
+static void probe_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    probe_now(w->data);
+}
+
+static void back_now(kube_client *c)
+{
+    ev_timer_stop(c->http->loop, &c->back_later);
+    c->back_at = ev_now(c->http->loop);
+    c->on_back(c->back_ud);
+}
+
+static void back_later_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    back_now(w->data);
+}
+
+/* A request got no answer: probe until something is answered (only for an
+ * owner who listens: a client of a hosted cluster that is down does not
+ * probe it twice a second for hours). */
+static void lost(kube_client *c)
+{
+    if (c->unreachable || c->opts.probe_interval < 0 || c->on_back == NULL)
+        return;
+    c->unreachable = true;
+    ev_timer_set(&c->probe, c->opts.probe_interval, c->opts.probe_interval);
+    ev_timer_start(c->http->loop, &c->probe);
+}
+
+/* /readyz answered: the API server serves again. */
+static void answered(kube_client *c)
+{
+    if (!c->unreachable)
+        return;
+    c->unreachable = false;
+    ev_timer_stop(c->http->loop, &c->probe);
+    c->backs++;
+    /* At most once a second: a path that answers 503 for good (none the
+     * controller reads) must not make its owner decide everything again
+     * and again. A call that comes too soon (the API server answered a
+     * core path, then a 503 for a custom resource while it was still
+     * starting) is made a second after the last one, not dropped. */
+    if (c->on_back == NULL)
+        return;
+    double wait = c->backs == 1 ? 0 : c->back_at + 1.0 - ev_now(c->http->loop);
+    if (wait <= 0) {
+        back_now(c);
+    } else {
+        ev_timer_stop(c->http->loop, &c->back_later);
+        ev_timer_set(&c->back_later, wait, 0.);
+        ev_timer_start(c->http->loop, &c->back_later);
+    }
+}
+
+void kube_client_on_back(kube_client *c, void (*on_back)(void *ud), void *ud)
+{
+    c->on_back = on_back;
+    c->back_ud = ud;
+}
+
 int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
                      const kube_client_opts *opts, kube_error *err)
 {
@@ -130,6 +215,12 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
         c->opts.retry_max = 30.0;
     if (c->opts.token_recheck <= 0)
         c->opts.token_recheck = 1.0;
+    if (c->opts.probe_interval == 0)
+        c->opts.probe_interval = 0.5;
+    ev_init(&c->probe, probe_cb);
+    c->probe.data = c;
+    ev_init(&c->back_later, back_later_cb);
+    c->back_later.data = c;
     kube_ratelimit_init(&c->rl, c->opts.qps, c->opts.burst, ev_now(http->loop));
     if (cfg->token) {
         c->token = strdup(cfg->token);
@@ -159,6 +250,10 @@ static void request_free(kube_request *r)
 
 void kube_client_close(kube_client *c)
 {
+    if (c->http) {
+        ev_timer_stop(c->http->loop, &c->probe);
+        ev_timer_stop(c->http->loop, &c->back_later);
+    }
     while (!hcp_list_empty(&c->reqs)) {
         kube_request *r = hcp_list_entry(c->reqs.next, kube_request, link);
         kube_http_cancel(c->http, r->t);
@@ -289,12 +384,29 @@ static void on_transfer_done(kube_transfer *t, const kube_transfer_result *res, 
             if (launch(r, &e) == 0)
                 return;
         }
+        if (res->code == HCP_ETRANSPORT)
+            lost(c);
         kube_error_set(&e, res->code, 0, NULL, "%s %s: %s%s", method_of(r->verb), r->url,
                        res->code == HCP_ETLS ? "TLS error: " : "", res->errmsg);
         finish(r, &e, NULL);
         return;
     }
     count(c, r->verb, status);
+    if (status == 503) {
+        /* Just after a restart the API server answers 503 ("the request has
+         * been made before all known HTTP paths have been installed") until
+         * it serves everything: not serving yet. */
+        lost(c);
+    } else if (c->unreachable) {
+        /* Serving again: a request done (2xx), or /readyz answered (a
+         * /readyz it may not read, 401, 403 or 404, is an answer too; 500
+         * is "not ready"). A watch's 410 right after a restart is not:
+         * another answer asks /readyz at once. */
+        if ((status >= 200 && status < 300) || (r->on_done == probe_done && status < 500))
+            answered(c); /* may call the owner, which may start requests: r stays */
+        else if (!c->probing)
+            probe_now(c);
+    }
     report_warnings(c, r, res->warnings);
     if (status == 429 && r->attempts <= c->opts.max_retries) {
         double wait = res->retry_after >= 0 ? res->retry_after : kube_backoff_next(&r->backoff,

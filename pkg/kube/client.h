@@ -71,6 +71,17 @@ typedef struct kube_client_opts {
      * call. NULL: warnings are only counted. */
     void (*on_warning)(const char *method, const char *url, const char *text, void *ud);
     void *warning_ud;      /* passed to on_warning */
+    /* Once a request got no answer at all (the API server unreachable: a
+     * refused or broken connection, a timeout), the client asks the API
+     * server's /readyz every probe_interval seconds (default 0.5; < 0: never)
+     * until it answers (and at once when any other request is answered),
+     * and then calls the function set with
+     * kube_client_on_back() (at most once a second, a call too soon made
+     * later, not dropped): its owner retries at
+     * once what failed, instead of at the end of its backoff. A 503 counts
+     * as no answer: a restarting API server answers it until it serves
+     * every path. Without that function the client does not probe. */
+    double probe_interval;
 } kube_client_opts;
 
 typedef struct kube_request kube_request;
@@ -98,6 +109,14 @@ struct kube_client {
     size_t nstats;
     unsigned long throttled;      /* 429 answers retried */
     unsigned long resent;         /* reads sent again after their connection broke */
+    bool unreachable;             /* a request got no answer, none answered since */
+    bool probing;                 /* a /readyz probe is in flight */
+    ev_timer probe;               /* the next /readyz while unreachable */
+    unsigned long backs;          /* times the API server answered again */
+    double back_at;               /* ev_now() of the last on_back call */
+    ev_timer back_later;          /* an on_back call deferred to a second after the last */
+    void (*on_back)(void *ud);    /* kube_client_on_back() */
+    void *back_ud;
     unsigned long token_reloads;  /* times the token file was re-read */
     unsigned long warnings;       /* Warning headers received */
 };
@@ -108,6 +127,10 @@ struct kube_client {
  */
 int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
                      const kube_client_opts *opts, kube_error *err);
+
+/* Sets the function called when the API server answers again after a
+ * request got no answer (kube_client_opts.probe_interval); NULL: none. */
+void kube_client_on_back(kube_client *c, void (*on_back)(void *ud), void *ud);
 
 /* Cancels every outstanding request (no callbacks) and frees the client's memory. */
 void kube_client_close(kube_client *c);

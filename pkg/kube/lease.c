@@ -254,6 +254,13 @@ void kube_lease_release(kube_lease *l, void (*done)(void *ud), void *ud)
     }
 }
 
+void kube_lease_kick(kube_lease *l)
+{
+    if (l->loop == NULL || l->releasing || l->req)
+        return;
+    schedule(l, 0.);
+}
+
 void kube_lease_stop(kube_lease *l)
 {
     if (l->req) {

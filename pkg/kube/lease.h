@@ -60,6 +60,12 @@ int kube_lease_start(kube_lease *l, kube_client *c, const kube_lease_opts *opts,
  * leading, or on failure, so shutdown always proceeds). */
 void kube_lease_release(kube_lease *l, void (*done)(void *ud), void *ud);
 
+/* Tries again now rather than at the next retry period: the API server
+ * answers again after an outage (kube_client_on_back()), and a leader that
+ * stepped down for want of renewals leads again at once. No-op while a
+ * request is in flight or the lease is being released. */
+void kube_lease_kick(kube_lease *l);
+
 /* Stops campaigning and frees the lease's memory (no callbacks). */
 void kube_lease_stop(kube_lease *l);
 

@@ -451,6 +451,105 @@ static void test_broken_connection_resends_reads_once(void **state)
     fixture_stop(&f);
 }
 
+/* ---- the API server answering again -------------------------------------- */
+
+typedef struct restarting {
+    bool serving;             /* false: 503 to every request, 500 to /readyz */
+} restarting;
+
+static void restarting_serve(fakeapi_t *s, fakeapi_conn_t *c, const fakeapi_req_t *r, void *ud)
+{
+    restarting *st = ud;
+    char body[512];
+
+    (void)s;
+    if (strcmp(r->path, "/readyz") == 0) {
+        fakeapi_reply(c, st->serving ? 200 : 500, NULL, st->serving ? "ok" : "not ready");
+        return;
+    }
+    if (!st->serving) {
+        fakeapi_reply(c, 503, NULL, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":"
+                                    "\"Failure\",\"message\":\"the request has been made before "
+                                    "all known HTTP paths have been installed, please try again\","
+                                    "\"reason\":\"ServiceUnavailable\",\"code\":503}");
+        return;
+    }
+    fakeapi_reply(c, 200, NULL, cm(body, sizeof(body), strrchr(r->path, '/') + 1, "7"));
+}
+
+static void count_back(void *ud)
+{
+    ++*(int *)ud;
+}
+
+/*
+ * A restarting API server (503 to every request, /readyz 500): after the
+ * first 503 the client asks /readyz every probe_interval; once /readyz
+ * answers 200 it calls on_back once, and asks no more. A client whose owner
+ * set no on_back never probes. A request done (2xx) says it serves too; a
+ * second call within a second of the last is made a second after it.
+ */
+static void test_probe_until_the_api_server_serves(void **state)
+{
+    restarting st = {.serving = false};
+    kube_client_opts o = {.max_retries = -1, .probe_interval = 0.05};
+    result get = {0}, more = {0};
+    fixture f;
+    kube_error e;
+    double t1;
+    int backs = 0, n;
+
+    (void)state;
+    fixture_start(&f, &o, false, restarting_serve, &st);
+    /* No owner listening: a 503 is reported and nothing is probed. */
+    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-a", store, &get, &e), 0);
+    RUN_UNTIL(&f, get.done);
+    assert_true(get.failed);
+    assert_int_equal(get.err.http_status, 503);
+    run_for(&f, 0.3);
+    assert_int_equal(fakeapi_count_of(f.srv, "GET", "/readyz", false), 0);
+
+    kube_client_on_back(&f.client, count_back, &backs);
+    memset(&get, 0, sizeof(get));
+    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-a", store, &get, &e), 0);
+    RUN_UNTIL(&f, get.done);
+    assert_true(f.client.unreachable);
+    RUN_UNTIL(&f, fakeapi_count_of(f.srv, "GET", "/readyz", false) >= 3);
+    assert_int_equal(backs, 0); /* /readyz 500: not ready */
+    st.serving = true;
+    RUN_UNTIL(&f, backs > 0);
+    assert_int_equal(backs, 1);
+    assert_false(f.client.unreachable);
+    t1 = f.client.back_at;
+    n = fakeapi_count_of(f.srv, "GET", "/readyz", false);
+    run_for(&f, 0.3);
+    assert_int_equal(fakeapi_count_of(f.srv, "GET", "/readyz", false), n); /* no more probes */
+
+    /* Down again (probes far apart now), then a request done (2xx) says it
+     * serves; within a second of the last call, the call comes a second
+     * after it, not never. */
+    f.client.opts.probe_interval = 30;
+    st.serving = false;
+    memset(&get, 0, sizeof(get));
+    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-a", store, &get, &e), 0);
+    RUN_UNTIL(&f, get.done);
+    assert_true(f.client.unreachable);
+    st.serving = true;
+    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-b", store, &more, &e), 0);
+    RUN_UNTIL(&f, more.done);
+    assert_false(more.failed);
+    assert_false(f.client.unreachable);
+    if (ev_now(f.loop) - f.client.back_at < 0.9)
+        assert_int_equal(backs, 1); /* deferred */
+    RUN_UNTIL(&f, backs == 2);
+    assert_int_equal(backs, 2);
+    assert_true(ev_now(f.loop) - t1 >= 1.0 - 0.01);
+    assert_int_equal(f.client.backs, 2);
+    json_decref(get.obj);
+    json_decref(more.obj);
+    fixture_stop(&f);
+}
+
 /*
  * Always 429 without Retry-After: the client backs off (each wait at least
  * half the doubling delay), gives up after max_retries retries and reports
@@ -1222,6 +1321,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_429_retry_after),
         cmocka_unit_test(test_broken_connection_resends_reads_once),
+        cmocka_unit_test(test_probe_until_the_api_server_serves),
         cmocka_unit_test(test_429_backoff_gives_up),
         cmocka_unit_test(test_warning_headers),
         cmocka_unit_test(test_broken_json_response),
