@@ -57,8 +57,7 @@ outage() {
   start_ctl a "$ns" "$(rfc3339 $(($(epoch "$OPEN") - lead)))" 1 --leader-elect \
     --leader-election-namespace "$ns" --webhook-bind-address "127.0.0.1:$WPORT" \
     --webhook-cert-file "$CERT" --webhook-key-file "$KEY" || { not_ok "$name: controller starts"; return; }
-  opted() { [ "$(label_of "$(hc_path "$ns" a)")" = true ]; }
-  check "$name: the leader labels the opted-in HostedCluster" wait_for 10 opted
+  check "$name: the leader labels the opted-in HostedCluster" wait_for 10 labelled "$(hc_path "$ns" a)"
   sleep 2 # the API server's webhook configuration informer
   release_held "$name: a release before the window" "$(hc_path "$ns" a)" "$REL1" "$REL0"
   gen0=$(get "$(hc_path "$ns" a)" .metadata.generation)

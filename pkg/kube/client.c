@@ -173,7 +173,7 @@ static void answered(kube_client *c)
      * starting) is made a second after the last one, not dropped. */
     if (c->on_back == NULL)
         return;
-    double wait = c->backs == 1 ? 0 : c->back_at + 1.0 - ev_now(c->http->loop);
+    double wait = c->back_at + 1.0 - ev_now(c->http->loop); /* back_at 0: never called */
     if (wait <= 0) {
         back_now(c);
     } else {
@@ -372,9 +372,8 @@ static void on_transfer_done(kube_transfer *t, const kube_transfer_result *res, 
          * libcurl sends again by itself only when a reused connection
          * answered nothing, not when the send failed ("Send failure:
          * Broken pipe") nor on a new connection. A watch only before its
-         * answer began: nothing
-         * of it was delivered. Once: a second break is the server going
-         * away, which the caller's backoff handles. */
+         * answer began: nothing of it was delivered. Once: a second break
+         * is the server going away, which the caller's backoff handles. */
         if (res->conn_lost && !r->resent &&
             (r->verb == KUBE_VERB_GET || r->verb == KUBE_VERB_LIST ||
              r->verb == KUBE_VERB_WATCH) &&

@@ -348,14 +348,6 @@ static void breaker_serve(fakeapi_t *s, fakeapi_conn_t *c, const fakeapi_req_t *
         fakeapi_reply(c, 200, NULL, cm(body, sizeof(body), strrchr(r->path, '/') + 1, "7"));
 }
 
-/*
- * The server resets the connection under the first request of each: a GET
- * and a LIST are sent again at once, on a new connection, and succeed (two
- * requests each, no backoff: the 20 s backoff is never waited); a PATCH and
- * a POST are not sent again (the write may have happened), their failure is
- * reported as a transport error naming the request. A read whose second
- * connection breaks too is reported, after exactly two requests.
- */
 /* A streaming request's outcome: the result first, so store() takes it too. */
 typedef struct streamed {
     result r;
@@ -369,6 +361,15 @@ static void count_bytes(kube_client *c, const char *data, size_t len, void *ud)
     ((streamed *)ud)->bytes += len;
 }
 
+/*
+ * The server resets the connection under the first request of each: a GET
+ * and a LIST are sent again at once, on a new connection, and succeed (two
+ * requests each, no backoff: the 20 s backoff is never waited); a PATCH and
+ * a POST are not sent again (the write may have happened), their failure is
+ * reported as a transport error naming the request. A watch whose
+ * connection breaks before its answer is sent again and streams. A read
+ * whose second attempt breaks too is reported after its one resend.
+ */
 static void test_broken_connection_resends_reads_once(void **state)
 {
     breaker b = {.breaks = 1};

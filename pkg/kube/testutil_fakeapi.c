@@ -110,7 +110,22 @@ void fakeapi_stream_send(fakeapi_t *f, const char *data)
     send_all(f->stream, "\r\n", 2);
 }
 
-static void conn_close(fakeapi_conn_t *c);
+bool fakeapi_streaming(const fakeapi_t *f)
+{
+    return f->stream != NULL;
+}
+
+static void conn_close(fakeapi_conn_t *c)
+{
+    fakeapi_t *f = c->f;
+
+    hcp_list_remove(&c->link);
+    if (f->stream == c)
+        f->stream = NULL;
+    ev_io_stop(f->loop, &c->io);
+    close(c->fd);
+    free(c);
+}
 
 void fakeapi_reset(fakeapi_conn_t *c)
 {
@@ -127,23 +142,6 @@ void fakeapi_close_idle(fakeapi_t *f)
         if (c != f->stream)
             conn_close(c);
     }
-}
-
-bool fakeapi_streaming(const fakeapi_t *f)
-{
-    return f->stream != NULL;
-}
-
-static void conn_close(fakeapi_conn_t *c)
-{
-    fakeapi_t *f = c->f;
-
-    hcp_list_remove(&c->link);
-    if (f->stream == c)
-        f->stream = NULL;
-    ev_io_stop(f->loop, &c->io);
-    close(c->fd);
-    free(c);
 }
 
 /* Copies the value of header `name` from the header block into out ("" when absent). */
