@@ -36,6 +36,7 @@
 #define EXIT_USAGE 2
 #define SHUTDOWN_GRACE 4.0 /* seconds after the delay; the process exits within delay + 5 */
 #define SHUTDOWN_DELAY 5.0 /* --shutdown-delay's default, seconds */
+#define STANDBY_AFTER 1.0  /* --standby-release-after's default, seconds */
 
 static const char usage_text[] =
     "Usage: hcp-controller run [FLAGS]\n"
@@ -81,6 +82,12 @@ static const char usage_text[] =
     "                                     still routed here are answered (default 5; the\n"
     "                                     Lease is released at once; no delay without\n"
     "                                     --webhook-bind-address)\n"
+    "  --standby-release-after SECONDS    with --leader-elect: a replica that does not lead\n"
+    "                                     writes a held change whose window opened when it\n"
+    "                                     is still held this long after and no held change\n"
+    "                                     was let through meanwhile (the leader is gone);\n"
+    "                                     conditional on the version it decided from, so\n"
+    "                                     never twice (default 1; 0: never)\n"
     "  --hypershift-users NAME,...        the users whose writes never withdraw a held\n"
     "                                     request (HyperShift's own, and the controller's;\n"
     "                                     default " RUN_HYPERSHIFT_USERS_DEFAULT ")\n"
@@ -190,7 +197,7 @@ static int bool_flag(const char *arg, run_opts_t *o, char *err, size_t errlen)
 
 /* The flags that take a value, and how each value is read. */
 typedef enum vkind { V_STRING, V_QPS, V_BURST, V_LOG_FORMAT, V_VERBOSITY, V_SIM_START,
-                     V_TIME_SCALE, V_HOSTED_PERIOD, V_SHUTDOWN_DELAY, V_USERS } vkind_t;
+                     V_TIME_SCALE, V_HOSTED_PERIOD, V_SHUTDOWN_DELAY, V_STANDBY, V_USERS } vkind_t;
 
 static const struct vflag {
     const char *name;
@@ -214,6 +221,7 @@ static const struct vflag {
     {"--guard-config", V_STRING, offsetof(run_opts_t, guard_config)},
     {"--hosted-reassert-period", V_HOSTED_PERIOD, 0},
     {"--shutdown-delay", V_SHUTDOWN_DELAY, 0},
+    {"--standby-release-after", V_STANDBY, 0},
     {"--hypershift-users", V_USERS, 0},
     {"--kube-api-qps", V_QPS, 0},
     {"--kube-api-burst", V_BURST, 0},
@@ -303,6 +311,12 @@ static int set_value(const struct vflag *f, const char *v, run_opts_t *o, char *
             return hcp_errf(err, errlen, HCP_EINVAL,
                             "--shutdown-delay: \"%.40s\" is not a number of seconds 0..3600", v);
         return 0;
+    case V_STANDBY:
+        if (parse_double(v, 0, &o->standby_after) || o->standby_after > 60)
+            return hcp_errf(err, errlen, HCP_EINVAL,
+                            "--standby-release-after: \"%.40s\" is not a number of seconds "
+                            "0..60", v);
+        return 0;
     case V_USERS:
         return set_users(v, o, err, errlen);
     case V_TIME_SCALE:
@@ -346,6 +360,7 @@ int run_parse_flags(int argc, char **argv, run_opts_t *o, char *err, size_t errl
     o->webhook_addr = "0";
     o->webhook_policy = "Fail";
     o->shutdown_delay = SHUTDOWN_DELAY;
+    o->standby_after = STANDBY_AFTER;
     o->hypershift_users[0] = RUN_HYPERSHIFT_USERS_DEFAULT;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -569,6 +584,7 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
     log_kv(LOG_INFO, "shutting down", "signal", w->signum == SIGTERM ? "SIGTERM" : "SIGINT",
            "webhooks-answered-for-seconds", delay, NULL);
     ctl_set_leading(a->ctl, false); /* stop writing first */
+    ctl_set_standby(a->ctl, 0);     /* and leave nothing to a standby here */
     if (a->notify_on)
         notify_sender_lead(&a->notify, false);
     if (a->checks_on)
@@ -735,7 +751,8 @@ int run_main(int argc, char **argv)
                         .notify_cfg = a.notify_on ? &a.notify.cfg : NULL,
                         .hypershift_users = a.opts.hypershift_users,
                         .remediate_drift = a.opts.remediate_drift,
-                        .checks = a.checks_on ? &a.checks : NULL};
+                        .checks = a.checks_on ? &a.checks : NULL,
+                        .standby_after = a.opts.standby_after};
     if (a.notify_on)
         notify_sender_callbacks(&a.notify, on_delivered, on_failing, &a);
     /* In a cluster the Secret's address (the service's short name) only

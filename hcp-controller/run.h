@@ -42,6 +42,7 @@ typedef struct run_opts {
     const char *guard_config;        /* --guard-config: the guard rails file, or NULL */
     double hosted_period;            /* --hosted-reassert-period; 0 = the default */
     double shutdown_delay;           /* --shutdown-delay, seconds (default 5) */
+    double standby_after;            /* --standby-release-after, seconds (default 1) */
     const char *hypershift_users[RUN_MAX_USERS + 1]; /* --hypershift-users, split at
                                         commas (into users_buf), NULL-terminated */
     char users_buf[2048];

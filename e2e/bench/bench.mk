@@ -9,11 +9,16 @@
 # BENCH_HOSTED_PERIOD (default 60) is the controller's --hosted-reassert-period.
 # bench-boundary (BENCH_HELD=1) gives every HostedCluster and NodePool a change
 # held until one shared boundary and reports the order of the boundary's writes
-# and when the last held release was committed.
+# and when the last held release was committed. bench-failover is the same
+# boundary with two replicas whose leader is killed (SIGKILL) BENCH_FAILOVER
+# seconds before it (default 3): when the standby commits the held releases.
+# BENCH_STANDBY=1 with bench-boundary runs the second replica beside a leader
+# left alone: the standby must write nothing, and the leader's figures compare
+# with a run without it.
 
-BENCH_E2E_TARGETS += bench-controller bench-hosted bench-boundary
+BENCH_E2E_TARGETS += bench-controller bench-hosted bench-boundary bench-failover
 
-.PHONY: bench-controller bench-hosted bench-boundary
+.PHONY: bench-controller bench-hosted bench-boundary bench-failover
 
 BENCH_CTL_DIR := $(BUILD)/e2e/bench
 
@@ -24,7 +29,7 @@ $(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/bench/bounda
 	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/bench/boundary.c e2e/kube/hostedsim_driver.c \
 		e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS)
 
-# $(1): BENCH_HOSTED (0 or 1); $(2): BENCH_HELD (0 or 1).
+# $(1): BENCH_HOSTED (0 or 1); $(2): BENCH_HELD (0 or 1); $(3): BENCH_FAILOVER.
 # The API server's own etcd compaction (every 5 minutes by default) is turned
 # off: the bench compacts at instants of its choosing (after the cold start,
 # before the baseline), so that neither a boundary nor a baseline runs beside
@@ -32,7 +37,7 @@ $(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/bench/bounda
 bench_controller_run = @e2e/cluster.sh down bench >/dev/null 2>&1 || true; \
 	rc=0; HCP_APISERVER_ARGS="--etcd-compaction-interval=0 $${HCP_APISERVER_ARGS:-}" \
 	e2e/cluster.sh with bench -- bash -c 'set -a; eval "$$(e2e/cluster.sh env bench)"; \
-		set +a; BENCH_HOSTED=$(1) BENCH_HELD=$(or $(2),0) BENCH_COMPARE=$(abspath $(BENCH_CTL_DIR))/converged-without-hosted \
+		set +a; BENCH_HOSTED=$(1) BENCH_HELD=$(or $(2),0) BENCH_FAILOVER=$(or $(3),0) BENCH_STANDBY=$${BENCH_STANDBY:-0} BENCH_COMPARE=$(abspath $(BENCH_CTL_DIR))/converged-without-hosted \
 		$(abspath $(BENCH_CTL_DIR))/bench_controller $(abspath $(BUILD)/hcp-controller)' \
 		|| rc=$$?; e2e/cluster.sh down bench >/dev/null 2>&1; exit $$rc
 
@@ -44,6 +49,9 @@ bench-hosted: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 
 bench-boundary: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
 	$(call bench_controller_run,0,1)
+
+bench-failover: $(BENCH_CTL_DIR)/bench_controller $(BUILD)/hcp-controller
+	$(call bench_controller_run,0,1,$${BENCH_FAILOVER:-3})
 
 # bench-notify (e2e/bench/bench_notify.sh): notifications at scale beside the
 # behaviour model on the "main" instance: a simulated month of 50

@@ -102,6 +102,9 @@ static double steady_seconds = 600, boundary_after = 120, settle = 3, baseline_i
 static bool hosted_on;         /* BENCH_HOSTED: a hosted API server per HostedCluster */
 static double hosted_period;   /* BENCH_HOSTED_PERIOD: --hosted-reassert-period, 0 = none */
 static bool held_on;           /* BENCH_HELD: every object holds a change until the boundary */
+static double failover;        /* BENCH_FAILOVER: seconds before the boundary the leader of two
+                                  replicas is killed (SIGKILL); 0: none */
+static bool standby_on;        /* BENCH_STANDBY: two replicas, the leader left alone */
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -600,8 +603,10 @@ static int free_port(void)
     die("no free port");
 }
 
+/* Starts `hcp-controller run` as pr, logging to logdir/name.log; elect: with
+ * leader election (BENCH_FAILOVER: two replicas). */
 static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig,
-                             const char *logdir)
+                             const char *logdir, const char *name, bool elect)
 {
     char sim[32], mport[64], hport[64];
     time_t t = BOUNDARY_EPOCH - (time_t)boundary_after;
@@ -612,7 +617,7 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
     snprintf(mport, sizeof(mport), "127.0.0.1:%d", pr->metrics_port);
     int hp = free_port();
     snprintf(hport, sizeof(hport), "127.0.0.1:%d", hp == pr->metrics_port ? hp + 1 : hp);
-    snprintf(pr->log, sizeof(pr->log), "%s/controller.log", logdir);
+    snprintf(pr->log, sizeof(pr->log), "%s/%s.log", logdir, name);
     char period[32];
     snprintf(period, sizeof(period), "%g", hosted_period);
     /* /metrics over plain HTTP: the bench times the render, not the access
@@ -627,6 +632,12 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
     if (hosted_period > 0) {
         argv[argc++] = "--hosted-reassert-period";
         argv[argc++] = period;
+    }
+    if (elect) {
+        char *le[] = {"--leader-elect", "--leader-election-namespace", "default",
+                      "--leader-election-id", "hcp-bench"};
+        for (size_t i = 0; i < 5; i++)
+            argv[argc++] = le[i];
     }
     if (held_on) { /* the webhooks served (nothing calls them): holds by admission */
         snprintf(cert, sizeof(cert), "%s/webhook.crt", logdir);
@@ -643,9 +654,10 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
     }
     argv[argc] = NULL;
     printf("controller: %s run --simulated-start-time %s --time-scale 1 --kube-api-qps 0 "
-           "(no client-side rate limit) --kube-api-burst 1000000 --metrics-secure=false%s%s%s\n", bin, sim,
+           "(no client-side rate limit) --kube-api-burst 1000000 --metrics-secure=false%s%s%s%s\n", bin, sim,
            hosted_period > 0 ? " --hosted-reassert-period " : "",
-           hosted_period > 0 ? period : "", held_on ? " --webhook-bind-address ..." : "");
+           hosted_period > 0 ? period : "", held_on ? " --webhook-bind-address ..." : "",
+           elect ? " --leader-elect ..." : "");
     fflush(stdout);
     pr->t_spawn = ev_time();
     pr->pid = fork();
@@ -737,6 +749,9 @@ typedef struct scrape {
     double last_write; /* hcp_controller_last_write_timestamp_seconds */
     double gets;       /* GET answers (Secrets of the ClusterVersion projection) */
     double seconds;  /* how long the scrape took */
+    double leader;   /* hcp_controller_leader */
+    double standby, standby_conflicts; /* hcp_controller_standby_releases_total, and
+                        hcp_controller_standby_release_conflicts_total */
 } scrape_t;
 
 typedef struct buf {
@@ -790,6 +805,12 @@ static int scrape(const proc_t *pr, scrape_t *out)
                 out->errors = v;
             else if (strncmp(line, "hcp_controller_last_write_timestamp_seconds ", 44) == 0)
                 out->last_write = v;
+            else if (strncmp(line, "hcp_controller_leader ", 22) == 0)
+                out->leader = v;
+            else if (strncmp(line, "hcp_controller_standby_releases_total ", 38) == 0)
+                out->standby = v;
+            else if (strncmp(line, "hcp_controller_standby_release_conflicts_total ", 47) == 0)
+                out->standby_conflicts = v;
             else if (strncmp(line, "hcp_controller_api_requests_total{", 34) == 0 &&
                      (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\"") ||
                       strstr(line, "verb=\"update\"") || strstr(line, "verb=\"delete\""))) {
@@ -817,7 +838,7 @@ static double scrape_every = SCRAPE_INTERVAL; /* at least, seconds */
 static double wait_plateau(const proc_t *pr, double timeout, scrape_t *last, double *max_scrape)
 {
     double deadline = ev_time() + timeout, since = -1;
-    scrape_t prev = {-1, -1, 0, 0, 0, 0, 0}, s = {0, 0, 0, 0, 0, 0, 0};
+    scrape_t prev = {.writes = -1, .answered = -1}, s = {0};
     while (ev_time() < deadline) {
         double t = ev_time();
         if (!alive(pr))
@@ -1130,10 +1151,70 @@ static void stop_recorders(void)
         boundary_stop(recorders);
 }
 
+static proc_t *standby_proc;  /* BENCH_FAILOVER: the replica that does not lead */
+
 static void stop_controller_at_exit(void)
 {
     if (controller)
         stop_controller(controller);
+    if (standby_proc)
+        stop_controller(standby_proc);
+}
+
+/* BENCH_FAILOVER: waits until one of a and b leads (60 s) and makes *a the
+ * leader. */
+static void pick_leader(proc_t *a, proc_t *b)
+{
+    double end = ev_time() + 60;
+    scrape_t sa, sb;
+    while (ev_time() < end) {
+        if (scrape(a, &sa) == 0 && sa.leader == 1)
+            return;
+        if (scrape(b, &sb) == 0 && sb.leader == 1) {
+            proc_t t = *a;
+            *a = *b;
+            *b = t;
+            return;
+        }
+        usleep(200000);
+    }
+    die("neither replica leads after 60 s");
+}
+
+static void sleep_until(double t)
+{
+    double d;
+    while ((d = t - ev_time()) > 0)
+        usleep((useconds_t)((d > 0.5 ? 0.5 : d) * 1e6));
+}
+
+/* BENCH_FAILOVER: the leader killed at instant t (SIGKILL: a node lost). */
+static void kill_leader_at(proc_t *leader, double t)
+{
+    sleep_until(t);
+    kill(leader->pid, SIGKILL);
+    waitpid(leader->pid, NULL, 0);
+    leader->pid = 0;
+}
+
+/* BENCH_FAILOVER: the figures of a boundary whose leader was killed
+ * `failover` seconds before it. Returns the failures. */
+static int failover_report(const boundary_figs_t *f, const scrape_t *st, double kill_before)
+{
+    int failures = 0;
+    printf("failover: the leader killed (SIGKILL) %.1f s before the boundary; the standby "
+           "let through %d of %d held releases, committed %.2f s to %.2f s after the "
+           "boundary (watch streams of the API server); before it: %s; written by the "
+           "standby before it led: %.0f (the rest as the leader, once the Lease expired), "
+           "%.0f of its writes refused as written already (409)\n",
+           kill_before, f->releases, n_hc, f->first_release, f->last_release,
+           f->first_release >= 0 ? "none" : "SOME FAIL", st->standby, st->standby_conflicts);
+    printf("status writes of the boundary: %ld, committed before the last release: %ld "
+           "(must be 0)%s\n", f->others, f->others_before_last, f->others_before_last ? " FAIL" : "");
+    /* The rest goes once the standby leads (the Lease expired), as leader. */
+    failures += f->releases != n_hc || f->first_release < 0 || f->others_before_last != 0 ||
+                st->standby < 1 || st->standby > n_hc || st->standby_conflicts != 0;
+    return failures;
 }
 
 /* BENCH_HELD: one release patch per HostedCluster, as the controller sends it
@@ -1226,15 +1307,6 @@ static int held_report(const boundary_figs_t *f, const boundary_figs_t *base, do
            base->last_release > 0 ? f->last_release / base->last_release : 0);
     failures += f->releases != n_hc || f->others_before_last != 0 || base->releases != n_hc;
     return failures;
-}
-
-/* ---- main ----------------------------------------------------------------------------- */
-
-static void sleep_until(double t)
-{
-    double d;
-    while ((d = t - ev_time()) > 0)
-        usleep((useconds_t)((d > 0.5 ? 0.5 : d) * 1e6));
 }
 
 /* ---- the hosted API servers (BENCH_HOSTED=1) ------------------------------------ */
@@ -1344,6 +1416,8 @@ static long count_items(harness *h, const char *path)
     return n;
 }
 
+/* ---- main ----------------------------------------------------------------------------- */
+
 int main(int argc, char **argv)
 {
     harness h;
@@ -1369,6 +1443,10 @@ int main(int argc, char **argv)
     hosted_on = env_num("BENCH_HOSTED", 0, 0, 1) != 0;
     hosted_period = env_num("BENCH_HOSTED_PERIOD", 60, 0, 3600);
     held_on = env_num("BENCH_HELD", 0, 0, 1) != 0;
+    failover = env_num("BENCH_FAILOVER", 0, 0, 60);
+    standby_on = env_num("BENCH_STANDBY", 0, 0, 1) != 0 || failover > 0;
+    if (failover > 0)
+        held_on = true;
     if (held_on && !getenv("BENCH_STEADY_SECONDS"))
         steady_seconds = 30;
     if (held_on && !getenv("BENCH_BOUNDARY_AFTER"))
@@ -1411,7 +1489,15 @@ int main(int argc, char **argv)
                "NodePools (policy np-window opens at %s)\n", n_hc / 4, n_np, BOUNDARY);
 
     /* 2. Cold start. */
-    spawn_controller(&pr, argv[1], h.kubeconfig, logdir);
+    proc_t standby = {0};
+    if (standby_on) {
+        spawn_controller(&pr, argv[1], h.kubeconfig, logdir, "controller-a", true);
+        spawn_controller(&standby, argv[1], h.kubeconfig, logdir, "controller-b", true);
+        standby_proc = &standby;
+        pick_leader(&pr, &standby);
+    } else {
+        spawn_controller(&pr, argv[1], h.kubeconfig, logdir, "controller", false);
+    }
     controller = &pr;
     atexit(stop_controller_at_exit);
     double t_conv = -1, deadline = pr.t_spawn + 900;
@@ -1460,16 +1546,21 @@ int main(int argc, char **argv)
                boundary_after);
     } else {
         boundary_rec_t rec = {0};
+        proc_t *m = failover > 0 ? &standby : &pr; /* whose writes are measured */
+        if (failover >= 2)
+            kill_leader_at(&pr, t_b - failover);
         if (held_on) {
             sleep_until(t_b - 2);
             boundary_record(&rec, h.kubeconfig, list_rv(&h), logdir);
             recorders = &rec;
             atexit(stop_recorders); /* die() exits */
         }
+        if (failover > 0 && failover < 2)
+            kill_leader_at(&pr, t_b - failover);
         sleep_until(t_b - 1);
         scrape_t before;
         int tries = 0;
-        while (scrape(&pr, &before) && ++tries < 3) /* a loaded machine: 10 s each */
+        while (scrape(m, &before) && ++tries < 3) /* a loaded machine: 10 s each */
             ;
         if (tries == 3)
             die("cannot scrape the controller's metrics");
@@ -1482,9 +1573,9 @@ int main(int argc, char **argv)
             scrape_every = 15;
             sleep_until(t_b + scrape_every); /* nor right at the boundary */
         }
-        double t_last = wait_plateau(&pr, 600, &s, &max_scrape);
+        double t_last = wait_plateau(m, 600, &s, &max_scrape);
         while (t_last >= 0 && s.writes <= before.writes && ev_time() < t_b + 60)
-            t_last = wait_plateau(&pr, 600, &s, &max_scrape);
+            t_last = wait_plateau(m, 600, &s, &max_scrape);
         if (t_last < 0 || check_state(&h, true, true)) {
             printf("FAIL: the boundary flip did not converge\n");
             failures++;
@@ -1495,6 +1586,26 @@ int main(int argc, char **argv)
         if (held_on) {
             record_releases(&rec, RELEASE, t_b, &bf);
             recorders = NULL;
+        }
+        if (failover > 0) {
+            if (scrape(m, &s))
+                die("cannot scrape the standby's metrics");
+            failures += failover_report(&bf, &s, failover);
+            printf("boundary flip, the standby leading: last write acknowledged %.1f s after "
+                   "the boundary (%.0f writes)\n", flip, flip_writes);
+            stop_controller(m);
+            printf("%s\n", failures ? "FAIL" : "PASS");
+            return failures ? 1 : 0;
+        }
+        if (standby_on) { /* beside a leader that writes: nothing */
+            scrape_t sb;
+            if (scrape(&standby, &sb))
+                die("cannot scrape the standby's metrics");
+            printf("the standby beside the leader at the boundary: %.0f writes, %.0f held "
+                   "changes let through, %.0f refused as written already (must all be 0)%s\n",
+                   sb.writes, sb.standby, sb.standby_conflicts,
+                   sb.writes + sb.standby + sb.standby_conflicts > 0 ? " FAIL" : "");
+            failures += sb.writes + sb.standby + sb.standby_conflicts > 0;
         }
     }
 

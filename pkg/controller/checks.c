@@ -47,6 +47,16 @@ sched_time_t ctl_checks_ask(ctl_controller_t *c, const record_t *r, const decide
     return SCHED_POS_INF;
 }
 
+bool ctl_checks_apply(const ctl_controller_t *c, const decide_plan_t *p)
+{
+    const check_runner_t *cr = c->opts.checks;
+    sched_time_t window;
+    uint64_t key;
+    unsigned system;
+    return cr && p->opted_in && decide_plan_check_key(p, &window, &key, &system) &&
+           check_config_lead(&cr->cfg, system) >= 0;
+}
+
 void ctl_check_answered(ctl_controller_t *c, const char *kind, const char *ns, const char *name)
 {
     if (c)

@@ -159,6 +159,7 @@ int ctl_state_init(ctl_controller_t *c, size_t nbuckets)
 {
     ctl_queue_init(&c->queue);
     ctl_write_init(&c->writer, c->loop, c->client, &c->stats, ctl_write_settled, c);
+    ctl_standby_init(c);
     if (kube_objmap_init(&c->records, nbuckets) ||
         kube_cache_init(&c->policies, &ctl_policy_ops, c) ||
         kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
@@ -197,6 +198,7 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
     c->opts.watch_namespace = c->ns_filter;
     if (ctl_state_init(c, 256))
         goto oom;
+    ctl_set_standby(c, opts->standby_after);
     ev_check_start(loop, &c->qcheck);
     if ((rc = start_watch(c, &c->w_policies, &c->policies, CM_GROUP, CM_VERSION,
                           "hostedchangemanagementpolicies", c->ns_filter, err, errlen)) ||
@@ -240,6 +242,7 @@ void ctl_stop(ctl_controller_t *c)
     ev_check_stop(c->loop, &c->qcheck);
     ev_idle_stop(c->loop, &c->qidle);
     ev_timer_stop(c->loop, &c->discovery_retry);
+    ctl_standby_stop(c);
     /* Outstanding writes are cancelled with the client; their records go.
      * A deleted object's record waiting in a queue is no longer in the map. */
     ctl_queue_t *queues[] = {&c->queue, &c->writer.waiting};
@@ -275,6 +278,7 @@ void ctl_set_leading(ctl_controller_t *c, bool leading)
     c->leading = leading;
     if (c->proj)
         hosted_set_leading(c->proj, leading);
+    ctl_standby_lead(c, was, leading);
     if (leading && !was)
         ctl_enqueue_all(c);
 }

@@ -7,7 +7,8 @@
  * A reconcile asks pkg/decide (decide_plan()) what the object should look
  * like and writes only what differs (DESIGN.md 3.3-3.7); /metrics asks the
  * same plan, read only. Only a leading controller writes; a follower keeps its caches
- * warm and takes over at once when it is elected.
+ * warm and takes over at once when it is elected, and meanwhile writes a held change
+ * whose window opened that the leader leaves behind (standby.c).
  *
  * Everything runs on the caller's libev loop. The clock is injectable: with
  * a simulated start and a time scale, a week of windows passes in minutes.
@@ -71,6 +72,11 @@ typedef struct ctl_options {
      * asked about each held change its lead before the window; their
      * verdict is the last stage of the gate. Borrowed; NULL: none. */
     struct check_runner *checks;
+    /* A replica that does not lead writes a held change its plan lets
+     * through when, this many real seconds after, it is still held and no
+     * held change was seen let through meanwhile (the leader is gone:
+     * standby.c); 0 never. */
+    double standby_after;
 } ctl_options_t;
 
 /* Counters the metrics endpoint exports. */
@@ -99,6 +105,10 @@ typedef struct ctl_stats {
     uint64_t unhealthy_after[2]; /* completed changes found unhealthy after them
                                   (DESIGN.md 3.15), once per change: [0] control
                                   plane (HostedClusters), [1] worker nodes (NodePools) */
+    uint64_t standby_releases; /* held changes this replica let through while it did not
+                                  lead (standby.c), seen landed */
+    uint64_t standby_conflicts; /* of its writes of them, those another replica's write
+                                  preceded (409) */
     uint64_t drift_remediations; /* machines of an older template deleted for their failed
                                   health check while a drift was held (remediate.c) */
     double reconcile_seconds;  /* total time spent reconciling */
@@ -150,6 +160,11 @@ const ctl_stats_t *ctl_get_stats(const ctl_controller_t *c);
 
 /* True while this controller is the writer. */
 bool ctl_leading(const ctl_controller_t *c);
+
+/* A replica that does not lead writes held changes the leader leaves
+ * behind after `after` seconds (ctl_options_t.standby_after); <= 0 never
+ * again (a replica shutting down). */
+void ctl_set_standby(ctl_controller_t *c, double after);
 
 /* The guard rails' holdAgeWarning in force, seconds (decide/aging.h); 0
  * when held changes are never told aging. */

@@ -7,6 +7,7 @@
  *   queue.c       records, the deduplicating work queue, timers
  *   reconcile.c   plan (pkg/decide) -> writes, Events, hosted projection
  *   write.c       the writer (write.h): in-flight writes, conflicts, staleness
+ *   standby.c     a held change the leader leaves, written by a follower
  *   cmlabel.c     the opted-in label on the ConfigMaps a NodePool names
  *   companion.c   each object's HostedChangeManagementStatus brought to its plan
  *   scrape.c      /metrics values: the same plan, read only
@@ -131,6 +132,12 @@ typedef struct record {
     bool rem_listing;        /* R_REM: its Machines' LIST is in flight */
     bool cm_absent;
     double cm_retry;         /* next try of an absent ConfigMap, seconds */
+    /* A replica that does not lead (standby.c), real time (ev_time()): */
+    double sb_due;           /* when its plan first let the held change through, 0 none */
+    bool sb_mine;            /* it wrote the held change itself (not answered 409) */
+    char sb_rv[32];          /* the version that write was made on */
+    double sb_told;          /* when what it wrote landed, 0 none: told if it
+                                leads soon (ctl_standby_told()) */
 } record_t;
 
 /* The record that embeds `field` at ptr. */
@@ -151,6 +158,18 @@ typedef struct policy_entry {
     policy_shared_t *shared;
     json_t *status;
 } policy_entry_t;
+
+/* A replica that does not lead, watching the held changes whose window
+ * opened (standby.c). Times are real (ev_time()). */
+typedef struct ctl_standby {
+    double after;               /* seconds a change stays due, with nobody letting one
+                                   through, before this replica writes it; 0 never */
+    bool off;                   /* never (ctl_set_standby(), a replica shutting down) */
+    double seen;                /* a change due here was last let through by another
+                                   writer, or this replica stopped leading */
+    ev_timer timer;             /* the next instant a waiting change may go */
+    double at;                  /* when the timer fires */
+} ctl_standby_t;
 
 struct ctl_controller {
     struct ev_loop *loop;
@@ -191,6 +210,7 @@ struct ctl_controller {
     ctl_writer_t writer;        /* writes in flight */
     uint64_t policy_epoch;      /* bumped when a policy appears, goes or is edited */
     hosted_t *proj;             /* hosted ClusterVersion projection */
+    ctl_standby_t standby;      /* held changes a leader leaves behind (standby.c) */
     ctl_stats_t stats;
 };
 
@@ -215,6 +235,9 @@ sched_time_t ctl_notify_wake(ctl_controller_t *c, const decide_plan_t *p, sched_
  * SCHED_POS_INF. */
 sched_time_t ctl_checks_ask(ctl_controller_t *c, const record_t *r, const decide_plan_t *p,
                             sched_time_t now);
+/* True when a pre-start check applies to p's held change (its answers are
+ * the leader's alone). */
+bool ctl_checks_apply(const ctl_controller_t *c, const decide_plan_t *p);
 /* The notified annotation, written when what this replica delivered is not
  * on the object yet: by the leader before its steps, and by a replica that
  * no longer leads, for what it delivered while it led. Not by the reconcile
@@ -290,6 +313,25 @@ void ctl_rem_enqueue(ctl_controller_t *c, const kube_obj *ms);
  * conditional delete each); the record is forgotten when nothing is left
  * to do. Leader only, with opts.remediate_drift. */
 void ctl_reconcile_rem(ctl_controller_t *c, record_t *r);
+
+/* standby.c */
+void ctl_standby_init(ctl_controller_t *c);
+void ctl_standby_stop(ctl_controller_t *c);
+/* c stopped (was) or started leading. */
+void ctl_standby_lead(ctl_controller_t *c, bool was, bool leading);
+/* A replica that does not lead, after deciding record r (plan p; releasing:
+ * the plan lets a held change through): true when it writes the held change
+ * now (standby.c says when); else it waits for that instant. Notes a change
+ * due here let through by another writer. */
+bool ctl_standby_takes(ctl_controller_t *c, record_t *r, const decide_plan_t *p, bool releasing);
+/* The answer to the held change r's standby wrote: landed (counted, told
+ * if it leads soon), held back by a webhook (written again), or a 409
+ * (another replica wrote first). */
+void ctl_standby_answered(ctl_controller_t *c, record_t *r, ctl_write_outcome_t outcome,
+                          const json_t *answer);
+/* Before the leader tells r's transitions: a change this replica let
+ * through as a standby is told only when it leads soon after. */
+void ctl_standby_told(record_t *r);
 
 /* handlers.c */
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,

@@ -268,6 +268,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     r->last_min_left = min_left;
     /* Once per held change let through: a release, or a change of
      * configuration alone (which never shows as a pending version). */
+    ctl_standby_told(r);
     r->initiated = decide_initiated(p, r->have_last, r->last_pending, r->let_through);
     r->let_through = false;
     if (r->initiated)
@@ -314,13 +315,21 @@ static kube_cache *capi_cache(ctl_controller_t *c, decide_kind_t k, const char *
     return k == DECIDE_CLUSTER ? &c->clusters : k == DECIDE_MS ? &c->mss : &c->mds;
 }
 
+/* The answer to a held change a standby wrote (standby.c). */
+static void standby_answered(ctl_write_outcome_t outcome, const json_t *answer, void *ud)
+{
+    record_t *r = ud;
+    ctl_standby_answered(r->ctl, r, outcome, answer);
+}
+
 /* Submits the writes the plan asks for (decide_writes(), in their order),
  * each addressed to its object and conditional on the version the plan
  * read. A held change let through is written alone and marked first: the
  * writer sends it before every other write, and its CAPI pause, Events,
- * status and companion come with the next reconcile, after the answer. */
+ * status and companion come with the next reconcile, after the answer.
+ * standby: a replica that does not lead writes the held change alone. */
 static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
-                      const char *capi_path, const char *path, sched_time_t now)
+                      const char *capi_path, const char *path, sched_time_t now, bool standby)
 {
     const char *resource;
     kube_cache *cc = capi_cache(c, p->capi_kind, &resource);
@@ -330,21 +339,28 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     for (int i = 0; i < ws.n; i++) {
         const decide_write_t *dw = &ws.w[i];
         bool capi = dw->target == DECIDE_WRITE_CAPI;
-        if (capi && !capi_path[0])
-            continue; /* no path for its CAPI object */
+        if ((capi && !capi_path[0]) || (standby && !dw->first))
+            continue; /* no path for its CAPI object; a standby writes the change alone */
         if (dw->first) {
-            r->let_through = true; /* told once the object shows it (decide_initiated()) */
+            if (!standby) /* a standby's is told once it landed (standby.c) */
+                r->let_through = true; /* told once the object shows it (decide_initiated()) */
+            else
+                snprintf(r->sb_rv, sizeof(r->sb_rv), "%s",
+                         (capi ? p->capi.rv : p->self.rv) ? (capi ? p->capi.rv : p->self.rv)
+                                                          : "");
             r->release_unchecked = p->d.gate.applies && p->d.gate.unchecked;
             log_kv(LOG_INFO, "held change released", "kind",
                    p->kind == DECIDE_HC ? "HostedCluster" : "NodePool", "namespace", r->ns,
-                   "name", r->name, "what", dw->what, NULL);
+                   "name", r->name, "what", dw->what, "by", standby ? "standby" : "leader",
+                   NULL);
         }
         ctl_write_t w = {.verb = dw->kind == DECIDE_WRITE_STATUS ? CTL_WRITE_STATUS
                                                                  : CTL_WRITE_PATCH,
                          .path = capi ? capi_path : path, .doc = dw->patch,
                          .cache = capi ? cc : own, .what = dw->what,
                          .stale = capi ? r->wt.stale_capi : r->wt.stale_own,
-                         .base_rv = capi ? p->capi.rv : p->self.rv, .first = dw->first};
+                         .base_rv = capi ? p->capi.rv : p->self.rv, .first = dw->first,
+                         .done = standby ? standby_answered : NULL, .done_ud = r};
         submit(c, r, &w);
     }
     decide_writes_free(&ws);
@@ -419,11 +435,13 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
               * the window closed */
             ctl_notify_steps(c, r, &p, hc ? "HostedCluster" : "NodePool",
                              ctl_clock_now(&c->opts.clock, c->loop));
-        carry_out(c, r, &p, capi_path, path, now);
+        carry_out(c, r, &p, capi_path, path, now, false);
         if (!releasing)
             ctl_companion_sync(c, r, &p, now);
     } else if (!c->leading) {
         ctl_notify_marks(c, r, &p); /* what it delivered while it led */
+        if (ctl_standby_takes(c, r, &p, releasing))
+            carry_out(c, r, &p, capi_path, path, now, true); /* the leader left it */
     }
 done:
     decide_plan_free(&p);

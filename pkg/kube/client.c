@@ -371,7 +371,8 @@ static void on_transfer_done(kube_transfer *t, const kube_transfer_result *res, 
          * closes an idle keep-alive connection after its IdleTimeout;
          * libcurl sends again by itself only when a reused connection
          * answered nothing, not when the send failed ("Send failure:
-         * Broken pipe") nor on a new connection. A watch only before its
+         * Broken pipe") nor on a new connection; the resend opens a new
+         * connection (launch()). A watch only before its
          * answer began: nothing of it was delivered. Once: a second break
          * is the server going away, which the caller's backoff handles. */
         if (res->conn_lost && !r->resent &&
@@ -464,6 +465,11 @@ static int launch(kube_request *r, kube_error *err)
     /* HTTP/1.1: one connection per transfer in flight (see http.h). */
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    /* A read sent again after its connection broke goes on a new one: the
+     * pool may hold more connections the server closed while idle (after a
+     * burst, all of them), and another of those breaks the same way. */
+    if (r->resent)
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
