@@ -339,15 +339,14 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
     for (int i = 0; i < ws.n; i++) {
         const decide_write_t *dw = &ws.w[i];
         bool capi = dw->target == DECIDE_WRITE_CAPI;
+        const char *base = capi ? p->capi.rv : p->self.rv;
         if ((capi && !capi_path[0]) || (standby && !dw->first))
             continue; /* no path for its CAPI object; a standby writes the change alone */
         if (dw->first) {
             if (!standby) /* a standby's is told once it landed (standby.c) */
                 r->let_through = true; /* told once the object shows it (decide_initiated()) */
             else
-                snprintf(r->sb_rv, sizeof(r->sb_rv), "%s",
-                         (capi ? p->capi.rv : p->self.rv) ? (capi ? p->capi.rv : p->self.rv)
-                                                          : "");
+                snprintf(r->sb_rv, sizeof(r->sb_rv), "%s", base ? base : "");
             r->release_unchecked = p->d.gate.applies && p->d.gate.unchecked;
             log_kv(LOG_INFO, "held change released", "kind",
                    p->kind == DECIDE_HC ? "HostedCluster" : "NodePool", "namespace", r->ns,
@@ -359,7 +358,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
                          .path = capi ? capi_path : path, .doc = dw->patch,
                          .cache = capi ? cc : own, .what = dw->what,
                          .stale = capi ? r->wt.stale_capi : r->wt.stale_own,
-                         .base_rv = capi ? p->capi.rv : p->self.rv, .first = dw->first,
+                         .base_rv = base, .first = dw->first,
                          .done = standby ? standby_answered : NULL, .done_ud = r};
         submit(c, r, &w);
     }
