@@ -325,6 +325,7 @@ HCP_E2E_ADMIN_TOKEN_FILE=$dir/tokens/admin
 HCP_E2E_NOPERM_TOKEN_FILE=$dir/tokens/noperm
 HCP_E2E_CONTROLLER_TOKEN_FILE=$dir/tokens/controller
 HCP_E2E_APISERVER_LOG=$dir/apiserver.log
+HCP_E2E_AUDIT_LOG=$dir/audit.log
 HCP_E2E_ETCD_LOG=$dir/etcd.log
 EOF
   if capi_admission_only "$inst"; then
@@ -371,11 +372,24 @@ start_etcd() {
   e2e_die "$inst: etcd did not become healthy on $(etcd_url)"
 }
 
+# A hosted cluster's API server keeps an audit log (metadata of every
+# request: who, what, with which user agent), so that the tests see as whom
+# the controller's requests are made there.
+audit_args() {
+  case "$inst" in
+    hosted | hosted-*)
+      printf 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n' \
+        >"$dir/audit-policy.yaml"
+      echo "--audit-policy-file $dir/audit-policy.yaml --audit-log-path $dir/audit.log" \
+        "--audit-log-maxsize 100 --audit-log-maxbackup 1" ;;
+  esac
+}
+
 start_apiserver() {
   local p="$dir/pki"
   mkdir -p "$dir/apiserver-certs"
   # Extra flags for experiments: HCP_APISERVER_ARGS="--watch-cache=false".
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2046
   setsid "$KUBE_APISERVER_BIN" \
     --etcd-servers "$(etcd_url)" \
     --etcd-prefix "/registry" \
@@ -396,6 +410,7 @@ start_apiserver() {
     --endpoint-reconciler-type none \
     --profiling=false \
     --v "${HCP_APISERVER_VERBOSITY:-1}" \
+    $(audit_args) \
     ${HCP_APISERVER_ARGS:-} \
     </dev/null >>"$dir/apiserver.log" 2>&1 8>&- 9>&- &
   echo $! >"$dir/apiserver.pid"

@@ -1317,6 +1317,7 @@ typedef struct hosted_figs {
     double cold;              /* controller start to the last one projected, s */
     double per_cluster;       /* requests per hosted cluster other than patches, by then */
     double patches;           /* patches per hosted cluster, by then */
+    double admin;             /* requests per hosted cluster with its admin kubeconfig, by then */
     hostedsim_stats_t s0, s1; /* steady state's start and end */
     double restore;           /* a dropped condition pair back after, s (-1: not) */
 } hosted_figs_t;
@@ -1343,8 +1344,9 @@ static void hosted_cold(const proc_t *pr, hosted_figs_t *f)
     f->cold = st.last_projected - pr->t_spawn;
     /* Up to each cluster's own first projection: later periodic checks of
      * clusters projected early are steady state, not cold start. */
-    f->per_cluster = (st.first_requests - n_hc) / n_hc;
+    f->per_cluster = (st.first_requests - st.admin_requests - n_hc) / n_hc;
     f->patches = st.patches / n_hc;
+    f->admin = st.admin_requests / n_hc;
 }
 
 /* A foreign writer drops our conditions on one ClusterVersion: the time
@@ -1378,10 +1380,18 @@ static int hosted_report(const hosted_figs_t *f, double steady, double cold)
            hosted_period);
     printf("hosted cold start: %d/%d ClusterVersions projected, the last %.1f s after the "
            "controller started (target <= 60 s)%s; %.2f requests per hosted cluster besides "
-           "its first patch, up to its projection (target <= 2; %.2f patches per cluster by "
-           "then)\n", f->projected, n_hc, f->cold, f->all ? "" : " FAIL",
-           f->per_cluster, f->patches);
+           "its first patch and the set-up, up to its projection (target <= 2; %.2f patches "
+           "per cluster by then); set-up with the admin kubeconfig: %.2f requests per cluster "
+           "(must be 4: ServiceAccount, ClusterRole, binding, token)%s\n", f->projected, n_hc,
+           f->cold, f->all ? "" : " FAIL", f->per_cluster, f->patches, f->admin,
+           f->admin == 4 ? "" : " FAIL");
     failures += !f->all;
+    failures += f->admin != 4;
+    double sadmin = f->s1.admin_requests - f->s0.admin_requests;
+    printf("hosted steady state: %.0f requests with an admin kubeconfig (must be 0: tokens "
+           "are renewed at 80%% of their hour)%s, %.0f as the controller's ServiceAccount\n",
+           sadmin, sadmin == 0 ? "" : " FAIL", f->s1.sa_requests - f->s0.sa_requests);
+    failures += sadmin != 0;
     printf("hosted steady state: %.0f s, %.0f requests = %.2f per hosted cluster per period "
            "(target <= 1), %.0f patches (must be 0)%s; open watches at the end: %.0f started "
            "in total\n", steady, sreq, sreq / n_hc / periods, spatch,

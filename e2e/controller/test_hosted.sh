@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Controller scenario about the hosted cluster's own ClusterVersion: the
 # controller reads the HostedCluster's service-network-admin-kubeconfig
-# Secret, writes ChangesPaused and ChangesPending into ClusterVersion
-# "version" of the hosted API server, follows the window boundaries there,
+# Secret, sets up a ServiceAccount of its own in the hosted cluster with it,
+# writes ChangesPaused and ChangesPending into ClusterVersion "version" of
+# the hosted API server as that ServiceAccount, removes it all when the
+# HostedCluster opts out, follows the window boundaries there,
 # re-asserts conditions another writer drops, and reports a missing or
 # broken Secret as a condition on that HostedCluster only, without polling
 # for it.
@@ -23,6 +25,7 @@ load_hosted_env() {
     printf -v "H_${k#HCP_E2E_}" '%s' "$v"
   done < <("$CTL_REPO/e2e/cluster.sh" env hosted 2>/dev/null)
   [ -f "${H_ADMIN_TOKEN_FILE:-/nonexistent}" ] || return 1
+  H_AUDIT=${H_AUDIT_LOG:-}
   H_TOKEN=$(cat "$H_ADMIN_TOKEN_FILE")
 }
 
@@ -178,6 +181,52 @@ absent_secret_not_polled() {
     hc_cond_sr "$ns" hc2 "$PROJECTED"
 }
 
+SA_PATH=/api/v1/namespaces/kube-system/serviceaccounts/hcp-controller
+ROLE_PATH=/apis/rbac.authorization.k8s.io/v1/clusterroles/hcp-controller:clusterversion-conditions
+SA_USER=system:serviceaccount:kube-system:hcp-controller
+# audit_count SINCE SELECT: the hosted API server's audit events since SINCE
+# (RFC 3339) made by the controller (its user agent) that jq's SELECT keeps.
+audit_count() {
+  [ -f "$H_AUDIT" ] || { echo -1; return; }
+  jq -c --arg t "$1" "select(.requestReceivedTimestamp >= \$t and
+    (.userAgent | startswith(\"hcp-controller\"))) | select($2)" "$H_AUDIT" | wc -l
+}
+hapi_code() { hapi GET "$1" >/dev/null 2>&1 && echo 200 || echo gone; }
+
+# The controller reaches the hosted cluster as a ServiceAccount of its own:
+# the admin kubeconfig of the Secret made four requests (the set-up), every
+# ClusterVersion request was made as the ServiceAccount. When the
+# HostedCluster opts out, our conditions and the set-up leave the hosted
+# cluster.
+least_privilege_and_opt_out() {
+  local ns since
+  ns=$(new_ns ident) || return
+  must reset_cv || return
+  since=$(date -u +%Y-%m-%dT%H:%M:%S)
+  must mk_policy "$ns" weekly "$(weekly_policy Saturday 00:00 5m)" || return
+  must mk_hc "$ns" hc1 policy=weekly || return
+  must put_secret "$ns" hc1 "$(cat "$H_KUBECONFIG")" || return
+  start_ctl a "$ns" 2026-03-06T23:57:00Z 10 --hosted-apiserver kubeconfig \
+    --hosted-reassert-period 2 ||
+    { not_ok "controller starts"; return; }
+  EVENTUALLY=10 eventually "HostedCluster $PROJECTED=True" True/Projected hc_cond_sr "$ns" hc1 "$PROJECTED"
+  now_is "the ServiceAccount exists in the hosted cluster" 200 hapi_code "$SA_PATH"
+  now_is "one set-up: 4 requests with the admin kubeconfig" 4 metric a hcp_controller_hosted_admin_requests_total
+  now_is "one token issued" 1 metric a hcp_controller_hosted_tokens_total
+  if [ -f "$H_AUDIT" ]; then
+    check "ClusterVersion requests were made as $SA_USER ($(audit_count "$since" ".user.username == \"$SA_USER\""))" \
+      [ "$(audit_count "$since" ".user.username == \"$SA_USER\" and .objectRef.resource == \"clusterversions\"")" -ge 1 ]
+    now_is "no ClusterVersion request with the admin kubeconfig" 0 \
+      audit_count "$since" ".user.username != \"$SA_USER\" and .objectRef.resource == \"clusterversions\""
+  fi
+  must set_annotations "$(hc_path "$ns" hc1)" '{"changemanagement.hypershift.openshift.io/policy": null}' || return
+  EVENTUALLY=15 eventually "opted out: the ServiceAccount is removed from the hosted cluster" gone \
+    hapi_code "$SA_PATH"
+  now_is "and its ClusterRole" gone hapi_code "$ROLE_PATH"
+  now_is "our conditions left the ClusterVersion" / cv_cond ChangesPaused
+  now_is "the cluster-version operator's own condition is kept" True/AsExpected cv_cond Available
+}
+
 begin_suite
 if ! load_hosted_env || ! hapi GET /readyz >/dev/null; then
   echo "instance hosted not running (e2e/cluster.sh up hosted)"
@@ -186,4 +235,5 @@ if ! load_hosted_env || ! hapi GET /readyz >/dev/null; then
 fi
 run_scenario hosted_clusterversion_conditions
 run_scenario absent_secret_not_polled
+run_scenario least_privilege_and_opt_out
 summary

@@ -3,7 +3,13 @@
 // conditions), for the hosted ClusterVersion projection's e2e test and
 // benchmark. Only what the projection uses is served: GET and merge-PATCH of
 // clusterversions/version and its status (resourceVersion preconditions
-// answered with 409), and the list and watch of the collection.
+// answered with 409), and the list and watch of the collection; with the
+// kubeconfig's admin token, the server-side apply and delete of the
+// controller's ServiceAccount kube-system/hcp-controller, its ClusterRole
+// and binding, and TokenRequests of it. A ServiceAccount token is refused
+// (401) once its ServiceAccount is gone and may only get
+// clusterversions/version and patch its status while the ClusterRole and
+// the binding exist (else 403), as kube-apiserver's RBAC would.
 //
 // Usage: hostedsim -n N -dir DIR
 //

@@ -37,10 +37,22 @@ type server struct {
 	firstGets   int64 // of those, GETs of the object
 	droppedAt   float64
 	restoredAt  float64
+
+	// The controller's identity (kube-apiserver's behaviour: a bound
+	// ServiceAccount token is refused once its ServiceAccount is gone,
+	// and RBAC refuses what no binding grants).
+	saUID     int // the ServiceAccount's uid; 0: none
+	nextUID   int
+	roleOK    bool           // the ClusterRole exists
+	bindingOK bool           // the ClusterRoleBinding exists
+	tokens    map[string]int // token -> the uid it was issued for
+	adminReqs int64          // requests authenticated with the admin token
+	saReqs    int64          // requests authenticated with a ServiceAccount token
+	issued    int64          // tokens issued
 }
 
 func newServer(i int) *server {
-	s := &server{index: i, rv: 1, mode: "ok", changed: make(chan struct{})}
+	s := &server{index: i, rv: 1, mode: "ok", changed: make(chan struct{}), tokens: map[string]int{}}
 	for _, c := range [][3]string{
 		{"Available", "True", "Done applying 4.18.5"},
 		{"Failing", "False", ""},
@@ -151,9 +163,35 @@ func (m *sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if r.Header.Get("Authorization") != "Bearer "+token {
-		status(w, 401, "Unauthorized", "Unauthorized")
-		return
+	auth := r.Header.Get("Authorization")
+	if auth == "Bearer "+token {
+		s.mu.Lock()
+		s.adminReqs++
+		s.mu.Unlock()
+		if m.serveIdentity(s, w, r) {
+			return
+		}
+	} else {
+		s.mu.Lock()
+		uid, ok := s.tokens[strings.TrimPrefix(auth, "Bearer ")]
+		valid := ok && uid == s.saUID && s.saUID != 0
+		granted := s.roleOK && s.bindingOK
+		if valid {
+			s.saReqs++
+		}
+		s.mu.Unlock()
+		if !valid {
+			status(w, 401, "Unauthorized", "Unauthorized")
+			return
+		}
+		// The ClusterRole: get of clusterversions/version, patch of its status.
+		allowed := granted && ((r.URL.Path == cvPath+"/version" && r.Method == http.MethodGet) ||
+			(r.URL.Path == cvPath+"/version/status" && r.Method == http.MethodPatch))
+		if !allowed {
+			status(w, 403, "Forbidden", "system:serviceaccount:kube-system:hcp-controller cannot "+
+				strings.ToLower(r.Method)+" "+r.URL.Path)
+			return
+		}
 	}
 	switch {
 	case r.URL.Path == cvPath && r.Method == http.MethodGet:
@@ -170,6 +208,86 @@ func (m *sim) serveAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		status(w, 404, "NotFound", "the server could not find the requested resource")
 	}
+}
+
+const (
+	saPath      = "/api/v1/namespaces/kube-system/serviceaccounts/hcp-controller"
+	rolePath    = "/apis/rbac.authorization.k8s.io/v1/clusterroles/hcp-controller:clusterversion-conditions"
+	bindingPath = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/hcp-controller:clusterversion-conditions"
+)
+
+// serveIdentity answers the admin's requests about the controller's
+// identity: server-side apply and delete of the ServiceAccount, the
+// ClusterRole and the binding, and the TokenRequest. False: not one of them.
+func (m *sim) serveIdentity(s *server, w http.ResponseWriter, r *http.Request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var flag *bool
+	switch r.URL.Path {
+	case rolePath:
+		flag = &s.roleOK
+	case bindingPath:
+		flag = &s.bindingOK
+	case saPath:
+	case saPath + "/token":
+		if r.Method != http.MethodPost {
+			return false
+		}
+		if s.saUID == 0 {
+			status(w, 404, "NotFound", "serviceaccounts \"hcp-controller\" not found")
+			return true
+		}
+		var tr struct {
+			Spec struct {
+				ExpirationSeconds int64 `json:"expirationSeconds"`
+			} `json:"spec"`
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		if json.Unmarshal(body, &tr) != nil || tr.Spec.ExpirationSeconds < 600 {
+			status(w, 400, "BadRequest", "spec.expirationSeconds: may not specify a duration less than 10 minutes")
+			return true
+		}
+		s.issued++
+		tok := "sa-" + strconv.Itoa(s.index) + "-" + strconv.FormatInt(s.issued, 10) + "-" +
+			strconv.FormatInt(time.Now().UnixNano(), 36)
+		s.tokens[tok] = s.saUID
+		exp := time.Now().Add(time.Duration(tr.Spec.ExpirationSeconds) * time.Second).UTC()
+		w.WriteHeader(http.StatusCreated)
+		writeJSON(w, map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+			"status": map[string]any{"token": tok, "expirationTimestamp": exp.Format(time.RFC3339)}})
+		return true
+	default:
+		return false
+	}
+	switch r.Method {
+	case http.MethodPatch:
+		if r.Header.Get("Content-Type") != "application/apply-patch+yaml" {
+			status(w, 415, "UnsupportedMediaType", "only server-side apply is served here")
+			return true
+		}
+		if flag != nil {
+			*flag = true
+		} else if s.saUID == 0 {
+			s.nextUID++
+			s.saUID = s.nextUID
+		}
+		writeJSON(w, map[string]any{"kind": "Status", "status": "Success"})
+	case http.MethodDelete:
+		gone := (flag != nil && !*flag) || (flag == nil && s.saUID == 0)
+		if gone {
+			status(w, 404, "NotFound", r.URL.Path+" not found")
+			return true
+		}
+		if flag != nil {
+			*flag = false
+		} else {
+			s.saUID = 0
+		}
+		writeJSON(w, map[string]any{"kind": "Status", "status": "Success"})
+	default:
+		return false
+	}
+	return true
 }
 
 // patch applies a merge patch of metadata.resourceVersion and status.conditions.
@@ -341,6 +459,10 @@ type serverStats struct {
 	FirstGets   int64   `json:"firstGets"`
 	DroppedAt   float64 `json:"droppedAt"`
 	RestoredAt  float64 `json:"restoredAt"`
+	AdminReqs   int64   `json:"adminRequests"`
+	SAReqs      int64   `json:"serviceAccountRequests"`
+	Tokens      int64   `json:"tokens"`
+	Identity    bool    `json:"identity"` // ServiceAccount, ClusterRole and binding exist
 }
 
 func (m *sim) stats(w http.ResponseWriter, r *http.Request) {
@@ -350,7 +472,8 @@ func (m *sim) stats(w http.ResponseWriter, r *http.Request) {
 	for i, s := range m.servers {
 		s.mu.Lock()
 		per[i] = serverStats{s.gets, s.patches, s.lists, s.watches, s.requests, s.hasOurs(),
-			s.projectedAt, s.firstReqs, s.firstGets, s.droppedAt, s.restoredAt}
+			s.projectedAt, s.firstReqs, s.firstGets, s.droppedAt, s.restoredAt,
+			s.adminReqs, s.saReqs, s.issued, s.saUID != 0 && s.roleOK && s.bindingOK}
 		s.mu.Unlock()
 		tot.Gets += per[i].Gets
 		tot.Patches += per[i].Patches
@@ -359,6 +482,9 @@ func (m *sim) stats(w http.ResponseWriter, r *http.Request) {
 		tot.Requests += per[i].Requests
 		tot.FirstReqs += per[i].FirstReqs
 		tot.FirstGets += per[i].FirstGets
+		tot.AdminReqs += per[i].AdminReqs
+		tot.SAReqs += per[i].SAReqs
+		tot.Tokens += per[i].Tokens
 		if per[i].Projected {
 			projected++
 		}

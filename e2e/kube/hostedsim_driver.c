@@ -159,6 +159,9 @@ int hostedsim_stats(int index, hostedsim_stats_t *out)
     out->watches = json_number_value(json_object_get(t, "watches"));
     out->requests = json_number_value(json_object_get(t, "requests"));
     out->first_requests = json_number_value(json_object_get(t, "firstRequests"));
+    out->admin_requests = json_number_value(json_object_get(t, "adminRequests"));
+    out->sa_requests = json_number_value(json_object_get(t, "serviceAccountRequests"));
+    out->tokens = json_number_value(json_object_get(t, "tokens"));
     out->last_projected = json_number_value(json_object_get(t, "projectedAt"));
     out->projected = (int)json_integer_value(json_object_get(j, "projected"));
     out->dropped_at = json_number_value(json_object_get(per, "droppedAt"));

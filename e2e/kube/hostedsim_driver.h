@@ -15,6 +15,9 @@
 typedef struct hostedsim_stats {
     double gets, patches, lists, watches, requests; /* over all servers */
     double first_requests; /* requests up to each server's first projection, summed */
+    double admin_requests; /* requests made with the kubeconfig's admin token */
+    double sa_requests;    /* requests made with a token of the controller's ServiceAccount */
+    double tokens;         /* TokenRequests answered */
     int projected;         /* servers whose ClusterVersion carries both conditions */
     double last_projected; /* Unix time the last of them became so */
     double dropped_at, restored_at; /* of server hostedsim_drop()'s index */

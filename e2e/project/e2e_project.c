@@ -10,6 +10,9 @@
  *   HCP_E2E_HOSTED_KUBECONFIG      admin kubeconfig of hosted (its bytes go
  *                                  into the Secret)
  *
+ *   HCP_E2E_HOSTED_AUDIT_LOG       the hosted instance's audit log (who made
+ *                                  each request there)
+ *
  * The last test adds three hosted API servers of e2e/hostedsim (one process)
  * and blackholes one of them.
  *
@@ -34,6 +37,11 @@
 #define CV_PATH "/apis/config.openshift.io/v1/clusterversions/version"
 #define WAIT 30.0
 #define PERIOD 2.0   /* the re-assertion period the tests run with */
+#define RENEW 3.0    /* seconds after which a token is renewed in these tests */
+#define SA_USER "system:serviceaccount:" HOSTED_SA_NAMESPACE ":" HOSTED_SA_NAME
+#define SA_PATH "/api/v1/namespaces/" HOSTED_SA_NAMESPACE "/serviceaccounts/" HOSTED_SA_NAME
+#define ROLE_PATH "/apis/rbac.authorization.k8s.io/v1/clusterroles/" HOSTED_ROLE_NAME
+#define BINDING_PATH "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" HOSTED_ROLE_NAME
 
 static harness H;              /* main, admin */
 static kube_config ctl_cfg;    /* main, the controller's user */
@@ -45,6 +53,7 @@ static char ns[64], role[96];
 static bool cv_created;        /* this run created ClusterVersion version */
 static hosted_t *P;
 static int changes;
+static double started;         /* ev_time() at setup: the audit log is read from then on */
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -220,6 +229,93 @@ static const hosted_conds_t WANT2 = {
     {false, "InsideMaintenanceWindow", "Changes are permitted until 2026-03-01T06:00:00Z."},
     {true, "ChangesPending", "Release 4.17.1 is waiting for a window."}};
 
+/* A token of the controller's ServiceAccount, asked by the test (admin). */
+static char *sa_token(void)
+{
+    json_t *tr = json_pack("{s:s,s:s,s:{s:i}}", "apiVersion", "authentication.k8s.io/v1",
+                           "kind", "TokenRequest", "spec", "expirationSeconds", 600);
+    json_t *out = NULL;
+    kube_error e;
+    if (sync_send(&hosted, kube_create, SA_PATH "/token", tr, &out, &e) < 0) {
+        fprintf(stderr, "TokenRequest: %s\n", e.message);
+        return NULL;
+    }
+    char *t = strdup(S(json_object_get(out, "status"), "token"));
+    json_decref(out);
+    return t;
+}
+
+/* The HTTP status of a request made with the ServiceAccount's token. */
+static int as_sa(const char *token, send_fn fn, const char *path, json_t *body)
+{
+    kube_config cfg = {0};
+    kube_client c;
+    kube_error e = {0};
+    json_t *out = NULL;
+    cfg.server = strdup(hosted_cfg.server);
+    cfg.ca = malloc(hosted_cfg.ca_len + 1);
+    memcpy(cfg.ca, hosted_cfg.ca, hosted_cfg.ca_len);
+    cfg.ca[hosted_cfg.ca_len] = '\0';
+    cfg.ca_len = hosted_cfg.ca_len;
+    cfg.token = strdup(token);
+    int code = 0;
+    if (kube_client_init(&c, &H.http, &cfg,
+                         &(kube_client_opts){.user_agent = "hcp-e2e-project", .max_retries = -1},
+                         &e) == 0) {
+        if (fn)
+            code = sync_send(&c, fn, path, body, &out, &e) == 0 ? 200 : e.http_status;
+        else {
+            json_t *o = sync_get(&c, path, &e);
+            code = o ? 200 : e.http_status;
+            json_decref(o);
+        }
+        kube_client_close(&c);
+    } else {
+        json_decref(body);
+    }
+    json_decref(out);
+    kube_config_free(&cfg);
+    return code;
+}
+
+/* The hosted instance's audit events since setup, made with the user agent
+ * of pkg/hosted (the test's own requests carry "hcp-e2e-project"). For each:
+ * *sa counts those made as the controller's ServiceAccount, *admin those
+ * made as anyone else, and *admin_cv those of them about ClusterVersions
+ * (which must be none: the admin kubeconfig only sets the identity up).
+ * False when the log is not there. */
+static bool audit_counts(int *sa, int *admin, int *admin_cv)
+{
+    const char *path = getenv("HCP_E2E_HOSTED_AUDIT_LOG");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char *line = NULL;
+    size_t cap = 0;
+    *sa = *admin = *admin_cv = 0;
+    if (!f)
+        return false;
+    while (getline(&line, &cap, f) > 0) {
+        json_t *ev = json_loads(line, 0, NULL);
+        const char *ua = S(ev, "userAgent"), *ts = S(ev, "requestReceivedTimestamp");
+        sched_time_t t;
+        if (ev && strncmp(ua, "hcp-controller", 14) == 0 && sched_parse_rfc3339(ts, &t) == 0 &&
+            (double)t >= started - 1) {
+            const char *user = S(json_object_get(ev, "user"), "username");
+            const char *res = S(json_object_get(ev, "objectRef"), "resource");
+            if (strcmp(user, SA_USER) == 0) {
+                (*sa)++;
+            } else {
+                (*admin)++;
+                if (strcmp(res, "clusterversions") == 0)
+                    (*admin_cv)++;
+            }
+        }
+        json_decref(ev);
+    }
+    free(line);
+    fclose(f);
+    return true;
+}
+
 /* ---- setup ----------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -240,7 +336,8 @@ static int setup(void **state)
     if (kube_config_load_file(&ctl_cfg, ctl_kc, NULL, &e) < 0 ||
         kube_client_init(&ctl_client, &H.http, &ctl_cfg, NULL, &e) < 0 ||
         kube_config_load_file(&hosted_cfg, hosted_kc, NULL, &e) < 0 ||
-        kube_client_init(&hosted, &H.http, &hosted_cfg, NULL, &e) < 0) {
+        kube_client_init(&hosted, &H.http, &hosted_cfg,
+                         &(kube_client_opts){.user_agent = "hcp-e2e-project"}, &e) < 0) {
         fprintf(stderr, "setup: %s\n", e.message);
         return -1;
     }
@@ -303,7 +400,8 @@ static int setup(void **state)
     hosted_opts_t opts = {.rewrite_server = false, .leading = true, .recheck = 2.0,
                                .backoff_initial = 0.2, .backoff_max = 2.0,
                                .period = PERIOD, .max_in_flight = 2, .hosted_timeout = 3,
-                               .on_change = on_change};
+                               .token_ttl = 600, .on_change = on_change};
+    started = ev_time();
     char err[256];
     (void)path;
     if (hosted_new(H.loop, &ctl_client, &opts, &P, err, sizeof(err)) < 0) {
@@ -386,6 +484,121 @@ static void test_projects_conditions(void **state)
     assert_true(st.ok);
     assert_int_equal(st.writes, 1);
     assert_true(changes >= 1);
+}
+
+/* The admin kubeconfig only set the controller's identity up: a
+ * ServiceAccount whose ClusterRole grants get of ClusterVersion `version`
+ * and patch of its status, nothing else; every ClusterVersion request was
+ * made as that ServiceAccount (the API server's audit log says so), and a
+ * write outside the grant is refused. */
+static void test_identity_least_privilege(void **state)
+{
+    kube_error e;
+    (void)state;
+    json_t *cr = sync_get(&hosted, ROLE_PATH, &e);
+    assert_non_null(cr);
+    json_t *want = hosted_identity_object(HOSTED_ID_CLUSTERROLE);
+    assert_true(json_equal(json_object_get(cr, "rules"), json_object_get(want, "rules")));
+    json_decref(want);
+    json_decref(cr);
+    json_t *b = sync_get(&hosted, BINDING_PATH, &e);
+    assert_non_null(b);
+    const json_t *sub = json_array_get(json_object_get(b, "subjects"), 0);
+    assert_string_equal(S(sub, "name"), HOSTED_SA_NAME);
+    assert_string_equal(S(sub, "namespace"), HOSTED_SA_NAMESPACE);
+    json_decref(b);
+
+    char *tok = sa_token();
+    assert_non_null(tok);
+    assert_int_equal(as_sa(tok, NULL, CV_PATH, NULL), 200);
+    assert_int_equal(as_sa(tok, kube_merge_patch_status, CV_PATH,
+                           json_pack("{s:{}}", "status")), 200);
+    /* The spec, another object, a Secret, a write of RBAC: refused. */
+    assert_int_equal(as_sa(tok, kube_merge_patch, CV_PATH,
+                           json_pack("{s:{s:s}}", "spec", "channel", "candidate-4.18")), 403);
+    assert_int_equal(as_sa(tok, NULL, "/api/v1/namespaces/kube-system/secrets", NULL), 403);
+    assert_int_equal(as_sa(tok, kube_create, "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                           json_pack("{s:s,s:s,s:{s:s},s:[]}", "apiVersion",
+                                     "rbac.authorization.k8s.io/v1", "kind", "ClusterRole",
+                                     "metadata", "name", "escalate", "rules")), 403);
+    free(tok);
+
+    const hosted_stats_t *s = hosted_stats(P);
+    assert_true(s->tokens >= 1);
+    assert_int_equal(s->identity_requests, 4 * s->tokens); /* four per set-up */
+    int sa, admin, admin_cv;
+    if (!audit_counts(&sa, &admin, &admin_cv))
+        skip();
+    printf("# audit: %d requests as %s, %d with the admin kubeconfig (set-ups: %llu)\n", sa,
+           SA_USER, admin, (unsigned long long)s->tokens);
+    assert_true(sa >= 2); /* at least a read and the patch */
+    assert_int_equal(admin_cv, 0);
+    assert_int_equal(admin, (int)s->identity_requests);
+}
+
+/* The token is renewed before it expires, in place: the same client (no
+ * new connection state), the projection unaffected. A module of its own
+ * that renews every RENEW seconds, beside the one the other tests use. */
+static void test_token_renewed_in_place(void **state)
+{
+    hosted_opts_t opts = {.leading = true, .recheck = 30, .period = PERIOD,
+                          .hosted_timeout = 3, .token_ttl = 600, .token_renew = RENEW};
+    hosted_t *p2 = NULL;
+    char err[256];
+    (void)state;
+    assert_int_equal(hosted_new(H.loop, &ctl_client, &opts, &p2, err, sizeof(err)), 0);
+    assert_int_equal(hosted_update(p2, ns, "hc1", &WANT2, t2, err, sizeof(err)), 0);
+    const hosted_stats_t *s = hosted_stats(p2);
+    double deadline = ev_time() + WAIT;
+    hosted_status_t st = {0};
+    while (ev_time() < deadline && (hosted_status(p2, ns, "hc1", &st) < 0 || !st.ok))
+        harness_run_for(&H, 0.1);
+    assert_true(st.ok);
+    harness_run_for(&H, 3 * RENEW + 1);
+    uint64_t renewals = s->renewals, clients = s->clients, writes = s->writes;
+    hosted_free(p2);
+    printf("# renewals in %.0f s: %llu (every %.0f s), clients built: %llu\n", 3 * RENEW + 1,
+           (unsigned long long)renewals, RENEW, (unsigned long long)clients);
+    if (renewals < 2)
+        fail_msg("%llu renewals in %.0f s", (unsigned long long)renewals, 3 * RENEW + 1);
+    assert_int_equal(clients, 1);
+    assert_int_equal(writes, 0); /* the same conditions as the other module's */
+    assert_string_equal(reason_of("hc1"), HOSTED_PROJECTED);
+}
+
+/* Someone deletes the binding, then the ServiceAccount: the hosted API
+ * server refuses the token (403, then 401), the set-up is put back from the
+ * Secret, and conditions dropped meanwhile come back. */
+static void test_identity_put_back(void **state)
+{
+    kube_error e;
+    static const char *const paths[] = {BINDING_PATH, SA_PATH};
+    (void)state;
+    for (int i = 0; i < 2; i++) {
+        uint64_t tokens = hosted_stats(P)->tokens, refused = hosted_stats(P)->refused;
+        sync_result r = {0};
+        assert_int_equal(kube_delete(&hosted, paths[i], harness_store, &r, NULL), 0);
+        assert_int_equal(harness_wait(&H, &r, WAIT), 0);
+        sync_result_clear(&r);
+        json_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s}]}}", "status", "conditions", "type",
+                                  "Available", "status", "True", "lastTransitionTime",
+                                  "2026-01-01T00:00:00Z");
+        assert_int_equal(sync_send(&hosted, kube_merge_patch_status, CV_PATH, patch, NULL, &e),
+                         0);
+        /* The API server keeps a token's authentication 10 s: a deleted
+         * ServiceAccount's token is refused (401) only after that. */
+        double deadline = ev_time() + WAIT;
+        while (hosted_stats(P)->tokens == tokens && ev_time() < deadline)
+            harness_run_for(&H, 0.2);
+        json_t *back = sync_get(&hosted, paths[i], &e);
+        assert_non_null(back);
+        json_decref(back);
+        json_t *cv = wait_cv("False", WANT2.paused.message, WAIT);
+        assert_non_null(cv);
+        json_decref(cv);
+        assert_true(hosted_stats(P)->refused > refused); /* put back because it was refused */
+        assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
+    }
 }
 
 /* The same conditions again (a later `now`, re-reads of the Secret
@@ -549,8 +762,10 @@ static void test_broken_secrets(void **state)
     hosted_forget(P, ns, "hc-bad");
 }
 
-/* A rotated kubeconfig (other credentials for the same server) replaces the
- * hosted client; nothing is written because nothing differs. */
+/* A rotated kubeconfig (other credentials for the same server: a client
+ * certificate) sets the identity up again with them, the new token put in
+ * place in the same client; nothing is written because nothing differs, and
+ * the certificate was used for the set-up alone (the audit log). */
 static void test_rotated_kubeconfig(void **state)
 {
     const char *cert_kc = getenv("HCP_E2E_HOSTED_KUBECONFIG_CERT");
@@ -562,20 +777,29 @@ static void test_rotated_kubeconfig(void **state)
     char *enc = b64(yaml, strlen(yaml));
     free(yaml);
     const hosted_stats_t *s = hosted_stats(P);
-    uint64_t clients = s->clients;
+    uint64_t clients = s->clients, tokens = s->tokens;
     hosted_status_t st0, st;
     assert_int_equal(hosted_status(P, ns, "hc1", &st0), 0);
     int rc = put_secret("hc1", enc, true);
     free(enc);
     assert_int_equal(rc, 0);
     double deadline = ev_time() + WAIT;
-    while (s->clients == clients && ev_time() < deadline)
+    while (s->tokens == tokens && ev_time() < deadline)
         harness_run_for(&H, 0.2);
-    assert_true(s->clients > clients);
+    assert_true(s->tokens > tokens);
+    assert_int_equal(s->clients, clients); /* same server and CA: the token swapped */
     assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
-    harness_run_for(&H, 1.0);
+    harness_run_for(&H, 2 * PERIOD);
     assert_int_equal(hosted_status(P, ns, "hc1", &st), 0);
     assert_int_equal(st.writes, st0.writes);
+    int sa, admin, admin_cv;
+    if (!audit_counts(&sa, &admin, &admin_cv))
+        return;
+    printf("# audit: %d requests as the ServiceAccount, %d with an admin kubeconfig "
+           "(token and certificate; set-ups: %llu)\n",
+           sa, admin, (unsigned long long)s->tokens);
+    assert_int_equal(admin_cv, 0); /* the certificate set the identity up, nothing else */
+    assert_true(admin >= 8);       /* a set-up with each admin kubeconfig */
 }
 
 /* A follower writes nothing; becoming the leader catches up. */
@@ -628,6 +852,51 @@ static void test_fight_is_paced(void **state)
     assert_non_null(cv);
     json_decref(cv);
     assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
+}
+
+/* The HostedCluster opts out: our conditions leave its ClusterVersion and
+ * the ServiceAccount, the ClusterRole and the binding leave the hosted
+ * cluster (the admin kubeconfig read again for it). Opting in again sets it
+ * all up again. */
+static void test_retired_on_opt_out(void **state)
+{
+    kube_error e;
+    char err[256];
+    (void)state;
+    uint64_t retired = hosted_stats(P)->retired;
+    hosted_retire(P, ns, "hc1");
+    hosted_status_t st;
+    assert_int_equal(hosted_status(P, ns, "hc1", &st), HCP_EINVAL);
+    double deadline = ev_time() + WAIT;
+    while (hosted_stats(P)->retired == retired && ev_time() < deadline)
+        harness_run_for(&H, 0.1);
+    assert_int_equal(hosted_stats(P)->retired, retired + 1);
+    static const char *const paths[] = {SA_PATH, ROLE_PATH, BINDING_PATH};
+    for (int i = 0; i < 3; i++) {
+        json_t *o = sync_get(&hosted, paths[i], &e);
+        assert_null(o);
+        assert_int_equal(e.http_status, 404);
+    }
+    json_t *cv = sync_get(&hosted, CV_PATH, NULL);
+    assert_non_null(cv);
+    assert_null(find_cond(cv, "ChangesPaused"));
+    assert_null(find_cond(cv, "ChangesPending"));
+    assert_non_null(find_cond(cv, "Available")); /* the others' conditions stay */
+    json_decref(cv);
+
+    assert_int_equal(hosted_update(P, ns, "hc1", &WANT2, t2, err, sizeof(err)), 0);
+    assert_true(wait_reason("hc1", HOSTED_PROJECTED, WAIT));
+    json_t *sa = sync_get(&hosted, SA_PATH, &e);
+    assert_non_null(sa);
+    json_decref(sa);
+
+    /* A name never projected for: nothing is read or removed. */
+    hosted_retire(P, ns, "hc-never");
+    harness_run_for(&H, 1.0);
+    assert_int_equal(hosted_stats(P)->retired, retired + 1);
+    sa = sync_get(&hosted, SA_PATH, &e);
+    assert_non_null(sa);
+    json_decref(sa);
 }
 
 /* The ClusterVersion disappears: ClusterVersionNotFound (only when this
@@ -727,6 +996,7 @@ int main(void)
     log_setup(false, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_projects_conditions),
+        cmocka_unit_test(test_identity_least_privilege),
         cmocka_unit_test(test_steady_state_zero_writes),
         cmocka_unit_test(test_changed_conditions),
         cmocka_unit_test(test_reasserted_after_removal),
@@ -735,6 +1005,9 @@ int main(void)
         cmocka_unit_test(test_rotated_kubeconfig),
         cmocka_unit_test(test_only_leader_writes),
         cmocka_unit_test(test_fight_is_paced),
+        cmocka_unit_test(test_identity_put_back),
+        cmocka_unit_test(test_token_renewed_in_place),
+        cmocka_unit_test(test_retired_on_opt_out),
         cmocka_unit_test(test_cv_deleted_and_forget),
         cmocka_unit_test(test_blackholed_server_isolated),
     };

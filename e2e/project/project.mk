@@ -23,7 +23,8 @@ $(PROJECT_E2E_DIR)/%: e2e/project/%.c e2e/kube/harness.c e2e/kube/harness.h e2e/
 # main's variables as they are, plus the hosted instance's kubeconfigs.
 PROJECT_E2E_ENV = set -a; eval "$$(e2e/cluster.sh env main)"; set +a; \
 	export HCP_E2E_HOSTED_KUBECONFIG="$$(eval "$$(e2e/cluster.sh env hosted)"; echo "$$HCP_E2E_KUBECONFIG")"; \
-	export HCP_E2E_HOSTED_KUBECONFIG_CERT="$$(eval "$$(e2e/cluster.sh env hosted)"; echo "$$HCP_E2E_KUBECONFIG_CERT")";
+	export HCP_E2E_HOSTED_KUBECONFIG_CERT="$$(eval "$$(e2e/cluster.sh env hosted)"; echo "$$HCP_E2E_KUBECONFIG_CERT")"; \
+	export HCP_E2E_HOSTED_AUDIT_LOG="$$(eval "$$(e2e/cluster.sh env hosted)"; echo "$$HCP_E2E_AUDIT_LOG")";
 
 e2e-project: $(PROJECT_E2E_DIR)/e2e_project
 	@e2e/cluster.sh with main hosted -- bash -c '$(PROJECT_E2E_ENV) \

@@ -418,10 +418,14 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     r->have_metrics = true;
     r->metrics_epoch = c->policy_epoch;
     r->metrics_until = p.d.wake;
-    if (hc && c->proj) {
+    if (hc && c->proj && p.opted_in) {
         hosted_cv_t cv;
         hosted_conds_t want = hosted_want(&c->nps, r->ns, r->name, &p.d, &cv);
         hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
+    } else if (hc && c->proj) {
+        /* Opted out (or never in): nothing of ours stays in its hosted
+         * cluster. A no-op for a cluster this process never projected for. */
+        hosted_retire(c->proj, r->ns, r->name);
     }
     if (c->leading && p.status_doc) {
         if (!releasing) {

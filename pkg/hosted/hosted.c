@@ -103,6 +103,13 @@ static void compute_status(const entry_t *e, const hosted_conds_t *want, hosted_
     if (e->secret_reason) {
         st->reason = e->secret_reason;
         msg = e->secret_msg;
+    } else if (!e->connected && e->id_reason) { /* kept while the next set-up runs */
+        st->reason = e->id_reason;
+        msg = e->id_msg;
+    } else if (!e->connected && e->need_enroll) {
+        (void)hcp_errf(st->message, sizeof(st->message), 0,
+                       "Setting up ServiceAccount %s/%s in the hosted cluster.",
+                       HOSTED_SA_NAMESPACE, HOSTED_SA_NAME);
     } else if (!e->connected) {
         (void)hcp_errf(st->message, sizeof(st->message), 0, "Reading Secret %s/%s.", e->hcpns,
                        HOSTED_SECRET);
@@ -173,6 +180,7 @@ static void want_free(want_cond_t *w)
 static void entry_release(entry_t *e)
 {
     hosted_t *p = e->p;
+    hosted__identity_stop(e);
     hosted__disconnect(e);
     kube_request_cancel(e->secret_req); /* no callback runs for it */
     e->secret_req = NULL;
@@ -229,6 +237,8 @@ static entry_t *entry_new(hosted_t *p, const char *ns, const char *name, char *e
     e->secret_timer.data = e;
     ev_init(&e->tick, hosted__tick_cb);
     e->tick.data = e;
+    ev_init(&e->admin_timer, hosted__admin_timer_cb);
+    e->admin_timer.data = e;
     return e;
 nomem:
     snprintf(err, errlen, "out of memory");
@@ -304,6 +314,7 @@ int hosted_new(struct ev_loop *loop, kube_client *mgmt, const hosted_opts_t *opt
     or_default(&p->opts.hosted_qps, 5);
     or_default(&p->opts.period, 120);
     or_default(&p->opts.hosted_timeout, 10);
+    or_default(&p->opts.token_ttl, 3600);
     if (p->opts.max_in_flight <= 0)
         p->opts.max_in_flight = 16;
     if (p->opts.hosted_burst <= 0)
@@ -316,6 +327,7 @@ int hosted_new(struct ev_loop *loop, kube_client *mgmt, const hosted_opts_t *opt
      * apart: sharing one bound, they were closed after almost every write. */
     kube_http_max_connections(&p->http, p->opts.max_in_flight);
     hcp_list_init(&p->zombies);
+    hcp_list_init(&p->retiring);
     if (kube_objmap_init(&p->entries, 16))
         goto nomem;
     p->rng = (uint64_t)(uintptr_t)p ^ (uint64_t)(ev_time() * 1e6) ^ 0x9E3779B97F4A7C15ull;
@@ -348,6 +360,7 @@ void hosted_free(hosted_t *p)
         hcp_list_push_back(&p->zombies, &e->zlink);
     }
     release_zombies(p);
+    hosted__retire_all(p);
     kube_objmap_free(&p->entries);
     kube_http_close(&p->http); /* after the clients: none of their transfers is left */
     free(p);
@@ -388,6 +401,7 @@ int hosted_update(hosted_t *p, const char *ns, const char *name,
         e->key = (kube_objkey_t){.ns = e->ns, .name = e->name};
         kube_objmap_insert(&p->entries, slot, &e->key);
         created = true;
+        hosted__retire_cancel(p, ns, name); /* opted in again */
     }
     if (e->have_want && want_equal(&e->paused, &conds->paused) &&
         want_equal(&e->pending, &conds->pending))

@@ -6,9 +6,12 @@
  * `version` of the hosted cluster's own API server. Per HostedCluster this
  * module reads the Secret `service-network-admin-kubeconfig` (key
  * `kubeconfig`) in the control-plane namespace `<hc-ns>-<hc-name>` through the
- * management client (a single GET by name: no list or watch of Secrets),
- * builds a client for the hosted API server on the shared kube_http, and
- * checks ClusterVersion `version`: one GET, and a status patch (conditional
+ * management client (a single GET by name: no list or watch of Secrets), and
+ * uses that admin kubeconfig only to set up an identity of its own in the
+ * hosted cluster (identity.c: a ServiceAccount allowed to get ClusterVersion
+ * `version` and patch its status, and a short-lived token of it); then it
+ * drops the admin credential, builds a client carrying the token on the
+ * shared kube_http, and checks ClusterVersion `version`: one GET, and a status patch (conditional
  * on the resourceVersion read, on the same connection) only when our two
  * conditions differ from what the controller wants. A check runs when the
  * client is built, when the controller's decision changes, on becoming the
@@ -21,8 +24,10 @@
  * retried with backoff per HostedCluster. Steady state writes nothing.
  *
  * The Secret is read again periodically (jittered) and, with backoff, after
- * authentication, TLS or connection failures; a changed kubeconfig replaces
- * the hosted client. Nothing that goes wrong with one HostedCluster (missing
+ * authentication, TLS or connection failures; a changed kubeconfig, a token
+ * at 80% of its life and a token the hosted API server refuses (the set-up
+ * deleted) set the identity up again, the token swapped in place while the
+ * address and CA stay. Nothing that goes wrong with one HostedCluster (missing
  * or broken Secret, unreachable API server, no ClusterVersion) affects the
  * others: each has a state (hosted_status()) the controller surfaces as
  * a condition on the HostedCluster.
@@ -48,6 +53,13 @@
 
 #define HOSTED_CV_NAME "version"
 
+/* The controller's own identity in each hosted cluster (identity.c): a
+ * ServiceAccount bound to a ClusterRole of the same purpose that grants get
+ * of ClusterVersion `version` and patch of its status, nothing else. */
+#define HOSTED_SA_NAMESPACE "kube-system"
+#define HOSTED_SA_NAME "hcp-controller"
+#define HOSTED_ROLE_NAME "hcp-controller:clusterversion-conditions"
+
 /* The per-HostedCluster states, as condition reasons (static strings). */
 #define HOSTED_PROJECTED "Projected"
 #define HOSTED_PENDING "ProjectionPending"
@@ -57,6 +69,7 @@
 #define HOSTED_UNREACHABLE "HostedAPIUnreachable"
 #define HOSTED_CV_NOT_FOUND "ClusterVersionNotFound"
 #define HOSTED_UPDATE_FAILED "ClusterVersionUpdateFailed"
+#define HOSTED_IDENTITY_FAILED "IdentitySetupFailed"
 
 /* One of our conditions as the controller wants it. */
 typedef struct hosted_cond {
@@ -109,6 +122,12 @@ typedef struct hosted_opts {
     double hosted_timeout;    /* seconds for one hosted request, so a blackholed
                                  server holds a slot that long at most;
                                  default 10 */
+    double token_ttl;         /* seconds asked for each token of the controller's
+                                 ServiceAccount (TokenRequest
+                                 expirationSeconds; the API server's minimum
+                                 is 600); default 3600 */
+    double token_renew;       /* seconds after a token is issued that it is
+                                 renewed; default (0) 80% of its lifetime */
     hosted_change_cb on_change; /* optional */
     void *ud;                 /* for on_change */
 } hosted_opts_t;
@@ -131,6 +150,13 @@ typedef struct hosted_stats {
     uint64_t read_errors;     /* of those, failed */
     uint64_t secret_reads;    /* Secret GETs answered */
     uint64_t clients;         /* hosted clients built (first kubeconfig and changes) */
+    uint64_t tokens;          /* ServiceAccount tokens issued (set-ups that ended well) */
+    uint64_t renewals;        /* of those, put in place of a token in use */
+    uint64_t identity_requests; /* requests made with an admin kubeconfig (set-up) */
+    uint64_t identity_errors; /* set-ups and removals that failed */
+    uint64_t refused;         /* times a hosted API server refused the token in use
+                                 (401/403): the identity is set up again */
+    uint64_t retired;         /* identities removed from opted-out clusters */
 } hosted_stats_t;
 
 typedef struct hosted hosted_t;
@@ -173,6 +199,15 @@ int hosted_update(hosted_t *p, const char *ns, const char *name,
  * Unknown names are ignored. */
 void hosted_forget(hosted_t *p, const char *ns, const char *name);
 
+/* Stops projecting for a HostedCluster that opted out: as hosted_forget(),
+ * and then, on the writer, our two conditions are taken out of its
+ * ClusterVersion and the controller's ServiceAccount, ClusterRole and
+ * binding are deleted from the hosted cluster, with a fresh read of the
+ * Secret's admin kubeconfig (tried three times). Names this process never
+ * projected for are ignored: nothing is read for a HostedCluster that never
+ * opted in. */
+void hosted_retire(hosted_t *p, const char *ns, const char *name);
+
 /* Copies HostedCluster ns/name's state into *st. Returns 0, or HCP_EINVAL
  * when ns/name is not known (never updated, or forgotten). */
 int hosted_status(const hosted_t *p, const char *ns, const char *name,
@@ -205,5 +240,20 @@ bool hosted_conds_match(const json_t *conditions, const hosted_conds_t *want);
  * (may be NULL) makes the write conditional. Returns 0 or HCP_ENOMEM. */
 int hosted_patch(const json_t *conditions, const hosted_conds_t *want, sched_time_t paused_since,
                  sched_time_t pending_since, const char *resource_version, json_t **out);
+
+/* ---- the identity (pure) ---------------------------------------------- */
+
+enum { HOSTED_ID_SERVICEACCOUNT, HOSTED_ID_CLUSTERROLE, HOSTED_ID_BINDING };
+
+/* The object the set-up applies (server-side apply) for one of HOSTED_ID_*:
+ * new reference, NULL when out of memory. */
+json_t *hosted_identity_object(int which);
+
+/* Reads a TokenRequest's answer (untrusted): *token (new string, caller
+ * frees) and *lifetime, its seconds left from now_unix. Returns 0, or
+ * HCP_EPARSE with err naming the field (no token, a byte a header may not
+ * carry, no or a past expirationTimestamp), or HCP_ENOMEM. */
+int hosted_token_from_request(const json_t *answer, double now_unix, char **token,
+                              double *lifetime, char *err, size_t errlen);
 
 #endif

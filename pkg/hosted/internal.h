@@ -3,6 +3,8 @@
  *   hosted.c   entries, their state (evaluate), the public functions
  *   link.c     the hosted API server: client, the shared queue of reads, patcher
  *   secret.c   reading the kubeconfig Secret, with periodic re-reads and backoff
+ *   identity.c the controller's ServiceAccount in the hosted cluster and its
+ *              tokens, set up with the Secret's admin kubeconfig; its removal
  */
 #ifndef HCP_HOSTED_INTERNAL_H
 #define HCP_HOSTED_INTERNAL_H
@@ -27,6 +29,14 @@ typedef struct want_cond {
     sched_time_t since;   /* lastTransitionTime when the status changes */
 } want_cond_t;
 
+/* The Secret's admin kubeconfig and its client, allocated for one set-up
+ * and freed (keys and tokens zeroed) when it ends. */
+typedef struct admin {
+    kube_config cfg;
+    kube_client c;             /* on cfg, no connection reused */
+    bool up;                   /* c is initialised */
+} admin_t;
+
 /* One HostedCluster. */
 typedef struct entry {
     kube_objkey_t key;          /* ns and name in the module's map */
@@ -49,10 +59,24 @@ typedef struct entry {
     const char *secret_reason; /* static, NULL while the Secret is usable */
     char secret_msg[512];
 
-    /* The hosted API server; everything below is valid while `connected`. */
+    /* The identity (identity.c): the Secret's admin kubeconfig, kept only
+     * until the set-up it is read for has ended. */
+    bool need_enroll;          /* a set-up waits for its turn in the queue */
+    bool enrolling;            /* a set-up holds a slot of the queue */
+    int step;                  /* the set-up's request in flight */
+    struct admin *admin;       /* while a set-up waits or runs, else NULL */
+    ev_timer admin_timer;      /* frees `admin` out of its client's callbacks */
+    bool reenroll;             /* the hosted API server refused the token, or the
+                                  last set-up failed: set up again at the next
+                                  read of the Secret */
+    double token_until;        /* ev_now() time the token in use expires */
+    double renew_at;           /* ev_now() time it is renewed */
+    const char *id_reason;     /* static, NULL while the last set-up went well */
+    char id_msg[512];
+
+    /* The hosted API server; everything below is valid while `connected`:
+     * cfg holds its address and CA, the client the ServiceAccount's token. */
     bool connected;
-    char *kubeconfig;          /* decoded bytes in use (owned) */
-    size_t kubeconfig_len;
     kube_config cfg;
     kube_client client;
     const char *api_reason;    /* static, NULL while the server answers */
@@ -83,6 +107,23 @@ typedef struct entry {
     hosted_status_t st;   /* last evaluated state */
 } entry_t;
 
+/* The removal of the identity from a HostedCluster that opted out
+ * (hosted_retire()): a job of its own, the entry is forgotten. */
+typedef struct retire {
+    hcp_link_t link;           /* on hosted.retiring */
+    hosted_t *p;
+    char *ns, *name;           /* owned */
+    int stage;                 /* identity.c's R_* */
+    int tries;
+    bool dead;                 /* ended: freed by the timer, out of callbacks */
+    bool reset;                /* start again from the Secret at the timer */
+    kube_request *req;         /* a GET in flight, or NULL */
+    kube_config cfg;           /* the admin kubeconfig while it runs */
+    kube_client admin;
+    bool admin_up;
+    ev_timer timer;
+} retire_t;
+
 struct hosted {
     struct ev_loop *loop;
     kube_http http;            /* the hosted clients' own: their connections are
@@ -92,6 +133,7 @@ struct hosted {
     bool leading;
     kube_objmap_t entries;      /* entry_t by ns/name */
     hcp_link_t zombies;        /* forgotten entries, released by `reap` */
+    hcp_link_t retiring;       /* retire_t: identities being removed */
     entry_t *qhead, *qtail;    /* entries waiting for a check (FIFO) */
     int in_flight;             /* checks running */
     ev_timer reap;
@@ -108,13 +150,21 @@ void hosted__evaluate(entry_t *e);
 void hosted__kick(entry_t *e);
 void hosted__pump(hosted_t *p);
 void hosted__disconnect(entry_t *e);
-int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
-                    size_t errlen);
+int hosted__connect(entry_t *e, kube_config *cfg, char *err, size_t errlen);
 void hosted__tick_cb(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* secret.c */
 void hosted__secret_fetch(entry_t *e);
 void hosted__secret_retry_soon(entry_t *e);
 void hosted__secret_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+void hosted__secret_arm(entry_t *e);
+
+/* identity.c */
+int hosted__identity_want(entry_t *e, kube_config *admin);
+void hosted__identity_start(entry_t *e);
+void hosted__identity_stop(entry_t *e);
+void hosted__admin_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+void hosted__retire_cancel(hosted_t *p, const char *ns, const char *name);
+void hosted__retire_all(hosted_t *p);
 
 #endif

@@ -24,6 +24,10 @@ static bool transport_or_auth(const kube_error *err)
 
 static void set_api_error(entry_t *e, const kube_error *err)
 {
+    if ((err->http_status == 401 || err->http_status == 403) && !e->reenroll) {
+        e->reenroll = true; /* the identity was deleted or changed: put it back */
+        e->p->stats.refused++;
+    }
     e->api_reason = HOSTED_UNREACHABLE;
     (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0, "Hosted API server %.200s: %s%s%s",
                    e->cfg.server,
@@ -61,7 +65,11 @@ static void pump(hosted_t *p)
             p->qtail = NULL;
         e->qnext = NULL;
         e->queued = false;
-        if (!e->gone)
+        if (e->gone)
+            continue;
+        if (e->need_enroll)
+            hosted__identity_start(e);
+        else if (e->connected)
             check_start(e);
     }
 }
@@ -85,12 +93,13 @@ static void unqueue(entry_t *e)
     e->queued = false;
 }
 
-/* Asks for a check of the entry's ClusterVersion: queued, or remembered
- * when one runs (it then runs again). Nothing before the client exists. */
+/* Asks for a check of the entry's ClusterVersion, or the set-up of its
+ * identity when one waits: queued, or remembered when one runs (it then
+ * runs again). Nothing before the client exists or a set-up waits. */
 void hosted__kick(entry_t *e)
 {
     hosted_t *p = e->p;
-    if (e->gone || !e->connected)
+    if (e->gone || (!e->connected && !e->need_enroll))
         return;
     if (e->busy) {
         e->again = true;
@@ -328,16 +337,14 @@ void hosted__disconnect(entry_t *e)
     hosted_t *p = e->p;
     if (!e->connected)
         return;
-    unqueue(e);
-    if (e->busy) {
+    if (!e->need_enroll)
+        unqueue(e);
+    if (e->busy && !e->enrolling) {
         e->busy = false;
         p->in_flight--; /* the request is cancelled below, without callback */
     }
     kube_client_close(&e->client);
     kube_config_free(&e->cfg);
-    free(e->kubeconfig);
-    e->kubeconfig = NULL;
-    e->kubeconfig_len = 0;
     json_decref(e->seen);
     e->seen = NULL;
     e->again = false;
@@ -352,10 +359,10 @@ void hosted__disconnect(entry_t *e)
     e->connected = false;
 }
 
-/* Builds the hosted client and queues the first check. Takes ownership of
- * cfg (loaded) and kubeconfig on success and on failure. */
-int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, char *err,
-                    size_t errlen)
+/* Builds the hosted client (cfg: the address, the CA and the
+ * ServiceAccount's token) and queues the first check. Takes ownership of
+ * cfg on success and on failure; the token is left in the client alone. */
+int hosted__connect(entry_t *e, kube_config *cfg, char *err, size_t errlen)
 {
     hosted_t *p = e->p;
     kube_client_opts copts = {.qps = p->opts.hosted_qps, .burst = p->opts.hosted_burst,
@@ -364,15 +371,15 @@ int hosted__connect(entry_t *e, kube_config *cfg, char *kubeconfig, size_t len, 
 
     e->cfg = *cfg;
     memset(cfg, 0, sizeof(*cfg));
-    e->kubeconfig = kubeconfig;
-    e->kubeconfig_len = len;
     if (kube_client_init(&e->client, &p->http, &e->cfg, &copts, &ke) < 0) {
         snprintf(err, errlen, "%s", ke.message);
         kube_config_free(&e->cfg);
-        free(e->kubeconfig);
-        e->kubeconfig = NULL;
-        e->kubeconfig_len = 0;
         return ke.code == HCP_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
+    }
+    if (e->cfg.token) { /* the client keeps its own copy */
+        explicit_bzero(e->cfg.token, strlen(e->cfg.token));
+        free(e->cfg.token);
+        e->cfg.token = NULL;
     }
     e->connected = true;
     kube_backoff_reset(&e->retry_backoff);

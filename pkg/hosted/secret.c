@@ -20,9 +20,23 @@ static void arm_secret(entry_t *e, double delay, bool retry)
     e->secret_retry = retry;
 }
 
+/* The next periodic read: the re-read period (jittered), or when the token
+ * in use is due for renewal if that is sooner. */
 static void arm_recheck(entry_t *e)
 {
-    arm_secret(e, e->p->opts.recheck * (0.8 + 0.4 * hosted__rnd01(e->p)), false);
+    double d = e->p->opts.recheck * (0.8 + 0.4 * hosted__rnd01(e->p));
+    if (e->connected && !e->need_enroll) {
+        double renew = e->renew_at - ev_now(e->p->loop);
+        if (renew < d)
+            d = renew > 0 ? renew : 0;
+    }
+    arm_secret(e, d, false);
+}
+
+void hosted__secret_arm(entry_t *e)
+{
+    if (!e->secret_req)
+        arm_recheck(e);
 }
 
 static void arm_secret_retry(entry_t *e)
@@ -41,8 +55,10 @@ void hosted__secret_retry_soon(entry_t *e)
 
 static void secret_fail(entry_t *e, const char *reason, bool drop)
 {
-    if (drop)
+    if (drop) {
+        hosted__identity_stop(e);
         hosted__disconnect(e);
+    }
     e->secret_reason = reason;
     e->secret_rv[0] = '\0';
     if (strcmp(reason, HOSTED_SECRET_NOT_FOUND) == 0 ||
@@ -84,30 +100,27 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     }
     const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
                                                        "resourceVersion"));
-    if (e->connected && rv && strcmp(rv, e->secret_rv) == 0) {
-        arm_recheck(e); /* unchanged */
+    bool renew = e->connected && ev_now(p->loop) >= e->renew_at - 0.5;
+    if ((e->connected || e->need_enroll) && rv && strcmp(rv, e->secret_rv) == 0 && !renew &&
+        !e->reenroll) {
+        arm_recheck(e); /* unchanged, and the token in use is good */
+        return;
+    }
+    if (e->need_enroll) {
+        arm_recheck(e); /* a set-up is under way; the next read sees what it left */
         return;
     }
     char *yaml = NULL;
     size_t len = 0;
     kube_config cfg;
     int rc = hosted_kubeconfig_from_secret(obj, &yaml, &len, msg, sizeof(msg));
-    if (rc == 0 && e->connected && len == e->kubeconfig_len &&
-        memcmp(yaml, e->kubeconfig, len) == 0) {
-        free(yaml); /* same kubeconfig, new resourceVersion */
-        snprintf(e->secret_rv, sizeof(e->secret_rv), "%s", rv ? rv : "");
-        arm_recheck(e);
-        return;
-    }
     if (rc == 0)
         rc = hosted_kubeconfig_load(yaml, len, e->hcpns, p->opts.rewrite_server, &cfg, msg,
-                                         sizeof(msg));
-    if (rc == 0) {
-        hosted__disconnect(e);
-        rc = hosted__connect(e, &cfg, yaml, len, msg, sizeof(msg));
-        yaml = NULL; /* owned by hosted__connect() */
+                                    sizeof(msg));
+    if (yaml) { /* the admin credential, as text */
+        explicit_bzero(yaml, len);
+        free(yaml);
     }
-    free(yaml);
     if (rc < 0) {
         (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s: %s", e->hcpns,
                        HOSTED_SECRET, msg);
@@ -115,13 +128,17 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
         hosted__evaluate(e);
         return;
     }
-    log_kv(LOG_INFO, "hosted API client ready", "namespace", e->ns, "name", e->name, "server",
-           e->cfg.server, NULL);
+    log_kv(LOG_INFO, renew ? "renewing the hosted token" : "setting up the hosted identity",
+           "namespace", e->ns, "name", e->name, "server", cfg.server, NULL);
     snprintf(e->secret_rv, sizeof(e->secret_rv), "%s", rv ? rv : "");
     e->secret_reason = NULL;
     kube_backoff_reset(&e->absent_backoff);
+    if (hosted__identity_want(e, &cfg) < 0) { /* queued: the set-up takes a slot in turn */
+        arm_secret_retry(e);
+        return;
+    }
     arm_recheck(e);
-    hosted__evaluate(e); /* hosted__connect() queued the first check */
+    hosted__evaluate(e);
 }
 
 void hosted__secret_fetch(entry_t *e)

@@ -1,4 +1,5 @@
-/* test_hosted.c: the ClusterVersion conditions patch, and the projection's
+/* test_hosted.c: the ClusterVersion conditions patch, the identity set up in
+ * a hosted cluster and the TokenRequest's answer, and the projection's
  * lifecycle against an address where nothing listens. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -225,6 +226,90 @@ static void run_until_reason(struct ev_loop *loop, hosted_t *p, const char *ns,
     }
 }
 
+/* ---- the identity ------------------------------------------------------------ */
+
+/* The ClusterRole grants get of ClusterVersion `version` and patch of its
+ * status, and nothing else: no wildcard, no other verb, resource or name. */
+static void test_identity_grants_exactly(void **state)
+{
+    (void)state;
+    json_t *role = hosted_identity_object(HOSTED_ID_CLUSTERROLE);
+    const json_t *rules = json_object_get(role, "rules");
+    assert_int_equal(json_array_size(rules), 2);
+    static const char *const res[2] = {"clusterversions", "clusterversions/status"};
+    static const char *const verb[2] = {"get", "patch"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *r = json_array_get(rules, i);
+        assert_int_equal(json_object_size(r), 4);
+        const char *keys[4] = {"apiGroups", "resources", "resourceNames", "verbs"};
+        const char *want[4] = {"config.openshift.io", res[i], HOSTED_CV_NAME, verb[i]};
+        for (int k = 0; k < 4; k++) {
+            const json_t *a = json_object_get(r, keys[k]);
+            assert_int_equal(json_array_size(a), 1);
+            assert_string_equal(json_string_value(json_array_get(a, 0)), want[k]);
+        }
+    }
+    json_decref(role);
+    json_t *b = hosted_identity_object(HOSTED_ID_BINDING);
+    const json_t *sub = json_array_get(json_object_get(b, "subjects"), 0);
+    assert_int_equal(json_array_size(json_object_get(b, "subjects")), 1);
+    assert_string_equal(json_string_value(json_object_get(sub, "kind")), "ServiceAccount");
+    assert_string_equal(json_string_value(json_object_get(sub, "name")), HOSTED_SA_NAME);
+    assert_string_equal(json_string_value(json_object_get(sub, "namespace")),
+                        HOSTED_SA_NAMESPACE);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(b, "roleRef"), "name")),
+        HOSTED_ROLE_NAME);
+    json_decref(b);
+    json_t *sa = hosted_identity_object(HOSTED_ID_SERVICEACCOUNT);
+    assert_string_equal(json_string_value(json_object_get(sa, "kind")), "ServiceAccount");
+    json_decref(sa);
+    assert_null(hosted_identity_object(99));
+}
+
+/* A TokenRequest's answer: the token and its lifetime; anything else is
+ * refused with the field named. */
+static void test_token_from_request(void **state)
+{
+    (void)state;
+    double now = (double)T("2026-12-04T16:00:00Z"), life = 0;
+    char err[256], *tok = NULL;
+    json_t *a = J("{\"status\":{\"token\":\"eyJ.abc.def\","
+                  "\"expirationTimestamp\":\"2026-12-04T17:00:00Z\"}}");
+    assert_int_equal(hosted_token_from_request(a, now, &tok, &life, err, sizeof(err)), 0);
+    assert_string_equal(tok, "eyJ.abc.def");
+    assert_true(life > 3599.9 && life < 3600.1);
+    free(tok);
+    json_decref(a);
+    static const struct {
+        const char *answer, *field;
+    } bad[] = {
+        {"{}", "status.token"},
+        {"{\"status\":{\"token\":\"\",\"expirationTimestamp\":\"2026-12-04T17:00:00Z\"}}",
+         "status.token"},
+        {"{\"status\":{\"token\":7}}", "status.token"},
+        {"{\"status\":{\"token\":\"a b\",\"expirationTimestamp\":\"2026-12-04T17:00:00Z\"}}",
+         "status.token"},
+        {"{\"status\":{\"token\":\"a\\nb\",\"expirationTimestamp\":\"2026-12-04T17:00:00Z\"}}",
+         "status.token"},
+        {"{\"status\":{\"token\":\"abc\"}}", "status.expirationTimestamp"},
+        {"{\"status\":{\"token\":\"abc\",\"expirationTimestamp\":\"tomorrow\"}}",
+         "status.expirationTimestamp"},
+        {"{\"status\":{\"token\":\"abc\",\"expirationTimestamp\":\"2026-12-04T15:00:00Z\"}}",
+         "expired"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        a = J(bad[i].answer);
+        tok = (char *)1;
+        assert_int_equal(hosted_token_from_request(a, now, &tok, &life, err, sizeof(err)),
+                         HCP_EPARSE);
+        assert_null(tok);
+        if (!strstr(err, bad[i].field))
+            fail_msg("%s: \"%s\" does not name %s", bad[i].answer, err, bad[i].field);
+        json_decref(a);
+    }
+}
+
 /* The management API is unreachable (nothing listens on port 1): the state
  * says so, nothing crashes, forget from the callback and free are clean. */
 static void test_unreachable_management_api(void **state)
@@ -311,6 +396,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conds_match),
         cmocka_unit_test(test_patch_builds_whole_list),
+        cmocka_unit_test(test_identity_grants_exactly),
+        cmocka_unit_test(test_token_from_request),
         cmocka_unit_test(test_unreachable_management_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -236,6 +236,19 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
     return 0;
 }
 
+int kube_client_set_token(kube_client *c, const char *token)
+{
+    char *t = strdup(token ? token : "");
+    if (t == NULL)
+        return HCP_ENOMEM;
+    if (c->token) {
+        explicit_bzero(c->token, strlen(c->token));
+        free(c->token);
+    }
+    c->token = t;
+    return 0;
+}
+
 static void request_free(kube_request *r)
 {
     kube_client *c = r->c;
@@ -260,7 +273,7 @@ void kube_client_close(kube_client *c)
         request_free(r);
     }
     if (c->token) {
-        memset(c->token, 0, strlen(c->token));
+        explicit_bzero(c->token, strlen(c->token));
         free(c->token);
     }
     memset(c, 0, sizeof(*c));
@@ -468,8 +481,10 @@ static int launch(kube_request *r, kube_error *err)
     /* A read sent again after its connection broke goes on a new one: the
      * pool may hold more connections the server closed while idle (after a
      * burst, all of them), and another of those breaks the same way. */
-    if (r->resent)
+    if (r->resent || c->opts.no_reuse)
         curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+    if (c->opts.no_reuse)
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);

@@ -82,6 +82,11 @@ typedef struct kube_client_opts {
      * as no answer: a restarting API server answers it until it serves
      * every path. Without that function the client does not probe. */
     double probe_interval;
+    /* Every request on a connection of its own, closed after it: for a
+     * credential used a few times and then dropped (a hosted cluster's
+     * admin kubeconfig), so that no connection authenticated by its client
+     * certificate outlives the request or carries another client's. */
+    bool no_reuse;
 } kube_client_opts;
 
 typedef struct kube_request kube_request;
@@ -131,6 +136,11 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
 /* Sets the function called when the API server answers again after a
  * request got no answer (kube_client_opts.probe_interval); NULL: none. */
 void kube_client_on_back(kube_client *c, void (*on_back)(void *ud), void *ud);
+
+/* Replaces the bearer token sent from the next request on (a renewed
+ * TokenRequest token); the old one is zeroed. Returns 0 or HCP_ENOMEM (the
+ * old token then stays). */
+int kube_client_set_token(kube_client *c, const char *token);
 
 /* Cancels every outstanding request (no callbacks) and frees the client's memory. */
 void kube_client_close(kube_client *c);

@@ -145,9 +145,11 @@ void kube_config_free(kube_config *cfg)
     free(cfg->server);
     free(cfg->ca);
     free(cfg->cert);
+    if (cfg->key) /* a private key: not left in freed memory */
+        explicit_bzero(cfg->key, cfg->key_len);
     free(cfg->key);
     if (cfg->token) {
-        memset(cfg->token, 0, strlen(cfg->token));
+        explicit_bzero(cfg->token, strlen(cfg->token));
         free(cfg->token);
     }
     free(cfg->token_file);

@@ -23,7 +23,7 @@ static const char *const check_labels[] = {"check", "answer", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_STANDBY, F_STANDBY_CONFLICTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_HOSTED_TOKENS, F_HOSTED_ADMIN, F_HOSTED_ID_ERRORS, F_STANDBY, F_STANDBY_CONFLICTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
        F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_AGE, F_AGING, F_AGE_WARN, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
@@ -357,6 +357,9 @@ static int collect_scalar(metrics_emitter *e, void *ud)
     case F_HOSTED_WRITES: v = (double)ps->writes; break;
     case F_HOSTED_WRITE_ERRORS: v = (double)ps->write_errors; break;
     case F_HOSTED_REASSERTS: v = (double)ps->reasserts; break;
+    case F_HOSTED_TOKENS: v = (double)ps->tokens; break;
+    case F_HOSTED_ADMIN: v = (double)ps->identity_requests; break;
+    case F_HOSTED_ID_ERRORS: v = (double)ps->identity_errors; break;
     case F_STANDBY: v = (double)st->standby_releases; break;
     case F_STANDBY_CONFLICTS: v = (double)st->standby_conflicts; break;
     }
@@ -526,6 +529,15 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
         {F_HOSTED_REASSERTS, "hcp_controller_hosted_condition_reassertions_total",
          "Hosted ClusterVersion conditions restored after another writer changed them",
          METRICS_COUNTER},
+        {F_HOSTED_TOKENS, "hcp_controller_hosted_tokens_total",
+         "Tokens of the controller's ServiceAccount issued in hosted clusters (first set-ups, "
+         "renewals and repairs)", METRICS_COUNTER},
+        {F_HOSTED_ADMIN, "hcp_controller_hosted_admin_requests_total",
+         "Requests made to hosted clusters with their admin kubeconfig: the set-up of the "
+         "controller's ServiceAccount and its tokens, nothing else", METRICS_COUNTER},
+        {F_HOSTED_ID_ERRORS, "hcp_controller_hosted_identity_errors_total",
+         "Set-ups and removals of the controller's ServiceAccount in hosted clusters that "
+         "failed", METRICS_COUNTER},
         {F_STANDBY, "hcp_controller_standby_releases_total",
          "Held changes this replica let through while it did not lead, the leader not "
          "writing them (--standby-release-after)", METRICS_COUNTER},
