@@ -1,6 +1,7 @@
 /* hosted.c: ChangesPaused/ChangesPending projected into hosted ClusterVersions. */
 #include "hosted/internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,20 @@ int hosted_patch(const json_t *conditions, const hosted_conds_t *want,
         *out = decide_status_patch_doc(json_pack("{s:o}", "conditions", conds),
                                        resource_version);
     return *out ? 0 : HCP_ENOMEM;
+}
+
+void hosted__set_msg(char **slot, const char *fmt, ...)
+{
+    char buf[512];
+    free(*slot);
+    *slot = NULL;
+    if (!fmt)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    *slot = strdup(buf); /* out of memory: no message, the reason stays */
 }
 
 double hosted__rnd01(hosted_t *p)
@@ -187,6 +202,10 @@ static void entry_release(entry_t *e)
     ev_timer_stop(p->loop, &e->secret_timer);
     want_free(&e->paused);
     want_free(&e->pending);
+    free(e->secret_msg);
+    free(e->id_msg);
+    free(e->api_msg);
+    free(e->write_msg);
     free(e->ns);
     free(e->name);
     free(e);

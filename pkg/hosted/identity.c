@@ -210,19 +210,19 @@ static void enroll_failed(entry_t *e, int step, const kube_error *err, bool in_c
     e->reenroll = true;
     if (unreached(err)) {
         e->id_reason = HOSTED_UNREACHABLE;
-        (void)hcp_errf(e->id_msg, sizeof(e->id_msg), 0, "Hosted API server %.200s: %s%s%s",
-                       e->admin->cfg.server, hcp_strerror(err->code),
-                       err->message[0] ? ": " : "", err->message);
+        hosted__set_msg(&e->id_msg, "Hosted API server %.200s: %s%s%s", e->admin->cfg.server,
+                        hcp_strerror(err->code), err->message[0] ? ": " : "", err->message);
     } else {
         e->id_reason = HOSTED_IDENTITY_FAILED;
-        (void)hcp_errf(e->id_msg, sizeof(e->id_msg), 0,
-                       "Setting up the controller's identity in the hosted cluster with the "
-                       "Secret's admin kubeconfig: %s: %s%s%s",
-                       steps[step].what, err->http_status ? err->reason : hcp_strerror(err->code),
-                       err->message[0] ? ": " : "", err->message);
+        hosted__set_msg(&e->id_msg,
+                        "Setting up the controller's identity in the hosted cluster with the "
+                        "Secret's admin kubeconfig: %s: %s%s%s",
+                        steps[step].what,
+                        err->http_status ? err->reason : hcp_strerror(err->code),
+                        err->message[0] ? ": " : "", err->message);
     }
     log_kv(LOG_WARN, "hosted identity set-up failed", "namespace", e->ns, "name", e->name,
-           "error", e->id_msg, NULL);
+           "error", e->id_msg ? e->id_msg : "", NULL);
     hosted__secret_retry_soon(e); /* a fresh read of the Secret, after the backoff */
     enroll_end(e, in_cb);
 }
@@ -288,7 +288,7 @@ static void enroll_token(entry_t *e, json_t *answer)
                              : 0.8 * life);
     e->reenroll = false;
     e->id_reason = NULL;
-    e->id_msg[0] = '\0';
+    hosted__set_msg(&e->id_msg, NULL);
     p->stats.tokens++;
     if (same)
         p->stats.renewals++;

@@ -57,7 +57,7 @@ typedef struct entry {
     kube_backoff absent_backoff; /* the same while the Secret is missing or invalid */
     char secret_rv[64];        /* resourceVersion of the Secret in use */
     const char *secret_reason; /* static, NULL while the Secret is usable */
-    char secret_msg[512];
+    char *secret_msg;             /* heap, only while it has something to say */
 
     /* The identity (identity.c): the Secret's admin kubeconfig, kept only
      * until the set-up it is read for has ended. */
@@ -72,7 +72,7 @@ typedef struct entry {
     double token_until;        /* ev_now() time the token in use expires */
     double renew_at;           /* ev_now() time it is renewed */
     const char *id_reason;     /* static, NULL while the last set-up went well */
-    char id_msg[512];
+    char *id_msg;                 /* heap, only while it has something to say */
 
     /* The hosted API server; everything below is valid while `connected`:
      * cfg holds its address and CA, the client the ServiceAccount's token. */
@@ -80,7 +80,7 @@ typedef struct entry {
     kube_config cfg;
     kube_client client;
     const char *api_reason;    /* static, NULL while the server answers */
-    char api_msg[512];
+    char *api_msg;                /* heap, only while it has something to say */
 
     /* The check: read ClusterVersion `version`, patch it when it differs.
      * One at a time per HostedCluster, at most opts.max_in_flight over all
@@ -100,7 +100,7 @@ typedef struct entry {
                                   ChangesPaused/ChangesPending-only copy of
                                   status.conditions), or NULL */
     const char *write_reason;  /* static, NULL when the last write succeeded */
-    char write_msg[512];
+    char *write_msg;              /* heap, only while it has something to say */
     bool seen_right;           /* the ClusterVersion was seen as wanted since the
                                   wanted conditions last changed */
 
@@ -144,6 +144,10 @@ struct hosted {
 
 /* hosted.c */
 double hosted__rnd01(hosted_t *p);
+/* Replaces *slot with the message (at most 511 bytes), or frees it (fmt
+ * NULL): entries keep their failure messages on the heap, since most of a
+ * fleet's have none. */
+void hosted__set_msg(char **slot, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hosted__evaluate(entry_t *e);
 
 /* link.c */

@@ -29,10 +29,10 @@ static void set_api_error(entry_t *e, const kube_error *err)
         e->p->stats.refused++;
     }
     e->api_reason = HOSTED_UNREACHABLE;
-    (void)hcp_errf(e->api_msg, sizeof(e->api_msg), 0, "Hosted API server %.200s: %s%s%s",
-                   e->cfg.server,
-                   err->http_status ? err->reason : hcp_strerror(err->code),
-                   err->message[0] ? ": " : "", err->message);
+    hosted__set_msg(&e->api_msg, "Hosted API server %.200s: %s%s%s",
+                    e->cfg.server,
+                    err->http_status ? err->reason : hcp_strerror(err->code),
+                    err->message[0] ? ": " : "", err->message);
     if (transport_or_auth(err))
         hosted__secret_retry_soon(e); /* credentials or address may have been rotated */
 }
@@ -42,7 +42,7 @@ static void clear_api_error(entry_t *e)
     if (!e->api_reason)
         return;
     e->api_reason = NULL;
-    e->api_msg[0] = '\0';
+    hosted__set_msg(&e->api_msg, NULL);
     kube_backoff_reset(&e->secret_backoff);
 }
 
@@ -198,13 +198,11 @@ static void write_failed(entry_t *e, const kube_error *err)
         set_api_error(e, err);
     } else if (err->http_status == 404) {
         e->write_reason = HOSTED_CV_NOT_FOUND;
-        (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0, "ClusterVersion %s: %s",
-                       HOSTED_CV_NAME, err->message);
+        hosted__set_msg(&e->write_msg, "ClusterVersion %s: %s", HOSTED_CV_NAME, err->message);
     } else {
         e->write_reason = HOSTED_UPDATE_FAILED;
-        (void)hcp_errf(e->write_msg, sizeof(e->write_msg), 0,
-                       "Patching ClusterVersion %s: %s%s%s", HOSTED_CV_NAME, err->reason,
-                       err->reason[0] ? ": " : "", err->message);
+        hosted__set_msg(&e->write_msg, "Patching ClusterVersion %s: %s%s%s", HOSTED_CV_NAME,
+                        err->reason, err->reason[0] ? ": " : "", err->message);
     }
     log_kv(LOG_ERROR, "ClusterVersion write failed", "namespace", e->ns, "name", e->name,
            "error", err->message, NULL);

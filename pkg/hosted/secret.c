@@ -80,9 +80,9 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     p->stats.secret_reads++;
     if (err) {
         if (err->http_status == 404) {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s not found.",
-                           e->hcpns,
-                           HOSTED_SECRET);
+            hosted__set_msg(&e->secret_msg, "Secret %s/%s not found.",
+                            e->hcpns,
+                            HOSTED_SECRET);
             secret_fail(e, HOSTED_SECRET_NOT_FOUND, true);
         } else if (e->connected) {
             /* The management API hiccuped; the client in use still works. */
@@ -90,9 +90,9 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
                    "error", err->message, NULL);
             arm_secret_retry(e);
         } else {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
-                           e->hcpns,
-                           HOSTED_SECRET, err->message);
+            hosted__set_msg(&e->secret_msg, "Reading Secret %s/%s: %s",
+                            e->hcpns,
+                            HOSTED_SECRET, err->message);
             secret_fail(e, HOSTED_SECRET_UNREADABLE, false);
         }
         hosted__evaluate(e);
@@ -122,8 +122,8 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
         free(yaml);
     }
     if (rc < 0) {
-        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Secret %s/%s: %s", e->hcpns,
-                       HOSTED_SECRET, msg);
+        hosted__set_msg(&e->secret_msg, "Secret %s/%s: %s", e->hcpns,
+                        HOSTED_SECRET, msg);
         secret_fail(e, HOSTED_KUBECONFIG_INVALID, true);
         hosted__evaluate(e);
         return;
@@ -149,8 +149,8 @@ void hosted__secret_fetch(entry_t *e)
         return;
     if (kube_path(path, sizeof(path), NULL, "v1", "secrets", e->hcpns, HOSTED_SECRET,
                   NULL) < 0) {
-        (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "\"%s\" is not a usable namespace",
-                       e->hcpns);
+        hosted__set_msg(&e->secret_msg, "\"%s\" is not a usable namespace",
+                        e->hcpns);
         e->secret_reason = HOSTED_SECRET_NOT_FOUND;
         return; /* permanent: no retry */
     }
@@ -158,8 +158,8 @@ void hosted__secret_fetch(entry_t *e)
     if (kube_client_call(e->p->mgmt, &call, &e->secret_req, &ke) < 0) {
         e->secret_req = NULL;
         if (!e->connected) {
-            (void)hcp_errf(e->secret_msg, sizeof(e->secret_msg), 0, "Reading Secret %s/%s: %s",
-                           e->hcpns, HOSTED_SECRET, ke.message);
+            hosted__set_msg(&e->secret_msg, "Reading Secret %s/%s: %s",
+                            e->hcpns, HOSTED_SECRET, ke.message);
             e->secret_reason = HOSTED_SECRET_UNREADABLE;
         }
         arm_secret_retry(e);

@@ -63,7 +63,17 @@ static void count(kube_client *c, kube_verb verb, int code)
             return;
         }
     }
-    if (c->nstats < KUBE_STATS_MAX) {
+    if (c->nstats == c->stats_cap && c->stats_cap < KUBE_STATS_MAX) {
+        /* Grown as rows appear: most clients (a hosted cluster's) see two
+         * or three (verb, code) pairs in their life, not 64. */
+        size_t cap = c->stats_cap ? 2 * c->stats_cap : 4;
+        kube_stat *rows = realloc(c->stats, cap * sizeof(*rows));
+        if (!rows)
+            return;
+        c->stats = rows;
+        c->stats_cap = cap;
+    }
+    if (c->nstats < c->stats_cap) {
         c->stats[c->nstats].verb = verb;
         c->stats[c->nstats].code = code;
         c->stats[c->nstats].count = 1;
@@ -276,6 +286,7 @@ void kube_client_close(kube_client *c)
         explicit_bzero(c->token, strlen(c->token));
         free(c->token);
     }
+    free(c->stats);
     memset(c, 0, sizeof(*c));
     hcp_list_init(&c->reqs);
 }

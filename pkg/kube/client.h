@@ -110,8 +110,8 @@ struct kube_client {
     double token_checked;         /* ev_now() of the last stat() */
     kube_ratelimit rl;
     hcp_link_t reqs;              /* live requests */
-    kube_stat stats[KUBE_STATS_MAX];
-    size_t nstats;
+    kube_stat *stats;             /* rows by (verb, code), at most KUBE_STATS_MAX (owned) */
+    size_t nstats, stats_cap;
     unsigned long throttled;      /* 429 answers retried */
     unsigned long resent;         /* reads sent again after their connection broke */
     bool unreachable;             /* a request got no answer, none answered since */
