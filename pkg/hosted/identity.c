@@ -124,15 +124,21 @@ static bool unreached(const kube_error *err)
     return err->code == HCP_ETRANSPORT || err->code == HCP_ETLS;
 }
 
-/* Frees the admin client and its configuration; never from inside one of
- * its own callbacks (admin_close_later() is for those). */
-static void drop_admin(entry_t *e)
+/* The set-up's slot of the queue is free again. */
+static void release_slot(entry_t *e)
 {
     if (e->enrolling) {
         e->enrolling = false;
         e->busy = false;
         e->p->in_flight--;
     }
+}
+
+/* Frees the admin client and its configuration; never from inside one of
+ * its own callbacks (admin_close_later() is for those). */
+static void drop_admin(entry_t *e)
+{
+    release_slot(e);
     ev_timer_stop(e->p->loop, &e->admin_timer);
     if (!e->admin)
         return;
@@ -154,11 +160,7 @@ void hosted__admin_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
  * free now, the client and its configuration go at the next loop turn. */
 static void admin_close_later(entry_t *e)
 {
-    if (e->enrolling) {
-        e->enrolling = false;
-        e->busy = false;
-        e->p->in_flight--;
-    }
+    release_slot(e);
     ev_timer_stop(e->p->loop, &e->admin_timer);
     ev_timer_set(&e->admin_timer, 0., 0.);
     ev_timer_start(e->p->loop, &e->admin_timer);
