@@ -8,6 +8,18 @@
 
 #include "check/call.h"
 
+/* The lead before its window at which the plan's held change is asked
+ * about (with the window, the question's key and its system), or -1 when no
+ * check applies to it: not opted in, nothing held a check is about, or no
+ * check configured for its system. */
+static sched_time_t checked(const check_runner_t *cr, const decide_plan_t *p,
+                            sched_time_t *window, uint64_t *key, unsigned *system)
+{
+    if (!cr || !p->opted_in || !decide_plan_check_key(p, window, key, system))
+        return -1;
+    return check_config_lead(&cr->cfg, *system);
+}
+
 sched_time_t ctl_checks_ask(ctl_controller_t *c, const record_t *r, const decide_plan_t *p,
                             sched_time_t now)
 {
@@ -19,8 +31,7 @@ sched_time_t ctl_checks_ask(ctl_controller_t *c, const record_t *r, const decide
 
     if (!cr || !c->leading || !p->self.uid)
         return SCHED_POS_INF;
-    if (!p->opted_in || !decide_plan_check_key(p, &window, &key, &system) ||
-        (lead = check_config_lead(&cr->cfg, system)) < 0) {
+    if ((lead = checked(cr, p, &window, &key, &system)) < 0) {
         check_runner_forget(cr, p->self.uid);
         return SCHED_POS_INF;
     }
@@ -49,12 +60,10 @@ sched_time_t ctl_checks_ask(ctl_controller_t *c, const record_t *r, const decide
 
 bool ctl_checks_apply(const ctl_controller_t *c, const decide_plan_t *p)
 {
-    const check_runner_t *cr = c->opts.checks;
     sched_time_t window;
     uint64_t key;
     unsigned system;
-    return cr && p->opted_in && decide_plan_check_key(p, &window, &key, &system) &&
-           check_config_lead(&cr->cfg, system) >= 0;
+    return checked(c->opts.checks, p, &window, &key, &system) >= 0;
 }
 
 void ctl_check_answered(ctl_controller_t *c, const char *kind, const char *ns, const char *name)

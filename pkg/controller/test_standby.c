@@ -89,14 +89,19 @@ static void drain(fixture_t *f)
 }
 
 /* Runs the loop until real time t (ev_time()), reconciling what it queues. */
+/* One turn of the loop, what it queued decided, and a short sleep. */
+static void step(fixture_t *f)
+{
+    ev_run(f->t.loop, EVRUN_ONCE | EVRUN_NOWAIT);
+    drain(f);
+    ev_sleep(0.005);
+}
+
 static void run_until(fixture_t *f, double t)
 {
     drain(f);
-    while (ev_time() < t) {
-        ev_run(f->t.loop, EVRUN_ONCE | EVRUN_NOWAIT);
-        drain(f);
-        ev_sleep(0.005);
-    }
+    while (ev_time() < t)
+        step(f);
 }
 
 static void run_for(fixture_t *f, double seconds) { run_until(f, ev_time() + seconds); }
@@ -108,11 +113,8 @@ static void run_until_requests(fixture_t *f, int n)
 {
     double end = ev_time() + 20;
     drain(f);
-    while (fakeapi_count(f->t.api) < n && ev_time() < end) {
-        ev_run(f->t.loop, EVRUN_ONCE | EVRUN_NOWAIT);
-        drain(f);
-        ev_sleep(0.005);
-    }
+    while (fakeapi_count(f->t.api) < n && ev_time() < end)
+        step(f);
     assert_int_equal(fakeapi_count(f->t.api), n);
 }
 
