@@ -251,11 +251,8 @@ const authz_stats *authz_get_stats(const authz_t *z)
 
 static void wipe_token(authz_check_t *c)
 {
-    if (c->token) {
-        memset(c->token, 0, strlen(c->token));
-        free(c->token);
-        c->token = NULL;
-    }
+    kube_secret_free(c->token); /* zeroed, not left in freed memory */
+    c->token = NULL;
 }
 
 static void check_free(authz_check_t *c)

@@ -88,7 +88,6 @@ static void drain(fixture_t *f)
     testutil_ctl_api_settle(&f->t);
 }
 
-/* Runs the loop until real time t (ev_time()), reconciling what it queues. */
 /* One turn of the loop, what it queued decided, and a short sleep. */
 static void step(fixture_t *f)
 {
@@ -97,6 +96,7 @@ static void step(fixture_t *f)
     ev_sleep(0.005);
 }
 
+/* Runs the loop until real time t (ev_time()), reconciling what it queues. */
 static void run_until(fixture_t *f, double t)
 {
     drain(f);

@@ -212,8 +212,7 @@ static void enroll_failed(entry_t *e, int step, const kube_error *err, bool in_c
     e->reenroll = true;
     if (unreached(err)) {
         e->id_reason = HOSTED_UNREACHABLE;
-        hosted__set_msg(&e->id_msg, "Hosted API server %.200s: %s%s%s", e->admin->cfg.server,
-                        hcp_strerror(err->code), err->message[0] ? ": " : "", err->message);
+        hosted__api_msg(&e->id_msg, e->admin->cfg.server, err);
     } else {
         e->id_reason = HOSTED_IDENTITY_FAILED;
         hosted__set_msg(&e->id_msg,
@@ -273,10 +272,7 @@ static void enroll_token(entry_t *e, json_t *answer)
             rc = hosted__connect(e, &cfg, msg, sizeof(msg));
         }
     }
-    if (token) {
-        explicit_bzero(token, strlen(token));
-        free(token);
-    }
+    kube_secret_free(token);
     if (rc < 0) {
         ke.code = rc;
         snprintf(ke.message, sizeof(ke.message), "%s", rc == HCP_ENOMEM ? "out of memory" : msg);
@@ -450,21 +446,13 @@ static void retire_done(kube_client *c, const kube_error *err, json_t *obj, void
     }
     switch (r->stage) {
     case R_SECRET: {
-        char *yaml = NULL;
-        size_t len = 0;
         kube_error ke;
         kube_client_opts copts = {.timeout = p->opts.hosted_timeout, .max_retries = -1,
                                   .no_reuse = true};
-        int rc = hosted_kubeconfig_from_secret(obj, &yaml, &len, msg, sizeof(msg));
         char hcpns[NS_LEN * 2 + 2];
         snprintf(hcpns, sizeof(hcpns), "%s-%s", r->ns, r->name);
-        if (rc == 0)
-            rc = hosted_kubeconfig_load(yaml, len, hcpns, p->opts.rewrite_server, &r->cfg, msg,
-                                        sizeof(msg));
-        if (yaml) {
-            explicit_bzero(yaml, len);
-            free(yaml);
-        }
+        int rc = hosted_kubeconfig_from_secret_load(obj, hcpns, p->opts.rewrite_server, &r->cfg,
+                                                    msg, sizeof(msg));
         if (rc == 0 && kube_client_init(&r->admin, &p->http, &r->cfg, &copts, &ke) < 0) {
             snprintf(msg, sizeof(msg), "%s", ke.message);
             rc = -1;

@@ -151,6 +151,9 @@ void hosted__set_msg(char **slot, const char *fmt, ...) __attribute__((format(pr
 void hosted__evaluate(entry_t *e);
 
 /* link.c */
+/* "Hosted API server <server>: <reason>: <message>" into *slot
+ * (hosted__set_msg()): how a failed request to a hosted API server is told. */
+void hosted__api_msg(char **slot, const char *server, const kube_error *err);
 void hosted__kick(entry_t *e);
 void hosted__pump(hosted_t *p);
 void hosted__disconnect(entry_t *e);

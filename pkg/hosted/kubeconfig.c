@@ -260,3 +260,19 @@ fail:
     kube_config_free(cfg);
     return rc;
 }
+
+int hosted_kubeconfig_from_secret_load(const json_t *secret, const char *hcpns, bool rewrite,
+                                       kube_config *cfg, char *err, size_t errlen)
+{
+    char *yaml = NULL;
+    size_t len = 0;
+    int rc = hosted_kubeconfig_from_secret(secret, &yaml, &len, err, errlen);
+    memset(cfg, 0, sizeof(*cfg));
+    if (rc == 0)
+        rc = hosted_kubeconfig_load(yaml, len, hcpns, rewrite, cfg, err, errlen);
+    if (yaml) {
+        explicit_bzero(yaml, len);
+        free(yaml);
+    }
+    return rc;
+}

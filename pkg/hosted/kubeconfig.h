@@ -49,4 +49,11 @@ int hosted_kubeconfig_rewrite_server(const char *server, const char *hcpns, char
 int hosted_kubeconfig_load(const char *yaml, size_t len, const char *hcpns, bool rewrite,
                            kube_config *cfg, char *err, size_t errlen);
 
+/* hosted_kubeconfig_from_secret() then hosted_kubeconfig_load(): the
+ * Secret's kubeconfig into cfg, its decoded text zeroed before it is freed
+ * (it is an admin credential). Returns 0, or a negative HCP_E* code with
+ * err filled and cfg empty. */
+int hosted_kubeconfig_from_secret_load(const json_t *secret, const char *hcpns, bool rewrite,
+                                       kube_config *cfg, char *err, size_t errlen);
+
 #endif

@@ -22,6 +22,13 @@ static bool transport_or_auth(const kube_error *err)
            err->http_status == 403;
 }
 
+void hosted__api_msg(char **slot, const char *server, const kube_error *err)
+{
+    hosted__set_msg(slot, "Hosted API server %.200s: %s%s%s", server,
+                    err->http_status ? err->reason : hcp_strerror(err->code),
+                    err->message[0] ? ": " : "", err->message);
+}
+
 static void set_api_error(entry_t *e, const kube_error *err)
 {
     if ((err->http_status == 401 || err->http_status == 403) && !e->reenroll) {
@@ -29,10 +36,7 @@ static void set_api_error(entry_t *e, const kube_error *err)
         e->p->stats.refused++;
     }
     e->api_reason = HOSTED_UNREACHABLE;
-    hosted__set_msg(&e->api_msg, "Hosted API server %.200s: %s%s%s",
-                    e->cfg.server,
-                    err->http_status ? err->reason : hcp_strerror(err->code),
-                    err->message[0] ? ": " : "", err->message);
+    hosted__api_msg(&e->api_msg, e->cfg.server, err);
     if (transport_or_auth(err))
         hosted__secret_retry_soon(e); /* credentials or address may have been rotated */
 }
@@ -374,11 +378,8 @@ int hosted__connect(entry_t *e, kube_config *cfg, char *err, size_t errlen)
         kube_config_free(&e->cfg);
         return ke.code == HCP_ENOMEM ? HCP_ENOMEM : HCP_ECONFIG;
     }
-    if (e->cfg.token) { /* the client keeps its own copy */
-        explicit_bzero(e->cfg.token, strlen(e->cfg.token));
-        free(e->cfg.token);
-        e->cfg.token = NULL;
-    }
+    kube_secret_free(e->cfg.token); /* the client keeps its own copy */
+    e->cfg.token = NULL;
     e->connected = true;
     kube_backoff_reset(&e->retry_backoff);
     p->stats.clients++;

@@ -80,8 +80,7 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     p->stats.secret_reads++;
     if (err) {
         if (err->http_status == 404) {
-            hosted__set_msg(&e->secret_msg, "Secret %s/%s not found.",
-                            e->hcpns,
+            hosted__set_msg(&e->secret_msg, "Secret %s/%s not found.", e->hcpns,
                             HOSTED_SECRET);
             secret_fail(e, HOSTED_SECRET_NOT_FOUND, true);
         } else if (e->connected) {
@@ -90,8 +89,7 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
                    "error", err->message, NULL);
             arm_secret_retry(e);
         } else {
-            hosted__set_msg(&e->secret_msg, "Reading Secret %s/%s: %s",
-                            e->hcpns,
+            hosted__set_msg(&e->secret_msg, "Reading Secret %s/%s: %s", e->hcpns,
                             HOSTED_SECRET, err->message);
             secret_fail(e, HOSTED_SECRET_UNREADABLE, false);
         }
@@ -101,29 +99,18 @@ static void secret_done(kube_client *c, const kube_error *err, json_t *obj, void
     const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
                                                        "resourceVersion"));
     bool renew = e->connected && ev_now(p->loop) >= e->renew_at - 0.5;
-    if ((e->connected || e->need_enroll) && rv && strcmp(rv, e->secret_rv) == 0 && !renew &&
-        !e->reenroll) {
-        arm_recheck(e); /* unchanged, and the token in use is good */
+    /* A set-up under way (the next read sees what it left), or the Secret
+     * unchanged and the token in use good: nothing to do. */
+    if (e->need_enroll || (e->connected && rv && strcmp(rv, e->secret_rv) == 0 && !renew &&
+                           !e->reenroll)) {
+        arm_recheck(e);
         return;
     }
-    if (e->need_enroll) {
-        arm_recheck(e); /* a set-up is under way; the next read sees what it left */
-        return;
-    }
-    char *yaml = NULL;
-    size_t len = 0;
     kube_config cfg;
-    int rc = hosted_kubeconfig_from_secret(obj, &yaml, &len, msg, sizeof(msg));
-    if (rc == 0)
-        rc = hosted_kubeconfig_load(yaml, len, e->hcpns, p->opts.rewrite_server, &cfg, msg,
-                                    sizeof(msg));
-    if (yaml) { /* the admin credential, as text */
-        explicit_bzero(yaml, len);
-        free(yaml);
-    }
+    int rc = hosted_kubeconfig_from_secret_load(obj, e->hcpns, p->opts.rewrite_server, &cfg,
+                                                msg, sizeof(msg));
     if (rc < 0) {
-        hosted__set_msg(&e->secret_msg, "Secret %s/%s: %s", e->hcpns,
-                        HOSTED_SECRET, msg);
+        hosted__set_msg(&e->secret_msg, "Secret %s/%s: %s", e->hcpns, HOSTED_SECRET, msg);
         secret_fail(e, HOSTED_KUBECONFIG_INVALID, true);
         hosted__evaluate(e);
         return;
@@ -149,8 +136,7 @@ void hosted__secret_fetch(entry_t *e)
         return;
     if (kube_path(path, sizeof(path), NULL, "v1", "secrets", e->hcpns, HOSTED_SECRET,
                   NULL) < 0) {
-        hosted__set_msg(&e->secret_msg, "\"%s\" is not a usable namespace",
-                        e->hcpns);
+        hosted__set_msg(&e->secret_msg, "\"%s\" is not a usable namespace", e->hcpns);
         e->secret_reason = HOSTED_SECRET_NOT_FOUND;
         return; /* permanent: no retry */
     }

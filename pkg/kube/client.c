@@ -251,10 +251,7 @@ int kube_client_set_token(kube_client *c, const char *token)
     char *t = strdup(token ? token : "");
     if (t == NULL)
         return HCP_ENOMEM;
-    if (c->token) {
-        explicit_bzero(c->token, strlen(c->token));
-        free(c->token);
-    }
+    kube_secret_free(c->token);
     c->token = t;
     return 0;
 }
@@ -282,10 +279,7 @@ void kube_client_close(kube_client *c)
         kube_http_cancel(c->http, r->t);
         request_free(r);
     }
-    if (c->token) {
-        explicit_bzero(c->token, strlen(c->token));
-        free(c->token);
-    }
+    kube_secret_free(c->token);
     free(c->stats);
     memset(c, 0, sizeof(*c));
     hcp_list_init(&c->reqs);

@@ -138,6 +138,14 @@ bad:
     return HCP_EINVAL;
 }
 
+void kube_secret_free(char *secret)
+{
+    if (secret == NULL)
+        return;
+    explicit_bzero(secret, strlen(secret));
+    free(secret);
+}
+
 void kube_config_free(kube_config *cfg)
 {
     if (cfg == NULL)
@@ -148,10 +156,7 @@ void kube_config_free(kube_config *cfg)
     if (cfg->key) /* a private key: not left in freed memory */
         explicit_bzero(cfg->key, cfg->key_len);
     free(cfg->key);
-    if (cfg->token) {
-        explicit_bzero(cfg->token, strlen(cfg->token));
-        free(cfg->token);
-    }
+    kube_secret_free(cfg->token);
     free(cfg->token_file);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -68,6 +68,10 @@ int kube_config_load_default(kube_config *cfg, const char *path, const char *con
 /* Releases everything the loaders allocated and zeroes cfg. */
 void kube_config_free(kube_config *cfg);
 
+/* Frees a NUL-terminated secret (a bearer token) after zeroing its bytes,
+ * so that it is not left in freed memory. NULL is ignored. */
+void kube_secret_free(char *secret);
+
 /*
  * Reads a bearer token file into a new NUL-terminated string (caller frees)
  * with surrounding whitespace removed. Used at load time and again when the
