@@ -225,6 +225,8 @@ least_privilege_and_opt_out() {
   now_is "and its ClusterRole" gone hapi_code "$ROLE_PATH"
   now_is "our conditions left the ClusterVersion" / cv_cond ChangesPaused
   now_is "the cluster-version operator's own condition is kept" True/AsExpected cv_cond Available
+  EVENTUALLY=5 eventually "the HostedCluster's $PROJECTED says it is no longer projected" \
+    False/NotOptedIn hc_cond_sr "$ns" hc1 "$PROJECTED"
 }
 
 begin_suite

@@ -26,6 +26,8 @@
 #define DECIDE_MSGLEN 1024
 #define DECIDE_REASONLEN 256 /* an exclusion's reason as conditions quote it */
 #define DECIDE_HELDLEN 256   /* a held template as the companion quotes it */
+/* HostedClusterVersionProjected's reason once the HostedCluster opted out. */
+#define DECIDE_NOT_OPTED_IN "NotOptedIn"
 
 typedef enum decide_pause_action {
     DECIDE_PAUSE_NONE,          /* the CAPI object is already right */

@@ -342,7 +342,20 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
     apply_common(hc, p);
     withdrawn_news(&hc->m, p->res->sched, now, &p->d);
     plan_after(v, &hc->m, false, now, &p->d);
-    if (v->projection) {
+    if (v->projection && !p->opted_in) {
+        /* Opted out: our conditions leave its hosted cluster (hosted_retire()),
+         * so a projection condition written while it was in would tell of a
+         * state that is gone. One that exists says so; none is added. */
+        if (hc->m.projected.present) {
+            p->d.has_projected = true;
+            p->d.projected_status = false;
+            p->d.projected_reason = DECIDE_NOT_OPTED_IN;
+            snprintf(p->d.projected_message, sizeof(p->d.projected_message),
+                     "Not projected: neither the HostedCluster nor any of its NodePools opted "
+                     "in to change management, so the hosted ClusterVersion carries none of "
+                     "its conditions");
+        }
+    } else if (v->projection) {
         decide_projection_t pr = {0};
         v->projection(v->ud, ns, name, &p->d, &pr);
         /* While the projection has learnt nothing yet (a fresh process), the

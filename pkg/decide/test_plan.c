@@ -260,6 +260,45 @@ static void test_plan_hostedcluster(void **state)
     fake_teardown(&f);
 }
 
+/* Opted out: a projection condition written while it was in says it is no
+ * longer projected (the hosted cluster's conditions were removed); one that
+ * never opted in gets none. */
+static void test_plan_hostedcluster_opted_out(void **state)
+{
+    (void)state;
+    fake_t f;
+    decide_plan_t p;
+    fake_setup(&f);
+    add(&f, DECIDE_HC, "clusters", "was",
+        from_json(DECIDE_HC,
+                  "{\"spec\":{\"infraID\":\"w\"},\"status\":{\"conditions\":[{\"type\":"
+                  "\"HostedClusterVersionProjected\",\"status\":\"True\",\"reason\":"
+                  "\"Projected\",\"message\":\"carried\"}]}}"));
+    add(&f, DECIDE_HC, "clusters", "never", from_json(DECIDE_HC, "{\"spec\":{}}"));
+    decide_view_t v = plain_view(&f);
+    v.projection = fproj;
+    f.proj = (decide_projection_t){.known = true, .ok = true, .reason = "Projected"};
+    sched_time_t now = tu_at("2026-03-04T12:00:00Z");
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "was", now, &p, NULL, 0), 0);
+    assert_false(p.opted_in);
+    assert_true(p.d.has_projected);
+    assert_false(p.d.projected_status);
+    assert_string_equal(p.d.projected_reason, "NotOptedIn");
+    assert_non_null(strstr(p.d.projected_message, "opted in"));
+    assert_int_equal(f.proj_calls, 0); /* what it last projected is not asked */
+    json_t *patch = NULL;
+    assert_int_equal(decide_status_patch(&((const decide_hc_t *)p.self.data)->m, &p.d, "1",
+                                         false, now, &patch),
+                     0);
+    assert_non_null(patch); /* the condition is rewritten */
+    json_decref(patch);
+    decide_plan_free(&p);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", "never", now, &p, NULL, 0), 0);
+    assert_false(p.d.has_projected);
+    decide_plan_free(&p);
+    fake_teardown(&f);
+}
+
 static void test_plan_nodepool_within_cluster(void **state)
 {
     (void)state;
@@ -932,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_plan_common_window_pool_order),
         cmocka_unit_test(test_plan_absent_object),
         cmocka_unit_test(test_plan_hostedcluster),
+        cmocka_unit_test(test_plan_hostedcluster_opted_out),
         cmocka_unit_test(test_plan_stale_stops_before_deciding),
         cmocka_unit_test(test_plan_nodepool_within_cluster),
         cmocka_unit_test(test_plan_memo_parity),
