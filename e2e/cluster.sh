@@ -17,6 +17,10 @@
 #   e2e/cluster.sh apiserver-stop|apiserver-start|apiserver-restart [INSTANCE]
 #                                           stop/start only the apiserver; etcd
 #                                           and the data stay
+#   e2e/cluster.sh etcd-pause|etcd-resume [INSTANCE]
+#                                           SIGSTOP/SIGCONT the instance's etcd
+#                                           (a stalled etcd: the API server
+#                                           stays up, its storage stops)
 #   e2e/cluster.sh kubectl INSTANCE ARGS... kubectl as the instance's admin
 #   e2e/cluster.sh with INSTANCE... -- CMD  bring instances up, run CMD, then stop
 #                                           those that no one pinned (with `up`)
@@ -680,6 +684,11 @@ case "$cmd" in
     stop_proc apiserver
     start_apiserver
     wait_ready
+    ;;
+  etcd-pause | etcd-resume)
+    load_instance "${1:-main}"
+    pid=$(pid_alive etcd) || e2e_die "$inst: etcd not running (use: up $inst)"
+    if [ "$cmd" = etcd-pause ]; then kill -STOP "$pid"; else kill -CONT "$pid"; fi
     ;;
   kubectl)
     load_instance "${1:-main}"

@@ -173,6 +173,13 @@ sched_time_t ctl_hold_age_warning(const ctl_controller_t *c);
 /* Watch streams restarted (errors, watchdog, 410 Gone relists), all watches. */
 uint64_t ctl_watch_restarts(const ctl_controller_t *c);
 
+/* Calls fn for each collection watched so far (its resource, e.g.
+ * "hostedclusters") with its list requests (pages: the first list and the
+ * relists after 410 Gone). */
+void ctl_foreach_watch_lists(const ctl_controller_t *c,
+                             void (*fn)(const char *resource, uint64_t lists, void *ud),
+                             void *ud);
+
 /* One managed object's state as the metrics endpoint reports it, computed
  * from the cache and the clock at the time of the call (DESIGN.md 3.8). */
 typedef struct ctl_object_metrics {

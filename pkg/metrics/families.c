@@ -20,11 +20,12 @@ static const char *const admission_labels[] = {"result", NULL};
 static const char *const unheld_labels[] = {"kind", "system", NULL};
 static const char *const notify_labels[] = {"endpoint", "result", NULL};
 static const char *const check_labels[] = {"check", "answer", NULL};
+static const char *const watch_labels[] = {"resource", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
        F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_HOSTED_TOKENS, F_HOSTED_ADMIN, F_HOSTED_ID_ERRORS, F_STANDBY, F_STANDBY_CONFLICTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
-       F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_AGE, F_AGING, F_AGE_WARN, F_COUNT };
+       F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_AGE, F_AGING, F_AGE_WARN, F_LISTS, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
 typedef struct row {
@@ -185,6 +186,27 @@ static int collect_requests(metrics_emitter *e, void *ud)
             return -1;
     }
     return 0;
+}
+
+typedef struct lists_emit {
+    metrics_emitter *e;
+    int rc;
+} lists_emit_t;
+
+static void emit_lists(const char *resource, uint64_t lists, void *ud)
+{
+    lists_emit_t *x = ud;
+    const char *vals[] = {resource};
+    if (x->rc == 0)
+        x->rc = metrics_emit(x->e, vals, (double)lists);
+}
+
+static int collect_lists(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    lists_emit_t x = {e, 0};
+    ctl_foreach_watch_lists(s->ctl, emit_lists, &x);
+    return x.rc;
 }
 
 static int collect_admission(metrics_emitter *e, void *ud)
@@ -494,6 +516,13 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
                   "unanswered (no answer within its timeout, or no connection), ignored (a "
                   "refusal or no answer under failurePolicy Ignore)",
           .type = METRICS_COUNTER, .labels = check_labels, .collect = collect_check_answers,
+          .collect_ud = s}},
+        {F_LISTS,
+         {.name = "hcp_controller_watch_list_requests_total",
+          .help = "List requests (pages) per watched collection: its first list and the "
+                  "relists a watch needs (410 Gone); a watch that resumes from its "
+                  "resourceVersion lists nothing",
+          .type = METRICS_COUNTER, .labels = watch_labels, .collect = collect_lists,
           .collect_ud = s}},
         {F_RECONCILE,
          {.name = "hcp_controller_reconcile_duration_seconds",
