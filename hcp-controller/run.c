@@ -13,6 +13,9 @@
 #include "run.h"
 
 #include <ev.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -700,6 +703,14 @@ int run_main(int argc, char **argv)
         return 0;
     }
     log_setup(a.opts.log_json, a.opts.verbosity);
+#ifdef __GLIBC__
+    /* A /metrics answer for a fleet is megabytes (4 MB at 1,000 clusters
+     * and 3,000 pools). glibc raises its mmap threshold to the size of
+     * every mmapped block freed, so after the first scrape those buffers
+     * came from the heap and its top stayed high between scrapes: a fixed
+     * threshold keeps each in a mapping of its own, returned when freed. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
     a.loop = ev_default_loop(0);
     if (kube_config_load_default(&a.cfg, a.opts.kubeconfig, a.opts.context, &ke)) {
         log_kv(LOG_ERROR, "cannot load credentials", "error", ke.message, NULL);

@@ -103,8 +103,9 @@ typedef struct record {
     uint64_t last_withdrawn; /* hash of the withdrawal record last told, 0 none */
     /* Notifications (notify/due.h): the steps handed to the sender by this
      * process, and those every endpoint took (written to the object's
-     * notified annotation). */
-    notify_marks_t notify_told, notify_delivered;
+     * notified annotation); NULL until a step is first handed over (most
+     * objects of a fleet never have one: 656 bytes each otherwise). */
+    struct record_marks *marks;
     bool last_valid;         /* policies: last seen validity */
     decide_seen_t seen;      /* what the previous decision saw (decide_unheld()) */
     /* HostedClusters and NodePools: the resolved stanza, kept until the
@@ -119,7 +120,7 @@ typedef struct record {
     bool have_inter;
     sched_t *inter_cluster;  /* reference: the cluster timeline intersected */
     sched_time_t inter_from, inter_until;
-    stanza_nodepool_t inter;
+    stanza_nodepool_t *inter; /* allocated at the first (NodePools only) */
     /* HostedClusters and NodePools: the metric inputs of the last plan, for
      * the scrape. Current until the plan's wake instant, while the policy
      * epoch is the same and until the record is queued again (every event
@@ -139,6 +140,11 @@ typedef struct record {
     double sb_told;          /* when what it wrote landed, 0 none: told if it
                                 leads soon (ctl_standby_told()) */
 } record_t;
+
+/* A record's notification marks (record_t.marks). */
+typedef struct record_marks {
+    notify_marks_t told, delivered;
+} record_marks_t;
 
 /* The record that embeds `field` at ptr. */
 #define RECORD_OF(field, ptr) ((record_t *)((char *)(ptr) - offsetof(record_t, field)))

@@ -4,6 +4,7 @@
 #include "controller/internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decide/aging.h"
@@ -180,11 +181,23 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
     }
 }
 
+/* The record's marks, allocated empty at the first use; NULL when out of
+ * memory. */
+static record_marks_t *record_marks(record_t *r)
+{
+    if (!r->marks && (r->marks = malloc(sizeof(*r->marks))) != NULL) {
+        notify_marks_init(&r->marks->told);
+        notify_marks_init(&r->marks->delivered);
+    }
+    return r->marks;
+}
+
 /* The marks the object carries merged with what was delivered since. */
 static notify_marks_t known_marks(const record_t *r, const decide_plan_t *p)
 {
     notify_marks_t m = p->managed->health.notified;
-    notify_marks_merge(&m, &r->notify_delivered);
+    if (r->marks)
+        notify_marks_merge(&m, &r->marks->delivered);
     return m;
 }
 
@@ -198,13 +211,13 @@ static void write_marks(ctl_controller_t *c, record_t *r, const notify_marks_t *
 {
     char path[PATH_MAX_LEN], text[NOTIFY_MARKS_LEN];
     notify_marks_t m = *on_object;
-    if (notify_marks_cover(on_object, &r->notify_delivered))
+    if (!r->marks || notify_marks_cover(on_object, &r->marks->delivered))
         return;
     if (r->wt.inflight > 0) {
         r->wt.redo = true;
         return;
     }
-    notify_marks_merge(&m, &r->notify_delivered);
+    notify_marks_merge(&m, &r->marks->delivered);
     notify_marks_format(&m, text, sizeof(text));
     if (kube_path(path, sizeof(path), HS_GROUP, HS_VERSION,
                   r->kind == R_HC ? "hostedclusters" : "nodepools", r->ns, r->name, NULL))
@@ -231,8 +244,13 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
         return;
     notify_obs_t o = observe(c, p, now, r->initiated);
     notify_marks_t m = known_marks(r, p);
-    notify_marks_merge(&m, &r->notify_told);
+    if (r->marks)
+        notify_marks_merge(&m, &r->marks->told);
     size_t n = notify_due(&o, c->opts.notify_cfg, &m, due);
+    /* What is handed over is noted: without room for the note nothing is
+     * (it stays due, and the next decision tries again). */
+    if (n > 0 && !record_marks(r))
+        return;
     decide_plan_change_words(p, change, sizeof(change));
     for (size_t i = 0; i < n; i++) {
         /* A step no endpoint takes (post-change without a check asking
@@ -261,7 +279,7 @@ void ctl_notify_steps(ctl_controller_t *c, record_t *r, const decide_plan_t *p, 
                                             ? "Unhealthy"
                                             : "Healthy"};
         c->opts.notify(&ev, &due[i], c->opts.notify_ud);
-        notify_marks_note(&r->notify_told, &due[i], c->opts.notify_cfg);
+        notify_marks_note(&r->marks->told, &due[i], c->opts.notify_cfg);
     }
 }
 
@@ -279,9 +297,9 @@ void ctl_notified(ctl_controller_t *c, const char *kind, const char *ns, const c
     rkind_t k = strcmp(kind, "HostedCluster") == 0 ? R_HC : R_NP;
     record_t *r = ctl_record_find(c, k, ns, name);
     const kube_obj *o = kube_cache_get(k == R_HC ? &c->hcs : &c->nps, ns, name);
-    if (!r || !o || !o->data || !c->opts.notify_cfg)
+    if (!r || !o || !o->data || !c->opts.notify_cfg || !record_marks(r))
         return;
-    notify_marks_note(&r->notify_delivered, d, c->opts.notify_cfg);
+    notify_marks_note(&r->marks->delivered, d, c->opts.notify_cfg);
     const decide_managed_t *m = k == R_HC ? &((const decide_hc_t *)o->data)->m
                                           : &((const decide_np_t *)o->data)->m;
     /* Leading or not: this replica sent it (a transfer in flight when the
@@ -305,7 +323,7 @@ static void flushed_each(const kube_obj *o, void *ud)
         return;
     const decide_managed_t *m = x->kind == R_HC ? &((const decide_hc_t *)o->data)->m
                                                 : &((const decide_np_t *)o->data)->m;
-    if (!notify_marks_cover(&m->health.notified, &r->notify_delivered))
+    if (r->marks && !notify_marks_cover(&m->health.notified, &r->marks->delivered))
         x->flushed = false;
 }
 

@@ -42,8 +42,6 @@ record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const c
     r->ctl = c;
     r->kind = k;
     r->retry = RETRY_MIN;
-    notify_marks_init(&r->notify_told);
-    notify_marks_init(&r->notify_delivered);
     r->wt.ns = r->ns;
     r->wt.name = r->name;
     ev_init(&r->timer, on_timer);
@@ -62,7 +60,7 @@ fail:
 void ctl_record_drop_inter(record_t *r)
 {
     if (r->have_inter) {
-        stanza_nodepool_free(&r->inter);
+        stanza_nodepool_free(r->inter);
         sched_unref(r->inter_cluster);
         r->inter_cluster = NULL;
         r->have_inter = false;
@@ -81,6 +79,8 @@ void ctl_record_drop_res(record_t *r)
 void ctl_record_free(record_t *r)
 {
     ctl_record_drop_res(r);
+    free(r->inter);
+    free(r->marks);
     free(r->ns);
     free(r->name);
     free(r);

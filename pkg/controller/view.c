@@ -8,6 +8,7 @@
 
 #include "check/call.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_ref_t *out)
@@ -76,11 +77,13 @@ static const stanza_nodepool_t *intersection(ctl_controller_t *c, bool memoize, 
         return NULL;
     if (r->have_inter && r->have_res && r->res.sched == own && r->inter_cluster == cluster &&
         now >= r->inter_from && now < r->inter_until)
-        return &r->inter;
+        return r->inter;
     if (!memoize || !r->have_res || r->res.sched != own)
         return NULL;
     ctl_record_drop_inter(r);
-    if (stanza_resolve_nodepool(own, cluster, now, &r->inter))
+    if (!r->inter && !(r->inter = malloc(sizeof(*r->inter))))
+        return NULL;
+    if (stanza_resolve_nodepool(own, cluster, now, r->inter))
         return NULL;
     r->have_inter = true;
     r->inter_cluster = sched_ref(cluster);
@@ -88,10 +91,10 @@ static const stanza_nodepool_t *intersection(ctl_controller_t *c, bool memoize, 
     /* Without a window in the look-ahead the answer may change as the
      * look-ahead moves: computed afresh every time. */
     r->inter_until = now;
-    if (r->inter.has_window && r->inter.cluster_has_window)
-        r->inter_until = r->inter.next.end < r->inter.cluster_next.end ? r->inter.next.end
-                                                                       : r->inter.cluster_next.end;
-    return &r->inter;
+    const stanza_nodepool_t *in = r->inter;
+    if (in->has_window && in->cluster_has_window)
+        r->inter_until = in->next.end < in->cluster_next.end ? in->next.end : in->cluster_next.end;
+    return in;
 }
 
 static const stanza_resolution_t *memo_resolution(void *ud, decide_kind_t kind, const char *ns,
