@@ -229,12 +229,17 @@ fail:
     return rc;
 }
 
+/* Every watch of controller c, started or not: the initializer of an array
+ * of pointers to them, so that each use sizes its array by it. */
+#define CTL_WATCHES(c)                                                                     \
+    {&(c)->w_policies, &(c)->w_hcs, &(c)->w_nps,        &(c)->w_clusters,                    \
+     &(c)->w_mds,      &(c)->w_mss, &(c)->w_companions, &(c)->w_cms}
+
 void ctl_stop(ctl_controller_t *c)
 {
     if (!c)
         return;
-    kube_watch *ws[] = {&c->w_policies, &c->w_hcs,      &c->w_nps,       &c->w_clusters,
-                        &c->w_mds,      &c->w_mss,      &c->w_companions, &c->w_cms};
+    kube_watch *ws[] = CTL_WATCHES(c);
     for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
         if (ws[i]->c)
             kube_watch_stop(ws[i]);
@@ -309,20 +314,11 @@ sched_time_t ctl_hold_age_warning(const ctl_controller_t *c)
     return c->hold_age > 0 ? c->hold_age : 0;
 }
 
-/* Every watch of the controller, started or not (ws has room for all). */
-static size_t watches(const ctl_controller_t *c, const kube_watch *ws[8])
-{
-    const kube_watch *all[] = {&c->w_policies, &c->w_hcs, &c->w_nps, &c->w_clusters,
-                               &c->w_mds,      &c->w_mss, &c->w_companions, &c->w_cms};
-    memcpy(ws, all, sizeof(all));
-    return sizeof(all) / sizeof(all[0]);
-}
-
 uint64_t ctl_watch_restarts(const ctl_controller_t *c)
 {
-    const kube_watch *ws[8];
+    const kube_watch *ws[] = CTL_WATCHES(c);
     uint64_t n = 0;
-    for (size_t i = 0, k = watches(c, ws); i < k; i++)
+    for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++)
         n += ws[i]->stats.restarts + ws[i]->stats.relists;
     return n;
 }
@@ -331,8 +327,8 @@ void ctl_foreach_watch_lists(const ctl_controller_t *c,
                              void (*fn)(const char *resource, uint64_t lists, void *ud),
                              void *ud)
 {
-    const kube_watch *ws[8];
-    for (size_t i = 0, k = watches(c, ws); i < k; i++) {
+    const kube_watch *ws[] = CTL_WATCHES(c);
+    for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
         const char *slash = ws[i]->path ? strrchr(ws[i]->path, '/') : NULL;
         if (ws[i]->c && slash)
             fn(slash + 1, ws[i]->stats.lists, ud);
