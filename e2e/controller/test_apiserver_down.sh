@@ -63,22 +63,27 @@ lists_delta() {
 }
 max_delta() { tr ' ' '\n' <<<"$1" | awk -F= 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }'; }
 
-# poll NS FILE: every 0.1 s, "real-us|name=image ..." of the HostedClusters
-# of NS as the API server serves them (a consistent read from etcd), and
-# "real-us|" when it does not answer within 1 s.
+# poll NS FILE: every 0.1 s, "sent-us|name=image ...|answered-us" of the
+# HostedClusters of NS as the API server serves them (a consistent read
+# from etcd), and "sent-us||answered-us" when it does not answer within 1 s.
+# What a read shows was written before it was answered, and may have been
+# written after it was sent: a release counts as seen at the answer.
 poll() {
+  local t0 body
   while [ ! -e "$CTL_TMP/poll.stop" ]; do
-    echo "$(now_us)|$(curl -s --max-time 1 --cacert "$E_CA" -H "Authorization: Bearer $ADMIN_TOKEN" \
-      "$E_SERVER$HS/namespaces/$1/hostedclusters" 2>/dev/null |
-      jq -r '[.items[]? | "\(.metadata.name)=\(.spec.release.image)"] | join(" ")' 2>/dev/null)"
+    t0=$(now_us)
+    body=$(curl -s --max-time 1 --cacert "$E_CA" -H "Authorization: Bearer $ADMIN_TOKEN" \
+      "$E_SERVER$HS/namespaces/$1/hostedclusters" 2>/dev/null)
+    echo "$t0|$(jq -r '[.items[]? | "\(.metadata.name)=\(.spec.release.image)"] | join(" ")' <<<"$body" 2>/dev/null)|$(now_us)"
     sleep 0.1
   done >"$2"
 }
 poll_start() { rm -f "$CTL_TMP/poll.stop"; poll "$1" "$2" & POLL_PID=$!; }
 poll_stop() { touch "$CTL_TMP/poll.stop"; wait "$POLL_PID" 2>/dev/null; }
 
-# first_release FILE NAME: the first real-us at which the poll saw NAME at REL1.
-first_release() { awk -F'|' -v w="$2=$REL1" '{ n = split($2, a, " "); for (i = 1; i <= n; i++) if (a[i] == w) { print $1; exit } }' "$1"; }
+# first_release FILE NAME: the real-us of the first answer in which the poll
+# saw NAME at REL1 (written before it, so before it is no proof of early).
+first_release() { awk -F'|' -v w="$2=$REL1" '{ n = split($2, a, " "); for (i = 1; i <= n; i++) if (a[i] == w) { print $3; exit } }' "$1"; }
 
 # last_seen: what the poll last read.
 last_seen() { awk -F'|' '$2 != "" { l = $2 } END { print l }' "$CTL_TMP/poll.log"; }

@@ -434,7 +434,7 @@ leader_of() {
 # that wrote it when it leads.
 KILL_BEFORE=${ROLL_KILL_BEFORE:-6}
 leader_killed_before_window() {
-  local lead follow h0 t_kill t_open t_take="" t_write delay_ms take_ms n
+  local lead follow h0 t0 t_kill t_open t_take="" t_write delay_ms take_ms n
   OLD=() NEW=() SEQ=0 SIM_T0="" SIM_SCALE=1 WPORT=() TERM_US=() EXIT_FILE=()
   NS=$(new_ns failover) || return
   SCALE=1
@@ -460,7 +460,8 @@ leader_killed_before_window() {
   check_contains "a release requested before the window is held" "HostedCluster 200 held recorded" \
     "$(request "$(hc_path "$NS" a)" "$REL1" HostedCluster)"
   (while [ ! -e "$CTL_TMP/failover.stop" ]; do
-     echo "$(now_us)|$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')|$(get "$(hc_path "$NS" a)" .spec.release.image)"
+     t0=$(now_us)
+     echo "$t0|$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')|$(get "$(hc_path "$NS" a)" .spec.release.image)|$(now_us)"
      sleep 0.05
    done >"$CTL_TMP/failover.log") &
   local poll_pid=$!
@@ -482,13 +483,16 @@ leader_killed_before_window() {
   # The poll's last sample can have read the Lease just before the write
   # that ended the wait (two reads a sample, slow under load): one more, so
   # that the log has it (at most a sample late).
-  echo "$(now_us)|$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')|$(get "$(hc_path "$NS" a)" .spec.release.image)" \
+  t0=$(now_us)
+  echo "$t0|$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')|$(get "$(hc_path "$NS" a)" .spec.release.image)|$(now_us)" \
     >>"$CTL_TMP/failover.log"
   # The window's opening instant in real time, on the replicas' shared clock.
   t_open=$(awk -v t0="$SIM_T0" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="$SIM_SCALE" \
     'BEGIN { printf "%.0f", t0 + (o - s) / k * 1e6 }')
   t_take=$(awk -F'|' -v t="$t_kill" -v h="$h0" '$1 > t && $2 != "" && $2 != h { print $1; exit }' "$CTL_TMP/failover.log")
-  t_write=$(awk -F'|' -v r="$REL1" '$3 == r { print $1; exit }' "$CTL_TMP/failover.log")
+  # A sample is "sent-us|holder|image|answered-us": what it shows was
+  # written before it was answered, the release perhaps after it was sent.
+  t_write=$(awk -F'|' -v r="$REL1" '$3 == r { print $4; exit }' "$CTL_TMP/failover.log")
   [ -n "$t_take" ] && [ -n "$t_write" ] || { not_ok "the takeover and the write are in the Lease log"; return; }
   check "the release was not written before the window" [ "$t_write" -ge "$t_open" ]
   delay_ms=$(((t_write - t_open) / 1000))
