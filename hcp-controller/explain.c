@@ -138,11 +138,16 @@ static void why_policy(const subject_t *x, sched_time_t at, int permitted, char 
         snprintf(buf, len, "policy %s is %s", p->name, policy_strategy_name(p->strategy));
     else if (permitted)
         snprintf(buf, len, "inside a window of policy %s", p->name);
-    else if ((excl = sched_exclusion_reason(p->sched, at)) != NULL)
-        snprintf(buf, len, "inside an exclusion of policy %s%s%.300s", p->name,
-                 excl[0] ? ", reason: " : "", excl);
-    else
-        snprintf(buf, len, "outside the windows of policy %s", p->name);
+    else {
+        /* Only the exclusions whose scope holds the kind of change planned. */
+        sched_t *ks = policy_schedule_for(p, x->change);
+        if (ks && (excl = sched_exclusion_reason(ks, at)) != NULL)
+            snprintf(buf, len, "inside an exclusion of policy %s%s%.300s", p->name,
+                     excl[0] ? ", reason: " : "", excl);
+        else
+            snprintf(buf, len, "outside the windows of policy %s", p->name);
+        sched_unref(ks);
+    }
 }
 
 /* Why x's own timeline permits changes at `at` or not. */
@@ -444,6 +449,9 @@ static void print_text(const subject_t *x, const subject_t *hc, const effective_
     policy_line(x, line, sizeof line);
     printf("  %-11s %s\n", "Policy:", line);
     printf("  %-11s %s\n", "Timeline:", x->res->message);
+    if (x->scoped || (hc && hc->scoped))
+        printf("  %-11s %s (the exclusions whose scope holds it apply)\n", "Kind:",
+               policy_change_name(x->change));
     if (hc) {
         stanza_line(hc, line, sizeof line);
         printf("  %-11s HostedCluster %s/%s, stanza %s; %s\n", "Cluster:", hc->ns, hc->name, line,
@@ -700,8 +708,11 @@ static int explain(const opts_t *o, oneshot_t *v)
         rc = HCP_ENOMEM; /* the view has the object: only resolving can fail */
     if (rc == 0) {
         x->res = p.res;
-        if (hc)
+        x->change = p.change;
+        if (hc) {
             hc->res = p.cluster;
+            hc->change = p.change;
+        }
         rc = explain_state(x, hc, &p, o->at, &e);
     }
     if (rc != 0 || (rc = sched_windows(e.sched, o->at, (size_t)o->count, &w)) != 0) {

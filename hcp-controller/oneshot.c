@@ -81,6 +81,7 @@ static int read_policy(oneshot_t *v, subject_t *x)
         return EXIT_ACCESS;
     }
     json_decref(doc);
+    x->scoped = x->policy && x->policy->valid && x->policy->scoped;
     return -1;
 }
 
@@ -226,6 +227,7 @@ static int view_policy(void *ud, const char *ns, const char *name, stanza_policy
     out->found = 1;
     out->ready = p->valid;
     out->sched = p->sched;
+    out->sched_for = p->scoped ? p->sched_for : NULL;
     out->message = p->message;
     out->min_left_cp = p->min_left_cp;
     out->min_left_workers = p->min_left_workers;

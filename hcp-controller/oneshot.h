@@ -47,6 +47,8 @@ typedef struct subject {
     policy_t *policy;         /* owned; NULL when none is named or found */
     int policy_missing;       /* the stanza names a policy that does not exist */
     const stanza_resolution_t *res; /* its timeline, from the plan */
+    policy_change_t change;   /* the kind of change planned for (decide/scope.h) */
+    bool scoped;              /* its policy's exclusions have scopes */
     recorded_t rec;           /* the controller's record of it */
 } subject_t;
 

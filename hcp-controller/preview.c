@@ -31,7 +31,7 @@ void preview_usage(FILE *f)
 {
     fprintf(f,
             "Usage: hcp-controller preview -f POLICY [-f POLICY ...] [--from RFC3339]\n"
-            "                              [--count N] [-o table|json|ics]\n"
+            "                              [--count N] [--change KIND] [-o table|json|ics]\n"
             "                              [--check --guard-config FILE [--restrictive-until TIME]]\n"
             "\n"
             "Shows when changes are permitted by HostedChangeManagementPolicy manifests.\n"
@@ -43,6 +43,11 @@ void preview_usage(FILE *f)
             "                       every HostedChangeManagementPolicy document in it is used\n"
             "      --from TIME      RFC 3339 instant to start from (default: now)\n"
             "      --count N        list at most N windows (default: 10, at most %d)\n"
+            "      --change KIND    the windows of one kind of change, for policies whose\n"
+            "                       exclusions have a scope: control-plane (a z-stream or\n"
+            "                       configuration), control-plane-minor, nodes (a NodePool's\n"
+            "                       z-stream or configuration) or nodes-minor; default: all\n"
+            "                       (every exclusion applies)\n"
             "  -o, --output FORMAT  table (default), json, or ics (an RFC 5545 calendar of\n"
             "                       the windows and of the exclusions with their reasons)\n"
             "      --check          judge the schedule against the guard rails of\n"
@@ -137,7 +142,12 @@ typedef struct opts {
     const char *guard_file;       /* --guard-config, borrowed from argv */
     int has_restrictive_until;    /* --restrictive-until given */
     sched_time_t restrictive_until;
+    int change;                   /* --change: a policy_change_t, or -1 for all */
 } opts_t;
+
+/* --change's words, in policy_change_t order. */
+static const char *const change_names[POLICY_NCHANGES] = {"control-plane", "control-plane-minor",
+                                                          "nodes", "nodes-minor"};
 
 enum { FMT_TABLE, FMT_JSON, FMT_ICS };
 
@@ -179,6 +189,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
 
     memset(o, 0, sizeof *o);
     o->count = 10;
+    o->change = -1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -211,6 +222,15 @@ static int parse_args(int argc, char **argv, opts_t *o)
             if ((o->format = format_index(v)) < 0)
                 return usage_error("unknown output format \"%.64s\" (use table, json or ics)",
                                    v);
+        } else if (is_opt(a, "--change")) {
+            if ((v = value(argc, argv, &i, a, "--change")) == NULL)
+                return usage_error("--change needs a kind of change");
+            for (o->change = POLICY_NCHANGES - 1; o->change >= 0; o->change--)
+                if (strcmp(v, change_names[o->change]) == 0)
+                    break;
+            if (o->change < 0 && strcmp(v, "all") != 0)
+                return usage_error("--change: \"%.64s\" is not one of all, control-plane, "
+                                   "control-plane-minor, nodes, nodes-minor", v);
         } else if (strcmp(a, "--check") == 0) {
             o->check = 1;
         } else if (is_opt(a, "--guard-config")) {
@@ -253,7 +273,15 @@ typedef struct loaded {
     policy_t *p[MAX_POLICIES];         /* owned */
     const char *file[MAX_POLICIES];    /* borrowed: where each came from */
     int n;
+    int change;                        /* opts_t.change */
 } loaded_t;
+
+/* Policy k's timeline for the kind of change asked for (a new reference). */
+static sched_t *schedule_of(const loaded_t *l, int k)
+{
+    return l->change < 0 ? policy_schedule(l->p[k])
+                         : policy_schedule_for(l->p[k], (policy_change_t)l->change);
+}
 
 /* Loads every HCMP document of a file. Returns -1 to continue, or an exit
  * status after printing why. */
@@ -444,6 +472,9 @@ static int print_windows(const loaded_t *l, sched_t *s, const sched_set_t *w, sc
                l->file[k], policy_strategy_name(l->p[k]->strategy), l->p[k]->time_zone);
     if (l->n > 1)
         printf("Windows are the intersection of these %d policies.\n", l->n);
+    if (l->change >= 0)
+        printf("Windows of a %s: only the exclusions whose scope holds it apply.\n",
+               policy_change_name((policy_change_t)l->change));
     sched_format_utc(from, now, sizeof now);
     printf("\n%-3s  %-23s  %-23s  %-20s  %-20s  %s\n", "#", "START (local)", "END (local)",
            "START (UTC)", "END (UTC)", "DURATION");
@@ -477,11 +508,13 @@ static int print_windows(const loaded_t *l, sched_t *s, const sched_set_t *w, sc
     }
     printf("Now (%s): changes are not permitted", now);
     for (k = 0; k < l->n; k++) {
-        const char *why = sched_exclusion_reason(l->p[k]->sched, from);
-        if (why != NULL) {
+        sched_t *ks = schedule_of(l, k);
+        const char *why = ks ? sched_exclusion_reason(ks, from) : NULL;
+        if (why != NULL)
             printf(" (excluded%s%.200s)", why[0] ? ": " : "", why);
+        sched_unref(ks);
+        if (why != NULL)
             break;
-        }
     }
     for (i = 0; i < w->len && w->iv[i].start <= from; i++)
         ;
@@ -591,10 +624,11 @@ int preview_main(int argc, char **argv)
         if ((status = load(o.files[i], o.from, &l)) >= 0)
             goto done;
     status = EXIT_RUNTIME;
-    if ((s = policy_schedule(l.p[0])) == NULL)
+    l.change = o.change;
+    if ((s = schedule_of(&l, 0)) == NULL)
         goto oom;
     for (i = 1; i < l.n; i++) {
-        sched_t *next = policy_schedule(l.p[i]), *both;
+        sched_t *next = schedule_of(&l, i), *both;
         if (next == NULL)
             goto oom;
         both = sched_and(s, next);

@@ -18,7 +18,7 @@ CAPI_E2E_CONTROLLER_TESTS := e2e/controller/test_windows.sh e2e/controller/test_
 	e2e/controller/test_gate.sh e2e/controller/test_backstop.sh e2e/controller/test_holds.sh \
 	e2e/controller/test_pause.sh e2e/controller/test_inplace.sh e2e/controller/test_nodepool_hold.sh \
 	e2e/controller/test_cp_first.sh e2e/controller/test_hc_fields.sh e2e/controller/test_figures.sh \
-	e2e/controller/test_withdraw.sh
+	e2e/controller/test_withdraw.sh e2e/controller/test_scoped_freeze.sh
 # Suites that run on both instances: their scenarios with machines here,
 # the others on "main" (each suite chooses by E_CAPI; test_demo.sh checks
 # the demo's act on Cluster API here, its week on "main", e2e-demo).

@@ -87,10 +87,11 @@ typedef struct verdict {
  * window closed (and its audit record would name an earlier time). */
 /* The plan's verdict; for a NodePool also whether image (the release a
  * write asks for, NULL when it asks for none) waits for the control plane. */
-static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const char *ns,
-                              const char *name, const char *image, verdict_t *out, char *err,
-                              size_t errlen)
+static int plan_verdict_asked(ctl_controller_t *c, decide_kind_t kind, const char *ns,
+                              const char *name, const char *const asked[2], verdict_t *out,
+                              char *err, size_t errlen)
 {
+    const char *image = asked[0];
     decide_view_t v;
     decide_plan_t p;
     int rc;
@@ -98,6 +99,9 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
     memset(out, 0, sizeof(*out));
     ctl_plan_view(c, &v);
     v.projection = NULL;
+    /* The kind of change a scoped exclusion holds is the write's. */
+    v.asked[0] = asked[0];
+    v.asked[1] = asked[1];
     rc = decide_plan(&v, kind, ns, name, ctl_now_exact(c), &p, err, errlen);
     if (rc == 0 && p.present && p.decided) {
         out->restricted = p.d.restricted;
@@ -123,10 +127,25 @@ static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const cha
     return rc;
 }
 
+static int plan_verdict_image(ctl_controller_t *c, decide_kind_t kind, const char *ns,
+                              const char *name, const char *image, verdict_t *out, char *err,
+                              size_t errlen)
+{
+    const char *asked[2] = {image, NULL};
+    return plan_verdict_asked(c, kind, ns, name, asked, out, err, errlen);
+}
+
 static int plan_verdict(ctl_controller_t *c, decide_kind_t kind, const char *ns,
                         const char *name, verdict_t *out, char *err, size_t errlen)
 {
     return plan_verdict_image(c, kind, ns, name, NULL, out, err, errlen);
+}
+
+/* The image at path in the write when it differs from the old object's. */
+static const char *changed_image(const adm_request_t *q, const char *path)
+{
+    const char *was = hcp_json_str(q->old_object, path), *want = hcp_json_str(q->object, path);
+    return want && (!was || strcmp(was, want) != 0) ? want : NULL;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -742,7 +761,9 @@ static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *u
         skew_refused(c, q, a, "controlPlaneRelease", DECIDE_REQUESTED_CP_RELEASE_ANNOTATION, &rc,
                      err, errlen))
         return rc;
-    if ((rc = plan_verdict(c, DECIDE_HC, q->ns, q->name, &v, err, errlen)) != 0)
+    const char *asked[2] = {changed_image(q, "spec.release.image"),
+                            changed_image(q, "spec.controlPlaneRelease.image")};
+    if ((rc = plan_verdict_asked(c, DECIDE_HC, q->ns, q->name, asked, &v, err, errlen)) != 0)
         return rc;
     v.check_held = release_waits_for_checks(c, q, &v);
     decide_intent_read(q->old_object, q->object, q->options, q->user, ctl_hypershift_users(c),

@@ -20,6 +20,7 @@ int ctl_lookup_policy(void *ud, const char *ns, const char *name, stanza_policy_
     out->found = 1;
     out->ready = p->valid;
     out->sched = p->sched;
+    out->sched_for = p->scoped ? p->sched_for : NULL;
     out->message = p->message;
     out->strategy = policy_strategy_name(p->strategy);
     out->min_left_cp = p->min_left_cp;

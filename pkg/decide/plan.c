@@ -1,6 +1,7 @@
 /* plan.c: gather an object's inputs from a view, then decide, once. */
 #include "decide/plan.h"
 #include "decide/cpfirst.h"
+#include "decide/scope.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,7 +120,8 @@ static void pool_add(const char *name, const decide_np_t *np, void *arg)
         return;
     }
     a->pools[a->n].name = name;
-    a->pools[a->n].sched = r->sched;
+    /* the fields roll the pool's nodes: a node change (DESIGN.md 3.16) */
+    a->pools[a->n].sched = stanza_sched_for(r, POLICY_CHANGE_NODES);
     a->n++;
 }
 
@@ -158,7 +160,16 @@ static int plan_common(const decide_view_t *v, const char *ns, const char *name,
         v->nodepools(v->ud, ns, name, pool_add, &a);
     if (a.n > 1)
         qsort(a.pools, a.n, sizeof(*a.pools), by_pool_name); /* res and owned stay as they are */
-    rc = a.rc ? a.rc : decide_common_window(r->sched, a.pools, a.n, override, now, &p->common);
+    /* The cluster's own timeline for its configuration, and for its pools'
+     * nodes where a scoped exclusion of its policy holds them. */
+    sched_t *hs = r->sched, *nodes = stanza_sched_for(p->res_all, POLICY_CHANGE_NODES), *both = NULL;
+    if (nodes != r->sched) {
+        if ((both = sched_and(r->sched, nodes)) == NULL && !a.rc)
+            a.rc = HCP_ENOMEM;
+        hs = both;
+    }
+    rc = a.rc ? a.rc : decide_common_window(hs, a.pools, a.n, override, now, &p->common);
+    sched_unref(both);
     for (size_t i = 0; i < a.n; i++)
         if (a.owned[i])
             stanza_resolution_free(&a.res[i]);
@@ -305,6 +316,10 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
     if (!p->res)
         return hcp_errf(err, errlen, HCP_ENOMEM, "HostedCluster %s/%s: resolving its stanza",
                         ns, name);
+    /* DESIGN.md 3.16: the exclusions that hold this kind of change. */
+    p->res_all = p->res;
+    p->change = decide_hc_change(hc, v->asked);
+    p->res = decide_res_for(p->res, p->change, &p->kind_res);
     if (hc->infra_id) {
         hcp_namespace(p->capi_ns, sizeof(p->capi_ns), ns, name);
         if (get(v, DECIDE_CLUSTER, p->capi_ns, hc->infra_id, &p->capi))
@@ -431,12 +446,18 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
     if (!p->res)
         return hcp_errf(err, errlen, HCP_ENOMEM, "NodePool %s/%s: resolving its stanza", ns,
                         name);
+    /* DESIGN.md 3.16: the exclusions, the pool's and its cluster's, that
+     * hold this kind of change. */
+    p->res_all = p->res;
+    p->change = decide_np_change(np, v->asked);
+    p->res = decide_res_for(p->res, p->change, &p->kind_res);
     if (np->cluster_name && get(v, DECIDE_HC, ns, np->cluster_name, &hco)) {
         p->hc = hco.data;
         p->cluster_stanza = ((const decide_hc_t *)hco.data)->m.stanza.present;
         p->cluster = resolve(v, DECIDE_HC, ns, np->cluster_name,
                              &((const decide_hc_t *)hco.data)->m.stanza, &p->own_cluster,
                              &p->owns_cluster);
+        p->cluster = decide_res_for(p->cluster, p->change, &p->kind_cluster);
     }
     /* No HostedCluster (or none resolved): nothing may change. */
     sched_t *cs = p->cluster ? p->cluster->sched : sched_never();

@@ -115,6 +115,11 @@ typedef struct decide_view {
     /* The health after a change (after.h): the settle and grace times in
      * seconds, 0 for the defaults. */
     sched_time_t after_settle, after_grace;
+    /* Admission: the release images the write asks for (spec.release and,
+     * for a HostedCluster, spec.controlPlaneRelease; NULL where it changes
+     * none): the kind of change a scoped exclusion holds is the write's
+     * (scope.h). Else the change held or pending on the object. */
+    const char *asked[2];
 } decide_view_t;
 
 /* A closed decision about one HostedCluster or NodePool. */
@@ -129,7 +134,10 @@ typedef struct decide_plan {
     decide_ref_t capi;            /* its CAPI object as read; data NULL when none */
     char capi_ns[DECIDE_NSLEN];   /* the CAPI object's namespace, "" when none */
     const char *capi_name;        /* its name (borrowed), NULL when none */
-    const stanza_resolution_t *res;     /* the object's own timeline (NULL: failed) */
+    policy_change_t change;       /* the kind of change planned for (scope.h) */
+    const stanza_resolution_t *res;     /* the object's own timeline for that kind of
+                                           change (NULL: failed) */
+    const stanza_resolution_t *res_all; /* the object's own timelines, every kind's */
     const stanza_resolution_t *cluster; /* NodePools: the HostedCluster's, or NULL */
     const stanza_nodepool_t *inter;     /* NodePools: own within the cluster's */
     const decide_hc_t *hc;        /* NodePools: its HostedCluster as read (borrowed, like
@@ -159,6 +167,8 @@ typedef struct decide_plan {
                                      not ask for it or out of memory */
     /* Storage for what the view keeps no memo of. */
     stanza_resolution_t own_res, own_cluster;
+    stanza_resolution_t kind_res, kind_cluster; /* res and cluster narrowed to the kind of
+                                                   change (borrowed references) */
     stanza_nodepool_t own_inter;
     bool owns_res, owns_cluster, owns_inter;
     bool capi_v1beta2;        /* decide_view_t.capi_v1beta2 */

@@ -68,6 +68,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 query(sc);
                 sched_unref(sc);
             }
+            /* each kind of change's timeline of a policy with scoped exclusions */
+            for (int c = 0; p->scoped && c < POLICY_NCHANGES; c++) {
+                sc = policy_schedule_for(p, (policy_change_t)c);
+                if (sc != NULL) {
+                    query(sc);
+                    sched_unref(sc);
+                }
+            }
         }
         /* the status writer, fed its own previous output */
         if (behavior_status(p, NOW, NULL, &st) == 0 &&

@@ -85,7 +85,7 @@ void ics_begin(ics_t *c, const char *name)
 
 /* One VEVENT. kind names the UID's first part ("window", "exclusion"). */
 static void event(ics_t *c, const char *kind, const char *uid, sched_time_t a, sched_time_t b,
-                  const char *summary, const char *desc, sched_time_t now)
+                  const char *summary, const char *desc, const char *category, sched_time_t now)
 {
     char s[24], e[24], ds[24], l[600];
 
@@ -103,6 +103,8 @@ static void event(ics_t *c, const char *kind, const char *uid, sched_time_t a, s
     line(c, l);
     text_line(c, "SUMMARY", summary);
     text_line(c, "DESCRIPTION", desc);
+    if (category)
+        text_line(c, "CATEGORIES", category);
     line(c, strcmp(kind, "window") == 0 ? "TRANSP:TRANSPARENT" : "TRANSP:OPAQUE");
     line(c, "END:VEVENT");
 }
@@ -121,12 +123,20 @@ static void exclusions(ics_t *c, const ics_timeline_t *t, sched_time_t now)
                 sched_local_to_utc(p->time_zone, x->until_day, 0, &b) != 0 || b <= t->from ||
                 a >= t->until)
                 continue;
-            snprintf(title, sizeof title, "%s: changes excluded%s%.200s", t->summary,
+            /* The scope says which changes it holds (CATEGORIES: its name,
+             * for a calendar client to filter on). */
+            static const char *const what[POLICY_NSCOPES] = {
+                "changes", "minor upgrades", "node changes", "minor upgrades and node changes"};
+            const char *held = x->scope < POLICY_NSCOPES ? what[x->scope] : "changes";
+            snprintf(title, sizeof title, "%s: %s excluded%s%.200s", t->summary, held,
                      x->reason[0] ? ": " : "", x->reason);
             snprintf(desc, sizeof desc,
-                     "Policy %s/%s excludes changes (exclude[%zu], time zone %s)%s%.400s", p->namespace_,
-                     p->name, i, p->time_zone, x->reason[0] ? ". Reason: " : ".", x->reason);
-            event(c, "exclusion", t->uid, a, b, title, desc, now);
+                     "Policy %s/%s excludes %s (exclude[%zu]%s%s, time zone %s)%s%.400s",
+                     p->namespace_, p->name, held, i,
+                     x->scope != POLICY_SCOPE_ALL ? ", scope " : "",
+                     x->scope != POLICY_SCOPE_ALL ? policy_scope_name(x->scope) : "",
+                     p->time_zone, x->reason[0] ? ". Reason: " : ".", x->reason);
+            event(c, "exclusion", t->uid, a, b, title, desc, policy_scope_name(x->scope), now);
         }
     }
 }
@@ -176,7 +186,7 @@ int ics_timeline(ics_t *c, const ics_timeline_t *t, sched_time_t now)
         int open = iv.start == SCHED_NEG_INF || iv.end == SCHED_POS_INF;
         window_description(t, iv, open, desc, sizeof desc);
         event(c, "window", t->uid, iv.start == SCHED_NEG_INF ? lo : iv.start,
-              iv.end == SCHED_POS_INF ? hi : iv.end, title, desc, now);
+              iv.end == SCHED_POS_INF ? hi : iv.end, title, desc, NULL, now);
         n++;
         if (iv.end == SCHED_POS_INF || iv.end <= at)
             break;

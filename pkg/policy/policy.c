@@ -227,9 +227,9 @@ static int bad_date(const char *path, const char *field, const json_t *v, char *
 static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x, char *err,
                      size_t errlen)
 {
-    static const char *const fields[] = {"fromDate", "untilDate", "reason", NULL};
+    static const char *const fields[] = {"fromDate", "untilDate", "reason", "scope", NULL};
     char fp[POLICY_PATHLEN], q[QUOTE_BUFLEN], q2[QUOTE_BUFLEN];
-    json_t *from, *until, *reason;
+    json_t *from, *until, *reason, *scope;
     int rc;
 
     if (!json_is_object(obj))
@@ -264,8 +264,61 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
         if ((rc = policy_field_check_string(reason, fp, REASON_MAX, err, errlen)) < 0)
             return rc;
     }
+    if ((rc = policy_field_get(obj, "scope", JSON_STRING, path, &scope, err, errlen)) < 0)
+        return rc;
+    x->scope = POLICY_SCOPE_ALL;
+    if (scope != NULL) {
+        int k = POLICY_NSCOPES;
+        if (strlen(json_string_value(scope)) == json_string_length(scope))
+            for (k = 0; k < POLICY_NSCOPES; k++)
+                if (strcmp(json_string_value(scope), policy_scope_name((policy_scope_t)k)) == 0)
+                    break;
+        if (k == POLICY_NSCOPES) {
+            policy_field_join(fp, sizeof fp, path, "scope");
+            quote_string(json_string_value(scope), q, sizeof q);
+            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not one of AllChanges, "
+                            "MinorUpgrades, Nodes, MinorUpgradesAndNodes", fp, q);
+        }
+        x->scope = (policy_scope_t)k;
+    }
     x->reason = strdup(reason != NULL ? json_string_value(reason) : "");
     return x->reason == NULL ? HCP_ENOMEM : 0;
+}
+
+bool policy_scope_covers(policy_scope_t s, policy_change_t c)
+{
+    switch (s) {
+    case POLICY_SCOPE_ALL: return true;
+    case POLICY_SCOPE_MINOR: return c == POLICY_CHANGE_CP_MINOR || c == POLICY_CHANGE_NODES_MINOR;
+    case POLICY_SCOPE_NODES: return c == POLICY_CHANGE_NODES || c == POLICY_CHANGE_NODES_MINOR;
+    case POLICY_SCOPE_MINOR_AND_NODES: return c != POLICY_CHANGE_CP;
+    case POLICY_NSCOPES: break;
+    }
+    return true; /* fail safe */
+}
+
+const char *policy_scope_name(policy_scope_t s)
+{
+    switch (s) {
+    case POLICY_SCOPE_ALL: return "AllChanges";
+    case POLICY_SCOPE_MINOR: return "MinorUpgrades";
+    case POLICY_SCOPE_NODES: return "Nodes";
+    case POLICY_SCOPE_MINOR_AND_NODES: return "MinorUpgradesAndNodes";
+    case POLICY_NSCOPES: break;
+    }
+    return "Unknown";
+}
+
+const char *policy_change_name(policy_change_t c)
+{
+    switch (c) {
+    case POLICY_CHANGE_CP: return "control-plane z-stream or configuration";
+    case POLICY_CHANGE_CP_MINOR: return "control-plane minor upgrade";
+    case POLICY_CHANGE_NODES: return "node z-stream or configuration";
+    case POLICY_CHANGE_NODES_MINOR: return "node minor upgrade";
+    case POLICY_NCHANGES: break;
+    }
+    return "change";
 }
 
 static int maintenance_schedule(const json_t *obj, const char *path, policy_t *p, char *err,
@@ -446,55 +499,101 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
     return 0;
 }
 
-static int compile(policy_t *p, sched_time_t now, char *err, size_t errlen)
+/* Compiles the schedule with the exclusions whose scope covers change
+ * kind c (every exclusion for POLICY_CHANGE_NODES_MINOR) into *out. The
+ * reason of a scoped exclusion names its scope ("black-friday (scope
+ * Nodes)"), so that whatever quotes it (conditions, explain) says which
+ * changes it holds; scoped[i] holds those texts. */
+static int compile_for(const policy_t *p, policy_change_t c, sched_exclusion_t *x,
+                       char **scoped, sched_time_t now, sched_t **out, char *err, size_t errlen)
 {
     char msg[POLICY_ERRLEN];
-    sched_exclusion_t *x = NULL;
     sched_spec_t spec;
-    sched_t *s = NULL;
-    size_t i;
+    size_t i, n = 0;
     int rc;
 
-    if (p->strategy != POLICY_MAINTENANCE_SCHEDULE || !p->has_schedule) {
-        /* A maintenanceSchedule next to another strategy is validated but
-         * has no effect; MaintenanceSchedule without one never permits. */
-        p->sched = p->strategy == POLICY_PERMISSIVE ? sched_always() : sched_never();
-        return p->sched == NULL ? HCP_ENOMEM : 0;
-    }
-    if (p->n_exclusions > 0) {
-        x = calloc(p->n_exclusions, sizeof *x);
-        if (x == NULL)
-            return HCP_ENOMEM;
-    }
     for (i = 0; i < p->n_exclusions; i++) {
-        x[i].from_day = p->exclusions[i].from_day;
-        x[i].until_day = p->exclusions[i].until_day;
-        x[i].reason = p->exclusions[i].reason;
+        const policy_exclusion_t *e = &p->exclusions[i];
+        if (!policy_scope_covers(e->scope, c))
+            continue;
+        x[n].from_day = e->from_day;
+        x[n].until_day = e->until_day;
+        x[n].reason = e->reason;
+        if (e->scope != POLICY_SCOPE_ALL) {
+            if (scoped[i] == NULL &&
+                asprintf(&scoped[i], "%s%s(scope %s)", e->reason, e->reason[0] ? " " : "",
+                         policy_scope_name(e->scope)) < 0) {
+                scoped[i] = NULL;
+                return HCP_ENOMEM;
+            }
+            x[n].reason = scoped[i];
+        }
+        n++;
     }
     memset(&spec, 0, sizeof spec);
     spec.time_zone = p->time_zone;
     spec.rrule = p->has_permit ? p->rrule : NULL;
     spec.start_minute = p->start_minute;
     spec.duration = p->duration;
-    spec.exclusions = x;
-    spec.n_exclusions = p->n_exclusions;
+    spec.exclusions = n > 0 ? x : NULL;
+    spec.n_exclusions = n;
     msg[0] = '\0';
-    rc = sched_compile(&spec, now, &s, msg, sizeof msg);
-    if (rc == HCP_ENOMEM) {
-        rc = HCP_ENOMEM;
-        goto fail;
-    }
-    if (rc != 0) {
+    rc = sched_compile(&spec, now, out, msg, sizeof msg);
+    if (rc != 0 && rc != HCP_ENOMEM)
         rc = hcp_errf(err, errlen, HCP_EINVAL, "%s: %s", "spec.maintenanceSchedule",
-                  msg[0] ? msg : "cannot be compiled");
-        goto fail;
+                      msg[0] ? msg : "cannot be compiled");
+    return rc;
+}
+
+/* p->sched and p->sched_for[]: one schedule per kind of change only when an
+ * exclusion is scoped; references to the same one otherwise. */
+static int compile(policy_t *p, sched_time_t now, char *err, size_t errlen)
+{
+    sched_exclusion_t *x = NULL;
+    char **scoped = NULL;
+    size_t i;
+    int rc = 0, c;
+
+    for (i = 0; i < p->n_exclusions; i++)
+        if (p->exclusions[i].scope != POLICY_SCOPE_ALL)
+            p->scoped = true;
+    if (p->strategy != POLICY_MAINTENANCE_SCHEDULE || !p->has_schedule) {
+        /* A maintenanceSchedule next to another strategy is validated but
+         * has no effect; MaintenanceSchedule without one never permits. */
+        p->scoped = false;
+        p->sched = p->strategy == POLICY_PERMISSIVE ? sched_always() : sched_never();
+    } else {
+        if (p->n_exclusions > 0 && ((x = calloc(p->n_exclusions, sizeof *x)) == NULL ||
+                                    (scoped = calloc(p->n_exclusions, sizeof *scoped)) == NULL)) {
+            free(x);
+            return HCP_ENOMEM;
+        }
+        rc = compile_for(p, POLICY_CHANGE_NODES_MINOR, x, scoped, now, &p->sched, err, errlen);
     }
-    free(x);
-    p->sched = s;
-    return 0;
-fail:
+    for (c = 0; rc == 0 && c < POLICY_NCHANGES; c++) {
+        if (!p->scoped || c == POLICY_CHANGE_NODES_MINOR)
+            p->sched_for[c] = p->sched ? sched_ref(p->sched) : NULL;
+        else
+            rc = compile_for(p, (policy_change_t)c, x, scoped, now, &p->sched_for[c], err,
+                             errlen);
+        if (rc == 0 && p->sched_for[c] == NULL)
+            rc = HCP_ENOMEM;
+    }
+    for (i = 0; scoped && i < p->n_exclusions; i++)
+        free(scoped[i]);
+    free(scoped);
     free(x);
     return rc;
+}
+
+static void drop_schedules(policy_t *p)
+{
+    sched_unref(p->sched);
+    p->sched = NULL;
+    for (int c = 0; c < POLICY_NCHANGES; c++) {
+        sched_unref(p->sched_for[c]);
+        p->sched_for[c] = NULL;
+    }
 }
 
 int policy_parse(const json_t *doc, sched_time_t now, policy_t **out, char *err,
@@ -528,9 +627,11 @@ int policy_parse(const json_t *doc, sched_time_t now, policy_t **out, char *err,
     if (rc != 0) {
         /* Invalid: keep the metadata for status, behave as Restrictive. */
         p->valid = 0;
-        if (p->sched != NULL)
-            sched_unref(p->sched);
+        p->scoped = false;
+        drop_schedules(p);
         p->sched = sched_never();
+        for (int c = 0; c < POLICY_NCHANGES && p->sched; c++)
+            p->sched_for[c] = sched_ref(p->sched);
         p->message = strdup(err);
         if (p->sched == NULL || p->message == NULL) {
             rc = HCP_ENOMEM;
@@ -558,7 +659,7 @@ void policy_free(policy_t *p)
 
     if (p == NULL)
         return;
-    sched_unref(p->sched);
+    drop_schedules(p);
     for (i = 0; i < p->n_exclusions; i++)
         free(p->exclusions[i].reason);
     free(p->exclusions);
@@ -575,6 +676,13 @@ sched_t *policy_schedule(const policy_t *p)
     if (p == NULL || !p->valid || p->sched == NULL)
         return sched_never();
     return sched_ref(p->sched);
+}
+
+sched_t *policy_schedule_for(const policy_t *p, policy_change_t c)
+{
+    if (p == NULL || !p->valid || c < 0 || c >= POLICY_NCHANGES || p->sched_for[c] == NULL)
+        return policy_schedule(p);
+    return sched_ref(p->sched_for[c]);
 }
 
 const char *policy_strategy_name(policy_strategy_t s)

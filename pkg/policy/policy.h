@@ -16,6 +16,7 @@
 #ifndef HCP_POLICY_POLICY_H
 #define HCP_POLICY_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,11 +38,44 @@ typedef enum policy_strategy {
     POLICY_MAINTENANCE_SCHEDULE     /* permitted inside the schedule's windows */
 } policy_strategy_t;
 
+/* What an exclusion holds (`exclude[].scope`, GKE's scopes, DESIGN.md
+ * 3.16). */
+typedef enum policy_scope {
+    POLICY_SCOPE_ALL = 0,           /* AllChanges (the default) */
+    POLICY_SCOPE_MINOR,             /* MinorUpgrades */
+    POLICY_SCOPE_NODES,             /* Nodes */
+    POLICY_SCOPE_MINOR_AND_NODES,   /* MinorUpgradesAndNodes */
+    POLICY_NSCOPES
+} policy_scope_t;
+
+/* The kinds of change a scope tells apart. A control-plane change is a
+ * release or configuration of the HostedCluster, a node change any change
+ * of a NodePool; minor: a release whose minor version differs from the one
+ * it replaces (or cannot be told: fail safe). */
+typedef enum policy_change {
+    POLICY_CHANGE_CP = 0,        /* control plane: z-stream or configuration */
+    POLICY_CHANGE_CP_MINOR,      /* control plane: a minor upgrade */
+    POLICY_CHANGE_NODES,         /* NodePool: z-stream or configuration */
+    POLICY_CHANGE_NODES_MINOR,   /* NodePool: a minor upgrade */
+    POLICY_NCHANGES
+} policy_change_t;
+
+/* True when an exclusion of scope s holds a change of kind c. Every scope
+ * holds POLICY_CHANGE_NODES_MINOR. */
+bool policy_scope_covers(policy_scope_t s, policy_change_t c);
+
+/* The scope's name as written in manifests ("AllChanges", ...), and the
+ * change kind's in words ("control-plane z-stream or configuration", ...).
+ * Static storage. */
+const char *policy_scope_name(policy_scope_t s);
+const char *policy_change_name(policy_change_t c);
+
 /* One `spec.maintenanceSchedule.exclude[]` entry in local dates. */
 typedef struct policy_exclusion {
     int32_t from_day;  /* first excluded local date, days since 1970-01-01 */
     int32_t until_day; /* first local date no longer excluded; > from_day */
     char *reason;      /* owned; "" when the manifest gave none */
+    policy_scope_t scope;
 } policy_exclusion_t;
 
 typedef struct policy {
@@ -73,8 +107,16 @@ typedef struct policy {
     size_t n_exclusions;
 
     sched_t *sched;     /* owned reference: the policy's whole timeline
-                           (always, never or the compiled schedule); never
-                           NULL for a parsed policy, "never" when invalid */
+                           (always, never or the compiled schedule), where
+                           every kind of change is permitted (every
+                           exclusion applies); never NULL for a parsed
+                           policy, "never" when invalid */
+    bool scoped;        /* an exclusion has a scope other than AllChanges */
+    sched_t *sched_for[POLICY_NCHANGES]; /* owned references: the timeline of
+                           each kind of change (the exclusions whose scope
+                           covers it); each is a reference to sched when
+                           !scoped, and sched_for[POLICY_CHANGE_NODES_MINOR]
+                           always is */
 } policy_t;
 
 /* Parses and validates an HCMP document (a JSON object with apiVersion,
@@ -121,6 +163,11 @@ void policy_free(policy_t *p);
  * compiled schedule, or never when the spec has no maintenanceSchedule or
  * the policy is invalid (fail safe). NULL only when out of memory. */
 sched_t *policy_schedule(const policy_t *p);
+
+/* The timeline of one kind of change, as a new reference (NULL only when
+ * out of memory): policy_schedule() narrowed to the exclusions whose scope
+ * covers it. */
+sched_t *policy_schedule_for(const policy_t *p, policy_change_t c);
 
 /* The strategy's name as written in manifests ("Permissive", ...). Static
  * storage. */

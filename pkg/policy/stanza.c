@@ -240,14 +240,15 @@ int stanza_parse(const json_t *obj, stanza_t *out)
  * msg describing why it cannot be used. Returns 0, the lookup's error, or
  * HCP_ENOMEM. */
 static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, void *ctx,
-                      sched_t **out, const char **reason, char *msg, size_t msglen,
-                      stanza_resolution_t *res)
+                      sched_t **out, sched_t *const **out_for, const char **reason, char *msg,
+                      size_t msglen, stanza_resolution_t *res)
 {
     stanza_policy_ref_t ref;
     char qn[QUOTE_BUFLEN], qs[QUOTE_BUFLEN];
     int rc;
 
     *out = NULL;
+    *out_for = NULL;
     *reason = NULL;
     memset(&ref, 0, sizeof ref);
     quote_string(st->policy, qn, sizeof qn);
@@ -276,7 +277,27 @@ static int referenced(const stanza_t *st, const char *ns, stanza_lookup_fn looku
     res->min_left_cp = ref.min_left_cp > 0 ? ref.min_left_cp : 0;
     res->min_left_workers = ref.min_left_workers > 0 ? ref.min_left_workers : 0;
     *out = sched_ref(ref.sched);
+    *out_for = ref.sched_for;
     return *out == NULL ? HCP_ENOMEM : 0;
+}
+
+/* The timeline of each kind of change where the policy's differs from its
+ * whole timeline (base_for, borrowed; NULL: none differs): the same
+ * composition as the whole one, edge (NULL: none) joined with union
+ * (permissive) or intersection. */
+static int resolve_for(sched_t *base, sched_t *const *base_for, sched_t *edge, int permissive,
+                       stanza_resolution_t *out)
+{
+    for (int c = 0; base_for != NULL && c < POLICY_NCHANGES; c++) {
+        if (base_for[c] == NULL || base_for[c] == base)
+            continue;
+        out->sched_for[c] = edge == NULL   ? sched_ref(base_for[c])
+                            : permissive ? sched_or(edge, base_for[c])
+                                         : sched_and(edge, base_for[c]);
+        if (out->sched_for[c] == NULL)
+            return HCP_ENOMEM;
+    }
+    return 0;
 }
 
 /* The PermissiveUntil and RestrictiveUntil strategies: permitted (or
@@ -287,14 +308,15 @@ static int resolve_until(const stanza_t *st, const char *ns, stanza_lookup_fn lo
 {
     char why[STANZA_MSGLEN], when[32];
     const char *bad = NULL;
-    sched_t *base = NULL, *edge = NULL;
+    sched_t *base = NULL, *edge = NULL, *const *base_for = NULL;
     int permissive = st->strategy == STANZA_PERMISSIVE_UNTIL, rc = HCP_ENOMEM;
     sched_time_t t = permissive ? st->permissive_until : st->restrictive_until;
 
     sched_format_utc(t, when, sizeof when);
     out->reason = permissive ? "PermissiveUntil" : "RestrictiveUntil";
     if (st->policy[0] != '\0') {
-        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why, out)) < 0)
+        if ((rc = referenced(st, ns, lookup, ctx, &base, &base_for, &bad, why, sizeof why,
+                             out)) < 0)
             goto fail;
         if (bad != NULL) {
             out->reason = bad;
@@ -324,7 +346,7 @@ static int resolve_until(const stanza_t *st, const char *ns, stanza_lookup_fn lo
         goto fail;
     }
     out->sched = permissive ? sched_or(edge, base) : sched_and(edge, base);
-    rc = out->sched == NULL ? HCP_ENOMEM : 0;
+    rc = out->sched == NULL ? HCP_ENOMEM : resolve_for(base, base_for, edge, permissive, out);
 fail:
     sched_unref(edge);
     sched_unref(base);
@@ -336,7 +358,7 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
 {
     char why[STANZA_MSGLEN], qn[QUOTE_BUFLEN];
     const char *bad = NULL;
-    sched_t *base = NULL, *edge = NULL;
+    sched_t *base = NULL, *edge = NULL, *const *base_for = NULL;
     int rc = HCP_ENOMEM;
 
     memset(out, 0, sizeof *out);
@@ -375,7 +397,8 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
         out->sched = sched_never();
         break;
     case STANZA_BY_POLICY:
-        if ((rc = referenced(st, ns, lookup, ctx, &base, &bad, why, sizeof why, out)) < 0)
+        if ((rc = referenced(st, ns, lookup, ctx, &base, &base_for, &bad, why, sizeof why,
+                             out)) < 0)
             goto fail;
         if (bad != NULL) {
             out->reason = bad;
@@ -386,6 +409,8 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
             out->reason = "ByPolicy";
             snprintf(out->message, sizeof out->message, "following policy %s", qn);
             out->sched = sched_ref(base);
+            if ((rc = resolve_for(base, base_for, NULL, 0, out)) < 0)
+                goto fail;
         }
         break;
     case STANZA_PERMISSIVE_UNTIL:
@@ -404,8 +429,7 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
 fail:
     sched_unref(edge);
     sched_unref(base);
-    sched_unref(out->sched);
-    out->sched = NULL;
+    stanza_resolution_free(out);
     return rc;
 }
 
@@ -415,6 +439,15 @@ void stanza_resolution_free(stanza_resolution_t *r)
         return;
     sched_unref(r->sched);
     r->sched = NULL;
+    for (int c = 0; c < POLICY_NCHANGES; c++) {
+        sched_unref(r->sched_for[c]);
+        r->sched_for[c] = NULL;
+    }
+}
+
+sched_t *stanza_sched_for(const stanza_resolution_t *r, policy_change_t c)
+{
+    return c >= 0 && c < POLICY_NCHANGES && r->sched_for[c] != NULL ? r->sched_for[c] : r->sched;
 }
 
 int stanza_resolve_nodepool(sched_t *own, sched_t *cluster, sched_time_t now,

@@ -83,6 +83,9 @@ typedef struct stanza_policy_ref {
     int found;           /* a policy of that name exists in the namespace */
     int ready;           /* it is Ready=True (valid and computed) */
     sched_t *sched;      /* borrowed; its timeline, used when found && ready */
+    sched_t *const *sched_for; /* borrowed: the timeline of each kind of change
+                                  (policy_t.sched_for) when an exclusion is
+                                  scoped; NULL: sched for every kind */
     const char *message; /* borrowed; why it is not ready (may be NULL) */
     const char *strategy; /* static: the policy's spec.strategy ("Permissive",
                              "Restrictive", "MaintenanceSchedule"), used when
@@ -98,7 +101,12 @@ typedef int (*stanza_lookup_fn)(void *ctx, const char *ns, const char *name,
 
 /* A resolved stanza. */
 typedef struct stanza_resolution {
-    sched_t *sched;                /* owned reference: the object's timeline */
+    sched_t *sched;                /* owned reference: the object's timeline,
+                                      where every kind of change is permitted */
+    sched_t *sched_for[POLICY_NCHANGES]; /* owned references: the timeline of a
+                                      kind of change where a scoped exclusion
+                                      of the policy makes it differ from
+                                      sched; NULL: sched (stanza_sched_for()) */
     stanza_strategy_t strategy;    /* the strategy in force (Permissive when
                                       there is no stanza) */
     const char *reason;            /* static CamelCase condition reason:
@@ -133,6 +141,9 @@ int stanza_resolve(const stanza_t *st, const char *ns, stanza_lookup_fn lookup, 
                    stanza_resolution_t *out);
 
 void stanza_resolution_free(stanza_resolution_t *r);
+
+/* The object's timeline for one kind of change (borrowed from r). */
+sched_t *stanza_sched_for(const stanza_resolution_t *r, policy_change_t c);
 
 /* The enhancement's strategy in force for an object at now, after resolving
  * its stanza and the policy it names: "MaintenanceSchedule", "Permissive" or

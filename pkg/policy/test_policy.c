@@ -273,6 +273,12 @@ static const bad_case_t BAD[] = {
      XP "[1].fromDate: required field is missing"},
     {EXCL("[{'fromDate':'2026-01-01','why':'x'}]"), XP "[0].why: unknown field"},
     {EXCL("[{'fromDate':20260101}]"), XP "[0].fromDate: must be a string, not a number"},
+    {EXCL("[{'fromDate':'2026-01-01','scope':'nodes'}]"),
+     XP "[0].scope: \"nodes\" is not one of AllChanges, MinorUpgrades, Nodes, "
+        "MinorUpgradesAndNodes"},
+    {EXCL("[{'fromDate':'2026-01-01'},{'fromDate':'2026-01-01','scope':''}]"),
+     XP "[1].scope: \"\" is not one of AllChanges, MinorUpgrades, Nodes, MinorUpgradesAndNodes"},
+    {EXCL("[{'fromDate':'2026-01-01','scope':2}]"), XP "[0].scope: must be a string, not a number"},
 #define DATE_BAD(field, d)                                                                 \
     {EXCL("[{'fromDate':'2026-01-01'},{'fromDate':'2026-01-01','" field "':'" d "'}]"),    \
      XP "[1]." field ": \"" d "\" is not a valid date (YYYY-MM-DD, years 1970..9999)"}
@@ -779,6 +785,84 @@ static void test_strategies(void **state)
     assert_string_equal(policy_strategy_name(POLICY_MAINTENANCE_SCHEDULE), "MaintenanceSchedule");
 }
 
+/* exclude[].scope: each kind of change meets only the exclusions whose
+ * scope holds it; the whole timeline meets them all; a scoped exclusion's
+ * reason names its scope. */
+static void test_exclusion_scopes(void **state)
+{
+    static const struct {
+        const char *day;                    /* inside one exclusion */
+        int permitted[POLICY_NCHANGES];     /* CP, CP minor, nodes, nodes minor */
+        const char *reason;                 /* as the nodes-minor timeline quotes it */
+    } cases[] = {
+        {"2026-03-02T12:00:00Z", {0, 0, 0, 0}, "all"},
+        {"2026-03-04T12:00:00Z", {1, 0, 1, 0}, "minor (scope MinorUpgrades)"},
+        {"2026-03-06T12:00:00Z", {1, 1, 0, 0}, "(scope Nodes)"},
+        {"2026-03-08T12:00:00Z", {1, 0, 0, 0}, "both (scope MinorUpgradesAndNodes)"},
+        {"2026-03-10T12:00:00Z", {1, 1, 1, 1}, NULL},
+    };
+    policy_t *p;
+
+    (void)state;
+    p = must_parse(MS("{'permit':{" RULE "},'exclude':["
+                      "{'fromDate':'2026-03-02','reason':'all','scope':'AllChanges'},"
+                      "{'fromDate':'2026-03-04','reason':'minor','scope':'MinorUpgrades'},"
+                      "{'fromDate':'2026-03-06','scope':'Nodes'},"
+                      "{'fromDate':'2026-03-08','reason':'both','scope':'MinorUpgradesAndNodes'}]}"));
+    assert_true(p->scoped);
+    assert_int_equal(p->exclusions[0].scope, POLICY_SCOPE_ALL);
+    assert_int_equal(p->exclusions[2].scope, POLICY_SCOPE_NODES);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sched_time_t t = tu_ts(cases[i].day);
+        for (int c = 0; c < POLICY_NCHANGES; c++) {
+            sched_t *s = policy_schedule_for(p, (policy_change_t)c);
+            if (sched_permitted(s, t) != cases[i].permitted[c])
+                fail_msg("%s, %s: permitted %d, want %d", cases[i].day,
+                         policy_change_name((policy_change_t)c), sched_permitted(s, t),
+                         cases[i].permitted[c]);
+            sched_unref(s);
+        }
+        /* the whole timeline is the one every exclusion holds */
+        assert_int_equal(sched_permitted(p->sched, t), cases[i].permitted[POLICY_CHANGE_NODES_MINOR]);
+        const char *why = sched_exclusion_reason(p->sched, t);
+        if (cases[i].reason)
+            assert_string_equal(why, cases[i].reason);
+        else
+            assert_null(why);
+    }
+    /* the control-plane timeline quotes only what holds it */
+    sched_t *s = policy_schedule_for(p, POLICY_CHANGE_CP_MINOR);
+    assert_string_equal(sched_exclusion_reason(s, tu_ts("2026-03-08T12:00:00Z")),
+                        "both (scope MinorUpgradesAndNodes)");
+    assert_null(sched_exclusion_reason(s, tu_ts("2026-03-06T12:00:00Z")));
+    sched_unref(s);
+    policy_free(p);
+
+    /* AllChanges only (written or not): one timeline for every kind */
+    p = must_parse(MS("{'permit':{" RULE "},'exclude':[{'fromDate':'2026-03-02'},"
+                      "{'fromDate':'2026-03-04','scope':'AllChanges'}]}"));
+    assert_false(p->scoped);
+    for (int c = 0; c < POLICY_NCHANGES; c++)
+        assert_ptr_equal(p->sched_for[c], p->sched);
+    policy_free(p);
+
+    /* a scope on a policy that is not MaintenanceSchedule has no effect */
+    p = must_parse(DOC("{'strategy':'Permissive','maintenanceSchedule':{'exclude':["
+                       "{'fromDate':'2026-03-02','scope':'Nodes'}]}}"));
+    assert_false(p->scoped);
+    assert_int_equal(sched_permitted(p->sched_for[POLICY_CHANGE_NODES], tu_ts("2026-03-02T12:00:00Z")), 1);
+    policy_free(p);
+
+    /* the scope table itself */
+    assert_true(policy_scope_covers(POLICY_SCOPE_ALL, POLICY_CHANGE_CP));
+    assert_false(policy_scope_covers(POLICY_SCOPE_MINOR, POLICY_CHANGE_CP));
+    assert_false(policy_scope_covers(POLICY_SCOPE_MINOR, POLICY_CHANGE_NODES));
+    assert_false(policy_scope_covers(POLICY_SCOPE_NODES, POLICY_CHANGE_CP_MINOR));
+    assert_false(policy_scope_covers(POLICY_SCOPE_MINOR_AND_NODES, POLICY_CHANGE_CP));
+    for (int sc = 0; sc < POLICY_NSCOPES; sc++)
+        assert_true(policy_scope_covers((policy_scope_t)sc, POLICY_CHANGE_NODES_MINOR));
+}
+
 /* The translated rules evaluate as the structured schema says. */
 static void test_translated_windows(void **state)
 {
@@ -901,6 +985,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_permit_every_day),
         cmocka_unit_test(test_start_times),     cmocka_unit_test(test_strategies),
         cmocka_unit_test(test_translated_windows), cmocka_unit_test(test_is_hcmp),
+        cmocka_unit_test(test_exclusion_scopes),
         cmocka_unit_test(test_minimal),
     };
     size_t nf = sizeof fixed / sizeof fixed[0];
