@@ -160,7 +160,7 @@ int ctl_state_init(ctl_controller_t *c, size_t nbuckets)
     ctl_queue_init(&c->queue);
     ctl_write_init(&c->writer, c->loop, c->client, &c->stats, ctl_write_settled, c);
     ctl_standby_init(c);
-    if (kube_objmap_init(&c->records, nbuckets) ||
+    if (kube_objmap_init(&c->records, nbuckets) || ctl_pools_init(&c->pools) ||
         kube_cache_init(&c->policies, &ctl_policy_ops, c) ||
         kube_cache_init(&c->hcs, &ctl_hc_ops, c) || kube_cache_init(&c->nps, &ctl_np_ops, c) ||
         kube_cache_init(&c->clusters, &ctl_cluster_ops, c) ||
@@ -268,6 +268,7 @@ void ctl_stop(ctl_controller_t *c)
     kube_cache_free(&c->policies);
     kube_cache_free(&c->hcs);
     kube_cache_free(&c->nps);
+    ctl_pools_free(&c->pools);
     kube_cache_free(&c->clusters);
     kube_cache_free(&c->mds);
     kube_cache_free(&c->mss);

@@ -157,12 +157,14 @@ static void np_cms(ctl_controller_t *c, const kube_obj *o, bool all)
 
 static void np_add(const kube_obj *o, void *ud)
 {
+    ctl_pools_add(&((ctl_controller_t *)ud)->pools, o);
     np_changed(o, ud, true, true);
     np_cms(ud, o, true);
 }
 static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_np_t *a = old->data, *b = o->data;
+    ctl_pools_update(&((ctl_controller_t *)ud)->pools, old, o);
     bool stanza_changed = !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza);
     np_changed(o, ud, stanza_changed,
                !a || !b || !seen_same(&a->m.paused, &b->m.paused) ||
@@ -174,6 +176,7 @@ static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 }
 static void np_delete(const kube_obj *o, void *ud)
 {
+    ctl_pools_remove(&((ctl_controller_t *)ud)->pools, o);
     np_changed(o, ud, true, true);
     np_cms(ud, o, true);
 }

@@ -22,6 +22,7 @@
 
 #include "controller/controller.h"
 #include "controller/planview.h"
+#include "controller/pools.h"
 #include "controller/queue.h"
 #include "controller/write.h"
 #include "decide/companion.h"
@@ -198,6 +199,7 @@ struct ctl_controller {
     sched_time_t started;       /* the controller's clock at ctl_start() */
 
     kube_cache policies, hcs, nps, clusters, mds, mss;
+    ctl_pools_t pools;          /* the NodePools of each HostedCluster (pools.h) */
     kube_cache companions;      /* HostedChangeManagementStatus: data is its digest
                                    (decide_companion_digest(), a string) */
     kube_cache cms;             /* the ConfigMaps that carry DECIDE_OPTIN_LABEL (a
@@ -348,5 +350,11 @@ void ctl_enqueue_all(ctl_controller_t *c);
  * *name into ref. False when it is no such reference or ns is too small. */
 bool ctl_nodepool_ref(const char *ref, char *ns, size_t len, const char **name);
 
+
+/* What HostedCluster ns/name's projection writes into the hosted
+ * ClusterVersion for its decision d, with its NodePools from the index
+ * (hosted_want(); *cv holds the strings). */
+hosted_conds_t ctl_hosted_want(ctl_controller_t *c, const char *ns, const char *name,
+                               const decide_decision_t *d, hosted_cv_t *cv);
 
 #endif

@@ -420,7 +420,7 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
     r->metrics_until = p.d.wake;
     if (hc && c->proj && p.opted_in) {
         hosted_cv_t cv;
-        hosted_conds_t want = hosted_want(&c->nps, r->ns, r->name, &p.d, &cv);
+        hosted_conds_t want = ctl_hosted_want(c, r->ns, r->name, &p.d, &cv);
         hosted_update(c->proj, r->ns, r->name, &want, now, NULL, 0);
     } else if (hc && c->proj) {
         /* Opted out (or never in): nothing of ours stays in its hosted

@@ -122,6 +122,44 @@ static const stanza_nodepool_t *peek_intersection(void *ud, const char *ns, cons
     return intersection(ud, false, ns, name, own, cluster, now);
 }
 
+/* The NodePools of HostedCluster ns/cluster as the hosted ClusterVersion
+ * names them. */
+typedef struct cv_pools {
+    hosted_cv_pool_t *v;
+    size_t n, cap;
+    bool oom;
+} cv_pools_t;
+
+static void cv_pool(const kube_obj *o, void *ud)
+{
+    cv_pools_t *x = ud;
+    const decide_np_t *np = o->data;
+    if (x->oom || !np)
+        return;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 8;
+        hosted_cv_pool_t *v = realloc(x->v, cap * sizeof(*v));
+        if (!v) {
+            x->oom = true;
+            return;
+        }
+        x->v = v;
+        x->cap = cap;
+    }
+    x->v[x->n++] = (hosted_cv_pool_t){o->name, &np->m.paused, &np->m.pending};
+}
+
+hosted_conds_t ctl_hosted_want(ctl_controller_t *c, const char *ns, const char *name,
+                               const decide_decision_t *d, hosted_cv_t *cv)
+{
+    cv_pools_t x = {0};
+    ctl_pools_foreach(&c->pools, &c->nps, ns, name, cv_pool, &x);
+    /* Out of memory: the control plane alone, rather than nothing. */
+    hosted_conds_t want = hosted_want(d, x.oom ? NULL : x.v, x.oom ? 0 : x.n, cv);
+    free(x.v);
+    return want;
+}
+
 /* What the projection will report once handed the decision's conditions;
  * unknown while it has learnt nothing (a fresh process). */
 static void view_projection(void *ud, const char *ns, const char *name,
@@ -129,7 +167,7 @@ static void view_projection(void *ud, const char *ns, const char *name,
 {
     ctl_controller_t *c = ud;
     hosted_cv_t cv;
-    hosted_conds_t want = hosted_want(&c->nps, ns, name, d, &cv);
+    hosted_conds_t want = ctl_hosted_want(c, ns, name, d, &cv);
     hosted_status_t st;
     if (!c->proj || hosted_preview(c->proj, ns, name, &want, &st) != 0 ||
         strcmp(st.reason, HOSTED_PENDING) == 0)
@@ -170,11 +208,7 @@ typedef struct np_iter {
 static void np_each(const kube_obj *o, void *ud)
 {
     np_iter_t *x = ud;
-    const decide_np_t *np = o->data;
-
-    if (np && np->cluster_name && strcmp(o->ns, x->ns) == 0 &&
-        strcmp(np->cluster_name, x->cluster) == 0)
-        x->fn(o->name, np, x->arg);
+    x->fn(o->name, o->data, x->arg);
 }
 
 static void view_nodepools(void *ud, const char *ns, const char *cluster,
@@ -184,7 +218,7 @@ static void view_nodepools(void *ud, const char *ns, const char *cluster,
     ctl_controller_t *c = ud;
     np_iter_t x = {ns, cluster, fn, arg};
 
-    kube_cache_foreach(&c->nps, np_each, &x);
+    ctl_pools_foreach(&c->pools, &c->nps, ns, cluster, np_each, &x);
 }
 
 typedef struct ms_iter {

@@ -81,43 +81,10 @@ void hosted_cv_conditions(const decide_decision_t *cp, hosted_cv_pool_t *pools, 
             true);
 }
 
-/* ---- the NodePools of one HostedCluster, from the cache ------------------ */
-
-typedef struct pools {
-    const char *ns, *cluster;
-    hosted_cv_pool_t *v;
-    size_t n, cap;
-    bool oom;
-} pools_t;
-
-static void collect_pool(const kube_obj *o, void *ud)
+hosted_conds_t hosted_want(const decide_decision_t *d, hosted_cv_pool_t *pools, size_t n,
+                           hosted_cv_t *cv)
 {
-    pools_t *x = ud;
-    const decide_np_t *np = o->data;
-    if (x->oom || !np || !np->cluster_name || strcmp(o->ns, x->ns) != 0 ||
-        strcmp(np->cluster_name, x->cluster) != 0)
-        return;
-    if (x->n == x->cap) {
-        size_t cap = x->cap ? 2 * x->cap : 8;
-        hosted_cv_pool_t *v = realloc(x->v, cap * sizeof(*v));
-        if (!v) {
-            x->oom = true;
-            return;
-        }
-        x->v = v;
-        x->cap = cap;
-    }
-    x->v[x->n++] = (hosted_cv_pool_t){o->name, &np->m.paused, &np->m.pending};
-}
-
-hosted_conds_t hosted_want(const kube_cache *nodepools, const char *ns, const char *name,
-                           const decide_decision_t *d, hosted_cv_t *cv)
-{
-    pools_t x = {.ns = ns, .cluster = name};
-    kube_cache_foreach(nodepools, collect_pool, &x);
-    /* Out of memory: the control plane alone, rather than nothing. */
-    hosted_cv_conditions(d, x.oom ? NULL : x.v, x.oom ? 0 : x.n, cv);
-    free(x.v);
+    hosted_cv_conditions(d, pools, n, cv);
     return (hosted_conds_t){{cv->paused_status, cv->paused_reason, cv->paused_message},
                             {cv->pending_status, cv->pending_reason, cv->pending_message}};
 }

@@ -53,12 +53,11 @@ typedef struct hosted_cv {
 void hosted_cv_conditions(const decide_decision_t *cp, hosted_cv_pool_t *pools, size_t n,
                           hosted_cv_t *out);
 
-/* What HostedCluster ns/name's projection writes into the hosted
- * ClusterVersion for its decision d: the control plane's conditions and
- * each of its NodePools' as the NodePool cache nodepools holds them (data:
- * decide_np_t), built into *cv, which the returned strings point into (keep
- * cv while they are used). Out of memory: the control plane's alone. */
-hosted_conds_t hosted_want(const kube_cache *nodepools, const char *ns, const char *name,
-                           const decide_decision_t *d, hosted_cv_t *cv);
+/* What a HostedCluster's projection writes into the hosted ClusterVersion
+ * for its decision d: the control plane's conditions and each of its
+ * NodePools' (pools[0..n), sorted here), built into *cv, which the returned
+ * strings point into (keep cv while they are used). */
+hosted_conds_t hosted_want(const decide_decision_t *d, hosted_cv_pool_t *pools, size_t n,
+                           hosted_cv_t *cv);
 
 #endif
