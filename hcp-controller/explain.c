@@ -134,14 +134,16 @@ static void why_policy(const subject_t *x, sched_time_t at, int permitted, char 
         snprintf(buf, len, "no policy is named");
     else if (!p->valid)
         snprintf(buf, len, "policy %s is not Ready (%s): changes are held", p->name, p->message);
-    else if (p->strategy != POLICY_MAINTENANCE_SCHEDULE)
+    else if (p->strategy == POLICY_RESTRICTIVE || (p->strategy == POLICY_PERMISSIVE &&
+                                                    (permitted || p->n_calendars == 0)))
         snprintf(buf, len, "policy %s is %s", p->name, policy_strategy_name(p->strategy));
     else if (permitted)
         snprintf(buf, len, "inside a window of policy %s", p->name);
     else {
-        /* Only the exclusions whose scope holds the kind of change planned. */
+        /* Only the exclusions whose scope holds the kind of change planned
+         * (of the schedule or of an exclusion calendar). */
         sched_t *ks = policy_schedule_for(p, x->change);
-        if (ks && (excl = sched_exclusion_reason(ks, at)) != NULL)
+        if (ks && (excl = sched_exclusion_at(ks, at, NULL)) != NULL)
             snprintf(buf, len, "inside an exclusion of policy %s%s%.300s", p->name,
                      excl[0] ? ", reason: " : "", excl);
         else

@@ -59,6 +59,36 @@ int oneshot_get_failed(const char *what, const kube_error *e)
     return EXIT_ACCESS;
 }
 
+/* The ConfigMaps GET for a policy's exclusion calendars, kept while it
+ * reads them. */
+typedef struct cm_reads {
+    session_t *s;
+    json_t *docs; /* owned array */
+} cm_reads_t;
+
+/* policy_configmap_fn: GETs the ConfigMap; one that cannot be read is
+ * missing to the policy (which then holds what it covers), said here. */
+static const json_t *get_configmap(const char *ns, const char *name, void *ud)
+{
+    cm_reads_t *r = ud;
+    char path[1024], what[600];
+    kube_error e;
+    json_t *doc;
+
+    kube_path(path, sizeof path, "", "v1", "configmaps", ns, name, NULL);
+    if ((doc = oneshot_get(r->s, path, &e)) == NULL) {
+        if (e.http_status != 404) {
+            snprintf(what, sizeof what, "ConfigMap %s/%s (an exclusion calendar)", ns, name);
+            (void)oneshot_get_failed(what, &e);
+        }
+        return NULL;
+    }
+    if (json_array_append_new(r->docs, doc) != 0)
+        return NULL;
+    const json_t *data = json_object_get(doc, "data");
+    return json_is_object(data) ? data : NULL;
+}
+
 /* Reads the policy x's stanza names. Returns -1 to go on, or an exit status. */
 static int read_policy(oneshot_t *v, subject_t *x)
 {
@@ -81,6 +111,16 @@ static int read_policy(oneshot_t *v, subject_t *x)
         return EXIT_ACCESS;
     }
     json_decref(doc);
+    if (x->policy && x->policy->n_calendars > 0) {
+        cm_reads_t r = {v->s, json_array()};
+        int rc = r.docs ? policy_read_calendars(x->policy, get_configmap, &r, v->at, NULL)
+                        : HCP_ENOMEM;
+        json_decref(r.docs);
+        if (rc != 0) {
+            fprintf(stderr, "%s: out of memory\n", PROG);
+            return EXIT_ACCESS;
+        }
+    }
     x->scoped = x->policy && x->policy->valid && x->policy->scoped;
     return -1;
 }

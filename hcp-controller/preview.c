@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "policy/guard.h"
 #include "policy/ics.h"
 #include "policy/manifest.h"
@@ -274,7 +275,33 @@ typedef struct loaded {
     const char *file[MAX_POLICIES];    /* borrowed: where each came from */
     int n;
     int change;                        /* opts_t.change */
+    json_t *configmaps;                /* owned: the ConfigMaps of the files, for
+                                          the policies' exclusion calendars */
 } loaded_t;
+
+/* policy_configmap_fn over the ConfigMaps of the files: by name, in the
+ * policy's namespace or in none (a file often names neither). */
+static const json_t *file_configmap(const char *ns, const char *name, void *ud)
+{
+    const loaded_t *l = ud;
+    size_t i;
+    json_t *cm;
+    json_array_foreach(l->configmaps, i, cm) {
+        const char *n = hcp_json_str(cm, "metadata.name");
+        const char *cns = hcp_json_str(cm, "metadata.namespace");
+        if (n && strcmp(n, name) == 0 && (!cns || !*cns || !*ns || strcmp(cns, ns) == 0)) {
+            const json_t *data = json_object_get(cm, "data");
+            return json_is_object(data) ? data : NULL;
+        }
+    }
+    return NULL;
+}
+
+static bool is_configmap(const json_t *doc)
+{
+    const char *kind = hcp_json_str(doc, "kind"), *api = hcp_json_str(doc, "apiVersion");
+    return kind && strcmp(kind, "ConfigMap") == 0 && (!api || strcmp(api, "v1") == 0);
+}
 
 /* Policy k's timeline for the kind of change asked for (a new reference). */
 static sched_t *schedule_of(const loaded_t *l, int k)
@@ -309,6 +336,14 @@ static int load(const char *path, sched_time_t from, loaded_t *l)
     for (i = 0; i < json_array_size(docs); i++) {
         json_t *doc = json_array_get(docs, i);
         policy_t *p;
+        if (is_configmap(doc)) {
+            if (json_array_append(l->configmaps, doc) != 0) {
+                fprintf(stderr, "%s: out of memory\n", PROG);
+                status = EXIT_RUNTIME;
+                goto done;
+            }
+            continue;
+        }
         if (!policy_is_hcmp(doc))
             continue;
         found = 1;
@@ -342,6 +377,26 @@ done:
     json_decref(docs);
     free(data);
     return status;
+}
+
+/* Says what could not be read of policy k's exclusion calendars, on
+ * stderr. A calendar missing from the files, or unreadable, holds what it
+ * covers (as in the cluster); with --check that is an error. Returns -1 to
+ * go on, or an exit status. */
+static int calendar_problems(const loaded_t *l, int k)
+{
+    const policy_t *p = l->p[k];
+    for (size_t i = 0; i < p->n_calendars; i++) {
+        const policy_calendar_t *cal = &p->calendars[i];
+        if (cal->state == POLICY_CALENDAR_READ)
+            continue;
+        fprintf(stderr, "%s: %s: policy %s: %s; the changes it covers are held\n", PROG,
+                l->file[k], p->name[0] ? p->name : "(unnamed)", cal->why);
+        for (size_t j = 1; j < cal->read.n_problems && j < ICSREAD_MAX_PROBLEMS; j++)
+            fprintf(stderr, "%s:   line %d: %s\n", PROG, cal->read.problems[j].line,
+                    cal->read.problems[j].message);
+    }
+    return -1;
 }
 
 /* "2d 3h 30m" style elapsed time. */
@@ -509,7 +564,7 @@ static int print_windows(const loaded_t *l, sched_t *s, const sched_set_t *w, sc
     printf("Now (%s): changes are not permitted", now);
     for (k = 0; k < l->n; k++) {
         sched_t *ks = schedule_of(l, k);
-        const char *why = ks ? sched_exclusion_reason(ks, from) : NULL;
+        const char *why = ks ? sched_exclusion_at(ks, from, NULL) : NULL;
         if (why != NULL)
             printf(" (excluded%s%.200s)", why[0] ? ": " : "", why);
         sched_unref(ks);
@@ -620,9 +675,18 @@ int preview_main(int argc, char **argv)
     sched_set_init(&w);
     if ((status = parse_args(argc, argv, &o)) >= 0)
         return status;
+    if ((l.configmaps = json_array()) == NULL)
+        goto oom;
     for (i = 0; i < o.n_files; i++)
         if ((status = load(o.files[i], o.from, &l)) >= 0)
             goto done;
+    status = EXIT_RUNTIME;
+    for (i = 0; i < l.n; i++) {
+        if (policy_read_calendars(l.p[i], file_configmap, &l, o.from, NULL) != 0)
+            goto oom;
+        if ((status = calendar_problems(&l, i)) >= 0)
+            goto done;
+    }
     status = EXIT_RUNTIME;
     l.change = o.change;
     if ((s = schedule_of(&l, 0)) == NULL)
@@ -647,5 +711,6 @@ done:
     sched_unref(s);
     for (i = 0; i < l.n; i++)
         policy_free(l.p[i]);
+    json_decref(l.configmaps);
     return status;
 }

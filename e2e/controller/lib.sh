@@ -377,6 +377,8 @@ is_state() { [ "$(pause_state "$1")" = "$2" ]; }
 cond() { get "$1" ".status.conditions // [] | map(select(.type == \"$2\")) | .[0].$3 // \"\""; }
 # hc_cond_sr NS NAME TYPE / np_cond_sr NS NAME TYPE: "status/reason" of a
 # condition of HostedCluster or NodePool NAME.
+# cond_sr PATH TYPE: a condition's "status/reason".
+cond_sr() { echo "$(cond "$1" "$2" status)/$(cond "$1" "$2" reason)"; }
 hc_cond_sr() { echo "$(cond "$(hc_path "$1" "$2")" "$3" status)/$(cond "$(hc_path "$1" "$2")" "$3" reason)"; }
 np_cond_sr() { echo "$(cond "$(np_path "$1" "$2")" "$3" status)/$(cond "$(np_path "$1" "$2")" "$3" reason)"; }
 

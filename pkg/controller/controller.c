@@ -167,7 +167,8 @@ int ctl_state_init(ctl_controller_t *c, size_t nbuckets)
         kube_cache_init(&c->mds, &ctl_machines_ops, c) ||
         kube_cache_init(&c->mss, &ctl_machinesets_ops, c) ||
         kube_cache_init(&c->companions, &ctl_companion_ops, c) ||
-        kube_cache_init(&c->cms, &ctl_cm_ops, c))
+        kube_cache_init(&c->cms, &ctl_cm_ops, c) ||
+        kube_cache_init(&c->cals, &ctl_calendar_ops, c))
         return HCP_ENOMEM;
     return 0;
 }
@@ -210,7 +211,10 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
                           DECIDE_COMPANION_RESOURCE, c->ns_filter, err, errlen)) ||
         /* Only the ConfigMaps we labelled (cmlabel.c): never every one. */
         (rc = start_watch_sel(c, &c->w_cms, &c->cms, NULL, "v1", "configmaps", c->ns_filter,
-                              DECIDE_OPTIN_LABEL "=" DECIDE_OPTIN_VALUE, err, errlen)))
+                              DECIDE_OPTIN_LABEL "=" DECIDE_OPTIN_VALUE, err, errlen)) ||
+        /* The exclusion calendars: the ConfigMaps labelled as such. */
+        (rc = start_watch_sel(c, &c->w_cals, &c->cals, NULL, "v1", "configmaps", c->ns_filter,
+                              POLICY_CALENDAR_LABEL, err, errlen)))
         goto fail;
     hosted_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
                         .leading = opts->leading,
@@ -233,7 +237,7 @@ fail:
  * of pointers to them, so that each use sizes its array by it. */
 #define CTL_WATCHES(c)                                                                     \
     {&(c)->w_policies, &(c)->w_hcs, &(c)->w_nps,        &(c)->w_clusters,                    \
-     &(c)->w_mds,      &(c)->w_mss, &(c)->w_companions, &(c)->w_cms}
+     &(c)->w_mds,      &(c)->w_mss, &(c)->w_companions, &(c)->w_cms, &(c)->w_cals}
 
 void ctl_stop(ctl_controller_t *c)
 {
@@ -274,6 +278,7 @@ void ctl_stop(ctl_controller_t *c)
     kube_cache_free(&c->mss);
     kube_cache_free(&c->companions);
     kube_cache_free(&c->cms);
+    kube_cache_free(&c->cals);
     free(c->ns_filter);
     free(c);
 }

@@ -46,7 +46,7 @@ static void enqueue_namespace(ctl_controller_t *c, const char *ns)
 
 /* A policy appeared, went or changed its spec: every resolution may
  * change, and anything in its namespace may reference it. */
-static void policy_changed(const kube_obj *o, void *ud)
+void ctl_policy_changed(const kube_obj *o, void *ud)
 {
     ctl_controller_t *c = ud;
     c->policy_epoch++;
@@ -54,7 +54,7 @@ static void policy_changed(const kube_obj *o, void *ud)
     enqueue_namespace(c, o->ns);
 }
 
-static void policy_add(const kube_obj *o, void *ud) { policy_changed(o, ud); }
+static void policy_add(const kube_obj *o, void *ud) { ctl_policy_changed(o, ud); }
 static void policy_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const policy_entry_t *a = old->data, *b = o->data;
@@ -63,9 +63,9 @@ static void policy_update(const kube_obj *old, const kube_obj *o, void *ud)
     if (a && b && a->shared == b->shared)
         ctl_enqueue(ud, R_POLICY, o->ns, o->name);
     else
-        policy_changed(o, ud);
+        ctl_policy_changed(o, ud);
 }
-static void policy_delete(const kube_obj *o, void *ud) { policy_changed(o, ud); }
+static void policy_delete(const kube_obj *o, void *ud) { ctl_policy_changed(o, ud); }
 
 bool ctl_stanza_same(const stanza_t *a, const stanza_t *b)
 {
@@ -326,8 +326,12 @@ static int extract_policy(const json_t *obj, kube_intern *strings, void **out, v
             free(e);
             return HCP_ENOMEM;
         }
-        int rc = policy_parse(obj, ctl_clock_now(&c->opts.clock, c->loop), &e->shared->p, NULL,
-                              0);
+        sched_time_t now = ctl_clock_now(&c->opts.clock, c->loop);
+        int rc = policy_parse(obj, now, &e->shared->p, NULL, 0);
+        /* Its exclusion calendars as the calendar cache has them; their
+         * changes are read in place (calendars.c). */
+        if (rc != HCP_ENOMEM && e->shared->p)
+            rc = policy_read_calendars(e->shared->p, ctl_calendar_data, c, now, NULL);
         if (rc == HCP_ENOMEM || !e->shared->p) {
             policy_free(e->shared->p);
             free(e->shared);

@@ -204,7 +204,12 @@ struct ctl_controller {
                                    (decide_companion_digest(), a string) */
     kube_cache cms;             /* the ConfigMaps that carry DECIDE_OPTIN_LABEL (a
                                    watch with that label selector; metadata only) */
-    kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss, w_companions, w_cms;
+    kube_cache cals;            /* the ConfigMaps that carry POLICY_CALENDAR_LABEL (a
+                                   watch with that label selector): data is
+                                   their `data` object (json_t), read as
+                                   exclusion calendars (calendars.c) */
+    kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss, w_companions, w_cms,
+        w_cals;
     bool capi_started;
     kube_request *discovery;    /* in flight */
     ev_timer discovery_retry;
@@ -341,7 +346,16 @@ void ctl_standby_answered(ctl_controller_t *c, record_t *r, ctl_write_outcome_t 
  * through as a standby is told only when it leads soon after. */
 void ctl_standby_told(record_t *r);
 
+/* calendars.c */
+extern const kube_cache_ops ctl_calendar_ops;
+/* policy_configmap_fn over the calendar cache (ud: the controller). */
+const json_t *ctl_calendar_data(const char *ns, const char *name, void *ud);
+
 /* handlers.c */
+/* A policy appeared, went or changed what it permits (its spec, one of its
+ * exclusion calendars): every resolution may change, and anything in its
+ * namespace may reference it. A cache callback (ud: the controller). */
+void ctl_policy_changed(const kube_obj *o, void *ud);
 extern const kube_cache_ops ctl_policy_ops, ctl_hc_ops, ctl_np_ops, ctl_cluster_ops,
     ctl_machines_ops, ctl_machinesets_ops, ctl_companion_ops;
 void ctl_enqueue_all(ctl_controller_t *c);

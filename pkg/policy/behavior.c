@@ -56,21 +56,23 @@ static void reason_at(const policy_t *p, sched_t *s, sched_time_t t, int permitt
 
     if (!p->valid)
         why = "PolicyInvalid";
-    else if (p->strategy == POLICY_PERMISSIVE)
-        why = "StrategyPermissive";
     else if (p->strategy == POLICY_RESTRICTIVE)
         why = "StrategyRestrictive";
-    else if (!p->has_schedule)
+    else if (p->strategy == POLICY_MAINTENANCE_SCHEDULE && !p->has_schedule)
         why = "NoMaintenanceSchedule";
-    else if (permitted)
-        why = p->has_permit ? "InMaintenanceWindow" : "OutsideExclusions";
-    else if ((why = sched_exclusion_reason(s, t)) != NULL) {
+    else if (!permitted && (why = sched_exclusion_at(s, t, NULL)) != NULL) {
+        /* An exclusion, of the schedule or of a calendar (also beside
+         * Permissive). */
         if (why[0] == '\0')
             snprintf(buf, len, "Excluded");
         else
             snprintf(buf, len, "Excluded: %.*s", (int)(len > 11 ? len - 11 : 0), why);
         return;
-    } else if (!p->has_permit)
+    } else if (p->strategy == POLICY_PERMISSIVE)
+        why = "StrategyPermissive";
+    else if (permitted)
+        why = p->has_permit ? "InMaintenanceWindow" : "OutsideExclusions";
+    else if (!p->has_permit)
         why = "NoMaintenanceWindows";
     else
         why = "OutsideMaintenanceWindow";
@@ -320,6 +322,52 @@ fail:
     return rc;
 }
 
+/* A calendar's state as the status words it (condition reason, `state`). */
+static const char *calendar_state(policy_calendar_state_t st)
+{
+    switch (st) {
+    case POLICY_CALENDAR_READ: return "Read";
+    case POLICY_CALENDAR_MISSING: return "NotFound";
+    case POLICY_CALENDAR_UNREADABLE: return "Unreadable";
+    case POLICY_CALENDAR_UNREAD: break;
+    }
+    return "NotReadYet";
+}
+
+/* status.exclusionCalendars: what was read from each calendar. */
+static int calendars_json(const policy_t *p, json_t **out)
+{
+    json_t *arr = json_array();
+    *out = arr;
+    if (!arr)
+        return HCP_ENOMEM;
+    for (size_t i = 0; i < p->n_calendars; i++) {
+        const policy_calendar_t *cal = &p->calendars[i];
+        json_t *probs = json_array();
+        json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o*}", "name", cal->name,
+                              "scope", policy_scope_name(cal->scope), "state",
+                              calendar_state(cal->state), "events",
+                              (json_int_t)cal->read.events, "cancelledEvents",
+                              (json_int_t)cal->read.cancelled, "problemCount",
+                              (json_int_t)cal->read.n_problems, "problems", probs);
+        if (!o || json_array_append_new(arr, o) != 0)
+            return HCP_ENOMEM;
+        if (cal->key && json_object_set_new(o, "key", json_string(cal->key)) != 0)
+            return HCP_ENOMEM;
+        if (cal->why && json_object_set_new(o, "message", json_string(cal->why)) != 0)
+            return HCP_ENOMEM;
+        for (size_t k = 0; probs && k < cal->read.n_problems && k < ICSREAD_MAX_PROBLEMS; k++) {
+            json_t *pr = json_pack("{s:i, s:s}", "line", cal->read.problems[k].line, "message",
+                                   cal->read.problems[k].message);
+            if (!pr || json_array_append_new(probs, pr) != 0)
+                return HCP_ENOMEM;
+        }
+        if (!probs)
+            return HCP_ENOMEM;
+    }
+    return 0;
+}
+
 /* The Ready and ChangesRestricted conditions, added to status (which owns
  * them from then on). Returns 0 or HCP_ENOMEM. */
 static int conditions(const policy_t *p, sched_t *s, sched_time_t now, int permitted,
@@ -339,6 +387,25 @@ static int conditions(const policy_t *p, sched_t *s, sched_time_t now, int permi
                         p->generation, now, prev_status, &v)) < 0 ||
         json_array_append_new(conds, v) != 0) {
         return rc < 0 ? rc : HCP_ENOMEM;
+    }
+    if (p->valid && p->n_calendars > 0) {
+        const policy_calendar_t *bad = NULL;
+        size_t events = 0;
+        for (size_t i = 0; i < p->n_calendars; i++) {
+            events += p->calendars[i].read.events;
+            if (!bad && p->calendars[i].state != POLICY_CALENDAR_READ)
+                bad = &p->calendars[i];
+        }
+        if (bad)
+            snprintf(msg, sizeof msg, "%s: the changes it covers are held", bad->why);
+        else
+            snprintf(msg, sizeof msg, "%zu exclusion calendar%s read: %zu events", p->n_calendars,
+                     p->n_calendars == 1 ? "" : "s", events);
+        if ((rc = condition("CalendarsRead", !bad, calendar_state(bad ? bad->state
+                                                                       : POLICY_CALENDAR_READ),
+                            msg, p->generation, now, prev_status, &v)) < 0 ||
+            json_array_append_new(conds, v) != 0)
+            return rc < 0 ? rc : HCP_ENOMEM;
     }
     reason_at(p, s, now, permitted, reason, sizeof reason);
     reason_token(reason, token, sizeof token);
@@ -412,6 +479,14 @@ int behavior_status(const policy_t *p, sched_time_t now, const json_t *prev_stat
 
     if ((rc = conditions(p, s, now, permitted, prev_status, status)) < 0)
         goto fail;
+    if (p->valid && p->n_calendars > 0) {
+        if ((rc = calendars_json(p, &v)) < 0) {
+            json_decref(v);
+            goto fail;
+        }
+        if ((rc = set(status, "exclusionCalendars", v)) < 0)
+            goto fail;
+    }
     sched_unref(s);
     *out = status;
     return 0;

@@ -1,4 +1,5 @@
 #include "policy/policy.h"
+#include "policy/calendars.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -229,7 +230,7 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
 {
     static const char *const fields[] = {"fromDate", "untilDate", "reason", "scope", NULL};
     char fp[POLICY_PATHLEN], q[QUOTE_BUFLEN], q2[QUOTE_BUFLEN];
-    json_t *from, *until, *reason, *scope;
+    json_t *from, *until, *reason;
     int rc;
 
     if (!json_is_object(obj))
@@ -264,23 +265,8 @@ static int exclusion(const json_t *obj, const char *path, policy_exclusion_t *x,
         if ((rc = policy_field_check_string(reason, fp, REASON_MAX, err, errlen)) < 0)
             return rc;
     }
-    if ((rc = policy_field_get(obj, "scope", JSON_STRING, path, &scope, err, errlen)) < 0)
+    if ((rc = policy_scope_get(obj, path, &x->scope, err, errlen)) < 0)
         return rc;
-    x->scope = POLICY_SCOPE_ALL;
-    if (scope != NULL) {
-        int k = POLICY_NSCOPES;
-        if (strlen(json_string_value(scope)) == json_string_length(scope))
-            for (k = 0; k < POLICY_NSCOPES; k++)
-                if (strcmp(json_string_value(scope), policy_scope_name((policy_scope_t)k)) == 0)
-                    break;
-        if (k == POLICY_NSCOPES) {
-            policy_field_join(fp, sizeof fp, path, "scope");
-            quote_string(json_string_value(scope), q, sizeof q);
-            return hcp_errf(err, errlen, HCP_EINVAL, "%s: %s is not one of AllChanges, "
-                            "MinorUpgrades, Nodes, MinorUpgradesAndNodes", fp, q);
-        }
-        x->scope = (policy_scope_t)k;
-    }
     x->reason = strdup(reason != NULL ? json_string_value(reason) : "");
     return x->reason == NULL ? HCP_ENOMEM : 0;
 }
@@ -426,7 +412,7 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
     static const char *const fields[] = {"apiVersion", "kind", "metadata", "spec", "status",
                                          NULL};
     static const char *const spec_fields[] = {"strategy", "maintenanceSchedule", "minTimeLeft",
-                                              NULL};
+                                              "exclusionCalendars", NULL};
     static const char *const STRATEGIES[3] = {"Permissive", "Restrictive",
                                               "MaintenanceSchedule"};
     char q[QUOTE_BUFLEN];
@@ -496,7 +482,7 @@ static int document(const json_t *doc, policy_t *p, char *err, size_t errlen)
         return rc;
     if (v != NULL && (rc = min_time_left(v, "spec.minTimeLeft", p, err, errlen)) < 0)
         return rc;
-    return 0;
+    return policy_calendars_parse(spec, p, err, errlen);
 }
 
 /* Compiles the schedule with the exclusions whose scope covers change
@@ -583,6 +569,8 @@ static int compile(policy_t *p, sched_time_t now, char *err, size_t errlen)
         free(scoped[i]);
     free(scoped);
     free(x);
+    if (rc == 0 && p->n_calendars > 0)
+        rc = policy_calendars_compose(p);
     return rc;
 }
 
@@ -590,9 +578,13 @@ static void drop_schedules(policy_t *p)
 {
     sched_unref(p->sched);
     p->sched = NULL;
+    sched_unref(p->base);
+    p->base = NULL;
     for (int c = 0; c < POLICY_NCHANGES; c++) {
         sched_unref(p->sched_for[c]);
         p->sched_for[c] = NULL;
+        sched_unref(p->base_for[c]);
+        p->base_for[c] = NULL;
     }
 }
 
@@ -660,6 +652,7 @@ void policy_free(policy_t *p)
     if (p == NULL)
         return;
     drop_schedules(p);
+    policy_calendars_free(p);
     for (i = 0; i < p->n_exclusions; i++)
         free(p->exclusions[i].reason);
     free(p->exclusions);

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "policy/icsread.h"
 #include "schedule/schedule.h"
 
 /* Errors: functions return 0 or a negative HCP_E* code (base/error.h):
@@ -78,6 +79,29 @@ typedef struct policy_exclusion {
     policy_scope_t scope;
 } policy_exclusion_t;
 
+/* What became of an exclusion calendar when it was last read. */
+typedef enum policy_calendar_state {
+    POLICY_CALENDAR_UNREAD = 0,  /* not read yet: holds every change it covers */
+    POLICY_CALENDAR_READ,        /* read whole: its events are exclusions */
+    POLICY_CALENDAR_MISSING,     /* no such ConfigMap, or no such key: holds */
+    POLICY_CALENDAR_UNREADABLE   /* something in it could not be read: holds */
+} policy_calendar_state_t;
+
+/* One `spec.exclusionCalendars[]` entry: a ConfigMap of the policy's
+ * namespace holding text/calendar data, and what was read from it. */
+typedef struct policy_calendar {
+    char *name;          /* owned; the ConfigMap */
+    char *key;           /* owned; its data key, NULL: the ConfigMap's only key */
+    policy_scope_t scope;
+    policy_calendar_state_t state;
+    char *why;           /* owned; the sentence a change it holds is held by
+                            when state is not READ, else NULL */
+    icsread_t read;      /* what was read (problems and counts; its spans are
+                            freed once composed) */
+    sched_t *sched;      /* owned reference: permitted outside its events */
+    uint64_t fp;         /* what it was composed from (text and verdict) */
+} policy_calendar_t;
+
 typedef struct policy {
     /* metadata */
     char *name;         /* owned; "" when absent */
@@ -117,6 +141,10 @@ typedef struct policy {
                            covers it); each is a reference to sched when
                            !scoped, and sched_for[POLICY_CHANGE_NODES_MINOR]
                            always is */
+    policy_calendar_t *calendars; /* owned array: spec.exclusionCalendars */
+    size_t n_calendars;
+    sched_t *base;       /* owned references: sched and sched_for[] before */
+    sched_t *base_for[POLICY_NCHANGES]; /* the calendars; NULL without any */
 } policy_t;
 
 /* Parses and validates an HCMP document (a JSON object with apiVersion,
@@ -154,6 +182,30 @@ int policy_validate(const json_t *doc, sched_time_t now, policy_problem_t *out);
  * message, an invalid stanza's error) at its first ": " into *out. A text
  * without one becomes a message about the whole document ("document"). */
 void policy_problem_split(const char *text, policy_problem_t *out);
+
+/* The label a ConfigMap carries to be read as an exclusion calendar (any
+ * value): the controller watches only those, never every ConfigMap. */
+#define POLICY_CALENDAR_LABEL "changemanagement.hypershift.openshift.io/exclusion-calendar"
+
+/* The data of ConfigMap ns/name (its `data` object, borrowed), or NULL
+ * when there is no such ConfigMap (or the caller cannot see it). */
+typedef const json_t *(*policy_configmap_fn)(const char *ns, const char *name, void *ud);
+
+/* Reads every exclusion calendar of p from the ConfigMaps `data_of` finds
+ * (floating and all-day times in the policy's time zone, expanded around
+ * now) and composes p's timelines again: a calendar's events are
+ * exclusions of the changes its scope covers ("<SUMMARY> (calendar
+ * <name>)"); a calendar missing or with anything that could not be read
+ * holds all of them, with a reason that says so (fail safe: a freeze that
+ * could not be read is still a freeze), as does time past the range read
+ * when an event recurs beyond it. Sets changed when a timeline may have
+ * changed. No-op for a policy without calendars or an invalid one. Returns
+ * 0 or HCP_ENOMEM. */
+int policy_read_calendars(policy_t *p, policy_configmap_fn data_of, void *ud, sched_time_t now,
+                          bool *changed);
+
+/* True when p names ConfigMap `name` as an exclusion calendar. */
+bool policy_uses_calendar(const policy_t *p, const char *name);
 
 /* Frees a policy and everything it owns. NULL is accepted. */
 void policy_free(policy_t *p);

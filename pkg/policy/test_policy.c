@@ -279,6 +279,30 @@ static const bad_case_t BAD[] = {
     {EXCL("[{'fromDate':'2026-01-01'},{'fromDate':'2026-01-01','scope':''}]"),
      XP "[1].scope: \"\" is not one of AllChanges, MinorUpgrades, Nodes, MinorUpgradesAndNodes"},
     {EXCL("[{'fromDate':'2026-01-01','scope':2}]"), XP "[0].scope: must be a string, not a number"},
+    /* spec.exclusionCalendars (the duplicate and the count: test_calendars.c) */
+    {DOC("{'strategy':'Permissive','exclusionCalendars':{}}"),
+     "spec.exclusionCalendars: must be an array, not an object"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{}]}"),
+     "spec.exclusionCalendars[0].name: required field is missing"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{'name':'Freeze'}]}"),
+     "spec.exclusionCalendars[0].name: \"Freeze\" is not a ConfigMap name (lower-case letters, "
+     "digits, '-' and '.', at most 253)"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{'name':'-f'}]}"),
+     "spec.exclusionCalendars[0].name: \"-f\" is not a ConfigMap name (lower-case letters, "
+     "digits, '-' and '.', at most 253)"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{'name':'f','key':'a/b'}]}"),
+     "spec.exclusionCalendars[0].key: \"a/b\" is not a ConfigMap key (letters, digits, '-', '_' "
+     "and '.', at most 253)"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{'name':'f','key':'..'}]}"),
+     "spec.exclusionCalendars[0].key: \"..\" is not a ConfigMap key (letters, digits, '-', '_' "
+     "and '.', at most 253)"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{'name':'f','scope':'Workers'}]}"),
+     "spec.exclusionCalendars[0].scope: \"Workers\" is not one of AllChanges, MinorUpgrades, "
+     "Nodes, MinorUpgradesAndNodes"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{'name':'f','when':1}]}"),
+     "spec.exclusionCalendars[0].when: unknown field"},
+    {DOC("{'strategy':'Permissive','exclusionCalendars':[{'name':7}]}"),
+     "spec.exclusionCalendars[0].name: must be a string, not a number"},
 #define DATE_BAD(field, d)                                                                 \
     {EXCL("[{'fromDate':'2026-01-01'},{'fromDate':'2026-01-01','" field "':'" d "'}]"),    \
      XP "[1]." field ": \"" d "\" is not a valid date (YYYY-MM-DD, years 1970..9999)"}

@@ -2,6 +2,7 @@
  * the MaintenanceSchedule leaf of rule.c) and the queries over them. */
 #include "schedule/schedule.h"
 
+#include "schedule/gaps.h"
 #include "schedule/rule.h"
 
 #include <stdarg.h>
@@ -16,7 +17,7 @@
 #define T_MIN ((sched_time_t)0)
 #define T_MAX ((sched_time_t)16756761599LL)
 
-enum kind { K_ALWAYS, K_NEVER, K_BEFORE, K_AFTER, K_AND, K_OR, K_RULE };
+enum kind { K_ALWAYS, K_NEVER, K_BEFORE, K_AFTER, K_AND, K_OR, K_RULE, K_GAPS };
 
 /* What an intersection has learnt from earlier next-window searches.
  * Timelines never change, so it stays true: a window found from t0 is the
@@ -39,10 +40,11 @@ struct sched {
     sched_t *a, *b;       /* K_AND / K_OR operands (owned references) */
     struct sched_rule *rule; /* K_RULE (owned) */
     struct and_memo memo; /* K_AND */
+    struct sched_gaps *gaps; /* K_GAPS (owned) */
 };
 
-static sched_t always_node = {K_ALWAYS, -1, 0, NULL, NULL, NULL, {0}};
-static sched_t never_node = {K_NEVER, -1, 0, NULL, NULL, NULL, {0}};
+static sched_t always_node = {K_ALWAYS, -1, 0, NULL, NULL, NULL, {0}, NULL};
+static sched_t never_node = {K_NEVER, -1, 0, NULL, NULL, NULL, {0}, NULL};
 
 /* ---- construction ------------------------------------------------------- */
 
@@ -107,6 +109,17 @@ static sched_t *combine(enum kind op, enum kind zero, enum kind one, sched_t *a,
     return binary(op, a, b);
 }
 
+sched_t *sched_excluding(const sched_excluded_t *v, size_t n, const char *const *reasons,
+                         size_t n_reasons)
+{
+    sched_t *s = node_new(K_GAPS);
+    if (s && !(s->gaps = sched_gaps_new(v, n, reasons, n_reasons))) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
 sched_t *sched_and(sched_t *a, sched_t *b)
 {
     return combine(K_AND, K_NEVER, K_ALWAYS, a, b);
@@ -131,6 +144,7 @@ void sched_unref(sched_t *s)
     sched_unref(s->a);
     sched_unref(s->b);
     sched_rule_free(s->rule);
+    sched_gaps_free(s->gaps);
     free(s);
 }
 
@@ -343,6 +357,8 @@ static int node_step(sched_t *s, sched_time_t t, sched_time_t B, sched_time_t E,
     case K_RULE:
         return forward ? sched_rule_next(s->rule, t, B, E, iv)
                        : sched_rule_prev(s->rule, t, B, E, iv);
+    case K_GAPS:
+        return sched_gaps_step(s->gaps, t, B, forward, iv);
     default: /* the leaves above */
         break;
     }
@@ -406,6 +422,8 @@ static int member(sched_t *s, sched_time_t t)
         return member(s->b, t);
     case K_RULE:
         return sched_rule_member(s->rule, t);
+    case K_GAPS:
+        return sched_gaps_member(s->gaps, t);
     default: /* the leaves above */
         break;
     }
@@ -548,6 +566,8 @@ const char *sched_exclusion_at(const sched_t *s, sched_time_t t, sched_time_t *u
         return NULL;
     if (s->kind == K_RULE)
         return sched_rule_exclusion_at(s->rule, t, until);
+    if (s->kind == K_GAPS)
+        return sched_gaps_exclusion_at(s->gaps, t, until);
     if (s->kind != K_AND && s->kind != K_OR)
         return NULL;
     why = sched_exclusion_at(s->a, t, until);
@@ -561,6 +581,8 @@ size_t sched_memory(const sched_t *s)
     size_t n = sizeof(*s) + sched_memory(s->a) + sched_memory(s->b);
     if (s->rule)
         n += sched_rule_memory(s->rule);
+    if (s->gaps)
+        n += sched_gaps_memory(s->gaps);
     return n;
 }
 

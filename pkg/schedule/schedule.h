@@ -126,6 +126,19 @@ sched_t *sched_never(void);
 sched_t *sched_before(sched_time_t t); /* permitted on [-inf, t) */
 sched_t *sched_after(sched_time_t t);  /* permitted on [t, +inf) */
 
+/* A span of instants excluded, and the index of its reason. */
+typedef struct sched_excluded {
+    sched_time_t start, end; /* [start, end); SCHED_NEG_INF / SCHED_POS_INF allowed */
+    size_t reason;           /* index into the reasons given with it */
+} sched_excluded_t;
+
+/* Permitted everywhere except the n spans (any order, may overlap; empty
+ * ones and ones whose reason index is out of range are dropped), each
+ * excluded with its reason (copied); sched_exclusion_at() names them. An
+ * exclusion calendar's timeline. NULL when out of memory. */
+sched_t *sched_excluding(const sched_excluded_t *v, size_t n, const char *const *reasons,
+                         size_t n_reasons);
+
 /* Intersection and union of two schedules; new reference or NULL. The
  * operands gain a reference each, so the caller may unref its own. */
 sched_t *sched_and(sched_t *a, sched_t *b);
