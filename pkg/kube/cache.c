@@ -91,6 +91,17 @@ const kube_obj *kube_cache_get(const kube_cache *c, const char *ns, const char *
     return *link ? &entry_at(*link)->obj : NULL;
 }
 
+bool kube_cache_holds(kube_cache *c, const char *ns, const char *name, const char *rv)
+{
+    hcp_hnode_t **link = find_link(c, ns, name, key_hash(ns, name));
+    struct kube_centry *e = *link ? entry_at(*link) : NULL;
+
+    if (e == NULL || strcmp(e->obj.rv, rv) != 0)
+        return false;
+    e->epoch = c->epoch;
+    return true;
+}
+
 size_t kube_cache_count(const kube_cache *c)
 {
     return c->tab.count;

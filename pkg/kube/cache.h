@@ -73,6 +73,12 @@ void kube_cache_free(kube_cache *c);
 /* Looks up an object; ns "" or NULL for cluster-scoped. Borrowed pointer. */
 const kube_obj *kube_cache_get(const kube_cache *c, const char *ns, const char *name);
 
+/* True when the cache holds ns/name at resourceVersion rv: an ADDED or
+ * MODIFIED event of that version would change nothing (kube_cache_apply()
+ * would find it seen already, and this marks it seen as that does), so the
+ * watch need not parse it. */
+bool kube_cache_holds(kube_cache *c, const char *ns, const char *name, const char *rv);
+
 /* Number of objects held. */
 size_t kube_cache_count(const kube_cache *c);
 

@@ -45,6 +45,26 @@ typedef struct kube_watch_event {
 int kube_watch_event_parse(const char *line, size_t len, kube_watch_event *ev, char *err,
                            size_t errlen);
 
+/* What a watch line says about itself, read without building its tree:
+ * enough to tell an event the cache already holds (the echo of the
+ * client's own write, whose answer went into the cache) and skip its
+ * parse. The strings are NUL-terminated copies. */
+typedef struct kube_watch_peek {
+    kube_event_type change;  /* ADDED, MODIFIED or DELETED */
+    char ns[254];            /* object.metadata.namespace, "" when absent */
+    char name[254];          /* object.metadata.name */
+    char rv[64];             /* object.metadata.resourceVersion */
+} kube_watch_peek;
+
+/* Scans line (len bytes) for its type and its object's namespace, name and
+ * resourceVersion, the last occurrence of each key winning as in
+ * kube_watch_event_parse(). Returns 0 when the line is one JSON object
+ * (brackets and strings well formed, nothing after it) of type ADDED,
+ * MODIFIED or DELETED with a name and a resourceVersion, each a string
+ * without escapes that fits; -1 otherwise (parse it). Pure; the bytes are
+ * untrusted (fuzz_watch.c checks it against the parser). */
+int kube_watch_event_peek(const char *line, size_t len, kube_watch_peek *p);
+
 /* Releases what kube_watch_event_parse() returned in ev. ev may be empty. */
 void kube_watch_event_free(kube_watch_event *ev);
 

@@ -2,9 +2,15 @@
  * of varying size (as the network delivers them), split into lines, each
  * line decoded as a watch event, and ADDED/MODIFIED/DELETED events applied
  * to a cache, as the watch does. A line that is not JSON drops the buffered
- * rest, as a restarted stream would. */
+ * rest, as a restarted stream would. Each line is also peeked
+ * (kube_watch_event_peek()): whenever the peek and the parser both read a
+ * line, they must agree on its type, namespace, name and resourceVersion
+ * (the watch skips the parse of an echo on the peek's word). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include "kube/cache.h"
 #include "kube/event.h"
@@ -24,6 +30,17 @@ static void drain(kube_lines *l, kube_cache *c)
         kube_error e;
         char why[256];
         int rc = kube_watch_event_parse(line, n, &ev, why, sizeof why);
+        kube_watch_peek pk;
+
+        if (kube_watch_event_peek(line, n, &pk) == 0 && rc == 0) {
+            const json_t *md = json_object_get(ev.obj, "metadata");
+            const char *ns = json_string_value(json_object_get(md, "namespace"));
+            const char *name = json_string_value(json_object_get(md, "name"));
+            if (ev.type != KUBE_WATCH_OBJECT || ev.change != pk.change || !ev.rv ||
+                strcmp(ev.rv, pk.rv) != 0 || !name || strcmp(name, pk.name) != 0 ||
+                strcmp(ns ? ns : "", pk.ns) != 0)
+                abort(); /* the peek read something the parser does not */
+        }
 
         if (rc == HCP_EPARSE) {
             kube_lines_reset(l);

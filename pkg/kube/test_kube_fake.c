@@ -1056,6 +1056,44 @@ static void test_watch_malformed_event(void **state)
 }
 
 /*
+ * The echo of a version the cache holds (the answer of the client's own
+ * write went into it first) is counted and not parsed; a newer version of
+ * the same object is applied, and a DELETED at the held version removes it.
+ */
+static void test_watch_echo_not_parsed(void **state)
+{
+    static const char *const items[] = {"a:5"};
+    char listbuf[1024], ev[1024];
+    script sc = {.lists = {NULL}, .nlists = 1};
+    watched wd;
+    fixture f;
+
+    (void)state;
+    sc.lists[0] = cm_list(listbuf, sizeof(listbuf), "5", items, 1);
+    fixture_start(&f, NULL, false, script_handler, &sc);
+    watched_start(&wd, &f, 0);
+    RUN_UNTIL(&f, fakeapi_streaming(f.srv));
+    assert_int_equal(wd.synced, 1);
+    fakeapi_stream_send(f.srv, event(ev, sizeof(ev), "MODIFIED", "a", "5"));
+    RUN_UNTIL(&f, wd.w.stats.events == 1);
+    assert_int_equal(wd.w.stats.echoes, 1);
+    assert_int_equal(wd.cache.updates, 0);
+    fakeapi_stream_send(f.srv, event(ev, sizeof(ev), "MODIFIED", "a", "7"));
+    RUN_UNTIL(&f, wd.w.stats.events == 2);
+    assert_int_equal(wd.w.stats.echoes, 1);
+    assert_int_equal(wd.cache.updates, 1);
+    assert_string_equal(kube_cache_get(&wd.cache, "default", "a")->rv, "7");
+    assert_string_equal(wd.w.rv, "7");
+    fakeapi_stream_send(f.srv, event(ev, sizeof(ev), "DELETED", "a", "7"));
+    RUN_UNTIL(&f, wd.ndeleted == 1);
+    assert_int_equal(wd.w.stats.echoes, 1);
+    assert_int_equal(kube_cache_count(&wd.cache), 0);
+    assert_int_equal(wd.nerrors, 0);
+    watched_stop(&wd);
+    fixture_stop(&f);
+}
+
+/*
  * A watch that is accepted and then silent: the watchdog kills it after
  * `silence` seconds and a new watch resumes from the last resourceVersion.
  * A stream that keeps delivering bookmarks is left alone.
@@ -1330,6 +1368,7 @@ int main(void)
         cmocka_unit_test(test_list_stalled_half_way),
         cmocka_unit_test(test_write_answered_late_is_not_cut),
         cmocka_unit_test(test_watch_malformed_event),
+        cmocka_unit_test(test_watch_echo_not_parsed),
         cmocka_unit_test(test_watch_silent_watchdog),
         cmocka_unit_test(test_watch_gone_event_relists),
         cmocka_unit_test(test_watch_empty_stream_backs_off),

@@ -243,6 +243,17 @@ static int handle_event(kube_watch *w, const char *line, size_t len)
     char why[256];
     int rc, keep = 1;
 
+    /* The echo of a write whose answer is cached already: nothing to
+     * parse (the controller's writes at a boundary would otherwise each
+     * be parsed twice, the answer and this). */
+    kube_watch_peek pk;
+    if (kube_watch_event_peek(line, len, &pk) == 0 && pk.change != KUBE_EVENT_DELETED &&
+        kube_cache_holds(w->cache, pk.ns, pk.name, pk.rv)) {
+        w->stats.events++;
+        w->stats.echoes++;
+        set_rv(w, pk.rv);
+        return 1;
+    }
     rc = kube_watch_event_parse(line, len, &ev, why, sizeof(why));
     if (rc < 0) {
         kube_error_set(&e, HCP_EPARSE, 200, NULL, "watch %s: %s", w->path, why);

@@ -76,6 +76,9 @@ typedef struct kube_watch_stats {
     uint64_t watchdog_fired;  /* streams the watchdog killed */
     uint64_t gone;            /* 410 Gone seen */
     uint64_t events;          /* ADDED/MODIFIED/DELETED events received */
+    uint64_t echoes;          /* of which ADDED/MODIFIED at a version the cache
+                                 held already (the answer of our own write):
+                                 not parsed (kube_watch_event_peek()) */
     uint64_t bookmarks;       /* BOOKMARK events received */
     uint64_t errors;          /* failures reported through on_error */
 } kube_watch_stats;
