@@ -42,23 +42,19 @@ int policy_scope_get(const json_t *obj, const char *path, policy_scope_t *out, c
     return 0;
 }
 
-/* Kubernetes' rules: a name is an RFC 1123 subdomain, a ConfigMap key
- * [-._a-zA-Z0-9]+. */
-static bool valid_name(const char *s, bool key)
+/* Kubernetes' rule for a ConfigMap key: [-._a-zA-Z0-9]+, not "." or "..". */
+static bool valid_key(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > NAME_MAX_LEN)
+    if (n == 0 || n > NAME_MAX_LEN || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                     (key && ((c >= 'A' && c <= 'Z') || c == '_'));
-        if (!alnum && c != '-' && c != '.')
-            return false;
-        if (!key && !alnum && (i == 0 || i == n - 1))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.'))
             return false;
     }
-    return !key || (strcmp(s, ".") != 0 && strcmp(s, "..") != 0);
+    return true;
 }
 
 static int name_field(const json_t *obj, const char *key, const char *path, bool required,
@@ -73,7 +69,8 @@ static int name_field(const json_t *obj, const char *key, const char *path, bool
     policy_field_join(fp, sizeof fp, path, key);
     if ((rc = policy_field_check_string(v, fp, NAME_MAX_LEN, err, errlen)) < 0)
         return rc;
-    if (!valid_name(json_string_value(v), !required)) {
+    if (required ? !policy_field_is_name(json_string_value(v))
+                 : !valid_key(json_string_value(v))) {
         quote_string(json_string_value(v), q, sizeof q);
         return hcp_errf(err, errlen, HCP_EINVAL, required
                         ? "%s: %s is not a ConfigMap name (lower-case letters, digits, '-' and "

@@ -158,3 +158,20 @@ int policy_field_get_enum(const json_t *obj, const char *key, const char *path,
     }
     return 0;
 }
+
+bool policy_field_is_name(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > 253)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && c != '-' && c != '.')
+            return false;
+        if (!alnum && (i == 0 || i == n - 1))
+            return false;
+    }
+    return true;
+}

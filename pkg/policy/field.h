@@ -10,6 +10,7 @@
 #ifndef HCP_POLICY_FIELD_H
 #define HCP_POLICY_FIELD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -45,6 +46,11 @@ int policy_field_required(const json_t *obj, const char *key, json_type want, co
  * engine see something other than what was validated. */
 int policy_field_check_string(const json_t *v, const char *path, size_t max, char *err,
                               size_t errlen);
+
+/* An RFC 1123 subdomain of at most 253 bytes, as Kubernetes requires of
+ * object names (a stanza's byPolicy.name, an exclusion calendar's
+ * ConfigMap). */
+bool policy_field_is_name(const char *s);
 
 /* Index of s in names[0..n), or -1. */
 int policy_field_lookup(const char *s, const char *const *names, int n);

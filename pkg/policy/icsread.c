@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "base/error.h"
+#include "base/yaml.h"
 
 #define DAY 86400
 #define MAX_STEPS 500000 /* recurrence iterations per RRULE */
@@ -59,37 +60,30 @@ static void problem(ctx_t *x, int line, const char *fmt, ...)
     r->n_problems++;
 }
 
-/* s as valid UTF-8 of at most cap-1 bytes into out (anything else becomes
- * '?', control characters spaces): it goes into JSON. */
+/* s as valid UTF-8 of at most cap-1 bytes into out (each byte that is not
+ * part of strict UTF-8, as base/yaml judges it, becomes '?'; control
+ * characters spaces; a cut never splits a sequence): it goes into JSON. */
 static void clean_into(const char *s, char *out, size_t cap)
 {
-    size_t n = strlen(s), o = 0;
-    for (size_t i = 0; i < n && o + 1 < cap;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                   : (c & 0xF8) == 0xF0 ? 4 : 0;
-        bool ok = len > 0 && i + len <= n && (len != 2 || c >= 0xC2);
-        for (size_t k = 1; ok && k < len; k++)
-            ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
-        if (ok && len == 3) {
-            unsigned v = (c & 0x0Fu) << 12 | ((unsigned char)s[i + 1] & 0x3Fu) << 6;
-            ok = v >= 0x800 && (v < 0xD800 || v > 0xDFFF);
-        } else if (ok && len == 4) {
-            unsigned v = (c & 0x07u) << 18 | ((unsigned char)s[i + 1] & 0x3Fu) << 12;
-            ok = v >= 0x10000 && v <= 0x10FFFF;
+    size_t n = strlen(s), o = 0, i = 0;
+    while (i < n && o + 1 < cap) {
+        size_t good = i + hcp_yaml_bad_utf8(s + i, n - i), take = good - i;
+        if (take > cap - 1 - o) {
+            take = cap - 1 - o;
+            while (take > 0 && ((unsigned char)s[i + take] & 0xC0) == 0x80)
+                take--;
         }
-        if (!ok) {
+        for (size_t k = 0; k < take; k++) {
+            unsigned char c = (unsigned char)s[i + k];
+            out[o++] = c < 0x20 || c == 0x7F ? ' ' : (char)c;
+        }
+        i += take;
+        if (i < good)
+            break; /* cut */
+        if (i < n && o + 1 < cap) {
             out[o++] = '?';
             i++;
-            continue;
         }
-        if (o + len + 1 > cap)
-            break;
-        if (len == 1 && (c < 0x20 || c == 0x7F))
-            out[o++] = ' ';
-        else
-            memcpy(out + o, s + i, len), o += len;
-        i += len;
     }
     out[o] = '\0';
 }

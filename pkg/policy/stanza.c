@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/field.h"
 #include "policy/quote.h"
 
 #define PATHLEN 160
@@ -45,24 +46,6 @@ static int string_of(stanza_t *st, const json_t *v, const char *path, const char
     return 0;
 }
 
-/* RFC 1123 subdomain, as Kubernetes requires of object names. */
-static int valid_name(const char *s)
-{
-    size_t i, n = strlen(s);
-
-    if (n == 0 || n > STANZA_NAMELEN - 1)
-        return 0;
-    for (i = 0; i < n; i++) {
-        char c = s[i];
-        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && c != '-' && c != '.')
-            return 0;
-        if (!alnum && (i == 0 || i == n - 1))
-            return 0;
-    }
-    return 1;
-}
-
 static int until(stanza_t *st, const json_t *v, const char *path, int *has, sched_time_t *t)
 {
     char q[QUOTE_BUFLEN];
@@ -91,7 +74,7 @@ static int interpret(stanza_t *st, const raw_t *r)
     if ((rc = string_of(st, r->policy, r->policy_path, &policy)) < 0)
         return rc;
     if (policy != NULL) {
-        if (!valid_name(policy)) {
+        if (!policy_field_is_name(policy)) {
             quote_string(policy, q, sizeof q);
             return hcp_errf(st->error, sizeof st->error, HCP_EINVAL,
                             "%s: %s is not a valid policy name", r->policy_path, q);
