@@ -109,6 +109,8 @@ typedef struct ctl_stats {
                                   lead (standby.c), seen landed */
     uint64_t standby_conflicts; /* of its writes of them, those another replica's write
                                   preceded (409) */
+    uint64_t plans_parked;     /* plans made while held releases flew that let none
+                                  through, set aside to wait for them (reconcile.c) */
     uint64_t drift_remediations; /* machines of an older template deleted for their failed
                                   health check while a drift was held (remediate.c) */
     double reconcile_seconds;  /* total time spent reconciling */

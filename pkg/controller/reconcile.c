@@ -396,6 +396,7 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
         goto done; /* the watch has yet to catch up with our writes */
     bool releasing = decide_releases_held(&p);
     if (ctl_write_must_wait(&c->writer, releasing)) {
+        c->stats.plans_parked++;
         ctl_write_wait(&c->writer, &r->q); /* held releases first: decide again after */
         goto done;
     }
@@ -514,16 +515,19 @@ void ctl_write_settled(ctl_wtarget_t *t, ctl_write_outcome_t outcome, void *ud)
     ctl_queue_kick(c);
 }
 
-/* A HostedCluster, or a NodePool carrying a held request: its reconcile
- * may release a held change, so it plans even while releases fly. */
+/* A HostedCluster or NodePool carrying a held request: its reconcile may
+ * release a held change, so it plans even while releases fly. One whose
+ * release was just answered carries none any more, and waits with the rest
+ * (planned again after the burst, not during it). */
 static bool may_release(ctl_controller_t *c, const record_t *r)
 {
-    if (r->kind == R_HC)
-        return true;
-    if (r->kind != R_NP)
+    if (r->kind != R_HC && r->kind != R_NP)
         return false;
-    const kube_obj *o = kube_cache_get(&c->nps, r->ns, r->name);
-    return o && o->data && decide_np_held(o->data);
+    const kube_obj *o = kube_cache_get(r->kind == R_HC ? &c->hcs : &c->nps, r->ns, r->name);
+    if (!o || !o->data)
+        return false;
+    return r->kind == R_HC ? decide_hc_held(o->data) || decide_hc_fields_held(o->data)
+                           : decide_np_held(o->data);
 }
 
 void ctl_reconcile(ctl_controller_t *c, record_t *r)

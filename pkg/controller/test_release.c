@@ -140,6 +140,43 @@ static void test_release_held_again(void **state)
     testutil_ctl_api_stop(&f.t);
 }
 
+/* A HostedCluster whose release was answered carries no request any more:
+ * while other releases fly, deciding it again (the answer's second, a watch
+ * event) could let nothing through, so it waits without a plan, as a
+ * NodePool with nothing held does. At a boundary of 1,000 clusters those
+ * plans were made and thrown away while the burst went on. */
+static void test_released_waits_unplanned(void **state)
+{
+    (void)state;
+    fixture_t f;
+    start(&f);
+    f.reply = "{\"apiVersion\":\"hypershift.openshift.io/v1beta1\"," "\"kind\":\"HostedCluster\","
+              "\"metadata\":{\"namespace\":\"clusters\",\"name\":\"a\",\"uid\":\"u-a\","
+              "\"resourceVersion\":\"8\",\"generation\":2,\"annotations\":{" PERMISSIVE "}},"
+              "\"spec\":{\"infraID\":\"a-x1\",\"release\":{\"image\":\"r:2\"}}}";
+    record_t *a = reconcile(&f, R_HC, "a");
+    testutil_ctl_api_settle(&f.t);
+    assert_int_equal(fakeapi_count(f.t.api), 1);
+    while (ctl_queue_pop(&f.t.c->queue)) /* the answer's cache event queued it */
+        ;
+    /* b's release flies; a is decided again (what its timer does). */
+    reconcile(&f, R_HC, "b");
+    assert_int_equal(f.t.c->writer.first_inflight, 1);
+    uint64_t parked = f.t.c->stats.plans_parked;
+    ctl_reconcile(f.t.c, a);
+    assert_true(a->q.queued);
+    assert_int_equal(f.t.c->writer.waiting.len, 1);
+    assert_int_equal(f.t.c->stats.plans_parked, parked); /* waits without a plan */
+    /* A NodePool with nothing held: the same. */
+    record_t *n = reconcile(&f, R_NP, "n");
+    assert_true(n->q.queued);
+    assert_int_equal(f.t.c->stats.plans_parked, parked);
+    testutil_ctl_api_settle(&f.t);
+    assert_int_equal(f.t.c->writer.first_inflight, 0);
+    assert_true(ctl_queue_empty(&f.t.c->writer.waiting));
+    testutil_ctl_api_stop(&f.t);
+}
+
 /* A NodePool whose request was held releases like a HostedCluster: while
  * the clusters' releases fly it still plans, and its first write is the
  * request alone (spec from the record, the annotation dropped), counted
@@ -406,6 +443,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_releases_first),
         cmocka_unit_test(test_release_held_again),
+        cmocka_unit_test(test_released_waits_unplanned),
         cmocka_unit_test(test_nothing_parked_without_releases),
         cmocka_unit_test(test_nodepool_request_first),
         cmocka_unit_test(test_marks_written_after_writes_in_flight),
