@@ -76,20 +76,38 @@ scenario_machines() {
 # of the real Machines: a machine of the old template deleted while a newer
 # one exists).
 rollout_done() {
-  [ "$(jq -s --arg o "$NS-edge/edge-workers" '[.[] | select(.event == "replacement-done" and .object == $o)] |
-    length' "$MODEL_REC" 2>/dev/null || echo 0)" -ge "$CAPI_REPLICAS" ]
+  jq -e -s --arg o "$NS-edge/edge-workers" --argjson n "$CAPI_REPLICAS" \
+    '[.[] | select(.event == "replacement-done" and .object == $o)] | length >= $n' \
+    "$MODEL_REC" >/dev/null 2>&1
+}
+
+# sim_before EPOCH: the simulated clock has not reached EPOCH yet.
+sim_before() {
+  awk -v s="$SIM_START_EPOCH" -v t="${EPOCHREALTIME/./}" -v t0="$T_LAUNCH" -v k="$SCALE" \
+    -v e="$1" 'BEGIN { exit !(s + (t - t0) / 1e6 * k < e) }'
 }
 
 # scenario_run: the requests at REQUEST_AT, then until the rollout is done
-# or the window closes.
+# or the window closes. The loop is where a SIGTERM (Ctrl-C's twin, or a
+# test stopping the act) finds the script, so it has no command
+# substitution: bash 5.2 runs a trap that arrives while it parses one in the
+# middle of that parse, and the trap then fails ("unexpected EOF while
+# looking for matching `)'") instead of cleaning up and exiting 143. It
+# waits in `wait`, tests by exit status, and reads the clock from
+# EPOCHREALTIME.
 scenario_run() {
+  local end
   sleep_until_instant "$REQUEST_AT"
   ask_release HostedCluster edge
   ask_release NodePool edge-workers
   requests_answered
-  while ! rollout_done && [ "$(demo_sim_now)" -lt "$(date -u -d "$SIM_END" +%s)" ]; do
+  end=$(date -u -d "$SIM_END" +%s) SIM_START_EPOCH=$(date -u -d "$SIM_START" +%s)
+  while ! rollout_done && sim_before "$end"; do
     alive
-    sleep 0.2
+    sleep 0.2 &
+    SLEEP_PID=$!
+    wait "$SLEEP_PID"
+    SLEEP_PID=""
   done
   # The controller's and HyperShift's writes after the last replacement.
   sleep 1
