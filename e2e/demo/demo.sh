@@ -738,15 +738,21 @@ demo_sim_now() {
     'BEGIN { printf "%d", s + (t - t0) / 1e6 * k }'
 }
 
+# sleep_in_wait SECONDS: sleeps in the background and waits for it, so that
+# a signal runs its trap at once (and demo_cleanup stops the sleep).
+sleep_in_wait() {
+  sleep "$1" &
+  SLEEP_PID=$!
+  wait "$SLEEP_PID"
+  SLEEP_PID=""
+}
+
 # sleep_until_instant RFC3339: until the simulated clock reads that instant.
 sleep_until_instant() {
   local d
   d=$(awk -v r="$(date -u -d "$1" +%s)" -v n="$(demo_sim_now)" -v k="$SCALE" \
     'BEGIN { d = (r - n) / k; printf "%.3f", (d > 0 ? d : 0) }')
-  sleep "$d" &
-  SLEEP_PID=$!
-  wait "$SLEEP_PID"
-  SLEEP_PID=""
+  sleep_in_wait "$d"
   alive
 }
 

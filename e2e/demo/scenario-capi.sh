@@ -93,8 +93,8 @@ sim_before() {
 # substitution: bash 5.2 runs a trap that arrives while it parses one in the
 # middle of that parse, and the trap then fails ("unexpected EOF while
 # looking for matching `)'") instead of cleaning up and exiting 143. It
-# waits in `wait`, tests by exit status, and reads the clock from
-# EPOCHREALTIME.
+# waits in `wait` (sleep_in_wait), tests by exit status, and reads the clock
+# from EPOCHREALTIME.
 scenario_run() {
   local end
   sleep_until_instant "$REQUEST_AT"
@@ -104,10 +104,7 @@ scenario_run() {
   end=$(date -u -d "$SIM_END" +%s) SIM_START_EPOCH=$(date -u -d "$SIM_START" +%s)
   while ! rollout_done && sim_before "$end"; do
     alive
-    sleep 0.2 &
-    SLEEP_PID=$!
-    wait "$SLEEP_PID"
-    SLEEP_PID=""
+    sleep_in_wait 0.2
   done
   # The controller's and HyperShift's writes after the last replacement.
   sleep 1

@@ -115,11 +115,7 @@ sleep_until_day() {
   local d
   d=$(awk -v n="$1" -v k="$SCALE" -v t0="$T_LAUNCH" -v t="$(now_us)" \
     'BEGIN { d = n * 86400 / k - (t - t0) / 1e6; printf "%.3f", (d > 0 ? d : 0) }')
-  # In the background, so that a signal runs the trap at once.
-  sleep "$d" &
-  SLEEP_PID=$!
-  wait "$SLEEP_PID"
-  SLEEP_PID=""
+  sleep_in_wait "$d"
 }
 
 # The requests, on Tuesday at REQUEST_AT (between day 1 and day 2).
