@@ -304,7 +304,7 @@ start_next() { # starts one job on a free lane; returns 1 when none could start
     needs_met "${J_NEEDS[j]}" || continue
     # A suite that keeps the machine to itself goes last, alone.
     if [ "${J_EXCL[j]}" = 1 ] && { [ ${#lane_pid[@]} -gt 0 ] || shared_pending; }; then continue; fi
-    if [ "${J_EXCL[j]}" = 1 ] && [ -n "$beside_pid" ] && kill -0 "$beside_pid" 2>/dev/null; then continue; fi
+    if [ "${J_EXCL[j]}" = 1 ] && [ -n "$beside_pid" ]; then continue; fi
     # Without namespaces, the in-memory provider runs in lane 1 only.
     if [ "$use_netns" = 0 ] && [ "$free" != 1 ] && inmemory "${J_INST[j]}"; then continue; fi
     # Alone: on instances of its own, started afresh, with nothing left
@@ -334,6 +334,15 @@ reap() { # frees the lanes whose job has ended, recording a failure
     unset "lane_pid[$ln]" "lane_job[$ln]"
     ended=1
   done
+  # The targets beside the lanes, as soon as they end: bash keeps an ended
+  # child's status only until its pid is used again, and a run forks well
+  # past pid_max (32768 here) while the lanes go on.
+  if [ -n "$beside_pid" ] && ! kill -0 "$beside_pid" 2>/dev/null; then
+    rc=0
+    wait "$beside_pid" || rc=$?
+    [ "$rc" = 0 ] || failed=1
+    beside_pid=""
+  fi
 }
 
 # Stops the instances a lane started that neither its running job nor any
@@ -418,7 +427,7 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lane_pid[@]} -gt 0 ]; do
   [ -n "$ended" ] && release_unneeded
 done
 
-if [ -n "$beside_pid" ]; then wait "$beside_pid" || failed=1; fi
+if [ -n "$beside_pid" ]; then wait "$beside_pid" || failed=1; fi # lanes ended first
 
 # The times of this run become the estimates of the next; suites that did
 # not run keep theirs.
