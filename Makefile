@@ -27,7 +27,7 @@ MAIN_SRCS := $(sort $(foreach f,$(wildcard hcp-controller/*.c),$(if $(filter tes
 UNIT_SRCS := $(sort $(wildcard pkg/*/test_*.c))
 BENCH_SRCS := $(sort $(wildcard pkg/*/bench_*.c))
 FUZZ_SRCS := $(sort $(wildcard pkg/*/fuzz_*.c))
-CLI_TESTS := $(sort $(wildcard hcp-controller/test_*.sh))
+CLI_TESTS := $(sort $(wildcard hcp-controller/test_*.sh)) scripts/test_scripts.sh
 
 OBJ := $(BUILD)/obj
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
