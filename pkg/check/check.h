@@ -111,7 +111,7 @@ sched_time_t check_config_lead(const check_config_t *cfg, unsigned system);
 /* One check's answer about one change. */
 typedef enum check_state {
     CHECK_UNASKED = 0, /* not asked yet (its lead not reached) */
-    CHECK_ASKING,      /* a POST in flight, no answer yet */
+    CHECK_ASKING,      /* a POST in flight: waiting, or still refused when asked again */
     CHECK_ALLOWED,     /* 2xx */
     CHECK_REFUSED,     /* another status, or no answer: asked again at next_at */
     CHECK_IGNORED,     /* refused, under failurePolicy Ignore: counts as allowed */

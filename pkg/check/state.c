@@ -117,7 +117,10 @@ check_verdict_t check_entry_verdict(const check_entry_t *e, const check_config_t
             continue;
         any = true;
         const check_answer_t *a = &e->a[i];
-        if (a->state == CHECK_REFUSED) {
+        /* A refused check asked again stays refused until its new answer:
+         * the verdict, the conditions and the Events do not flap to
+         * "waiting" while the question is in flight. */
+        if (a->state == CHECK_REFUSED || (a->state == CHECK_ASKING && a->attempts > 0)) {
             snprintf(why, len, "check %s refused it: %s", cfg->checks[i].name, a->msg);
             return CHECK_FAIL;
         }

@@ -159,7 +159,7 @@ static check_config_t two(void)
 /* The verdict: wait until every check that applies answered, fail on a
  * refusal under Hold (naming the check and the answer's first line),
  * pass with an ignored refusal; a refused check is due again after its
- * backoff. */
+ * backoff, and stays refused while it is asked again. */
 static void test_verdict(void **state)
 {
     (void)state;
@@ -175,6 +175,10 @@ static void test_verdict(void **state)
     assert_int_equal(check_entry_verdict(&e, &cfg, why, sizeof(why)), CHECK_WAIT);
     assert_string_equal(why, "waiting for the answer of check cab");
     assert_true(check_entry_due(&e, &cfg, 0, 0));
+    e.a[0].state = CHECK_ASKING; /* asked the first time: waiting */
+    assert_int_equal(check_entry_verdict(&e, &cfg, why, sizeof(why)), CHECK_WAIT);
+    assert_string_equal(why, "waiting for the answer of check cab");
+    e.a[0].state = CHECK_UNASKED;
     assert_false(check_entry_due(&e, &cfg, 1, 0)); /* deps is for nodes */
     const char body[] = "CAB meeting on Thursday\nsecond line";
     check_entry_answer(&e, &cfg, 0, 503, body, sizeof(body) - 1, NULL, 100.0);
@@ -182,6 +186,10 @@ static void test_verdict(void **state)
     assert_string_equal(why, "check cab refused it: HTTP 503: CAB meeting on Thursday");
     assert_false(check_entry_due(&e, &cfg, 0, 100.5));
     assert_true(check_entry_due(&e, &cfg, 0, 101.0)); /* 1 s backoff */
+    e.a[0].state = CHECK_ASKING; /* asked again (check/call.c): still refused meanwhile */
+    assert_int_equal(check_entry_verdict(&e, &cfg, why, sizeof(why)), CHECK_FAIL);
+    assert_string_equal(why, "check cab refused it: HTTP 503: CAB meeting on Thursday");
+    assert_false(check_entry_due(&e, &cfg, 0, 1e9)); /* not asked twice at once */
     check_entry_answer(&e, &cfg, 0, 0, NULL, 0, "Timeout was reached", 101.0);
     assert_int_equal(check_entry_verdict(&e, &cfg, why, sizeof(why)), CHECK_FAIL);
     assert_string_equal(why, "check cab refused it: no answer (Timeout was reached)");
