@@ -213,7 +213,7 @@ needs_met() {
 
 # ---- running ------------------------------------------------------------------
 
-declare -A lane_pid lane_job
+declare -A lane_pid=() lane_job=()
 pending=("${order[@]}")
 failed=0 t_start=$SECONDS
 : >"$times_file.new"
