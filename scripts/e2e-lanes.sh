@@ -323,26 +323,24 @@ start_next() { # starts one job on a free lane; returns 1 when none could start
   return 1
 }
 
-reap() { # frees the lanes whose job has ended, recording a failure
-  local ln pid rc
+# collected PID: 1 while PID runs; once it has ended, its status is
+# recorded (failed=1 unless 0) and 0. Soon after its end, not later: bash
+# keeps an ended child's status only until a later child of this shell gets
+# its pid, and a run forks well past pid_max (32768 here) while the lanes go on.
+collected() {
+  kill -0 "$1" 2>/dev/null && return 1
+  wait "$1" || failed=1
+  return 0
+}
+
+reap() { # frees the lanes whose job has ended, and the targets beside them
+  local ln
   for ln in "${!lane_pid[@]}"; do
-    pid=${lane_pid[$ln]}
-    kill -0 "$pid" 2>/dev/null && continue
-    rc=0
-    wait "$pid" || rc=$?
-    [ "$rc" = 0 ] || failed=1
+    collected "${lane_pid[$ln]}" || continue
     unset "lane_pid[$ln]" "lane_job[$ln]"
     ended=1
   done
-  # The targets beside the lanes, as soon as they end: bash keeps an ended
-  # child's status only until its pid is used again, and a run forks well
-  # past pid_max (32768 here) while the lanes go on.
-  if [ -n "$beside_pid" ] && ! kill -0 "$beside_pid" 2>/dev/null; then
-    rc=0
-    wait "$beside_pid" || rc=$?
-    [ "$rc" = 0 ] || failed=1
-    beside_pid=""
-  fi
+  if [ -n "$beside_pid" ] && collected "$beside_pid"; then beside_pid=""; fi
 }
 
 # Stops the instances a lane started that neither its running job nor any
