@@ -22,7 +22,7 @@
 #                           the API server's, Cluster API's and HyperShift's)
 #
 # `make e2e` runs every suite of every target side by side in E2E_JOBS lanes
-# (default: the cores plus one), each lane on instances of its own, longest first
+# (default: the cores plus two), each lane on instances of its own, longest first
 # (scripts/e2e-lanes.sh); suites in E2E_EXCLUSIVE run alone. A failing suite
 # does not stop the rest. The instances are described by `e2e/cluster.sh env
 # <instance>`; the admin kubeconfig of the management instance is
