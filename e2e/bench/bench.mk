@@ -10,7 +10,8 @@
 # bench-boundary (BENCH_HELD=1) gives every HostedCluster and NodePool a change
 # held until one shared boundary and reports the order of the boundary's writes
 # and when the last held release was committed, against a plain client's same
-# patches before the controller starts and after it stops. bench-failover is the same
+# patches before the controller starts and after it stops, and once more beside a
+# replica of the controller that only watches. bench-failover is the same
 # boundary with two replicas whose leader is killed (SIGKILL) BENCH_FAILOVER
 # seconds before it (default 3): when the standby commits the held releases.
 # BENCH_STANDBY=1 with bench-boundary runs the second replica beside a leader

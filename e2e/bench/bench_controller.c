@@ -59,7 +59,12 @@
  * plain client, timed by the same watch recorders from its first patch,
  * once before the controller starts and once after it stops (target: the
  * last release within 1.1 times the mean of the two: the API server's pace
- * drifts over a run, and the two runs bracket the boundary).
+ * drifts over a run, and the two runs bracket the boundary). A third run,
+ * before the controller starts, has a replica of the controller beside it
+ * that only watches (a standby on a Lease the bench holds): the API server
+ * sends the burst to it as it does to the controller, and the boundary's
+ * ratio to that run is the controller's own cost, without the cost of being
+ * watched.
  *
  * Usage: bench_controller HCP_BIN, with HCP_E2E_KUBECONFIG set (admin).
  * BENCH_HCS, BENCH_NPS scale the fleet down for quick runs.
@@ -611,6 +616,8 @@ static int free_port(void)
 
 /* Starts `hcp-controller run` as pr, logging to logdir/name.log; elect: with
  * leader election (BENCH_FAILOVER: two replicas). */
+static const char *lease_id = "hcp-bench"; /* --leader-election-id of elected replicas */
+
 static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig,
                              const char *logdir, const char *name, bool elect)
 {
@@ -641,7 +648,7 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
     }
     if (elect) {
         char *le[] = {"--leader-elect", "--leader-election-namespace", "default",
-                      "--leader-election-id", "hcp-bench"};
+                      "--leader-election-id", (char *)lease_id};
         for (size_t i = 0; i < 5; i++)
             argv[argc++] = le[i];
     }
@@ -1316,6 +1323,59 @@ static double release_baseline(harness *h, const char *logdir, const char *name,
     return acked;
 }
 
+/* BENCH_HELD: a replica of the controller that only watches, for the plain
+ * client's run beside it: every controller keeps watches open on what it
+ * writes, and the API server sends each of the burst's objects to them as
+ * well (and the replica decides on each event, as the controller does). It
+ * runs with leader election on a Lease the bench holds for an hour, so it
+ * stays a standby that writes nothing; its clock is the controller's, well
+ * before the boundary, so no window opens for it. Returns once its caches
+ * are loaded and it has idled for a second. */
+static void watcher_start(proc_t *w, const char *bin, harness *h, const char *logdir)
+{
+    char now[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S.000000Z", &tm);
+    if (harness_sh("kubectl --kubeconfig '%s' apply -f - >/dev/null <<'EOF'\n"
+                   "apiVersion: coordination.k8s.io/v1\nkind: Lease\n"
+                   "metadata: {name: hcp-bench-watcher, namespace: default}\n"
+                   "spec: {holderIdentity: the-bench, leaseDurationSeconds: 3600, "
+                   "acquireTime: '%s', renewTime: '%s'}\nEOF", h->kubeconfig, now, now))
+        die("cannot create the watcher's Lease");
+    lease_id = "hcp-bench-watcher";
+    spawn_controller(w, bin, h->kubeconfig, logdir, "watcher", true);
+    lease_id = "hcp-bench";
+    double end = ev_time() + 120, cpu = -1;
+    scrape_t sc;
+    while (ev_time() < end) {
+        sleep_until(ev_time() + 1);
+        if (!alive(w))
+            die("the watching replica exited; see %s", w->log);
+        double c = cpu_seconds(w->pid);
+        if (scrape(w, &sc) == 0 && sc.leader == 0 && cpu >= 0 && c - cpu < 0.02)
+            break;
+        cpu = c;
+    }
+    if (ev_time() >= end)
+        die("the watching replica did not settle within 120 s; see %s", w->log);
+    if (scrape(w, &sc) || sc.leader != 0 || sc.writes != 0)
+        die("the watching replica leads or wrote (%.0f writes); see %s", sc.writes, w->log);
+}
+
+/* Stops the watcher; it must have written nothing. */
+static void watcher_stop(proc_t *w, harness *h)
+{
+    scrape_t sc;
+    if (scrape(w, &sc) || sc.writes != 0 || sc.standby != 0)
+        die("the watching replica wrote (%.0f writes, %.0f releases); see %s", sc.writes,
+            sc.standby, w->log);
+    stop_controller(w);
+    harness_sh("kubectl --kubeconfig '%s' -n default delete lease hcp-bench-watcher "
+               ">/dev/null 2>&1", h->kubeconfig);
+}
+
 /* BENCH_HELD: the order of the boundary's writes, and the pace of its
  * releases against a plain client's, run before the controller started and
  * after it stopped (before, after: as the same watch streams saw them, from
@@ -1324,7 +1384,8 @@ static double release_baseline(harness *h, const char *logdir, const char *name,
  * status writes), so the boundary is compared with the mean of the two runs
  * that bracket it; the ratio to each is printed too. Returns the failures. */
 static int held_report(const boundary_figs_t *f, const boundary_figs_t *before,
-                       double acked_before, const boundary_figs_t *after, double acked_after)
+                       double acked_before, const boundary_figs_t *after, double acked_after,
+                       const boundary_figs_t *watched, double acked_watched)
 {
     int failures = 0;
     double mean = (before->last_release + after->last_release) / 2;
@@ -1349,8 +1410,15 @@ static int held_report(const boundary_figs_t *f, const boundary_figs_t *before,
            "%.2f\n", f->last_release, mean, mean > 0 ? f->last_release / mean : 0,
            before->last_release > 0 ? f->last_release / before->last_release : 0,
            after->last_release > 0 ? f->last_release / after->last_release : 0);
+    printf("the same patches beside a replica of the controller that only watches (a standby: "
+           "the API server sends it every object of the burst, as it sends the controller's): "
+           "%.2f s (%d seen; the last acknowledged after %.2f s); ratio of the boundary to it "
+           "%.2f; its ratio to the plain client's mean %.2f (the cost of being watched)\n",
+           watched->last_release, watched->releases, acked_watched,
+           watched->last_release > 0 ? f->last_release / watched->last_release : 0,
+           mean > 0 ? watched->last_release / mean : 0);
     failures += f->releases != n_hc || f->others_before_last != 0 || before->releases != n_hc ||
-                after->releases != n_hc;
+                after->releases != n_hc || watched->releases != n_hc;
     return failures;
 }
 
@@ -1549,12 +1617,22 @@ int main(int argc, char **argv)
      * it follows): to an image nobody asked for, then back (not timed), the
      * requests left as they are. The boundary is compared with the mean of
      * this run and the one after it. */
-    boundary_figs_t before_seen = {0};
-    double rel_before = 0;
+    boundary_figs_t before_seen = {0}, watched_seen = {0};
+    double rel_before = 0, rel_watched = 0;
     if (held_on) {
         compact_store("the baseline before the controller");
         rel_before = release_baseline(&h, logdir, "baseline-before", BEFORE_RELEASE,
                                       BEFORE_ANN, &before_seen);
+        pump_init(&p, &h, (int)baseline_in_flight);
+        queue_release_baseline(&h, &p, OLD_RELEASE, BEFORE_ANN);
+        pump_run(&p, "the images back");
+        /* The same beside a replica that watches as the controller does. */
+        proc_t watcher = {0};
+        watcher_start(&watcher, argv[1], &h, logdir);
+        compact_store("the baseline beside a watching replica");
+        rel_watched = release_baseline(&h, logdir, "baseline-watched", BEFORE_RELEASE,
+                                       BEFORE_ANN, &watched_seen);
+        watcher_stop(&watcher, &h);
         pump_init(&p, &h, (int)baseline_in_flight);
         queue_release_baseline(&h, &p, OLD_RELEASE, BEFORE_ANN);
         pump_run(&p, "the images back");
@@ -1729,7 +1807,8 @@ int main(int argc, char **argv)
                "1.5)\n", cold, cold_writes, pauses + statuses, base, pauses, statuses,
                baseline_in_flight, cold / base);
     if (held_on && flip >= 0) {
-        failures += held_report(&bf, &before_seen, rel_before, &base_seen, rel_base);
+        failures += held_report(&bf, &before_seen, rel_before, &base_seen, rel_base,
+                                &watched_seen, rel_watched);
     } else if (held_on) {
         printf("FAIL: the boundary's held releases were not measured\n");
         failures++;
