@@ -354,6 +354,8 @@ EOF
 start_etcd() {
   mkdir -p "$dir/etcd"
   local name="hcp-e2e-$inst" peer="http://127.0.0.1:$ETCD_PEER_PORT"
+  # Extra flags for experiments: HCP_ETCD_ARGS="--unsafe-no-fsync".
+  # shellcheck disable=SC2086
   setsid "$ETCD_BIN" \
     --name "$name" --data-dir "$dir/etcd/data" \
     --listen-client-urls "$(etcd_url)" --advertise-client-urls "$(etcd_url)" \
@@ -362,6 +364,7 @@ start_etcd() {
     --initial-cluster-token "$name" \
     --quota-backend-bytes $((4 * 1024 * 1024 * 1024)) \
     --log-level warn --logger zap \
+    ${HCP_ETCD_ARGS:-} \
     </dev/null >>"$dir/etcd.log" 2>&1 8>&- 9>&- &
   echo $! >"$dir/etcd.pid"
   local i

@@ -1417,6 +1417,16 @@ static int held_report(const boundary_figs_t *f, const boundary_figs_t *before,
            watched->last_release, watched->releases, acked_watched,
            watched->last_release > 0 ? f->last_release / watched->last_release : 0,
            mean > 0 ? watched->last_release / mean : 0);
+    double busy = f->last_release - f->first_release - f->stalled;
+    double busy_mean = (before->last_release - before->stalled + after->last_release -
+                        after->stalled) / 2;
+    printf("pauses of more than %.2f s with no release seen (the API server committing "
+           "nothing meanwhile, whoever writes): at the boundary %d (%.2f s in all), in the plain "
+           "client's runs %d (%.2f s) before, %d (%.2f s) after, %d (%.2f s) beside the watching "
+           "replica; without them the boundary's releases took %.2f s, the plain client's %.2f "
+           "s on average: ratio %.2f\n", STALL_S, f->stalls, f->stalled, before->stalls,
+           before->stalled, after->stalls, after->stalled, watched->stalls, watched->stalled,
+           busy, busy_mean, busy_mean > 0 ? busy / busy_mean : 0);
     failures += f->releases != n_hc || f->others_before_last != 0 || before->releases != n_hc ||
                 after->releases != n_hc || watched->releases != n_hc;
     return failures;

@@ -200,7 +200,7 @@ int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boun
         file_of(r, k, file, sizeof(file));
         rc = read_file(file, k, release, &rel, &all);
     }
-    *out = (boundary_figs_t){0, -1, -1, 0, 0, 0, 0, -1, ""};
+    *out = (boundary_figs_t){.first_release = -1, .last_release = -1, .first_other = -1};
     uint64_t last_rv = 0, first_other_rv = UINT64_MAX;
     for (size_t i = 0; i < all.n; i++) {
         const seen_t *s = &all.v[i];
@@ -230,6 +230,17 @@ int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boun
             out->capi_before_last += s->capi;
             out->others_before_last += !s->capi;
         }
+    }
+    /* The releases in the order they arrived (one file: the HostedClusters'). */
+    double prev = -1;
+    for (size_t i = 0; i < all.n; i++) {
+        if (!all.v[i].release)
+            continue;
+        if (prev >= 0 && all.v[i].t - prev > STALL_S) {
+            out->stalls++;
+            out->stalled += all.v[i].t - prev;
+        }
+        prev = all.v[i].t;
     }
     for (size_t i = 0; i < rel.n; i++)
         free(rel.names[i]);

@@ -32,7 +32,14 @@ typedef struct boundary_figs {
     long capi, capi_before_last; /* writes to CAPI objects (pauses), the same */
     double first_other;        /* seconds after the boundary; -1 when none */
     char first_other_what[160]; /* which object, for the report */
+    int stalls;                /* pauses of more than STALL_S between two releases seen */
+    double stalled;            /* their seconds in all */
 } boundary_figs_t;
+
+/* A pause in the releases seen this long is the API server (or etcd) not
+ * committing, not the writer's pace: a thousand releases in some 7 s come
+ * every 7 ms on average. */
+#define STALL_S 0.15
 
 /* Starts the recorders: kubectl (on PATH) with kubeconfig, from resourceVersion rv. */
 void boundary_record(boundary_rec_t *r, const char *kubeconfig, const char *rv,
