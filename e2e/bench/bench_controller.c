@@ -1417,7 +1417,7 @@ static int held_report(const boundary_figs_t *f, const boundary_figs_t *before,
            watched->last_release, watched->releases, acked_watched,
            watched->last_release > 0 ? f->last_release / watched->last_release : 0,
            mean > 0 ? watched->last_release / mean : 0);
-    double busy = f->last_release - f->first_release - f->stalled;
+    double busy = f->last_release - f->stalled;
     double busy_mean = (before->last_release - before->stalled + after->last_release -
                         after->stalled) / 2;
     printf("pauses of more than %.2f s with no release seen (the API server committing "
