@@ -46,7 +46,7 @@ record_t *ctl_record_get(ctl_controller_t *c, rkind_t k, const char *ns, const c
     r->wt.name = r->name;
     ev_init(&r->timer, on_timer);
     r->timer.data = r;
-    r->q.lane = k == R_NP || k == R_CM || k == R_REM; /* HostedClusters and policies first (queue.h) */
+    r->q.lane = k != R_HC; /* HostedClusters first (queue.h) */
     r->key = (kube_objkey_t){.kind = (int)k, .ns = r->ns, .name = r->name};
     kube_objmap_insert(&c->records, slot, &r->key);
     return r;

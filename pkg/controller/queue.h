@@ -5,11 +5,15 @@
  * object costs one reconcile. The items belong to the caller.
  *
  * Items wait in one of two lanes, chosen by the item (ctl_qitem_t.lane).
- * Lane 0 goes first: the controller puts HostedClusters and policies there
- * and NodePools in lane 1, so that after a cold start or at a boundary that
- * many objects share, every HostedCluster is decided (its held release
- * written, its hosted ClusterVersion projected) before the thousands of
- * NodePool status writes, rather than somewhere among them. So that lane 1
+ * Lane 0 goes first: the controller puts HostedClusters there and everything
+ * else (NodePools, policies, ConfigMaps, remediations) in lane 1, so that
+ * after a cold start or at a boundary that many objects share, every
+ * HostedCluster is decided (its held release written, its hosted
+ * ClusterVersion projected) before the thousands of NodePool status writes,
+ * rather than somewhere among them. A policy's status at the boundary its
+ * objects share comes after them too, whatever order their timers fired in
+ * (timers that expire together fire in no set order): by then the releases
+ * fly, and its write waits for them. So that lane 1
  * cannot starve, it gets one turn after CTL_QUEUE_FAIR pops in a row from
  * lane 0 while it waits; the bound is above the thousand HostedClusters of
  * a large management cluster, so a boundary they share still puts all of

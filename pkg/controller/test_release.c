@@ -103,6 +103,55 @@ static void test_releases_first(void **state)
     testutil_ctl_api_stop(&f.t);
 }
 
+/* A policy shares the boundary of the HostedClusters that follow it, and
+ * its timer may fire first: its status still goes after their held
+ * releases. It waits in the queue behind them, and its write is parked
+ * while they fly. */
+static void test_policy_status_after_releases(void **state)
+{
+    (void)state;
+    fixture_t f;
+    start(&f);
+    testutil_ctl_add(&f.t.c->policies,
+                     "{" TESTUTIL_OBJ_META("HostedChangeManagementPolicy", "clusters", "w")
+                     "},\"spec\":{\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{"
+                     "\"permit\":{\"rrule\":\"FREQ=WEEKLY;BYDAY=WE\",\"startTime\":\"06:00\","
+                     "\"duration\":\"8h\"}}}}");
+    while (ctl_queue_pop(&f.t.c->queue))
+        ;
+    /* The boundary's timers, the policy's first. */
+    ctl_enqueue(f.t.c, R_POLICY, "clusters", "w");
+    ctl_enqueue(f.t.c, R_HC, "clusters", "a");
+    ctl_enqueue(f.t.c, R_HC, "clusters", "b");
+    record_t *order[3];
+    for (int i = 0; i < 3; i++) {
+        ctl_qitem_t *it = ctl_queue_pop(&f.t.c->queue);
+        assert_non_null(it);
+        order[i] = RECORD_OF(q, it);
+        ctl_reconcile(f.t.c, order[i]);
+    }
+    assert_int_equal(order[0]->kind, R_HC);
+    assert_int_equal(order[1]->kind, R_HC);
+    assert_int_equal(order[2]->kind, R_POLICY);
+    /* The releases fly; the policy is parked, not written. */
+    assert_int_equal(f.t.c->writer.first_inflight, 2);
+    assert_int_equal(f.t.c->writer.inflight, 2);
+    assert_int_equal(f.t.c->writer.waiting.len, 1);
+    testutil_ctl_api_settle(&f.t);
+    assert_int_equal(fakeapi_count(f.t.api), 2);
+    for (int i = 0; i < 2; i++)
+        assert_non_null(strstr(fakeapi_nth(f.t.api, i)->path, "/hostedclusters/"));
+    /* Answered: the policy is queued again and writes its status. */
+    ctl_qitem_t *it = ctl_queue_pop(&f.t.c->queue);
+    assert_non_null(it);
+    assert_ptr_equal(RECORD_OF(q, it), order[2]);
+    ctl_reconcile(f.t.c, order[2]);
+    testutil_ctl_api_settle(&f.t);
+    assert_int_equal(fakeapi_count(f.t.api), 3);
+    assert_non_null(strstr(fakeapi_nth(f.t.api, 2)->path, "/hostedchangemanagementpolicies/w"));
+    testutil_ctl_api_stop(&f.t);
+}
+
 /* A held release answered, but held again: a replica whose clock is a
  * moment before the window answered the leader's write, and the answer (the
  * writer caches it) still records the request and keeps the running image.
@@ -442,6 +491,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_releases_first),
+        cmocka_unit_test(test_policy_status_after_releases),
         cmocka_unit_test(test_release_held_again),
         cmocka_unit_test(test_released_waits_unplanned),
         cmocka_unit_test(test_nothing_parked_without_releases),
