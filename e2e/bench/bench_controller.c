@@ -614,12 +614,11 @@ static int free_port(void)
     die("no free port");
 }
 
-/* Starts `hcp-controller run` as pr, logging to logdir/name.log; elect: with
- * leader election (BENCH_FAILOVER: two replicas). */
-static const char *lease_id = "hcp-bench"; /* --leader-election-id of elected replicas */
-
+/* Starts `hcp-controller run` as pr, logging to logdir/name.log; lease: with
+ * leader election on that Lease of namespace default (BENCH_FAILOVER: two
+ * replicas on "hcp-bench"), NULL: without. */
 static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig,
-                             const char *logdir, const char *name, bool elect)
+                             const char *logdir, const char *name, const char *lease)
 {
     char sim[32], mport[64], hport[64];
     time_t t = BOUNDARY_EPOCH - (time_t)boundary_after;
@@ -646,9 +645,9 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
         argv[argc++] = "--hosted-reassert-period";
         argv[argc++] = period;
     }
-    if (elect) {
+    if (lease) {
         char *le[] = {"--leader-elect", "--leader-election-namespace", "default",
-                      "--leader-election-id", (char *)lease_id};
+                      "--leader-election-id", (char *)lease};
         for (size_t i = 0; i < 5; i++)
             argv[argc++] = le[i];
     }
@@ -670,7 +669,7 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
            "(no client-side rate limit) --kube-api-burst 1000000 --metrics-secure=false%s%s%s%s\n", bin, sim,
            hosted_period > 0 ? " --hosted-reassert-period " : "",
            hosted_period > 0 ? period : "", held_on ? " --webhook-bind-address ..." : "",
-           elect ? " --leader-elect ..." : "");
+           lease ? " --leader-elect ..." : "");
     fflush(stdout);
     pr->t_spawn = ev_time();
     pr->pid = fork();
@@ -1344,9 +1343,7 @@ static void watcher_start(proc_t *w, const char *bin, harness *h, const char *lo
                    "spec: {holderIdentity: the-bench, leaseDurationSeconds: 3600, "
                    "acquireTime: '%s', renewTime: '%s'}\nEOF", h->kubeconfig, now, now))
         die("cannot create the watcher's Lease");
-    lease_id = "hcp-bench-watcher";
-    spawn_controller(w, bin, h->kubeconfig, logdir, "watcher", true);
-    lease_id = "hcp-bench";
+    spawn_controller(w, bin, h->kubeconfig, logdir, "watcher", "hcp-bench-watcher");
     double end = ev_time() + 120, cpu = -1;
     scrape_t sc;
     while (ev_time() < end) {
@@ -1652,12 +1649,12 @@ int main(int argc, char **argv)
     /* 2. Cold start. */
     proc_t standby = {0};
     if (standby_on) {
-        spawn_controller(&pr, argv[1], h.kubeconfig, logdir, "controller-a", true);
-        spawn_controller(&standby, argv[1], h.kubeconfig, logdir, "controller-b", true);
+        spawn_controller(&pr, argv[1], h.kubeconfig, logdir, "controller-a", "hcp-bench");
+        spawn_controller(&standby, argv[1], h.kubeconfig, logdir, "controller-b", "hcp-bench");
         standby_proc = &standby;
         pick_leader(&pr, &standby);
     } else {
-        spawn_controller(&pr, argv[1], h.kubeconfig, logdir, "controller", false);
+        spawn_controller(&pr, argv[1], h.kubeconfig, logdir, "controller", NULL);
     }
     controller = &pr;
     atexit(stop_controller_at_exit);
