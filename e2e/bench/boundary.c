@@ -202,10 +202,16 @@ int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boun
     }
     *out = (boundary_figs_t){.first_release = -1, .last_release = -1, .first_other = -1};
     uint64_t last_rv = 0, first_other_rv = UINT64_MAX;
+    double prev = -1; /* the release seen before (one file, the HostedClusters', in arrival order) */
     for (size_t i = 0; i < all.n; i++) {
         const seen_t *s = &all.v[i];
         double dt = s->t - t_boundary;
         if (s->release) {
+            if (prev >= 0 && s->t - prev > STALL_S) {
+                out->stalls++;
+                out->stalled += s->t - prev;
+            }
+            prev = s->t;
             out->releases++;
             if (out->first_release < 0 || dt < out->first_release)
                 out->first_release = dt;
@@ -230,17 +236,6 @@ int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boun
             out->capi_before_last += s->capi;
             out->others_before_last += !s->capi;
         }
-    }
-    /* The releases in the order they arrived (one file: the HostedClusters'). */
-    double prev = -1;
-    for (size_t i = 0; i < all.n; i++) {
-        if (!all.v[i].release)
-            continue;
-        if (prev >= 0 && all.v[i].t - prev > STALL_S) {
-            out->stalls++;
-            out->stalled += all.v[i].t - prev;
-        }
-        prev = all.v[i].t;
     }
     for (size_t i = 0; i < rel.n; i++)
         free(rel.names[i]);
