@@ -73,9 +73,18 @@ SIM0=2026-03-06T22:30:00Z # Friday 22:30
 # only the drift scenario below runs, with 1 h 45 min more (52.5 s real)
 # before the window: the scenario reaches the window's eve about 50 s after
 # the controller starts on an idle machine (it prints how long is left),
-# and needs the rest on a loaded one.
+# and needs the rest on a loaded one (75 s were left at load 6).
 HS_SCENARIO=${HS_SCENARIO:-holds}
 [ "$HS_SCENARIO" = drift ] && SIM0=2026-03-06T20:45:00Z
+# The pool's replicas: 3 in the drift scenario (scaled to 5 during the hold).
+N0=2
+[ "$HS_SCENARIO" = drift ] && N0=3
+# HS_TOKEN_TTL: the real seconds an outdated ignition token stays valid
+# (HyperShift: 2 h, nodepool/token.go setExpirationTimestampOnToken); the
+# stand-in ignition server below removes a token that long after HyperShift
+# marked it. The drift scenario's hold lasts longer than its 10 s.
+HS_TOKEN_TTL=${HS_TOKEN_TTL:-7200}
+[ "$HS_SCENARIO" = drift ] && [ "$HS_TOKEN_TTL" = 7200 ] && HS_TOKEN_TTL=10
 # Beside real Cluster API on a loaded machine (3 lanes and the sanitizer
 # suites on 2 cores) the sections before the window took more than 75 s
 # (the window opened during the admission-calls section): 1 h 15 min more
@@ -97,10 +106,11 @@ webhook_scenario_begin
 [ -x "$HS_BIN" ] || { not_ok "HyperShift's reconciler is built" "no $HS_BIN (make e2e-hypershift-bin)"; summary; exit 1; }
 HS_PID=""
 hs_stop() { [ -n "$HS_PID" ] && kill -TERM "$HS_PID" 2>/dev/null && wait "$HS_PID" 2>/dev/null; HS_PID=""; }
-NODES="" AWS_PID="" # beside real Cluster API: the Nodes the test's kubelets registered, its AWS provider
+NODES="" AWS_PID="" IGN_PID="" # beside real Cluster API: the Nodes the test's kubelets registered, its AWS provider, its ignition server
 nodes_cleanup() {
   [ -n "$AWS_PID" ] && kill "$AWS_PID" 2>/dev/null && wait "$AWS_PID" 2>/dev/null
-  AWS_PID=""
+  [ -n "$IGN_PID" ] && kill "$IGN_PID" 2>/dev/null && wait "$IGN_PID" 2>/dev/null
+  AWS_PID="" IGN_PID=""
   local n
   if [ -n "$NODES" ] && [ -s "$NODES" ]; then
     for n in $(sort -u "$NODES"); do api DELETE "/api/v1/nodes/$n" >/dev/null 2>&1; done
@@ -236,8 +246,11 @@ if [ "$REAL_CAPI" = 1 ]; then
         # user-data-<pool>-<hash>: nodepool/token.go) while that Secret is
         # there, and marks it reached (ignition-server/cmd/start.go). No
         # user data or no token: the instance never joins.
+        # A boot that finds neither is recorded in $BOOT_FAILED (the
+        # AWSMachine is ready, so it is not tried again).
         ds=$(get "$CAPI/namespaces/$CP/machines/$m" '.spec.bootstrap.dataSecretName // empty')
-        api GET "$SECRETS/$ds" >/dev/null 2>&1 && api GET "$SECRETS/token-${ds#user-data-}" >/dev/null 2>&1 || continue
+        api GET "$SECRETS/$ds" >/dev/null 2>&1 && api GET "$SECRETS/token-${ds#user-data-}" >/dev/null 2>&1 ||
+          { echo "$m $ds" >>"$BOOT_FAILED"; continue; }
         api PATCH "$SECRETS/token-${ds#user-data-}" '{"metadata": {"annotations": {"hypershift.openshift.io/ignition-reached": "True"}}}' \
           >/dev/null
         echo "$n" >>"$NODES"
@@ -258,6 +271,28 @@ if [ "$REAL_CAPI" = 1 ]; then
   }
   aws_provider &
   AWS_PID=$!
+  # ignition_server: the ignition server's token Secret controller, every
+  # 0.5 s: a token whose expiry has passed is removed
+  # (ignition-server/controllers/tokensecret_controller.go, isTokenExpired,
+  # processExpiredToken), its expiry read as HS_TOKEN_TTL after HyperShift
+  # marked it (HyperShift writes now + 2 h). Each removal is appended to
+  # $TOKENS_EXPIRED.
+  BOOT_FAILED=$CTL_TMP/boot-failed TOKENS_EXPIRED=$CTL_TMP/tokens-expired
+  : >"$BOOT_FAILED"
+  : >"$TOKENS_EXPIRED"
+  ignition_server() {
+    local t
+    while :; do
+      for t in $(api GET "$SECRETS" | jq -r --arg a "$EXPIRY" --argjson ttl "$HS_TOKEN_TTL" --argjson now "$(date +%s)" \
+          '.items[] | select(.metadata.name | startswith("token-")) | select(.metadata.annotations[$a] != null)
+           | select((.metadata.annotations[$a] | fromdateiso8601) - 7200 + $ttl <= $now) | .metadata.name'); do
+        api DELETE "$SECRETS/$t" >/dev/null 2>&1 && echo "$t $(date +%s)" >>"$TOKENS_EXPIRED"
+      done
+      sleep 0.5
+    done
+  }
+  ignition_server &
+  IGN_PID=$!
 fi
 
 # ---- the controller, HyperShift's reconciler, the NodePool -------------------------
@@ -284,10 +319,10 @@ hs_start() {
 hs_start
 check "HyperShift's NodePool reconciler starts" wait_for 60 test -s "$CTL_TMP/hypershift.ready"
 
-post "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg r "$R0" --arg p "$POLICY_ANN" '{
+post "$HS/namespaces/$NS/nodepools" "$(jq -nc --arg r "$R0" --arg p "$POLICY_ANN" --argjson n "$N0" '{
   apiVersion: "hypershift.openshift.io/v1beta1", kind: "NodePool",
   metadata: {name: "np", annotations: {($p): "weekend", "hypershift.openshift.io/machine-health-check-timeout": "5s"}},
-  spec: {clusterName: "a", replicas: 2, arch: "amd64", release: {image: $r},
+  spec: {clusterName: "a", replicas: $n, arch: "amd64", release: {image: $r},
     management: {upgradeType: "Replace", autoRepair: true, replace: {strategy: "RollingUpdate",
       rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}},
     platform: {type: "AWS", aws: {instanceType: "m5.large", subnet: {id: "subnet-0123456789"}}}}}')" "NodePool"
@@ -322,6 +357,10 @@ md_done() {
 machines() {
   api GET "$CAPI/namespaces/$CP/machines" | jq -r '[.items[] | "\(.metadata.labels["cluster.x-k8s.io/set-name"] // "-"):\(.spec.bootstrap.dataSecretName // "-"):\(.status.phase // "-")"] | sort | join(" ")'
 }
+# rep N WORD: WORD N times, space-separated.
+rep() { local i out=""; for ((i = 0; i < $1; i++)); do out+="${out:+ }$2"; done; echo "$out"; }
+# count_on DS PHASE: how many Machines boot from user data DS and are in PHASE.
+count_on() { machines | tr ' ' '\n' | grep -c ":$1:$2\$"; }
 machinesets() { api GET "$CAPI/namespaces/$CP/machinesets" | jq -r '[.items[].metadata.name] | sort | join(" ")'; }
 reports() { [ "$(np_get np .status.version)" = "$1" ]; }
 # since INSTANT: real seconds from INSTANT (epoch seconds) to now.
@@ -344,8 +383,8 @@ check_eq "the MachineDeployment's bootstrap is HyperShift's user data" "$ud0" "$
 if [ "$REAL_CAPI" = 1 ]; then
   ms0=$(machinesets) m0=$(machines)
   echo "# Cluster API made: MachineSets [$ms0], Machines [$m0]"
-  check_eq "Cluster API runs 2 machines on that user data, in one MachineSet" \
-    "$ms0:$ud0:Running $ms0:$ud0:Running" "$m0"
+  check_eq "Cluster API runs $N0 machines on that user data, in one MachineSet" \
+    "$(rep "$N0" "$ms0:$ud0:Running")" "$m0"
 fi
 
 # HyperShift's errors: a write that met one of the controller's (the
@@ -389,17 +428,21 @@ hs_log_checks() {
 # enqueueNodePoolsForConfig lists NodePools in the ConfigMap's namespace,
 # the control plane's), so HyperShift acts at the pool's next reconcile, which
 # a HostedCluster status write gives here. It writes a new token and user
-# data, expires the running token (token.go) and points the MachineDeployment
-# at the new user data: admitted with strategy OnDelete and the held-drift
-# record (pkg/decide/drift.h), so Cluster API makes the new MachineSet and
-# replaces no machine; a scale-up during the hold makes its machine from the
-# new template, which joins; an old machine whose Node goes NotReady, which
+# data, marks the running token to expire (token.go) and points the
+# MachineDeployment at the new user data: admitted with strategy OnDelete and
+# the held-drift record (pkg/decide/drift.h), so Cluster API makes the new
+# MachineSet and replaces none of the pool's 3 machines. The hold outlives
+# the running token (HS_TOKEN_TTL: 10 s here, 2 h in HyperShift; the
+# ignition server stand-in removes it): a scale-up to 5 during the hold
+# makes its machines from the new template, whose token is HyperShift's
+# active one, and they join; an old machine whose Node goes NotReady, which
 # Cluster API declines to remediate (an older revision), is deleted by the
-# controller and replaced from the new template. Then an operator update: HyperShift's
+# controller and replaced from the new template; no boot fails and
+# HyperShift's NodePool status stays true to the machines. Then an operator update: HyperShift's
 # reconciler restarts while a second core ConfigMap changes, and its first
 # pass moves the template again (the record follows, still no machine
 # replaced). The window opens: the controller writes HyperShift's strategy
-# back and Cluster API replaces the 3 machines.
+# back and Cluster API replaces the 5 machines.
 # MD_HOLD=0 (the hold left out): the rollout starts at once (the negative
 # control: the checks below fail, the figure says how many were replaced).
 if [ "$HS_SCENARIO" = drift ]; then
@@ -438,22 +481,42 @@ if [ "$HS_SCENARIO" = drift ]; then
   if [ "$REAL_CAPI" = 1 ]; then
     sleep 8 # Cluster API reconciles the MachineDeployment within a second or two
     echo "# Cluster API made: MachineSets [$(machinesets)], Machines [$(machines)]"
-    check_eq "Cluster API replaces no machine: both still Running in the first MachineSet" \
-      "$ms0:$ds0:Running $ms0:$ds0:Running" "$(machines)"
+    check_eq "Cluster API replaces no machine: all $N0 still Running in the first MachineSet" \
+      "$(rep "$N0" "$ms0:$ds0:Running")" "$(machines)"
     check_eq "... and made the new template's MachineSet beside it" 2 "$(wc -w <<<"$(machinesets)")"
     # The rollout's first step (maxSurge 1): a machine of the new template;
     # with the hold left out (MD_HOLD=0) Cluster API makes it at once.
     started=$(machines | tr ' ' '\n' | grep -c ":$ds_d:")
-    echo "# figure: drift while restricted, 8 s after HyperShift's template write: rollout machines started before the window $started, old machines deleted $((2 - $(machines | tr ' ' '\n' | grep -c ":$ds0:"))) (load average $(cut -d' ' -f1 /proc/loadavg))"
-    # Still held, a scale from 2 to 3: the new machine comes from the new
+    echo "# figure: drift while restricted, 8 s after HyperShift's template write: rollout machines started before the window $started, old machines deleted $((N0 - $(machines | tr ' ' '\n' | grep -c ":$ds0:"))) (load average $(cut -d' ' -f1 /proc/loadavg))"
+    # np_true N: HyperShift's NodePool status is true to the machines: N
+    # replicas available (its status.replicas, from the MachineDeployment),
+    # N Machines Running, version 4.18.0, Ready True (capi.go bubbles both up).
+    np_true() {
+      [ "$(np_get np '"\(.status.replicas) \(.status.version) \(.status.conditions // [] | map(select(.type == "Ready"))[0].status // "-")"')" = "$1 4.18.0 True" ] &&
+        [ "$(machines | tr ' ' '\n' | grep -c ':Running$')" = "$1" ]
+    }
+    np_said() { echo "# NodePool status: $(np_get np '"replicas \(.status.replicas), version \(.status.version), Ready \(.status.conditions // [] | map(select(.type == "Ready"))[0].status // "-")"'); machines: $(machines)"; }
+    # A hold longer than the token's life: the running machines' token
+    # (the one HyperShift marked to expire when it wrote the new user data)
+    # expires and the ignition server removes it, HS_TOKEN_TTL after the
+    # mark. What the machines made during the rest of the hold boot from
+    # is the held template's user data, whose token is HyperShift's active
+    # one (token.go: "active token should never be marked as expired").
+    check "the hold outlives the running machines' token: the ignition server removes it (TTL $HS_TOKEN_TTL s here, 2 h in HyperShift)" \
+      wait_for "$((HS_TOKEN_TTL + 20))" eval '! api GET "$SECRETS/$tok0" >/dev/null 2>&1'
+    check "HyperShift's NodePool status true to the machines: $N0 available, $N0 Running, 4.18.0, Ready" wait_for 30 np_true "$N0"
+    np_true "$N0" || np_said
+    # Still held, a scale from 3 to 5: the new machines come from the new
     # template (the old MachineSet makes none under OnDelete), on the user
-    # data and token HyperShift keeps valid; it joins.
+    # data and token HyperShift keeps valid; they join.
     t0=$(now_us)
-    api PATCH "$NP" '{"spec": {"replicas": 3}}' >/dev/null || not_ok "scale to 3"
-    joined_new() { [ "$(machines | tr ' ' '\n' | grep -c ":$ds_d:Running\$")" = 1 ] && [ "$(machines | tr ' ' '\n' | grep -c ":$ds0:Running\$")" = 2 ]; }
-    check "a scale to 3 during the hold: the third machine boots from the new user data and joins; the two old ones stay" wait_for 60 joined_new
+    api PATCH "$NP" "{\"spec\": {\"replicas\": $((N0 + 2))}}" >/dev/null || not_ok "scale to $((N0 + 2))"
+    joined_new() { [ "$(count_on "$ds_d" Running)" = 2 ] && [ "$(count_on "$ds0" Running)" = "$N0" ]; }
+    check "a scale to $((N0 + 2)) during the hold: the 2 new machines boot from the new user data and join; the $N0 old ones stay" wait_for 60 joined_new
     joined_new || echo "# machines: $(machines)"
-    echo "# figure: drift held, NodePool scale 2 -> 3 to the new machine Running: $((($(now_us) - t0) / 1000)) ms"
+    echo "# figure: drift held, NodePool scale $N0 -> $((N0 + 2)) to the new machines Running: $((($(now_us) - t0) / 1000)) ms"
+    check "HyperShift's NodePool status true to the machines: $((N0 + 2)) available and Running, 4.18.0, Ready" wait_for 30 np_true "$((N0 + 2))"
+    np_true "$((N0 + 2))" || np_said
     # Still held, an old machine's Node goes NotReady. The MachineHealthCheck
     # HyperShift writes for autoRepair marks it; Cluster API does not
     # remediate a machine of an older revision (machineset_controller.go,
@@ -472,9 +535,9 @@ if [ "$HS_SCENARIO" = drift ]; then
                     lastHeartbeatTime: $t, lastTransitionTime: $t}]}}')" >/dev/null || not_ok "an old machine's Node goes NotReady"
     replaced_new() {
       ! api GET "$CAPI/namespaces/$CP/machines" | jq -e --arg v "${victim%% *}" 'any(.items[]; .metadata.name == $v)' >/dev/null &&
-        [ "$(machines | tr ' ' '\n' | grep -c ":$ds_d:Running\$")" = 2 ] && [ "$(machines | tr ' ' '\n' | grep -c ":$ds0:Running\$")" = 1 ]
+        [ "$(count_on "$ds_d" Running)" = 3 ] && [ "$(count_on "$ds0" Running)" = "$((N0 - 1))" ]
     }
-    check "an old machine fails its health check during the hold: deleted and replaced from the new user data (1 old, 2 new Running)" \
+    check "an old machine fails its health check during the hold: deleted and replaced from the new user data ($((N0 - 1)) old, 3 new Running)" \
       wait_for 60 replaced_new
     replaced_new || { echo "# machines: $(machines)"; grep -E 'remediat' "${CTL_LOG[a]}" | tail -3 | cut -c1-400 | sed 's/^/#   controller: /'; }
     rem=$(grep -m1 "machine of the older template remediated" "${CTL_LOG[a]}" | awk '{ print $1 }')
@@ -482,9 +545,13 @@ if [ "$HS_SCENARIO" = drift ]; then
     echo "# figure: drift held, an old machine's Node NotReady to its replacement Running from the new template (MachineHealthCheck timeout 5 s): $((($(now_us) - t0) / 1000)) ms; the controller's delete at $rem ms (load average $(cut -d' ' -f1 /proc/loadavg))"
     check_eq "Cluster API declined it for its revision, the controller deleted it: one MachineRemediated Event, counted once" "1 1" \
       "$(count_events "$NS" np MachineRemediated) $(metric a change_management_held_drift_remediations_total)"
-    np_true() { [ "$(np_get np '"\(.status.replicas) \(.status.version)"')" = "3 4.18.0" ]; }
-    check "HyperShift's NodePool status stays true: 3 replicas, version 4.18.0" wait_for 30 np_true
-    np_true || echo "# NodePool status: $(np_get np '"\(.status.replicas) \(.status.version)"')"
+    check "HyperShift's NodePool status true to the machines: $((N0 + 2)) available and Running, 4.18.0, Ready (after the remediation)" \
+      wait_for 30 np_true "$((N0 + 2))"
+    np_true "$((N0 + 2))" || np_said
+    # The figure: the machines made after the running token expired.
+    joined=$(count_on "$ds_d" Running) failed=$(grep -c . "$BOOT_FAILED")
+    echo "# figure: a hold longer than the token TTL ($HS_TOKEN_TTL s here): machines made during it (scale $N0 -> $((N0 + 2)), one remediation) that became nodes $joined of 3, bootstrap failures $failed (load average $(cut -d' ' -f1 /proc/loadavg))"
+    check_eq "every machine made after the token expired became a node; no boot failed" "3 0" "$joined $failed"
   fi
   # Other writers of the MachineDeployment while the drift is held: an
   # SRE's kubectl patch of its strategy and a server-side apply of it are
@@ -528,8 +595,8 @@ if [ "$HS_SCENARIO" = drift ]; then
     "$(strategy) $(drift_rec | jq -r '"\(.input) \(.strategy)"' 2>/dev/null)"
   if [ "$REAL_CAPI" = 1 ]; then
     sleep 5
-    check_eq "Cluster API replaces no machine (1 on the first user data, 2 on the second)" "1 2" \
-      "$(machines | tr ' ' '\n' | grep -c ":$ds0:Running\$") $(machines | tr ' ' '\n' | grep -c ":$ds_d0:Running\$")"
+    check_eq "Cluster API replaces no machine ($((N0 - 1)) on the first user data, 3 on the second)" "$((N0 - 1)) 3" \
+      "$(count_on "$ds0" Running) $(count_on "$ds_d0" Running)"
   fi
   check_eq "the held drift is counted as no unheld change and told as no ChangeNotHeld" "0 0" \
     "$(metrics a | awk '/^change_management_unheld_changes_total/ { s += $2 } END { print s + 0 }') $(count_events "$NS" np ChangeNotHeld)"
@@ -560,12 +627,19 @@ if [ "$HS_SCENARIO" = drift ]; then
   echo "# figure: window open -> the controller releases the held drift: $rel s (load average $(cut -d' ' -f1 /proc/loadavg))"
   in_range "the controller releases it within $(real_s 1) s of the window opening, not before" "$rel" 0 "$(real_s 1)"
   if [ "$REAL_CAPI" = 1 ]; then
-    all_new() { [ "$(machines | sed -E 's/(^| )[^ :]*:/\1/g')" = "$ds_d:Running $ds_d:Running $ds_d:Running" ]; }
-    check "Cluster API replaces the 3 machines in the window: 3 Running on the newest user data" wait_for 120 all_new
+    all_new() { [ "$(machines | sed -E 's/(^| )[^ :]*:/\1/g')" = "$(rep "$((N0 + 2))" "$ds_d:Running")" ]; }
+    check "Cluster API replaces the $((N0 + 2)) machines in the window: $((N0 + 2)) Running on the newest user data" wait_for 180 all_new
     all_new || echo "# machines: $(machines)"
-    echo "# figure: window open -> the drift's rollout done (3 machines replaced): $(since "$b") s real"
+    echo "# figure: window open -> the drift's rollout done ($((N0 + 2)) machines replaced): $(since "$b") s real"
     cur_moved() { [ "$(cond "$NP" UpdatingConfig status)" != True ]; }
     check "HyperShift reports the configuration update done (UpdatingConfig no longer True)" wait_for 60 cur_moved
+    check "HyperShift's NodePool status true to the machines after the rollout: $((N0 + 2)) available and Running, 4.18.0, Ready" \
+      wait_for 30 np_true "$((N0 + 2))"
+    np_true "$((N0 + 2))" || np_said
+    echo "# figure: tokens the ignition server removed as expired during the hold: $(cut -d' ' -f1 "$TOKENS_EXPIRED" | sort -u | tr '\n' ' ')"
+    expired_n() { cut -d' ' -f1 "$TOKENS_EXPIRED" | sort -u | grep -c .; }
+    check "both outdated tokens expire (the running machines' and the first drift's)" wait_for "$((HS_TOKEN_TTL + 20))" eval '[ "$(expired_n)" = 2 ]'
+    check_eq "no boot failed, the window's rollout included" 0 "$(grep -c . "$BOOT_FAILED")"
   fi
   check "ChangesInitiated told once for the held drift" wait_for 10 eval '[ "$(initiated np)" -ge 1 ]'
   sleep 2
