@@ -67,14 +67,17 @@ max_delta() { tr ' ' '\n' <<<"$1" | awk -F= 'BEGIN { m = 0 } $2 > m { m = $2 } E
 # HostedClusters of NS as the API server serves them (a consistent read
 # from etcd), and "sent-us||answered-us" when it does not answer within 1 s.
 # What a read shows was written before it was answered, and may have been
-# written after it was sent: a release counts as seen at the answer.
+# written after it was sent: a release counts as seen at the answer, the
+# instant curl returned it (taken before jq reads it: on a loaded machine
+# jq's start alone takes a few hundred ms).
 poll() {
-  local t0 body
+  local t0 t1 body
   while [ ! -e "$CTL_TMP/poll.stop" ]; do
     t0=$(now_us)
     body=$(curl -s --max-time 1 --cacert "$E_CA" -H "Authorization: Bearer $ADMIN_TOKEN" \
       "$E_SERVER$HS/namespaces/$1/hostedclusters" 2>/dev/null)
-    echo "$t0|$(jq -r '[.items[]? | "\(.metadata.name)=\(.spec.release.image)"] | join(" ")' <<<"$body" 2>/dev/null)|$(now_us)"
+    t1=$(now_us)
+    echo "$t0|$(jq -r '[.items[]? | "\(.metadata.name)=\(.spec.release.image)"] | join(" ")' <<<"$body" 2>/dev/null)|$t1"
     sleep 0.1
   done >"$2"
 }
@@ -144,10 +147,11 @@ verdict() {
   local name=$1 n=$2 t_stop=$3 t_open t_up ref i t lat=() early=0 missing=0 g1 want p50 p99 mx
   t_open=$(awk -v t="$(ctl_real_at a "$OPEN")" 'BEGIN { printf "%.0f", t * 1e6 }')
   # The API server's first answer after the outage began (an empty line is
-  # no answer; a 503 while it starts is not one either).
+  # no answer; a 503 while it starts is not one either): the instant it
+  # arrived, as the releases are timed.
   local t_gap
   t_gap=$(awk -F'|' -v t="$t_stop" '$1 > t && $2 == "" { print $1; exit }' "$CTL_TMP/poll.log")
-  t_up=$(awk -F'|' -v t="${t_gap:-0}" '$1 > t && $2 != "" { print $1; exit }' "$CTL_TMP/poll.log")
+  t_up=$(awk -F'|' -v t="${t_gap:-0}" '$1 > t && $2 != "" { print $3; exit }' "$CTL_TMP/poll.log")
   [ -n "$t_gap" ] && [ -n "$t_up" ] || { not_ok "the poll saw the API server stop answering and answer again"; return; }
   ref=$((t_up > t_open ? t_up : t_open))
   for i in $(seq 1 "$n"); do
