@@ -25,19 +25,28 @@ BENCH_E2E_TARGETS += bench-controller bench-hosted bench-boundary bench-failover
 BENCH_CTL_DIR := $(BUILD)/e2e/bench
 
 $(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/bench/boundary.c \
-		e2e/bench/boundary.h e2e/kube/hostedsim_driver.c e2e/kube/hostedsim_driver.h e2e/kube/harness.c \
-		e2e/kube/harness.h $(BUILD)/libhcp.a
+		e2e/bench/boundary.h e2e/bench/gctrace.c e2e/bench/gctrace.h e2e/kube/hostedsim_driver.c \
+		e2e/kube/hostedsim_driver.h e2e/kube/harness.c e2e/kube/harness.h $(BUILD)/libhcp.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/bench/boundary.c e2e/kube/hostedsim_driver.c \
+	$(CC) $(ALL_CFLAGS) -Ie2e/kube -o $@ $< e2e/bench/boundary.c e2e/bench/gctrace.c e2e/kube/hostedsim_driver.c \
 		e2e/kube/harness.c $(BUILD)/libhcp.a $(LIBS)
 
 # $(1): BENCH_HOSTED (0 or 1); $(2): BENCH_HELD (0 or 1); $(3): BENCH_FAILOVER.
 # The API server's own etcd compaction (every 5 minutes by default) is turned
 # off: the bench compacts at instants of its choosing (after the cold start,
 # before the baseline), so that neither a boundary nor a baseline runs beside
-# one.
+# one. It logs its garbage collections (GODEBUG=gctrace=1: its etcd's log
+# too), which bench-boundary reports beside each burst of releases, and
+# serves /debug/pprof, through which bench-boundary has it collect its heap
+# before each burst, so that each starts from the same state: on two cores a
+# collection of the API server's 0.6-1.6 GB heap marks for 0.6-1.6 s and
+# slows every request meanwhile. BENCH_APISERVER_GOGC sets its GOGC (Go's
+# default, 100, unless given: 400 makes collections rarer, at four times
+# the memory).
+BENCH_APISERVER_GOGC ?= 100
 bench_controller_run = @e2e/cluster.sh down bench >/dev/null 2>&1 || true; \
-	rc=0; HCP_APISERVER_ARGS="--etcd-compaction-interval=0 $${HCP_APISERVER_ARGS:-}" \
+	rc=0; HCP_APISERVER_ARGS="--etcd-compaction-interval=0 --profiling=true $${HCP_APISERVER_ARGS:-}" \
+	GODEBUG=gctrace=1 GOGC=$(BENCH_APISERVER_GOGC) \
 	e2e/cluster.sh with bench -- bash -c 'set -a; eval "$$(e2e/cluster.sh env bench)"; \
 		set +a; BENCH_HOSTED=$(1) BENCH_HELD=$(or $(2),0) BENCH_FAILOVER=$(or $(3),0) BENCH_STANDBY=$${BENCH_STANDBY:-0} BENCH_COMPARE=$(abspath $(BENCH_CTL_DIR))/converged-without-hosted \
 		$(abspath $(BENCH_CTL_DIR))/bench_controller $(abspath $(BUILD)/hcp-controller)' \

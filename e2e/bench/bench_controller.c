@@ -84,6 +84,7 @@
 
 #include "base/list.h"
 #include "boundary.h"
+#include "gctrace.h"
 #include "hostedsim_driver.h"
 #include "harness.h"
 
@@ -715,21 +716,54 @@ static void stop_controller(proc_t *pr)
 }
 
 /* utime + stime of the process, in seconds. */
+static double cpu_seconds(pid_t pid);
+
+/* The pid of the bench instance's PROC (apiserver, etcd), from its pid file
+ * in $HCP_E2E_STATE; 0 when unknown. */
+static pid_t instance_pid(const char *proc)
+{
+    const char *state = getenv("HCP_E2E_STATE");
+    char file[600];
+    long pid = 0;
+    snprintf(file, sizeof(file), "%s/%s.pid", state ? state : ".", proc);
+    FILE *fp = fopen(file, "r");
+    if (fp) {
+        if (fscanf(fp, "%ld", &pid) != 1)
+            pid = 0;
+        fclose(fp);
+    }
+    return (pid_t)pid;
+}
+
+/* CPU seconds of the API server and etcd (0 when unknown), and of the
+ * writer `pid` (0: the bench itself, the plain client), now. */
+typedef struct cpu_mark {
+    double t, writer, apiserver, etcd;
+} cpu_mark_t;
+
+static cpu_mark_t cpu_mark(pid_t writer)
+{
+    pid_t a = instance_pid("apiserver"), e = instance_pid("etcd");
+    cpu_mark_t m = {ev_time(), 0, a > 0 ? cpu_seconds(a) : 0, e > 0 ? cpu_seconds(e) : 0};
+    m.writer = cpu_seconds(writer > 0 ? writer : getpid());
+    return m;
+}
+
+static void cpu_between(boundary_figs_t *f, const cpu_mark_t *a, const cpu_mark_t *b)
+{
+    f->cpu_writer = b->writer - a->writer;
+    f->cpu_apiserver = b->apiserver - a->apiserver;
+    f->cpu_etcd = b->etcd - a->etcd;
+}
+
 static double cpu_seconds(pid_t pid)
 {
-    char path[64], buf[2048];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    char buf[2048];
+    const char *p = proc_stat(pid, buf, sizeof(buf));
     if (!p)
         return -1;
     unsigned long ut = 0, stime = 0;
-    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &stime) != 2)
+    if (sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &stime) != 2)
         return -1;
     return (double)(ut + stime) / (double)sysconf(_SC_CLK_TCK);
 }
@@ -1276,6 +1310,29 @@ static void compact_store(const char *before)
     fflush(stdout);
 }
 
+/* BENCH_HELD: a garbage collection of the API server now (its
+ * /debug/pprof/heap?gc=1 runs one before it answers; bench.mk starts the
+ * bench's instance with --profiling), so that every burst of releases
+ * starts on a heap just collected: where the next collection falls is then
+ * no longer chance. Says so once when the API server does not serve it. */
+static void apiserver_gc(const char *before)
+{
+    static bool unserved;
+    double t0 = ev_time();
+    if (unserved)
+        return;
+    if (harness_sh("curl -sf --max-time 60 -o /dev/null --cacert \"$HCP_E2E_CA\" -H "
+                   "\"Authorization: Bearer $(cat \"$HCP_E2E_ADMIN_TOKEN_FILE\")\" "
+                   "\"$HCP_E2E_SERVER/debug/pprof/heap?gc=1\"")) {
+        printf("the API server's garbage collection before each burst: not served (run it "
+               "with --profiling)\n");
+        unserved = true;
+        return;
+    }
+    printf("the API server's heap collected before %s: %.2f s\n", before, ev_time() - t0);
+    fflush(stdout);
+}
+
 /* Reads the watch records once every release is in them (or 30 s have
  * passed), then stops the recorders: a recorder whose watch the API server
  * closed (a slow reader) is still watching again when the last patch is
@@ -1312,12 +1369,16 @@ static double release_baseline(harness *h, const char *logdir, const char *name,
     if (mkdir(bdir, 0755) != 0)
         die("mkdir %s: %s", bdir, strerror(errno));
     pump_init(&p, h, (int)baseline_in_flight);
+    apiserver_gc(name);
     boundary_record(&brec, h->kubeconfig, list_rv(h), bdir);
     recorders = &brec;
     usleep(500000); /* the watches are open */
     queue_release_baseline(h, &p, image, ann);
+    cpu_mark_t c0 = cpu_mark(0);
     double t_pump = ev_time(), acked = pump_run(&p, name);
+    cpu_mark_t c1 = cpu_mark(0);
     record_releases(&brec, image, t_pump, seen);
+    cpu_between(seen, &c0, &c1);
     recorders = NULL;
     return acked;
 }
@@ -1383,6 +1444,39 @@ static void watcher_stop(proc_t *w, harness *h)
                ">/dev/null 2>&1", h->kubeconfig);
 }
 
+/* BENCH_HELD: the API server's garbage collections in each burst of
+ * releases (its log, with GODEBUG=gctrace=1 as bench.mk starts it): how
+ * long they marked during the burst and how many of its pauses fell into a
+ * mark phase. */
+static void gc_burst_line(const char *what, const gc_trace_t *t, const boundary_figs_t *f)
+{
+    gc_burst_t g;
+    gctrace_burst(t, f, &g);
+    printf("  %s: %d collections marking %.2f s of its %.2f s (live heap up to %.0f MB); "
+           "pauses in a mark phase %d of %d\n", what, g.collections, g.marking,
+           f->t_last - f->t_first, g.live_mb, g.stalls_in_gc, f->stalls);
+}
+
+static void gc_report(const boundary_figs_t *f, const boundary_figs_t *before,
+                      const boundary_figs_t *after, const boundary_figs_t *watched)
+{
+    const char *log = getenv("HCP_E2E_APISERVER_LOG");
+    pid_t pid = instance_pid("apiserver");
+    gc_trace_t t;
+    if (!log || pid <= 0 || gctrace_read(log, pid, &t) != 0 || t.n == 0) {
+        printf("the API server's garbage collections: not in its log (GODEBUG=gctrace=1 "
+               "shows them)\n");
+        return;
+    }
+    printf("the API server's garbage collections during each burst (GODEBUG=gctrace=1; a "
+           "mark phase slows its requests):\n");
+    gc_burst_line("the boundary", &t, f);
+    gc_burst_line("the plain client before the controller", &t, before);
+    gc_burst_line("the plain client beside the watching replica", &t, watched);
+    gc_burst_line("the plain client after the controller", &t, after);
+    gctrace_free(&t);
+}
+
 /* BENCH_HELD: the order of the boundary's writes, and the pace of its
  * releases against a plain client's, run before the controller started and
  * after it stopped (before, after: as the same watch streams saw them, from
@@ -1434,6 +1528,13 @@ static int held_report(const boundary_figs_t *f, const boundary_figs_t *before,
            "s on average: ratio %.2f\n", STALL_S, f->stalls, f->stalled, before->stalls,
            before->stalled, after->stalls, after->stalled, watched->stalls, watched->stalled,
            busy, busy_mean, busy_mean > 0 ? busy / busy_mean : 0);
+    printf("CPU seconds to the last release (writer / API server / etcd): the boundary "
+           "%.2f / %.2f / %.2f (the controller), the plain client %.2f / %.2f / %.2f before, "
+           "%.2f / %.2f / %.2f after, %.2f / %.2f / %.2f beside the watching replica\n",
+           f->cpu_writer, f->cpu_apiserver, f->cpu_etcd, before->cpu_writer,
+           before->cpu_apiserver, before->cpu_etcd, after->cpu_writer, after->cpu_apiserver,
+           after->cpu_etcd, watched->cpu_writer, watched->cpu_apiserver, watched->cpu_etcd);
+    gc_report(f, before, after, watched);
     failures += f->releases != n_hc || f->others_before_last != 0 || before->releases != n_hc ||
                 after->releases != n_hc || watched->releases != n_hc;
     return failures;
@@ -1714,6 +1815,8 @@ int main(int argc, char **argv)
         if (failover >= 2)
             kill_leader_at(&pr, t_b - failover);
         if (held_on) {
+            sleep_until(t_b - 6);
+            apiserver_gc("the boundary");
             sleep_until(t_b - 2);
             boundary_record(&rec, h.kubeconfig, list_rv(&h), logdir);
             recorders = &rec;
@@ -1733,9 +1836,17 @@ int main(int argc, char **argv)
          * up to a second: while the held releases go out, scrape as seldom
          * as Prometheus would (every 15 s), not every second; the watch
          * recorders time the releases. */
+        cpu_mark_t marks[200];
+        int n_marks = 0;
         if (held_on) {
             scrape_every = 15;
-            sleep_until(t_b + scrape_every); /* nor right at the boundary */
+            /* nor right at the boundary; meanwhile the CPU of the writer, the
+             * API server and etcd, every 0.1 s */
+            while (ev_time() < t_b + scrape_every) {
+                if (n_marks < (int)(sizeof(marks) / sizeof(marks[0])))
+                    marks[n_marks++] = cpu_mark(m->pid);
+                usleep(100000);
+            }
         }
         double t_last = wait_plateau(m, 600, &s, &max_scrape);
         while (t_last >= 0 && s.writes <= before.writes && ev_time() < t_b + 60)
@@ -1750,6 +1861,12 @@ int main(int argc, char **argv)
         if (held_on) {
             record_releases(&rec, RELEASE, t_b, &bf);
             recorders = NULL;
+            /* the CPU from the boundary to the first mark after the last release */
+            for (int i = 1; i < n_marks; i++)
+                if (marks[i].t >= bf.t_last || i == n_marks - 1) {
+                    cpu_between(&bf, &marks[0], &marks[i]);
+                    break;
+                }
         }
         if (failover > 0) {
             if (scrape(m, &s))

@@ -208,15 +208,23 @@ int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boun
         double dt = s->t - t_boundary;
         if (s->release) {
             if (prev >= 0 && s->t - prev > STALL_S) {
+                if (out->stalls < BOUNDARY_STALLS_MAX) {
+                    out->stall[out->stalls][0] = prev;
+                    out->stall[out->stalls][1] = s->t;
+                }
                 out->stalls++;
                 out->stalled += s->t - prev;
             }
             prev = s->t;
             out->releases++;
-            if (out->first_release < 0 || dt < out->first_release)
+            if (out->first_release < 0 || dt < out->first_release) {
                 out->first_release = dt;
-            if (dt > out->last_release)
+                out->t_first = s->t;
+            }
+            if (dt > out->last_release) {
                 out->last_release = dt;
+                out->t_last = s->t;
+            }
             if (s->rv > last_rv)
                 last_rv = s->rv;
         } else if (s->capi) {

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #define BOUNDARY_RESOURCES 7
+#define BOUNDARY_STALLS_MAX 64
 
 typedef struct boundary_rec {
     pid_t pid[BOUNDARY_RESOURCES];   /* recorders (each leads a process group) */
@@ -34,6 +35,12 @@ typedef struct boundary_figs {
     char first_other_what[160]; /* which object, for the report */
     int stalls;                /* pauses of more than STALL_S between two releases seen */
     double stalled;            /* their seconds in all */
+    double stall[BOUNDARY_STALLS_MAX][2]; /* the first of them: from, to (wall clock) */
+    double t_first, t_last;    /* the first and last release seen (wall clock) */
+    /* Filled by the bench after boundary_analyse(): CPU seconds from the
+     * first patch (or the boundary) to the last release, of the writer
+     * (the controller, or the plain client), the API server and etcd. */
+    double cpu_writer, cpu_apiserver, cpu_etcd;
 } boundary_figs_t;
 
 /* A pause in the releases seen this long is the API server (or etcd) not
