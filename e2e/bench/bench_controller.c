@@ -715,7 +715,6 @@ static void stop_controller(proc_t *pr)
     pr->pid = 0;
 }
 
-/* utime + stime of the process, in seconds. */
 static double cpu_seconds(pid_t pid);
 
 /* The pid of the bench instance's PROC (apiserver, etcd), from its pid file
@@ -756,6 +755,7 @@ static void cpu_between(boundary_figs_t *f, const cpu_mark_t *a, const cpu_mark_
     f->cpu_etcd = b->etcd - a->etcd;
 }
 
+/* utime + stime of the process, in seconds. */
 static double cpu_seconds(pid_t pid)
 {
     char buf[2048];

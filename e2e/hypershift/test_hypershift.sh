@@ -269,6 +269,11 @@ if [ "$REAL_CAPI" = 1 ]; then
       sleep 0.2
     done
   }
+  # What the two below record, named before they start (each runs in a
+  # subshell of its own).
+  BOOT_FAILED=$CTL_TMP/boot-failed TOKENS_EXPIRED=$CTL_TMP/tokens-expired
+  : >"$BOOT_FAILED"
+  : >"$TOKENS_EXPIRED"
   aws_provider &
   AWS_PID=$!
   # ignition_server: the ignition server's token Secret controller, every
@@ -277,9 +282,6 @@ if [ "$REAL_CAPI" = 1 ]; then
   # processExpiredToken), its expiry read as HS_TOKEN_TTL after HyperShift
   # marked it (HyperShift writes now + 2 h). Each removal is appended to
   # $TOKENS_EXPIRED.
-  BOOT_FAILED=$CTL_TMP/boot-failed TOKENS_EXPIRED=$CTL_TMP/tokens-expired
-  : >"$BOOT_FAILED"
-  : >"$TOKENS_EXPIRED"
   ignition_server() {
     local t
     while :; do
@@ -359,8 +361,8 @@ machines() {
 }
 # rep N WORD: WORD N times, space-separated.
 rep() { local i out=""; for ((i = 0; i < $1; i++)); do out+="${out:+ }$2"; done; echo "$out"; }
-# count_on DS PHASE: how many Machines boot from user data DS and are in PHASE.
-count_on() { machines | tr ' ' '\n' | grep -c ":$1:$2\$"; }
+# count_on DS [PHASE]: how many Machines boot from user data DS (and are in PHASE).
+count_on() { machines | tr ' ' '\n' | grep -c ":$1:${2:-[^:]*}\$"; }
 machinesets() { api GET "$CAPI/namespaces/$CP/machinesets" | jq -r '[.items[].metadata.name] | sort | join(" ")'; }
 reports() { [ "$(np_get np .status.version)" = "$1" ]; }
 # since INSTANT: real seconds from INSTANT (epoch seconds) to now.
@@ -486,8 +488,8 @@ if [ "$HS_SCENARIO" = drift ]; then
     check_eq "... and made the new template's MachineSet beside it" 2 "$(wc -w <<<"$(machinesets)")"
     # The rollout's first step (maxSurge 1): a machine of the new template;
     # with the hold left out (MD_HOLD=0) Cluster API makes it at once.
-    started=$(machines | tr ' ' '\n' | grep -c ":$ds_d:")
-    echo "# figure: drift while restricted, 8 s after HyperShift's template write: rollout machines started before the window $started, old machines deleted $((N0 - $(machines | tr ' ' '\n' | grep -c ":$ds0:"))) (load average $(cut -d' ' -f1 /proc/loadavg))"
+    started=$(count_on "$ds_d")
+    echo "# figure: drift while restricted, 8 s after HyperShift's template write: rollout machines started before the window $started, old machines deleted $((N0 - $(count_on "$ds0"))) (load average $(cut -d' ' -f1 /proc/loadavg))"
     # np_true N: HyperShift's NodePool status is true to the machines: N
     # replicas available (its status.replicas, from the MachineDeployment),
     # N Machines Running, version 4.18.0, Ready True (capi.go bubbles both up).
