@@ -16,13 +16,14 @@
 
 static const char *PROG = "hcp-controller preview";
 
-/* Reads the guard rail file, and its `notifications` and `checks` as the
+/* Reads the guard rail file, and its `notifications`, `checks` and `waves` as the
  * controller would at its start (a bad key refused the same way). Returns
  * -1 to go on, or an exit status after saying why. */
 static int load_config(const char *path, guard_config_t *cfg)
 {
     char err[700];
-    int rc = webhook_config_load("--guard-config", path, cfg, NULL, NULL, err, sizeof err);
+    int rc = webhook_config_load("--guard-config", path, cfg, NULL, NULL, NULL, err,
+                                 sizeof err);
 
     if (rc == 0)
         return -1;

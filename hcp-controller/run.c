@@ -33,6 +33,7 @@
 #include "serve.h"
 #include "webhook.h"
 #include "check/call.h"
+#include "decide/wave.h"
 #include "notify/send.h"
 #include "policy/guard.h"
 
@@ -728,8 +729,9 @@ int run_main(int argc, char **argv)
      * guard rails do. */
     notify_config_t ncfg;
     check_config_t ccfg;
-    if (webhook_config_load("--guard-config", a.opts.guard_config, &a.guard, &ncfg, &ccfg, err,
-                            sizeof(err))) {
+    static wave_config_t wcfg; /* 80 kB: not on the stack */
+    if (webhook_config_load("--guard-config", a.opts.guard_config, &a.guard, &ncfg, &ccfg, &wcfg,
+                            err, sizeof(err))) {
         log_kv(LOG_ERROR, "cannot read the guard rails' file", "error", err, NULL);
         goto out_client;
     }
@@ -778,6 +780,17 @@ int run_main(int argc, char **argv)
     if (ctl_start(a.loop, &a.client, &co, &a.ctl, err, sizeof(err))) {
         log_kv(LOG_ERROR, "cannot start the controller", "error", err, NULL);
         goto out_client;
+    }
+    /* Before the loop runs: the caches fill with each cluster's wave. */
+    if (ctl_set_waves(a.ctl, &wcfg)) {
+        log_kv(LOG_ERROR, "cannot start the release waves", "error", "out of memory", NULL);
+        goto out_ctl;
+    }
+    if (wave_config_on(&wcfg)) {
+        char n[16], b[16];
+        snprintf(n, sizeof(n), "%zu", wcfg.n);
+        snprintf(b, sizeof(b), "%zu", wcfg.n_blocked);
+        log_kv(LOG_INFO, "release waves on", "waves", n, "blockedReleases", b, NULL);
     }
     kube_client_on_back(&a.client, on_api_back, &a);
     if (start_servers(&a))

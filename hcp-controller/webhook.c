@@ -13,6 +13,7 @@
 #include "httpserver/httpserver.h"
 #include "log/log.h"
 #include "check/check.h"
+#include "decide/wave.h"
 #include "notify/config.h"
 #include "policy/guard.h"
 #include "policy/manifest.h"
@@ -86,12 +87,13 @@ static const json_t *doc_key(const json_t *doc, const char *key)
 }
 
 int webhook_config_load(const char *flag, const char *path, guard_config_t *guard,
-                        notify_config_t *notify, check_config_t *checks, char *err,
-                        size_t errlen)
+                        notify_config_t *notify, check_config_t *checks, wave_config_t *waves,
+                        char *err, size_t errlen)
 {
     guard_config_t g;
     notify_config_t n;
     check_config_t c;
+    static wave_config_t w; /* 80 kB: not on the stack */
     char e[600];
     json_t *doc;
     int rc;
@@ -99,7 +101,9 @@ int webhook_config_load(const char *flag, const char *path, guard_config_t *guar
     guard = guard ? guard : &g;
     notify = notify ? notify : &n;
     checks = checks ? checks : &c;
+    waves = waves ? waves : &w;
     memset(guard, 0, sizeof(*guard));
+    memset(waves, 0, sizeof(*waves));
     notify_config_default(notify);
     memset(checks, 0, sizeof(*checks));
     if (!path)
@@ -107,8 +111,9 @@ int webhook_config_load(const char *flag, const char *path, guard_config_t *guar
     if ((rc = load_doc(flag, path, &doc, err, errlen)) != 0)
         return rc;
     if ((rc = guard_config_parse(doc, guard, e, sizeof(e))) == 0 &&
-        (rc = notify_config_parse(doc_key(doc, "notifications"), notify, e, sizeof(e))) == 0)
-        rc = check_config_parse(doc_key(doc, "checks"), checks, e, sizeof(e));
+        (rc = notify_config_parse(doc_key(doc, "notifications"), notify, e, sizeof(e))) == 0 &&
+        (rc = check_config_parse(doc_key(doc, "checks"), checks, e, sizeof(e))) == 0)
+        rc = wave_config_parse(doc_key(doc, "waves"), waves, e, sizeof(e));
     if (rc != 0)
         rc = hcp_errf(err, errlen, rc, "%s %s: %s", flag, path, e);
     json_decref(doc);

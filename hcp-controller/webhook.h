@@ -46,8 +46,9 @@ int webhook_guard_load(const char *flag, const char *path, struct guard_config *
  * Reads the whole guard rails' file at once (a file that may be read once,
  * such as a pipe): the guard rails (as above), its `notifications`
  * (notify_config_parse(); the defaults, no endpoint, when the key is
- * absent) and its `checks` (check_config_parse(); none when absent), into
- * whichever of guard, notify and checks is not NULL (the others are
+ * absent), its `checks` (check_config_parse(); none when absent) and its
+ * `waves` (wave_config_parse(); off when absent), into
+ * whichever of guard, notify, checks and waves is not NULL (the others are
  * checked, not kept). A NULL path gives the defaults. Returns 0, HCP_EIO or
  * HCP_EINVAL with "<flag> <path>: <key>...: ..." in err, naming the key,
  * never a token. `run` reads its configuration with it, `preview --check`
@@ -55,9 +56,10 @@ int webhook_guard_load(const char *flag, const char *path, struct guard_config *
  */
 struct notify_config;
 struct check_config;
+struct wave_config;
 int webhook_config_load(const char *flag, const char *path, struct guard_config *guard,
-                        struct notify_config *notify, struct check_config *checks, char *err,
-                        size_t errlen);
+                        struct notify_config *notify, struct check_config *checks,
+                        struct wave_config *waves, char *err, size_t errlen);
 
 /*
  * Reads the certificate files (and the guard rails when o->guard_file is

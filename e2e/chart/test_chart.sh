@@ -520,6 +520,49 @@ check_contains "the controller refuses a check whose timeout is out of range, na
   "checks[0].timeout: must be from 1s to 60s" \
   "$("$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/checks-bad-guard.yaml" 2>&1)"
 
+# waves (DESIGN.md 3.14): rendered under `waves` into the same file as
+# written; the controller's reader accepts it; two waves that may select one
+# cluster are refused by it, naming both; none without webhook.enabled.
+cat >"$T/waves-values.yaml" <<'Y'
+webhook: {enabled: true}
+waves:
+  sequence:
+    - {name: canary, selector: {matchLabels: {fleet.example.com/wave: canary}}}
+    - {name: early, selector: {matchLabels: {fleet.example.com/wave: early}}, soak: 48h}
+    - {name: fleet, selector: {matchLabels: {fleet.example.com/wave: fleet}}, soak: 48h, minClusters: 3}
+  blockedReleases: ["4.17.2"]
+Y
+render "$T/waves.json" -f "$T/waves-values.yaml" ||
+  not_ok "helm template with waves" "$(cat "$T/render.err")"
+jqf "$T/waves.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' \
+  >"$T/waves-guard.yaml"
+check_eq "the guard file holds the waves" "canary early 48h fleet 3 4.17.2" \
+  "$(yq -r '.waves | "\(.sequence[0].name) \(.sequence[1].name) \(.sequence[1].soak) \(.sequence[2].name) \(.sequence[2].minClusters) \(.blockedReleases[0])"' "$T/waves-guard.yaml")"
+check "the controller's reader accepts the rendered waves" quiet \
+  "$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/waves-guard.yaml"
+cat >"$T/waves-overlap-values.yaml" <<'Y'
+webhook: {enabled: true}
+waves:
+  sequence:
+    - {name: canary, selector: {matchLabels: {fleet.example.com/wave: canary}}}
+    - {name: early, selector: {namespaces: [clusters]}, soak: 48h}
+Y
+render "$T/waves-overlap.json" -f "$T/waves-overlap-values.yaml" ||
+  not_ok "helm template with overlapping waves" "$(cat "$T/render.err")"
+jqf "$T/waves-overlap.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' \
+  >"$T/waves-overlap.yaml"
+check_contains "the controller refuses two waves that may select one cluster, naming both" \
+  "waves.sequence[0] (canary) and waves.sequence[1] (early) may select the same HostedCluster" \
+  "$("$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/waves-overlap.yaml" 2>&1)"
+render "$T/waves-bad.json" --set webhook.enabled=false --set 'waves.blockedReleases[0]=4.17.2' &&
+  not_ok "waves without webhook.enabled are refused"
+check_contains "waves without webhook.enabled are refused" \
+  "waves: needs webhook.enabled" "$(cat "$T/render.err")"
+render "$T/nowaves.json" --set webhook.enabled=true ||
+  not_ok "helm template with webhook.enabled" "$(cat "$T/render.err")"
+check_eq "no waves configured: none in the guard file" "" \
+  "$(jqf "$T/nowaves.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"] // ""' | yq -r '.waves // ""')"
+
 render "$T/ns.json" --set watchNamespace=clusters ||
   not_ok "helm template with watchNamespace" "$(cat "$T/render.err")"
 check_contains "watchNamespace adds --namespace" "--namespace=clusters" \

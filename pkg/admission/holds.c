@@ -62,7 +62,8 @@ typedef struct verdict {
     bool restricted;          /* hold: the timeline does not permit changes */
     bool permitted;           /* decided, and the timeline permits changes now */
     bool keep_pause;          /* NodePools: the plan keeps our pause (mid-rollout) */
-    char until[64];           /* the next window's start, RFC 3339, "" when none */
+    char until[96];           /* the next window's start, RFC 3339, "" when none; held by
+                                 the release waves: what it waits for */
     char capi_ns[DECIDE_NSLEN]; /* the plan's CAPI object (NodePools) */
     char capi_name[254];
     bool cp_held;             /* NodePools: the release the write asks for is one the
@@ -87,6 +88,22 @@ typedef struct verdict {
  * window closed (and its audit record would name an earlier time). */
 /* The plan's verdict; for a NodePool also whether image (the release a
  * write asks for, NULL when it asks for none) waits for the control plane. */
+/* A release the waves hold (decide/wave.h): until what, in words. */
+static void wave_until(const decide_decision_t *d, char *until, size_t len)
+{
+    const char *r = d->restricted ? d->restricted_reason : NULL;
+    char t[32];
+    if (!r || d->wave.state == WAVE_PASS)
+        return;
+    if (strcmp(r, "WaitingForSoak") == 0 && d->wave.until != SCHED_POS_INF) {
+        decide_format_time(d->wave.until, t, sizeof(t));
+        snprintf(until, len, "the first window from %s (release waves: WaitingForSoak)", t);
+    } else if (strcmp(r, "WaitingForSoak") == 0 || strcmp(r, "WaveHalted") == 0 ||
+               strcmp(r, "ReleaseBlocked") == 0) {
+        snprintf(until, len, "the release waves let it through (%s)", r);
+    }
+}
+
 static int plan_verdict_asked(ctl_controller_t *c, decide_kind_t kind, const char *ns,
                               const char *name, const char *const asked[2], verdict_t *out,
                               char *err, size_t errlen)
@@ -111,6 +128,7 @@ static int plan_verdict_asked(ctl_controller_t *c, decide_kind_t kind, const cha
         out->current = p.d.state.current.start;
         if (p.d.state.has_next)
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
+        wave_until(&p.d, out->until, sizeof(out->until));
         snprintf(out->capi_ns, sizeof(out->capi_ns), "%s", p.capi_ns);
         snprintf(out->capi_name, sizeof(out->capi_name), "%s", p.capi_name ? p.capi_name : "");
         out->cp_held = kind == DECIDE_NP && image && p.opted_in &&
@@ -394,7 +412,7 @@ static int release_request(adm_response_t *a, const adm_request_t *q, const verd
         if (rec) {
             o->left = true;
             if (same_str(rec, was) && !in->exempt) {
-                char until[80];
+                char until[112];
                 held_until(v, until, sizeof(until));
                 warn_still_held(a, words, until, "hostedcluster", q, key);
             }
@@ -961,7 +979,7 @@ static int keep_drift(ctl_controller_t *c, adm_response_t *a, const adm_request_
     if (type && !same_str(type, DECIDE_ON_DELETE) &&
         !same_str(type, decide_md_strategy(q->old_object)) &&
         !decide_user_exempt(q->user, ctl_hypershift_users(c))) {
-        char until[80];
+        char until[112];
         held_until(v, until, sizeof(until));
         /* Short enough for a warning (ADM_WARNING_MAX): what changed is in
          * the record and the NodePool's conditions. */
@@ -1166,7 +1184,7 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
     decide_intent_t in;
     decide_np_hold_t h;
     outcome_t o = {0};
-    char until[80];
+    char until[112];
     verdict_t v;
     int rc;
 

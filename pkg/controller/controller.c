@@ -279,6 +279,7 @@ void ctl_stop(ctl_controller_t *c)
     kube_cache_free(&c->companions);
     kube_cache_free(&c->cms);
     kube_cache_free(&c->cals);
+    wave_index_free(c->waves);
     free(c->ns_filter);
     free(c);
 }

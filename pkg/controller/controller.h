@@ -289,6 +289,16 @@ void ctl_notify_failing(ctl_controller_t *c, const char *kind, const char *ns, c
 struct guard_config;
 void ctl_set_guard(ctl_controller_t *c, const struct guard_config *cfg);
 
+/* Sequences held releases by the release waves of cfg (decide/wave.h,
+ * DESIGN.md 3.14; NULL or nothing configured: off). Call it before the
+ * caches fill (right after ctl_start(), before the loop runs). Returns 0
+ * or HCP_ENOMEM. */
+struct wave_config;
+int ctl_set_waves(ctl_controller_t *c, const struct wave_config *cfg);
+
+/* The release waves' sums made so far (decide/wave.h), 0 when off. */
+uint64_t ctl_wave_sums(const ctl_controller_t *c);
+
 /* The hosted ClusterVersion projection's counters (borrowed, live). */
 const hosted_stats_t *ctl_get_hosted_stats(const ctl_controller_t *c);
 

@@ -101,12 +101,17 @@ static void hc_changed(const kube_obj *o, void *ud, bool stanza_changed)
     x.kind = R_CM;
     kube_cache_foreach(&c->nps, enqueue_each, &x);
 }
-static void hc_add(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
+static void hc_add(const kube_obj *o, void *ud)
+{
+    hc_changed(o, ud, true);
+    ctl_wave_member(ud, o, NULL, false);
+}
 static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_hc_t *a = old->data, *b = o->data;
     bool stanza_changed = !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza);
     hc_changed(o, ud, stanza_changed);
+    ctl_wave_member(ud, o, old, false);
     /* The control plane completed a release: a NodePool request held for
      * it (decide_cp_first_apply()) may go now. */
     if (!stanza_changed && (a->cp_reported != b->cp_reported ||
@@ -115,7 +120,11 @@ static void hc_update(const kube_obj *old, const kube_obj *o, void *ud)
         kube_cache_foreach(&((ctl_controller_t *)ud)->nps, enqueue_each, &x);
     }
 }
-static void hc_delete(const kube_obj *o, void *ud) { hc_changed(o, ud, true); }
+static void hc_delete(const kube_obj *o, void *ud)
+{
+    hc_changed(o, ud, true);
+    ctl_wave_member(ud, o, NULL, true);
+}
 
 /* The hosted ClusterVersion of a NodePool's HostedCluster quotes the pool's
  * conditions: the cluster is enqueued when they change (or the pool comes
@@ -158,6 +167,7 @@ static void np_cms(ctl_controller_t *c, const kube_obj *o, bool all)
 static void np_add(const kube_obj *o, void *ud)
 {
     ctl_pools_add(&((ctl_controller_t *)ud)->pools, o);
+    ctl_wave_pool(ud, o, false);
     np_changed(o, ud, true, true);
     np_cms(ud, o, true);
 }
@@ -165,6 +175,7 @@ static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 {
     const decide_np_t *a = old->data, *b = o->data;
     ctl_pools_update(&((ctl_controller_t *)ud)->pools, old, o);
+    ctl_wave_pool(ud, o, false);
     bool stanza_changed = !a || !b || !ctl_stanza_same(&a->m.stanza, &b->m.stanza);
     np_changed(o, ud, stanza_changed,
                !a || !b || !seen_same(&a->m.paused, &b->m.paused) ||
@@ -177,6 +188,7 @@ static void np_update(const kube_obj *old, const kube_obj *o, void *ud)
 static void np_delete(const kube_obj *o, void *ud)
 {
     ctl_pools_remove(&((ctl_controller_t *)ud)->pools, o);
+    ctl_wave_pool(ud, o, true);
     np_changed(o, ud, true, true);
     np_cms(ud, o, true);
 }
@@ -371,8 +383,10 @@ static int extract(decide_kind_t kind, const json_t *obj, void **out)
 static int extract_hc(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
-    (void)ud;
-    return extract(DECIDE_HC, obj, out);
+    int rc = extract(DECIDE_HC, obj, out);
+    if (rc == 0 && (rc = ctl_wave_extract(ud, obj, *out)) != 0)
+        decide_view_free(DECIDE_HC, *out);
+    return rc;
 }
 
 static int extract_np(const json_t *obj, kube_intern *s, void **out, void *ud)

@@ -90,6 +90,9 @@ typedef struct record {
     const char *last_gate_reason; /* its reason (decide_gate_t.reason, static), NULL */
     bool release_unchecked;  /* the held release let through was not checked against the
                                 update graph (told in ChangesInitiated) */
+    bool wave_skipped;       /* ... and an override let it past the release waves */
+    const char *last_wave_reason; /* the release waves held the last decision: its reason
+                                (static), NULL none */
     bool last_min_left;      /* the previous decision was held by the minimum time left */
     sched_time_t last_aging; /* the last aging occasion told in a HoldAging Event
                                 (decide/aging.h), 0 none */
@@ -187,6 +190,7 @@ struct ctl_controller {
     bool admission_holds;       /* the webhooks are registered (ctl_admission_register) */
     bool guard_set;             /* guard rails enforced at admission (ctl_set_guard) */
     guard_config_t guard;       /* their limits and exemptions, when guard_set */
+    wave_index_t *waves;        /* the release waves (ctl_set_waves(), waves.c), NULL off */
     sched_time_t after_settle, after_grace; /* the health after a change (decide/after.h):
                                    the guard rails' file's times, 0 the defaults */
     bool rails_set;             /* a guard rails' file was read (rails holds it) */
@@ -251,6 +255,20 @@ sched_time_t ctl_checks_ask(ctl_controller_t *c, const record_t *r, const decide
 /* True when a pre-start check applies to p's held change (its answers are
  * the leader's alone). */
 bool ctl_checks_apply(const ctl_controller_t *c, const decide_plan_t *p);
+
+/* Release waves (waves.c, decide/wave.h). The wave and what a HostedCluster
+ * tells the waves, read as it is cached (extract_hc); 0 or HCP_ENOMEM. */
+int ctl_wave_extract(ctl_controller_t *c, const json_t *obj, decide_hc_t *hc);
+/* HostedCluster o came (old NULL), changed (old: as it was) or went
+ * (gone): the index learns it, and when what the waves read changed, the
+ * held releases of later waves are decided again. */
+void ctl_wave_member(ctl_controller_t *c, const kube_obj *o, const kube_obj *old, bool gone);
+/* NodePool o came, changed or went (gone): the same, in its
+ * HostedCluster's wave. */
+void ctl_wave_pool(ctl_controller_t *c, const kube_obj *o, bool gone);
+/* The view's wave callback (decide_view_t.wave). */
+void ctl_wave_verdict(void *ud, unsigned system, int wave, const char *version, sched_time_t now,
+                      wave_verdict_t *out);
 /* The notified annotation, written when what this replica delivered is not
  * on the object yet: by the leader before its steps, and by a replica that
  * no longer leads, for what it delivered while it led. Not by the reconcile

@@ -107,6 +107,30 @@ static void health_gate_events(ctl_controller_t *c, record_t *r, const decide_pl
     r->last_gate_reason = failed ? g->reason : NULL;
 }
 
+/* ---- release waves (DESIGN.md 3.14) ---- */
+/* A release the waves hold: told once per spell, and again when what
+ * holds it changes (WaitingForSoak, then WaveHalted): a Normal Event while
+ * it soaks, a Warning when a wave before broke or the release is blocked. */
+static void wave_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
+                        const char *kind)
+{
+    const decide_decision_t *d = &p->d;
+    const char *reason = d->restricted && d->wave.state != WAVE_PASS ? d->restricted_reason
+                                                                      : NULL;
+    if (reason && strcmp(reason, "WaitingForSoak") != 0 && strcmp(reason, "WaveHalted") != 0 &&
+        strcmp(reason, "ReleaseBlocked") != 0)
+        reason = NULL; /* the window, or another stage, holds it first */
+    if (reason && reason != r->last_wave_reason) {
+        bool soak = strcmp(reason, "WaitingForSoak") == 0;
+        log_kv(soak ? LOG_INFO : LOG_WARN, "held release kept held by the release waves",
+               "kind", kind, "namespace", r->ns, "name", r->name, "reason", reason, "why",
+               d->wave.why, NULL);
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, soak ? "Normal" : "Warning",
+              reason, d->paused_message);
+    }
+    r->last_wave_reason = reason;
+}
+
 /* ---- control plane first (DESIGN.md 3.6) ---- */
 /* A NodePool request held for its control plane: told in a
  * WaitingForControlPlane Event once per spell (the conditions, the
@@ -271,15 +295,22 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     ctl_standby_told(r);
     r->initiated = decide_initiated(p, r->have_last, r->last_pending, r->let_through);
     r->let_through = false;
-    if (r->initiated)
-        event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated",
-              r->release_unchecked
-                  ? "Pending changes may start now. Whether the release is still recommended "
-                    "was not checked: the HostedCluster reports no available or conditional "
-                    "updates (no update service)."
-                  : "Pending changes may start now.");
-    if (r->initiated)
+    if (r->initiated) {
+        char msg[DECIDE_MSGLEN];
+        snprintf(msg, sizeof(msg), "Pending changes may start now.%s%s",
+                 r->release_unchecked
+                     ? " Whether the release is still recommended was not checked: the "
+                       "HostedCluster reports no available or conditional updates (no update "
+                       "service)."
+                     : "",
+                 r->wave_skipped ? " The override in force let the release past the release "
+                                   "waves: the waves before this cluster's had not run it its "
+                                   "soak time, healthy."
+                                 : "");
+        event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "ChangesInitiated", msg);
         r->release_unchecked = false;
+        r->wave_skipped = false;
+    }
     if (d->action == DECIDE_PAUSE_REASSERT) {
         /* Once per removal. A re-assertion whose write conflicted (Cluster
          * API records the Paused condition of a Cluster whose pause was
@@ -298,6 +329,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
         r->reassert_rv[0] = '\0';
     }
     health_gate_events(c, r, p, kind);
+    wave_events(c, r, p, kind);
     cp_first_events(c, r, p, kind);
     after_change_events(c, r, p, kind);
     audit_events(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
@@ -348,6 +380,7 @@ static void carry_out(ctl_controller_t *c, record_t *r, const decide_plan_t *p,
             else
                 snprintf(r->sb_rv, sizeof(r->sb_rv), "%s", base ? base : "");
             r->release_unchecked = p->d.gate.applies && p->d.gate.unchecked;
+            r->wave_skipped = p->d.wave_skipped;
             log_kv(LOG_INFO, "held change released", "kind",
                    p->kind == DECIDE_HC ? "HostedCluster" : "NodePool", "namespace", r->ns,
                    "name", r->name, "what", dw->what, "by", standby ? "standby" : "leader",

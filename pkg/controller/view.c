@@ -273,7 +273,8 @@ void ctl_view_init(ctl_controller_t *c, bool memoize, decide_view_t *v)
                          .min_time_left = view_min_time_left,
                          .nodepools = view_nodepools,
                          .machinesets = view_machinesets,
-                         .check = c->opts.checks ? view_check : NULL};
+                         .check = c->opts.checks ? view_check : NULL,
+                         .wave = c->waves ? ctl_wave_verdict : NULL};
     v->after_settle = c->after_settle;
     v->after_grace = c->after_grace;
 }

@@ -146,6 +146,20 @@ static json_t *held_doc(decide_kind_t kind, const void *self, const decide_decis
                                                                : "node rollout");
 }
 
+/* The release waves' verdict (wave.h) on the held change. */
+static json_t *wave_doc(const decide_decision_t *d)
+{
+    static const char *const states[] = {"Passed", "WaitingForSoak", "WaveHalted",
+                                         "ReleaseBlocked"};
+    const wave_verdict_t *w = &d->wave;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "name", w->name,
+                          "state", states[w->state <= WAVE_BLOCKED ? w->state : 0], "message",
+                          w->why, "skipped", d->wave_skipped);
+    if (o && w->state == WAVE_SOAK && w->until != SCHED_POS_INF && w->until != SCHED_NEG_INF)
+        json_object_set_new(o, "until", json_time(w->until));
+    return o;
+}
+
 json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_decision_t *d,
                           const stanza_resolution_t *res, const stanza_nodepool_t *inter,
                           sched_time_t now)
@@ -169,6 +183,9 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
                             d->gate.pass ? json_pack("{s:b}", "passed", 1)
                                          : json_pack("{s:b, s:b, s:s}", "passed", 0, "skipped",
                                                      d->gate.skipped, "message", d->gate.why)))
+        goto fail;
+    if ((d->wave.state != WAVE_PASS || d->wave_skipped) &&
+        json_object_set_new(doc, "wave", wave_doc(d)))
         goto fail;
     if (d->minleft.min > 0 &&
         json_object_set_new(doc, "minTimeLeft",

@@ -20,6 +20,7 @@
 #include "decide/gate.h"
 #include "decide/minleft.h"
 #include "decide/slim.h"
+#include "decide/wave.h"
 #include "policy/stanza.h"
 #include "schedule/schedule.h"
 
@@ -79,6 +80,8 @@ typedef struct decide_decision {
     const char *projected_reason;         /* static CamelCase */
     char projected_message[DECIDE_MSGLEN];
     decide_gate_t gate;    /* the health gate's verdict (decide_gate_apply()) */
+    wave_verdict_t wave;   /* the release waves' verdict (decide_wave_apply()) */
+    bool wave_skipped;     /* an override let the held change past the waves */
     decide_after_t after;  /* the health after the last change (after.h) */
     bool has_after;        /* the UnhealthyAfterChange condition is written: the verdict
                               is unhealthy, or the object carries it already */

@@ -333,6 +333,31 @@ void decide_gate_verdict(const decide_health_t *h, bool nodepool, const stanza_t
     g->skipped = (health || health_skipped) && (rec || rec_skipped);
 }
 
+void decide_gate_hold(decide_decision_t *d, bool nodepool, const decide_health_t *h,
+                      const decide_capi_t *capi, bool held_at_admission, const char *reason)
+{
+    d->restricted = true;
+    d->restricted_reason = reason;
+    /* A control-plane update under way is one material change: the
+     * Cluster's pause (only the signal CAPI tooling reads) is not added
+     * under it. A NodePool's held template is held at admission, so its
+     * MachineDeployment/MachineSet stays unpaused and keeps scaling. */
+    if (nodepool)
+        d->pause_wanted = capi && !held_at_admission;
+    else
+        d->pause_wanted = !(h->partial && capi && !capi->paused);
+    d->hold_open = !nodepool && !d->pause_wanted;
+    d->action = decide_pause_action(d->pause_wanted, capi);
+    if (nodepool)
+        d->spec_pause = capi && capi->spec_marker ? -1 : 0;
+    d->pending = true;
+    d->pending_metric = 2;
+    d->paused_status = true;
+    d->paused_reason = reason;
+    d->pending_status = true;
+    d->pending_reason = reason;
+}
+
 void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_t *h,
                        const stanza_t *st, const decide_check_t *ck, bool held,
                        const decide_capi_t *capi, bool held_at_admission, sched_time_t now)
@@ -349,24 +374,7 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
         return;
 
     bool by_rec = g->by_rec, by_check = g->by_check;
-    d->restricted = true;
-    d->restricted_reason = g->reason;
-    /* A control-plane update under way is one material change: the
-     * Cluster's pause (only the signal CAPI tooling reads) is not added
-     * under it. A NodePool's held template is held at admission, so its
-     * MachineDeployment/MachineSet stays unpaused and keeps scaling. */
-    if (nodepool)
-        d->pause_wanted = capi && !held_at_admission;
-    else
-        d->pause_wanted = !(h->partial && capi && !capi->paused);
-    d->hold_open = !nodepool && !d->pause_wanted;
-    d->action = decide_pause_action(d->pause_wanted, capi);
-    if (nodepool)
-        d->spec_pause = capi && capi->spec_marker ? -1 : 0;
-    d->pending = true;
-    d->pending_metric = 2;
-    d->paused_status = true;
-    d->paused_reason = g->reason;
+    decide_gate_hold(d, nodepool, h, capi, held_at_admission, g->reason);
     decide_format_time(d->state.current.end, until, sizeof(until));
     if (by_check)
         snprintf(d->paused_message, sizeof(d->paused_message),
@@ -385,8 +393,6 @@ void decide_gate_apply(decide_decision_t *d, bool nodepool, const decide_health_
                  "Changes are held by the health gate: %s. It is checked again while the window "
                  "is open%s%s.",
                  g->why, until[0] ? ", until " : "", until);
-    d->pending_status = true;
-    d->pending_reason = g->reason;
     snprintf(d->pending_message, sizeof(d->pending_message), "Pending changes wait %s: %s.",
              by_check ? "for the pre-start checks"
              : by_rec ? "for their release to be recommended again"

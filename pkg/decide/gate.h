@@ -198,4 +198,12 @@ void decide_gate_apply(struct decide_decision *d, bool nodepool, const decide_he
                        const stanza_t *st, const decide_check_t *ck, bool held,
                        const struct decide_capi *capi, bool held_at_admission, sched_time_t now);
 
+/* Holds d's change for reason (static CamelCase) as a failing gate does:
+ * restricted, the pending metric blocked, both conditions with that
+ * reason (their messages are the caller's) and the CAPI object's pause as
+ * decide_gate_apply() wants it (h: the object's health, capi and
+ * held_at_admission as there). */
+void decide_gate_hold(struct decide_decision *d, bool nodepool, const decide_health_t *h,
+                      const struct decide_capi *capi, bool held_at_admission, const char *reason);
+
 #endif

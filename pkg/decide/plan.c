@@ -2,6 +2,7 @@
 #include "decide/plan.h"
 #include "decide/cpfirst.h"
 #include "decide/scope.h"
+#include "decide/version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,6 +307,66 @@ static void plan_checks(const decide_view_t *v, const decide_plan_t *p, decide_c
         v->check(v->ud, p->self.uid, key, system, ck);
 }
 
+/* The release waves' verdict on the release held for HostedCluster hc,
+ * or asked for by the write being admitted (v->asked) when it is not the
+ * one the cluster completed last, applied to its decision. A cluster that
+ * did not opt in holds nothing, and a configuration change is no release. */
+static void plan_wave_hc(const decide_view_t *v, const decide_hc_t *hc, sched_time_t now,
+                         decide_plan_t *p)
+{
+    const char *image = v->asked[1] ? v->asked[1] : v->asked[0];
+    bool held = decide_hc_held(hc);
+    char version[DECIDE_VERSIONLEN];
+    wave_verdict_t wv;
+
+    if (!v->wave || !hc->m.stanza.present)
+        return;
+    if (held)
+        image = hc->requested_cp_release ? hc->requested_cp_release : hc->requested_release;
+    if (!image)
+        return;
+    if (!decide_release_version(image, version, sizeof(version)))
+        version[0] = '\0';
+    if (!held && version[0] && strcmp(version, hc->cp_completed) == 0)
+        return; /* asked for what it runs: no change */
+    v->wave(v->ud, WAVE_CONTROL_PLANE, hc->wave, version, now, &wv);
+    decide_wave_apply(&p->d, false, &hc->m.health, &wv, &hc->m.stanza, true, p->capi.data,
+                      v->admission_holds, now);
+}
+
+/* The same for NodePool np's held release (or the one the write being
+ * admitted asks for), by the pools of the waves before its cluster's. */
+static void plan_wave_np(const decide_view_t *v, const decide_np_t *np, bool held,
+                         sched_time_t now, decide_plan_t *p)
+{
+    const char *image = decide_np_requested_image(np);
+    const decide_capi_t *md = p->capi.data;
+    char version[DECIDE_VERSIONLEN] = "";
+    wave_verdict_t wv;
+
+    if (!v->wave || !p->opted_in || !p->hc)
+        return;
+    if (held && !image && md && md->held && np->release_version) {
+        /* A template held the old way (on the MachineDeployment): its
+         * release is the one spec.release names. */
+        snprintf(version, sizeof(version), "%s", np->release_version);
+    } else {
+        if (!held || !image) {
+            image = v->asked[0];
+            held = image != NULL;
+        }
+        if (!image)
+            return; /* a configuration change alone is not sequenced */
+        if (!decide_release_version(image, version, sizeof(version)))
+            version[0] = '\0';
+    }
+    if (version[0] && np->status_version && strcmp(version, np->status_version) == 0)
+        return; /* the release its machines run: no change of release */
+    v->wave(v->ud, WAVE_NODEPOOL, p->hc->wave, version, now, &wv);
+    decide_wave_apply(&p->d, true, &np->m.health, &wv, &np->m.stanza, held, p->capi.data,
+                      v->admission_holds, now);
+}
+
 static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sched_time_t now,
                    decide_plan_t *p, char *err, size_t errlen)
 {
@@ -347,6 +408,9 @@ static int plan_hc(const decide_view_t *v, const char *ns, const char *name, sch
         (rc = plan_common(v, ns, name, hc, now, p)) != 0)
         return hcp_errf(err, errlen, rc, "HostedCluster %s/%s: its NodePools' common window",
                         ns, name);
+    /* DESIGN.md 3.14: a release goes only once the waves before this
+     * cluster's ran it long enough, and healthy. */
+    plan_wave_hc(v, hc, now, p);
     /* DESIGN.md 3.10: a held release goes through only to a healthy cluster,
      * and (3.15) only when the pre-start checks allow it. */
     decide_check_t ck;
@@ -502,6 +566,9 @@ static int plan_np(const decide_view_t *v, const char *ns, const char *name, sch
                        p->d.held[0] && !(md && md->rolling), false, md)) != 0)
         return hcp_errf(err, errlen, HCP_EINVAL, "NodePool %s/%s: schedule engine error %d", ns,
                         name, rc);
+    /* DESIGN.md 3.14: a release only once the pools of the waves before
+     * ran it long enough, and healthy. */
+    plan_wave_np(v, np, p->d.held[0] && !(md && md->rolling), now, p);
     /* DESIGN.md 3.10: a held template or target goes through only to a
      * healthy pool; a rollout already under way is not a held change. */
     decide_check_t ck;

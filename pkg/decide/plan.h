@@ -112,6 +112,11 @@ typedef struct decide_view {
      * it no check applies. */
     void (*check)(void *ud, const char *uid, uint64_t key, unsigned system,
                   decide_check_t *out);
+    /* Optional: the release waves' verdict (wave.h) on release version
+     * ("" not known) held for a member of wave of system (WAVE_CONTROL_PLANE,
+     * WAVE_NODEPOOL) at now, into *out. Without it nothing is sequenced. */
+    void (*wave)(void *ud, unsigned system, int wave, const char *version, sched_time_t now,
+                 wave_verdict_t *out);
     /* The health after a change (after.h): the settle and grace times in
      * seconds, 0 for the defaults. */
     sched_time_t after_settle, after_grace;

@@ -317,6 +317,7 @@ void decide_hc_free(decide_hc_t *hc)
     free(hc->cp_completed_images);
     json_decref(hc->requested_fields);
     free(hc->requested_fields_summary);
+    free(hc->member);
     free(hc);
 }
 

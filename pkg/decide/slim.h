@@ -149,6 +149,9 @@ typedef struct decide_hc {
     uint64_t inputs_fp;         /* decide_inputs_fp() of decide_hc_held_fields */
     char *requested_fields_summary; /* the request in words ("configuration,
                                        additionalTrustBundle"), or NULL */
+    /* Release waves (wave.h), set by the shell when they are on: */
+    int wave;                   /* wave_of() its labels and namespace; 0 when off */
+    struct wave_member *member; /* what it tells the waves (owned), or NULL */
 } decide_hc_t;
 
 typedef struct decide_np {

@@ -24,7 +24,7 @@ static const char *const watch_labels[] = {"resource", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_HOSTED_TOKENS, F_HOSTED_ADMIN, F_HOSTED_ID_ERRORS, F_STANDBY, F_STANDBY_CONFLICTS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_HOSTED_TOKENS, F_HOSTED_ADMIN, F_HOSTED_ID_ERRORS, F_STANDBY, F_STANDBY_CONFLICTS, F_WAVE_SUMS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
        F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_AGE, F_AGING, F_AGE_WARN, F_LISTS, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
@@ -384,6 +384,7 @@ static int collect_scalar(metrics_emitter *e, void *ud)
     case F_HOSTED_ID_ERRORS: v = (double)ps->identity_errors; break;
     case F_STANDBY: v = (double)st->standby_releases; break;
     case F_STANDBY_CONFLICTS: v = (double)st->standby_conflicts; break;
+    case F_WAVE_SUMS: v = (double)ctl_wave_sums(s->ctl); break;
     }
     return metrics_emit(e, NULL, v);
 }
@@ -573,6 +574,10 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
         {F_STANDBY_CONFLICTS, "hcp_controller_standby_release_conflicts_total",
          "Of this replica's writes of such held changes, those another replica's write "
          "preceded (409 Conflict: nothing written twice)", METRICS_COUNTER},
+        {F_WAVE_SUMS, "hcp_controller_wave_sums_total",
+         "Sums of an earlier wave's clusters the release waves made for a verdict (one per "
+         "wave and release, again only after a cluster of an earlier wave changed)",
+         METRICS_COUNTER},
     };
     for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
         s->scalars[sc[i].which] = (scalar_sel_t){s, sc[i].which};

@@ -92,6 +92,7 @@ typedef struct guard_config {
  *                     comma- or space-separated names, or (plain object
  *                     only) arrays of strings; "prefix*" matches by prefix
  *   notifications     not read here: the notify module's (notify/config.h)
+ *   checks, waves     not read here: check/check.h's, decide/wave.h's
  * Unknown keys are refused, so that a misspelt limit is never silently
  * off; minPermittedTime needs rollingPeriod and may not exceed it. Returns
  * 0 with *cfg filled, or HCP_EINVAL with err naming the key. */

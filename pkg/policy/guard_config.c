@@ -128,7 +128,7 @@ static int read_keys(const json_t *data, guard_config_t *cfg, char *err, size_t 
                                        "exemptNamespaces",
                                        "exemptUsers",        "exemptGroups",
                                        "notifications",      "checks",
-                                       NULL};
+                                       "waves",              NULL};
     sched_time_t *dur[] = {&cfg->min_permitted, &cfg->period, &cfg->min_block,
                            &cfg->max_exclusion, &cfg->max_restrictive, &cfg->min_time_left,
                            &cfg->after_settle,  &cfg->after_grace, &cfg->hold_age_warning};

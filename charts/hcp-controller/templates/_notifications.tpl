@@ -1,7 +1,8 @@
 {{/*
 The guard rails' file (--guard-config): .Values.guardRails and, with
 notification endpoints, `notifications` as the controller reads it
-(pkg/notify/config.h), and the pre-start `checks` (pkg/check/check.h),
+(pkg/notify/config.h), the pre-start `checks` (pkg/check/check.h) and the
+release `waves` (pkg/decide/wave.h),
 each tokenSecret turned into the tokenFile where it is mounted. Empty when
 there is none of them.
 */}}
@@ -37,6 +38,10 @@ there is none of them.
 {{- end -}}
 {{- $_ := set $doc "checks" $cks -}}
 {{- end -}}
+{{- $w := deepCopy (.Values.waves | default dict) -}}
+{{- if not $w.sequence }}{{ $w = omit $w "sequence" }}{{ end -}}
+{{- if not $w.blockedReleases }}{{ $w = omit $w "blockedReleases" }}{{ end -}}
+{{- if $w }}{{ $_ := set $doc "waves" $w }}{{ end -}}
 {{- if $doc }}{{ toYaml $doc }}{{ end -}}
 {{- end -}}
 

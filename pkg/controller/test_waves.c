@@ -1,0 +1,386 @@
+/* test_waves.c: release waves through the controller (DESIGN.md 3.14): the
+ * HostedCluster cache tells the index each cluster's wave from its labels,
+ * what it completed and its health; the reconcile's plan asks the index.
+ * Three waves (canary 2 clusters, early 5, fleet 20), a soak of two days,
+ * a daily window from 06:00 to 08:00 UTC; every cluster holds release
+ * 4.17.1. The test plays HyperShift: a cluster let through runs the
+ * release for two hours and completes it (status.version.history). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "controller/internal.h"
+#include "controller/testutil_ctl.h"
+#include "decide/plan.h"
+#include "decide/wave.h"
+
+#define HOUR 3600
+#define DAY 86400
+#define NCLUSTERS 27
+#define IMG(v) "quay.io/openshift-release-dev/ocp-release:" v "-x86_64"
+
+static const char *const WAVES =
+    "{\"sequence\":["
+    "{\"name\":\"canary\",\"selector\":{\"matchLabels\":{\"fleet/wave\":\"canary\"}}},"
+    "{\"name\":\"early\",\"selector\":{\"matchLabels\":{\"fleet/wave\":\"early\"}},"
+    "\"soak\":\"48h\"},"
+    "{\"name\":\"fleet\",\"selector\":{\"matchLabels\":{\"fleet/wave\":\"fleet\"}},"
+    "\"soak\":\"48h\"}]}";
+
+typedef struct cluster {
+    char name[16];
+    const char *wave;
+    int wave_index;
+    sched_time_t started;   /* 0: not yet */
+    bool completed;
+    bool degraded;
+    sched_time_t override;  /* PermissiveUntil this instant; 0 none */
+    int rv;
+} cluster_t;
+
+typedef struct fleet {
+    struct ev_loop *loop;
+    ctl_controller_t *c;
+    cluster_t cl[NCLUSTERS];
+    sched_time_t t0;
+} fleet_t;
+
+/* The cluster as HyperShift would serve it at instant now. */
+static void serve(fleet_t *f, cluster_t *k, sched_time_t now)
+{
+    char text[4096], started[32], done[32], hist[1024], over[256] = "";
+    if (k->override) {
+        char t[32];
+        decide_format_time(k->override, t, sizeof(t));
+        snprintf(over, sizeof(over),
+                 ",\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
+                 "\"changemanagement.hypershift.openshift.io/permissive-until\":\"%s\"",
+                 t);
+    }
+    const char *held = k->started ? "" : ",\"changemanagement.hypershift.openshift.io/"
+                                         "requested-release-image\":\"" IMG("4.17.1") "\"";
+    if (!k->started)
+        snprintf(hist, sizeof(hist),
+                 "{\"version\":\"4.17.0\",\"image\":\"" IMG("4.17.0") "\","
+                 "\"state\":\"Completed\",\"completionTime\":\"2029-12-01T00:00:00Z\"}");
+    else {
+        decide_format_time(k->started, started, sizeof(started));
+        decide_format_time(k->started + 2 * HOUR, done, sizeof(done));
+        k->completed = now >= k->started + 2 * HOUR;
+        snprintf(hist, sizeof(hist),
+                 "{\"version\":\"4.17.1\",\"image\":\"" IMG("4.17.1") "\",\"state\":\"%s\","
+                 "\"startedTime\":\"%s\"%s%s%s},"
+                 "{\"version\":\"4.17.0\",\"image\":\"" IMG("4.17.0") "\","
+                 "\"state\":\"Completed\",\"completionTime\":\"2029-12-01T00:00:00Z\"}",
+                 k->completed ? "Completed" : "Partial", started,
+                 k->completed ? ",\"completionTime\":\"" : "", k->completed ? done : "",
+                 k->completed ? "\"" : "");
+    }
+    snprintf(text, sizeof(text),
+             "{\"kind\":\"HostedCluster\",\"metadata\":{\"namespace\":\"clusters\","
+             "\"name\":\"%s\",\"uid\":\"u-%s\",\"resourceVersion\":\"%d\",\"generation\":1,"
+             "\"labels\":{\"fleet/wave\":\"%s\"},\"annotations\":{"
+             "\"changemanagement.hypershift.openshift.io/policy\":\"daily\"%s%s}},"
+             "\"spec\":{\"release\":{\"image\":\"%s\"}},"
+             "\"status\":{\"conditions\":["
+             "{\"type\":\"Available\",\"status\":\"True\"},"
+             "{\"type\":\"Degraded\",\"status\":\"%s\",\"reason\":\"%s\"}],"
+             "\"version\":{\"history\":[%s]}}}",
+             k->name, k->name, ++k->rv, k->wave, over, held,
+             k->started ? IMG("4.17.1") : IMG("4.17.0"), k->degraded ? "True" : "False",
+             k->degraded ? "ClusterOperatorsDegraded" : "AsExpected", hist);
+    json_error_t je;
+    kube_error e;
+    json_t *j = json_loads(text, 0, &je);
+    if (!j)
+        fail_msg("bad JSON: %s: %s", je.text, text);
+    assert_int_equal(kube_cache_apply(&f->c->hcs, k->rv == 1 ? KUBE_EVENT_ADDED
+                                                             : KUBE_EVENT_MODIFIED,
+                                      j, &e),
+                     0);
+    json_decref(j);
+}
+
+static void setup_waves(fleet_t *f, const char *waves)
+{
+    static wave_config_t cfg;
+    char err[256];
+    json_t *w = json_loads(waves, 0, NULL);
+    assert_int_equal(wave_config_parse(w, &cfg, err, sizeof(err)), 0);
+    json_decref(w);
+
+    memset(f, 0, sizeof(*f));
+    f->loop = ev_loop_new(EVFLAG_AUTO);
+    /* Monday 2030-01-07 05:00 UTC: the first window opens in an hour. */
+    assert_int_equal(sched_parse_rfc3339("2030-01-07T05:00:00Z", &f->t0), 0);
+    f->c = testutil_ctl_new(f->loop, NULL, f->t0);
+    f->c->admission_holds = true;
+    assert_int_equal(ctl_set_waves(f->c, &cfg), 0);
+    testutil_ctl_add(&f->c->policies,
+                     "{" TESTUTIL_OBJ_META("HostedChangeManagementPolicy", "clusters", "daily")
+                     "},\"spec\":{\"strategy\":\"MaintenanceSchedule\",\"maintenanceSchedule\":{"
+                     "\"permit\":{\"rrule\":\"FREQ=DAILY\",\"startTime\":\"06:00\","
+                     "\"duration\":\"2h\"}}}}");
+    for (int i = 0; i < NCLUSTERS; i++) {
+        cluster_t *k = &f->cl[i];
+        k->wave_index = i < 2 ? 0 : i < 7 ? 1 : 2;
+        k->wave = i < 2 ? "canary" : i < 7 ? "early" : "fleet";
+        snprintf(k->name, sizeof(k->name), "%s-%d", k->wave, i);
+        serve(f, k, f->t0);
+    }
+    f->c->hcs.synced = true;
+    while (ctl_queue_pop(&f->c->queue))
+        ;
+}
+
+static void setup_fleet(fleet_t *f) { setup_waves(f, WAVES); }
+
+static void teardown_fleet(fleet_t *f)
+{
+    ctl_stop(f->c);
+    ev_loop_destroy(f->loop);
+}
+
+/* Plans cluster k at now: true when its held release is let through. */
+static bool let_through(fleet_t *f, cluster_t *k, sched_time_t now, decide_decision_t *out)
+{
+    decide_view_t v;
+    decide_plan_t p;
+    char err[256];
+    ctl_view_init(f->c, true, &v);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", k->name, now, &p, err, sizeof(err)),
+                     0);
+    assert_true(p.decided);
+    bool go = !p.d.restricted;
+    if (out)
+        *out = p.d;
+    decide_plan_free(&p);
+    return go;
+}
+
+/* Steps the fleet from the start to `until`, a minute at a time: every
+ * cluster still held is planned, one let through starts, one that ran two
+ * hours completes. */
+static void run(fleet_t *f, sched_time_t until, void (*at)(fleet_t *, sched_time_t))
+{
+    for (sched_time_t now = f->t0; now <= until; now += 60) {
+        if (at)
+            at(f, now);
+        for (int i = 0; i < NCLUSTERS; i++) {
+            cluster_t *k = &f->cl[i];
+            if (k->started && !k->completed && now >= k->started + 2 * HOUR)
+                serve(f, k, now);
+            if (!k->started && let_through(f, k, now, NULL)) {
+                k->started = now;
+                serve(f, k, now);
+            }
+        }
+    }
+}
+
+static sched_time_t window(const fleet_t *f, int day) { return f->t0 + HOUR + day * DAY; }
+
+/* Canary first; each wave after the one before soaked two days; each at
+ * the first window after that, at its opening. */
+static void test_three_waves(void **state)
+{
+    (void)state;
+    fleet_t f;
+    setup_fleet(&f);
+    run(&f, f.t0 + 8 * DAY, NULL);
+    /* canary: day 0 06:00, done 08:00; early soaks until day 2 08:00, the
+     * window closed: day 3 06:00; fleet until day 5 08:00: day 6 06:00. */
+    for (int i = 0; i < NCLUSTERS; i++) {
+        const cluster_t *k = &f.cl[i];
+        sched_time_t want = window(&f, k->wave_index == 0 ? 0 : k->wave_index == 1 ? 3 : 6);
+        if (k->started != want)
+            fail_msg("%s started %+lld s from its expected start", k->name,
+                     (long long)(k->started - want));
+    }
+    /* While it waits, it says why and until when. */
+    teardown_fleet(&f);
+    setup_fleet(&f);
+    run(&f, window(&f, 1), NULL);
+    decide_decision_t d;
+    assert_false(let_through(&f, &f.cl[3], window(&f, 1), &d));
+    assert_string_equal(d.paused_reason, "WaitingForSoak");
+    assert_int_equal(d.wave.state, WAVE_SOAK);
+    assert_true(d.wave.until == f.t0 + 2 * DAY + 3 * HOUR);
+    assert_true(d.wake <= d.wave.until);
+    assert_non_null(strstr(d.paused_message, "wave early waits for wave canary to soak: 4.17.1 "
+                                             "completed on 2 of its clusters (2 needed), and "
+                                             "may go from 2030-01-09T08:00:00Z"));
+    /* The fleet wave waits for early, which has not completed it. */
+    assert_false(let_through(&f, &f.cl[20], window(&f, 1), &d));
+    assert_non_null(strstr(d.paused_message, "4.17.1 completed on 0 of the 5 clusters it needs"));
+    teardown_fleet(&f);
+}
+
+/* A canary Degraded on the release: no later wave starts it; the halt
+ * names the cluster; healthy again, the next window lets it through. */
+static void degrade(fleet_t *f, sched_time_t now)
+{
+    cluster_t *k = &f->cl[1];
+    if (now == f->t0 + DAY && !k->degraded) {
+        k->degraded = true;
+        /* The held releases of the later waves are decided again at
+         * once: 25, and the cluster itself. */
+        while (ctl_queue_pop(&f->c->queue))
+            ;
+        serve(f, k, now);
+        assert_int_equal(f->c->queue.len, 26);
+    }
+    if (now == window(f, 4) + 3 * HOUR && k->degraded) {
+        k->degraded = false;
+        serve(f, k, now);
+    }
+}
+
+static void test_halted(void **state)
+{
+    (void)state;
+    fleet_t f;
+    setup_fleet(&f);
+    run(&f, window(&f, 3) + HOUR, degrade);
+    decide_decision_t d;
+    for (int i = 2; i < NCLUSTERS; i++)
+        assert_int_equal(f.cl[i].started, 0);
+    assert_false(let_through(&f, &f.cl[2], window(&f, 3) + HOUR, &d));
+    assert_string_equal(d.paused_reason, "WaveHalted");
+    assert_non_null(strstr(d.paused_message, "clusters/canary-1 of wave canary runs 4.17.1 and "
+                                             "is unhealthy: Degraded is True (reason "
+                                             "ClusterOperatorsDegraded)"));
+    teardown_fleet(&f);
+    setup_fleet(&f);
+    run(&f, f.t0 + 8 * DAY, degrade);
+    /* Healthy again on day 4 after its window: the early wave goes at the
+     * next, day 5. */
+    for (int i = 2; i < 7; i++)
+        assert_true(f.cl[i].started == window(&f, 5));
+    teardown_fleet(&f);
+}
+
+/* An override in force passes the soak, and the Event says so; a blocked
+ * release holds even it. */
+static void test_override_and_blocked(void **state)
+{
+    (void)state;
+    fleet_t f;
+    decide_decision_t d;
+    setup_fleet(&f);
+    run(&f, window(&f, 0) + 3 * HOUR, NULL);
+    cluster_t *k = &f.cl[4];
+    assert_false(let_through(&f, k, window(&f, 1), &d));
+    assert_int_equal(d.wave.state, WAVE_SOAK);
+    k->override = window(&f, 1) + HOUR;
+    serve(&f, k, window(&f, 1) - 1800);
+    assert_true(let_through(&f, k, window(&f, 1) - 1800, &d));
+    assert_true(d.wave_skipped);
+    assert_int_equal(d.wave.state, WAVE_SOAK);
+    /* Its end: held again. */
+    assert_false(let_through(&f, k, window(&f, 1) + HOUR, &d));
+    assert_string_equal(d.paused_reason, "WaitingForSoak");
+    teardown_fleet(&f);
+
+    setup_waves(&f, "{\"sequence\":[{\"name\":\"canary\",\"selector\":{\"matchLabels\":"
+                    "{\"fleet/wave\":\"canary\"}}}],\"blockedReleases\":[\">=4.17.1 <4.17.3\"]}");
+    k = &f.cl[0];
+    k->override = window(&f, 0) + HOUR;
+    serve(&f, k, f.t0);
+    assert_false(let_through(&f, k, window(&f, 0), &d));
+    assert_string_equal(d.paused_reason, "ReleaseBlocked");
+    assert_non_null(strstr(d.paused_message, "release 4.17.1 is blocked for the fleet "
+                                             "(waves.blockedReleases \">=4.17.1 <4.17.3\")"));
+    /* Not in the sequence: unassigned, after the canary wave. */
+    assert_false(let_through(&f, &f.cl[5], window(&f, 0), &d));
+    assert_int_equal(d.wave.wave, WAVE_UNASSIGNED);
+    teardown_fleet(&f);
+}
+
+/* A NodePool of cluster `cluster` holding release 4.17.1, or running it
+ * since `done` (0: not yet), as HyperShift serves it. */
+static void serve_pool(fleet_t *f, const char *name, const char *cluster, sched_time_t done,
+                       int rv)
+{
+    char text[2048], t[32] = "2029-12-01T00:00:00Z";
+    if (done)
+        decide_format_time(done, t, sizeof(t));
+    snprintf(text, sizeof(text),
+             "{\"kind\":\"NodePool\",\"metadata\":{\"namespace\":\"clusters\",\"name\":\"%s\","
+             "\"uid\":\"u-%s\",\"resourceVersion\":\"%d\",\"generation\":1,\"annotations\":{%s}},"
+             "\"spec\":{\"clusterName\":\"%s\",\"release\":{\"image\":\"%s\"}},"
+             "\"status\":{\"version\":\"%s\",\"conditions\":["
+             "{\"type\":\"Ready\",\"status\":\"True\"},"
+             "{\"type\":\"UpdatingVersion\",\"status\":\"False\",\"reason\":\"AsExpected\","
+             "\"lastTransitionTime\":\"%s\"}]}}",
+             name, name, rv,
+             done ? ""
+                  : "\"changemanagement.hypershift.openshift.io/requested-nodepool-spec\":"
+                    "\"{\\\"release\\\":{\\\"image\\\":\\\"" IMG("4.17.1") "\\\"}}\"",
+             cluster, done ? IMG("4.17.1") : IMG("4.17.0"), done ? "4.17.1" : "4.17.0", t);
+    json_error_t je;
+    kube_error e;
+    json_t *j = json_loads(text, 0, &je);
+    if (!j)
+        fail_msg("bad JSON: %s: %s", je.text, text);
+    assert_int_equal(kube_cache_apply(&f->c->nps, rv == 1 ? KUBE_EVENT_ADDED : KUBE_EVENT_MODIFIED,
+                                      j, &e),
+                     0);
+    json_decref(j);
+}
+
+static bool pool_through(fleet_t *f, const char *name, sched_time_t now, decide_decision_t *d)
+{
+    decide_view_t v;
+    decide_plan_t p;
+    char err[256];
+    ctl_view_init(f->c, true, &v);
+    assert_int_equal(decide_plan(&v, DECIDE_NP, "clusters", name, now, &p, err, sizeof(err)), 0);
+    assert_true(p.decided);
+    bool go = !p.d.restricted;
+    *d = p.d;
+    decide_plan_free(&p);
+    return go;
+}
+
+/* NodePool releases follow the same waves, pool by pool of the same
+ * clusters, once every control plane completed the release. */
+static void test_nodepools(void **state)
+{
+    (void)state;
+    fleet_t f;
+    decide_decision_t d;
+    setup_fleet(&f);
+    serve_pool(&f, "canary-pool", "canary-0", 0, 1);
+    serve_pool(&f, "early-pool", "early-2", 0, 1);
+    run(&f, f.t0 + 7 * DAY, NULL);
+    sched_time_t w7 = window(&f, 7);
+    /* The early pool waits: the canary's pool has not run it. */
+    assert_false(pool_through(&f, "early-pool", w7, &d));
+    assert_string_equal(d.paused_reason, "WaitingForSoak");
+    assert_non_null(strstr(d.paused_message, "4.17.1 completed on 0 of the 1 clusters it needs"));
+    assert_true(pool_through(&f, "canary-pool", w7, &d));
+    /* The canary's pool completes it at 07:00; the early pool soaks 48h. */
+    serve_pool(&f, "canary-pool", "canary-0", w7 + HOUR, 2);
+    assert_false(pool_through(&f, "early-pool", window(&f, 9), &d));
+    assert_true(d.wave.until == w7 + HOUR + 2 * DAY);
+    assert_true(pool_through(&f, "early-pool", window(&f, 9) + HOUR, &d));
+    teardown_fleet(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_three_waves),
+        cmocka_unit_test(test_halted),
+        cmocka_unit_test(test_override_and_blocked),
+        cmocka_unit_test(test_nodepools),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
