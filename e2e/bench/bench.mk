@@ -17,6 +17,12 @@
 # BENCH_STANDBY=1 with bench-boundary runs the second replica beside a leader
 # left alone: the standby must write nothing, and the leader's figures compare
 # with a run without it.
+# BENCH_WAVES=1 with bench-boundary configures release waves (DESIGN.md 3.14):
+# the first 1% of the HostedClusters form the canary wave, which ran the held
+# release healthy a month before, every other is in the early wave with a
+# soak of 48h; the boundary lets every release through as before, each
+# decided through the waves, and the bench reports how many sums of an
+# earlier wave the controller made.
 
 BENCH_E2E_TARGETS += bench-controller bench-hosted bench-boundary bench-failover
 

@@ -114,6 +114,9 @@ static double steady_seconds = 600, boundary_after = 120, settle = 3, baseline_i
 static bool hosted_on;         /* BENCH_HOSTED: a hosted API server per HostedCluster */
 static double hosted_period;   /* BENCH_HOSTED_PERIOD: --hosted-reassert-period, 0 = none */
 static bool held_on;           /* BENCH_HELD: every object holds a change until the boundary */
+static bool waves_on;          /* BENCH_WAVES (with BENCH_HELD): release waves configured, the
+                                  canary wave (1% of the clusters) ran the held release
+                                  healthy long ago, every other cluster is in the early wave */
 static double failover;        /* BENCH_FAILOVER: seconds before the boundary the leader of two
                                   replicas is killed (SIGKILL); 0: none */
 static bool standby_on;        /* BENCH_STANDBY: two replicas, the leader left alone */
@@ -388,6 +391,9 @@ static json_t *np_conditions(void)
     return a;
 }
 
+/* BENCH_WAVES: HostedCluster i is in the canary wave (the first 1%). */
+static bool canary(int i) { return waves_on && i < (n_hc + 99) / 100; }
+
 /* Whether HostedCluster i has a stanza (hc_stanza() gives every one but a
  * fifth of the open ones one): those and every NodePool have a companion. */
 static bool hc_has_stanza(int i) { return held_on || hc_restricted(i) || (i / 4) % 5 != 0; }
@@ -519,11 +525,14 @@ static void queue_objects(pump_t *p)
                                 "/api/v1/namespaces/%s/secrets", hcpns));
             free(data);
         }
-        pump_push(p, op_new(OP_CREATE,
-                            json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion",
-                                      "hypershift.openshift.io/v1beta1", "kind", "HostedCluster",
-                                      "metadata", "name", name, "annotations", ann, "spec", spec),
-                            HS "/namespaces/%s/hostedclusters", ns));
+        json_t *hco = json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion",
+                                "hypershift.openshift.io/v1beta1", "kind", "HostedCluster",
+                                "metadata", "name", name, "annotations", ann, "spec", spec);
+        if (waves_on)
+            json_object_set_new(json_object_get(hco, "metadata"), "labels",
+                                json_pack("{s:s}", "fleet.example.com/wave",
+                                          canary(i) ? "canary" : "early"));
+        pump_push(p, op_new(OP_CREATE, hco, HS "/namespaces/%s/hostedclusters", ns));
         pump_push(p, op_new(OP_CREATE,
                             json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:{s:s, s:s, s:s}}}",
                                       "apiVersion", "cluster.x-k8s.io/v1beta1", "kind", "Cluster",
@@ -582,6 +591,12 @@ static void queue_status(pump_t *p)
             "availableUpdates", "history", "state", "Completed", "image", OLD_RELEASE, "version",
             "4.17.1", "startedTime", "2029-11-01T00:00:00Z", "completionTime",
             "2029-11-01T01:00:00Z", "verified", 0, "conditions", hc_conditions());
+        if (canary(i)) /* the canary wave ran the held release, healthy, a month ago */
+            json_array_insert_new(
+                json_object_get(json_object_get(st, "version"), "history"), 0,
+                json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "state", "Completed", "image",
+                          RELEASE, "version", "4.17.3", "startedTime", "2029-12-01T00:00:00Z",
+                          "completionTime", "2029-12-01T01:00:00Z", "verified", 0));
         pump_push(p, op_new(OP_JSONPATCH_STATUS,
                             json_pack("[{s:s, s:s, s:o}]", "op", "add", "path", "/status",
                                       "value", st),
@@ -590,7 +605,8 @@ static void queue_status(pump_t *p)
     for (int j = 0; j < n_np; j++)
         pump_push(p, op_new(OP_STATUS,
                             json_pack("{s:{s:o, s:i, s:s}}", "status", "conditions",
-                                      np_conditions(), "replicas", 3, "version", "4.17.1"),
+                                      np_conditions(), "replicas", 3, "version",
+                                      canary(np_cluster(j)) ? "4.17.3" : "4.17.1"),
                             HS "/namespaces/%s/nodepools/np-%05d", ns_of(np_cluster(j)), j));
 }
 
@@ -635,7 +651,7 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
     snprintf(period, sizeof(period), "%g", hosted_period);
     /* /metrics over plain HTTP: the bench times the render, not the access
      * checks (--metrics-secure=false). */
-    char *argv[32] = {(char *)bin, "run", "--kubeconfig", (char *)kubeconfig,
+    char *argv[40] = {(char *)bin, "run", "--kubeconfig", (char *)kubeconfig,
                       "--simulated-start-time", sim, "--time-scale", "1",
                       "--kube-api-qps", "0", "--kube-api-burst", "1000000",
                       "--metrics-bind-address", mport, "--metrics-secure=false",
@@ -665,12 +681,27 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
         for (size_t i = 0; i < 6; i++)
             argv[argc++] = w[i];
     }
+    char guard[600];
+    if (held_on && waves_on) { /* canary first; the early wave soaks two days on it */
+        snprintf(guard, sizeof(guard), "%s/guard-waves.yaml", logdir);
+        FILE *g = fopen(guard, "w");
+        if (!g || fprintf(g, "waves:\n  sequence:\n"
+                             "  - {name: canary, selector: {matchLabels: "
+                             "{fleet.example.com/wave: canary}}}\n"
+                             "  - {name: early, selector: {matchLabels: "
+                             "{fleet.example.com/wave: early}}, soak: 48h}\n") < 0 ||
+            fclose(g) != 0)
+            die("cannot write %s", guard);
+        argv[argc++] = "--guard-config";
+        argv[argc++] = guard;
+    }
     argv[argc] = NULL;
     printf("controller: %s run --simulated-start-time %s --time-scale 1 --kube-api-qps 0 "
-           "(no client-side rate limit) --kube-api-burst 1000000 --metrics-secure=false%s%s%s%s\n", bin, sim,
+           "(no client-side rate limit) --kube-api-burst 1000000 --metrics-secure=false%s%s%s%s%s\n", bin, sim,
            hosted_period > 0 ? " --hosted-reassert-period " : "",
            hosted_period > 0 ? period : "", held_on ? " --webhook-bind-address ..." : "",
-           lease ? " --leader-elect ..." : "");
+           lease ? " --leader-elect ..." : "",
+           held_on && waves_on ? " --guard-config (waves: canary, early soak 48h)" : "");
     fflush(stdout);
     pr->t_spawn = ev_time();
     pr->pid = fork();
@@ -798,6 +829,7 @@ typedef struct scrape {
     double leader;   /* hcp_controller_leader */
     double standby, standby_conflicts; /* hcp_controller_standby_releases_total, and
                         hcp_controller_standby_release_conflicts_total */
+    double wave_sums; /* hcp_controller_wave_sums_total */
 } scrape_t;
 
 typedef struct buf {
@@ -857,6 +889,8 @@ static int scrape(const proc_t *pr, scrape_t *out)
                 out->standby = v;
             else if (strncmp(line, "hcp_controller_standby_release_conflicts_total ", 47) == 0)
                 out->standby_conflicts = v;
+            else if (strncmp(line, "hcp_controller_wave_sums_total ", 31) == 0)
+                out->wave_sums = v;
             else if (strncmp(line, "hcp_controller_api_requests_total{", 34) == 0 &&
                      (strstr(line, "verb=\"patch\"") || strstr(line, "verb=\"create\"") ||
                       strstr(line, "verb=\"update\"") || strstr(line, "verb=\"delete\""))) {
@@ -1684,6 +1718,7 @@ int main(int argc, char **argv)
     hosted_on = env_num("BENCH_HOSTED", 0, 0, 1) != 0;
     hosted_period = env_num("BENCH_HOSTED_PERIOD", 60, 0, 3600);
     held_on = env_num("BENCH_HELD", 0, 0, 1) != 0;
+    waves_on = env_num("BENCH_WAVES", 0, 0, 1) != 0;
     failover = env_num("BENCH_FAILOVER", 0, 0, 60);
     standby_on = env_num("BENCH_STANDBY", 0, 0, 1) != 0 || failover > 0;
     if (failover > 0)
@@ -1955,6 +1990,12 @@ int main(int argc, char **argv)
     printf("peak RSS: %.1f MiB (target <= 64 MiB); RSS at the end %.1f MiB\n", hwm / 1024.0,
            rss / 1024.0);
     printf("longest /metrics scrape: %.3f s\n", max_scrape);
+    if (waves_on)
+        printf("release waves (canary %d clusters, early %d, soak 48h): %.0f sums of an earlier "
+               "wave made in all, cold start and boundary included, for %d HostedClusters and "
+               "%d NodePools decided (one per wave and release and system, made again only "
+               "when a cluster of an earlier wave changed)\n",
+               (n_hc + 99) / 100, n_hc - (n_hc + 99) / 100, s1.wave_sums, n_hc, n_np);
     if (hosted_on) {
         failures += hosted_report(&hf, steady, cold);
     } else if (!held_on && getenv("BENCH_COMPARE") && getenv("BENCH_COMPARE")[0]) {
