@@ -465,6 +465,17 @@ leader_killed_before_window() {
      sleep 0.05
    done >"$CTL_TMP/failover.log") &
   local poll_pid=$!
+  # The release on its own poll, each answer stamped the instant curl
+  # returned it (before jq reads it, which under load takes longer than
+  # the GET): "sent-us|image|answered-us".
+  (while [ ! -e "$CTL_TMP/failover.stop" ]; do
+     t0=$(now_us)
+     body=$(api GET "$(hc_path "$NS" a)" 2>/dev/null)
+     t1=$(now_us)
+     echo "$t0|$(jq -r .spec.release.image <<<"$body" 2>/dev/null)|$t1"
+     sleep 0.02
+   done >"$CTL_TMP/failover-release.log") &
+  local rpoll_pid=$!
   sleep_until_sim "$follow" "$(rfc3339 $(($(epoch "$OPEN") - KILL_BEFORE)))"
   h0=$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" '.spec.holderIdentity // ""')
   stop_ctl "$lead" KILL
@@ -479,7 +490,7 @@ leader_killed_before_window() {
   # The poll goes on until a peer leads.
   wait_for 30 eval '[ -n "$(get "/apis/coordination.k8s.io/v1/namespaces/$NS/leases/$LEASE_ID" ".spec.holderIdentity // \"\"" | grep -v -x -F "$h0")" ]'
   touch "$CTL_TMP/failover.stop"
-  wait "$poll_pid" 2>/dev/null
+  wait "$poll_pid" "$rpoll_pid" 2>/dev/null
   # The poll's last sample can have read the Lease just before the write
   # that ended the wait (two reads a sample, slow under load): one more, so
   # that the log has it (at most a sample late).
@@ -490,9 +501,9 @@ leader_killed_before_window() {
   t_open=$(awk -v t0="$SIM_T0" -v s="$(epoch "$SIM0")" -v o="$(epoch "$OPEN")" -v k="$SIM_SCALE" \
     'BEGIN { printf "%.0f", t0 + (o - s) / k * 1e6 }')
   t_take=$(awk -F'|' -v t="$t_kill" -v h="$h0" '$1 > t && $2 != "" && $2 != h { print $1; exit }' "$CTL_TMP/failover.log")
-  # A sample is "sent-us|holder|image|answered-us": what it shows was
-  # written before it was answered, the release perhaps after it was sent.
-  t_write=$(awk -F'|' -v r="$REL1" '$3 == r { print $4; exit }' "$CTL_TMP/failover.log")
+  # What a sample of the release's poll shows was written before it was
+  # answered, perhaps after it was sent.
+  t_write=$(awk -F'|' -v r="$REL1" '$2 == r { print $3; exit }' "$CTL_TMP/failover-release.log")
   [ -n "$t_take" ] && [ -n "$t_write" ] || { not_ok "the takeover and the write are in the Lease log"; return; }
   check "the release was not written before the window" [ "$t_write" -ge "$t_open" ]
   delay_ms=$(((t_write - t_open) / 1000))

@@ -149,6 +149,11 @@ mutant "held change aging: at the warning" alerts_test.yaml \
   's/^          > on () group_left ()$/          >= on () group_left ()/'
 mutant "held change aging: one alert per replica" alerts_test.yaml \
   's/^          max by (kind, namespace, object, system) (change_management_held_change_age_seconds)$/          change_management_held_change_age_seconds/'
+mutant "wave halted: at once" alerts_test.yaml '/alert: HCPWaveHalted$/,/for:/ s/for: 10m$/for: 0m/'
+mutant "wave halted: one alert per replica" alerts_test.yaml \
+  's/^          max by (wave, release, system) (change_management_wave_clusters{state="WaveHalted"}) > 0$/          change_management_wave_clusters{state="WaveHalted"} > 0/'
+mutant "wave halted: waiting for soak too" alerts_test.yaml \
+  's/(change_management_wave_clusters{state="WaveHalted"})/(change_management_wave_clusters{state=~"WaveHalted|WaitingForSoak"})/'
 mutant "down: a target that is down counts as present" alerts_test.yaml \
   's/absent(up{job=~".\*hcp-controller.\*"} == 1)/absent(up{job=~".*hcp-controller.*"})/'
 mutant "no leader: every replica must lead" alerts_test.yaml 's/sum by (job) (hcp_controller_leader) < 1/min by (job) (hcp_controller_leader) < 1/'

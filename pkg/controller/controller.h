@@ -296,6 +296,13 @@ void ctl_set_guard(ctl_controller_t *c, const struct guard_config *cfg);
 struct wave_config;
 int ctl_set_waves(ctl_controller_t *c, const struct wave_config *cfg);
 
+/* The release waves' counts per (system, wave, release, state)
+ * (wave_index_counts()); nothing when off. */
+void ctl_foreach_wave_count(const ctl_controller_t *c,
+                            void (*fn)(unsigned system, const char *wave, const char *release,
+                                       const char *state, double n, void *ud),
+                            void *ud);
+
 /* The release waves' sums made so far (decide/wave.h), 0 when off. */
 uint64_t ctl_wave_sums(const ctl_controller_t *c);
 

@@ -266,6 +266,9 @@ void ctl_wave_member(ctl_controller_t *c, const kube_obj *o, const kube_obj *old
 /* NodePool o came, changed or went (gone): the same, in its
  * HostedCluster's wave. */
 void ctl_wave_pool(ctl_controller_t *c, const kube_obj *o, bool gone);
+/* What p's decision said of its held release, for the waves' counts
+ * (wave_index_note_held()). */
+void ctl_wave_note(ctl_controller_t *c, const record_t *r, const decide_plan_t *p);
 /* The view's wave callback (decide_view_t.wave). */
 void ctl_wave_verdict(void *ud, unsigned system, int wave, const char *version, sched_time_t now,
                       wave_verdict_t *out);

@@ -449,6 +449,7 @@ static void reconcile_managed(ctl_controller_t *c, record_t *r, sched_time_t now
         nw = ag.next;
     ctl_arm(c, r, nw < p.d.wake ? nw : p.d.wake);
     ctl_plan_inputs(&p, &r->metrics);
+    ctl_wave_note(c, r, &p);
     r->have_metrics = true;
     r->metrics_epoch = c->policy_epoch;
     r->metrics_until = p.d.wake;

@@ -4,7 +4,10 @@
  * Three waves (canary 2 clusters, early 5, fleet 20), a soak of two days,
  * a daily window from 06:00 to 08:00 UTC; every cluster holds release
  * 4.17.1. The test plays HyperShift: a cluster let through runs the
- * release for two hours and completes it (status.version.history). */
+ * release for two hours and completes it (status.version.history); it
+ * decides each cluster again only at its decision's wake instant or when
+ * the caches' handlers queue it, so a wake instant or a queueing that is
+ * missing shows as a late start. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +35,9 @@ static const char *const WAVES =
     "\"soak\":\"48h\"},"
     "{\"name\":\"fleet\",\"selector\":{\"matchLabels\":{\"fleet/wave\":\"fleet\"}},"
     "\"soak\":\"48h\"}]}";
+
+/* How long HyperShift's update of a control plane takes. */
+static sched_time_t update_secs = 2 * HOUR;
 
 typedef struct cluster {
     char name[16];
@@ -71,8 +77,8 @@ static void serve(fleet_t *f, cluster_t *k, sched_time_t now)
                  "\"state\":\"Completed\",\"completionTime\":\"2029-12-01T00:00:00Z\"}");
     else {
         decide_format_time(k->started, started, sizeof(started));
-        decide_format_time(k->started + 2 * HOUR, done, sizeof(done));
-        k->completed = now >= k->started + 2 * HOUR;
+        decide_format_time(k->started + update_secs, done, sizeof(done));
+        k->completed = now >= k->started + update_secs;
         snprintf(hist, sizeof(hist),
                  "{\"version\":\"4.17.1\",\"image\":\"" IMG("4.17.1") "\",\"state\":\"%s\","
                  "\"startedTime\":\"%s\"%s%s%s},"
@@ -164,23 +170,67 @@ static bool let_through(fleet_t *f, cluster_t *k, sched_time_t now, decide_decis
     return go;
 }
 
-/* Steps the fleet from the start to `until`, a minute at a time: every
- * cluster still held is planned, one let through starts, one that ran two
- * hours completes. */
-static void run(fleet_t *f, sched_time_t until, void (*at)(fleet_t *, sched_time_t))
+/* Runs the fleet from the start to `until` as the controller would: a
+ * cluster still held is planned again at its decision's wake instant, or
+ * as soon as the cache's handlers queue it (what another cluster told the
+ * waves changed); one let through starts, one that ran two hours
+ * completes. `at` (may be NULL) is called at each instant of marks. */
+static void run(fleet_t *f, sched_time_t until, void (*at)(fleet_t *, sched_time_t),
+                const sched_time_t *marks, size_t nmarks)
 {
-    for (sched_time_t now = f->t0; now <= until; now += 60) {
-        if (at)
-            at(f, now);
-        for (int i = 0; i < NCLUSTERS; i++) {
-            cluster_t *k = &f->cl[i];
-            if (k->started && !k->completed && now >= k->started + 2 * HOUR)
-                serve(f, k, now);
-            if (!k->started && let_through(f, k, now, NULL)) {
-                k->started = now;
-                serve(f, k, now);
+    sched_time_t next[NCLUSTERS];
+    for (int i = 0; i < NCLUSTERS; i++)
+        next[i] = f->t0;
+    for (sched_time_t now = f->t0; now <= until;) {
+        for (size_t m = 0; at && m < nmarks; m++)
+            if (marks[m] == now)
+                at(f, now);
+        for (int pass = 0; pass < 8; pass++) {
+            for (int i = 0; i < NCLUSTERS; i++) {
+                cluster_t *k = &f->cl[i];
+                if (k->started && !k->completed && now >= k->started + update_secs)
+                    serve(f, k, now);
             }
+            /* What the handlers queued is decided again now. */
+            for (ctl_qitem_t *it; (it = ctl_queue_pop(&f->c->queue)) != NULL;) {
+                record_t *r = RECORD_OF(q, it);
+                for (int i = 0; i < NCLUSTERS; i++)
+                    if (r->kind == R_HC && strcmp(r->name, f->cl[i].name) == 0)
+                        next[i] = now;
+            }
+            bool planned = false;
+            for (int i = 0; i < NCLUSTERS; i++) {
+                cluster_t *k = &f->cl[i];
+                decide_decision_t d;
+                if (k->started || next[i] > now)
+                    continue;
+                planned = true;
+                if (let_through(f, k, now, &d)) {
+                    k->started = now;
+                    serve(f, k, now);
+                } else {
+                    assert_true(d.wake > now);
+                    next[i] = d.wake;
+                }
+            }
+            if (!planned && ctl_queue_empty(&f->c->queue))
+                break;
         }
+        sched_time_t t = SCHED_POS_INF;
+        for (int i = 0; i < NCLUSTERS; i++) {
+            const cluster_t *k = &f->cl[i];
+            sched_time_t w = !k->started ? next[i]
+                           : !k->completed ? k->started + update_secs
+                                           : SCHED_POS_INF;
+            if (w > now && w < t)
+                t = w;
+        }
+        for (size_t m = 0; m < nmarks; m++)
+            if (marks[m] > now && marks[m] < t)
+                t = marks[m];
+        if (t == SCHED_POS_INF)
+            break;
+        now = t;
     }
 }
 
@@ -193,7 +243,7 @@ static void test_three_waves(void **state)
     (void)state;
     fleet_t f;
     setup_fleet(&f);
-    run(&f, f.t0 + 8 * DAY, NULL);
+    run(&f, f.t0 + 8 * DAY, NULL, NULL, 0);
     /* canary: day 0 06:00, done 08:00; early soaks until day 2 08:00, the
      * window closed: day 3 06:00; fleet until day 5 08:00: day 6 06:00. */
     for (int i = 0; i < NCLUSTERS; i++) {
@@ -206,7 +256,7 @@ static void test_three_waves(void **state)
     /* While it waits, it says why and until when. */
     teardown_fleet(&f);
     setup_fleet(&f);
-    run(&f, window(&f, 1), NULL);
+    run(&f, window(&f, 1), NULL, NULL, 0);
     decide_decision_t d;
     assert_false(let_through(&f, &f.cl[3], window(&f, 1), &d));
     assert_string_equal(d.paused_reason, "WaitingForSoak");
@@ -219,6 +269,29 @@ static void test_three_waves(void **state)
     /* The fleet wave waits for early, which has not completed it. */
     assert_false(let_through(&f, &f.cl[20], window(&f, 1), &d));
     assert_non_null(strstr(d.paused_message, "4.17.1 completed on 0 of the 5 clusters it needs"));
+    teardown_fleet(&f);
+}
+
+/* Updates of an hour: the canaries complete at 07:00, and the early
+ * wave's soak ends inside Wednesday's window; it goes at that instant (the
+ * decision's wake instant is the soak's end), not at the next window. */
+static void test_soak_ends_in_window(void **state)
+{
+    (void)state;
+    fleet_t f;
+    update_secs = HOUR;
+    setup_fleet(&f);
+    run(&f, f.t0 + 8 * DAY, NULL, NULL, 0);
+    update_secs = 2 * HOUR;
+    for (int i = 0; i < NCLUSTERS; i++) {
+        const cluster_t *k = &f.cl[i];
+        sched_time_t want = k->wave_index == 0   ? window(&f, 0)
+                          : k->wave_index == 1 ? window(&f, 2) + HOUR
+                                               : window(&f, 5);
+        if (k->started != want)
+            fail_msg("%s started %+lld s from its expected start", k->name,
+                     (long long)(k->started - want));
+    }
     teardown_fleet(&f);
 }
 
@@ -242,12 +315,21 @@ static void degrade(fleet_t *f, sched_time_t now)
     }
 }
 
+/* The instants degrade() acts at. */
+static const sched_time_t *degrade_at(const fleet_t *f, sched_time_t marks[2])
+{
+    marks[0] = f->t0 + DAY;
+    marks[1] = window(f, 4) + 3 * HOUR;
+    return marks;
+}
+
 static void test_halted(void **state)
 {
     (void)state;
     fleet_t f;
+    sched_time_t marks[2];
     setup_fleet(&f);
-    run(&f, window(&f, 3) + HOUR, degrade);
+    run(&f, window(&f, 3) + HOUR, degrade, degrade_at(&f, marks), 2);
     decide_decision_t d;
     for (int i = 2; i < NCLUSTERS; i++)
         assert_int_equal(f.cl[i].started, 0);
@@ -258,7 +340,7 @@ static void test_halted(void **state)
                                              "ClusterOperatorsDegraded)"));
     teardown_fleet(&f);
     setup_fleet(&f);
-    run(&f, f.t0 + 8 * DAY, degrade);
+    run(&f, f.t0 + 8 * DAY, degrade, degrade_at(&f, marks), 2);
     /* Healthy again on day 4 after its window: the early wave goes at the
      * next, day 5. */
     for (int i = 2; i < 7; i++)
@@ -274,7 +356,7 @@ static void test_override_and_blocked(void **state)
     fleet_t f;
     decide_decision_t d;
     setup_fleet(&f);
-    run(&f, window(&f, 0) + 3 * HOUR, NULL);
+    run(&f, window(&f, 0) + 3 * HOUR, NULL, NULL, 0);
     cluster_t *k = &f.cl[4];
     assert_false(let_through(&f, k, window(&f, 1), &d));
     assert_int_equal(d.wave.state, WAVE_SOAK);
@@ -359,7 +441,7 @@ static void test_nodepools(void **state)
     setup_fleet(&f);
     serve_pool(&f, "canary-pool", "canary-0", 0, 1);
     serve_pool(&f, "early-pool", "early-2", 0, 1);
-    run(&f, f.t0 + 7 * DAY, NULL);
+    run(&f, f.t0 + 7 * DAY, NULL, NULL, 0);
     sched_time_t w7 = window(&f, 7);
     /* The early pool waits: the canary's pool has not run it. */
     assert_false(pool_through(&f, "early-pool", w7, &d));
@@ -378,6 +460,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_three_waves),
+        cmocka_unit_test(test_soak_ends_in_window),
         cmocka_unit_test(test_halted),
         cmocka_unit_test(test_override_and_blocked),
         cmocka_unit_test(test_nodepools),

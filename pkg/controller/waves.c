@@ -25,6 +25,32 @@ int ctl_set_waves(ctl_controller_t *c, const wave_config_t *cfg)
     return (c->waves = wave_index_new(cfg)) ? 0 : HCP_ENOMEM;
 }
 
+void ctl_foreach_wave_count(const ctl_controller_t *c,
+                            void (*fn)(unsigned system, const char *wave, const char *release,
+                                       const char *state, double n, void *ud),
+                            void *ud)
+{
+    if (c->waves)
+        wave_index_counts(c->waves, fn, ud);
+}
+
+void ctl_wave_note(ctl_controller_t *c, const record_t *r, const decide_plan_t *p)
+{
+    const decide_decision_t *d = &p->d;
+    if (!c->waves || !p->decided)
+        return;
+    uint8_t state = d->wave_skipped ? WAVE_PASS : d->wave.state;
+    if (p->kind == DECIDE_HC) {
+        wave_index_note_held(c->waves, WAVE_CONTROL_PLANE, r->ns, r->name, "", d->wave.version,
+                             state);
+    } else {
+        const decide_np_t *np = p->self.data;
+        wave_index_note_held(c->waves, WAVE_NODEPOOL, r->ns,
+                             np && np->cluster_name ? np->cluster_name : "", r->name,
+                             d->wave.version, state);
+    }
+}
+
 uint64_t ctl_wave_sums(const ctl_controller_t *c)
 {
     return c->waves ? wave_index_sums(c->waves) : 0;

@@ -342,6 +342,62 @@ static void test_pools(void **state)
     wave_index_free(ix);
 }
 
+typedef struct counted {
+    char rows[16][160];
+    int n;
+} counted_t;
+
+static void count_row(unsigned system, const char *wave, const char *release, const char *state,
+                      double n, void *ud)
+{
+    counted_t *c = ud;
+    if (c->n < 16)
+        snprintf(c->rows[c->n++], sizeof(c->rows[0]), "%u %s %s %s %g", system, wave, release,
+                 state, n);
+}
+
+static bool has_row(const counted_t *c, const char *row)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->rows[i], row) == 0)
+            return true;
+    return false;
+}
+
+/* The metrics' counts: by what each member runs, and by what the waves
+ * hold of its held release. */
+static void test_counts(void **state)
+{
+    (void)state;
+    static wave_config_t cfg;
+    parse_ok(THREE, &cfg);
+    wave_index_t *ix = wave_index_new(&cfg);
+    sched_time_t t0 = tu_at("2030-01-01T00:00:00Z");
+    wave_member_t m = member(0, "4.17.1", t0, true);
+    put(ix, "c1", &m);
+    m = member(0, "4.17.1", 0, false);
+    put(ix, "c2", &m);
+    m = member(1, "4.17.0", t0, true);
+    put(ix, "e1", &m);
+    put(ix, "e2", &m);
+    wave_index_note_held(ix, WAVE_CONTROL_PLANE, "clusters", "e1", "", "4.17.1", WAVE_HALTED);
+    wave_index_note_held(ix, WAVE_CONTROL_PLANE, "clusters", "e2", "", "4.17.1", WAVE_HALTED);
+    wave_index_note_held(ix, WAVE_CONTROL_PLANE, "clusters", "nope", "", "4.17.1", WAVE_HALTED);
+    counted_t c = {0};
+    wave_index_counts(ix, count_row, &c);
+    assert_int_equal(c.n, 4);
+    assert_true(has_row(&c, "0 canary 4.17.1 Completed 1"));
+    assert_true(has_row(&c, "0 canary 4.17.1 Unhealthy 1"));
+    assert_true(has_row(&c, "0 early 4.17.0 Completed 2"));
+    assert_true(has_row(&c, "0 early 4.17.1 WaveHalted 2"));
+    /* Let through: no longer held. */
+    wave_index_note_held(ix, WAVE_CONTROL_PLANE, "clusters", "e2", "", "4.17.1", WAVE_PASS);
+    memset(&c, 0, sizeof(c));
+    wave_index_counts(ix, count_row, &c);
+    assert_true(has_row(&c, "0 early 4.17.1 WaveHalted 1"));
+    wave_index_free(ix);
+}
+
 static void test_member_hc(void **state)
 {
     (void)state;
@@ -433,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_wave_of_and_blocked),
         cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_counts),
         cmocka_unit_test(test_member_hc),
         cmocka_unit_test(test_apply),
     };

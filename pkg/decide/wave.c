@@ -423,11 +423,15 @@ void wave_member_np(const char *status_version, const decide_health_t *h, int wa
 
 /* ---- the index ----------------------------------------------------------- */
 
+static sched_time_t done_at(const wave_member_t *m, const char *version);
+
 typedef struct wnode {
     hcp_hnode_t h;
     unsigned system;
     size_t cluster_len;   /* bytes of key that name the cluster ("ns/cluster") */
     wave_member_t m;
+    uint8_t held_state;   /* wave_index_note_held() */
+    char held[WAVE_MVERLEN];
     char key[];           /* "ns/cluster/id" */
 } wnode_t;
 
@@ -559,12 +563,78 @@ int wave_index_put(wave_index_t *ix, unsigned system, const char *ns, const char
     if (!n)
         return HCP_ENOMEM;
     n->system = system;
+    n->held_state = WAVE_PASS;
+    n->held[0] = '\0';
     n->cluster_len = strlen(ns) + 1 + strlen(cluster);
     n->m = *m;
     memcpy(n->key, key, (size_t)klen + 1);
     hcp_htab_insert(&ix->members, slot, &n->h, hash);
     bump(ix, system, m->wave);
     return 0;
+}
+
+void wave_index_note_held(wave_index_t *ix, unsigned system, const char *ns,
+                          const char *cluster, const char *id, const char *version,
+                          uint8_t state)
+{
+    char key[800];
+    int klen = snprintf(key, sizeof(key), "%s/%s/%s", ns, cluster, id ? id : "");
+    wkey_t k = {system, key};
+    if (klen < 0 || (size_t)klen >= sizeof(key))
+        return;
+    uint64_t hash = hcp_hash_bytes(hcp_hash_str(HCP_HASH_SEED, key), &system, sizeof(system));
+    wnode_t *n = (wnode_t *)*hcp_htab_slot(&ix->members, hash, wnode_eq, &k);
+    if (!n)
+        return;
+    n->held_state = state <= WAVE_BLOCKED ? state : WAVE_PASS;
+    copy_version(n->held, n->held_state == WAVE_PASS ? "" : version);
+}
+
+typedef struct wcount {
+    unsigned system;
+    int wave;
+    const char *release; /* borrowed from a member */
+    const char *state;   /* static */
+    double n;
+} wcount_t;
+
+static void count_one(wcount_t *c, size_t *nc, const wnode_t *w, const char *release,
+                      const char *state)
+{
+    size_t i;
+    for (i = 0; i < *nc; i++)
+        if (c[i].system == w->system && c[i].wave == w->m.wave && c[i].state == state &&
+            strcmp(c[i].release, release) == 0)
+            break;
+    if (i == *nc) {
+        if (*nc == WAVE_MAX_COUNTS)
+            return;
+        c[(*nc)++] = (wcount_t){w->system, w->m.wave, release, state, 0};
+    }
+    c[i].n++; /* a HostedCluster is one member; a NodePool count is of pools */
+}
+
+void wave_index_counts(const wave_index_t *ix, wave_count_fn fn, void *ud)
+{
+    static const char *const held[] = {NULL, "WaitingForSoak", "WaveHalted", "ReleaseBlocked"};
+    wcount_t *c = calloc(WAVE_MAX_COUNTS, sizeof(*c));
+    size_t nc = 0, i;
+    hcp_hnode_t *n;
+    if (!c)
+        return;
+    HCP_HTAB_FOREACH(&ix->members, i, n) {
+        const wnode_t *w = (const wnode_t *)n;
+        if (w->m.running[0])
+            count_one(c, &nc, w, w->m.running,
+                      !w->m.healthy                                    ? "Unhealthy"
+                      : done_at(&w->m, w->m.running) != SCHED_POS_INF ? "Completed"
+                                                                       : "Updating");
+        if (w->held_state != WAVE_PASS)
+            count_one(c, &nc, w, w->held, held[w->held_state]);
+    }
+    for (i = 0; i < nc; i++)
+        fn(c[i].system, wave_name(&ix->cfg, c[i].wave), c[i].release, c[i].state, c[i].n, ud);
+    free(c);
 }
 
 const wave_config_t *wave_index_config(const wave_index_t *ix) { return &ix->cfg; }
@@ -748,6 +818,7 @@ void wave_index_verdict(wave_index_t *ix, unsigned system, int wave, const char 
     if (!wave_config_on(cfg) || system >= WAVE_SYSTEMS)
         return;
     snprintf(out->name, sizeof(out->name), "%s", wave_name(cfg, wave));
+    copy_version(out->version, version);
     if (!version || !version[0]) {
         if (cfg->n == 0 || wave == 0)
             return; /* nothing to sequence it by: only blocked versions are checked */

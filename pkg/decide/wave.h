@@ -187,6 +187,7 @@ typedef struct wave_verdict {
     uint8_t state;            /* wave_state_t */
     int wave;                 /* the object's wave */
     char name[WAVE_NAMELEN];  /* its name (wave_name()), "" when waves are off */
+    char version[WAVE_MVERLEN]; /* the release judged, "" not known */
     sched_time_t until;       /* WAVE_SOAK: the earliest instant it may go,
                                  SCHED_POS_INF never (too few completed it) */
     int have, need;           /* WAVE_SOAK: clusters of the wave before that
@@ -198,6 +199,27 @@ typedef struct wave_verdict {
  * of wave of system, at now. */
 void wave_index_verdict(wave_index_t *ix, unsigned system, int wave, const char *version,
                         sched_time_t now, wave_verdict_t *out);
+
+/* What the last decision of member (system, ns/cluster, id) said of its
+ * held release: version and the verdict's state when the waves hold it
+ * (WAVE_SOAK, WAVE_HALTED, WAVE_BLOCKED), WAVE_PASS when they hold
+ * nothing. Kept beside the member for the counts, not part of what it
+ * tells the gate. A member not in the index is ignored. */
+void wave_index_note_held(wave_index_t *ix, unsigned system, const char *ns,
+                          const char *cluster, const char *id, const char *version,
+                          uint8_t state);
+
+/* The clusters of each (system, wave, release, state), the states being
+ * "Completed" (it runs the release and completed it), "Updating" (it runs
+ * it, not completed yet), "Unhealthy" (it runs it and is unhealthy),
+ * "WaitingForSoak", "WaveHalted" and "ReleaseBlocked" (its held release is
+ * held by the waves), of HostedClusters (WAVE_CONTROL_PLANE) or NodePools
+ * (WAVE_NODEPOOL): fn is called once per non-zero count, at most
+ * WAVE_MAX_COUNTS of them (the rest are dropped). For the metrics. */
+#define WAVE_MAX_COUNTS 256
+typedef void (*wave_count_fn)(unsigned system, const char *wave, const char *release,
+                              const char *state, double n, void *ud);
+void wave_index_counts(const wave_index_t *ix, wave_count_fn fn, void *ud);
 
 /* The configuration the index was made with. */
 const wave_config_t *wave_index_config(const wave_index_t *ix);

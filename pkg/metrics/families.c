@@ -2,6 +2,7 @@
 #include "metrics/families.h"
 
 #include "check/call.h"
+#include "decide/wave.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,11 @@ static const char *const unheld_labels[] = {"kind", "system", NULL};
 static const char *const notify_labels[] = {"endpoint", "result", NULL};
 static const char *const check_labels[] = {"check", "answer", NULL};
 static const char *const watch_labels[] = {"resource", NULL};
+static const char *const wave_labels[] = {"system", "wave", "release", "state", NULL};
 
 enum { F_PENDING, F_ETA, F_REMAINING, F_LAST, F_STRATEGY, F_STANZA, F_REQUESTS, F_RESTARTS, F_RECONCILE,
        F_REASSERTS, F_WRITES, F_WRITE_ERRORS, F_LAST_WRITE, F_EVENTS, F_LEADER, F_POLICY_READY,
-       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_HOSTED_TOKENS, F_HOSTED_ADMIN, F_HOSTED_ID_ERRORS, F_STANDBY, F_STANDBY_CONFLICTS, F_WAVE_SUMS, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
+       F_HOSTED_WRITES, F_HOSTED_WRITE_ERRORS, F_HOSTED_REASSERTS, F_HOSTED_TOKENS, F_HOSTED_ADMIN, F_HOSTED_ID_ERRORS, F_STANDBY, F_STANDBY_CONFLICTS, F_WAVE_SUMS, F_WAVES, F_ADMISSION, F_UNHELD, F_GATE, F_REC, F_REMEDIATIONS, F_NOTIFY,
        F_CHECK_HOLDS, F_CHECK_ANSWERS, F_AFTER, F_AGE, F_AGING, F_AGE_WARN, F_LISTS, F_COUNT };
 
 /* One object's values, copied out of the controller for one scrape. */
@@ -283,6 +285,31 @@ static int collect_age_warn(metrics_emitter *e, void *ud)
     return w > 0 && metrics_emit(e, NULL, (double)w) ? -1 : 0;
 }
 
+typedef struct wave_emit {
+    metrics_emitter *e;
+    int rc;
+} wave_emit_t;
+
+static void emit_wave(unsigned system, const char *wave, const char *release, const char *state,
+                      double n, void *ud)
+{
+    wave_emit_t *x = ud;
+    const char *vals[] = {system == WAVE_CONTROL_PLANE ? "control-plane" : "worker-nodes", wave,
+                          release, state};
+    if (x->rc == 0 && metrics_emit(x->e, vals, n))
+        x->rc = -1;
+}
+
+/* The release waves: HostedClusters (NodePools) per wave, release and
+ * state; no series when waves are off. */
+static int collect_waves(metrics_emitter *e, void *ud)
+{
+    metrics_families_t *s = ud;
+    wave_emit_t x = {e, 0};
+    ctl_foreach_wave_count(s->ctl, emit_wave, &x);
+    return x.rc;
+}
+
 /* Held releases kept held because they are no longer recommended. */
 static int collect_rec(metrics_emitter *e, void *ud)
 {
@@ -451,6 +478,14 @@ static int register_families(metrics_families_t *s, char *err, size_t errlen)
           .help = "Admission requests by result: allowed, patched (a change held), denied, "
                   "invalid (not an AdmissionReview), failed (answered by the failure policy)",
           .type = METRICS_COUNTER, .labels = admission_labels, .collect = collect_admission,
+          .collect_ud = s}},
+        {F_WAVES,
+         {.name = "change_management_wave_clusters",
+          .help = "Release waves: HostedClusters (system control-plane) or NodePools "
+                  "(worker-nodes) of each wave that run a release (state Completed, Updating, "
+                  "Unhealthy) or hold it by the waves (WaitingForSoak, WaveHalted, "
+                  "ReleaseBlocked)",
+          .type = METRICS_GAUGE, .labels = wave_labels, .collect = collect_waves,
           .collect_ud = s}},
         {F_UNHELD,
          {.name = "change_management_unheld_changes_total",
