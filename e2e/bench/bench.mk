@@ -22,7 +22,8 @@
 # release healthy a month before, every other is in the early wave with a
 # soak of 48h; the boundary lets every release through as before, each
 # decided through the waves, and the bench reports how many sums of an
-# earlier wave the controller made.
+# earlier wave the controller made. BENCH_WAVES=2: the same fleet (labels,
+# the canaries' status) with no waves configured.
 
 BENCH_E2E_TARGETS += bench-controller bench-hosted bench-boundary bench-failover
 

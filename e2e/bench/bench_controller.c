@@ -117,6 +117,8 @@ static bool held_on;           /* BENCH_HELD: every object holds a change until 
 static bool waves_on;          /* BENCH_WAVES (with BENCH_HELD): release waves configured, the
                                   canary wave (1% of the clusters) ran the held release
                                   healthy long ago, every other cluster is in the early wave */
+static bool waves_fleet_only;  /* BENCH_WAVES=2: the same labels and statuses, no waves
+                                  configured (what the fleet's difference alone costs) */
 static double failover;        /* BENCH_FAILOVER: seconds before the boundary the leader of two
                                   replicas is killed (SIGKILL); 0: none */
 static bool standby_on;        /* BENCH_STANDBY: two replicas, the leader left alone */
@@ -682,7 +684,7 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
             argv[argc++] = w[i];
     }
     char guard[600];
-    if (held_on && waves_on) { /* canary first; the early wave soaks two days on it */
+    if (held_on && waves_on && !waves_fleet_only) { /* canary first; the early wave soaks 2 days */
         snprintf(guard, sizeof(guard), "%s/guard-waves.yaml", logdir);
         FILE *g = fopen(guard, "w");
         if (!g || fprintf(g, "waves:\n  sequence:\n"
@@ -701,7 +703,9 @@ static void spawn_controller(proc_t *pr, const char *bin, const char *kubeconfig
            hosted_period > 0 ? " --hosted-reassert-period " : "",
            hosted_period > 0 ? period : "", held_on ? " --webhook-bind-address ..." : "",
            lease ? " --leader-elect ..." : "",
-           held_on && waves_on ? " --guard-config (waves: canary, early soak 48h)" : "");
+           held_on && waves_on && !waves_fleet_only ? " --guard-config (waves: canary, early soak 48h)"
+           : waves_on                                ? " (the waves' fleet, no waves configured)"
+                                                     : "");
     fflush(stdout);
     pr->t_spawn = ev_time();
     pr->pid = fork();
@@ -1718,7 +1722,8 @@ int main(int argc, char **argv)
     hosted_on = env_num("BENCH_HOSTED", 0, 0, 1) != 0;
     hosted_period = env_num("BENCH_HOSTED_PERIOD", 60, 0, 3600);
     held_on = env_num("BENCH_HELD", 0, 0, 1) != 0;
-    waves_on = env_num("BENCH_WAVES", 0, 0, 1) != 0;
+    waves_on = env_num("BENCH_WAVES", 0, 0, 2) != 0;
+    waves_fleet_only = env_num("BENCH_WAVES", 0, 0, 2) == 2;
     failover = env_num("BENCH_FAILOVER", 0, 0, 60);
     standby_on = env_num("BENCH_STANDBY", 0, 0, 1) != 0 || failover > 0;
     if (failover > 0)
@@ -1990,7 +1995,7 @@ int main(int argc, char **argv)
     printf("peak RSS: %.1f MiB (target <= 64 MiB); RSS at the end %.1f MiB\n", hwm / 1024.0,
            rss / 1024.0);
     printf("longest /metrics scrape: %.3f s\n", max_scrape);
-    if (waves_on)
+    if (waves_on && !waves_fleet_only)
         printf("release waves (canary %d clusters, early %d, soak 48h): %.0f sums of an earlier "
                "wave made in all, cold start and boundary included, for %d HostedClusters and "
                "%d NodePools decided (one per wave and release and system, made again only "
