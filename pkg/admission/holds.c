@@ -81,6 +81,21 @@ typedef struct verdict {
     uint64_t np_key;
 } verdict_t;
 
+/* A release the waves hold (decide/wave.h): until what, in words. */
+static void wave_until(const decide_decision_t *d, char *until, size_t len)
+{
+    char t[32];
+    if (!d->wave_held)
+        return;
+    if (d->wave.state == WAVE_SOAK && d->wave.until != SCHED_POS_INF) {
+        decide_format_time(d->wave.until, t, sizeof(t));
+        snprintf(until, len, "the first window from %s (release waves: %s)", t,
+                 d->restricted_reason);
+    } else {
+        snprintf(until, len, "the release waves let it through (%s)", d->restricted_reason);
+    }
+}
+
 /* The instant an admission request is decided at: the time of the request,
  * not of the start of the loop's iteration. At a boundary the loop may have
  * been busy with every object of a policy before it reached this request,
@@ -88,22 +103,6 @@ typedef struct verdict {
  * window closed (and its audit record would name an earlier time). */
 /* The plan's verdict; for a NodePool also whether image (the release a
  * write asks for, NULL when it asks for none) waits for the control plane. */
-/* A release the waves hold (decide/wave.h): until what, in words. */
-static void wave_until(const decide_decision_t *d, char *until, size_t len)
-{
-    const char *r = d->restricted ? d->restricted_reason : NULL;
-    char t[32];
-    if (!r || d->wave.state == WAVE_PASS)
-        return;
-    if (strcmp(r, "WaitingForSoak") == 0 && d->wave.until != SCHED_POS_INF) {
-        decide_format_time(d->wave.until, t, sizeof(t));
-        snprintf(until, len, "the first window from %s (release waves: WaitingForSoak)", t);
-    } else if (strcmp(r, "WaitingForSoak") == 0 || strcmp(r, "WaveHalted") == 0 ||
-               strcmp(r, "ReleaseBlocked") == 0) {
-        snprintf(until, len, "the release waves let it through (%s)", r);
-    }
-}
-
 static int plan_verdict_asked(ctl_controller_t *c, decide_kind_t kind, const char *ns,
                               const char *name, const char *const asked[2], verdict_t *out,
                               char *err, size_t errlen)

@@ -115,11 +115,8 @@ static void wave_events(ctl_controller_t *c, record_t *r, const decide_plan_t *p
                         const char *kind)
 {
     const decide_decision_t *d = &p->d;
-    const char *reason = d->restricted && d->wave.state != WAVE_PASS ? d->restricted_reason
-                                                                      : NULL;
-    if (reason && strcmp(reason, "WaitingForSoak") != 0 && strcmp(reason, "WaveHalted") != 0 &&
-        strcmp(reason, "ReleaseBlocked") != 0)
-        reason = NULL; /* the window, or another stage, holds it first */
+    /* Not when the window, or another stage, holds it first. */
+    const char *reason = d->wave_held ? d->restricted_reason : NULL;
     if (reason && reason != r->last_wave_reason) {
         bool soak = strcmp(reason, "WaitingForSoak") == 0;
         log_kv(soak ? LOG_INFO : LOG_WARN, "held release kept held by the release waves",

@@ -101,16 +101,7 @@ static void serve(fleet_t *f, cluster_t *k, sched_time_t now)
              k->name, k->name, ++k->rv, k->wave, over, held,
              k->started ? IMG("4.17.1") : IMG("4.17.0"), k->degraded ? "True" : "False",
              k->degraded ? "ClusterOperatorsDegraded" : "AsExpected", hist);
-    json_error_t je;
-    kube_error e;
-    json_t *j = json_loads(text, 0, &je);
-    if (!j)
-        fail_msg("bad JSON: %s: %s", je.text, text);
-    assert_int_equal(kube_cache_apply(&f->c->hcs, k->rv == 1 ? KUBE_EVENT_ADDED
-                                                             : KUBE_EVENT_MODIFIED,
-                                      j, &e),
-                     0);
-    json_decref(j);
+    testutil_ctl_apply(&f->c->hcs, k->rv == 1 ? KUBE_EVENT_ADDED : KUBE_EVENT_MODIFIED, text);
 }
 
 static void setup_waves(fleet_t *f, const char *waves)
@@ -406,15 +397,7 @@ static void serve_pool(fleet_t *f, const char *name, const char *cluster, sched_
                   : "\"changemanagement.hypershift.openshift.io/requested-nodepool-spec\":"
                     "\"{\\\"release\\\":{\\\"image\\\":\\\"" IMG("4.17.1") "\\\"}}\"",
              cluster, done ? IMG("4.17.1") : IMG("4.17.0"), done ? "4.17.1" : "4.17.0", t);
-    json_error_t je;
-    kube_error e;
-    json_t *j = json_loads(text, 0, &je);
-    if (!j)
-        fail_msg("bad JSON: %s: %s", je.text, text);
-    assert_int_equal(kube_cache_apply(&f->c->nps, rv == 1 ? KUBE_EVENT_ADDED : KUBE_EVENT_MODIFIED,
-                                      j, &e),
-                     0);
-    json_decref(j);
+    testutil_ctl_apply(&f->c->nps, rv == 1 ? KUBE_EVENT_ADDED : KUBE_EVENT_MODIFIED, text);
 }
 
 static bool pool_through(fleet_t *f, const char *name, sched_time_t now, decide_decision_t *d)

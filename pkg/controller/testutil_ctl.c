@@ -64,7 +64,7 @@ void testutil_ctl_api_settle(testutil_ctl_api_t *t)
     must(t->c->writer.inflight == 0, "writes not answered in 20 s");
 }
 
-void testutil_ctl_add(kube_cache *cache, const char *json)
+void testutil_ctl_apply(kube_cache *cache, kube_event_type type, const char *json)
 {
     json_error_t je;
     kube_error e;
@@ -73,8 +73,13 @@ void testutil_ctl_add(kube_cache *cache, const char *json)
     if (j == NULL)
         fprintf(stderr, "testutil_ctl: bad test JSON: %s (%s)\n", je.text, json);
     must(j != NULL, "bad test JSON");
-    must(kube_cache_apply(cache, KUBE_EVENT_ADDED, j, &e) == 0, json);
+    must(kube_cache_apply(cache, type, j, &e) == 0, json);
     json_decref(j);
+}
+
+void testutil_ctl_add(kube_cache *cache, const char *json)
+{
+    testutil_ctl_apply(cache, KUBE_EVENT_ADDED, json);
 }
 
 ctl_controller_t *testutil_ctl_weekend(struct ev_loop *loop, sched_time_t now)

@@ -59,6 +59,9 @@ ctl_controller_t *testutil_ctl_weekend(struct ev_loop *loop, sched_time_t now);
  * Aborts, printing the text, when it is not JSON or the cache refuses it. */
 void testutil_ctl_add(kube_cache *cache, const char *json);
 
+/* The same for a watch event of type (ADDED, MODIFIED, DELETED). */
+void testutil_ctl_apply(kube_cache *cache, kube_event_type type, const char *json);
+
 /* One pre-start check ("cab", nobody answers) for systems (check.h's
  * CHECK_* bits), with c leading: what the leader's webhook knows before
  * any answer. testutil_ctl_checks_off() undoes it. */

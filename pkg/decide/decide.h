@@ -82,6 +82,7 @@ typedef struct decide_decision {
     decide_gate_t gate;    /* the health gate's verdict (decide_gate_apply()) */
     wave_verdict_t wave;   /* the release waves' verdict (decide_wave_apply()) */
     bool wave_skipped;     /* an override let the held change past the waves */
+    bool wave_held;        /* the waves hold it: restricted_reason is theirs */
     decide_after_t after;  /* the health after the last change (after.h) */
     bool has_after;        /* the UnhealthyAfterChange condition is written: the verdict
                               is unhealthy, or the object carries it already */

@@ -51,7 +51,7 @@ static sched_time_t cond_time(const json_t *conds, const char *type)
 
 /* reason (printable ASCII only: it is quoted in conditions, Events and
  * notifications) into dst, "" when NULL. */
-static void copy_reason(char *dst, size_t len, const char *reason)
+void decide_copy_printable(char *dst, size_t len, const char *reason)
 {
     size_t n = 0;
     for (; reason && reason[n] && n + 1 < len; n++)
@@ -74,7 +74,7 @@ static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const
                                                                   : NOTIFY_OUTCOME_FAILED;
         h->outcome_at = cond_time(conds, "UpdatingVersion");
         if (h->outcome == NOTIFY_OUTCOME_FAILED)
-            copy_reason(h->outcome_reason, sizeof(h->outcome_reason), reason);
+            decide_copy_printable(h->outcome_reason, sizeof(h->outcome_reason), reason);
         return;
     }
     if (state && strcmp(state, "Completed") == 0) {
@@ -91,7 +91,7 @@ static void outcome(const json_t *obj, const json_t *conds, bool nodepool, const
         cond3(conds, "ClusterVersionFailing", &reason) == DECIDE_COND_TRUE) {
         h->outcome = NOTIFY_OUTCOME_FAILED;
         h->outcome_at = cond_time(conds, "ClusterVersionFailing");
-        copy_reason(h->outcome_reason, sizeof(h->outcome_reason), reason);
+        decide_copy_printable(h->outcome_reason, sizeof(h->outcome_reason), reason);
     }
 }
 
@@ -104,7 +104,7 @@ static void keep_reason(decide_health_t *h, bool failing, const json_t *conds, c
         return;
     h->unhealthy_since = cond_time(conds, type);
     if (reason)
-        copy_reason(h->reason, sizeof(h->reason), reason);
+        decide_copy_printable(h->reason, sizeof(h->reason), reason);
 }
 
 /* True when release rel (an availableUpdates entry, a conditional update's
@@ -127,8 +127,8 @@ static void risks(const json_t *list, decide_health_t *h)
         const char *name = json_string_value(json_object_get(r, "name"));
         const char *url = json_string_value(json_object_get(r, "url"));
         char nm[64], u[128];
-        copy_reason(nm, sizeof(nm), name ? name : "unnamed");
-        copy_reason(u, sizeof(u), url ? url : "");
+        decide_copy_printable(nm, sizeof(nm), name ? name : "unnamed");
+        decide_copy_printable(u, sizeof(u), url ? url : "");
         int k = snprintf(one, sizeof(one), "%s%s%s%s%s", n ? ", " : "", nm, u[0] ? " (" : "", u,
                          u[0] ? ")" : "");
         if (k < 0 || n + (size_t)k >= sizeof(h->rec_risk))
@@ -153,7 +153,7 @@ static void recommendation(const json_t *obj, decide_health_t *h)
         return; /* DECIDE_REC_NONE */
     if (!decide_release_version(image, version, sizeof(version)))
         version[0] = '\0';
-    copy_reason(h->rec_version, sizeof(h->rec_version), version);
+    decide_copy_printable(h->rec_version, sizeof(h->rec_version), version);
     const json_t *avail = hcp_json_path(obj, "status.version.availableUpdates");
     const json_t *cond = hcp_json_path(obj, "status.version.conditionalUpdates");
     if (json_array_size(avail) == 0 && json_array_size(cond) == 0) {
@@ -211,7 +211,7 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
         keep_reason(out, out->ready == DECIDE_COND_FALSE || out->ready == DECIDE_COND_UNKNOWN,
                     conds, "Ready", r1);
         keep_reason(out, out->nodes_healthy == DECIDE_COND_FALSE, conds, "AllNodesHealthy", r2);
-        copy_reason(out->outcome_version, sizeof(out->outcome_version),
+        decide_copy_printable(out->outcome_version, sizeof(out->outcome_version),
                     json_string_value(hcp_json_path(obj, "status.version")));
         return;
     }
@@ -227,7 +227,7 @@ void decide_health_extract(const json_t *obj, bool nodepool, decide_health_t *ou
                                             : NULL;
     out->partial = state && strcmp(state, "Partial") == 0;
     outcome(obj, conds, false, state, out);
-    copy_reason(out->outcome_version, sizeof(out->outcome_version),
+    decide_copy_printable(out->outcome_version, sizeof(out->outcome_version),
                 json_string_value(json_object_get(json_array_get(hist, 0), "version")));
     recommendation(obj, out);
 }

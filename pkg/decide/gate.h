@@ -198,6 +198,11 @@ void decide_gate_apply(struct decide_decision *d, bool nodepool, const decide_he
                        const stanza_t *st, const decide_check_t *ck, bool held,
                        const struct decide_capi *capi, bool held_at_admission, sched_time_t now);
 
+/* Copies at most len-1 bytes of s (NULL: "") into dst, NUL-terminated, each
+ * byte outside printable ASCII as '?': text from an object that conditions,
+ * Events and metrics quote. */
+void decide_copy_printable(char *dst, size_t len, const char *s);
+
 /* Holds d's change for reason (static CamelCase) as a failing gate does:
  * restricted, the pending metric blocked, both conditions with that
  * reason (their messages are the caller's) and the CAPI object's pause as

@@ -364,10 +364,7 @@ const wave_blocked_t *wave_blocked(const wave_config_t *cfg, const char *v)
 
 static void copy_version(char *dst, const char *src)
 {
-    size_t n = 0;
-    for (; src && src[n] && n + 1 < WAVE_MVERLEN; n++)
-        dst[n] = src[n] >= 0x20 && src[n] < 0x7f ? src[n] : '?';
-    dst[n] = '\0';
+    decide_copy_printable(dst, WAVE_MVERLEN, src);
 }
 
 void wave_member_hc(const json_t *obj, const decide_health_t *h, int wave, bool opted_in,
@@ -525,19 +522,35 @@ static void bump(wave_index_t *ix, unsigned system, int wave)
         ix->gen[system][wave]++;
 }
 
+#define WAVE_KEYMAX 800 /* "ns/cluster/id" */
+
+/* The link of member (system, ns/cluster/id) in the index, its key in
+ * key (WAVE_KEYMAX bytes) and *hash; NULL when the system is unknown or
+ * the key too long. */
+static hcp_hnode_t **member_slot(wave_index_t *ix, unsigned system, const char *ns,
+                                 const char *cluster, const char *id, char *key,
+                                 uint64_t *hash)
+{
+    int klen = snprintf(key, WAVE_KEYMAX, "%s/%s/%s", ns, cluster, id ? id : "");
+    wkey_t k = {system, key};
+    if (system >= WAVE_SYSTEMS || klen < 0 || klen >= WAVE_KEYMAX)
+        return NULL;
+    *hash = hcp_hash_bytes(hcp_hash_str(HCP_HASH_SEED, key), &system, sizeof(system));
+    return hcp_htab_slot(&ix->members, *hash, wnode_eq, &k);
+}
+
 int wave_index_put(wave_index_t *ix, unsigned system, const char *ns, const char *cluster,
                    const char *id, const wave_member_t *m, bool *changed)
 {
-    char key[800];
-    int klen = snprintf(key, sizeof(key), "%s/%s/%s", ns, cluster, id ? id : "");
-    wkey_t k = {system, key};
-    uint64_t hash = hcp_hash_bytes(hcp_hash_str(HCP_HASH_SEED, key), &system, sizeof(system));
-    hcp_hnode_t **slot = hcp_htab_slot(&ix->members, hash, wnode_eq, &k);
-    wnode_t *old = (wnode_t *)*slot;
+    char key[WAVE_KEYMAX];
+    uint64_t hash;
+    hcp_hnode_t **slot = member_slot(ix, system, ns, cluster, id, key, &hash);
+    wnode_t *old = slot ? (wnode_t *)*slot : NULL;
+    int klen = (int)strlen(key);
 
     if (changed)
         *changed = false;
-    if (system >= WAVE_SYSTEMS || klen < 0 || (size_t)klen >= sizeof(key))
+    if (!slot)
         return HCP_EINVAL;
     if (!m) {
         if (old) {
@@ -577,13 +590,10 @@ void wave_index_note_held(wave_index_t *ix, unsigned system, const char *ns,
                           const char *cluster, const char *id, const char *version,
                           uint8_t state)
 {
-    char key[800];
-    int klen = snprintf(key, sizeof(key), "%s/%s/%s", ns, cluster, id ? id : "");
-    wkey_t k = {system, key};
-    if (klen < 0 || (size_t)klen >= sizeof(key))
-        return;
-    uint64_t hash = hcp_hash_bytes(hcp_hash_str(HCP_HASH_SEED, key), &system, sizeof(system));
-    wnode_t *n = (wnode_t *)*hcp_htab_slot(&ix->members, hash, wnode_eq, &k);
+    char key[WAVE_KEYMAX];
+    uint64_t hash;
+    hcp_hnode_t **slot = member_slot(ix, system, ns, cluster, id, key, &hash);
+    wnode_t *n = slot ? (wnode_t *)*slot : NULL;
     if (!n)
         return;
     n->held_state = state <= WAVE_BLOCKED ? state : WAVE_PASS;
@@ -876,6 +886,7 @@ bool decide_wave_apply(decide_decision_t *d, bool nodepool, const decide_health_
 
     d->wave = *wv;
     d->wave_skipped = false;
+    d->wave_held = false;
     if (d->restricted || !held || wv->state == WAVE_PASS)
         return false;
     if (wv->state != WAVE_BLOCKED && st->has_permissive_until && now < st->permissive_until) {
@@ -886,6 +897,7 @@ bool decide_wave_apply(decide_decision_t *d, bool nodepool, const decide_health_
            : wv->state == WAVE_HALTED  ? "WaveHalted"
                                        : "WaitingForSoak";
     decide_gate_hold(d, nodepool, h, capi, held_at_admission, reason);
+    d->wave_held = true;
     decide_format_time(d->state.current.end, until, sizeof(until));
     if (wv->state == WAVE_BLOCKED)
         snprintf(d->paused_message, sizeof(d->paused_message),

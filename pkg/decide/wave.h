@@ -237,7 +237,8 @@ struct decide_capi;
  * way): when d permits changes and a change is held, a verdict other than
  * WAVE_PASS makes d restricted with reason ReleaseBlocked, WaveHalted or
  * WaitingForSoak, the soak's end folded into d->wake; an override in force
- * (st) passes all but a blocked release, and says so (d->wave_skipped).
+ * (st) passes all but a blocked release, and says so (d->wave_skipped);
+ * d->wave_held says the waves hold it.
  * Returns true when it held the change. */
 bool decide_wave_apply(struct decide_decision *d, bool nodepool, const decide_health_t *h,
                        const wave_verdict_t *wv, const stanza_t *st, bool held,
