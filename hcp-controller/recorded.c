@@ -71,6 +71,23 @@ void recorded_text(const recorded_t *r, int permitted, sched_time_t at)
     if (held && json_is_object(held))
         printf("  %-11s %s held since %s\n", "", or_dash(hcp_json_str(held, "summary")),
                or_dash(hcp_json_str(held, "since")));
+    /* The release waves' verdict on the held change (DESIGN.md 3.14): the
+     * fleet's waves are the controller's configuration, so only its record
+     * knows them. */
+    const json_t *w = json_object_get(st, "wave");
+    const char *until = hcp_json_str(w, "until");
+    if (w && json_is_true(json_object_get(w, "skipped")))
+        printf("  %-11s wave %s: the override in force lets the held change past the waves "
+               "(%s: %s)\n", "Waves:", or_dash(hcp_json_str(w, "name")),
+               or_dash(hcp_json_str(w, "state")), or_dash(hcp_json_str(w, "message")));
+    else if (w)
+        printf("  %-11s wave %s: %s%s%s: %s\n", "Waves:", or_dash(hcp_json_str(w, "name")),
+               or_dash(hcp_json_str(w, "state")), until ? ", may go from " : "",
+               until ? until : "", or_dash(hcp_json_str(w, "message")));
+    const char *skipped = hcp_json_str(json_object_get(json_object_get(st, "audit"), "override"),
+                                       "skipped");
+    if (skipped)
+        printf("  %-11s the override let a change past %s\n", "Skipped:", skipped);
     json_array_foreach(json_object_get(beh, "history"), i, h) {
         end = hcp_json_str(h, "endTime");
         printf("  %-11s %s %s - %s (%s)\n", i == 0 ? "History:" : "",

@@ -145,7 +145,62 @@ explain_recorded() {
     "Differs:    the controller's record says ChangesPaused but changes are permitted now" "$out"
 }
 
+# The release waves (DESIGN.md 3.14) are the controller's configuration:
+# explain shows its record of them, who the held release waits on, and what
+# an override let a change past.
+explain_waves() {
+  local ns rel=quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64
+  ns=$(new_ns explwave) || return
+  cat >"$CTL_TMP/waves.yaml" <<YAML
+waves:
+  sequence:
+    - name: canary
+      selector: {matchLabels: {fleet.example.com/wave: canary}}
+    - name: early
+      selector: {matchLabels: {fleet.example.com/wave: early}}
+      soak: 48h
+YAML
+  must mk_policy "$ns" weekend "$WEEKEND" || return
+  must mk_hc "$ns" canary policy=weekend || return
+  must mk_hc "$ns" early policy=weekend \
+    requested-release-image="$rel" || return
+  must k label hostedcluster -n "$ns" canary fleet.example.com/wave=canary || return
+  must k label hostedcluster -n "$ns" early fleet.example.com/wave=early || return
+  mk_webhook_cert
+  # The guard rails are the webhooks' configuration; no webhook
+  # configuration names these, so nothing is sent to them.
+  start_ctl a "$ns" 2026-11-25T10:00:00Z 1 --guard-config "$CTL_TMP/waves.yaml" \
+    --webhook-bind-address 127.0.0.1:0 --webhook-cert-file "$CERT" --webhook-key-file "$KEY" ||
+    { not_ok "controller starts"; return; }
+  EVENTUALLY=10 eventually "the controller recorded the waves' verdict" WaitingForSoak \
+    get "$(hcms_path "$ns" hostedcluster early)" .status.wave.state
+  explain hostedcluster "$ns/early" --at 2026-11-25T10:00:30Z
+  check_contains "the waves: who the held release waits on" \
+    "Waves:      wave early: WaitingForSoak: wave early waits for wave canary: 4.18.1 completed on 0 of the 1 clusters it needs (not yet on $ns/canary)" "$out"
+  explain hostedcluster "$ns/canary" --at 2026-11-25T10:00:30Z
+  check "the first wave waits on nobody" test "${out/Waves:/}" = "$out"
+  # An override in force lets the release past the waves, and the write
+  # that lets it through records that (the record of who set the override
+  # is the admission webhook's, written here by hand).
+  must k annotate hostedcluster -n "$ns" early --overwrite \
+    "$CM/strategy=PermissiveUntil" "$CM/permissive-until=2026-11-26T00:00:00Z" \
+    "$CM/override-by=sre" "$CM/override-at=2026-11-25T10:00:10Z" || return
+  EVENTUALLY=10 eventually "the override lets the release through" "$rel" \
+    get "$(hc_path "$ns" early)" .spec.release.image
+  check_eq "the record names the override and the waves" \
+    "2026-11-25T10:00:10Z release waves: wave early waits for wave canary: 4.18.1 completed on 0 of the 1 clusters it needs (not yet on $ns/canary)" \
+    "$(get "$(hc_path "$ns" early)" ".metadata.annotations[\"$CM/override-skipped\"]")"
+  EVENTUALLY=10 eventually "the companion's audit says the soak was skipped" \
+    "release waves: wave early waits for wave canary: 4.18.1 completed on 0 of the 1 clusters it needs (not yet on $ns/canary)" \
+    get "$(hcms_path "$ns" hostedcluster early)" .status.audit.override.skipped
+  explain hostedcluster "$ns/early" --at 2026-11-25T10:01:00Z
+  check_contains "explain: what the override skipped" \
+    "Skipped:    the override let a change past release waves: wave early waits for wave canary" "$out"
+  stop_ctl a
+}
+
 begin_suite
 run_scenario explain_objects
 run_scenario explain_recorded
+run_scenario explain_waves
 summary

@@ -79,6 +79,9 @@ typedef struct verdict {
     bool np_asked;            /* NodePools: the plan has a held change the checks are
                                  asked about (np_key: its check_change_key()) */
     uint64_t np_key;
+    char skipped[DECIDE_AUDIT_VALLEN + 64]; /* the override in force lets the release past
+                                               the waves: the record of it (audit.h),
+                                               "" none */
 } verdict_t;
 
 /* A release the waves hold (decide/wave.h): until what, in words. */
@@ -128,6 +131,12 @@ static int plan_verdict_asked(ctl_controller_t *c, decide_kind_t kind, const cha
         if (p.d.state.has_next)
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
         wave_until(&p.d, out->until, sizeof(out->until));
+        if (p.d.wave_skipped && p.managed) {
+            char what[DECIDE_AUDIT_VALLEN];
+            snprintf(what, sizeof(what), "release waves: %.200s", p.d.wave.why);
+            decide_audit_skipped(p.managed->audit.override_at, what, out->skipped,
+                                 sizeof(out->skipped));
+        }
         snprintf(out->capi_ns, sizeof(out->capi_ns), "%s", p.capi_ns);
         snprintf(out->capi_name, sizeof(out->capi_name), "%s", p.capi_name ? p.capi_name : "");
         out->cp_held = kind == DECIDE_NP && image && p.opted_in &&
@@ -467,6 +476,16 @@ static int audit_marks(ctl_controller_t *c, adm_response_t *a, const adm_request
                          : patch_annotation(a, q->object, m[i].key, m[i].value);
     return rc;
 }
+
+/* The override let the release this write asks for past the release waves
+ * (decide/wave.h) and it goes now: the record of it, in this write. */
+static int skipped_mark(adm_response_t *a, const adm_request_t *q, const verdict_t *v,
+                        const outcome_t *o)
+{
+    if (!v->skipped[0] || o->held || !v->permitted)
+        return 0;
+    return patch_annotation(a, q->object, DECIDE_OVERRIDE_SKIPPED_ANNOTATION, v->skipped);
+}
 /* ---- end audit ---- */
 
 /* A write that changes one of the fields that roll every NodePool. */
@@ -796,7 +815,7 @@ static int hold_hostedcluster(const adm_request_t *q, adm_response_t *a, void *u
     }
     /* DESIGN.md 3.11: who asked, when and why, or who withdrew what (after
      * the holds' operations: they may add the annotations map). */
-    if ((rc = audit_marks(c, a, q, &o)) != 0)
+    if ((rc = audit_marks(c, a, q, &o)) != 0 || (rc = skipped_mark(a, q, &v, &o)) != 0)
         rc = hcp_errf(err, errlen, rc, "recording who made the change");
 out:
     decide_intent_free(&in);
@@ -1218,7 +1237,7 @@ static int hold_nodepool(const adm_request_t *q, adm_response_t *a, void *ud, ch
     /* DESIGN.md 3.11: who asked, when and why, or who withdrew what, as for
      * a HostedCluster (after the hold's operations: they may add the
      * annotations map). */
-    if ((rc = audit_marks(c, a, q, &o)) != 0)
+    if ((rc = audit_marks(c, a, q, &o)) != 0 || (rc = skipped_mark(a, q, &v, &o)) != 0)
         return hcp_errf(err, errlen, rc, "recording who made the change");
     return 0;
 }

@@ -67,7 +67,8 @@ static void add_timeline(const ctl_timeline_t *t, void *ud)
     ics_timeline_t tl = {.uid = uid, .summary = summary, .sched = t->sched,
                          .policies = t->policies, .n_policies = t->n_policies, .from = f->now,
                          .until = f->now + (sched_time_t)ICS_FEED_DAYS * 86400,
-                         .max_windows = ICS_FEED_MAX_WINDOWS, .min_left = t->min_left};
+                         .max_windows = ICS_FEED_MAX_WINDOWS, .min_left = t->min_left,
+                         .held_from = t->held_from, .held_why = t->held_why};
     if ((rc = ics_timeline(f->ics, &tl, f->now)) < 0 && f->rc == 0)
         f->rc = rc;
     f->n++;

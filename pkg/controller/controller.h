@@ -221,6 +221,10 @@ typedef struct ctl_timeline {
     size_t n_policies;
     sched_time_t min_left;     /* the minimum time left in force at now
                                   (decide/minleft.h; 0 none) */
+    sched_time_t held_from;    /* the release waves hold its held change until this
+                                  instant (SCHED_POS_INF: no instant known yet), 0
+                                  when they hold nothing (policy/ics.h) */
+    const char *held_why;      /* held_from: what is held and why, borrowed */
 } ctl_timeline_t;
 
 /* The controller's current instant (its clock: real or simulated). */

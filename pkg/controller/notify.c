@@ -88,6 +88,14 @@ static notify_obs_t observe(const ctl_controller_t *c, const decide_plan_t *p, s
     o.aging = ag.aging;
     o.aging_at = ag.occasion;
     o.aging_next = ag.next;
+    /* The release waves' verdict (decide/wave.h), unless an override let
+     * the change past them. A halt whose since is not known is told once
+     * ("none"). */
+    if (!d->wave_skipped && d->wave.state != WAVE_PASS) {
+        o.wave = d->wave.state;
+        o.wave_until = d->wave.until;
+        o.wave_since = d->wave.since != SCHED_NEG_INF ? d->wave.since : SCHED_POS_INF;
+    }
     if (st->valid && st->strategy == STANZA_PERMISSIVE_UNTIL && st->has_permissive_until)
         o.override_end = st->permissive_until;
     else if (st->valid && st->strategy == STANZA_RESTRICTIVE_UNTIL && st->has_restrictive_until)
@@ -140,6 +148,18 @@ static void detail(const decide_plan_t *p, const notify_due_t *d, char *buf, siz
     case NOTIFY_GATE_SKIPPED:
     case NOTIFY_RELEASE_WITHDRAWN:
         snprintf(buf, len, "%s", p->d.paused_message);
+        return;
+    case NOTIFY_SOAK_WAITING:
+    case NOTIFY_WAVE_HALTED:
+        /* the waves' clause: who it waits on, or who halts it and why */
+        snprintf(buf, len, "Release waves: %s.", p->d.wave.why);
+        return;
+    case NOTIFY_WAVE_RESUMED:
+        if (p->d.wave.state == WAVE_SOAK)
+            snprintf(buf, len, "It still waits for the soak: %s.", p->d.wave.why);
+        else
+            snprintf(buf, len, "The cluster that halted it is healthy again, or runs another "
+                               "release: it goes at its window.");
         return;
     case NOTIFY_COMPLETED:
         snprintf(buf, len, "HyperShift reports the change completed.");

@@ -158,6 +158,14 @@ static sched_time_t scrape_min_time_left(void *ud, const char *ns)
     return x->records.min_time_left(x->records.ud, ns);
 }
 
+/* The release waves' verdict, as reconcile asks it (waves.c). */
+static void scrape_wave(void *ud, unsigned system, int wave, const char *version,
+                        sched_time_t now, wave_verdict_t *out)
+{
+    metrics_ctx_t *x = ud;
+    ctl_wave_verdict(x->c, system, wave, version, now, out);
+}
+
 static void scrape_view_init(metrics_ctx_t *x)
 {
     hcp_list_init(&x->res);
@@ -169,7 +177,8 @@ static void scrape_view_init(metrics_ctx_t *x)
                               .resolution = scrape_resolution,
                               .intersection = scrape_intersection,
                               .projection = scrape_projection,
-                              .min_time_left = scrape_min_time_left};
+                              .min_time_left = scrape_min_time_left,
+                              .wave = x->c->waves ? scrape_wave : NULL};
 }
 
 /* Frees the shared answers; intersections first (they refer to the
@@ -271,6 +280,16 @@ static void object_timeline(const kube_obj *o, metrics_ctx_t *x, decide_kind_t k
             t.n_policies++;
     }
     t.min_left = p.decided ? p.d.minleft.min : 0;
+    /* DESIGN.md 3.14: the soak's end is the held release's earliest start. */
+    char why[WAVE_WHYLEN + 64];
+    if (p.decided && !p.d.wave_skipped && p.d.wave.state != WAVE_PASS) {
+        t.held_from = p.d.wave.state == WAVE_SOAK && p.d.wave.until != SCHED_NEG_INF
+                          ? p.d.wave.until
+                          : SCHED_POS_INF;
+        snprintf(why, sizeof(why), "release %s (%s)",
+                 p.d.wave.version[0] ? p.d.wave.version : "held", p.d.wave.why);
+        t.held_why = why;
+    }
     if (t.sched)
         x->tl_fn(&t, x->ud);
     decide_plan_free(&p);

@@ -22,6 +22,8 @@
 #include "controller/testutil_ctl.h"
 #include "decide/plan.h"
 #include "decide/wave.h"
+#include "decide/writes.h"
+#include "policy/ics.h"
 
 #define HOUR 3600
 #define DAY 86400
@@ -46,6 +48,7 @@ typedef struct cluster {
     sched_time_t started;   /* 0: not yet */
     bool completed;
     bool degraded;
+    sched_time_t degraded_at; /* the Degraded condition's lastTransitionTime */
     sched_time_t override;  /* PermissiveUntil this instant; 0 none */
     int rv;
 } cluster_t;
@@ -60,13 +63,15 @@ typedef struct fleet {
 /* The cluster as HyperShift would serve it at instant now. */
 static void serve(fleet_t *f, cluster_t *k, sched_time_t now)
 {
-    char text[4096], started[32], done[32], hist[1024], over[256] = "";
+    char text[4096], started[32], done[32], hist[1024], over[512] = "", since[32] = "";
     if (k->override) {
         char t[32];
         decide_format_time(k->override, t, sizeof(t));
         snprintf(over, sizeof(over),
                  ",\"changemanagement.hypershift.openshift.io/strategy\":\"PermissiveUntil\","
-                 "\"changemanagement.hypershift.openshift.io/permissive-until\":\"%s\"",
+                 "\"changemanagement.hypershift.openshift.io/permissive-until\":\"%s\","
+                 "\"" DECIDE_OVERRIDE_BY_ANNOTATION "\":\"sre\","
+                 "\"" DECIDE_OVERRIDE_AT_ANNOTATION "\":\"2030-01-01T00:00:00Z\"",
                  t);
     }
     const char *held = k->started ? "" : ",\"changemanagement.hypershift.openshift.io/"
@@ -88,6 +93,8 @@ static void serve(fleet_t *f, cluster_t *k, sched_time_t now)
                  k->completed ? ",\"completionTime\":\"" : "", k->completed ? done : "",
                  k->completed ? "\"" : "");
     }
+    if (k->degraded_at)
+        decide_format_time(k->degraded_at, since, sizeof(since));
     snprintf(text, sizeof(text),
              "{\"kind\":\"HostedCluster\",\"metadata\":{\"namespace\":\"clusters\","
              "\"name\":\"%s\",\"uid\":\"u-%s\",\"resourceVersion\":\"%d\",\"generation\":1,"
@@ -96,11 +103,12 @@ static void serve(fleet_t *f, cluster_t *k, sched_time_t now)
              "\"spec\":{\"release\":{\"image\":\"%s\"}},"
              "\"status\":{\"conditions\":["
              "{\"type\":\"Available\",\"status\":\"True\"},"
-             "{\"type\":\"Degraded\",\"status\":\"%s\",\"reason\":\"%s\"}],"
+             "{\"type\":\"Degraded\",\"status\":\"%s\",\"reason\":\"%s\"%s%s%s}],"
              "\"version\":{\"history\":[%s]}}}",
              k->name, k->name, ++k->rv, k->wave, over, held,
              k->started ? IMG("4.17.1") : IMG("4.17.0"), k->degraded ? "True" : "False",
-             k->degraded ? "ClusterOperatorsDegraded" : "AsExpected", hist);
+             k->degraded ? "ClusterOperatorsDegraded" : "AsExpected",
+             since[0] ? ",\"lastTransitionTime\":\"" : "", since, since[0] ? "\"" : "", hist);
     testutil_ctl_apply(&f->c->hcs, k->rv == 1 ? KUBE_EVENT_ADDED : KUBE_EVENT_MODIFIED, text);
 }
 
@@ -159,6 +167,32 @@ static bool let_through(fleet_t *f, cluster_t *k, sched_time_t now, decide_decis
         *out = p.d;
     decide_plan_free(&p);
     return go;
+}
+
+/* The override-skipped record in the write that lets cluster k's release
+ * through at now, into buf ("" none). */
+static void release_record(fleet_t *f, cluster_t *k, sched_time_t now, char *buf, size_t len)
+{
+    decide_view_t v;
+    decide_plan_t p;
+    decide_writes_t ws;
+    char err[256];
+    buf[0] = '\0';
+    ctl_view_init(f->c, true, &v);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", k->name, now, &p, err, sizeof(err)),
+                     0);
+    assert_int_equal(decide_writes(&p, now, &ws), 0);
+    for (int i = 0; i < ws.n; i++) {
+        const char *s = json_string_value(json_object_get(
+            hcp_json_path(ws.w[i].patch, "metadata.annotations"),
+            DECIDE_OVERRIDE_SKIPPED_ANNOTATION));
+        if (ws.w[i].target == DECIDE_WRITE_SELF && s) {
+            assert_string_equal(ws.w[i].what, "held release");
+            snprintf(buf, len, "%s", s);
+        }
+    }
+    decide_writes_free(&ws);
+    decide_plan_free(&p);
 }
 
 /* Runs the fleet from the start to `until` as the controller would: a
@@ -356,6 +390,12 @@ static void test_override_and_blocked(void **state)
     assert_true(let_through(&f, k, window(&f, 1) - 1800, &d));
     assert_true(d.wave_skipped);
     assert_int_equal(d.wave.state, WAVE_SOAK);
+    /* The write that lets it through records what the override skipped,
+     * for that override; the companion's audit reads it back. */
+    char skipped[512];
+    release_record(&f, k, window(&f, 1) - 1800, skipped, sizeof(skipped));
+    assert_non_null(strstr(skipped, "2030-01-01T00:00:00Z release waves: wave early waits for "
+                                    "wave canary to soak"));
     /* Its end: held again. */
     assert_false(let_through(&f, k, window(&f, 1) + HOUR, &d));
     assert_string_equal(d.paused_reason, "WaitingForSoak");
@@ -439,6 +479,168 @@ static void test_nodepools(void **state)
     teardown_fleet(&f);
 }
 
+/* What the notifications were handed. */
+typedef struct told {
+    notify_step_t step[16];
+    sched_time_t at[16], until[16];
+    char detail[16][512];
+    size_t n;
+} told_t;
+
+static void collect(const notify_event_t *ev, const notify_due_t *d, void *ud)
+{
+    told_t *t = ud;
+    (void)d;
+    if (t->n < 16) {
+        t->step[t->n] = ev->step;
+        t->at[t->n] = ev->at;
+        t->until[t->n] = ev->until;
+        snprintf(t->detail[t->n], sizeof(t->detail[0]), "%s", ev->detail ? ev->detail : "");
+        t->n++;
+    }
+}
+
+/* Plans cluster k at now and hands its notifications over; returns how
+ * many were due of step. */
+static size_t tell(fleet_t *f, cluster_t *k, sched_time_t now, notify_step_t step, told_t *t)
+{
+    decide_view_t v;
+    decide_plan_t p;
+    char err[256];
+    size_t from = t->n, n = 0;
+    ctl_view_init(f->c, true, &v);
+    assert_int_equal(decide_plan(&v, DECIDE_HC, "clusters", k->name, now, &p, err, sizeof(err)),
+                     0);
+    ctl_notify_steps(f->c, ctl_record_get(f->c, R_HC, "clusters", k->name), &p,
+                     "HostedCluster", now);
+    decide_plan_free(&p);
+    for (size_t i = from; i < t->n; i++)
+        n += t->step[i] == step;
+    return n;
+}
+
+/* The last step of kind step told, or -1. */
+static int last(const told_t *t, notify_step_t step)
+{
+    for (size_t i = t->n; i-- > 0;)
+        if (t->step[i] == step)
+            return (int)i;
+    return -1;
+}
+
+/* The waves' notifications, as the controller hands them over: soak-waiting
+ * (who it waits on; again once the soak's end is known), wave-halted at the
+ * instant of the verdict naming the cluster, wave-resumed once it is
+ * healthy; each once. */
+static void test_notified(void **state)
+{
+    (void)state;
+    fleet_t f;
+    notify_config_t cfg;
+    told_t t = {0};
+    setup_fleet(&f);
+    notify_config_default(&cfg);
+    cfg.n_endpoints = 1;
+    f.c->opts.notify = collect;
+    f.c->opts.notify_ud = &t;
+    f.c->opts.notify_cfg = &cfg;
+    f.c->leading = true;
+    cluster_t *early = &f.cl[2];
+
+    assert_int_equal(tell(&f, early, f.t0, NOTIFY_SOAK_WAITING, &t), 1);
+    int i = last(&t, NOTIFY_SOAK_WAITING);
+    assert_true(t.until[i] == SCHED_POS_INF);
+    assert_non_null(strstr(t.detail[i], "completed on 0 of the 2 clusters it needs (not yet on "
+                                        "clusters/canary-0, clusters/canary-1)"));
+    assert_int_equal(tell(&f, early, f.t0 + 60, NOTIFY_SOAK_WAITING, &t), 0);
+
+    /* The canaries run it from the window and complete it two hours later:
+     * the soak's end is told. */
+    sched_time_t w0 = window(&f, 0), done = w0 + update_secs;
+    for (int c = 0; c < 2; c++) {
+        f.cl[c].started = w0;
+        serve(&f, &f.cl[c], done);
+    }
+    assert_int_equal(tell(&f, early, done, NOTIFY_SOAK_WAITING, &t), 1);
+    i = last(&t, NOTIFY_SOAK_WAITING);
+    assert_true(t.until[i] == done + 2 * DAY);
+
+    /* canary-1 turns Degraded: the halt is told at that instant, naming it */
+    sched_time_t bad = done + 5 * HOUR;
+    f.cl[1].degraded = true;
+    f.cl[1].degraded_at = bad;
+    serve(&f, &f.cl[1], bad);
+    assert_int_equal(tell(&f, early, bad, NOTIFY_WAVE_HALTED, &t), 1);
+    i = last(&t, NOTIFY_WAVE_HALTED);
+    assert_true(t.at[i] == bad);
+    assert_non_null(strstr(t.detail[i], "clusters/canary-1 of wave canary runs 4.17.1 and is "
+                                        "unhealthy since "));
+    assert_int_equal(tell(&f, early, bad + 60, NOTIFY_WAVE_HALTED, &t), 0);
+    assert_int_equal(last(&t, NOTIFY_WAVE_RESUMED), -1);
+
+    /* healthy again: resumed, once; it still waits for the soak */
+    f.cl[1].degraded = false;
+    f.cl[1].degraded_at = 0;
+    serve(&f, &f.cl[1], bad + HOUR);
+    assert_int_equal(tell(&f, early, bad + HOUR, NOTIFY_WAVE_RESUMED, &t), 1);
+    i = last(&t, NOTIFY_WAVE_RESUMED);
+    assert_non_null(strstr(t.detail[i], "It still waits for the soak"));
+    assert_int_equal(tell(&f, early, bad + 2 * HOUR, NOTIFY_WAVE_RESUMED, &t), 0);
+    f.c->opts.notify_cfg = NULL;
+    teardown_fleet(&f);
+}
+
+/* The feed's text with its folded lines joined (RFC 5545 3.1), in place. */
+static char *unfold(char *text)
+{
+    char *w = text;
+    for (const char *r = text; *r; r++) {
+        if (r[0] == '\r' && r[1] == '\n' && r[2] == ' ') {
+            r += 2;
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = '\0';
+    return text;
+}
+
+/* The calendar feed: the held release's earliest start is the soak's end,
+ * once the canaries completed it; before that no start is known. */
+static void test_calendar(void **state)
+{
+    (void)state;
+    fleet_t f;
+    ics_t cal = {0};
+    setup_fleet(&f);
+    assert_int_equal(ctl_calendar_render(f.c, "/calendar/clusters/early-2.ics", &cal), 200);
+    unfold(cal.buf);
+    assert_non_null(strstr(cal.buf, "Not in this window: release 4.17.1 (wave early waits for "));
+    assert_non_null(strstr(cal.buf, "held with no start known yet."));
+    ics_free(&cal);
+    /* canary-0 and canary-1 complete it on Monday at 08:00: the early wave
+     * may start from Wednesday 08:00, after that day's window */
+    sched_time_t w0 = window(&f, 0), done = w0 + update_secs;
+    for (int c = 0; c < 2; c++) {
+        f.cl[c].started = w0;
+        serve(&f, &f.cl[c], done);
+    }
+    f.c->opts.clock.sim0 = done; /* the loop does not run: its real instant stays */
+    assert_int_equal(ctl_calendar_render(f.c, "/calendar/clusters/early-2.ics", &cal), 200);
+    unfold(cal.buf);
+    assert_null(strstr(cal.buf, "held with no start known yet."));
+    assert_non_null(strstr(cal.buf, "held until 2030-01-09T08:00:00Z."));
+    const char *thu = strstr(cal.buf, "DTSTART:20300110T060000Z");
+    assert_non_null(thu);
+    assert_null(strstr(thu, "release 4.17.1")); /* Thursday's window: nothing held past it */
+    ics_free(&cal);
+    /* the canary's own feed holds nothing */
+    assert_int_equal(ctl_calendar_render(f.c, "/calendar/clusters/canary-0.ics", &cal), 200);
+    assert_null(strstr(cal.buf, "release 4.17.1"));
+    ics_free(&cal);
+    teardown_fleet(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +649,8 @@ int main(void)
         cmocka_unit_test(test_halted),
         cmocka_unit_test(test_override_and_blocked),
         cmocka_unit_test(test_nodepools),
+        cmocka_unit_test(test_notified),
+        cmocka_unit_test(test_calendar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* audit.c: the records of who made an override or a held request. */
 #include "decide/audit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,7 @@ int decide_audit_extract(const json_t *obj, decide_audit_t *out)
     if (dup(obj, DECIDE_OVERRIDE_BY_ANNOTATION, &out->override_by) ||
         dup(obj, DECIDE_OVERRIDE_AT_ANNOTATION, &out->override_at) ||
         dup(obj, DECIDE_OVERRIDE_REASON_ANNOTATION, &out->override_reason) ||
+        dup(obj, DECIDE_OVERRIDE_SKIPPED_ANNOTATION, &out->override_skipped) ||
         dup(obj, DECIDE_REQUESTED_BY_ANNOTATION, &out->requested_by) ||
         dup(obj, DECIDE_REQUESTED_AT_ANNOTATION, &out->requested_at) ||
         dup(obj, DECIDE_REQUESTED_REASON_ANNOTATION, &out->requested_reason) ||
@@ -153,6 +155,7 @@ void decide_audit_free(decide_audit_t *a)
     free(a->override_by);
     free(a->override_at);
     free(a->override_reason);
+    free(a->override_skipped);
     free(a->requested_by);
     free(a->requested_at);
     free(a->requested_reason);
@@ -171,9 +174,28 @@ static json_t *entry(const char *by, const char *at, const char *reason)
                      reason && reason[0] ? reason : NULL);
 }
 
+void decide_audit_skipped(const char *at, const char *what, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s", at && at[0] ? at : "-", what);
+}
+
+/* The override-skipped record's text when it names the override made at
+ * at, else NULL. */
+static const char *skipped_of(const decide_audit_t *a)
+{
+    size_t n = a->override_at ? strlen(a->override_at) : 0;
+    const char *s = a->override_skipped;
+    if (!s || !n || strncmp(s, a->override_at, n) != 0 || s[n] != ' ' || !s[n + 1])
+        return NULL;
+    return s + n + 1;
+}
+
 json_t *decide_audit_doc(const decide_audit_t *a, bool held)
 {
     json_t *o = entry(a->override_by, a->override_at, a->override_reason);
+    const char *skipped = skipped_of(a);
+    if (o && skipped)
+        json_object_set_new(o, "skipped", json_string(skipped));
     json_t *r = held ? entry(a->requested_by, a->requested_at, a->requested_reason) : NULL;
     json_t *w = a->withdrawn_by && a->withdrawn_at
                     ? json_pack("{s:s, s:s, s:s}", "by", a->withdrawn_by, "at", a->withdrawn_at,

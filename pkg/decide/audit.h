@@ -46,6 +46,13 @@
 #define DECIDE_WITHDRAWN_AT_ANNOTATION "changemanagement.hypershift.openshift.io/withdrawn-at"
 #define DECIDE_WITHDRAWN_ANNOTATION "changemanagement.hypershift.openshift.io/withdrawn"
 
+/* What the override in force let a held change past (DESIGN.md 3.14: the
+ * release waves and their soak), written by the controller in the very
+ * write that lets the change through: "<override-at> <what it skipped>",
+ * so that it is read as the record of that override only. */
+#define DECIDE_OVERRIDE_SKIPPED_ANNOTATION \
+    "changemanagement.hypershift.openshift.io/override-skipped"
+
 #define DECIDE_AUDIT_MAX 9      /* marks one write can get */
 #define DECIDE_AUDIT_VALLEN 256 /* a mark's value, at most (longer reasons are cut) */
 
@@ -81,6 +88,7 @@ size_t decide_audit_marks(const json_t *old_obj, const json_t *new_obj, const ch
  * absent. */
 typedef struct decide_audit {
     char *override_by, *override_at, *override_reason;
+    char *override_skipped; /* DECIDE_OVERRIDE_SKIPPED_ANNOTATION as written */
     char *requested_by, *requested_at, *requested_reason;
     char *withdrawn_by, *withdrawn_at, *withdrawn; /* the last withdrawal */
 } decide_audit_t;
@@ -110,10 +118,15 @@ bool decide_audit_fresh(uint64_t was, uint64_t hash, const char *at, sched_time_
 bool decide_withdrawn_news(const decide_audit_t *a, sched_t *timeline, sched_time_t now,
                            sched_time_t *until);
 
-/* The companion's `audit` member: {override: {by, at, reason?}?,
+/* The override-skipped annotation's value for an override made at at
+ * (NULL: not known) that let a change past `what`, into buf. */
+void decide_audit_skipped(const char *at, const char *what, char *buf, size_t len);
+
+/* The companion's `audit` member: {override: {by, at, reason?, skipped?}?,
  * heldRequest: {by, at, reason?}?, withdrawn: {by, at, what}?} with
- * heldRequest only while held, or NULL when there is nothing to say. New
- * reference. */
+ * heldRequest only while held, and override.skipped (what the override let
+ * a change past) when the override-skipped record names this override;
+ * NULL when there is nothing to say. New reference. */
 json_t *decide_audit_doc(const decide_audit_t *a, bool held);
 
 #endif

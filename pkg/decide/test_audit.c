@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "decide/audit.h"
 #include "decide/testutil_decide.h"
 
@@ -154,6 +155,31 @@ static void test_audit_doc(void **state)
     assert_int_equal(decide_audit_extract(o, &a), 0);
     assert_null(decide_audit_doc(&a, true));
     json_decref(o);
+
+    /* What the override let a change past: shown with the override it
+     * names, not with a later one. */
+    char rec[256];
+    decide_audit_skipped("2026-03-06T10:00:00Z", "release waves: wave early waits", rec,
+                         sizeof(rec));
+    assert_string_equal(rec, "2026-03-06T10:00:00Z release waves: wave early waits");
+    for (int later = 0; later < 2; later++) {
+        char text[1024];
+        snprintf(text, sizeof(text),
+                 "{\"metadata\":{\"annotations\":{\"" CM "override-by\":\"alice\",\"" CM
+                 "override-at\":\"%s\",\"" CM "override-skipped\":\"%s\"}}}",
+                 later ? "2026-03-07T10:00:00Z" : "2026-03-06T10:00:00Z", rec);
+        o = tu_doc(text);
+        assert_int_equal(decide_audit_extract(o, &a), 0);
+        json_decref(o);
+        d = decide_audit_doc(&a, false);
+        const char *sk = json_string_value(hcp_json_path(d, "override.skipped"));
+        if (later)
+            assert_null(sk);
+        else
+            assert_string_equal(sk, "release waves: wave early waits");
+        json_decref(d);
+        decide_audit_free(&a);
+    }
 }
 
 /* A record is told once: the first a process sees when made since it

@@ -171,6 +171,7 @@ static wave_member_t member(int w, const char *v, sched_time_t t, bool healthy)
     m.opted_in = true;
     m.healthy = healthy;
     snprintf(m.running, sizeof(m.running), "%s", v);
+    m.unhealthy_since = healthy ? SCHED_NEG_INF : tu_at("2030-01-03T12:00:00Z");
     if (!healthy)
         snprintf(m.why, sizeof(m.why), "Degraded is True (reason ClusterOperatorsDegraded)");
     if (t) {
@@ -187,6 +188,35 @@ static wave_member_t member(int w, const char *v, sched_time_t t, bool healthy)
 static void put(wave_index_t *ix, const char *name, const wave_member_t *m)
 {
     assert_int_equal(wave_index_put(ix, WAVE_CONTROL_PLANE, "clusters", name, "", m, NULL), 0);
+}
+
+/* A wave waiting for too few completions names who it waits on: the first
+ * three by name, then how many more. */
+static void test_verdict_names(void **state)
+{
+    (void)state;
+    static wave_config_t cfg;
+    parse_ok(THREE, &cfg);
+    wave_index_t *ix = wave_index_new(&cfg);
+    assert_non_null(ix);
+    sched_time_t t0 = tu_at("2030-01-01T00:00:00Z");
+    wave_verdict_t v;
+    wave_member_t m;
+    char n[8];
+
+    for (int i = 5; i >= 1; i--) {
+        snprintf(n, sizeof(n), "c%d", i);
+        m = member(0, i == 4 ? "4.17.1" : "4.17.0", i == 4 ? t0 : 0, true);
+        put(ix, n, &m);
+    }
+    wave_index_verdict(ix, WAVE_CONTROL_PLANE, 1, "4.17.1", t0 + DAY, &v);
+    assert_int_equal(v.state, WAVE_SOAK);
+    assert_int_equal(v.have, 1);
+    assert_int_equal(v.need, 5);
+    assert_non_null(strstr(v.why, "completed on 1 of the 5 clusters it needs (not yet on "
+                                  "clusters/c1, clusters/c2, clusters/c3 and 1 more)"));
+    assert_true(v.since == SCHED_NEG_INF);
+    wave_index_free(ix);
 }
 
 static void test_verdict(void **state)
@@ -217,7 +247,7 @@ static void test_verdict(void **state)
     assert_int_equal(v.have, 1);
     assert_int_equal(v.need, 2);
     assert_non_null(strstr(v.why, "wave early waits for wave canary: 4.17.1 completed on 1 of "
-                                  "the 2 clusters it needs"));
+                                  "the 2 clusters it needs (not yet on clusters/c2)"));
     /* The first wave is never sequenced. */
     wave_index_verdict(ix, WAVE_CONTROL_PLANE, 0, "4.17.1", t0, &v);
     assert_int_equal(v.state, WAVE_PASS);
@@ -256,8 +286,9 @@ static void test_verdict(void **state)
     assert_true(changed);
     wave_index_verdict(ix, WAVE_CONTROL_PLANE, 1, "4.17.1", t0 + 3 * DAY, &v);
     assert_int_equal(v.state, WAVE_HALTED);
-    assert_non_null(strstr(v.why, "clusters/c1 of wave canary runs 4.17.1 and is unhealthy: "
-                                  "Degraded is True"));
+    assert_non_null(strstr(v.why, "clusters/c1 of wave canary runs 4.17.1 and is unhealthy "
+                                  "since 2030-01-03T12:00:00Z: Degraded is True"));
+    assert_true(v.since == tu_at("2030-01-03T12:00:00Z"));
     assert_int_equal(wave_index_sums(ix), sums + 1);
     wave_index_verdict(ix, WAVE_CONTROL_PLANE, WAVE_UNASSIGNED, "4.17.1", t0 + 9 * DAY, &v);
     assert_int_equal(v.state, WAVE_HALTED);
@@ -488,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_wave_of_and_blocked),
         cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_verdict_names),
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_member_hc),

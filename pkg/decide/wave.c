@@ -381,6 +381,7 @@ void wave_member_hc(const json_t *obj, const decide_health_t *h, int wave, bool 
      * conditions alone. */
     hh.partial = false;
     out->healthy = decide_health_ok(&hh, false, out->why, sizeof(out->why));
+    out->unhealthy_since = out->healthy ? SCHED_NEG_INF : h->unhealthy_since;
     if (out->healthy)
         out->why[0] = '\0';
     copy_version(out->running, json_string_value(json_object_get(json_array_get(hist, 0),
@@ -407,6 +408,7 @@ void wave_member_np(const char *status_version, const decide_health_t *h, int wa
     out->wave = wave;
     out->opted_in = opted_in;
     out->healthy = decide_health_ok(h, true, out->why, sizeof(out->why));
+    out->unhealthy_since = out->healthy ? SCHED_NEG_INF : h->unhealthy_since;
     if (out->healthy)
         out->why[0] = '\0';
     copy_version(out->running, status_version);
@@ -444,7 +446,10 @@ typedef struct wsum {
     sched_time_t ready_at; /* the soak satisfied (SCHED_POS_INF never) */
     int have, need;
     bool halted;
+    sched_time_t since;    /* halted: since when (SCHED_NEG_INF not known) */
     char why[WAVE_WHYLEN]; /* halted: which cluster and why */
+    char waiting[WAVE_WHYLEN]; /* too few completed it: the clusters of the wave
+                                  before that did not, "" */
 } wsum_t;
 
 #define WAVE_MAX_SUMS 512 /* kept sums; more are dropped all at once */
@@ -696,6 +701,19 @@ static int time_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+#define WAVE_NAMED 3 /* clusters a message names, then "and N more" */
+
+/* Adds cluster (ns/name, len bytes), the k-th of the wave before that did
+ * not complete the release, to s->waiting: the first WAVE_NAMED by name. */
+static void note_waiting(wsum_t *s, const char *cluster, size_t len, int k)
+{
+    size_t used = strlen(s->waiting);
+    if (k > WAVE_NAMED)
+        return;
+    snprintf(s->waiting + used, sizeof(s->waiting) - used, "%s%.*s", k > 1 ? ", " : "",
+             (int)(len < 120 ? len : 120), cluster);
+}
+
 /* Sums the waves before `wave` for version into s. */
 static void make_sum(wave_index_t *ix, unsigned system, int wave, const char *version, wsum_t *s)
 {
@@ -709,7 +727,8 @@ static void make_sum(wave_index_t *ix, unsigned system, int wave, const char *ve
     s->ready_at = SCHED_NEG_INF;
     s->have = s->need = 0;
     s->halted = false;
-    s->why[0] = '\0';
+    s->since = SCHED_NEG_INF;
+    s->why[0] = s->waiting[0] = '\0';
     /* An earlier wave that runs the release unhealthy halts it; each
      * wave's opted-in members say whether it is empty. */
     HCP_HTAB_FOREACH(&ix->members, i, n) {
@@ -720,11 +739,17 @@ static void make_sum(wave_index_t *ix, unsigned system, int wave, const char *ve
             opted[w->m.wave]++;
         if (!w->m.healthy && strcmp(w->m.running, version) == 0 &&
             (!halt_key || strcmp(w->key, halt_key) < 0)) {
+            char since[48] = "";
             halt_key = w->key;
             s->halted = true;
-            snprintf(s->why, sizeof(s->why), "%.*s of wave %s runs %s and is unhealthy: %s",
+            s->since = w->m.unhealthy_since;
+            if (s->since != SCHED_NEG_INF) {
+                memcpy(since, " since ", 8);
+                decide_format_time(s->since, since + 7, sizeof(since) - 7);
+            }
+            snprintf(s->why, sizeof(s->why), "%.*s of wave %s runs %s and is unhealthy%s: %s",
                      (int)w->cluster_len, w->key, wave_name(&ix->cfg, w->m.wave), version,
-                     w->m.why);
+                     since, w->m.why);
         }
     }
     for (int j = top - 1; j >= 0 && s->from < 0; j--)
@@ -757,7 +782,7 @@ static void make_sum(wave_index_t *ix, unsigned system, int wave, const char *ve
     /* A cluster counts once: opted in when one of its members is, done
      * when one of them is, at the first. */
     qsort(evs, count, sizeof(*evs), ev_cmp);
-    int clusters_opted = 0, ntimes = 0;
+    int clusters_opted = 0, ntimes = 0, waiting = 0;
     for (size_t a = 0; a < count;) {
         size_t b = a;
         bool in = false;
@@ -770,9 +795,16 @@ static void make_sum(wave_index_t *ix, unsigned system, int wave, const char *ve
         clusters_opted += in;
         if (at != SCHED_POS_INF)
             times[ntimes++] = at;
+        else if (in)
+            note_waiting(s, evs[a].cluster, evs[a].len, ++waiting);
         a = b;
     }
     qsort(times, (size_t)ntimes, sizeof(*times), time_cmp);
+    if (waiting > WAVE_NAMED) {
+        size_t len = strlen(s->waiting);
+        snprintf(s->waiting + len, sizeof(s->waiting) - len, " and %d more",
+                 waiting - WAVE_NAMED);
+    }
     s->have = ntimes;
     s->need = def->min_clusters > 0 ? def->min_clusters : clusters_opted;
     s->ready_at = s->need == 0 ? SCHED_NEG_INF
@@ -824,7 +856,7 @@ void wave_index_verdict(wave_index_t *ix, unsigned system, int wave, const char 
 
     memset(out, 0, sizeof(*out));
     out->wave = wave;
-    out->until = SCHED_NEG_INF;
+    out->until = out->since = SCHED_NEG_INF;
     if (!wave_config_on(cfg) || system >= WAVE_SYSTEMS)
         return;
     snprintf(out->name, sizeof(out->name), "%s", wave_name(cfg, wave));
@@ -852,6 +884,7 @@ void wave_index_verdict(wave_index_t *ix, unsigned system, int wave, const char 
     const wsum_t *s = sum_for(ix, system, wave, version);
     if (s->halted) {
         out->state = WAVE_HALTED;
+        out->since = s->since;
         snprintf(out->why, sizeof(out->why), "wave %s waits: %.300s", wave_name(cfg, wave),
                  s->why);
         return;
@@ -863,9 +896,12 @@ void wave_index_verdict(wave_index_t *ix, unsigned system, int wave, const char 
     out->have = s->have;
     out->need = s->need;
     if (s->ready_at == SCHED_POS_INF) {
+        char on[WAVE_WHYLEN] = "";
+        if (s->waiting[0])
+            snprintf(on, sizeof(on), " (not yet on %.200s)", s->waiting);
         snprintf(out->why, sizeof(out->why),
-                 "wave %s waits for wave %s: %s completed on %d of the %d clusters it needs",
-                 wave_name(cfg, wave), wave_name(cfg, s->from), version, s->have, s->need);
+                 "wave %s waits for wave %s: %s completed on %d of the %d clusters it needs%.220s",
+                 wave_name(cfg, wave), wave_name(cfg, s->from), version, s->have, s->need, on);
         return;
     }
     decide_format_time(s->ready_at, t, sizeof(t));

@@ -148,6 +148,8 @@ typedef struct wave_member {
     uint8_t n_done;           /* releases it completed, newest first */
     char running[WAVE_MVERLEN]; /* the release it runs or is moving to, "" unknown */
     char why[128];            /* unhealthy: the failing condition in words */
+    sched_time_t unhealthy_since; /* unhealthy: that condition's lastTransitionTime
+                                     (SCHED_NEG_INF not given) */
     char done[WAVE_HISTORY][WAVE_MVERLEN];
     sched_time_t done_at[WAVE_HISTORY];
 } wave_member_t;
@@ -192,6 +194,10 @@ typedef struct wave_verdict {
                                  SCHED_POS_INF never (too few completed it) */
     int have, need;           /* WAVE_SOAK: clusters of the wave before that
                                  completed it, of how many needed */
+    sched_time_t since;       /* WAVE_HALTED: when the halting cluster turned
+                                 unhealthy (its condition's lastTransitionTime),
+                                 SCHED_NEG_INF not known: the halt's identity for
+                                 the notifications */
     char why[WAVE_WHYLEN];    /* a clause, for every state but WAVE_PASS */
 } wave_verdict_t;
 

@@ -1,6 +1,7 @@
 /* writes: the writes a plan asks for, in the order they go. See writes.h. */
 #include "decide/writes.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -102,6 +103,27 @@ static int capi_write(const decide_plan_t *p, decide_writes_t *ws)
     return 0;
 }
 
+/* The record that the override let the change past the release waves
+ * (audit.h), in the write that lets it through. Returns HCP_ENOMEM with
+ * patch released, else 0. */
+static int skipped_record(const decide_plan_t *p, json_t *patch)
+{
+    char what[DECIDE_AUDIT_VALLEN], text[DECIDE_AUDIT_VALLEN + 64];
+    json_t *meta = json_object_get(patch, "metadata"), *ann;
+    snprintf(what, sizeof(what), "release waves: %.200s", p->d.wave.why);
+    decide_audit_skipped(p->managed->audit.override_at, what, text, sizeof(text));
+    if (!meta && json_object_set_new(patch, "metadata", meta = json_object()))
+        goto fail;
+    if (!(ann = json_object_get(meta, "annotations")) &&
+        json_object_set_new(meta, "annotations", ann = json_object()))
+        goto fail;
+    if (json_object_set_new(ann, DECIDE_OVERRIDE_SKIPPED_ANNOTATION, json_string(text)) == 0)
+        return 0;
+fail:
+    json_decref(patch);
+    return HCP_ENOMEM;
+}
+
 /* 2. The object itself: the held change let through, and its opt-in
  * label. Returns true when it writes. */
 static bool self_write(const decide_plan_t *p, decide_writes_t *ws)
@@ -112,6 +134,8 @@ static bool self_write(const decide_plan_t *p, decide_writes_t *ws)
                                    : decide_np_request_patch(p->self.data, p->self.rv);
     const char *what = patch ? (hc ? "held release" : "held request") : "opt-in label";
     bool first = patch != NULL; /* not a label alone (a drift goes on the CAPI object) */
+    if (patch && p->d.wave_skipped && skipped_record(p, patch))
+        return false;
     int label = hc ? p->optin_label : p->np_label;
     if (label)
         patch = decide_label_patch(patch, label > 0, p->self.rv);

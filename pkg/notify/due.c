@@ -43,7 +43,7 @@ static sched_time_t soon_mark(const notify_marks_t *m, sched_time_t lead, sched_
 static bool per_request(size_t step)
 {
     return step == NOTIFY_HELD || step == NOTIFY_WINDOW_SOON || step == NOTIFY_INITIATED ||
-           step == NOTIFY_HOLD_AGING;
+           step == NOTIFY_HOLD_AGING || step == NOTIFY_SOAK_WAITING;
 }
 
 /* "48h", "90m", "30s": the shortest exact form. */
@@ -189,9 +189,25 @@ static bool before(sched_time_t a, sched_time_t ra, sched_time_t b, sched_time_t
     return a == b && ra < rb;
 }
 
-static void later(sched_time_t *mark, sched_time_t *req, sched_time_t t, sched_time_t r)
+/* The order of step's marks: by window, then request; soak-waiting's by
+ * request first (a new request is news whatever its soak's end), then by
+ * window (the same request's soak end learnt later). */
+static bool mark_before(size_t step, sched_time_t a, sched_time_t ra, sched_time_t b,
+                        sched_time_t rb)
 {
-    if (before(*mark, *req, t, r)) {
+    if (step != NOTIFY_SOAK_WAITING)
+        return before(a, ra, b, rb);
+    if (b == SCHED_NEG_INF)
+        return false;
+    if (a == SCHED_NEG_INF)
+        return true;
+    return ra != rb ? ra < rb : a < b;
+}
+
+static void later(size_t step, sched_time_t *mark, sched_time_t *req, sched_time_t t,
+                  sched_time_t r)
+{
+    if (mark_before(step, *mark, *req, t, r)) {
         *mark = t;
         *req = r;
     }
@@ -203,21 +219,21 @@ void notify_marks_note(notify_marks_t *m, const notify_due_t *d, const notify_co
         return;
     sched_time_t req = per_request(d->step) ? d->request : SCHED_NEG_INF;
     if (d->step != NOTIFY_WINDOW_SOON) {
-        later(&m->at[d->step], &m->req[d->step], d->window, req);
+        later(d->step, &m->at[d->step], &m->req[d->step], d->window, req);
         return;
     }
     for (size_t i = 0; i < cfg->n_leads; i++)
         if (cfg->leads[i] >= d->lead) {
             int k = soon_slot(m, cfg->leads[i], true);
             if (k >= 0)
-                later(&m->soon_at[k], &m->soon_req[k], d->window, req);
+                later(NOTIFY_WINDOW_SOON, &m->soon_at[k], &m->soon_req[k], d->window, req);
         }
 }
 
 bool notify_marks_cover(const notify_marks_t *m, const notify_marks_t *add)
 {
     for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
-        if (before(m->at[s], m->req[s], add->at[s], add->req[s]))
+        if (mark_before(s, m->at[s], m->req[s], add->at[s], add->req[s]))
             return false;
     for (size_t i = 0; i < add->n_soon; i++) {
         sched_time_t r, t = soon_mark(m, add->soon_lead[i], &r);
@@ -230,13 +246,14 @@ bool notify_marks_cover(const notify_marks_t *m, const notify_marks_t *add)
 void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add)
 {
     for (size_t s = 0; s < NOTIFY_STEP_COUNT; s++)
-        later(&m->at[s], &m->req[s], add->at[s], add->req[s]);
+        later(s, &m->at[s], &m->req[s], add->at[s], add->req[s]);
     for (size_t i = 0; i < add->n_soon; i++) {
         if (add->soon_at[i] == SCHED_NEG_INF)
             continue;
         int k = soon_slot(m, add->soon_lead[i], true);
         if (k >= 0)
-            later(&m->soon_at[k], &m->soon_req[k], add->soon_at[i], add->soon_req[i]);
+            later(NOTIFY_WINDOW_SOON, &m->soon_at[k], &m->soon_req[k], add->soon_at[i],
+                  add->soon_req[i]);
     }
 }
 
@@ -259,6 +276,33 @@ static size_t add(notify_due_t *out, size_t n, notify_step_t step, sched_time_t 
     out[n] = (notify_due_t){step, window, until, lead,
                             per_request(step) ? request : SCHED_NEG_INF, 0, false};
     return n + 1;
+}
+
+/* The release waves' steps (decide/wave.h). A halt is told by its since
+ * (the instant the halting cluster turned unhealthy) and its end by the
+ * same mark: a halt told and not told over (the resumed mark is older)
+ * is told over once the held change is no longer halted. */
+static size_t wave_due(const notify_obs_t *o, const notify_marks_t *m, notify_due_t *out,
+                       size_t n)
+{
+    sched_time_t halted = m->at[NOTIFY_WAVE_HALTED];
+    bool halt_told = halted != SCHED_NEG_INF && newer(halted, m->at[NOTIFY_WAVE_RESUMED]);
+    /* soak-waiting's window: the soak's end, or while it is not known the
+     * request (an instant before any end), else the epoch */
+    sched_time_t soak = o->wave_until != SCHED_POS_INF ? o->wave_until
+                      : o->request != SCHED_NEG_INF    ? o->request
+                                                       : 0;
+    if (!o->held)
+        return n;
+    if (o->wave == 1 && mark_before(NOTIFY_SOAK_WAITING, m->at[NOTIFY_SOAK_WAITING],
+                                    m->req[NOTIFY_SOAK_WAITING], soak, o->request))
+        n = add(out, n, NOTIFY_SOAK_WAITING, soak, o->wave_until, 0, o->request);
+    if (o->wave == 2 && newer(o->wave_since, halted))
+        n = add(out, n, NOTIFY_WAVE_HALTED, o->wave_since, SCHED_POS_INF, 0, SCHED_NEG_INF);
+    else if (o->wave != 2 && halt_told)
+        n = add(out, n, NOTIFY_WAVE_RESUMED, halted, o->wave == 1 ? o->wave_until : SCHED_POS_INF,
+                0, SCHED_NEG_INF);
+    return n;
 }
 
 /* The shortest lead whose window-soon m does not have for (window, req);
@@ -359,6 +403,7 @@ size_t notify_due(const notify_obs_t *o, const notify_config_t *cfg, const notif
     if (o->held && o->aging &&
         before(m->at[NOTIFY_HOLD_AGING], m->req[NOTIFY_HOLD_AGING], o->aging_at, req))
         n = add(out, n, NOTIFY_HOLD_AGING, o->aging_at, next, 0, req);
+    n = wave_due(o, m, out, n);
     if (o->after_final && newer(o->after_completed, m->at[NOTIFY_POST_CHANGE]) &&
         (fresh(o, o->after_final_at) || m->at[NOTIFY_COMPLETED] == o->after_completed))
         n = add(out, n, NOTIFY_POST_CHANGE, o->after_completed, SCHED_POS_INF, 0, SCHED_NEG_INF);

@@ -43,7 +43,7 @@
 #include "schedule/schedule.h"
 
 #define NOTIFY_MARKS_ANNOTATION "changemanagement.hypershift.openshift.io/notified"
-#define NOTIFY_MARKS_LEN 768 /* the annotation's text, at most */
+#define NOTIFY_MARKS_LEN 1024 /* the annotation's text, at most */
 /* A completion, failure or override older than this (seconds) that no mark
  * ties to a change this controller let through is not news: not notified
  * (a controller seeing a cluster for the first time does not report the
@@ -104,6 +104,13 @@ typedef struct notify_obs {
     sched_time_t aging_at;     /* aging: the telling due now (decide_aging_t.occasion) */
     sched_time_t aging_next;   /* the next telling (decide_aging_t.next); 0 or
                                   SCHED_POS_INF none */
+    uint8_t wave;              /* the release waves' verdict on the held release
+                                  (wave_state_t: 0 nothing holds it, 1 soak, 2
+                                  halted, 3 blocked); 0 when an override passes them */
+    sched_time_t wave_until;   /* soak: the earliest instant it may go, SCHED_POS_INF
+                                  not known */
+    sched_time_t wave_since;   /* halted: since when the halting cluster is unhealthy
+                                  (the halt's identity) */
 } notify_obs_t;
 
 /* One step due. */
@@ -182,6 +189,13 @@ void notify_marks_merge(notify_marks_t *m, const notify_marks_t *add);
  *    the verdict is fresh or the completion was told;
  *  - post-change: the same for a final verdict, healthy or not (for the
  *    checks that ask for it, check/check.h);
+ *  - soak-waiting: a change held (o->held) whose release waits for the
+ *    waves before it to soak (decide/wave.h), once per (soak end, request):
+ *    the wave's end moving (more clusters completed it) is told again;
+ *  - wave-halted: a held change whose release an unhealthy cluster of an
+ *    earlier wave halts, once per halt (its since: the mark's window);
+ *  - wave-resumed: a halt told ended and the change is still held, once per
+ *    halt told (the same window);
  *  - hold-aging: a change held (o->held) longer than the guard rails'
  *    holdAgeWarning (o->aging), once per (occasion, request): o->aging_at, a week
  *    apart (decide/aging.h); until names the next start. */

@@ -13,7 +13,8 @@
 static const char *const names[NOTIFY_STEP_COUNT] = {
     "held", "window-soon", "initiated", "completed", "failed", "health-gate-skipped",
     "override-set", "override-expired", "withdrawn", "release-withdrawn",
-    "unhealthy-after-change", "hold-aging", "post-change", "pre-start"};
+    "unhealthy-after-change", "hold-aging", "post-change", "pre-start", "soak-waiting",
+    "wave-halted", "wave-resumed"};
 
 const char *notify_step_name(notify_step_t s)
 {
@@ -118,6 +119,16 @@ static void sentence(const notify_event_t *ev, char *buf, size_t len)
         snprintf(buf, len, "%s completed; the %s is %s after it.", what,
                  strcmp(ev->kind, "NodePool") == 0 ? "node pool" : "cluster",
                  ev->verdict && strcmp(ev->verdict, "Unhealthy") == 0 ? "unhealthy" : "healthy");
+        break;
+    case NOTIFY_SOAK_WAITING:
+        snprintf(buf, len, "%s waits for the release waves before it to soak: %s%s.", what,
+                 until[0] ? "it may start from " : "no instant is known yet", until);
+        break;
+    case NOTIFY_WAVE_HALTED:
+        snprintf(buf, len, "%s is halted: a cluster of an earlier wave runs it unhealthy.", what);
+        break;
+    case NOTIFY_WAVE_RESUMED:
+        snprintf(buf, len, "%s is no longer halted by an earlier wave.", what);
         break;
     case NOTIFY_PRE_START:
         snprintf(buf, len, "%s is about to be let through%s%s: may it start?", what,

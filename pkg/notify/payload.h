@@ -37,6 +37,11 @@ typedef enum notify_step {
                                 healthy or not, to the checks that ask for it (check/check.h) */
     NOTIFY_PRE_START,        /* not a notification: the question to the pre-start checks
                                 (check/check.h), a held change about to be let through */
+    NOTIFY_SOAK_WAITING,     /* a held release waits for the waves before it to soak
+                                (decide/wave.h), until when */
+    NOTIFY_WAVE_HALTED,      /* a held release is halted by an unhealthy cluster of an
+                                earlier wave */
+    NOTIFY_WAVE_RESUMED,     /* that halt is over */
     NOTIFY_STEP_COUNT
 } notify_step_t;
 

@@ -651,6 +651,103 @@ static void test_hold_aging(void **state)
     assert_int_equal(notify_due(&o, &c, &m, d), 1); /* held only */
 }
 
+/* The release waves' steps: soak-waiting once per (soak end, request),
+ * wave-halted once per halt, wave-resumed once per halt told; none for a
+ * change no longer held. */
+static void test_wave_steps(void **state)
+{
+    (void)state;
+    notify_config_t c = cfg();
+    notify_marks_t m, back;
+    notify_due_t d[NOTIFY_DUE_MAX];
+    char text[NOTIFY_MARKS_LEN];
+    notify_marks_init(&m);
+    notify_obs_t o = held_obs("2026-03-04T12:00:00Z");
+    o.request = T("2026-03-04T09:00:00Z");
+    o.wave = 1;
+    o.wave_until = SCHED_POS_INF; /* too few canaries completed it */
+    size_t n = notify_due(&o, &c, &m, d);
+    assert_int_equal(n, 2);
+    assert_int_equal(d[0].step, NOTIFY_HELD);
+    assert_int_equal(d[1].step, NOTIFY_SOAK_WAITING);
+    assert_true(d[1].window == T("2026-03-04T09:00:00Z")); /* no end known: the request */
+    assert_true(d[1].until == SCHED_POS_INF);
+    assert_true(d[1].request == T("2026-03-04T09:00:00Z"));
+    assert_int_equal(deliver(&o, &m), 2);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* the canaries completed it: the soak's end is known, told again */
+    o.wave_until = T("2026-03-06T08:00:00Z");
+    n = notify_due(&o, &c, &m, d);
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0].step, NOTIFY_SOAK_WAITING);
+    assert_true(d[0].until == T("2026-03-06T08:00:00Z"));
+    assert_int_equal(deliver(&o, &m), 1);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* an end learnt earlier than told is not news; a new request is */
+    o.wave_until = T("2026-03-05T08:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    o.wave_until = T("2026-03-06T08:00:00Z");
+    /* a canary turns Degraded: halted once, by its since */
+    o.wave = 2;
+    o.wave_since = T("2026-03-04T11:59:00Z");
+    n = notify_due(&o, &c, &m, d);
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0].step, NOTIFY_WAVE_HALTED);
+    assert_true(d[0].window == T("2026-03-04T11:59:00Z"));
+    assert_int_equal(deliver(&o, &m), 1);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* the marks survive a restart */
+    notify_marks_format(&m, text, sizeof(text));
+    assert_non_null(strstr(text, "soak-waiting=2026-03-06T08:00:00Z@2026-03-04T09:00:00Z"));
+    assert_non_null(strstr(text, "wave-halted=2026-03-04T11:59:00Z"));
+    notify_marks_parse(text, &back);
+    assert_int_equal(notify_due(&o, &c, &back, d), 0);
+    /* healthy again, the soak over: resumed once, for that halt */
+    o.wave = 0;
+    n = notify_due(&o, &c, &m, d);
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0].step, NOTIFY_WAVE_RESUMED);
+    assert_true(d[0].window == T("2026-03-04T11:59:00Z"));
+    assert_int_equal(deliver(&o, &m), 1);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* a second halt (a new since) is told, and its end */
+    o.wave = 2;
+    o.wave_since = T("2026-03-05T03:00:00Z");
+    assert_int_equal(deliver(&o, &m), 1);
+    assert_true(m.at[NOTIFY_WAVE_HALTED] == T("2026-03-05T03:00:00Z"));
+    /* ... but not while nothing is held any more (withdrawn): neither the
+     * halt's end nor a soak */
+    o.held = false;
+    o.wave = 0;
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    o.wave = 1;
+    o.wave_until = T("2026-03-09T08:00:00Z");
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    o.held = true;
+    o.request = T("2026-03-05T10:00:00Z");
+    n = notify_due(&o, &c, &m, d);
+    /* held (a new request), soak-waiting, and the second halt's end */
+    assert_int_equal(n, 3);
+    assert_int_equal(d[1].step, NOTIFY_SOAK_WAITING);
+    assert_true(d[1].request == T("2026-03-05T10:00:00Z"));
+    assert_int_equal(d[2].step, NOTIFY_WAVE_RESUMED);
+    assert_true(d[2].window == T("2026-03-05T03:00:00Z"));
+    assert_int_equal(deliver(&o, &m), 3);
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+    /* marks merged from an older annotation cover what was delivered */
+    notify_marks_t old_marks = back;
+    notify_marks_merge(&old_marks, &m);
+    assert_true(notify_marks_cover(&old_marks, &m));
+    assert_true(old_marks.req[NOTIFY_SOAK_WAITING] == T("2026-03-05T10:00:00Z"));
+    /* a halt whose since is not known is told once */
+    notify_marks_init(&m);
+    o = held_obs("2026-03-04T12:00:00Z");
+    o.wave = 2;
+    o.wave_since = SCHED_POS_INF;
+    assert_int_equal(deliver(&o, &m), 2); /* held, wave-halted */
+    assert_int_equal(notify_due(&o, &c, &m, d), 0);
+}
+
 /* Every step marked at once, each with a request where it takes one, and
  * four leads: the annotation's text holds them all (a mark left out would
  * be written again at every reconcile). */
@@ -703,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_withdrawn),
         cmocka_unit_test(test_unhealthy_after_change),
         cmocka_unit_test(test_hold_aging),
+        cmocka_unit_test(test_wave_steps),
         cmocka_unit_test(test_marks_all_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

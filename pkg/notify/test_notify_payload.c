@@ -267,10 +267,55 @@ static void test_hold_aging(void **state)
     assert_string_equal(notify_step_name(NOTIFY_HOLD_AGING), "hold-aging");
 }
 
+/* The release waves' steps: their types and sentences; the halt's and
+ * its end's ids differ (same window, another step). */
+static void test_wave_steps(void **state)
+{
+    (void)state;
+    notify_event_t ev = held();
+    char *body, ia[40], ib[40];
+    const char *ct;
+    ev.step = NOTIFY_SOAK_WAITING;
+    ev.until = T("2026-03-06T08:00:00Z");
+    ev.detail = "Release waves: wave early waits for wave canary to soak.";
+    assert_int_equal(notify_payload(&ev, NOTIFY_CLOUDEVENTS, &body, &ct), 0);
+    json_t *d = json_loads(body, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(d, "type")),
+                        "io.openshift.hypershift.changemanagement.soak-waiting.v1");
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.message")),
+                        "release 4.17.1 waits for the release waves before it to soak: it may "
+                        "start from 2026-03-06T08:00:00Z.");
+    assert_string_equal(json_string_value(hcp_json_path(d, "data.detail")), ev.detail);
+    json_decref(d);
+    free(body);
+    ev.until = SCHED_POS_INF;
+    assert_int_equal(notify_payload(&ev, NOTIFY_SLACK, &body, &ct), 0);
+    assert_non_null(strstr(body, "to soak: no instant is known yet."));
+    free(body);
+    ev.step = NOTIFY_WAVE_HALTED;
+    assert_int_equal(notify_payload(&ev, NOTIFY_SLACK, &body, &ct), 0);
+    assert_non_null(strstr(body, "release 4.17.1 is halted: a cluster of an earlier wave runs it "
+                                 "unhealthy."));
+    free(body);
+    notify_event_t resumed = ev;
+    resumed.step = NOTIFY_WAVE_RESUMED;
+    assert_int_equal(notify_payload(&resumed, NOTIFY_SLACK, &body, &ct), 0);
+    assert_non_null(strstr(body, "release 4.17.1 is no longer halted by an earlier wave."));
+    free(body);
+    notify_event_id(&ev, ia, sizeof(ia));
+    notify_event_id(&resumed, ib, sizeof(ib));
+    assert_string_not_equal(ia, ib);
+    assert_string_equal(notify_step_name(NOTIFY_SOAK_WAITING), "soak-waiting");
+    assert_string_equal(notify_step_name(NOTIFY_WAVE_HALTED), "wave-halted");
+    assert_string_equal(notify_step_name(NOTIFY_WAVE_RESUMED), "wave-resumed");
+    assert_string_equal(notify_step_name(NOTIFY_STEP_COUNT), "unknown");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cloudevent),
+        cmocka_unit_test(test_wave_steps),
         cmocka_unit_test(test_after_change),
         cmocka_unit_test(test_slack),
         cmocka_unit_test(test_ids),

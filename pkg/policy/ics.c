@@ -167,13 +167,40 @@ static void window_description(const ics_timeline_t *t, sched_interval_t iv, int
              last, min, min, beyond);
 }
 
+/* What a window's event adds for a change held past the windows
+ * (t->held_from): that it does not start in it, or from when it may. */
+static void held_description(const ics_timeline_t *t, sched_interval_t iv, char *buf, size_t len)
+{
+    char from[32];
+    size_t used = strlen(buf);
+    const char *why = t->held_why ? t->held_why : "a held change";
+
+    if (t->held_from == 0)
+        return;
+    if (t->held_from == SCHED_POS_INF || iv.end == SCHED_POS_INF || iv.end <= t->held_from) {
+        if (t->held_from == SCHED_POS_INF)
+            snprintf(buf + used, len - used, " Not in this window: %s, held with no start "
+                     "known yet.", why);
+        else {
+            sched_format_utc(t->held_from, from, sizeof from);
+            snprintf(buf + used, len - used, " Not in this window: %s, held until %s.", why,
+                     from);
+        }
+        return;
+    }
+    if (iv.start == SCHED_NEG_INF || iv.start < t->held_from) {
+        sched_format_utc(t->held_from, from, sizeof from);
+        snprintf(buf + used, len - used, " %s: it may start in this window from %s.", why, from);
+    }
+}
+
 int ics_timeline(ics_t *c, const ics_timeline_t *t, sched_time_t now)
 {
     sched_time_t lo = t->from - ((t->from % 86400) + 86400) % 86400;
     sched_time_t hi = t->until - ((t->until % 86400) + 86400) % 86400;
     sched_time_t at = t->from;
     sched_interval_t iv;
-    char title[600], desc[600];
+    char title[600], desc[1200];
     long n = 0;
     int rc;
 
@@ -185,6 +212,7 @@ int ics_timeline(ics_t *c, const ics_timeline_t *t, sched_time_t now)
             break;
         int open = iv.start == SCHED_NEG_INF || iv.end == SCHED_POS_INF;
         window_description(t, iv, open, desc, sizeof desc);
+        held_description(t, iv, desc, sizeof desc);
         event(c, "window", t->uid, iv.start == SCHED_NEG_INF ? lo : iv.start,
               iv.end == SCHED_POS_INF ? hi : iv.end, title, desc, NULL, now);
         n++;

@@ -49,6 +49,12 @@ typedef struct ics_timeline {
     sched_time_t min_left; /* the minimum time left in force (seconds, 0 none):
                               each window's DESCRIPTION says until when a
                               change may start in it, or that none may */
+    sched_time_t held_from; /* a held change may not start before this instant
+                               whatever the windows (the release waves' soak,
+                               decide/wave.h): each window before it says so,
+                               the one it falls in says from when; 0 none,
+                               SCHED_POS_INF no instant is known yet */
+    const char *held_why;   /* held_from: what is held and why, a clause */
 } ics_timeline_t;
 
 /* Starts a VCALENDAR named name (X-WR-CALNAME). */

@@ -154,11 +154,59 @@ static void test_min_time_left(void **state)
     policy_free(p);
 }
 
+/* A change held past the windows (the release waves' soak): the windows
+ * before its earliest start say it does not start in them, the one it
+ * falls in from when, the later ones nothing; with no instant known, every
+ * window says so. */
+static void test_held_from(void **state)
+{
+    (void)state;
+    policy_t *p = pol("{\"permit\":{\"rrule\":\"FREQ=WEEKLY;BYDAY=SA\",\"duration\":\"4h\"}}");
+    const policy_t *ps[1] = {p};
+    ics_timeline_t t = {.uid = "x.ns.p", .summary = "ns/p", .sched = p->sched, .policies = ps,
+                        .n_policies = 1, .from = tu_ts("2026-11-23T00:00:00Z"),
+                        .until = tu_ts("2026-12-14T00:00:00Z"), .max_windows = 10,
+                        .held_from = tu_ts("2026-12-05T02:00:00Z"),
+                        .held_why = "release 4.17.1 (wave early waits for wave canary)"};
+    ics_t c = {0};
+    ics_begin(&c, "cal");
+    assert_int_equal(ics_timeline(&c, &t, t.from), 0);
+    assert_int_equal(ics_end(&c), 0);
+    char *text = unfold(c.buf);
+    const char *w1 = strstr(text, "DTSTART:20261128T000000Z");
+    const char *w2 = strstr(text, "DTSTART:20261205T000000Z");
+    const char *w3 = strstr(text, "DTSTART:20261212T000000Z");
+    assert_non_null(w1);
+    assert_non_null(w2);
+    assert_non_null(w3);
+    const char *no = strstr(text, "Not in this window: release 4.17.1 (wave early waits for "
+                                  "wave canary)\\, held until 2026-12-05T02:00:00Z.");
+    const char *from = strstr(text, "release 4.17.1 (wave early waits for wave canary): it may "
+                                    "start in this window from 2026-12-05T02:00:00Z.");
+    assert_true(no && no > w1 && no < w2);
+    assert_true(from && from > w2 && from < w3);
+    assert_null(strstr(w3, "release 4.17.1"));
+    assert_null(strstr(from + 1, "Not in this window"));
+    ics_free(&c);
+    t.held_from = SCHED_POS_INF;
+    ics_begin(&c, "cal");
+    assert_int_equal(ics_timeline(&c, &t, t.from), 0);
+    assert_int_equal(ics_end(&c), 0);
+    text = unfold(c.buf);
+    int n = 0;
+    for (const char *s = text; (s = strstr(s, "held with no start known yet.")) != NULL; s++)
+        n++;
+    assert_int_equal(n, 3);
+    ics_free(&c);
+    policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_windows_and_range),
         cmocka_unit_test(test_min_time_left),
+        cmocka_unit_test(test_held_from),
         cmocka_unit_test(test_unbounded),
         cmocka_unit_test(test_exclusion_escaped_folded),
     };
