@@ -31,7 +31,7 @@ FROM=2026-01-01T00:00:00Z
 CM=changemanagement.hypershift.openshift.io
 STANZA_ANNOTATIONS=" strategy policy permissive-until restrictive-until "
 # (opted-in is a label the controller keeps for the webhooks' objectSelector.)
-OTHER_ANNOTATIONS=" paused-by spec-paused-by opted-in exclusion-calendar requested-release-image requested-nodepool-spec requested-hostedcluster-spec requested-control-plane-release-image held-template held-drift template-inputs skip-health-gate skip-recommendation-check reason override-by override-at override-reason override-skipped requested-by requested-at requested-reason withdrawn-by withdrawn-at withdrawn notified "
+OTHER_ANNOTATIONS=" paused-by spec-paused-by opted-in exclusion-calendar requested-release-image requested-nodepool-spec requested-hostedcluster-spec requested-control-plane-release-image held-template held-drift template-inputs skip-health-gate skip-recommendation-check reason override-by override-at override-reason override-skipped requested-by requested-at requested-reason withdrawn-by withdrawn-at withdrawn notified wave-evidence "
 STANZA_FIELDS=" strategy byPolicy permissiveUntil restrictiveUntil "
 STRATEGIES=" ByPolicy Permissive Restrictive PermissiveUntil RestrictiveUntil "
 

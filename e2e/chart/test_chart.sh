@@ -554,6 +554,29 @@ jqf "$T/waves-overlap.json" 'map(select(.kind == "ConfigMap" and (.metadata.name
 check_contains "the controller refuses two waves that may select one cluster, naming both" \
   "waves.sequence[0] (canary) and waves.sequence[1] (early) may select the same HostedCluster" \
   "$("$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/waves-overlap.yaml" 2>&1)"
+# waves.evidence: its namespace defaults to the release's, and a Role there
+# lets the controller create and patch its own evidence ConfigMap (patch by
+# name only).
+cat >"$T/waves-evidence-values.yaml" <<'Y'
+webhook: {enabled: true}
+waves:
+  sequence:
+    - {name: canary, selector: {matchLabels: {fleet.example.com/wave: canary}}}
+    - {name: early, selector: {matchLabels: {fleet.example.com/wave: early}}, soak: 48h}
+  evidence: {name: mc-east-1}
+Y
+render "$T/waves-evidence.json" -f "$T/waves-evidence-values.yaml" ||
+  not_ok "helm template with waves.evidence" "$(cat "$T/render.err")"
+jqf "$T/waves-evidence.json" 'map(select(.kind == "ConfigMap" and (.metadata.name | endswith("-guard-rails"))))[0].data["guard-rails.yaml"]' \
+  >"$T/waves-evidence-guard.yaml"
+check_eq "evidence: the namespace defaults to the release's" "mc-east-1 $RELNS" \
+  "$(yq -r '.waves.evidence | "\(.name) \(.namespace)"' "$T/waves-evidence-guard.yaml")"
+check "the controller's reader accepts the rendered evidence" quiet \
+  "$HCP_BIN" preview -f "$CTL_REPO/examples/weekend.yaml" --check --guard-config "$T/waves-evidence-guard.yaml"
+check_eq "evidence: a Role patches only its own ConfigMap" "$RELNS|create|hcp-wave-evidence-mc-east-1:get,patch,update" \
+  "$(jqf "$T/waves-evidence.json" 'map(select(.kind == "Role" and (.metadata.name | endswith("-wave-evidence"))))[0] | "\(.metadata.namespace)|\(.rules[0].verbs | join(","))|\(.rules[1].resourceNames[0]):\(.rules[1].verbs | join(","))"')"
+check_eq "no evidence: no Role for it" 0 \
+  "$(jqf "$T/waves.json" 'map(select(.kind == "Role" and (.metadata.name | endswith("-wave-evidence")))) | length')"
 render "$T/waves-bad.json" --set webhook.enabled=false --set 'waves.blockedReleases[0]=4.17.2' &&
   not_ok "waves without webhook.enabled are refused"
 check_contains "waves without webhook.enabled are refused" \

@@ -68,9 +68,9 @@ static void watch_error(kube_watch *w, const kube_error *err, void *ud)
     log_kv(LOG_WARN, "watch failed; retrying", "path", w->path, "error", err->message, NULL);
 }
 
-static int start_watch_sel(ctl_controller_t *c, kube_watch *w, kube_cache *cache,
-                           const char *group, const char *version, const char *resource,
-                           const char *ns, const char *selector, char *err, size_t errlen)
+int ctl_start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, const char *group,
+                    const char *version, const char *resource, const char *ns,
+                    const char *selector, char *err, size_t errlen)
 {
     char path[PATH_MAX_LEN];
     kube_error e;
@@ -93,7 +93,7 @@ static int start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, co
                        const char *version, const char *resource, const char *ns, char *err,
                        size_t errlen)
 {
-    return start_watch_sel(c, w, cache, group, version, resource, ns, NULL, err, errlen);
+    return ctl_start_watch(c, w, cache, group, version, resource, ns, NULL, err, errlen);
 }
 
 static void start_capi(ctl_controller_t *c)
@@ -168,7 +168,8 @@ int ctl_state_init(ctl_controller_t *c, size_t nbuckets)
         kube_cache_init(&c->mss, &ctl_machinesets_ops, c) ||
         kube_cache_init(&c->companions, &ctl_companion_ops, c) ||
         kube_cache_init(&c->cms, &ctl_cm_ops, c) ||
-        kube_cache_init(&c->cals, &ctl_calendar_ops, c))
+        kube_cache_init(&c->cals, &ctl_calendar_ops, c) ||
+        kube_cache_init(&c->evid, &ctl_evidence_ops, c))
         return HCP_ENOMEM;
     return 0;
 }
@@ -210,10 +211,10 @@ int ctl_start(struct ev_loop *loop, kube_client *client, const ctl_options_t *op
         (rc = start_watch(c, &c->w_companions, &c->companions, CM_GROUP, CM_VERSION,
                           DECIDE_COMPANION_RESOURCE, c->ns_filter, err, errlen)) ||
         /* Only the ConfigMaps we labelled (cmlabel.c): never every one. */
-        (rc = start_watch_sel(c, &c->w_cms, &c->cms, NULL, "v1", "configmaps", c->ns_filter,
+        (rc = ctl_start_watch(c, &c->w_cms, &c->cms, NULL, "v1", "configmaps", c->ns_filter,
                               DECIDE_OPTIN_LABEL "=" DECIDE_OPTIN_VALUE, err, errlen)) ||
         /* The exclusion calendars: the ConfigMaps labelled as such. */
-        (rc = start_watch_sel(c, &c->w_cals, &c->cals, NULL, "v1", "configmaps", c->ns_filter,
+        (rc = ctl_start_watch(c, &c->w_cals, &c->cals, NULL, "v1", "configmaps", c->ns_filter,
                               POLICY_CALENDAR_LABEL, err, errlen)))
         goto fail;
     hosted_opts_t po = {.rewrite_server = opts->rewrite_hosted_server,
@@ -237,7 +238,8 @@ fail:
  * of pointers to them, so that each use sizes its array by it. */
 #define CTL_WATCHES(c)                                                                     \
     {&(c)->w_policies, &(c)->w_hcs, &(c)->w_nps,        &(c)->w_clusters,                    \
-     &(c)->w_mds,      &(c)->w_mss, &(c)->w_companions, &(c)->w_cms, &(c)->w_cals}
+     &(c)->w_mds,      &(c)->w_mss, &(c)->w_companions, &(c)->w_cms, &(c)->w_cals,          \
+     &(c)->w_evid}
 
 void ctl_stop(ctl_controller_t *c)
 {
@@ -248,6 +250,7 @@ void ctl_stop(ctl_controller_t *c)
         if (ws[i]->c)
             kube_watch_stop(ws[i]);
     hosted_free(c->proj);
+    ctl_evidence_stop(c);
     ev_check_stop(c->loop, &c->qcheck);
     ev_idle_stop(c->loop, &c->qidle);
     ev_timer_stop(c->loop, &c->discovery_retry);
@@ -279,6 +282,7 @@ void ctl_stop(ctl_controller_t *c)
     kube_cache_free(&c->companions);
     kube_cache_free(&c->cms);
     kube_cache_free(&c->cals);
+    kube_cache_free(&c->evid);
     wave_index_free(c->waves);
     free(c->ns_filter);
     free(c);

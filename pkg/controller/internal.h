@@ -212,8 +212,16 @@ struct ctl_controller {
                                    watch with that label selector): data is
                                    their `data` object (json_t), read as
                                    exclusion calendars (calendars.c) */
+    kube_cache evid;            /* the release waves' evidence ConfigMaps of other
+                                   management clusters (evidence.c): data is what
+                                   each says (ctl_evidence_t) */
     kube_watch w_policies, w_hcs, w_nps, w_clusters, w_mds, w_mss, w_companions, w_cms,
-        w_cals;
+        w_cals, w_evid;
+    ev_timer evid_timer;        /* publishes this cluster's evidence (evidence.c) */
+    bool evid_dirty;            /* what this management cluster tells the waves changed */
+    kube_request *evid_req;     /* the publication in flight */
+    char *evid_sent;            /* the evidence text last published, NULL none */
+    bool evid_too_big;          /* said once: the evidence exceeds a ConfigMap */
     bool capi_started;
     kube_request *discovery;    /* in flight */
     ev_timer discovery_retry;
@@ -269,6 +277,22 @@ void ctl_wave_pool(ctl_controller_t *c, const kube_obj *o, bool gone);
 /* What p's decision said of its held release, for the waves' counts
  * (wave_index_note_held()). */
 void ctl_wave_note(ctl_controller_t *c, const record_t *r, const decide_plan_t *p);
+/* Starts the watch w of resource in namespace ns (NULL every one) with
+ * label selector (NULL none) into cache; 0 or an error in err. */
+int ctl_start_watch(ctl_controller_t *c, kube_watch *w, kube_cache *cache, const char *group,
+                    const char *version, const char *resource, const char *ns,
+                    const char *selector, char *err, size_t errlen);
+/* Something the waves read changed in wave (WAVE_UNASSIGNED: in none):
+ * the held releases of the HostedClusters and NodePools of later waves are
+ * decided again. */
+void ctl_wave_told(ctl_controller_t *c, int wave);
+/* The release waves' evidence across management clusters (evidence.c,
+ * decide/evidence.h): the watch of the other clusters' ConfigMaps and the
+ * publication of this one's, started when the waves name evidence; 0 or
+ * an error in err. */
+extern const kube_cache_ops ctl_evidence_ops;
+int ctl_evidence_start(ctl_controller_t *c, char *err, size_t errlen);
+void ctl_evidence_stop(ctl_controller_t *c);
 /* The view's wave callback (decide_view_t.wave). */
 void ctl_wave_verdict(void *ud, unsigned system, int wave, const char *version, sched_time_t now,
                       wave_verdict_t *out);

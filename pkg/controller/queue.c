@@ -106,7 +106,7 @@ bool ctl_synced(const ctl_controller_t *c)
 {
     return c->policies.synced && c->hcs.synced && c->nps.synced && c->capi_started &&
            c->clusters.synced && c->mds.synced && c->mss.synced && c->companions.synced &&
-           c->cms.synced && c->cals.synced;
+           c->cms.synced && c->cals.synced && (!c->w_evid.c || c->evid.synced);
 }
 
 /* ---- the work queue ---------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
@@ -22,6 +23,7 @@
 #include "controller/testutil_ctl.h"
 #include "decide/plan.h"
 #include "decide/wave.h"
+#include "decide/evidence.h"
 #include "decide/writes.h"
 #include "policy/ics.h"
 
@@ -641,6 +643,90 @@ static void test_calendar(void **state)
     teardown_fleet(&f);
 }
 
+/* Another management cluster's evidence ConfigMap (decide/evidence.h):
+ * its canary remote-c running 4.17.1, Degraded or not. */
+static void remote_evidence(fleet_t *f, kube_event_type type, bool degraded, int rv)
+{
+    char data[1024], esc[1400], text[2048];
+    snprintf(data, sizeof(data),
+             "{\"source\":\"mc-a\",\"members\":[{\"system\":\"ControlPlane\","
+             "\"cluster\":\"clusters/remote-c\",\"pool\":\"\",\"wave\":\"canary\","
+             "\"optedIn\":true,\"healthy\":%s,\"why\":\"%s\",\"unhealthySince\":%s,"
+             "\"running\":\"4.17.1\",\"completed\":[{\"version\":\"4.17.1\","
+             "\"at\":\"2030-01-07T08:00:00Z\"}]}]}",
+             degraded ? "false" : "true", degraded ? "Degraded is True" : "",
+             degraded ? "\"2030-01-08T00:00:00Z\"" : "null");
+    json_t *str = json_string(data);
+    char *dumped = json_dumps(str, JSON_ENCODE_ANY);
+    snprintf(esc, sizeof(esc), "%s", dumped);
+    free(dumped);
+    json_decref(str);
+    snprintf(text, sizeof(text),
+             "{\"kind\":\"ConfigMap\",\"metadata\":{\"namespace\":\"hcp-system\","
+             "\"name\":\"hcp-wave-evidence-mc-a\",\"uid\":\"u-ev\",\"resourceVersion\":\"%d\","
+             "\"labels\":{\"" WAVE_EVIDENCE_LABEL "\":\"mc-a\"}},\"data\":{\""
+             WAVE_EVIDENCE_KEY "\":%s}}",
+             rv, esc);
+    testutil_ctl_apply(&f->c->evid, type, text);
+}
+
+static void count_completed(unsigned system, const char *wave, const char *release,
+                            const char *state, double n, void *ud)
+{
+    if (system == WAVE_CONTROL_PLANE && strcmp(wave, "canary") == 0 &&
+        strcmp(release, "4.17.1") == 0 && strcmp(state, "Completed") == 0)
+        *(double *)ud += n;
+}
+
+/* What another management cluster publishes counts as clusters of the
+ * waves: its Degraded canary halts this one's early wave at once (the held
+ * releases are queued again), healthy again it lets it go, and its
+ * evidence gone, its clusters are gone from the waves. */
+static void test_evidence(void **state)
+{
+    (void)state;
+    fleet_t f;
+    decide_decision_t d;
+    setup_fleet(&f);
+    f.c->evid.synced = true;
+    sched_time_t w0 = window(&f, 0);
+    for (int c = 0; c < 2; c++) {
+        f.cl[c].started = w0;
+        serve(&f, &f.cl[c], w0 + update_secs);
+    }
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    assert_true(let_through(&f, &f.cl[2], window(&f, 3), &d));
+    size_t before = wave_index_members(f.c->waves);
+
+    remote_evidence(&f, KUBE_EVENT_ADDED, true, 1);
+    assert_int_equal(wave_index_members(f.c->waves), before + 1);
+    assert_int_equal(f.c->queue.len, 25); /* every held release of a later wave */
+    assert_false(let_through(&f, &f.cl[2], window(&f, 3), &d));
+    assert_string_equal(d.paused_reason, "WaveHalted");
+    assert_non_null(strstr(d.paused_message, "mc-a:clusters/remote-c of wave canary runs 4.17.1 "
+                                             "and is unhealthy since 2030-01-08T00:00:00Z"));
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    remote_evidence(&f, KUBE_EVENT_MODIFIED, false, 2);
+    assert_int_equal(f.c->queue.len, 25);
+    assert_true(let_through(&f, &f.cl[2], window(&f, 3), &d));
+    /* the same again: nothing changed, nothing queued */
+    while (ctl_queue_pop(&f.c->queue))
+        ;
+    remote_evidence(&f, KUBE_EVENT_MODIFIED, false, 3);
+    assert_int_equal(f.c->queue.len, 0);
+    /* the metrics count this management cluster's clusters only */
+    double completed = 0;
+    ctl_foreach_wave_count(f.c, count_completed, &completed);
+    assert_true(completed == 2);
+    /* its evidence gone: its clusters are gone from the waves */
+    remote_evidence(&f, KUBE_EVENT_DELETED, false, 4);
+    assert_int_equal(wave_index_members(f.c->waves), before);
+    assert_int_equal(f.c->queue.len, 25);
+    teardown_fleet(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_nodepools),
         cmocka_unit_test(test_notified),
         cmocka_unit_test(test_calendar),
+        cmocka_unit_test(test_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

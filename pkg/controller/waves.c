@@ -22,7 +22,15 @@ int ctl_set_waves(ctl_controller_t *c, const wave_config_t *cfg)
     c->waves = NULL;
     if (!wave_config_on(cfg))
         return 0;
-    return (c->waves = wave_index_new(cfg)) ? 0 : HCP_ENOMEM;
+    if (!(c->waves = wave_index_new(cfg)))
+        return HCP_ENOMEM;
+    if (!cfg->evidence_name[0])
+        return 0;
+    char err[256];
+    int rc = ctl_evidence_start(c, err, sizeof(err));
+    if (rc)
+        log_kv(LOG_ERROR, "release waves: cannot watch the evidence", "error", err, NULL);
+    return rc;
 }
 
 void ctl_foreach_wave_count(const ctl_controller_t *c,
@@ -119,6 +127,8 @@ static bool pool_put(ctl_controller_t *c, const kube_obj *o, bool gone, int *wav
                        &changed) == HCP_ENOMEM)
         log_kv(LOG_ERROR, "release waves: out of memory; the NodePool is left out of its wave",
                "namespace", o->ns, "name", o->name, NULL);
+    if (changed)
+        c->evid_dirty = true;
     return changed;
 }
 
@@ -167,6 +177,8 @@ void ctl_wave_member(ctl_controller_t *c, const kube_obj *o, const kube_obj *old
             w = was->wave;
         pool_told(c, p.wave < w ? p.wave : w);
     }
+    if (changed)
+        c->evid_dirty = true;
     /* The first list decides every object anyway. */
     if (!changed || !c->hcs.synced)
         return;
@@ -174,6 +186,15 @@ void ctl_wave_member(ctl_controller_t *c, const kube_obj *o, const kube_obj *old
     if (was && was->wave < x.wave)
         x.wave = was->wave;
     kube_cache_foreach(&c->hcs, enqueue_later, &x);
+}
+
+void ctl_wave_told(ctl_controller_t *c, int wave)
+{
+    later_t x = {c, wave, false};
+    if (!c->waves || !c->hcs.synced)
+        return;
+    kube_cache_foreach(&c->hcs, enqueue_later, &x);
+    pool_told(c, wave);
 }
 
 void ctl_wave_verdict(void *ud, unsigned system, int wave, const char *version, sched_time_t now,

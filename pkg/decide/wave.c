@@ -250,9 +250,36 @@ static int blocked_entry(const json_t *x, size_t idx, wave_blocked_t *b, char *e
     return 0;
 }
 
+/* waves.evidence: {name, namespace}, both required. */
+static int evidence_cfg(const json_t *o, wave_config_t *cfg, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"name", "namespace", NULL};
+    int rc;
+    if ((rc = guard_mapping_check(o, "waves.evidence", keys, err, errlen)) != 0 ||
+        (rc = guard_str_field(o, "name", "waves.evidence", true, cfg->evidence_name,
+                              sizeof(cfg->evidence_name), err, errlen)) != 0 ||
+        (rc = guard_str_field(o, "namespace", "waves.evidence", true, cfg->evidence_ns,
+                              sizeof(cfg->evidence_ns), err, errlen)) != 0)
+        return rc;
+    if (!dns_label(cfg->evidence_name) || strlen(cfg->evidence_name) >= WAVE_SOURCELEN)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "waves.evidence.name: \"%s\" must be at most %d lower case letters, "
+                        "digits and '-' (it names this management cluster's evidence)",
+                        cfg->evidence_name, WAVE_SOURCELEN - 1);
+    if (!dns_label(cfg->evidence_ns))
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "waves.evidence.namespace: \"%s\" must be a namespace name",
+                        cfg->evidence_ns);
+    if (cfg->n == 0)
+        return hcp_errf(err, errlen, HCP_EINVAL,
+                        "waves.evidence: needs waves.sequence (evidence is what the clusters "
+                        "of the waves completed)");
+    return 0;
+}
+
 int wave_config_parse(const json_t *v, wave_config_t *cfg, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"sequence", "blockedReleases", NULL};
+    static const char *const keys[] = {"sequence", "blockedReleases", "evidence", NULL};
     json_t *owned = NULL;
     const json_t *seq, *bl, *x;
     size_t i;
@@ -298,6 +325,9 @@ int wave_config_parse(const json_t *v, wave_config_t *cfg, char *err, size_t err
             goto done;
         cfg->n_blocked = i + 1;
     }
+    if ((x = json_object_get(v, "evidence")) != NULL &&
+        (rc = evidence_cfg(x, cfg, err, errlen)) != 0)
+        goto done;
 done:
     if (rc)
         memset(cfg, 0, sizeof(*cfg));
@@ -430,6 +460,7 @@ typedef struct wnode {
     size_t cluster_len;   /* bytes of key that name the cluster ("ns/cluster") */
     wave_member_t m;
     uint8_t held_state;   /* wave_index_note_held() */
+    uint32_t round;       /* the round that put it last (wave_index_round()) */
     char held[WAVE_MVERLEN];
     char key[];           /* "ns/cluster/id" */
 } wnode_t;
@@ -459,6 +490,7 @@ struct wave_index {
     hcp_htab_t members, sums;
     uint64_t gen[WAVE_SYSTEMS][WAVE_MAX + 1];
     uint64_t nsums; /* sums made */
+    uint32_t round; /* wave_index_round() */
 };
 
 typedef struct wkey {
@@ -567,6 +599,8 @@ int wave_index_put(wave_index_t *ix, unsigned system, const char *ns, const char
         }
         return 0;
     }
+    if (old)
+        old->round = ix->round;
     if (old && memcmp(&old->m, m, sizeof(*m)) == 0)
         return 0;
     if (changed)
@@ -582,6 +616,7 @@ int wave_index_put(wave_index_t *ix, unsigned system, const char *ns, const char
         return HCP_ENOMEM;
     n->system = system;
     n->held_state = WAVE_PASS;
+    n->round = ix->round;
     n->held[0] = '\0';
     n->cluster_len = strlen(ns) + 1 + strlen(cluster);
     n->m = *m;
@@ -639,6 +674,8 @@ void wave_index_counts(const wave_index_t *ix, wave_count_fn fn, void *ud)
         return;
     HCP_HTAB_FOREACH(&ix->members, i, n) {
         const wnode_t *w = (const wnode_t *)n;
+        if (strchr(w->key, ':'))
+            continue; /* another management cluster's: its own metrics count it */
         if (w->m.running[0])
             count_one(c, &nc, w, w->m.running,
                       !w->m.healthy                                    ? "Unhealthy"
@@ -650,6 +687,41 @@ void wave_index_counts(const wave_index_t *ix, wave_count_fn fn, void *ud)
     for (i = 0; i < nc; i++)
         fn(c[i].system, wave_name(&ix->cfg, c[i].wave), c[i].release, c[i].state, c[i].n, ud);
     free(c);
+}
+
+void wave_index_foreach(const wave_index_t *ix, wave_member_fn fn, void *ud)
+{
+    size_t i;
+    hcp_hnode_t *n;
+    HCP_HTAB_FOREACH(&ix->members, i, n) {
+        const wnode_t *w = (const wnode_t *)n;
+        fn(w->system, w->key, w->cluster_len, &w->m, ud);
+    }
+}
+
+uint32_t wave_index_round(wave_index_t *ix) { return ++ix->round; }
+
+size_t wave_index_sweep(wave_index_t *ix, const char *prefix, uint32_t round, int *wave)
+{
+    size_t removed = 0, len = strlen(prefix);
+    *wave = WAVE_UNASSIGNED;
+    for (size_t b = 0; b < ix->members.nbuckets; b++) {
+        hcp_hnode_t **link = &ix->members.buckets[b];
+        while (*link) {
+            wnode_t *w = (wnode_t *)*link;
+            if (w->round == round || strncmp(w->key, prefix, len) != 0) {
+                link = &(*link)->next;
+                continue;
+            }
+            if (w->m.wave < *wave)
+                *wave = w->m.wave;
+            bump(ix, w->system, w->m.wave);
+            hcp_htab_remove(&ix->members, link);
+            free(w);
+            removed++;
+        }
+    }
+    return removed;
 }
 
 const wave_config_t *wave_index_config(const wave_index_t *ix) { return &ix->cfg; }

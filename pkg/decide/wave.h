@@ -109,18 +109,24 @@ typedef struct wave_blocked {
     size_t n;
 } wave_blocked_t;
 
+#define WAVE_SOURCELEN 41 /* evidence.name: a DNS label of at most 40 */
+
 /* Plain data: copy it freely. n 0 and n_blocked 0: waves are off. */
 typedef struct wave_config {
     wave_def_t waves[WAVE_MAX];
     size_t n;
     wave_blocked_t blocked[WAVE_MAX_BLOCKED];
     size_t n_blocked;
+    char evidence_name[WAVE_SOURCELEN]; /* evidence.name: this management cluster in the
+                                           evidence it publishes (evidence.h); "" off */
+    char evidence_ns[WAVE_VALLEN];      /* evidence.namespace: where it is published and
+                                           read */
 } wave_config_t;
 
 /* Reads the guard rails' `waves` value v (a mapping, or its JSON text as a
  * ConfigMap holds it; NULL: waves off). Keys: sequence (each: name,
- * selector {matchLabels, namespaces}, soak, minClusters) and
- * blockedReleases. Every key is checked; a refusal names it
+ * selector {matchLabels, namespaces}, soak, minClusters), blockedReleases
+ * and evidence {name, namespace} (evidence.h; it needs a sequence). Every key is checked; a refusal names it
  * ("waves.sequence[1].soak: ..."), and two waves that may select the same
  * cluster are refused naming both. Returns 0 with *cfg filled, or
  * HCP_EINVAL with err set and *cfg emptied. */
@@ -215,7 +221,8 @@ void wave_index_note_held(wave_index_t *ix, unsigned system, const char *ns,
                           const char *cluster, const char *id, const char *version,
                           uint8_t state);
 
-/* The clusters of each (system, wave, release, state), the states being
+/* The clusters of each (system, wave, release, state), of this management
+ * cluster (not those other management clusters published), the states being
  * "Completed" (it runs the release and completed it), "Updating" (it runs
  * it, not completed yet), "Unhealthy" (it runs it and is unhealthy),
  * "WaitingForSoak", "WaveHalted" and "ReleaseBlocked" (its held release is
@@ -226,6 +233,21 @@ void wave_index_note_held(wave_index_t *ix, unsigned system, const char *ns,
 typedef void (*wave_count_fn)(unsigned system, const char *wave, const char *release,
                               const char *state, double n, void *ud);
 void wave_index_counts(const wave_index_t *ix, wave_count_fn fn, void *ud);
+
+/* Every member: its system, its key "ns/cluster/id" (cluster_len bytes of
+ * it name the cluster) and what it says. A member another management
+ * cluster published (evidence.h) has "<source>:" before its namespace. */
+typedef void (*wave_member_fn)(unsigned system, const char *key, size_t cluster_len,
+                               const wave_member_t *m, void *ud);
+void wave_index_foreach(const wave_index_t *ix, wave_member_fn fn, void *ud);
+
+/* Rounds of what one source publishes: wave_index_put() marks each member
+ * it puts (also one unchanged) with the round wave_index_round() began;
+ * wave_index_sweep() then removes every member whose namespace begins with
+ * prefix ("<source>:") and that the round did not put, and returns how many
+ * it removed, the earliest wave of those in *wave (WAVE_UNASSIGNED none). */
+uint32_t wave_index_round(wave_index_t *ix);
+size_t wave_index_sweep(wave_index_t *ix, const char *prefix, uint32_t round, int *wave);
 
 /* The configuration the index was made with. */
 const wave_config_t *wave_index_config(const wave_index_t *ix);
