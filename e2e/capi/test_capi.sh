@@ -368,11 +368,6 @@ B_DAYS=${CAPI_E2E_DAYS:-4}
 B_STARTUP=1s
 LAT_FILE=$CTL_TMP/open-latency-ms
 
-# daily_policy HH:MM DURATION: a MaintenanceSchedule spec, every day.
-daily_policy() {
-  jq -nc --arg t "$1" --arg du "$2" '{strategy: "MaintenanceSchedule", maintenanceSchedule: {
-    timeZone: "UTC", permit: {recurrence: {frequency: "Daily"}, startTime: $t, duration: $du}}}'
-}
 # ctl_sim_now: the controller's simulated clock now (epoch seconds, lower bound).
 ctl_sim_now() { sim_lo a | cut -d. -f1; }
 # day_at EPOCH HH:MM: that time of EPOCH's day (epoch seconds).

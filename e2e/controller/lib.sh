@@ -145,6 +145,31 @@ hc_completed() {
   done
 }
 
+# set_hc_health NS NAME AVAILABLE DEGRADED [SINCE]: HyperShift's Available and
+# Degraded conditions on a HostedCluster (api/hypershift/v1beta1/
+# hostedcluster_conditions.go), every other condition kept, their
+# lastTransitionTime SINCE (default 2026-01-01T00:00:00Z); conditional on
+# the resourceVersion read, again on a conflict (the controller and the
+# model write the same status).
+set_hc_health() {
+  local p="$HS/namespaces/$1/hostedclusters/$2" obj body i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    obj=$(api GET "$p") || return 1
+    body=$(jq -c --arg a "$3" --arg d "$4" --arg t "${5:-2026-01-01T00:00:00Z}" '{metadata: {resourceVersion: .metadata.resourceVersion},
+      status: {conditions: ([.status.conditions // [] | .[] |
+        select(.type != "Available" and .type != "Degraded")] + [
+        {type: "Available", status: $a, message: "",
+         reason: (if $a == "True" then "AsExpected" else "KASLoadBalancerNotReachable" end),
+         lastTransitionTime: $t},
+        {type: "Degraded", status: $d, message: "",
+         reason: (if $d == "True" then "UnavailableReplicas" else "AsExpected" end),
+         lastTransitionTime: $t}])}}' <<<"$obj")
+    api PATCH "$p/status" "$body" >/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
 # mk_np NS NAME CLUSTER [KEY=VALUE...]: a NodePool with the stanza annotations
 # and its MachineDeployment in NS-CLUSTER (rolled out: nothing pending).
 mk_np() {
@@ -332,6 +357,12 @@ weekly_policy() {
     strategy: "MaintenanceSchedule", maintenanceSchedule: ({timeZone: "UTC",
       permit: {recurrence: {frequency: "Weekly", weekly: {daysOfWeek: [$d]}},
                startTime: $t, duration: $du}} + (if $ex then {exclude: $ex} else {} end))}'
+}
+
+# daily_policy HH:MM DURATION: a MaintenanceSchedule spec, every day.
+daily_policy() {
+  jq -nc --arg t "$1" --arg du "$2" '{strategy: "MaintenanceSchedule", maintenanceSchedule: {
+    timeZone: "UTC", permit: {recurrence: {frequency: "Daily"}, startTime: $t, duration: $du}}}'
 }
 
 cluster_path() { echo "$CAPI/namespaces/$1-$2/clusters/$2-infra"; }          # NS HC

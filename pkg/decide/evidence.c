@@ -96,7 +96,8 @@ json_t *wave_evidence_configmap(const wave_index_t *ix, size_t *bytes)
     wave_index_foreach(ix, collect, &o);
     if (o.oom || !(members = json_array()))
         goto done;
-    qsort(o.v, o.n, sizeof(*o.v), own_cmp);
+    if (o.n > 1)
+        qsort(o.v, o.n, sizeof(*o.v), own_cmp);
     for (size_t i = 0; i < o.n; i++)
         if (json_array_append_new(members, member_doc(cfg, &o.v[i]))) {
             json_decref(members);
