@@ -26,6 +26,7 @@
 #include "decide/evidence.h"
 #include "decide/writes.h"
 #include "policy/ics.h"
+#include "policy/testutil_policy.h"
 
 #define HOUR 3600
 #define DAY 86400
@@ -592,20 +593,6 @@ static void test_notified(void **state)
     teardown_fleet(&f);
 }
 
-/* The feed's text with its folded lines joined (RFC 5545 3.1), in place. */
-static char *unfold(char *text)
-{
-    char *w = text;
-    for (const char *r = text; *r; r++) {
-        if (r[0] == '\r' && r[1] == '\n' && r[2] == ' ') {
-            r += 2;
-            continue;
-        }
-        *w++ = *r;
-    }
-    *w = '\0';
-    return text;
-}
 
 /* The calendar feed: the held release's earliest start is the soak's end,
  * once the canaries completed it; before that no start is known. */
@@ -616,7 +603,7 @@ static void test_calendar(void **state)
     ics_t cal = {0};
     setup_fleet(&f);
     assert_int_equal(ctl_calendar_render(f.c, "/calendar/clusters/early-2.ics", &cal), 200);
-    unfold(cal.buf);
+    tu_ics_unfold(cal.buf);
     assert_non_null(strstr(cal.buf, "Not in this window: release 4.17.1 (wave early waits for "));
     assert_non_null(strstr(cal.buf, "held with no start known yet."));
     ics_free(&cal);
@@ -629,7 +616,7 @@ static void test_calendar(void **state)
     }
     f.c->opts.clock.sim0 = done; /* the loop does not run: its real instant stays */
     assert_int_equal(ctl_calendar_render(f.c, "/calendar/clusters/early-2.ics", &cal), 200);
-    unfold(cal.buf);
+    tu_ics_unfold(cal.buf);
     assert_null(strstr(cal.buf, "held with no start known yet."));
     assert_non_null(strstr(cal.buf, "held until 2030-01-09T08:00:00Z."));
     const char *thu = strstr(cal.buf, "DTSTART:20300110T060000Z");

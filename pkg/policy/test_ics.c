@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "policy/ics.h"
+#include "policy/testutil_policy.h"
 #include "policy/policy.h"
 #include "schedule/testutil_sched.h"
 
@@ -108,20 +109,6 @@ static void test_exclusion_escaped_folded(void **state)
     policy_free(p);
 }
 
-/* text with its folds ("\r\n ") removed, in place. */
-static char *unfold(char *text)
-{
-    char *w = text;
-    for (const char *r = text; *r; r++) {
-        if (r[0] == '\r' && r[1] == '\n' && r[2] == ' ') {
-            r += 2;
-            continue;
-        }
-        *w++ = *r;
-    }
-    *w = '\0';
-    return text;
-}
 
 /* With a minimum time left a window's event keeps its times and says until
  * when a change may start in it, or that it is too short for any. */
@@ -139,7 +126,7 @@ static void test_min_time_left(void **state)
     assert_int_equal(ics_timeline(&c, &t, t.from), 0);
     assert_int_equal(ics_end(&c), 0);
     assert_non_null(strstr(c.buf, "DTSTART:20261128T000000Z\r\nDTEND:20261128T040000Z\r\n"));
-    assert_non_null(strstr(unfold(c.buf), "DESCRIPTION:Material changes may start in this "
+    assert_non_null(strstr(tu_ics_unfold(c.buf), "DESCRIPTION:Material changes may start in this "
                                           "window until 2026-11-28T02:00:00Z (minimum time "
                                           "left 2h: none starts in its last 2h)."));
     ics_free(&c);
@@ -147,7 +134,7 @@ static void test_min_time_left(void **state)
     ics_begin(&c, "cal");
     assert_int_equal(ics_timeline(&c, &t, t.from), 0);
     assert_int_equal(ics_end(&c), 0);
-    assert_non_null(strstr(unfold(c.buf), "DESCRIPTION:No material change starts in this "
+    assert_non_null(strstr(tu_ics_unfold(c.buf), "DESCRIPTION:No material change starts in this "
                                           "window: it is shorter than the minimum time left "
                                           "(5h)."));
     ics_free(&c);
@@ -172,7 +159,7 @@ static void test_held_from(void **state)
     ics_begin(&c, "cal");
     assert_int_equal(ics_timeline(&c, &t, t.from), 0);
     assert_int_equal(ics_end(&c), 0);
-    char *text = unfold(c.buf);
+    char *text = tu_ics_unfold(c.buf);
     const char *w1 = strstr(text, "DTSTART:20261128T000000Z");
     const char *w2 = strstr(text, "DTSTART:20261205T000000Z");
     const char *w3 = strstr(text, "DTSTART:20261212T000000Z");
@@ -192,7 +179,7 @@ static void test_held_from(void **state)
     ics_begin(&c, "cal");
     assert_int_equal(ics_timeline(&c, &t, t.from), 0);
     assert_int_equal(ics_end(&c), 0);
-    text = unfold(c.buf);
+    text = tu_ics_unfold(c.buf);
     int n = 0;
     for (const char *s = text; (s = strstr(s, "held with no start known yet.")) != NULL; s++)
         n++;

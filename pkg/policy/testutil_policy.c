@@ -60,3 +60,17 @@ char *tu_busy_policy_json(int n_exclusions)
     }
     return buf;
 }
+
+char *tu_ics_unfold(char *text)
+{
+    char *w = text;
+    for (const char *r = text; *r; r++) {
+        if (r[0] == '\r' && r[1] == '\n' && r[2] == ' ') {
+            r += 2;
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = '\0';
+    return text;
+}

@@ -15,4 +15,8 @@ json_t *tu_json(const char *single_quoted);
  * size of policy a webhook's worst case is measured with. */
 char *tu_busy_policy_json(int n);
 
+/* An iCalendar text with its folded lines joined (RFC 5545 3.1: each
+ * "\r\n " removed), in place; returns text. */
+char *tu_ics_unfold(char *text);
+
 #endif
