@@ -33,6 +33,7 @@ void preview_usage(FILE *f)
     fprintf(f,
             "Usage: hcp-controller preview -f POLICY [-f POLICY ...] [--from RFC3339]\n"
             "                              [--count N] [--change KIND] [-o table|json|ics]\n"
+            "                              [--not-before RFC3339]\n"
             "                              [--check --guard-config FILE [--restrictive-until TIME]]\n"
             "\n"
             "Shows when changes are permitted by HostedChangeManagementPolicy manifests.\n"
@@ -51,6 +52,10 @@ void preview_usage(FILE *f)
             "                       (every exclusion applies)\n"
             "  -o, --output FORMAT  table (default), json, or ics (an RFC 5545 calendar of\n"
             "                       the windows and of the exclusions with their reasons)\n"
+            "      --not-before TIME  a held change may not start before TIME whatever\n"
+            "                       the windows (the release waves' soak end, as explain's\n"
+            "                       Waves: line says): its first start, and in ics the\n"
+            "                       windows before it marked\n"
             "      --check          judge the schedule against the guard rails of\n"
             "                       --guard-config (a ConfigMap or mapping, YAML or JSON)\n"
             "                       over the 12 months from --from, as admission does\n"
@@ -144,6 +149,7 @@ typedef struct opts {
     int has_restrictive_until;    /* --restrictive-until given */
     sched_time_t restrictive_until;
     int change;                   /* --change: a policy_change_t, or -1 for all */
+    sched_time_t not_before;      /* --not-before, 0 none */
 } opts_t;
 
 /* --change's words, in policy_change_t order. */
@@ -232,6 +238,10 @@ static int parse_args(int argc, char **argv, opts_t *o)
             if (o->change < 0 && strcmp(v, "all") != 0)
                 return usage_error("--change: \"%.64s\" is not one of all, control-plane, "
                                    "control-plane-minor, nodes, nodes-minor", v);
+        } else if (is_opt(a, "--not-before")) {
+            if ((v = value(argc, argv, &i, a, "--not-before")) == NULL ||
+                sched_parse_rfc3339(v, &o->not_before) != 0 || o->not_before <= 0)
+                return usage_error("--not-before needs an RFC 3339 time");
         } else if (strcmp(a, "--check") == 0) {
             o->check = 1;
         } else if (is_opt(a, "--guard-config")) {
@@ -253,6 +263,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         return usage_error("--check and --guard-config go together");
     if (o->has_restrictive_until && !o->check)
         return usage_error("--restrictive-until is only used with --check");
+    if (o->not_before && o->check)
+        return usage_error("--not-before is not used with --check");
     if (from != NULL) {
         if (sched_parse_rfc3339(from, &o->from) != 0)
             return usage_error("--from: \"%.64s\" is not an RFC 3339 time", from);
@@ -586,17 +598,48 @@ static int print_windows(const loaded_t *l, sched_t *s, const sched_set_t *w, sc
     return rc < 0 ? rc : 0;
 }
 
-/* The table, then the effective starts of the policies' minimums. */
-static int print_table(const loaded_t *l, sched_t *s, const sched_set_t *w, sched_time_t from)
+/* --not-before: the first instant at or after the later of from and
+ * not_before that the schedule permits. */
+static int print_not_before(sched_t *s, sched_time_t from, sched_time_t not_before)
 {
-    sched_time_t cp, workers;
+    sched_time_t at = not_before > from ? not_before : from;
+    sched_interval_t iv;
+    char t[32], a[32], b[32];
+    int rc;
+
+    if (not_before <= 0)
+        return 0;
+    sched_format_utc(not_before, t, sizeof t);
+    if ((rc = sched_containing(s, at, &iv)) < 0)
+        return rc;
+    if (rc == 0) {
+        if ((rc = sched_next(s, at, &iv)) < 0)
+            return rc;
+        if (rc == 0 || iv.start - at >= SCHED_LOOKAHEAD) {
+            printf("Not before %s: no window opens within 10 years after it.\n", t);
+            return 0;
+        }
+        at = iv.start;
+    }
+    format_time(at, NULL, a, sizeof a);
+    format_time(iv.end, NULL, b, sizeof b);
+    printf("Not before %s: the first start is %s (in the window until %s).\n", t, a, b);
+    return 0;
+}
+
+/* The table, then the effective starts of the policies' minimums and of
+ * --not-before. */
+static int print_table(const loaded_t *l, sched_t *s, const sched_set_t *w, const opts_t *o)
+{
+    sched_time_t cp, workers, from = o->from;
     int rc;
 
     if ((rc = print_windows(l, s, w, from)) < 0)
         return rc;
     minimums(l, &cp, &workers);
     if ((rc = print_min_left(s, from, "Control plane", cp)) < 0 ||
-        (rc = print_min_left(s, from, "Worker nodes", workers)) < 0)
+        (rc = print_min_left(s, from, "Worker nodes", workers)) < 0 ||
+        (rc = print_not_before(s, from, o->not_before)) < 0)
         return rc;
     return 0;
 }
@@ -627,6 +670,8 @@ static int print_ics(const loaded_t *l, sched_t *s, const opts_t *o)
     sched_time_t cp, workers;
     minimums(l, &cp, &workers);
     t.min_left = cp > workers ? cp : workers; /* the stricter, for either system */
+    t.held_from = o->not_before;
+    t.held_why = "a held change (--not-before)";
     ics_begin(&c, summary);
     if ((rc = ics_timeline(&c, &t, o->from)) == 0 && (rc = ics_end(&c)) == 0)
         fwrite(c.buf, 1, c.len, stdout);
@@ -650,7 +695,7 @@ static int output(const opts_t *o, const loaded_t *l, sched_t *s, sched_set_t *w
         if (o->format == FMT_JSON)
             print_json(w);
         else
-            rc = print_table(l, s, w, o->from);
+            rc = print_table(l, s, w, o);
     }
     if (rc < 0) {
         fprintf(stderr, "%s: cannot compute the windows (error %d)\n", PROG, rc);

@@ -303,6 +303,25 @@ if [[ "$out" != *"Control plane (minimum"* ]]; then ok "an intersection has no c
 # ---- dispatch ------------------------------------------------------------
 run --help
 if [ "$rc" -eq 0 ] && [[ "$out" == *"preview"* ]]; then ok "--help"; else bad "--help" "status $rc" "$out"; fi
+# --not-before: a held change's earliest start (the release waves' soak end):
+# inside a window it starts then, before one at its opening, and the
+# calendar marks the windows before it.
+run preview -f "$tmp/minleft.yaml" --from 2026-11-26T00:00:00Z --count 3 --not-before 2026-11-28T03:00:00Z
+contains "--not-before inside a window: it starts then" "$out" \
+  "Not before 2026-11-28T03:00:00Z: the first start is 2026-11-28T03:00:00Z (in the window until 2026-11-28T06:00:00Z)."
+run preview -f "$tmp/minleft.yaml" --from 2026-11-26T00:00:00Z --count 3 --not-before 2026-11-28T07:00:00Z
+contains "--not-before after a window: the next one's opening" "$out" \
+  "Not before 2026-11-28T07:00:00Z: the first start is 2026-12-05T02:00:00Z (in the window until 2026-12-05T06:00:00Z)."
+run preview -f "$tmp/minleft.yaml" --from 2026-11-26T00:00:00Z --count 3 --not-before 2026-12-05T03:00:00Z -o ics
+unfolded=$(tr -d '\r' <<<"$out" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n //g')
+contains "--not-before: the calendar's window before it says so" "$unfolded" \
+  "Not in this window: a held change (--not-before)\\, held until 2026-12-05T03:00:00Z."
+contains "--not-before: the calendar's window it falls in says from when" "$unfolded" \
+  "Held: a held change (--not-before)\\; it may start in this window from 2026-12-05T03:00:00Z."
+run preview -f "$tmp/minleft.yaml" --from 2026-11-26T00:00:00Z --count 3
+if [[ "$out" != *"Not before"* ]]; then ok "no --not-before, no line"; else bad "no --not-before line" "$out"; fi
+expect_fail "--not-before needs a time" 2 "--not-before needs an RFC 3339 time" \
+  preview -f "$tmp/minleft.yaml" --not-before tomorrow
 run preview --help
 if [ "$rc" -eq 0 ] && [[ "$out" == *"--count N"* ]]; then ok "preview --help"; else bad "preview --help" "status $rc" "$out"; fi
 expect_fail "unknown command" 2 'unknown command' frobnicate

@@ -190,7 +190,8 @@ static void held_description(const ics_timeline_t *t, sched_interval_t iv, char 
     }
     if (iv.start == SCHED_NEG_INF || iv.start < t->held_from) {
         sched_format_utc(t->held_from, from, sizeof from);
-        snprintf(buf + used, len - used, " %s: it may start in this window from %s.", why, from);
+        snprintf(buf + used, len - used, " Held: %s; it may start in this window from %s.", why,
+                 from);
     }
 }
 

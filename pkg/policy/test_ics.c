@@ -168,8 +168,8 @@ static void test_held_from(void **state)
     assert_non_null(w3);
     const char *no = strstr(text, "Not in this window: release 4.17.1 (wave early waits for "
                                   "wave canary)\\, held until 2026-12-05T02:00:00Z.");
-    const char *from = strstr(text, "release 4.17.1 (wave early waits for wave canary): it may "
-                                    "start in this window from 2026-12-05T02:00:00Z.");
+    const char *from = strstr(text, "Held: release 4.17.1 (wave early waits for wave canary)\\; it "
+                                    "may start in this window from 2026-12-05T02:00:00Z.");
     assert_true(no && no > w1 && no < w2);
     assert_true(from && from > w2 && from < w3);
     assert_null(strstr(w3, "release 4.17.1"));
