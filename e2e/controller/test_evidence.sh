@@ -75,10 +75,12 @@ hub() {
 }
 hub_stop() { [ -n "$HUB_PID" ] && kill "$HUB_PID" 2>/dev/null && wait "$HUB_PID" 2>/dev/null; HUB_PID=""; }
 
-# guard FILE NAME NS: the waves' file of management cluster NAME, its
-# evidence in NS.
+# guard FILE NAME NS [PORT]: the waves' file of management cluster NAME, its
+# evidence in NS; notifications to a receiver on PORT when given.
 guard() {
-  cat >"$1" <<YAML
+  {
+    [ -z "${4:-}" ] || printf 'notifications:\n  endpoints: [{name: recv, url: "http://127.0.0.1:%s/hook"}]\n' "$4"
+    cat <<YAML
 waves:
   sequence:
     - name: canary
@@ -88,7 +90,21 @@ waves:
       soak: 20m
   evidence: {name: $2, namespace: $3}
 YAML
+  } >"$1"
 }
+# told STEP: the notifications of STEP the receiver took, as "N first-detail".
+told() {
+  local f n=0 first=""
+  for f in "$RECV_DIR"/*.json; do
+    [ -e "$f" ] || continue
+    if [ "$(jq -r .data.step "$f")" = "$1" ]; then
+      n=$((n + 1))
+      [ -n "$first" ] || first=$(jq -r .data.detail "$f")
+    fi
+  done
+  echo "$n $first"
+}
+told_n() { told "$1" | cut -d' ' -f1; }
 
 # start_mc NAME NS GUARD [KUBECONFIG]: a controller for namespace NS with
 # the waves of GUARD (the guard rails are the webhooks' configuration; no
@@ -117,8 +133,13 @@ across_clusters() {
   must on_b mk_policy "$nsb" daily "$DAILY" || return
   must on_b mk_hc "$nsb" early-1 policy=daily requested-release-image="$REL" || return
   must on_b k label hostedcluster -n "$nsb" early-1 fleet.example.com/wave=early || return
+  RECV_DIR=$CTL_TMP/recv
+  mkdir -p "$RECV_DIR"
+  local port
+  port=$(free_port)
+  recv_start "$RECV_DIR" "$port"
   guard "$CTL_TMP/guard-a.yaml" mc-a "$eva"
-  guard "$CTL_TMP/guard-b.yaml" mc-b "$evb"
+  guard "$CTL_TMP/guard-b.yaml" mc-b "$evb" "$port"
   start_mc a "$nsa" "$CTL_TMP/guard-a.yaml" || { not_ok "controller of mc-a starts"; return; }
   start_mc b "$nsb" "$CTL_TMP/guard-b.yaml" "$B_KCFG" || { not_ok "controller of mc-b starts"; return; }
   hub "$eva" "$evb" &
@@ -143,6 +164,8 @@ across_clusters() {
 
   # The canary turns Degraded: mc-b's early wave halts, naming it.
   local t0
+  EVENTUALLY=5 eventually "soak-waiting told to mc-b's endpoint, once per soak end known" 2 \
+    told_n soak-waiting
   t0=$(now_us)
   must set_hc_health "$nsa" canary-1 True True 2026-03-02T05:55:00Z || return
   EVENTUALLY=5 eventually "a Degraded canary on mc-a halts mc-b's early wave" WaveHalted \
@@ -151,9 +174,14 @@ across_clusters() {
   check_contains "the halt names the canary across management clusters" \
     "mc-a:$nsa/canary-1 of wave canary runs 4.18.1 and is unhealthy since 2026-03-02T05:55:00Z" \
     "$(on_b msg_of "$nsb" early-1)"
+  EVENTUALLY=1 eventually "wave-halted told within 1 s of mc-b's verdict" 1 told_n wave-halted &&
+    echo "# wave-halted received $((($(now_us) - t0) / 1000)) ms after the canary's status write on mc-a"
+  check_contains "wave-halted names the canary" "mc-a:$nsa/canary-1 of wave canary" "$(told wave-halted)"
   must set_hc_health "$nsa" canary-1 True False 2026-03-02T05:58:00Z || return
   EVENTUALLY=5 eventually "healthy again: back to the soak" WaitingForSoak \
     on_b wave_of "$nsb" early-1 state
+  EVENTUALLY=1 eventually "wave-resumed told once, within 1 s" 1 told_n wave-resumed
+  check_eq "wave-halted told once" 1 "$(told_n wave-halted)"
 
   # The window is open from 06:00; the soak ends at 06:11.
   sleep_until_sim b 2026-03-02T06:05:00Z
@@ -185,6 +213,7 @@ across_clusters() {
     grep -c 'evidence ignored.*hcp-wave-evidence-mc-z.*members\[0\]' "${CTL_LOG[b]}"
   check "the controller of mc-b goes on" ctl_alive b
   hub_stop
+  recv_stop
   on_b delete_namespaces
 }
 
@@ -202,6 +231,6 @@ if ! load_b_or_up; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-trap 'hub_stop; [ -n "$B_STARTED" ] && "$CTL_REPO/e2e/cluster.sh" down "$B_INSTANCE" >/dev/null 2>&1; cleanup_all' EXIT
+trap 'hub_stop; recv_stop; [ -n "$B_STARTED" ] && "$CTL_REPO/e2e/cluster.sh" down "$B_INSTANCE" >/dev/null 2>&1; cleanup_all' EXIT
 run_scenario across_clusters
 summary
