@@ -79,6 +79,8 @@ typedef struct verdict {
     bool np_asked;            /* NodePools: the plan has a held change the checks are
                                  asked about (np_key: its check_change_key()) */
     uint64_t np_key;
+    bool wave_held;           /* the release waves hold it in an open window: until says
+                                 until what (wave_until()) */
     char skipped[DECIDE_AUDIT_VALLEN + 64]; /* the override in force lets the release past
                                                the waves: the record of it (audit.h),
                                                "" none */
@@ -131,6 +133,7 @@ static int plan_verdict_asked(ctl_controller_t *c, decide_kind_t kind, const cha
         if (p.d.state.has_next)
             decide_format_time(p.d.state.next.start, out->until, sizeof(out->until));
         wave_until(&p.d, out->until, sizeof(out->until));
+        out->wave_held = p.d.wave_held;
         if (p.d.wave_skipped && p.managed) {
             char what[DECIDE_AUDIT_VALLEN];
             snprintf(what, sizeof(what), "release waves: %.200s", p.d.wave.why);
@@ -1170,6 +1173,11 @@ static void warn_np_held(adm_response_t *a, const char *held, const verdict_t *v
                              "%s: held until the control plane has completed the release it "
                              "asks for%s",
                              held, v->check_held ? " and the pre-start checks allow it" : "");
+    else if (v->wave_held)
+        n = (size_t)snprintf(msg, sizeof(msg), "%s: held until %s%s", held, v->until,
+                             v->cp_held ? " and the control plane has completed the release it "
+                                          "asks for"
+                                        : "");
     else
         n = (size_t)snprintf(msg, sizeof(msg),
                              "%s: held until changes are permitted (next window %s)%s", held,

@@ -247,12 +247,21 @@ static void audit_events(ctl_controller_t *c, record_t *r, const decide_plan_t *
     if (ho)
         r->last_override = ho;
     if (held && decide_audit_fresh(r->last_request, hr, au->requested_at, now, c->started)) {
-        if (p->d.state.has_next)
-            decide_format_time(p->d.state.next.start, next, sizeof(next));
-        snprintf(msg, sizeof(msg), "A change requested by %s at %s%s%s%s is held%s%s.",
+        /* The next start (a window's opening, or the effective start with
+         * a minimum time left); inside an open window, the gate that holds
+         * it (its own Event says why), not the end of the window. */
+        char tail[96] = "";
+        sched_time_t at;
+        if (p->d.gate_held && p->d.restricted_reason)
+            snprintf(tail, sizeof(tail), " in the open window (%s)", p->d.restricted_reason);
+        else if (decide_next_start(&p->d, &at)) {
+            decide_format_time(at, next, sizeof(next));
+            snprintf(tail, sizeof(tail), " until the window at %s", next);
+        }
+        snprintf(msg, sizeof(msg), "A change requested by %s at %s%s%s%s is held%s.",
                  au->requested_by, au->requested_at, au->requested_reason ? " (reason: " : "",
                  au->requested_reason ? au->requested_reason : "",
-                 au->requested_reason ? ")" : "", next[0] ? " until the window at " : "", next);
+                 au->requested_reason ? ")" : "", tail);
         event(c, r, kind, HS_GROUP "/" HS_VERSION, p->self.uid, "Normal", "ChangeHeld", msg);
     }
     if (hr)
@@ -283,7 +292,7 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     if (min_left && !r->last_min_left)
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal", "MinTimeLeft",
               d->paused_message);
-    else if (r->have_last && r->last_restricted != d->restricted)
+    else if (r->have_last && !d->gate_held && r->last_restricted != d->restricted)
         event(c, r, kind, HS_GROUP "/" HS_VERSION, uid, "Normal",
               d->restricted ? "WindowClosed" : "WindowOpened", d->paused_message);
     r->last_min_left = min_left;
@@ -333,7 +342,12 @@ static void transition_events(ctl_controller_t *c, record_t *r, const decide_pla
     ctl_notify_marks(c, r, p);
     ctl_notify_steps(c, r, p, kind, ctl_clock_now(&c->opts.clock, c->loop));
     r->have_last = true;
-    r->last_restricted = d->restricted;
+    /* A gate holding a change in an open window (health, recommendation,
+     * checks, waves: decide_gate_hold()) tells its own Events; no window
+     * closed or opened, so WindowClosed and WindowOpened compare with the
+     * last decision no gate held. */
+    if (!d->gate_held)
+        r->last_restricted = d->restricted;
     r->last_pending = d->pending_metric;
 }
 

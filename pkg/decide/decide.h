@@ -83,6 +83,9 @@ typedef struct decide_decision {
     wave_verdict_t wave;   /* the release waves' verdict (decide_wave_apply()) */
     bool wave_skipped;     /* an override let the held change past the waves */
     bool wave_held;        /* the waves hold it: restricted_reason is theirs */
+    bool gate_held;        /* restricted by a gate (health, recommendation, checks,
+                              waves: decide_gate_hold()) while the timeline permits
+                              changes: no window closed */
     decide_after_t after;  /* the health after the last change (after.h) */
     bool has_after;        /* the UnhealthyAfterChange condition is written: the verdict
                               is unhealthy, or the object carries it already */

@@ -338,6 +338,7 @@ void decide_gate_hold(decide_decision_t *d, bool nodepool, const decide_health_t
 {
     d->restricted = true;
     d->restricted_reason = reason;
+    d->gate_held = true;
     /* A control-plane update under way is one material change: the
      * Cluster's pause (only the signal CAPI tooling reads) is not added
      * under it. A NodePool's held template is held at admission, so its
