@@ -42,8 +42,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 WH_NAME=hcp-e2e-gate-$$
 GATE_LATENCY=2 # real seconds from "healthy" to the release let through
-POOL_WAIT=10   # real seconds for a pool's first machine (Cluster API's take longer)
-if [ "${E_CAPI:-}" = 1 ]; then POOL_WAIT=40; fi
+POOL_WAIT=10   # real seconds for a pool's first machine (Cluster API's take
+               # longer: 40, set once model_suite_begin has read the instance)
 
 gate_holds() { metric a 'change_management_health_gate_holds_total\{kind="HostedCluster",system="control-plane"\}'; }
 
@@ -528,6 +528,7 @@ unhealthy_cluster_skips_window() {
 }
 
 model_suite_begin
+if [ "${E_CAPI:-}" = 1 ]; then POOL_WAIT=40; fi
 run_scenario unhealthy_cluster_skips_window
 run_scenario pulled_release_held_at_window
 run_scenario check_refuses_once
