@@ -42,21 +42,11 @@ bool decide_companion_wanted(const decide_plan_t *p)
            (p->managed->stanza.present || (p->kind == DECIDE_NP && p->cluster_stanza));
 }
 
-/* A new JSON timestamp, or null for an unbounded end. */
-static json_t *json_time(sched_time_t t)
-{
-    char buf[32];
-    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
-        return json_null();
-    sched_format_utc(t, buf, sizeof(buf));
-    return json_string(buf);
-}
-
 static json_t *state_doc(bool permitted, sched_interval_t iv, const char *reason)
 {
     return json_pack("{s:s, s:o, s:o, s:s}", "state",
                      permitted ? "ChangesUnpaused" : "ChangesPaused", "startTime",
-                     json_time(iv.start), "endTime", json_time(iv.end), "reason", reason);
+                     decide_json_time(iv.start), "endTime", decide_json_time(iv.end), "reason", reason);
 }
 
 /* behavior.current and behavior.next of a decision. */
@@ -75,7 +65,7 @@ static json_t *behavior_doc(const decide_decision_t *d)
     if (cur && d->excluded &&
         json_object_set_new(cur, "exclusion",
                             json_pack("{s:s, s:o}", "reason", d->excluded_reason, "endTime",
-                                      json_time(d->excluded_until)))) {
+                                      decide_json_time(d->excluded_until)))) {
         json_decref(cur);
         return NULL;
     }
@@ -156,7 +146,7 @@ static json_t *wave_doc(const decide_decision_t *d)
                           "state", states[w->state <= WAVE_BLOCKED ? w->state : 0], "message",
                           w->why, "skipped", d->wave_skipped);
     if (o && w->state == WAVE_SOAK && w->until != SCHED_POS_INF && w->until != SCHED_NEG_INF)
-        json_object_set_new(o, "until", json_time(w->until));
+        json_object_set_new(o, "until", decide_json_time(w->until));
     return o;
 }
 
@@ -194,9 +184,9 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
                                       d->minleft.source == DECIDE_MIN_GUARD ? "GuardRails"
                                                                             : "Policy",
                                       "effectiveStart",
-                                      d->minleft.found ? json_time(d->minleft.start) : json_null(),
+                                      d->minleft.found ? decide_json_time(d->minleft.start) : json_null(),
                                       "lastStart",
-                                      d->minleft.found ? json_time(d->minleft.last)
+                                      d->minleft.found ? decide_json_time(d->minleft.last)
                                                        : json_null())))
         goto fail;
     if (d->after.state == DECIDE_AFTER_UNHEALTHY) {
@@ -204,8 +194,8 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
         decide_after_change_words(&m->health, words, sizeof(words));
         if (json_object_set_new(doc, "afterChange",
                                 json_pack("{s:s, s:o, s:o, s:s}", "change", words, "completedAt",
-                                          json_time(d->after.completed), "unhealthySince",
-                                          json_time(d->after.since), "message",
+                                          decide_json_time(d->after.completed), "unhealthySince",
+                                          decide_json_time(d->after.since), "message",
                                           d->after_message)))
             goto fail;
     }
@@ -216,8 +206,8 @@ json_t *decide_status_doc(decide_kind_t kind, const void *self, const decide_dec
         const char *hc = ((const decide_np_t *)self)->cluster_name;
         json_t *cc = inter->cluster_has_window
                          ? json_pack("{s:s, s:o, s:o}", "hostedCluster", hc ? hc : "",
-                                     "startTime", json_time(inter->cluster_next.start),
-                                     "endTime", json_time(inter->cluster_next.end))
+                                     "startTime", decide_json_time(inter->cluster_next.start),
+                                     "endTime", decide_json_time(inter->cluster_next.end))
                          : json_pack("{s:s, s:s}", "hostedCluster", hc ? hc : "", "reason",
                                      "NoPermittedWindow");
         if (!cc || json_object_set_new(doc, "clusterConstraint", cc))
@@ -266,7 +256,7 @@ json_t *decide_companion_status(const decide_plan_t *p, const json_t *prev_statu
         bool same = json_is_string(since) &&
                     json_equal(json_object_get(was, "summary"), json_object_get(held, "summary"));
         if (json_object_set_new(held, "since", same ? json_copy((json_t *)since)
-                                                    : json_time(now)))
+                                                    : decide_json_time(now)))
             goto fail;
     }
     drop_nulls(st);

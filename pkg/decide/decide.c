@@ -17,6 +17,15 @@ void decide_format_time(sched_time_t t, char *buf, size_t len)
     sched_format_utc(t, buf, len);
 }
 
+json_t *decide_json_time(sched_time_t t)
+{
+    char buf[32];
+    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
+        return json_null();
+    sched_format_utc(t, buf, sizeof(buf));
+    return json_string(buf);
+}
+
 decide_pause_action_t decide_pause_action(bool want_paused, const decide_capi_t *obj)
 {
     if (!obj)

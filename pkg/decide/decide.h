@@ -176,4 +176,7 @@ bool decide_request_held(decide_kind_t kind, const void *self, const decide_deci
 /* Formats an instant for status: RFC 3339 UTC, or "" for an unbounded end. */
 void decide_format_time(sched_time_t t, char *buf, size_t len);
 
+/* The same as a new JSON value: a string, or null for an unbounded end. */
+json_t *decide_json_time(sched_time_t t);
+
 #endif

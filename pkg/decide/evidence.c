@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/json.h"
+#include "decide/decide.h"
 #include "decide/gate.h"
 
 static const char *const systems[WAVE_SYSTEMS] = {"ControlPlane", "NodePool"};
@@ -54,15 +55,6 @@ static int own_cmp(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static json_t *jtime(sched_time_t t)
-{
-    char buf[32];
-    if (t == SCHED_NEG_INF || t == SCHED_POS_INF)
-        return json_null();
-    sched_format_utc(t, buf, sizeof(buf));
-    return json_string(buf);
-}
-
 static json_t *member_doc(const wave_config_t *cfg, const own_t *o)
 {
     const wave_member_t *m = o->m;
@@ -71,14 +63,14 @@ static json_t *member_doc(const wave_config_t *cfg, const own_t *o)
     snprintf(cluster, sizeof(cluster), "%.*s", (int)o->cluster_len, o->key);
     for (size_t i = 0; done && i < m->n_done && i < WAVE_HISTORY; i++)
         json_array_append_new(done, json_pack("{s:s, s:o}", "version", m->done[i], "at",
-                                              jtime(m->done_at[i])));
+                                              decide_json_time(m->done_at[i])));
     return json_pack("{s:s, s:s, s:s, s:o, s:b, s:b, s:s, s:o, s:s, s:o}", "system",
                      systems[o->system], "cluster", cluster, "pool",
                      o->key + o->cluster_len + 1, "wave",
                      m->wave >= 0 && m->wave < (int)cfg->n ? json_string(cfg->waves[m->wave].name)
                                                            : json_null(),
                      "optedIn", m->opted_in, "healthy", m->healthy, "why", m->why,
-                     "unhealthySince", m->healthy ? json_null() : jtime(m->unhealthy_since),
+                     "unhealthySince", m->healthy ? json_null() : decide_json_time(m->unhealthy_since),
                      "running", m->running, "completed", done);
 }
 
