@@ -41,7 +41,7 @@ there is none of them.
 {{- $w := deepCopy (.Values.waves | default dict) -}}
 {{- if not $w.sequence }}{{ $w = omit $w "sequence" }}{{ end -}}
 {{- if not $w.blockedReleases }}{{ $w = omit $w "blockedReleases" }}{{ end -}}
-{{- if not $w.evidence }}{{ $w = omit $w "evidence" }}{{ else if not $w.evidence.namespace }}{{ $_ := set $w.evidence "namespace" .Release.Namespace }}{{ end -}}
+{{- if not (and $w.evidence $w.evidence.name) }}{{ $w = omit $w "evidence" }}{{ else if not $w.evidence.namespace }}{{ $_ := set $w.evidence "namespace" .Release.Namespace }}{{ end -}}
 {{- if $w }}{{ $_ := set $doc "waves" $w }}{{ end -}}
 {{- if $doc }}{{ toYaml $doc }}{{ end -}}
 {{- end -}}
