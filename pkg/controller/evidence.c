@@ -98,26 +98,27 @@ static int extract_evidence(const json_t *obj, kube_intern *s, void **out, void 
         return 0;
     long n = wave_evidence_read(obj, wave_index_config(c->waves), keep, e, err, sizeof(err));
     if (n < 0 || e->oom) {
-        e->error = strdup(e->oom ? "out of memory" : err);
+        bool oom = e->oom;
         release_evidence(e, NULL, NULL);
         if (!(e = calloc(1, sizeof(*e))))
             return -1;
-        e->error = strdup(n < 0 ? err : "out of memory");
+        e->error = strdup(oom ? "out of memory" : err);
         *out = e;
-        return 0;
     }
     snprintf(e->source, sizeof(e->source), "%s", src ? src : "");
     return 0;
 }
 
-/* Puts what source (NULL: the one e names) says into the index, removes
- * what it no longer says, and decides the held releases of later waves
- * again when that changed the waves. */
+/* Puts what source says (e; NULL: nothing any more) into the index,
+ * removes what it no longer says, and decides the held releases of later
+ * waves again when that changed the waves. A document that could not be
+ * read changes nothing: its source's last word stays (a halt it told is
+ * not lifted by a broken copy). */
 static void apply(ctl_controller_t *c, const ctl_evidence_t *e, const char *source)
 {
     char prefix[WAVE_SOURCELEN + 1];
     int low = WAVE_UNASSIGNED, w;
-    if (!c->waves || !source || !source[0])
+    if (!c->waves || !source || !source[0] || (e && e->error))
         return;
     uint32_t round = wave_index_round(c->waves);
     for (size_t i = 0; e && i < e->n; i++) {

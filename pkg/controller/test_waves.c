@@ -695,6 +695,16 @@ static void test_evidence(void **state)
                                              "and is unhealthy since 2030-01-08T00:00:00Z"));
     while (ctl_queue_pop(&f.c->queue))
         ;
+    /* a broken copy of it changes nothing: the halt it told stays */
+    testutil_ctl_apply(&f.c->evid, KUBE_EVENT_MODIFIED,
+                       "{\"kind\":\"ConfigMap\",\"metadata\":{\"namespace\":\"hcp-system\","
+                       "\"name\":\"hcp-wave-evidence-mc-a\",\"uid\":\"u-ev\","
+                       "\"resourceVersion\":\"9\",\"labels\":{\"" WAVE_EVIDENCE_LABEL
+                       "\":\"mc-a\"}},\"data\":{\"" WAVE_EVIDENCE_KEY "\":\"{\\\"source\\\":\"}}");
+    assert_int_equal(wave_index_members(f.c->waves), before + 1);
+    assert_int_equal(f.c->queue.len, 0);
+    assert_false(let_through(&f, &f.cl[2], window(&f, 3), &d));
+    assert_string_equal(d.paused_reason, "WaveHalted");
     remote_evidence(&f, KUBE_EVENT_MODIFIED, false, 2);
     assert_int_equal(f.c->queue.len, 25);
     assert_true(let_through(&f, &f.cl[2], window(&f, 3), &d));
