@@ -49,11 +49,15 @@ $(BENCH_CTL_DIR)/bench_controller: e2e/bench/bench_controller.c e2e/bench/bounda
 # collection of the API server's 0.6-1.6 GB heap marks for 0.6-1.6 s and
 # slows every request meanwhile. BENCH_APISERVER_GOGC sets its GOGC (Go's
 # default, 100, unless given: 400 makes collections rarer, at four times
-# the memory).
+# the memory); BENCH_APISERVER_GODEBUG adds to its GODEBUG (madvdontneed=0:
+# the memory Go returns to the system stays mapped until the kernel needs
+# it). BENCH_HEAP_DIR saves the heap profile each collection before a burst
+# answers (DIR/NAME.pb.gz); BENCH_PROFILE_DIR the API server's CPU profile
+# of each burst's first 5 s (DIR/NAME.cpu.pb.gz): `go tool pprof` reads both.
 BENCH_APISERVER_GOGC ?= 100
 bench_controller_run = @e2e/cluster.sh down bench >/dev/null 2>&1 || true; \
 	rc=0; HCP_APISERVER_ARGS="--etcd-compaction-interval=0 --profiling=true $${HCP_APISERVER_ARGS:-}" \
-	GODEBUG=gctrace=1 GOGC=$(BENCH_APISERVER_GOGC) \
+	GODEBUG=gctrace=1$${BENCH_APISERVER_GODEBUG:+,$$BENCH_APISERVER_GODEBUG} GOGC=$(BENCH_APISERVER_GOGC) \
 	e2e/cluster.sh with bench -- bash -c 'set -a; eval "$$(e2e/cluster.sh env bench)"; \
 		set +a; BENCH_HOSTED=$(1) BENCH_HELD=$(or $(2),0) BENCH_FAILOVER=$(or $(3),0) BENCH_STANDBY=$${BENCH_STANDBY:-0} BENCH_COMPARE=$(abspath $(BENCH_CTL_DIR))/converged-without-hosted \
 		$(abspath $(BENCH_CTL_DIR))/bench_controller $(abspath $(BUILD)/hcp-controller)' \

@@ -64,7 +64,9 @@
  * that only watches (a standby on a Lease the bench holds): the API server
  * sends the burst to it as it does to the controller, and the boundary's
  * ratio to that run is the controller's own cost, without the cost of being
- * watched.
+ * watched. Before the boundary a plain client's burst that the controller
+ * does not act on (warm_up()) makes the boundary, like every plain run, the
+ * second burst on the API server's heap as the cold start left it.
  *
  * Usage: bench_controller HCP_BIN, with HCP_E2E_KUBECONFIG set (admin).
  * BENCH_HCS, BENCH_NPS scale the fleet down for quick runs.
@@ -72,6 +74,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -122,6 +125,8 @@ static bool waves_fleet_only;  /* BENCH_WAVES=2: the same labels and statuses, n
 static double failover;        /* BENCH_FAILOVER: seconds before the boundary the leader of two
                                   replicas is killed (SIGKILL); 0: none */
 static bool standby_on;        /* BENCH_STANDBY: two replicas, the leader left alone */
+static bool warm_up_on;        /* BENCH_WARM_UP (default 1, with BENCH_HELD): a burst that
+                                  changes nothing the controller reads before the boundary */
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -772,13 +777,18 @@ static pid_t instance_pid(const char *proc)
 /* CPU seconds of the API server and etcd (0 when unknown), and of the
  * writer `pid` (0: the bench itself, the plain client), now. */
 typedef struct cpu_mark {
-    double t, writer, apiserver, etcd;
+    double t, writer, apiserver, etcd, apiserver_sys, apiserver_faults;
 } cpu_mark_t;
+
+static int proc_times(pid_t pid, double *user, double *sys, double *minflt);
 
 static cpu_mark_t cpu_mark(pid_t writer)
 {
     pid_t a = instance_pid("apiserver"), e = instance_pid("etcd");
-    cpu_mark_t m = {ev_time(), 0, a > 0 ? cpu_seconds(a) : 0, e > 0 ? cpu_seconds(e) : 0};
+    cpu_mark_t m = {ev_time(), 0, a > 0 ? cpu_seconds(a) : 0, e > 0 ? cpu_seconds(e) : 0, 0, 0};
+    double user;
+    if (a > 0 && proc_times(a, &user, &m.apiserver_sys, &m.apiserver_faults) != 0)
+        m.apiserver_sys = m.apiserver_faults = 0;
     m.writer = cpu_seconds(writer > 0 ? writer : getpid());
     return m;
 }
@@ -788,19 +798,30 @@ static void cpu_between(boundary_figs_t *f, const cpu_mark_t *a, const cpu_mark_
     f->cpu_writer = b->writer - a->writer;
     f->cpu_apiserver = b->apiserver - a->apiserver;
     f->cpu_etcd = b->etcd - a->etcd;
+    f->sys_apiserver = b->apiserver_sys - a->apiserver_sys;
+    f->faults_apiserver = b->apiserver_faults - a->apiserver_faults;
+}
+
+/* utime and stime of the process, in seconds, and its minor page faults. */
+static int proc_times(pid_t pid, double *user, double *sys, double *minflt)
+{
+    char buf[2048];
+    const char *p = proc_stat(pid, buf, sizeof(buf));
+    unsigned long flt = 0, ut = 0, stime = 0;
+    if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %lu %*u %*u %*u %lu %lu", &flt, &ut,
+                     &stime) != 3)
+        return -1;
+    *user = (double)ut / (double)sysconf(_SC_CLK_TCK);
+    *sys = (double)stime / (double)sysconf(_SC_CLK_TCK);
+    *minflt = (double)flt;
+    return 0;
 }
 
 /* utime + stime of the process, in seconds. */
 static double cpu_seconds(pid_t pid)
 {
-    char buf[2048];
-    const char *p = proc_stat(pid, buf, sizeof(buf));
-    if (!p)
-        return -1;
-    unsigned long ut = 0, stime = 0;
-    if (sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &stime) != 2)
-        return -1;
-    return (double)(ut + stime) / (double)sysconf(_SC_CLK_TCK);
+    double user, sys, flt;
+    return proc_times(pid, &user, &sys, &flt) == 0 ? user + sys : -1;
 }
 
 /* VmHWM or VmRSS of the process, in KiB. */
@@ -1359,9 +1380,19 @@ static void apiserver_gc(const char *before)
     double t0 = ev_time();
     if (unserved)
         return;
-    if (harness_sh("curl -sf --max-time 60 -o /dev/null --cacert \"$HCP_E2E_CA\" -H "
+    const char *dir = getenv("BENCH_HEAP_DIR");
+    char out[PATH_MAX];
+    if (dir && *dir) {
+        int n = snprintf(out, sizeof out, "%s/", dir);
+        for (const char *c = before; *c && n < (int)sizeof(out) - 7; c++) /* no spaces */
+            out[n++] = *c == ' ' ? '-' : *c;
+        snprintf(out + n, sizeof(out) - (size_t)n, ".pb.gz");
+    } else {
+        snprintf(out, sizeof out, "/dev/null");
+    }
+    if (harness_sh("curl -sf --max-time 60 -o '%s' --cacert \"$HCP_E2E_CA\" -H "
                    "\"Authorization: Bearer $(cat \"$HCP_E2E_ADMIN_TOKEN_FILE\")\" "
-                   "\"$HCP_E2E_SERVER/debug/pprof/heap?gc=1\"")) {
+                   "\"$HCP_E2E_SERVER/debug/pprof/heap?gc=1\"", out)) {
         printf("the API server's garbage collection before each burst: not served (run it "
                "with --profiling)\n");
         unserved = true;
@@ -1369,6 +1400,20 @@ static void apiserver_gc(const char *before)
     }
     printf("the API server's heap collected before %s: %.2f s\n", before, ev_time() - t0);
     fflush(stdout);
+}
+
+/* BENCH_HELD with BENCH_PROFILE_DIR: the API server's CPU profile of the
+ * next `seconds` (its /debug/pprof/profile, in the background) into
+ * DIR/NAME.cpu.pb.gz, to compare what it spends a burst on. */
+static void apiserver_profile(const char *name, int seconds)
+{
+    const char *dir = getenv("BENCH_PROFILE_DIR");
+    if (!dir || !*dir)
+        return;
+    harness_sh("curl -sf --max-time %d -o '%s/%s.cpu.pb.gz' --cacert \"$HCP_E2E_CA\" -H "
+               "\"Authorization: Bearer $(cat \"$HCP_E2E_ADMIN_TOKEN_FILE\")\" "
+               "\"$HCP_E2E_SERVER/debug/pprof/profile?seconds=%d\" >/dev/null 2>&1 &",
+               seconds + 30, dir, name, seconds);
 }
 
 /* Reads the watch records once every release is in them (or 30 s have
@@ -1412,6 +1457,7 @@ static double release_baseline(harness *h, const char *logdir, const char *name,
     recorders = &brec;
     usleep(500000); /* the watches are open */
     queue_release_baseline(h, &p, image, ann);
+    apiserver_profile(name, 5);
     cpu_mark_t c0 = cpu_mark(0);
     double t_pump = ev_time(), acked = pump_run(&p, name);
     cpu_mark_t c1 = cpu_mark(0);
@@ -1419,6 +1465,49 @@ static double release_baseline(harness *h, const char *logdir, const char *name,
     cpu_between(seen, &c0, &c1);
     recorders = NULL;
     return acked;
+}
+
+/* BENCH_HELD (BENCH_WARM_UP): one patch per HostedCluster of an annotation
+ * nobody reads, from the plain client, 20 s before the boundary. Every
+ * burst the bench times is then one that follows another on the API
+ * server's heap as it is: the plain client's come after the load, after a
+ * run back and after the NodePools' flip. Without this the boundary alone
+ * came first after the cold start's 16,000 writes, which take the API
+ * server's live heap from 0.5 to 1.3 GB: the same requests then cost it a
+ * third more CPU (the same composition in its CPU profile; 270,000-330,000
+ * page faults, the run after it 11-71,000), and the ratio read 1.16-1.42. The
+ * controller must write nothing for it. */
+static void warm_up(harness *h, proc_t *ctl)
+{
+    scrape_t a, b;
+    pump_t p;
+    json_t *hcs = list(h, HS "/hostedclusters"), *o;
+    size_t i;
+    if (scrape(ctl, &a))
+        die("cannot scrape the controller's metrics");
+    pump_init(&p, h, (int)baseline_in_flight);
+    json_array_foreach(hcs, i, o)
+        pump_push(&p, op_new(OP_PATCH,
+                             json_pack("{s:{s:{s:s}}}", "metadata", "annotations",
+                                       "bench.hcp-controller.example/warm-up", "1"),
+                             HS "/namespaces/%s/hostedclusters/%s", ns_name(o), name_of(o)));
+    json_decref(hcs);
+    /* on connections of its own, closed after each answer: left in the
+     * client's pool, they would idle until the run after the controller,
+     * long enough for the API server to close them (its IdleTimeout, 90 s)
+     * but not for libcurl to retire them first (118 s), and a patch sent on
+     * one as it closes fails ("Send failure: Broken pipe") */
+    h->client.opts.no_reuse = true;
+    double took = pump_run(&p, "the warm-up");
+    h->client.opts.no_reuse = false;
+    sleep_until(ev_time() + 2);
+    if (scrape(ctl, &b))
+        die("cannot scrape the controller's metrics");
+    printf("warm-up before the boundary: %d patches of an annotation nobody reads in %.2f s; "
+           "the controller's writes meanwhile: %.0f (must be 0)\n", n_hc, took,
+           b.writes - a.writes);
+    if (b.writes != a.writes)
+        die("the controller wrote during the warm-up");
 }
 
 /* BENCH_HELD: after a plain client's run before the controller starts, every
@@ -1572,6 +1661,11 @@ static int held_report(const boundary_figs_t *f, const boundary_figs_t *before,
            f->cpu_writer, f->cpu_apiserver, f->cpu_etcd, before->cpu_writer,
            before->cpu_apiserver, before->cpu_etcd, after->cpu_writer, after->cpu_apiserver,
            after->cpu_etcd, watched->cpu_writer, watched->cpu_apiserver, watched->cpu_etcd);
+    printf("of the API server's, in the kernel (its minor page faults): the boundary %.2f s "
+           "(%.0f), the plain client %.2f s (%.0f) before, %.2f s (%.0f) after, %.2f s (%.0f) "
+           "beside the watching replica\n", f->sys_apiserver, f->faults_apiserver,
+           before->sys_apiserver, before->faults_apiserver, after->sys_apiserver,
+           after->faults_apiserver, watched->sys_apiserver, watched->faults_apiserver);
     gc_report(f, before, after, watched);
     failures += f->releases != n_hc || f->others_before_last != 0 || before->releases != n_hc ||
                 after->releases != n_hc || watched->releases != n_hc;
@@ -1719,6 +1813,7 @@ int main(int argc, char **argv)
     boundary_after = env_num("BENCH_BOUNDARY_AFTER", 120, 10, 3600);
     settle = env_num("BENCH_SETTLE_SECONDS", 3, 1, 60);
     baseline_in_flight = env_num("BENCH_BASELINE_IN_FLIGHT", 32, 1, 10000);
+    warm_up_on = env_num("BENCH_WARM_UP", 1, 0, 1) != 0;
     hosted_on = env_num("BENCH_HOSTED", 0, 0, 1) != 0;
     hosted_period = env_num("BENCH_HOSTED_PERIOD", 60, 0, 3600);
     held_on = env_num("BENCH_HELD", 0, 0, 1) != 0;
@@ -1855,6 +1950,10 @@ int main(int argc, char **argv)
         if (failover >= 2)
             kill_leader_at(&pr, t_b - failover);
         if (held_on) {
+            if (warm_up_on && failover == 0) {
+                sleep_until(t_b - 20);
+                warm_up(&h, m);
+            }
             sleep_until(t_b - 6);
             apiserver_gc("the boundary");
             sleep_until(t_b - 2);
@@ -1872,6 +1971,8 @@ int main(int argc, char **argv)
         if (tries == 3)
             die("cannot scrape the controller's metrics");
         sleep_until(t_b);
+        if (held_on)
+            apiserver_profile("boundary", 5);
         /* A /metrics render of 4,000 objects holds the controller's loop for
          * up to a second: while the held releases go out, scrape as seldom
          * as Prometheus would (every 15 s), not every second; the watch

@@ -41,6 +41,10 @@ typedef struct boundary_figs {
      * first patch (or the boundary) to the last release, of the writer
      * (the controller, or the plain client), the API server and etcd. */
     double cpu_writer, cpu_apiserver, cpu_etcd;
+    /* Of the API server's: seconds in the kernel, and its minor page
+     * faults (memory it touches for the first time, or again after Go's
+     * scavenger returned it to the system). */
+    double sys_apiserver, faults_apiserver;
 } boundary_figs_t;
 
 /* A pause in the releases seen this long is the API server (or etcd) not
