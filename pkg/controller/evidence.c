@@ -66,18 +66,26 @@ static void keep(unsigned system, const char *ns, const char *cluster, const cha
     e->n++;
 }
 
+/* Frees the members e holds and leaves it with none. */
+static void clear_members(ctl_evidence_t *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        free(e->v[i].ns);
+        free(e->v[i].cluster);
+        free(e->v[i].pool);
+    }
+    free(e->v);
+    e->v = NULL;
+    e->n = e->cap = 0;
+}
+
 static void release_evidence(void *data, kube_intern *s, void *ud)
 {
     ctl_evidence_t *e = data;
     (void)s;
     (void)ud;
-    for (size_t i = 0; e && i < e->n; i++) {
-        free(e->v[i].ns);
-        free(e->v[i].cluster);
-        free(e->v[i].pool);
-    }
     if (e) {
-        free(e->v);
+        clear_members(e);
         free(e->error);
     }
     free(e);
@@ -97,13 +105,9 @@ static int extract_evidence(const json_t *obj, kube_intern *s, void **out, void 
     if (!c->waves)
         return 0;
     long n = wave_evidence_read(obj, wave_index_config(c->waves), keep, e, err, sizeof(err));
-    if (n < 0 || e->oom) {
-        bool oom = e->oom;
-        release_evidence(e, NULL, NULL);
-        if (!(e = calloc(1, sizeof(*e))))
-            return -1;
-        e->error = strdup(oom ? "out of memory" : err);
-        *out = e;
+    if (n < 0 || e->oom) { /* ignored whole: none of what it said is kept */
+        clear_members(e);
+        e->error = strdup(e->oom ? "out of memory" : err);
     }
     snprintf(e->source, sizeof(e->source), "%s", src ? src : "");
     return 0;
