@@ -1369,6 +1369,12 @@ static void compact_store(const char *before)
     fflush(stdout);
 }
 
+/* curl to the bench instance's API server, as its admin (the shell's
+ * environment: e2e/cluster.sh env). */
+#define APISERVER_CURL                                                                          \
+    "curl -sf --cacert \"$HCP_E2E_CA\" -H \"Authorization: Bearer "                             \
+    "$(cat \"$HCP_E2E_ADMIN_TOKEN_FILE\")\""
+
 /* BENCH_HELD: a garbage collection of the API server now (its
  * /debug/pprof/heap?gc=1 runs one before it answers; bench.mk starts the
  * bench's instance with --profiling), so that every burst of releases
@@ -1390,8 +1396,7 @@ static void apiserver_gc(const char *before)
     } else {
         snprintf(out, sizeof out, "/dev/null");
     }
-    if (harness_sh("curl -sf --max-time 60 -o '%s' --cacert \"$HCP_E2E_CA\" -H "
-                   "\"Authorization: Bearer $(cat \"$HCP_E2E_ADMIN_TOKEN_FILE\")\" "
+    if (harness_sh(APISERVER_CURL " --max-time 60 -o '%s' "
                    "\"$HCP_E2E_SERVER/debug/pprof/heap?gc=1\"", out)) {
         printf("the API server's garbage collection before each burst: not served (run it "
                "with --profiling)\n");
@@ -1410,8 +1415,7 @@ static void apiserver_profile(const char *name, int seconds)
     const char *dir = getenv("BENCH_PROFILE_DIR");
     if (!dir || !*dir)
         return;
-    harness_sh("curl -sf --max-time %d -o '%s/%s.cpu.pb.gz' --cacert \"$HCP_E2E_CA\" -H "
-               "\"Authorization: Bearer $(cat \"$HCP_E2E_ADMIN_TOKEN_FILE\")\" "
+    harness_sh(APISERVER_CURL " --max-time %d -o '%s/%s.cpu.pb.gz' "
                "\"$HCP_E2E_SERVER/debug/pprof/profile?seconds=%d\" >/dev/null 2>&1 &",
                seconds + 30, dir, name, seconds);
 }
