@@ -227,6 +227,8 @@ int kube_client_init(kube_client *c, kube_http *http, const kube_config *cfg,
         c->opts.token_recheck = 1.0;
     if (c->opts.probe_interval == 0)
         c->opts.probe_interval = 0.5;
+    if (c->opts.idle_max <= 0)
+        c->opts.idle_max = 60;
     ev_init(&c->probe, probe_cb);
     c->probe.data = c;
     ev_init(&c->back_later, back_later_cb);
@@ -490,6 +492,8 @@ static int launch(kube_request *r, kube_error *err)
         curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
     if (c->opts.no_reuse)
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+    /* below k8s.io/apiserver's IdleTimeout (pkg/server/secure_serving.go) */
+    curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, c->opts.idle_max);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);

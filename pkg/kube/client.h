@@ -87,6 +87,14 @@ typedef struct kube_client_opts {
      * admin kubeconfig), so that no connection authenticated by its client
      * certificate outlives the request or carries another client's. */
     bool no_reuse;
+    /* Seconds a kept-alive connection may have been idle and still carry a
+     * request (default 60; libcurl's own default is 118). The API server
+     * closes a connection idle for 90 s (its IdleTimeout); reused later,
+     * libcurl finds it closed and opens another, but a request sent on it
+     * as it closes fails ("Send failure: Broken pipe") and a write is not
+     * sent again (it may have happened): a held release would wait for
+     * its backoff. */
+    long idle_max;
 } kube_client_opts;
 
 typedef struct kube_request kube_request;

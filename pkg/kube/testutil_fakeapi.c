@@ -35,6 +35,7 @@ struct fakeapi {
     fakeapi_req_t **log;   /* every request, in order; each entry its own allocation */
     int n, cap;
     int closed;            /* connections the client closed */
+    int accepted;          /* connections the client opened */
 };
 
 static void must(int ok, const char *what)
@@ -282,6 +283,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
     must(c != NULL, "calloc");
     c->f = f;
     c->fd = fd;
+    f->accepted++;
     hcp_list_push_front(&f->conns, &c->link);
     ev_io_init(&c->io, conn_cb, fd, EV_READ);
     ev_io_start(loop, &c->io);
@@ -368,6 +370,11 @@ const fakeapi_req_t *fakeapi_find(const fakeapi_t *f, const char *method, const 
 int fakeapi_closed(const fakeapi_t *f)
 {
     return f->closed;
+}
+
+int fakeapi_accepted(const fakeapi_t *f)
+{
+    return f->accepted;
 }
 
 void fakeapi_connect(const fakeapi_t *f, struct ev_loop *loop, kube_config *cfg,

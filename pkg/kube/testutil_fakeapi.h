@@ -102,6 +102,9 @@ const fakeapi_req_t *fakeapi_find(const fakeapi_t *f, const char *method, const 
 /* Connections the client has closed so far. */
 int fakeapi_closed(const fakeapi_t *f);
 
+/* Connections the client has opened so far. */
+int fakeapi_accepted(const fakeapi_t *f);
+
 /* Sets up cfg, http and client (no retries) on loop to talk to f; aborts
  * on failure. Close them with kube_client_close(), kube_http_close() and
  * kube_config_free(). */
