@@ -9,9 +9,11 @@
 # BENCH_HOSTED_PERIOD (default 60) is the controller's --hosted-reassert-period.
 # bench-boundary (BENCH_HELD=1) gives every HostedCluster and NodePool a change
 # held until one shared boundary and reports the order of the boundary's writes
-# and when the last held release was committed, against a plain client's same
-# patches before the controller starts and after it stops, and once more beside a
-# replica of the controller that only watches. bench-failover is the same
+# and when the last held release was committed, against the same number of
+# patches from a plain client beside the controller just before the boundary
+# (the target; BENCH_WARM_UP=0 leaves it out), before the controller starts and
+# after it stops, and beside a replica of the controller that only watches.
+# bench-failover is the same
 # boundary with two replicas whose leader is killed (SIGKILL) BENCH_FAILOVER
 # seconds before it (default 3): when the standby commits the held releases.
 # BENCH_STANDBY=1 with bench-boundary runs the second replica beside a leader

@@ -152,8 +152,8 @@ static void seen_add(seen_list_t *l, const seen_t *s)
     l->v[l->n++] = *s;
 }
 
-static int read_file(const char *file, int k, const char *release, release_set_t *rel,
-                     seen_list_t *out)
+static int read_file(const char *file, int k, const char *annotation, const char *release,
+                     release_set_t *rel, seen_list_t *out)
 {
     FILE *f = fopen(file, "r");
     char *line = NULL;
@@ -174,7 +174,8 @@ static int read_file(const char *file, int k, const char *release, release_set_t
         snprintf(s.what, sizeof(s.what), "%s %s %s/%s", type,
                  json_string_value(json_object_get(o, "kind")),
                  str_at(o, "metadata", "namespace", NULL), str_at(o, "metadata", "name", NULL));
-        const char *img = str_at(o, "spec", "release", "image");
+        const char *img = annotation ? str_at(o, "metadata", "annotations", annotation)
+                                     : str_at(o, "spec", "release", "image");
         if (k == HOSTEDCLUSTERS && img && strcmp(img, release) == 0) {
             char key[200];
             snprintf(key, sizeof(key), "%s/%s", str_at(o, "metadata", "namespace", NULL),
@@ -192,13 +193,19 @@ static int read_file(const char *file, int k, const char *release, release_set_t
 int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boundary,
                      boundary_figs_t *out)
 {
+    return boundary_analyse_annotation(r, NULL, release, t_boundary, out);
+}
+
+int boundary_analyse_annotation(const boundary_rec_t *r, const char *annotation,
+                                const char *release, double t_boundary, boundary_figs_t *out)
+{
     release_set_t rel = {0};
     seen_list_t all = {0};
     int rc = 0;
     for (int k = 0; k < BOUNDARY_RESOURCES && rc == 0; k++) {
         char file[600];
         file_of(r, k, file, sizeof(file));
-        rc = read_file(file, k, release, &rel, &all);
+        rc = read_file(file, k, annotation, release, &rel, &all);
     }
     *out = (boundary_figs_t){.first_release = -1, .last_release = -1, .first_other = -1};
     uint64_t last_rv = 0, first_other_rv = UINT64_MAX;

@@ -7,7 +7,9 @@
  * the same etcd, so resourceVersions order the writes across resources.
  * boundary_analyse() then finds each HostedCluster's held release (the
  * first event whose spec.release.image is the released image) and counts
- * the other writes committed before the last of them.
+ * the other writes committed before the last of them;
+ * boundary_analyse_annotation() times a plain client's patch of an
+ * annotation the same way.
  */
 #ifndef E2E_BENCH_BOUNDARY_H
 #define E2E_BENCH_BOUNDARY_H
@@ -45,6 +47,9 @@ typedef struct boundary_figs {
      * faults (memory it touches for the first time, or again after Go's
      * scavenger returned it to the system). */
     double sys_apiserver, faults_apiserver;
+    /* The machine's: CPU seconds busy (all processes, both cores) and
+     * stolen by the hypervisor, over the same span. */
+    double cpu_machine, steal;
 } boundary_figs_t;
 
 /* A pause in the releases seen this long is the API server (or etcd) not
@@ -64,5 +69,10 @@ void boundary_stop(boundary_rec_t *r);
  * Returns 0, or -1 when a file cannot be read. */
 int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boundary,
                      boundary_figs_t *out);
+
+/* The same, where the writes timed are those that set the HostedCluster's
+ * annotation to value (the first per object) instead of its release. */
+int boundary_analyse_annotation(const boundary_rec_t *r, const char *annotation,
+                                const char *value, double t_boundary, boundary_figs_t *out);
 
 #endif
