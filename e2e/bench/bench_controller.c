@@ -862,6 +862,32 @@ static long status_kib(pid_t pid, const char *field)
     return v;
 }
 
+/* The controller's peak RSS (VmHWM) and RSS after each phase of the run,
+ * for the report: which phase set the peak. */
+typedef struct mem_mark {
+    const char *what;
+    long hwm, rss; /* KiB */
+} mem_mark_t;
+
+static mem_mark_t mem_marks[8];
+static int n_mem_marks;
+
+static void mem_mark(const proc_t *pr, const char *what)
+{
+    if (n_mem_marks < (int)(sizeof(mem_marks) / sizeof(mem_marks[0])))
+        mem_marks[n_mem_marks++] = (mem_mark_t){what, status_kib(pr->pid, "VmHWM"),
+                                                status_kib(pr->pid, "VmRSS")};
+}
+
+static void mem_report(void)
+{
+    printf("the controller's peak RSS / RSS after each phase:");
+    for (int i = 0; i < n_mem_marks; i++)
+        printf("%s %s %.1f / %.1f MiB", i ? ";" : "", mem_marks[i].what,
+               mem_marks[i].hwm / 1024.0, mem_marks[i].rss / 1024.0);
+    printf("\n");
+}
+
 /* ---- /metrics ---------------------------------------------------------------------- */
 
 typedef struct scrape {
@@ -2037,6 +2063,7 @@ int main(int argc, char **argv)
         return 1;
     }
     double cold = t_conv - pr.t_spawn, cold_writes = s.writes, cold_errors = s.errors;
+    mem_mark(&pr, "the cold start");
     double cold_cpu = cpu_seconds(pr.pid);
     if (hosted_on)
         hosted_cold(&pr, &hf);
@@ -2064,6 +2091,7 @@ int main(int argc, char **argv)
         if (held_on) {
             if (warm_up_on && failover == 0) {
                 beside_controller(&h, m, logdir, t_b, &runs.beside);
+                mem_mark(m, "the warm-up and the run beside it");
                 if (runs.beside.acked > 0 && ev_time() < t_b - 10)
                     compact_store("the boundary");
             }
@@ -2111,6 +2139,7 @@ int main(int argc, char **argv)
         } else {
             flip = t_last - t_b;
             flip_writes = s.writes - before.writes;
+            mem_mark(m, "the boundary");
         }
         if (held_on) {
             record_releases(&rec, &boundary_burst, t_b, &bf);
@@ -2135,6 +2164,7 @@ int main(int argc, char **argv)
         if (runs.beside.acked > 0 && flip >= 0) {
             sleep_until(ev_time() + 5);
             beside_run(&h, m, logdir, "baseline-beside-after", "3", &runs.beside_after);
+            mem_mark(m, "the run beside it after");
         }
         if (standby_on) { /* beside a leader that writes: nothing */
             scrape_t sb;
@@ -2209,6 +2239,7 @@ int main(int argc, char **argv)
         failures++;
     printf("peak RSS: %.1f MiB (target <= 64 MiB); RSS at the end %.1f MiB\n", hwm / 1024.0,
            rss / 1024.0);
+    mem_report();
     printf("longest /metrics scrape: %.3f s\n", max_scrape);
     if (waves_on && !waves_fleet_only)
         printf("release waves (canary %d clusters, early %d, soak 48h): %.0f sums of an earlier "
