@@ -1370,17 +1370,15 @@ static int failover_report(const boundary_figs_t *f, const scrape_t *st, double 
     return failures;
 }
 
-/* BENCH_HELD: one release patch per HostedCluster, as the controller sends it
- * (an image into spec, an annotation removed, conditional on the
- * resourceVersion), to an image it does not run so that each really writes.
- * ann: the annotation removed (the request's after the boundary; before it,
- * one nobody set, so that the request stays and the patch keeps its shape). */
 /* What a plain client's burst patches on every HostedCluster, with the
  * resourceVersion it read as a precondition (as the controller's release
- * does): a release (spec.release.image becomes image, the annotation ann
- * removed), or, with mark set, that annotation set to value and nothing
- * else (beside the controller, which would hold a release). The watch
- * recorders time the writes by the same field. */
+ * does): a release as the controller sends it (spec.release.image becomes
+ * image, an image it does not run so that each really writes; the
+ * annotation ann removed: the request's after the boundary, before it one
+ * nobody set, so that the request stays and the patch keeps its shape), or,
+ * with mark set, that annotation set to value and nothing else (beside the
+ * controller, which would hold a release). The watch recorders time the
+ * writes by the same field. */
 typedef struct burst {
     const char *image, *ann;
     const char *mark, *value;
@@ -1491,16 +1489,17 @@ static void apiserver_profile(const char *name, int seconds)
 static void record_releases(boundary_rec_t *rec, const burst_t *b, double t0,
                             boundary_figs_t *out)
 {
+    const char *value = b->mark ? b->value : b->image;
     double give_up = ev_time() + 30;
     for (;;) {
-        if (boundary_analyse_annotation(rec, b->mark, b->mark ? b->value : b->image, t0, out))
+        if (boundary_analyse(rec, b->mark, value, t0, out) != 0)
             die("cannot read the watch records in %s", rec->dir);
         if (out->releases >= n_hc || ev_time() > give_up)
             break;
         usleep(200000);
     }
     boundary_stop(rec);
-    if (boundary_analyse_annotation(rec, b->mark, b->mark ? b->value : b->image, t0, out))
+    if (boundary_analyse(rec, b->mark, value, t0, out) != 0)
         die("cannot read the watch records in %s", rec->dir);
 }
 
@@ -1584,8 +1583,8 @@ static void beside_run(harness *h, proc_t *ctl, const char *logdir, const char *
  *   faults, the run after it 11-71,000), and the ratio read 1.16-1.42.
  * - 45 s before it, timed: the plain client on the same objects, the same
  *   heap and beside the same watches (the controller's) as the boundary's
- *   releases. Once the boundary's writes are done, the same again
- *   (beside_after()): the boundary is compared with the mean of the two.
+ *   releases. Once the boundary's writes are done, main() runs the same
+ *   again (beside_run()): the boundary is compared with the mean of the two.
  *   The run before the controller starts is on an API server half as large
  *   (the controller's status and managed fields not yet written), the runs
  *   before it and after it stops without the controller's watches.
@@ -1747,7 +1746,8 @@ static int held_report(const boundary_figs_t *f, const plain_runs_t *r)
     const boundary_figs_t *b = &r->before.seen, *a = &r->after.seen, *w = &r->watched.seen;
     const boundary_figs_t *s1 = &r->beside.seen, *s2 = &r->beside_after.seen;
     double mean = (b->last_release + a->last_release) / 2;
-    bool by_beside = r->beside.acked > 0 && r->beside_after.acked > 0;
+    bool by_beside = r->beside.acked > 0 && r->beside_after.acked > 0 &&
+                     s1->last_release > 0 && s2->last_release > 0;
     double beside_mean = (s1->last_release + s2->last_release) / 2;
     burst_row_t rows[6];
     int n = burst_rows(f, r, rows);
@@ -2006,8 +2006,8 @@ int main(int argc, char **argv)
      * controller starts as well, on the API server as the boundary will find
      * it (before the boundary's 16,000 status writes, which the run after
      * it follows): to an image nobody asked for, then back (not timed), the
-     * requests left as they are. The boundary is compared with the mean of
-     * this run and the one after it. */
+     * requests left as they are. Printed beside the runs that are the
+     * target (beside the controller), with the run after it stops. */
     static const burst_t before_burst = {.image = BEFORE_RELEASE, .ann = BEFORE_ANN},
                          back_burst = {.image = OLD_RELEASE, .ann = REQUESTED_ANN},
                          boundary_burst = {.image = RELEASE};

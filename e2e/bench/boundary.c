@@ -190,14 +190,8 @@ static int read_file(const char *file, int k, const char *annotation, const char
     return 0;
 }
 
-int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boundary,
-                     boundary_figs_t *out)
-{
-    return boundary_analyse_annotation(r, NULL, release, t_boundary, out);
-}
-
-int boundary_analyse_annotation(const boundary_rec_t *r, const char *annotation,
-                                const char *release, double t_boundary, boundary_figs_t *out)
+int boundary_analyse(const boundary_rec_t *r, const char *annotation, const char *release,
+                     double t_boundary, boundary_figs_t *out)
 {
     release_set_t rel = {0};
     seen_list_t all = {0};

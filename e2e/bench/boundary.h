@@ -7,9 +7,8 @@
  * the same etcd, so resourceVersions order the writes across resources.
  * boundary_analyse() then finds each HostedCluster's held release (the
  * first event whose spec.release.image is the released image) and counts
- * the other writes committed before the last of them;
- * boundary_analyse_annotation() times a plain client's patch of an
- * annotation the same way.
+ * the other writes committed before the last of them; with an annotation
+ * it times a plain client's patch of that annotation the same way.
  */
 #ifndef E2E_BENCH_BOUNDARY_H
 #define E2E_BENCH_BOUNDARY_H
@@ -64,15 +63,11 @@ void boundary_record(boundary_rec_t *r, const char *kubeconfig, const char *rv,
 /* Stops them (the whole process group of each). */
 void boundary_stop(boundary_rec_t *r);
 
-/* Reads the files: releases are HostedCluster events whose spec.release.image
- * becomes `release`; t_boundary is the boundary's wall-clock instant.
- * Returns 0, or -1 when a file cannot be read. */
-int boundary_analyse(const boundary_rec_t *r, const char *release, double t_boundary,
-                     boundary_figs_t *out);
-
-/* The same, where the writes timed are those that set the HostedCluster's
- * annotation to value (the first per object) instead of its release. */
-int boundary_analyse_annotation(const boundary_rec_t *r, const char *annotation,
-                                const char *value, double t_boundary, boundary_figs_t *out);
+/* Reads the files: the writes timed (releases) are the first HostedCluster
+ * event per object whose spec.release.image becomes `value` or, with
+ * annotation set, whose annotation does; t_boundary is the boundary's
+ * wall-clock instant. Returns 0, or -1 when a file cannot be read. */
+int boundary_analyse(const boundary_rec_t *r, const char *annotation, const char *value,
+                     double t_boundary, boundary_figs_t *out);
 
 #endif

@@ -322,53 +322,6 @@ static void test_429_retry_after(void **state)
     fixture_stop(&f);
 }
 
-/* ---- kept-alive connections: not reused once idle too long ------------------ */
-
-static void ok_serve(fakeapi_t *s, fakeapi_conn_t *c, const fakeapi_req_t *r, void *ud)
-{
-    char body[512];
-    (void)s;
-    (void)ud;
-    fakeapi_reply(c, 200, NULL, cm(body, sizeof(body), strrchr(r->path, '/') + 1, "7"));
-}
-
-/* Two GETs on one client, idle_seconds apart: the connections the server accepted. */
-static int connections_for(const kube_client_opts *o, double idle_seconds)
-{
-    result a = {0}, b = {0};
-    fixture f;
-    kube_error e;
-    fixture_start(&f, o, false, ok_serve, NULL);
-    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-a", store, &a, &e), 0);
-    RUN_UNTIL(&f, a.done);
-    assert_false(a.failed);
-    run_for(&f, idle_seconds);
-    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-b", store, &b, &e), 0);
-    RUN_UNTIL(&f, b.done);
-    assert_false(b.failed);
-    int n = fakeapi_accepted(f.srv);
-    json_decref(a.obj);
-    json_decref(b.obj);
-    fixture_stop(&f);
-    return n;
-}
-
-/*
- * A kept-alive connection idle longer than idle_max carries no more
- * requests: the API server closes one idle for 90 s, and a write sent on it
- * as it closes fails without being sent again. libcurl counts the idle
- * time in whole seconds (idle 2.2 s is "2", more than 1). By default (60 s)
- * the same pause reuses the connection.
- */
-static void test_idle_connection_not_reused_past_idle_max(void **state)
-{
-    kube_client_opts short_idle = {.max_retries = -1, .idle_max = 1}, dflt = {.max_retries = -1};
-    (void)state;
-    assert_int_equal(connections_for(&short_idle, 0.1), 1);
-    assert_int_equal(connections_for(&short_idle, 2.2), 2);
-    assert_int_equal(connections_for(&dflt, 2.2), 1);
-}
-
 /* ---- a connection that breaks under a request ---------------------------- */
 
 typedef struct breaker {
@@ -497,6 +450,46 @@ static void test_broken_connection_resends_reads_once(void **state)
     json_decref(patch);
     json_decref(obj);
     fixture_stop(&f);
+}
+
+/* ---- kept-alive connections: not reused once idle too long ------------------ */
+
+/* Two GETs on one client, idle_seconds apart: the connections the server accepted. */
+static int connections_for(const kube_client_opts *o, double idle_seconds)
+{
+    breaker none = {.breaks = 0}; /* answers every GET of a ConfigMap */
+    result a = {0}, b = {0};
+    fixture f;
+    kube_error e;
+    fixture_start(&f, o, false, breaker_serve, &none);
+    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-a", store, &a, &e), 0);
+    RUN_UNTIL(&f, a.done);
+    assert_false(a.failed);
+    run_for(&f, idle_seconds);
+    assert_int_equal(kube_get(&f.client, CM_PATH "/cm-b", store, &b, &e), 0);
+    RUN_UNTIL(&f, b.done);
+    assert_false(b.failed);
+    int n = fakeapi_accepted(f.srv);
+    json_decref(a.obj);
+    json_decref(b.obj);
+    fixture_stop(&f);
+    return n;
+}
+
+/*
+ * A kept-alive connection idle longer than idle_max carries no more
+ * requests: the API server closes one idle for 90 s, and a write sent on it
+ * as it closes fails without being sent again. libcurl counts the idle
+ * time in whole seconds (idle 2.2 s is "2", more than 1). By default (60 s)
+ * the same pause reuses the connection.
+ */
+static void test_idle_connection_not_reused_past_idle_max(void **state)
+{
+    kube_client_opts short_idle = {.max_retries = -1, .idle_max = 1}, dflt = {.max_retries = -1};
+    (void)state;
+    assert_int_equal(connections_for(&short_idle, 0.1), 1);
+    assert_int_equal(connections_for(&short_idle, 2.2), 2);
+    assert_int_equal(connections_for(&dflt, 2.2), 1);
 }
 
 /* ---- the API server answering again -------------------------------------- */
