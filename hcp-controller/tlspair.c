@@ -30,7 +30,9 @@ int tls_read_file(const char *flag, const char *path, char **out, char *err, siz
         goto out;
     }
     buf[n] = '\0';
-    *out = buf;
+    *out = realloc(buf, n + 1); /* not the whole MiB for the process's life */
+    if (*out == NULL)
+        *out = buf;
     buf = NULL;
 out:
     free(buf);

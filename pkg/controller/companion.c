@@ -9,11 +9,10 @@
 
 #include "log/log.h"
 
-/* The companion's status as last written, parsed from the cached digest
- * (new reference), or NULL. */
-static json_t *written_status(const kube_obj *o)
+/* The status member of a digest's text (new reference), or NULL. */
+static json_t *written_status(const char *digest)
 {
-    json_t *d = o && o->data ? json_loads(o->data, 0, NULL) : NULL;
+    json_t *d = digest ? json_loads(digest, 0, NULL) : NULL;
     json_t *st = d ? json_incref(json_object_get(d, "status")) : NULL;
     json_decref(d);
     return st;
@@ -34,8 +33,11 @@ static void bring_to(ctl_controller_t *c, record_t *r, const kube_obj *o, const 
                      const decide_plan_t *p, sched_time_t now)
 {
     char path[PATH_MAX_LEN];
-    json_t *prev = written_status(o);
-    json_t *status = decide_companion_status(p, prev, now);
+    /* The companion as last written: the history and held-since the next
+     * status extends, and what it is compared with. */
+    char *was = o && o->data ? decide_companion_unpack(o->data) : NULL;
+    json_t *prev = written_status(was);
+    json_t *status = o && o->data && !was ? NULL : decide_companion_status(p, prev, now);
     json_t *obj = status ? decide_companion_object(p, r->ns, r->name, status) : NULL;
     char *digest = obj ? decide_companion_digest(obj) : NULL;
     json_decref(prev);
@@ -45,7 +47,7 @@ static void bring_to(ctl_controller_t *c, record_t *r, const kube_obj *o, const 
         ctl_arm_retry(c, r);
         goto done;
     }
-    if (o && o->data && strcmp(o->data, digest) == 0)
+    if (was && strcmp(was, digest) == 0)
         goto done; /* already right */
     if (kube_path(path, sizeof(path), CM_GROUP, CM_VERSION, DECIDE_COMPANION_RESOURCE, r->ns,
                   o ? cname : NULL, NULL))
@@ -55,6 +57,7 @@ static void bring_to(ctl_controller_t *c, record_t *r, const kube_obj *o, const 
         goto done;
     submit(c, r, o ? CTL_WRITE_UPDATE : CTL_WRITE_CREATE, path, obj);
 done:
+    free(was);
     free(digest);
     json_decref(obj);
 }

@@ -432,19 +432,28 @@ static void release_capi(void *d, kube_intern *s, void *ud)
     decide_view_free(DECIDE_CLUSTER, d);
 }
 
-/* A companion is kept as its digest: what decides whether to write it,
- * and the status whose history the next one extends. */
+/* A companion is kept as its digest, packed (decide_companion_pack()):
+ * what decides whether to write it, and the status whose history the next
+ * one extends. */
 static int extract_companion(const json_t *obj, kube_intern *s, void **out, void *ud)
 {
     (void)s;
     (void)ud;
-    return (*out = decide_companion_digest(obj)) ? 0 : HCP_ENOMEM;
+    decide_packed_t *p = malloc(sizeof(*p));
+    if (!p || decide_companion_pack(obj, p)) {
+        free(p);
+        return HCP_ENOMEM;
+    }
+    *out = p;
+    return 0;
 }
 
 static void release_companion(void *d, kube_intern *s, void *ud)
 {
     (void)s;
     (void)ud;
+    if (d)
+        decide_packed_free(d);
     free(d);
 }
 

@@ -204,8 +204,8 @@ struct ctl_controller {
 
     kube_cache policies, hcs, nps, clusters, mds, mss;
     ctl_pools_t pools;          /* the NodePools of each HostedCluster (pools.h) */
-    kube_cache companions;      /* HostedChangeManagementStatus: data is its digest
-                                   (decide_companion_digest(), a string) */
+    kube_cache companions;      /* HostedChangeManagementStatus: data is its digest,
+                                   packed (decide_companion_pack(), a decide_packed_t) */
     kube_cache cms;             /* the ConfigMaps that carry DECIDE_OPTIN_LABEL (a
                                    watch with that label selector; metadata only) */
     kube_cache cals;            /* the ConfigMaps that carry POLICY_CALENDAR_LABEL (a

@@ -31,6 +31,7 @@
 
 #include <jansson.h>
 
+#include "decide/packed.h"
 #include "decide/plan.h"
 
 #define DECIDE_COMPANION_KIND "HostedChangeManagementStatus"
@@ -86,5 +87,14 @@ json_t *decide_companion_object(const decide_plan_t *p, const char *ns, const ch
  * companion as served or as decide_companion_object() builds it. New
  * string (free()), or NULL when out of memory. */
 char *decide_companion_digest(const json_t *obj);
+
+/* How a cache keeps a companion: decide_companion_digest(obj) deflated
+ * with a dictionary of the words companions repeat (packed.h), about a
+ * quarter of the text's size. 0, or HCP_ENOMEM (*out empty). */
+int decide_companion_pack(const json_t *obj, decide_packed_t *out);
+
+/* The digest text p was packed from (new string), or NULL when p is
+ * damaged or memory runs out. */
+char *decide_companion_unpack(const decide_packed_t *p);
 
 #endif

@@ -110,80 +110,6 @@ static const char zdict[] =
     "\"status\":\"False\",\"status\":\"True\",\"reason\":\"AsExpected\",\"message\":\"\""
     "\"lastTransitionTime\":\"20\"},{\"type\":\"";
 
-/* Raw deflate, 16 KiB window (the texts are smaller), default level. */
-#define ZBITS 14
-
-static void packed_free(decide_packed_t *p)
-{
-    free(p->z);
-    memset(p, 0, sizeof(*p));
-}
-
-/* Deflates len bytes of text into *out (exact size). 0 or -1. */
-static int pack(const char *text, size_t len, decide_packed_t *out)
-{
-    z_stream zs;
-    unsigned char *buf = NULL, *exact;
-    memset(&zs, 0, sizeof(zs));
-    memset(out, 0, sizeof(*out));
-    if (len > UINT32_MAX / 2)
-        return -1;
-    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -ZBITS, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK)
-        return -1;
-    if (deflateSetDictionary(&zs, (const Bytef *)zdict, sizeof(zdict) - 1) != Z_OK)
-        goto fail;
-    uLong bound = deflateBound(&zs, (uLong)len);
-    if (!(buf = malloc(bound)))
-        goto fail;
-    zs.next_in = (Bytef *)text;
-    zs.avail_in = (uInt)len;
-    zs.next_out = buf;
-    zs.avail_out = (uInt)bound;
-    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-        goto fail;
-    out->zlen = (uint32_t)zs.total_out;
-    out->len = (uint32_t)len;
-    deflateEnd(&zs);
-    exact = realloc(buf, out->zlen ? out->zlen : 1);
-    out->z = exact ? exact : buf;
-    return 0;
-fail:
-    deflateEnd(&zs);
-    free(buf);
-    return -1;
-}
-
-/* Inflates p into a new NUL-terminated string of exactly p->len bytes, or
- * NULL when the data is damaged or memory runs out. */
-static char *unpack(const decide_packed_t *p)
-{
-    z_stream zs;
-    char *text = malloc((size_t)p->len + 1);
-    int rc;
-    memset(&zs, 0, sizeof(zs));
-    if (!text || inflateInit2(&zs, -ZBITS) != Z_OK) {
-        free(text);
-        return NULL;
-    }
-    if (inflateSetDictionary(&zs, (const Bytef *)zdict, sizeof(zdict) - 1) != Z_OK)
-        goto fail;
-    zs.next_in = p->z;
-    zs.avail_in = p->zlen;
-    zs.next_out = (Bytef *)text;
-    zs.avail_out = p->len;
-    rc = inflate(&zs, Z_FINISH);
-    if (rc != Z_STREAM_END || zs.total_out != p->len)
-        goto fail;
-    inflateEnd(&zs);
-    text[p->len] = '\0';
-    return text;
-fail:
-    inflateEnd(&zs);
-    free(text);
-    return NULL;
-}
-
 /* Compact JSON text of v, deflated. */
 static int pack_json(const json_t *v, decide_packed_t *out)
 {
@@ -191,7 +117,7 @@ static int pack_json(const json_t *v, decide_packed_t *out)
     int rc;
     if (!text)
         return -1;
-    rc = pack(text, strlen(text), out);
+    rc = decide_pack(text, strlen(text), zdict, out);
     free(text);
     return rc;
 }
@@ -199,7 +125,7 @@ static int pack_json(const json_t *v, decide_packed_t *out)
 static void managed_free(decide_managed_t *m)
 {
     json_decref(m->conditions);
-    packed_free(&m->conditions_z);
+    decide_packed_free(&m->conditions_z);
     cond_free(&m->paused);
     cond_free(&m->pending);
     cond_free(&m->projected);
@@ -213,7 +139,7 @@ int decide_managed_compact(decide_managed_t *m)
     if (m->conditions && pack_json(m->conditions, &conds))
         return HCP_ENOMEM;
     if (m->conditions) {
-        packed_free(&m->conditions_z);
+        decide_packed_free(&m->conditions_z);
         m->conditions_z = conds;
         json_decref(m->conditions);
         m->conditions = NULL;
@@ -228,7 +154,7 @@ static int expand_one(json_t *tree, const decide_packed_t *p, json_t **out)
         *out = json_incref(tree);
         return 0;
     }
-    char *text = unpack(p);
+    char *text = decide_unpack(p, zdict);
     *out = text ? json_loadb(text, p->len, 0, NULL) : NULL;
     free(text);
     return *out ? 0 : -1;

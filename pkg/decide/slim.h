@@ -21,6 +21,7 @@
 
 #include "decide/audit.h"
 #include "decide/gate.h"
+#include "decide/packed.h"
 #include "policy/stanza.h"
 
 /* The annotation CAPI honours to stop reconciling an object. */
@@ -102,13 +103,6 @@ typedef struct decide_seen_cond {
     char *reason;   /* owned, NULL when absent */
     char *message;  /* owned, NULL when absent */
 } decide_seen_cond_t;
-
-/* JSON text kept deflated (decide_managed_compact()). */
-typedef struct decide_packed {
-    unsigned char *z;       /* raw deflate stream (owned), NULL when empty */
-    uint32_t zlen;          /* bytes of z */
-    uint32_t len;           /* bytes of the text it inflates to */
-} decide_packed_t;
 
 /* What HostedCluster and NodePool views share. */
 typedef struct decide_managed {

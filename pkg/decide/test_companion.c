@@ -211,6 +211,25 @@ static void test_digest(void **state)
     assert_string_not_equal(d1, d2);
     free(d2);
     json_decref(obj2);
+
+    /* Packed, as the cache keeps it: the same text back, in a fraction of
+     * its size; a damaged stream reads as nothing, not as another text. */
+    decide_packed_t pk;
+    assert_int_equal(decide_companion_pack(obj, &pk), 0);
+    char *back = decide_companion_unpack(&pk), *d3 = decide_companion_digest(obj);
+    assert_non_null(back);
+    assert_string_equal(back, d3);
+    assert_string_equal(back, d1);
+    assert_int_equal(pk.len, strlen(d3));
+    assert_true(pk.zlen * 2 < pk.len);
+    free(back);
+    free(d3);
+    pk.z[pk.zlen / 2] ^= 0x55;
+    pk.zlen /= 2;
+    assert_null(decide_companion_unpack(&pk));
+    decide_packed_free(&pk);
+    assert_null(pk.z);
+
     free(d1);
     json_decref(obj);
     json_decref(st);
