@@ -41,15 +41,21 @@ struct serve {
     bool draining;         /* stopping: /readyz answers 503 */
 };
 
+/* /metrics: gzip to a client that accepts it (Prometheus does, by
+ * default), deflated as it is rendered, so that the answer of a fleet
+ * never lies on the heap as text. */
 static int metrics_handler(const http_request *req, http_response *resp, void *ud)
 {
-    (void)req;
     serve_t *s = ud;
+    bool gzip = http_accepts_coding(http_request_header(req, "Accept-Encoding"), "gzip");
     char *body;
     size_t len;
-    if (metrics_families_render(s->families, &body, &len))
+    if (metrics_families_render(s->families, gzip, &body, &len))
         return -1;
     http_response_take_body(resp, body, len);
+    if (http_response_add_header(resp, "Vary", "Accept-Encoding") ||
+        (gzip && http_response_add_header(resp, "Content-Encoding", "gzip")))
+        return -1;
     return http_response_set_content_type(resp, METRICS_CONTENT_TYPE);
 }
 

@@ -9,7 +9,8 @@
 # /metrics is served as the chart serves it (--metrics-secure=true): over
 # HTTPS, to a ServiceAccount allowed "get" on the URL /metrics; Prometheus
 # scrapes with that ServiceAccount's token and trusts the serving
-# certificate's CA, as the chart's ServiceMonitor does.
+# certificate's CA, as the chart's ServiceMonitor does. It answers in gzip
+# to a client that asks (Prometheus does) and in plain text otherwise.
 #
 # Needs the "main" instance (e2e/cluster.sh up main), the controller binary
 # ($HCP_BIN, default build/hcp-controller), /usr/bin/prometheus and promtool.
@@ -151,7 +152,28 @@ live_scrape() {
       "exit $rc: $(head -5 <<<"$lint" | tr '\n' ' ')"
   fi
 
-  # ---- a Prometheus server scrapes the controller
+  # ---- gzip to a client that asks for it (Prometheus does): the same text
+  local hdr=$CTL_TMP/scrape.headers
+  curl -sf --max-time 5 --cacert "$CTL_METRICS_CA" -H "Authorization: Bearer $CTL_METRICS_TOKEN" \
+    -H 'Accept-Encoding: gzip' -D "$hdr" -o "$CTL_TMP/scrape.gz" \
+    "https://127.0.0.1:${CTL_MPORT[a]}/metrics"
+  check "/metrics asked for gzip answers in gzip" grep -qi '^content-encoding: gzip' "$hdr"
+  check "/metrics in gzip says it varies by Accept-Encoding" grep -qi '^vary: accept-encoding' "$hdr"
+  lint=$(gunzip -c <"$CTL_TMP/scrape.gz" | "$PROMTOOL" check metrics 2>&1)
+  rc=$?
+  if [ "$rc" -eq 0 ] && [ -z "$lint" ] &&
+    gunzip -c <"$CTL_TMP/scrape.gz" | grep -q "^change_management_next_change_eta{kind=\"NodePool\",namespace=\"$ns\",object=\"open-np\""; then
+    ok "the gzip answer inflates to /metrics that promtool accepts"
+  else
+    not_ok "the gzip answer inflates to /metrics that promtool accepts" \
+      "exit $rc: $(head -5 <<<"$lint" | tr '\n' ' ')"
+  fi
+  curl -sf --max-time 5 --cacert "$CTL_METRICS_CA" -H "Authorization: Bearer $CTL_METRICS_TOKEN" \
+    -D "$hdr" -o /dev/null "https://127.0.0.1:${CTL_MPORT[a]}/metrics"
+  check "/metrics not asked for gzip answers in plain text" \
+    bash -c '! grep -qi "^content-encoding" "$1"' _ "$hdr"
+
+  # ---- a Prometheus server scrapes the controller (asking for gzip)
   if ! start_prometheus "${CTL_MPORT[a]}"; then
     not_ok "prometheus starts" "$(tail -5 "$PROM_LOG" 2>/dev/null | tr '\n' ' ')"
     return

@@ -221,6 +221,62 @@ const char *http_request_query(const http_request *req, const char *key)
     return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
+/* The weight of one element's parameters (";q=0.5;x=y"): 1 when no q is
+ * given, 0 for q=0 (or 0.000), -1 when the q is malformed. */
+static int coding_weight(const char *p, const char *end)
+{
+    int weight = 1;
+    while (p < end) {
+        while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
+            p++;
+        const char *param = p;
+        while (p < end && *p != ';')
+            p++;
+        const char *stop = p;
+        while (stop > param && (stop[-1] == ' ' || stop[-1] == '\t'))
+            stop--;
+        if (stop - param < 2 || (param[0] != 'q' && param[0] != 'Q') || param[1] != '=')
+            continue;
+        /* qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ) */
+        const char *v = param + 2;
+        if (v == stop || (*v != '0' && *v != '1'))
+            return -1;
+        bool zero = *v == '0', nonzero = false;
+        if (++v < stop) {
+            if (*v++ != '.' || stop - v > 3)
+                return -1;
+            for (; v < stop; v++) {
+                if (*v < '0' || *v > '9' || (!zero && *v != '0'))
+                    return -1;
+                nonzero |= *v != '0';
+            }
+        }
+        weight = zero && !nonzero ? 0 : 1;
+    }
+    return weight;
+}
+
+bool http_accepts_coding(const char *accept_encoding, const char *coding)
+{
+    size_t want = strlen(coding);
+    const char *p = accept_encoding;
+    while (p && *p) {
+        while (*p == ',' || *p == ' ' || *p == '\t')
+            p++;
+        const char *elem = p, *end = strchr(p, ',');
+        if (!end)
+            end = p + strlen(p);
+        const char *name_end = elem;
+        while (name_end < end && *name_end != ';' && *name_end != ' ' && *name_end != '\t')
+            name_end++;
+        if ((size_t)(name_end - elem) == want && want > 0 &&
+            strncasecmp(elem, coding, want) == 0 && coding_weight(name_end, end) > 0)
+            return true;
+        p = end;
+    }
+    return false;
+}
+
 /* ---- server ------------------------------------------------------------------ */
 
 void http_server_init(http_server *s, const http_server_options *opts)

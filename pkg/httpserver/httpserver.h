@@ -191,6 +191,15 @@ const char *http_request_header(const http_request *req, const char *name);
 /* Value of a query-string argument, or NULL. Borrowed: valid during the handler. */
 const char *http_request_query(const http_request *req, const char *key);
 
+/*
+ * Whether an Accept-Encoding value (RFC 9110 section 12.5.3; NULL: the
+ * header is absent) names the content coding `coding` (case-insensitive)
+ * with a weight above 0: "gzip", "br, gzip;q=0.5" accept gzip; "gzip;q=0",
+ * "identity", "*" and NULL do not (a wildcard is not taken as consent to
+ * a coding the client did not name). Malformed elements are skipped.
+ */
+bool http_accepts_coding(const char *accept_encoding, const char *coding);
+
 /* ---- server ------------------------------------------------------------ */
 
 /*

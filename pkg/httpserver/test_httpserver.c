@@ -379,6 +379,46 @@ static void test_parse_bind_address(void **state)
     assert_int_equal(http_parse_bind_address("x", &a, &len, &any, NULL, 0), HCP_EINVAL);
 }
 
+static void test_accepts_coding(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *header;
+        bool gzip;
+    } cases[] = {
+        {"gzip", true},                       /* Prometheus */
+        {"GZIP", true},                       /* codings are case-insensitive */
+        {"deflate, gzip", true},
+        {"br;q=1.0, gzip;q=0.5, *;q=0", true},
+        {"gzip ; q=0.001", true},
+        {" , gzip", true},                    /* empty elements are allowed */
+        {"gzip;level=1", true},               /* another parameter: weight 1 */
+        {"gzip;q=1.000", true},
+        {"gzip;q=0", false},
+        {"gzip;q=0.000", false},
+        {"gzip;Q=0.0", false},
+        {"identity", false},
+        {"*", false},                         /* not a coding it named */
+        {"x-gzip2", false},
+        {"gzipx", false},
+        {"agzip", false},
+        {"", false},
+        {"gzip;q=2", false},                  /* malformed weights: skipped */
+        {"gzip;q=1.5", false},
+        {"gzip;q=0.0001", false},
+        {"gzip;q=", false},
+        {"gzip;q=abc", false},
+        {"gzip;q=0, gzip", true},             /* named twice: one element accepts it */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (http_accepts_coding(cases[i].header, "gzip") != cases[i].gzip)
+            fail_msg("Accept-Encoding \"%s\": expected %s", cases[i].header,
+                     cases[i].gzip ? "gzip" : "no gzip");
+    }
+    assert_false(http_accepts_coding(NULL, "gzip"));
+    assert_false(http_accepts_coding("gzip", ""));
+}
+
 static void test_routes_and_errors(void **state)
 {
     struct ev_loop *loop = ev_default_loop(0);
@@ -1170,6 +1210,7 @@ int main(void)
         cmocka_unit_test(test_many_sequential),
         cmocka_unit_test(test_stop_restart),
         cmocka_unit_test(test_closing),
+        cmocka_unit_test(test_accepts_coding),
         cmocka_unit_test(test_gate),
         cmocka_unit_test(test_tls),
         cmocka_unit_test(test_tls_renew),

@@ -645,20 +645,20 @@ int metrics_families_new(metrics_families_t **out, ctl_controller_t *ctl, kube_c
     return 0;
 }
 
-int metrics_families_render(metrics_families_t *s, char **body, size_t *len)
+int metrics_families_render(metrics_families_t *s, bool gzip, char **body, size_t *len)
 {
     metrics_buf b;
     s->oom = false;
-    ctl_foreach_object_metrics(s->ctl, take_row, s);
     metrics_buf_init(&b);
+    if (gzip && metrics_buf_gzip(&b))
+        return -1;
+    ctl_foreach_object_metrics(s->ctl, take_row, s);
     int rc = s->oom ? -1 : metrics_registry_render(&s->reg, &b);
     clear_rows(s);
-    if (rc) {
-        metrics_buf_free(&b);
-        return -1;
-    }
-    *body = metrics_buf_take(&b, len);
-    return 0;
+    if (!rc)
+        *body = metrics_buf_take(&b, len);
+    metrics_buf_free(&b);
+    return rc || (gzip && !*body) ? -1 : 0;
 }
 
 void metrics_families_free(metrics_families_t *s)

@@ -11,6 +11,7 @@
 #ifndef HCP_METRICS_FAMILIES_H
 #define HCP_METRICS_FAMILIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "admission/router.h"
@@ -31,8 +32,9 @@ int metrics_families_new(metrics_families_t **out, ctl_controller_t *ctl, kube_c
 void metrics_families_set_notify(metrics_families_t *m, const struct notify_sender *n);
 
 /* Renders every family now into *body (malloc'd Prometheus text, *len
- * bytes). Returns 0, or -1 when memory ran out. */
-int metrics_families_render(metrics_families_t *m, char **body, size_t *len);
+ * bytes; with gzip, its gzip stream, made as the text is written:
+ * metrics_buf_gzip()). Returns 0, or -1 when memory ran out. */
+int metrics_families_render(metrics_families_t *m, bool gzip, char **body, size_t *len);
 
 /* Frees m. NULL is accepted. */
 void metrics_families_free(metrics_families_t *m);

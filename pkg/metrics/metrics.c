@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "base/buf.h"
 
 /* Passed to collectors: where their samples go. */
@@ -24,15 +26,82 @@ const double metrics_default_buckets[METRICS_DEFAULT_NBUCKETS] = {
 
 /* ---- buffer ------------------------------------------------------------ */
 
+/* The deflate stream of a gzip buffer and the text not yet given to it. */
+struct metrics_gzip {
+    z_stream zs;
+    size_t n;                      /* bytes in text */
+    char text[METRICS_GZIP_CHUNK];
+};
+
 void metrics_buf_init(metrics_buf *b)
 {
     memset(b, 0, sizeof(*b));
 }
 
+static void gzip_end(metrics_buf *b)
+{
+    if (b->gz) {
+        deflateEnd(&b->gz->zs);
+        free(b->gz);
+        b->gz = NULL;
+    }
+}
+
 void metrics_buf_free(metrics_buf *b)
 {
+    gzip_end(b);
     free(b->data);
     metrics_buf_init(b);
+}
+
+int metrics_buf_gzip(metrics_buf *b)
+{
+    struct metrics_gzip *gz = calloc(1, sizeof(*gz));
+    /* windowBits 15 + 16: a gzip header and trailer; the fastest level, as
+     * the answer is made again for every scrape. */
+    if (!gz || deflateInit2(&gz->zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
+                            Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(gz);
+        return HCP_ENOMEM;
+    }
+    b->gz = gz;
+    return 0;
+}
+
+/* Deflates the text held into data (flush: Z_NO_FLUSH, or Z_FINISH to end
+ * the stream). 0 or HCP_ENOMEM (failed set). */
+static int gzip_drain(metrics_buf *b, int flush)
+{
+    struct metrics_gzip *gz = b->gz;
+    gz->zs.next_in = (Bytef *)gz->text;
+    gz->zs.avail_in = (uInt)gz->n;
+    for (;;) {
+        size_t want = deflateBound(&gz->zs, gz->zs.avail_in) + 64;
+        if (b->cap - b->len < want) {
+            size_t cap = b->cap ? b->cap : 4096;
+            while (cap - b->len < want)
+                cap *= 2;
+            char *p = realloc(b->data, cap);
+            if (!p) {
+                b->failed = 1;
+                return HCP_ENOMEM;
+            }
+            b->data = p;
+            b->cap = cap;
+        }
+        gz->zs.next_out = (Bytef *)b->data + b->len;
+        gz->zs.avail_out = (uInt)(b->cap - b->len);
+        int rc = deflate(&gz->zs, flush);
+        b->len = b->cap - gz->zs.avail_out;
+        if (rc == Z_STREAM_END || (flush == Z_NO_FLUSH && gz->zs.avail_in == 0))
+            break;
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            b->failed = 1;
+            return HCP_ENOMEM;
+        }
+    }
+    gz->n = 0;
+    return 0;
 }
 
 int metrics_buf_append(metrics_buf *b, const char *data, size_t len)
@@ -41,6 +110,20 @@ int metrics_buf_append(metrics_buf *b, const char *data, size_t len)
         return HCP_ENOMEM;
     if (len == 0)
         return 0;
+    if (b->gz) {
+        while (len > 0) {
+            size_t n = sizeof(b->gz->text) - b->gz->n;
+            if (n > len)
+                n = len;
+            memcpy(b->gz->text + b->gz->n, data, n);
+            b->gz->n += n;
+            data += n;
+            len -= n;
+            if (b->gz->n == sizeof(b->gz->text) && gzip_drain(b, Z_NO_FLUSH))
+                return HCP_ENOMEM;
+        }
+        return 0;
+    }
     if (hcp_buf_append(&b->data, &b->len, &b->cap, 256, data, len) != 0) {
         b->failed = 1;
         return HCP_ENOMEM;
@@ -55,6 +138,15 @@ static int append_str(metrics_buf *b, const char *s)
 
 char *metrics_buf_take(metrics_buf *b, size_t *len)
 {
+    if (b->gz) {
+        int rc = b->failed ? HCP_ENOMEM : gzip_drain(b, Z_FINISH);
+        gzip_end(b);
+        if (rc) {
+            metrics_buf_free(b);
+            *len = 0;
+            return NULL;
+        }
+    }
     char *p = b->data;
 
     *len = p ? b->len : 0;

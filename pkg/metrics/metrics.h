@@ -51,14 +51,28 @@ typedef enum metrics_type {
  * nothing and return HCP_ENOMEM, so a caller may check once at the end.
  */
 typedef struct metrics_buf {
-    char *data;  /* owned, NUL-terminated when len > 0; NULL until first append */
+    char *data;  /* owned, NUL-terminated when len > 0 (text, not gzip); NULL until
+                    first append */
     size_t len;  /* bytes used, not counting the NUL */
     size_t cap;  /* bytes allocated */
     int failed;  /* non-zero after an allocation failure */
+    struct metrics_gzip *gz; /* metrics_buf_gzip(): data is the gzip stream of
+                                what was appended, NULL: data is the text */
 } metrics_buf;
 
 /* Starts an empty buffer; it allocates nothing until the first append. */
 void metrics_buf_init(metrics_buf *b);
+
+/*
+ * Makes the empty buffer b deflate what is appended as it comes, so that
+ * data holds a gzip stream (RFC 1952) of the text, finished by
+ * metrics_buf_take(); at no time does it hold more than METRICS_GZIP_CHUNK
+ * bytes of text. For an answer to a client that accepts gzip (Prometheus
+ * does): a fleet's /metrics is a few megabytes of text and a tenth of that
+ * deflated. Returns 0 or HCP_ENOMEM (b unchanged).
+ */
+#define METRICS_GZIP_CHUNK 16384
+int metrics_buf_gzip(metrics_buf *b);
 
 /* Frees the data and returns the buffer to its initial state. */
 void metrics_buf_free(metrics_buf *b);
@@ -67,9 +81,10 @@ void metrics_buf_free(metrics_buf *b);
 int metrics_buf_append(metrics_buf *b, const char *data, size_t len);
 
 /*
- * Hands the rendered text to the caller, who then owns it (free() it), and
- * leaves the buffer empty. Lets an HTTP response take the body without a
- * copy. Returns NULL (and *len 0) for an empty buffer.
+ * Hands the rendered text (a gzip buffer: its finished gzip stream) to the
+ * caller, who then owns it (free() it), and leaves the buffer empty. Lets
+ * an HTTP response take the body without a copy. Returns NULL (and *len 0)
+ * for an empty buffer, or a gzip buffer that failed.
  */
 char *metrics_buf_take(metrics_buf *b, size_t *len);
 
