@@ -903,6 +903,7 @@ typedef struct scrape {
     double standby, standby_conflicts; /* hcp_controller_standby_releases_total, and
                         hcp_controller_standby_release_conflicts_total */
     double wave_sums; /* hcp_controller_wave_sums_total */
+    double text_bytes, wire_bytes; /* the answer's text, and what came over the wire */
 } scrape_t;
 
 typedef struct buf {
@@ -937,11 +938,18 @@ static int scrape(const proc_t *pr, scrape_t *out)
     curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
+    /* As Prometheus asks (its scrape's Accept-Encoding is gzip unless
+     * compression is turned off): libcurl inflates the answer. */
+    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "gzip");
     if (curl_easy_perform(curl) != CURLE_OK || !b.p) {
         free(b.p);
         return -1;
     }
     memset(out, 0, sizeof(*out));
+    curl_off_t wire = 0;
+    curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &wire);
+    out->text_bytes = (double)b.n;
+    out->wire_bytes = (double)wire;
     /* Line by line: "name{labels} value". */
     for (char *line = b.p; line && *line;) {
         char *nl = strchr(line, '\n');
@@ -2240,7 +2248,8 @@ int main(int argc, char **argv)
     printf("peak RSS: %.1f MiB (target <= 64 MiB); RSS at the end %.1f MiB\n", hwm / 1024.0,
            rss / 1024.0);
     mem_report();
-    printf("longest /metrics scrape: %.3f s\n", max_scrape);
+    printf("longest /metrics scrape: %.3f s; the last answer %.2f MB of text, %.0f KB over the "
+           "wire (gzip asked for)\n", max_scrape, s1.text_bytes / 1e6, s1.wire_bytes / 1e3);
     if (waves_on && !waves_fleet_only)
         printf("release waves (canary %d clusters, early %d, soak 48h): %.0f sums of an earlier "
                "wave made in all, cold start and boundary included, for %d HostedClusters and "
