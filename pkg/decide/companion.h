@@ -90,7 +90,7 @@ char *decide_companion_digest(const json_t *obj);
 
 /* How a cache keeps a companion: decide_companion_digest(obj) deflated
  * with a dictionary of the words companions repeat (packed.h), about a
- * quarter of the text's size. 0, or HCP_ENOMEM (*out empty). */
+ * fifth of the text's size. 0, or HCP_ENOMEM (*out empty). */
 int decide_companion_pack(const json_t *obj, decide_packed_t *out);
 
 /* The digest text p was packed from (new string), or NULL when p is
