@@ -7,8 +7,7 @@
 
 #include "base/error.h"
 
-int hcp_buf_append(char **buf, size_t *len, size_t *cap, size_t first, const void *data,
-                   size_t n)
+int hcp_buf_reserve(char **buf, size_t *len, size_t *cap, size_t first, size_t n)
 {
     size_t want, ncap;
     char *p;
@@ -28,6 +27,14 @@ int hcp_buf_append(char **buf, size_t *len, size_t *cap, size_t first, const voi
         *buf = p;
         *cap = ncap;
     }
+    return 0;
+}
+
+int hcp_buf_append(char **buf, size_t *len, size_t *cap, size_t first, const void *data,
+                   size_t n)
+{
+    if (hcp_buf_reserve(buf, len, cap, first, n))
+        return HCP_ENOMEM;
     if (n > 0)
         memcpy(*buf + *len, data, n);
     *len += n;

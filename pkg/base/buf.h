@@ -22,4 +22,12 @@
 int hcp_buf_append(char **buf, size_t *len, size_t *cap, size_t first, const void *data,
                    size_t n);
 
+/*
+ * Makes room for n more bytes and a NUL after the *len held, growing *buf
+ * as hcp_buf_append() does, for a writer that fills the room itself (a
+ * deflate stream). *len is unchanged. Returns 0, or HCP_ENOMEM with the
+ * buffer unchanged.
+ */
+int hcp_buf_reserve(char **buf, size_t *len, size_t *cap, size_t first, size_t n);
+
 #endif

@@ -36,8 +36,9 @@ static void bring_to(ctl_controller_t *c, record_t *r, const kube_obj *o, const 
     /* The companion as last written: the history and held-since the next
      * status extends, and what it is compared with. */
     char *was = o && o->data ? decide_companion_unpack(o->data) : NULL;
+    bool unreadable = o && o->data && !was; /* retried, not written without its history */
     json_t *prev = written_status(was);
-    json_t *status = o && o->data && !was ? NULL : decide_companion_status(p, prev, now);
+    json_t *status = unreadable ? NULL : decide_companion_status(p, prev, now);
     json_t *obj = status ? decide_companion_object(p, r->ns, r->name, status) : NULL;
     char *digest = obj ? decide_companion_digest(obj) : NULL;
     json_decref(prev);

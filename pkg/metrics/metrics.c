@@ -76,18 +76,10 @@ static int gzip_drain(metrics_buf *b, int flush)
     gz->zs.next_in = (Bytef *)gz->text;
     gz->zs.avail_in = (uInt)gz->n;
     for (;;) {
-        size_t want = deflateBound(&gz->zs, gz->zs.avail_in) + 64;
-        if (b->cap - b->len < want) {
-            size_t cap = b->cap ? b->cap : 4096;
-            while (cap - b->len < want)
-                cap *= 2;
-            char *p = realloc(b->data, cap);
-            if (!p) {
-                b->failed = 1;
-                return HCP_ENOMEM;
-            }
-            b->data = p;
-            b->cap = cap;
+        if (hcp_buf_reserve(&b->data, &b->len, &b->cap, 4096,
+                            deflateBound(&gz->zs, gz->zs.avail_in) + 64)) {
+            b->failed = 1;
+            return HCP_ENOMEM;
         }
         gz->zs.next_out = (Bytef *)b->data + b->len;
         gz->zs.avail_out = (uInt)(b->cap - b->len);
